@@ -1,0 +1,27 @@
+"""simbridge: GUI-only agent tasks on real vehicle simulators, scored from the simulator's true state.
+
+The public API: task specs, the episode bundle, scores and the verifier entry point.
+"""
+
+from simbridge._bundle import Bundle, BundleWriter, EpisodeInfo, Event, read_bundle, write_bundle
+from simbridge._errors import BundleError, HarnessError, SimbridgeError, TaskSpecError, Unscorable
+from simbridge._score import Component, SafetyResult, Score
+from simbridge._signals import Signals
+from simbridge._task import TaskSpec, load_all_tasks, load_task
+
+__version__ = "0.1.0"
+
+
+def verify(bundle: Bundle | str, task: TaskSpec | None = None) -> Score:
+    """Score a bundle (or a bundle directory) with its task's verifier."""
+    from simbridge.verifiers import score_bundle
+
+    b = read_bundle(bundle) if isinstance(bundle, str) or hasattr(bundle, "__fspath__") else bundle
+    return score_bundle(b, task or load_task(b.episode.task_id))
+
+
+__all__ = [
+    "Bundle", "BundleError", "BundleWriter", "Component", "EpisodeInfo", "Event", "HarnessError",
+    "SafetyResult", "Score", "Signals", "SimbridgeError", "TaskSpec", "TaskSpecError", "Unscorable",
+    "load_all_tasks", "load_task", "read_bundle", "verify", "write_bundle",
+]

@@ -1,0 +1,486 @@
+"""The episode bundle: the directory contract between adapters (which write it) and verifiers.
+
+Layout (see ARCHITECTURE.md): episode.json, signals.parquet (or signals.csv), events.jsonl,
+snapshots.json, actions.jsonl, screen frames, score.json, manifest.json (written last).
+
+Writing is append-only and crash-safe: while an episode runs, signals go to `signals.csv` and
+events/actions to JSON lines, flushed at least every second, so a `kill -9` of the runner
+leaves a bundle readable up to the last flush. `finish()` converts the CSV to Parquet, records
+the final status and writes the manifest.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+import os
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from simbridge._errors import BundleError
+from simbridge._signals import Signals
+
+EpisodeStatus = Literal["running", "completed", "timeout", "agent_quit", "sim_crashed", "harness_error"]
+#: statuses that mean the harness, not the agent, failed: never scored as an agent failure
+HARNESS_FAULTS: frozenset[str] = frozenset({"sim_crashed", "harness_error"})
+
+SIGNALS_PARQUET = "signals.parquet"
+SIGNALS_CSV = "signals.csv"
+
+
+class EpisodeInfo(BaseModel):
+    """episode.json. Only `task_id` is required so hand-written fixtures stay small."""
+
+    model_config = ConfigDict(extra="allow")
+
+    task_id: str
+    spec_hash: str | None = None
+    sim: str | None = None
+    sim_version: str | None = None
+    adapter: str | None = None
+    provider: str | None = None
+    agent: str | None = None
+    trial: int | None = None
+    seed: int | None = None
+    wall_start: float | None = None
+    wall_end: float | None = None
+    status: EpisodeStatus = "completed"
+    status_detail: str = ""
+    unisolated: bool = False
+    isolation: dict[str, Any] | None = None
+    sample_rate_hz: float | None = None
+    real_time_factor: float | None = None
+    frame_rate_hz: float | None = None
+    flags: list[str] = Field(default_factory=list)
+
+
+class Event(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    t: float
+    kind: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class Bundle:
+    """A read, validated episode bundle. Verifiers get this; they never talk to a simulator."""
+
+    def __init__(
+        self,
+        path: Path | None,
+        episode: EpisodeInfo,
+        signals: Signals,
+        events: list[Event] | None = None,
+        snapshots: dict[str, Any] | None = None,
+        actions: list[dict[str, Any]] | None = None,
+        files: dict[str, Path] | None = None,
+    ) -> None:
+        self.path = path
+        self.episode = episode
+        self.signals = signals
+        self.events = events or []
+        self.snapshots = snapshots or {}
+        self.actions = actions or []
+        self.files = files or {}
+
+    @property
+    def task_id(self) -> str:
+        return self.episode.task_id
+
+    def events_of(self, kind: str) -> list[Event]:
+        return [e for e in self.events if e.kind == kind]
+
+    def snapshot(self, which: Literal["start", "end"], key: str, default: Any = None) -> Any:
+        """A value from snapshots.json: `{"start": {...}, "end": {...}}`."""
+        return (self.snapshots.get(which) or {}).get(key, default)
+
+
+# --------------------------------------------------------------------------- reading
+
+def _read_signals_csv(path: Path) -> Signals:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise BundleError(f"{path}: cannot read: {exc}") from None
+    if b"\x00" in raw[:65536]:
+        raise BundleError(f"{path}: not a CSV text file (binary data)")
+    # A recorder killed mid-write may leave a partial last line: drop it.
+    if raw and not raw.endswith(b"\n"):
+        raw = raw[: raw.rfind(b"\n") + 1]
+    if not raw.strip():
+        raise BundleError(f"{path}: empty file, no header with a 't' column")
+    try:
+        header = next(csv.reader(io.StringIO(raw.split(b"\n", 1)[0].decode("utf-8"))))
+    except UnicodeDecodeError:
+        raise BundleError(f"{path}: not UTF-8 text") from None
+    header = [h.strip() for h in header]
+    if "t" not in header:
+        raise BundleError(f"{path}: no 't' column (columns: {', '.join(header)})")
+    if len(set(header)) != len(header):
+        dup = sorted({h for h in header if header.count(h) > 1})
+        raise BundleError(f"{path}: duplicate column names {dup}")
+    convert = pacsv.ConvertOptions(
+        column_types={h: pa.float64() for h in header},
+        null_values=["", "nan", "NaN", "null", "NA"],
+        true_values=["true", "True"],
+        false_values=["false", "False"],
+        strings_can_be_null=True,
+    )
+    try:
+        table = pacsv.read_csv(io.BytesIO(raw), convert_options=convert,
+                               read_options=pacsv.ReadOptions(column_names=header, skip_rows=1))
+    except pa.ArrowInvalid as exc:
+        raise BundleError(f"{path}: {_explain_csv_error(str(exc), raw, header)}") from None
+    return _signals_from_table(table, str(path))
+
+
+def _explain_csv_error(msg: str, raw: bytes, header: list[str]) -> str:
+    """Turn an Arrow conversion error into 'column X, row N: value V is not a number'."""
+    reader = csv.reader(io.StringIO(raw.decode("utf-8", "replace")))
+    next(reader, None)
+    for row_no, row in enumerate(reader, start=2):
+        if len(row) != len(header):
+            return f"line {row_no}: {len(row)} fields, header has {len(header)}"
+        for name, value in zip(header, row):
+            v = value.strip()
+            if v in ("", "nan", "NaN", "null", "NA", "true", "false", "True", "False"):
+                continue
+            try:
+                float(v)
+            except ValueError:
+                return f"column {name!r}, line {row_no}: value {v!r} is not a number"
+    return msg.splitlines()[0]
+
+
+def _signals_from_table(table: Any, source: str) -> Signals:
+    import pyarrow as pa
+
+    names = table.column_names
+    if "t" not in names:
+        raise BundleError(f"{source}: no 't' column (columns: {', '.join(names)})")
+    cols: dict[str, np.ndarray] = {}
+    for name in names:
+        col = table.column(name)
+        typ = col.type
+        if pa.types.is_boolean(typ) or pa.types.is_integer(typ) or pa.types.is_floating(typ):
+            cols[name] = col.cast(pa.float64()).to_numpy(zero_copy_only=False)
+        elif pa.types.is_null(typ):
+            cols[name] = np.full(len(col), np.nan)
+        else:
+            raise BundleError(f"{source}: column {name!r} is not numeric (type {typ})")
+    t = cols.pop("t")
+    if np.isnan(t).any():
+        bad = int(np.flatnonzero(np.isnan(t))[0])
+        raise BundleError(f"{source}: column 't' is empty at row {bad + 1}")
+    return Signals(t, cols, source=source)
+
+
+def _read_signals_parquet(path: Path) -> Signals:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise BundleError(f"{path}: not a readable Parquet file: {str(exc).splitlines()[0]}") from None
+    return _signals_from_table(table, str(path))
+
+
+def _read_jsonl(path: Path, what: str) -> list[dict[str, Any]]:
+    out = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BundleError(f"{path}: cannot read {what}: {exc}") from None
+    lines = text.split("\n")
+    for no, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if no == len(lines):  # partial last line from a killed writer
+                break
+            raise BundleError(f"{path}: line {no}: not JSON: {exc.msg}") from None
+        if not isinstance(obj, dict):
+            raise BundleError(f"{path}: line {no}: expected a JSON object")
+        out.append(obj)
+    return out
+
+
+def _read_json(path: Path, what: str) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BundleError(f"{path}: cannot read {what}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise BundleError(f"{path}: line {exc.lineno}: {what} is not valid JSON: {exc.msg}") from None
+
+
+def read_bundle(path: str | Path, *, known_task_ids: Iterable[str] | None = None) -> Bundle:
+    """Read and validate a bundle directory. Raises BundleError naming the file and problem."""
+    path = Path(path)
+    if not path.is_dir():
+        raise BundleError(f"{path}: not a bundle directory")
+    ep_path = path / "episode.json"
+    if not ep_path.exists():
+        raise BundleError(f"{path}: no episode.json")
+    ep_raw = _read_json(ep_path, "episode.json")
+    if not isinstance(ep_raw, dict):
+        raise BundleError(f"{ep_path}: expected a JSON object")
+    try:
+        episode = EpisodeInfo.model_validate(ep_raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        raise BundleError(f"{ep_path}: field '{loc}': {err['msg']}") from None
+    if known_task_ids is not None:
+        known = set(known_task_ids)
+        if episode.task_id not in known:
+            raise BundleError(f"{ep_path}: unknown task id {episode.task_id!r}")
+
+    pq_path, csv_path = path / SIGNALS_PARQUET, path / SIGNALS_CSV
+    if pq_path.exists():
+        signals = _read_signals_parquet(pq_path)
+    elif csv_path.exists():
+        signals = _read_signals_csv(csv_path)
+    else:
+        raise BundleError(f"{path}: no {SIGNALS_PARQUET} or {SIGNALS_CSV}")
+
+    events: list[Event] = []
+    ev_path = path / "events.jsonl"
+    if ev_path.exists():
+        for no, raw in enumerate(_read_jsonl(ev_path, "events"), start=1):
+            try:
+                events.append(Event.model_validate(raw))
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                raise BundleError(f"{ev_path}: event {no}: field '{'.'.join(map(str, err['loc']))}': {err['msg']}") from None
+    snapshots: dict[str, Any] = {}
+    snap_path = path / "snapshots.json"
+    if snap_path.exists():
+        snapshots = _read_json(snap_path, "snapshots.json")
+        if not isinstance(snapshots, dict):
+            raise BundleError(f"{snap_path}: expected a JSON object with 'start'/'end'")
+    actions: list[dict[str, Any]] = []
+    act_path = path / "actions.jsonl"
+    if act_path.exists():
+        actions = _read_jsonl(act_path, "actions")
+    files = {p.name: p for p in path.iterdir() if p.is_file()}
+    return Bundle(path, episode, signals, events, snapshots, actions, files)
+
+
+# --------------------------------------------------------------------------- writing
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    f = float(v)
+    if math.isnan(f) or math.isinf(f):
+        return ""
+    return repr(f)
+
+
+class BundleWriter:
+    """Append-only, crash-safe writer of one episode bundle.
+
+    `columns` fixes the signal columns at open; rows are buffered and flushed to disk at least
+    every `flush_interval_s` (and on `flush()`), with fsync, so a killed runner loses at most
+    that much. Thread-safe for one writer thread per stream.
+    """
+
+    def __init__(self, path: str | Path, episode: EpisodeInfo, columns: Sequence[str], *, flush_interval_s: float = 1.0) -> None:
+        import threading
+
+        self.path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        if (self.path / "manifest.json").exists() or (self.path / SIGNALS_CSV).exists():
+            raise BundleError(f"{self.path}: already holds a bundle; refusing to overwrite")
+        self.columns = [c for c in columns if c != "t"]
+        self.episode = episode
+        if self.episode.status == "completed":
+            self.episode.status = "running"
+        if self.episode.wall_start is None:
+            self.episode.wall_start = time.time()
+        self._lock = threading.Lock()
+        self._flush_interval_s = flush_interval_s
+        self._last_flush = time.monotonic()
+        self._rows: list[str] = []
+        self._events: list[str] = []
+        self._actions: list[str] = []
+        self._closed = False
+        self._csv = open(self.path / SIGNALS_CSV, "w", encoding="utf-8", newline="")
+        self._csv.write(",".join(["t", *self.columns]) + "\n")
+        self._ev = open(self.path / "events.jsonl", "a", encoding="utf-8")
+        self._act = open(self.path / "actions.jsonl", "a", encoding="utf-8")
+        self.write_episode()
+        self.n_samples = 0
+
+    # -- episode metadata
+    def write_episode(self) -> None:
+        tmp = self.path / "episode.json.tmp"
+        tmp.write_text(self.episode.model_dump_json(indent=2, exclude_none=True))
+        os.replace(tmp, self.path / "episode.json")
+
+    # -- streams
+    def sample(self, t: float, values: Mapping[str, Any]) -> None:
+        """One row of signals at sim time t; absent columns are recorded as missing."""
+        row = ",".join([_fmt(t), *(_fmt(values.get(c)) for c in self.columns)])
+        with self._lock:
+            self._rows.append(row)
+            self.n_samples += 1
+        self._maybe_flush()
+
+    def event(self, t: float, kind: str, data: Mapping[str, Any] | None = None) -> None:
+        line = json.dumps({"t": float(t), "kind": kind, "data": dict(data or {})})
+        with self._lock:
+            self._events.append(line)
+        self._maybe_flush()
+
+    def action(self, record: Mapping[str, Any]) -> None:
+        with self._lock:
+            self._actions.append(json.dumps(dict(record)))
+        self._maybe_flush()
+
+    def snapshots(self, snapshots: Mapping[str, Any]) -> None:
+        tmp = self.path / "snapshots.json.tmp"
+        tmp.write_text(json.dumps(snapshots, indent=2, default=str))
+        os.replace(tmp, self.path / "snapshots.json")
+
+    def _maybe_flush(self) -> None:
+        if time.monotonic() - self._last_flush >= self._flush_interval_s:
+            self.flush()
+
+    def flush(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            rows, self._rows = self._rows, []
+            evs, self._events = self._events, []
+            acts, self._actions = self._actions, []
+            self._last_flush = time.monotonic()
+        for fh, lines in ((self._csv, rows), (self._ev, evs), (self._act, acts)):
+            if lines:
+                fh.write("\n".join(lines) + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+
+    def finish(self, status: EpisodeStatus, detail: str = "", *, parquet: bool = True) -> Path:
+        """Close the streams, store the final status, convert signals to Parquet, write the manifest."""
+        self.flush()
+        with self._lock:
+            self._closed = True
+        for fh in (self._csv, self._ev, self._act):
+            fh.close()
+        self.episode.status = status
+        self.episode.status_detail = detail
+        self.episode.wall_end = time.time()
+        self.write_episode()
+        if parquet:
+            self._to_parquet()
+        write_manifest(self.path)
+        return self.path
+
+    def _to_parquet(self) -> None:
+        import pyarrow.parquet as pq
+        import pyarrow as pa
+
+        signals = _read_signals_csv(self.path / SIGNALS_CSV)
+        table = pa.table({k: pa.array(v) for k, v in signals.to_columns().items()})
+        tmp = self.path / (SIGNALS_PARQUET + ".tmp")
+        pq.write_table(table, tmp, compression="zstd")
+        os.replace(tmp, self.path / SIGNALS_PARQUET)
+        (self.path / SIGNALS_CSV).unlink()
+
+
+def write_signals(path: str | Path, signals: Signals | Mapping[str, Sequence[float]], *, fmt: Literal["csv", "parquet"] = "parquet") -> Path:
+    """Write a whole signals table (for importers and test fixtures)."""
+    import pyarrow as pa
+
+    cols = signals.to_columns() if isinstance(signals, Signals) else {k: np.asarray(v, dtype=float) for k, v in signals.items()}
+    path = Path(path)
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        out = path / SIGNALS_PARQUET
+        pq.write_table(pa.table({k: pa.array(np.asarray(v, dtype=float)) for k, v in cols.items()}), out, compression="zstd")
+    else:
+        out = path / SIGNALS_CSV
+        names = list(cols)
+        arr = [np.asarray(cols[n], dtype=float) for n in names]
+        with open(out, "w", encoding="utf-8") as fh:
+            fh.write(",".join(names) + "\n")
+            for i in range(len(arr[0]) if arr else 0):
+                fh.write(",".join(_fmt(a[i]) for a in arr) + "\n")
+    return out
+
+
+def write_bundle(
+    path: str | Path,
+    episode: EpisodeInfo | Mapping[str, Any],
+    signals: Signals | Mapping[str, Sequence[float]],
+    *,
+    events: Iterable[Event | Mapping[str, Any]] = (),
+    snapshots: Mapping[str, Any] | None = None,
+    fmt: Literal["csv", "parquet"] = "parquet",
+) -> Path:
+    """Write a complete bundle in one go (importers, fixtures). Writes the manifest last."""
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    ep = episode if isinstance(episode, EpisodeInfo) else EpisodeInfo.model_validate(dict(episode))
+    (path / "episode.json").write_text(ep.model_dump_json(indent=2, exclude_none=True))
+    write_signals(path, signals, fmt=fmt)
+    with open(path / "events.jsonl", "w", encoding="utf-8") as fh:
+        for e in events:
+            ev = e if isinstance(e, Event) else Event.model_validate(dict(e))
+            fh.write(ev.model_dump_json() + "\n")
+    if snapshots is not None:
+        (path / "snapshots.json").write_text(json.dumps(snapshots, indent=2, default=str))
+    write_manifest(path)
+    return path
+
+
+def write_manifest(path: Path) -> Path:
+    """sha256 of every file in the bundle, written last: its presence marks a complete bundle."""
+    entries = {}
+    for p in sorted(path.iterdir()):
+        if p.is_file() and p.name != "manifest.json" and not p.name.endswith(".tmp"):
+            h = hashlib.sha256()
+            with open(p, "rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(chunk)
+            entries[p.name] = {"sha256": h.hexdigest(), "bytes": p.stat().st_size}
+    out = path / "manifest.json"
+    out.write_text(json.dumps({"files": entries}, indent=2))
+    return out
+
+
+def verify_manifest(path: Path) -> list[str]:
+    """Files whose hash no longer matches the manifest (empty when intact or no manifest)."""
+    man = path / "manifest.json"
+    if not man.exists():
+        return []
+    data = _read_json(man, "manifest.json")
+    bad = []
+    for name, entry in data.get("files", {}).items():
+        p = path / name
+        if name == "score.json":
+            continue
+        if not p.exists() or hashlib.sha256(p.read_bytes()).hexdigest() != entry.get("sha256"):
+            bad.append(name)
+    return bad

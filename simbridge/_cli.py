@@ -1,0 +1,46 @@
+"""The `simbridge` command line. Each command lives in its own module with `add_parser(sub)`.
+
+Bad input ends with exit code 2 and one line naming what is wrong and where; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+#: modules providing `add_parser(subparsers)`; each sets `func(args) -> int` on its parser
+COMMAND_MODULES = [
+    "simbridge._cmd_tasks",
+    "simbridge._cmd_verify",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="simbridge", description=__doc__.splitlines()[0] if __doc__ else None)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from simbridge._errors import SimbridgeError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except SimbridgeError as exc:
+        print(f"simbridge: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("simbridge: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

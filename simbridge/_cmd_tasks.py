@@ -1,0 +1,74 @@
+"""`simbridge tasks list|show|validate`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from simbridge._errors import TaskSpecError
+from simbridge._task import load_all_tasks, load_task, load_task_file, task_files, tasks_dir
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("tasks", help="list, show and validate task specs")
+    tsub = p.add_subparsers(dest="tasks_command", metavar="ACTION")
+    tsub.required = True
+    ls = tsub.add_parser("list", help="one line per task")
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(func=_list)
+    show = tsub.add_parser("show", help="the whole spec of one task")
+    show.add_argument("task_id")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(func=_show)
+    val = tsub.add_parser("validate", help="check task YAMLs (default: the shipped ones)")
+    val.add_argument("path", nargs="?", type=Path, help="a task YAML or a folder of them")
+    val.set_defaults(func=_validate)
+
+
+def _list(args: argparse.Namespace) -> int:
+    tasks = load_all_tasks()
+    if args.json:
+        print(json.dumps([{"id": t.id, "title": t.title, "simulator": t.simulator.name,
+                           "alternatives": t.simulator.alternatives, "difficulty": t.difficulty,
+                           "verifier": t.verifier.name} for t in tasks.values()], indent=2))
+        return 0
+    for t in tasks.values():
+        sims = "/".join([t.simulator.name, *t.simulator.alternatives])
+        print(f"{t.id:<10} {sims:<20} d{t.difficulty}  {t.verifier.name:<22} {t.title}")
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    import yaml
+
+    spec = load_task(args.task_id)
+    data = spec.model_dump(mode="json", exclude_defaults=False)
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        print(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100))
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    path: Path | None = args.path
+    if path is None:
+        files, search = task_files(), tasks_dir()
+    elif path.is_dir():
+        files, search = task_files(path), path
+    elif path.exists():
+        files, search = [path], path.parent
+    else:
+        raise TaskSpecError(f"{path}: no such file or folder")
+    if not files:
+        raise TaskSpecError(f"{path}: no task YAML files (T*.yaml)")
+    bad = 0
+    for f in files:
+        try:
+            load_task_file(f, search_dir=search)
+        except TaskSpecError as exc:
+            print(f"INVALID {exc}")
+            bad += 1
+    print(f"{len(files) - bad} valid, {bad} invalid")
+    return 1 if bad else 0

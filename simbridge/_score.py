@@ -1,0 +1,92 @@
+"""The result of verifying one episode: partial credit, safety gate and status, with evidence."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Component(BaseModel):
+    """One partial-credit item as the verifier measured it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    weight: float
+    earned: float = Field(ge=0, le=1, description="Fraction of the weight earned, 0..1")
+    kind: Literal["binary", "linear"] = "binary"
+    measured: float | str | bool | None = None
+    tolerance: str = ""
+    window: tuple[float, float] | None = Field(default=None, description="Evidence time window [t0, t1] in sim s")
+    explanation: str = ""
+
+    @property
+    def points(self) -> float:
+        return self.weight * self.earned
+
+
+class SafetyResult(BaseModel):
+    """One hard constraint, judged on the whole trajectory. A violation cannot be undone later."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    ok: bool
+    first_violation_t: float | None = None
+    explanation: str = ""
+
+
+class Score(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    task_id: str
+    verifier: str
+    status: Literal["scored", "unscored"]
+    reason: str = Field(default="", description="Why unscored; empty when scored")
+    score: float | None = Field(default=None, description="0..1 partial credit after the safety gate; null if unscored")
+    raw_score: float | None = Field(default=None, description="Partial credit before the safety gate")
+    success: bool | None = None
+    components: list[Component] = Field(default_factory=list)
+    safety: list[SafetyResult] = Field(default_factory=list)
+    explanation: str = ""
+    unisolated: bool = Field(default=False, description="The episode ran without an isolation guarantee")
+    verifier_version: str = ""
+
+    @property
+    def safe(self) -> bool:
+        return all(s.ok for s in self.safety)
+
+    @classmethod
+    def unscored(cls, task_id: str, verifier: str, reason: str, **kw: object) -> "Score":
+        return cls(task_id=task_id, verifier=verifier, status="unscored", reason=reason, **kw)
+
+    def table(self) -> str:
+        """A readable table of the score for the terminal."""
+        lines = [f"task {self.task_id}  verifier {self.verifier}  status {self.status}"]
+        if self.status == "unscored":
+            lines.append(f"UNSCORED: {self.reason}")
+        head = f"{'component':<22}{'weight':>7}{'earned':>8}{'points':>8}  {'measured':<22}{'tolerance':<30}window"
+        lines += ["", head, "-" * len(head)]
+        for c in self.components:
+            meas = c.measured if not isinstance(c.measured, float) else f"{c.measured:.4g}"
+            win = f"{c.window[0]:.1f}-{c.window[1]:.1f}s" if c.window else ""
+            lines.append(
+                f"{c.name:<22}{c.weight:>7.2f}{c.earned:>8.2f}{c.points:>8.3f}  {str(meas):<22.22}{c.tolerance:<30.30}{win}"
+            )
+            if c.explanation:
+                lines.append(f"    {c.explanation}")
+        if self.safety:
+            lines += ["", "safety constraints:"]
+            for s in self.safety:
+                mark = "ok" if s.ok else f"VIOLATED at t={s.first_violation_t:.1f}s" if s.first_violation_t is not None else "VIOLATED"
+                lines.append(f"  {s.name:<28}{mark}  {s.explanation}")
+        lines.append("")
+        if self.status == "scored":
+            gate = "" if self.raw_score == self.score else f" (before safety gate {self.raw_score:.3f})"
+            lines.append(f"score {self.score:.3f}{gate}   success {self.success}")
+        if self.unisolated:
+            lines.append("NOTE: unisolated run (no isolation guarantee)")
+        if self.explanation:
+            lines.append(self.explanation)
+        return "\n".join(lines)

@@ -1,0 +1,86 @@
+"""T09 steep turn: full, partial and failing fixtures with hand-worked scores."""
+
+import numpy as np
+import pytest
+
+from simbridge import read_bundle
+from simbridge.verifiers import score_bundle
+from simbridge._task import load_task
+from synth import make_bundle, resample_cols, steep_turn
+
+TASK = load_task("T09")
+
+
+def score(tmp_path, cols, **ep):
+    return score_bundle(read_bundle(make_bundle(tmp_path, "T09", cols, **ep)), TASK)
+
+
+def test_clean_turn_full_credit(tmp_path):
+    s = score(tmp_path, steep_turn())
+    assert s.status == "scored"
+    assert s.score == pytest.approx(1.0)
+    assert s.success is True
+    rollout = next(c for c in s.components if c.name == "rollout_heading")
+    assert rollout.measured == pytest.approx(360, abs=3)
+
+
+def test_altitude_loss_loses_altitude_credit(tmp_path):
+    # sags 150 ft mid-turn: loses altitude (0.30); everything else held -> 0.70
+    s = score(tmp_path, steep_turn(alt_wobble_ft=-150))
+    assert s.score == pytest.approx(0.70)
+    assert s.success is False
+    alt = next(c for c in s.components if c.name == "altitude_held")
+    # entry is the last wings-level sample (0.45 s into the roll-in), already ~5 ft into the sag
+    assert alt.earned == 0 and 140 <= alt.measured <= 150
+
+
+def test_shallow_bank_and_short_turn(tmp_path):
+    # 35° bank: out of the 40-50 band (loses 0.30); a 300° turn misses rollout (loses 0.20) -> 0.50
+    s = score(tmp_path, steep_turn(bank_deg=35, turn_deg=300))
+    assert s.score == pytest.approx(0.50)
+
+
+def test_right_turn_and_nothing_earn_zero(tmp_path):
+    s = score(tmp_path, steep_turn(direction="right"))
+    assert s.score == 0.0
+    (tmp_path / "b").mkdir()
+    flat = steep_turn(bank_deg=0.0, turn_deg=0.0)
+    s = score(tmp_path / "b", flat)
+    assert s.score == 0.0 and s.status == "scored"
+
+
+def test_autopilot_on_is_a_safety_violation(tmp_path):
+    s = score(tmp_path, steep_turn(autopilot=1.0))
+    assert s.raw_score == pytest.approx(1.0)
+    assert s.score == 0.0 and s.success is False
+    assert s.safety[0].ok is False and s.safety[0].first_violation_t == 0.0
+
+
+def test_gap_inside_turn_is_unscored(tmp_path):
+    cols = steep_turn()
+    keep = (cols["t"] < 20) | (cols["t"] > 22)
+    s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
+    assert s.status == "unscored" and "gap" in s.reason and s.score is None
+
+
+def test_missing_signal_is_unscored(tmp_path):
+    cols = steep_turn()
+    del cols["ias_kt"]
+    s = score(tmp_path, cols)
+    assert s.status == "unscored" and "ias_kt" in s.reason
+
+
+def test_harness_fault_is_unscored(tmp_path):
+    s = score(tmp_path, steep_turn(), status="sim_crashed", status_detail="fgfs exited with 139")
+    assert s.status == "unscored" and "harness fault" in s.reason
+
+
+@pytest.mark.parametrize("wobble", [0.0, -150.0])
+def test_resampling_invariance(tmp_path, wobble):
+    base = steep_turn(hz=100, alt_wobble_ft=wobble, bank_wobble_deg=4.0)
+    scores = []
+    for i, hz in enumerate((10, 20, 100)):
+        d = tmp_path / str(i)
+        d.mkdir()
+        scores.append(score(d, resample_cols(base, hz)).score)
+    assert max(scores) - min(scores) <= 0.02, scores

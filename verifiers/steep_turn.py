@@ -1,0 +1,78 @@
+"""Steep turn (ACS private pilot, area of operation V.A): a 360° turn at 45° bank."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simbridge.verifiers import primitives as P
+from simbridge.verifiers._registry import Params, VerifyContext, verifier
+
+
+class SteepTurnParams(Params):
+    direction: str = "left"
+    bank_deg: float = 45.0
+    bank_tol_deg: float = 5.0
+    bank_fraction_min: float = 0.8
+    alt_tol_ft: float = 100.0
+    ias_tol_kt: float = 10.0
+    heading_change_deg: float = 360.0
+    rollout_tol_deg: float = 10.0
+    roll_in_bank_deg: float = 30.0
+    wings_level_deg: float = 5.0
+
+
+@verifier("steep_turn", params=SteepTurnParams,
+          components=("bank_maintained", "altitude_held", "airspeed_held", "rollout_heading"),
+          safety=("autopilot_off",))
+def steep_turn(ctx: VerifyContext) -> str:
+    """The turn is the longest run with bank past `roll_in_bank_deg` in the commanded direction;
+    the maneuver runs from the last wings-level sample before it to the first after it. Entry
+    altitude, airspeed and heading are read at the start of the maneuver (ACS: 'maintain the
+    entry altitude ±100 ft, airspeed ±10 kt, roll out on the entry heading ±10°')."""
+    p: SteepTurnParams = ctx.p
+    t = ctx.t
+    sign = -1.0 if p.direction == "left" else 1.0
+    bank = ctx.sig("bank_deg") * sign  # positive = banked in the commanded direction
+    alt, ias, hdg = ctx.sig("alt_msl_ft"), ctx.sig("ias_kt"), ctx.sig("heading_mag_deg")
+    ctx.throughout("autopilot_off", ~(ctx.sig("autopilot_on") > 0.5), "autopilot off throughout (hand-flown)")
+
+    with np.errstate(invalid="ignore"):
+        turn = P.longest_window(t, bank >= p.roll_in_bank_deg, ctx.max_gap_s)
+    names = ("bank_maintained", "altitude_held", "airspeed_held", "rollout_heading")
+    if turn is None:
+        for n in names:
+            ctx.component(n, 0.0, explanation=f"no {p.direction} turn past {p.roll_in_bank_deg:g}° bank found")
+        return f"no steep turn to the {p.direction}"
+
+    with np.errstate(invalid="ignore"):
+        level = np.abs(bank) < p.wings_level_deg
+    before = np.flatnonzero(level[: turn.i0])
+    after = np.flatnonzero(level[turn.i1 + 1:])
+    i_entry = int(before[-1]) if before.size else 0
+    i_exit = turn.i1 + 1 + int(after[0]) if after.size else t.size - 1
+    t_entry, t_exit = float(t[i_entry]), float(t[i_exit])
+    ctx.require_coverage(t_entry, t_exit, "the steep turn")
+    man = slice(i_entry, i_exit + 1)
+
+    frac = P.fraction_in_band(t, bank, p.bank_deg - p.bank_tol_deg, p.bank_deg + p.bank_tol_deg,
+                              turn.t0, turn.t1, ctx.max_gap_s)
+    ctx.component("bank_maintained", frac >= p.bank_fraction_min, measured=round(frac, 3),
+                  tolerance=f"{p.bank_deg - p.bank_tol_deg:g}-{p.bank_deg + p.bank_tol_deg:g}° for ≥{p.bank_fraction_min:.0%}",
+                  window=turn.as_tuple(), explanation=f"{frac:.0%} of the turn in the bank band")
+
+    alt0, ias0, hdg0 = float(alt[i_entry]), float(ias[i_entry]), float(hdg[i_entry])
+    alt_dev = float(np.nanmax(np.abs(alt[man] - alt0)))
+    ctx.component("altitude_held", alt_dev <= p.alt_tol_ft, measured=round(alt_dev, 1),
+                  tolerance=f"±{p.alt_tol_ft:g} ft of entry {alt0:.0f} ft", window=(t_entry, t_exit))
+    ias_dev = float(np.nanmax(np.abs(ias[man] - ias0)))
+    ctx.component("airspeed_held", ias_dev <= p.ias_tol_kt, measured=round(ias_dev, 1),
+                  tolerance=f"±{p.ias_tol_kt:g} kt of entry {ias0:.0f} kt", window=(t_entry, t_exit))
+
+    change = P.heading_change(hdg[man]) * sign
+    rollout_err = float(abs(P.angle_diff(hdg[i_exit], hdg0)))
+    ok = abs(change - p.heading_change_deg) <= p.rollout_tol_deg and rollout_err <= p.rollout_tol_deg
+    ctx.component("rollout_heading", ok, measured=round(change, 1),
+                  tolerance=f"{p.heading_change_deg:g}±{p.rollout_tol_deg:g}° turned, rollout ±{p.rollout_tol_deg:g}°",
+                  window=(t_entry, t_exit),
+                  explanation=f"turned {change:.0f}° {p.direction}, rolled out {rollout_err:.0f}° off entry heading {hdg0:.0f}°")
+    return ""

@@ -1,0 +1,95 @@
+"""The contract between the runner and a simulator adapter (host side).
+
+An adapter launches its simulator inside the sandbox in the task's initial state, then reads
+the simulator's true state over the simulator's own API and hands it to the recorder as
+canonical signals. It never touches the agent's door (the agent port).
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from simbridge._task import TaskSpec
+
+
+@dataclass(frozen=True)
+class StateSample:
+    """One sample of canonical signals at simulator time `t_sim` (seconds since episode start)."""
+
+    t_sim: float
+    values: dict[str, float]
+
+
+@dataclass(frozen=True)
+class SimEvent:
+    t_sim: float
+    kind: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Sandbox:
+    """What a provider gives an episode: a display, an environment, and where things listen.
+
+    `host_addr` is the address the host-side adapter uses to reach the simulator's state port;
+    `agent_port_addr` is the only address the agent's client may use.
+    """
+
+    display: str
+    env: dict[str, str]
+    workdir: str
+    host_addr: str = "127.0.0.1"
+    isolated: bool = False
+    provider: str = "local"
+    #: run a command inside the sandbox (as the sandbox user, on its display); returns a Popen
+    spawn: Any = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+class SimSession(abc.ABC):
+    """One simulator instance for one episode."""
+
+    sim_name: str = ""
+    #: canonical signal names this adapter can produce
+    signals: tuple[str, ...] = ()
+
+    @abc.abstractmethod
+    def start(self, task: "TaskSpec", sandbox: Sandbox, *, seed: int | None = None) -> None:
+        """Launch in the task's initial state and wait until ready. Raises HarnessError on failure."""
+
+    @abc.abstractmethod
+    def poll(self) -> list[StateSample]:
+        """New samples since the last call (may be empty)."""
+
+    def events(self) -> list[SimEvent]:
+        """New events since the last call (crash, failure_injected, autopilot_change, ...)."""
+        return []
+
+    def snapshot(self) -> dict[str, Any]:
+        """State that is not a time series (radios, payload, weather, FMS...), read at start and end."""
+        return {}
+
+    @abc.abstractmethod
+    def sim_time(self) -> float:
+        """Simulator seconds since episode start (pauses excluded)."""
+
+    @abc.abstractmethod
+    def alive(self) -> bool:
+        """False once the simulator process has exited or stopped answering."""
+
+    def set_paused(self, paused: bool) -> None:
+        """Pause or resume the simulation (for --lockstep). Adapters that cannot pause raise HarnessError."""
+        from simbridge._errors import HarnessError
+
+        raise HarnessError(f"{self.sim_name}: pausing is not supported")
+
+    def info(self) -> dict[str, Any]:
+        """Facts for episode.json: sim version, frame rate, real-time factor, flags."""
+        return {}
+
+    @abc.abstractmethod
+    def stop(self) -> None:
+        """Stop the simulator and release everything. Must be safe to call twice."""

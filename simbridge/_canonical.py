@@ -1,0 +1,78 @@
+"""The canonical signal vocabulary: one name per quantity, its unit in the name.
+
+Adapters map native names (datarefs, properties, SimVars, actors) onto these; verifiers are
+written against them and run unchanged on every simulator. Extend, never rename. A second
+engine uses the same name with `2` after the first word (`engine2_rpm`).
+"""
+
+from __future__ import annotations
+
+#: name -> description (units and conventions)
+FLIGHT: dict[str, str] = {
+    "lat_deg": "latitude, degrees north",
+    "lon_deg": "longitude, degrees east",
+    "alt_msl_ft": "altitude above mean sea level, feet",
+    "alt_agl_ft": "height above ground, feet",
+    "ias_kt": "indicated airspeed, knots",
+    "gs_kt": "ground speed, knots",
+    "vs_fpm": "vertical speed, feet per minute (climb positive)",
+    "heading_mag_deg": "magnetic heading, degrees 0-360",
+    "heading_true_deg": "true heading, degrees 0-360",
+    "pitch_deg": "pitch attitude, degrees (nose up positive)",
+    "bank_deg": "bank angle, degrees (right wing down positive)",
+    "on_ground": "weight on wheels, 0/1",
+    "crashed": "simulator crash/damage flag, 0/1",
+    "engine_running": "engine running, 0/1",
+    "engine_rpm": "engine (propeller) rpm",
+    "magnetos": "0 off, 1 R, 2 L, 3 both, 4 start",
+    "mixture": "mixture lever 0 (cut-off) .. 1 (full rich)",
+    "throttle": "throttle lever 0..1",
+    "primer_strokes": "primer strokes since episode start (count)",
+    "master_bat": "battery master switch, 0/1",
+    "master_alt": "alternator switch, 0/1",
+    "beacon": "beacon light switch, 0/1",
+    "avionics": "avionics master switch, 0/1",
+    "fuel_selector": "0 off, 1 left, 2 right, 3 both",
+    "flaps_deg": "flap deflection, degrees",
+    "gear_down": "landing gear down and locked, 0/1",
+    "parking_brake": "parking brake set, 0/1",
+    "autopilot_on": "autopilot engaged (servos), 0/1",
+    "ap_hdg": "autopilot heading mode active, 0/1",
+    "ap_nav": "autopilot NAV mode active, 0/1",
+    "ap_alt": "autopilot altitude hold active, 0/1",
+    "ap_apr": "autopilot approach mode active, 0/1",
+    "ap_alt_target_ft": "autopilot altitude target, feet",
+    "nav1_mhz": "NAV1 active frequency, MHz",
+    "nav1_obs_deg": "NAV1 OBS / course, degrees",
+    "loc_dev_dots": "localizer deviation, dots (right of course positive: needle left)",
+    "gs_dev_dots": "glideslope deviation, dots (above glidepath positive)",
+    "com1_mhz": "COM1 active frequency, MHz",
+    "com1_stby_mhz": "COM1 standby frequency, MHz",
+    "xpdr_code": "transponder code as the 4 octal digits read as a decimal number, e.g. 4521",
+    "xpdr_mode": "0 off, 1 standby, 2 on, 3 alt, 4 test",
+    "baro_inhg": "altimeter (Kollsman) setting, inches of mercury",
+}
+
+DRIVING: dict[str, str] = {
+    "x_m": "position x, metres (simulator world frame; see the adapter for handedness)",
+    "y_m": "position y, metres",
+    "z_m": "position z, metres",
+    "yaw_deg": "yaw, degrees",
+    "speed_kmh": "speed, km/h",
+    "throttle": "throttle pedal 0..1",
+    "steer": "steering -1 (left) .. 1 (right)",
+    "brake": "brake pedal 0..1",
+    "lane_id": "OpenDRIVE lane id of the lane the vehicle is in",
+    "lane_offset_m": "signed distance to the lane centre, metres (left positive)",
+    "route_progress": "fraction of the route completed, 0..1",
+}
+
+SIGNALS: dict[str, str] = {**FLIGHT, **DRIVING}
+
+
+def is_canonical(name: str) -> bool:
+    """True for a vocabulary name or its second-engine form (`engine2_rpm`)."""
+    if name in SIGNALS:
+        return True
+    head, _, rest = name.partition("_")
+    return head.endswith("2") and f"{head[:-1]}_{rest}" in SIGNALS

@@ -42,6 +42,8 @@ FLIGHT: dict[str, str] = {
     "ap_alt": "autopilot altitude hold active, 0/1",
     "ap_apr": "autopilot approach mode active, 0/1",
     "ap_alt_target_ft": "autopilot altitude target, feet",
+    "ap_loc_captured": "autopilot localizer (approach lateral) mode captured, not just armed, 0/1",
+    "ap_gs_captured": "autopilot glideslope mode captured, not just armed, 0/1",
     "nav1_mhz": "NAV1 active frequency, MHz",
     "nav1_obs_deg": "NAV1 OBS / course, degrees",
     "loc_dev_dots": "localizer deviation, dots (right of course positive: needle left)",

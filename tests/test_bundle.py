@@ -1,0 +1,150 @@
+"""Episode bundle reading/writing: validation, gaps, crash safety, manifest."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from simbridge import BundleError, BundleWriter, EpisodeInfo, read_bundle, write_bundle
+from simbridge._bundle import verify_manifest
+
+
+def _csv(d, text, episode='{"task_id": "T09"}'):
+    (d / "episode.json").write_text(episode)
+    (d / "signals.csv").write_text(textwrap.dedent(text).lstrip())
+    return d
+
+
+def test_csv_and_parquet_roundtrip(tmp_path):
+    cols = {"t": [0.0, 0.5, 1.0], "alt_msl_ft": [100, 110, np.nan], "on_ground": [1, 0, 0]}
+    for fmt in ("csv", "parquet"):
+        d = tmp_path / fmt
+        write_bundle(d, {"task_id": "T09"}, cols, events=[{"t": 0.5, "kind": "crash"}],
+                     snapshots={"start": {"com1_mhz": 118.6}}, fmt=fmt)
+        b = read_bundle(d)
+        assert b.signals.t.tolist() == [0.0, 0.5, 1.0]
+        assert np.isnan(b.signals["alt_msl_ft"][2])
+        assert b.events[0].kind == "crash"
+        assert b.snapshot("start", "com1_mhz") == 118.6
+        assert verify_manifest(d) == []
+
+
+def test_missing_t_column(tmp_path):
+    _csv(tmp_path, "time,alt\n0,1\n")
+    with pytest.raises(BundleError, match="no 't' column"):
+        read_bundle(tmp_path)
+
+
+def test_time_backwards_names_row(tmp_path):
+    _csv(tmp_path, "t,alt\n0,1\n1,1\n0.5,1\n")
+    with pytest.raises(BundleError, match=r"goes backwards at row 3 \(1 -> 0.5\)"):
+        read_bundle(tmp_path)
+
+
+def test_non_numeric_value_names_column_and_line(tmp_path):
+    _csv(tmp_path, "t,alt_msl_ft\n0,1\n1,high\n")
+    with pytest.raises(BundleError, match=r"column 'alt_msl_ft', line 3: value 'high' is not a number"):
+        read_bundle(tmp_path)
+
+
+def test_binary_junk(tmp_path):
+    (tmp_path / "episode.json").write_text('{"task_id": "T09"}')
+    (tmp_path / "signals.csv").write_bytes(os.urandom(2000) + b"\x00")
+    with pytest.raises(BundleError, match="binary"):
+        read_bundle(tmp_path)
+    (tmp_path / "signals.csv").unlink()
+    (tmp_path / "signals.parquet").write_bytes(b"PAR1" + os.urandom(500))
+    with pytest.raises(BundleError, match="Parquet"):
+        read_bundle(tmp_path)
+
+
+def test_bad_episode_json(tmp_path):
+    _csv(tmp_path, "t\n0\n", episode="{not json")
+    with pytest.raises(BundleError, match="episode.json"):
+        read_bundle(tmp_path)
+    _csv(tmp_path, "t\n0\n", episode='{"task": "T09"}')
+    with pytest.raises(BundleError, match="task_id"):
+        read_bundle(tmp_path)
+
+
+def test_unknown_task_id(tmp_path):
+    _csv(tmp_path, "t\n0\n", episode='{"task_id": "T99"}')
+    with pytest.raises(BundleError, match="unknown task id 'T99'"):
+        read_bundle(tmp_path, known_task_ids=["T09"])
+
+
+def test_gaps_detected(tmp_path):
+    _csv(tmp_path, "t,x\n0,1\n0.1,1\n0.2,1\n3.0,1\n3.1,1\n")
+    b = read_bundle(tmp_path)
+    assert b.signals.gaps(0.5) == [(0.2, 3.0)]
+    assert b.signals.gaps(5.0) == []
+
+
+def test_empty_and_partial_last_line(tmp_path):
+    _csv(tmp_path, "")
+    with pytest.raises(BundleError, match="empty"):
+        read_bundle(tmp_path)
+    (tmp_path / "signals.csv").write_text("t,x\n0,1\n0.1,2\n0.2,")  # writer killed mid-line
+    b = read_bundle(tmp_path)
+    assert b.signals.t.tolist() == [0.0, 0.1]
+
+
+def test_events_bad_line(tmp_path):
+    _csv(tmp_path, "t\n0\n")
+    (tmp_path / "events.jsonl").write_text('{"t": 1, "kind": "crash"}\n{"t": "x"}\n{"t": 2, "kind": "y"}\n')
+    with pytest.raises(BundleError, match="event 2"):
+        read_bundle(tmp_path)
+
+
+def test_writer_finish_converts_to_parquet_and_manifest(tmp_path):
+    w = BundleWriter(tmp_path, EpisodeInfo(task_id="T09"), ["alt_msl_ft", "on_ground"])
+    for i in range(100):
+        w.sample(i * 0.02, {"alt_msl_ft": 1000 + i, "on_ground": False})
+    w.event(1.0, "crash", {"why": "test"})
+    w.action({"t_wall": 0.0, "t": 0.5, "kind": "key", "args": {"key": "a"}})
+    w.finish("completed")
+    assert (tmp_path / "signals.parquet").exists() and not (tmp_path / "signals.csv").exists()
+    b = read_bundle(tmp_path)
+    assert len(b.signals) == 100 and b.episode.status == "completed"
+    assert b.signals["on_ground"][0] == 0.0 and len(b.actions) == 1
+    assert json.loads((tmp_path / "manifest.json").read_text())["files"]["signals.parquet"]["sha256"]
+    with pytest.raises(BundleError, match="refusing to overwrite"):
+        BundleWriter(tmp_path, EpisodeInfo(task_id="T09"), ["x"])
+
+
+WRITER_SCRIPT = """
+import sys, time
+from simbridge import BundleWriter, EpisodeInfo
+w = BundleWriter(sys.argv[1], EpisodeInfo(task_id="T09"), ["bank_deg", "alt_msl_ft", "ias_kt", "heading_mag_deg", "autopilot_on"], flush_interval_s=0.2)
+i = 0
+print("ready", flush=True)
+while True:
+    w.sample(i * 0.02, {"bank_deg": 0, "alt_msl_ft": 3500, "ias_kt": 100, "heading_mag_deg": 90, "autopilot_on": 0})
+    i += 1
+    time.sleep(0.002)
+"""
+
+
+def test_kill_9_leaves_a_readable_unscored_bundle(tmp_path):
+    """A runner killed with SIGKILL mid-episode: the bundle reads up to the last flush and
+    verify reports it unscored (status 'running'), never a score."""
+    from simbridge._cli import main
+
+    proc = subprocess.Popen([sys.executable, "-c", WRITER_SCRIPT, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    import time
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    b = read_bundle(tmp_path)
+    assert b.episode.status == "running" and len(b.signals) > 50
+    from simbridge.verifiers import score_bundle
+    from simbridge import load_task
+    s = score_bundle(b, load_task("T09"))
+    assert s.status == "unscored" and "did not finish" in s.reason
+    assert main([ "verify", str(tmp_path), "--json"]) == 0

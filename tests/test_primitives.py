@@ -223,3 +223,25 @@ def test_no_per_sample_python_loop_on_long_input():
     c = (np.sin(t / 7) > 0)
     ws = P.runs(t, c)
     assert len(ws) == pytest.approx(3600 / (2 * np.pi * 7), abs=2)
+
+
+def test_heading_within_matches_angle_diff_across_north():
+    h = np.array([0.0, 5.0, 355.0, 349.9, 10.0, 10.1, np.nan, 359.999, 180.0])
+    expected = np.abs(P.angle_diff(h[:6], 0.0)) <= 10
+    got = P.heading_within(h, 0.0, 10.0)
+    assert got[:6].tolist() == expected.tolist() == [True, True, True, False, True, False]
+    assert got[6:].tolist() == [False, True, False]
+    rng = np.random.default_rng(1)
+    hs = rng.uniform(0, 360, 10000)
+    for target, tol in ((340, 10), (5, 30), (180, 0.5)):
+        assert (P.heading_within(hs, target, tol) == (np.abs(P.angle_diff(hs, target)) <= tol)).all()
+
+
+def test_heading_within_outside_0_360_and_wide_tolerance():
+    h = np.array([-10.0, 370.0, 720.0, 185.0])
+    assert P.heading_within(h, 0.0, 15.0).tolist() == [True, True, True, False]
+    assert P.heading_within(np.array([123.0, np.nan]), 0.0, 180.0).tolist() == [True, False]
+
+
+def test_in_band():
+    assert P.in_band(np.array([1.0, 2.0, 3.0, np.nan]), 2.0, 3.0).tolist() == [False, True, True, False]

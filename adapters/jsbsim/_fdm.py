@@ -1,0 +1,259 @@
+"""JSBSim wrapped as the aircraft: the flight model plus the C172 systems JSBSim leaves to its
+host (electrical bus, fuel selector, primer, spring-loaded key, KAP-style autopilot modes) and
+crash detection.
+
+Everything engine-related goes through JSBSim's own piston engine: magnetos
+(`propulsion/magneto_cmd`), starter (`propulsion/starter_cmd`), mixture, throttle and the tank
+priorities. The primer is modelled as a gate: a cold engine (oil below 75 °F) gets no fuel while
+cranking until it has been primed at least twice since it last stopped.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+
+import jsbsim
+
+from simbridge.adapters.jsbsim._airports import load_airport
+from simbridge.adapters.jsbsim._controls import FLAP_DETENTS_DEG, Controls
+from simbridge.adapters.jsbsim._crash import CrashDetector, GroundState, RunwayArea
+from simbridge.adapters.jsbsim._scenario import Scenario
+
+DT_S = 1.0 / 120.0
+PRIME_STROKES_COLD = 2
+COLD_OIL_DEGF = 75.0
+BATTERY_VOLTS = 24.0
+ALTERNATOR_VOLTS = 28.0
+FPS_TO_KT = 0.592484
+#: CG height above the ground with the gear at rest; starting lower makes the gear spring launch it
+REST_CG_AGL_FT = {"c172x": 4.3, "c172p": 4.3, "c172r": 4.3}
+
+
+@dataclass
+class Electrical:
+    bus_volts: float = 0.0
+    avionics_powered: bool = False
+
+
+class FlightModel:
+    """One C172 in JSBSim, stepped at `DT_S`."""
+
+    def __init__(self, scenario: Scenario, controls: Controls, *, root: str | None = None):
+        self.scenario = scenario
+        self.controls = controls
+        self.fdm = jsbsim.FGFDMExec(root or jsbsim.get_default_root_dir())
+        self.fdm.set_debug_level(0)
+        if not self.fdm.load_model(scenario.aircraft):
+            raise RuntimeError(f"JSBSim cannot load aircraft {scenario.aircraft!r}")
+        self.fdm.set_dt(DT_S)
+        self.has_autopilot = self._has("ap/heading_hold")
+        self.elec = Electrical()
+        self.crash = CrashDetector(RunwayArea(load_airport(scenario.airport)))
+        self.crashed = False
+        self.crash_reason = ""
+        self.frozen = False
+        self.steps = 0
+        self._primes_since_stop = 0
+        self._last_primer_count = 0
+        self._t0 = 0.0
+        self._init()
+
+    # ---------------------------------------------------------------- setup
+    def _has(self, prop: str) -> bool:
+        return any(line.startswith(prop + " ") for line in self.fdm.query_property_catalog(prop).splitlines())
+
+    def _init(self) -> None:
+        sc, f, c = self.scenario, self.fdm, self.controls
+        f["ic/lat-geod-deg"] = sc.lat_deg
+        f["ic/long-gc-deg"] = sc.lon_deg
+        f["ic/terrain-elevation-ft"] = sc.field_elevation_ft
+        f["ic/psi-true-deg"] = sc.heading_true_deg
+        f["ic/phi-deg"] = 0.0
+        if sc.on_ground:
+            f["ic/h-agl-ft"] = REST_CG_AGL_FT.get(sc.aircraft, 4.3)
+            f["ic/vc-kts"] = 0.0
+            f["ic/theta-deg"] = 0.0
+        else:
+            f["ic/h-sl-ft"] = sc.alt_msl_ft
+            f["ic/vc-kts"] = sc.ias_kt
+            f["ic/gamma-deg"] = 0.0
+        if sc.engine_running:
+            f["propulsion/set-running"] = -1
+        c.baro_inhg = 29.92
+        c.ap_hdg_bug_deg = round(sc.heading_mag_deg)
+        c.ap_alt_target_ft = round(sc.alt_msl_ft / 100.0) * 100.0 if not sc.on_ground else 3000.0
+        if sc.engine_running:
+            c.master_bat = c.master_alt = c.beacon = 1
+            c.magnetos, c.mixture, c.fuel_selector = 3, 1.0, 3
+            c.throttle = 0.0 if sc.on_ground else 0.7
+            c.avionics = int(sc.avionics_on or not sc.on_ground)
+        else:
+            c.master_bat = c.master_alt = c.beacon = 0
+            c.magnetos, c.mixture, c.throttle, c.fuel_selector = 0, 0.0, 0.0, 3
+            c.avionics = int(bool(sc.avionics_on))
+            if sc.avionics_on:
+                c.master_bat = 1
+        c.parking_brake = int(sc.on_ground and not sc.engine_running) or int(sc.cold_and_dark)
+        c.ap_on = int(sc.autopilot_on and self.has_autopilot)
+        if not f.run_ic():
+            raise RuntimeError("JSBSim rejected the initial conditions")
+        self._apply_controls()
+        for _ in range(6):
+            f.run()
+        if not sc.on_ground and sc.engine_running:
+            self._trim()
+        elif sc.on_ground:
+            for _ in range(240):  # let the gear settle before the episode clock starts
+                self._apply_controls()
+                f.run()
+        self._t0 = f["simulation/sim-time-sec"]
+
+    def _trim(self) -> None:
+        f, c = self.fdm, self.controls
+        f["fcs/mixture-cmd-norm"] = 1.0
+        try:
+            f["simulation/do_simple_trim"] = 1
+        except Exception:  # noqa: BLE001 - jsbsim raises a bare trim failure; fly untrimmed then
+            return
+        c.throttle = round(f["fcs/throttle-cmd-norm[0]"], 3)
+        c.elevator_trim = max(-1.0, min(1.0, f["fcs/pitch-trim-cmd-norm"] + f["fcs/elevator-cmd-norm"]))
+        c.elevator = 0.0
+        c.aileron = c.rudder = 0.0
+        self._apply_controls()
+
+    # ---------------------------------------------------------------- stepping
+    @property
+    def sim_time_s(self) -> float:
+        """Seconds since the episode started (frozen time excluded)."""
+        return self.fdm["simulation/sim-time-sec"] - self._t0
+
+    def step(self) -> None:
+        if self.frozen or self.crashed:
+            return
+        self._apply_controls()
+        self.fdm.run()
+        self.steps += 1
+        self._after_step()
+
+    def _apply_controls(self) -> None:
+        f, c = self.fdm, self.controls
+        # electrical bus
+        running = f["propulsion/engine/set-running"] > 0.5
+        rpm = f["propulsion/engine/engine-rpm"]
+        volts = BATTERY_VOLTS if c.master_bat else 0.0
+        if c.master_alt and c.master_bat and rpm > 800:
+            volts = ALTERNATOR_VOLTS
+        self.elec.bus_volts = volts
+        self.elec.avionics_powered = volts > 20.0 and bool(c.avionics)
+        # ignition and starter (the key is spring-loaded; `s` cranks too)
+        mags = c.magnetos_effective
+        cranking = mags == 4 and volts > 20.0
+        f["propulsion/magneto_cmd"] = 3 if mags == 4 else mags
+        f["propulsion/starter_cmd"] = 1 if cranking else 0
+        # primer gate
+        if c.primer_strokes != self._last_primer_count:
+            self._primes_since_stop += c.primer_strokes - self._last_primer_count
+            self._last_primer_count = c.primer_strokes
+        oil_f = f["propulsion/engine/oil-temperature-degF"]
+        primed = self._primes_since_stop >= PRIME_STROKES_COLD or oil_f >= COLD_OIL_DEGF
+        mixture = c.mixture if (running or primed) else 0.0
+        f["fcs/mixture-cmd-norm"] = mixture
+        f["fcs/throttle-cmd-norm"] = c.throttle
+        # fuel selector -> tank feed
+        f["propulsion/tank[0]/priority"] = 1 if c.fuel_selector in (1, 3) else 0
+        f["propulsion/tank[1]/priority"] = 1 if c.fuel_selector in (2, 3) else 0
+        # flight controls
+        f["fcs/elevator-cmd-norm"] = c.elevator
+        f["fcs/aileron-cmd-norm"] = c.aileron
+        f["fcs/rudder-cmd-norm"] = c.rudder
+        f["fcs/pitch-trim-cmd-norm"] = c.elevator_trim
+        f["fcs/flap-cmd-norm"] = c.flaps_cmd_norm
+        brake = 1.0 if c.parking_brake else 0.0
+        f["fcs/left-brake-cmd-norm"] = max(brake, c.brake_left)
+        f["fcs/right-brake-cmd-norm"] = max(brake, c.brake_right)
+        f["fcs/steer-cmd-norm"] = c.rudder
+        if self.has_autopilot:
+            self._autopilot()
+
+    def _autopilot(self) -> None:
+        f, c = self.fdm, self.controls
+        on = bool(c.ap_on) and self.elec.avionics_powered
+        if not on:
+            c.ap_on = 0 if not self.elec.avionics_powered else c.ap_on
+        lateral = on and (c.ap_hdg or c.ap_nav)
+        f["ap/attitude_hold"] = 1 if on and not lateral else 0
+        f["ap/heading_hold"] = 1 if lateral else 0
+        course_mag = c.nav1_obs_deg if c.ap_nav else c.ap_hdg_bug_deg
+        true = (course_mag + self.scenario.mag_var_east_deg) % 360.0
+        f["ap/heading_setpoint"] = true if true <= 180.0 else true - 360.0 + 360.0
+        f["ap/altitude_hold"] = 1 if on and c.ap_alt else 0
+        f["ap/altitude_setpoint"] = c.ap_alt_target_ft
+        if not on:
+            f["ap/aileron_cmd"] = 0.0
+            f["ap/elevator_cmd"] = 0.0
+
+    def _after_step(self) -> None:
+        f = self.fdm
+        if not (f["propulsion/engine/set-running"] > 0.5):
+            if f["propulsion/engine/engine-rpm"] < 50:
+                self._primes_since_stop = 0 if self.controls.primer_strokes == self._last_primer_count and \
+                    self._primes_since_stop and f["propulsion/engine/oil-temperature-degF"] >= COLD_OIL_DEGF \
+                    else self._primes_since_stop
+        s = GroundState(
+            lat_deg=f["position/lat-geod-deg"], lon_deg=f["position/long-gc-deg"],
+            gear_contact=self.on_ground,
+            structure_contact=any(f[f"contact/unit[{i}]/WOW"] > 0.5 for i in (3, 4, 5)),
+            sink_fpm=-f["velocities/h-dot-fps"] * 60.0, bank_deg=f["attitude/phi-deg"],
+            gs_kt=f["velocities/vg-fps"] * FPS_TO_KT,
+        )
+        if s.gear_contact or s.structure_contact or f["position/h-agl-ft"] < 20:
+            reason = self.crash.update(s)
+        else:
+            reason = self.crash.update(s)
+        if f["position/h-agl-ft"] < 0.5 and not reason:
+            reason = self.crash.reason = "below ground"
+        if reason:
+            self.crashed = True
+            self.crash_reason = reason
+            f["propulsion/set-running"] = 0
+
+    # ---------------------------------------------------------------- state
+    @property
+    def on_ground(self) -> bool:
+        f = self.fdm
+        return any(f[f"gear/unit[{i}]/WOW"] > 0.5 for i in range(3))
+
+    @property
+    def flaps_deg(self) -> float:
+        return self.fdm["fcs/flap-pos-deg"]
+
+    @property
+    def engine_running(self) -> bool:
+        return self.fdm["propulsion/engine/set-running"] > 0.5
+
+    @property
+    def heading_mag_deg(self) -> float:
+        return (self.fdm["attitude/psi-deg"] - self.scenario.mag_var_east_deg) % 360.0
+
+    def indicated_altitude_ft(self) -> float:
+        """Altimeter reading: pressure altitude corrected by the Kollsman setting (1000 ft per inHg)."""
+        return self.fdm["position/h-sl-ft"] + (self.controls.baro_inhg - 29.92) * 1000.0
+
+    def turn_rate_dps(self) -> float:
+        return math.degrees(self.fdm["velocities/psidot-rad_sec"])
+
+    def slip_ball(self) -> float:
+        """Lateral acceleration, g (ball deflection, right positive)."""
+        return self.fdm["accelerations/Ny"] if self._has_ny else 0.0
+
+    _has_ny = True
+
+
+def flap_detent_deg(index: int) -> float:
+    return FLAP_DETENTS_DEG[index]
+
+
+def jsbsim_version() -> str:
+    return getattr(jsbsim, "__version__", "unknown") + (f" ({os.path.basename(jsbsim.__file__)})" if False else "")

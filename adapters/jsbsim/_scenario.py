@@ -1,0 +1,120 @@
+"""The task's initial state turned into what the embedded simulator needs: a place, an
+attitude, a speed, and which systems are on.
+
+Only the fields the embedded simulator honours are read; anything it cannot do (weather other
+than calm, failures) is listed in `unsupported` so the runner can report it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from simbridge.adapters.jsbsim._airports import MAG_VAR_EAST_DEG, Airport, from_local_m, load_airport
+
+if TYPE_CHECKING:
+    from simbridge._task import TaskSpec
+
+DEFAULT_AIRCRAFT = "c172x"
+LINEUP_OFFSET_M = 30.0  # distance past the (displaced) threshold where the aircraft lines up
+
+
+@dataclass
+class Scenario:
+    airport: str
+    aircraft: str
+    lat_deg: float
+    lon_deg: float
+    field_elevation_ft: float
+    heading_true_deg: float
+    mag_var_east_deg: float
+    on_ground: bool
+    alt_msl_ft: float
+    ias_kt: float
+    engine_running: bool
+    avionics_on: bool
+    autopilot_on: bool
+    cold_and_dark: bool
+    unsupported: list[str] = field(default_factory=list)
+
+    @property
+    def heading_mag_deg(self) -> float:
+        return (self.heading_true_deg - self.mag_var_east_deg) % 360.0
+
+
+def from_task(task: "TaskSpec") -> Scenario:
+    """Resolve a TaskSpec's initial state. Raises KeyError/ValueError with the reason if impossible."""
+    st = task.initial_state
+    aircraft = task.vehicle.ids.get("jsbsim", DEFAULT_AIRCRAFT)
+    if not st.airport:
+        raise ValueError(f"{task.id}: initial_state.airport is required by the embedded simulator")
+    apt = load_airport(st.airport)
+    return resolve(
+        apt, aircraft=aircraft, runway=st.runway, parking=st.parking,
+        position=(st.position.lat_deg, st.position.lon_deg) if st.position else None,
+        alt_msl_ft=st.alt_msl_ft, alt_agl_ft=st.alt_agl_ft, ias_kt=st.ias_kt, heading_deg=st.heading_deg,
+        on_ground=st.on_ground, engine=st.engine, avionics_on=st.avionics_on,
+        autopilot_on=st.autopilot_on, distance_nm=st.distance_nm,
+        unsupported=_unsupported(task),
+    )
+
+
+def _unsupported(task: "TaskSpec") -> list[str]:
+    st = task.initial_state
+    out = []
+    w = st.weather
+    if w.preset not in ("clear", "any") or w.wind_kt or w.clouds or w.visibility_sm:
+        out.append("weather (the embedded simulator flies in calm, clear air)")
+    if st.failures:
+        out.append("failures")
+    if st.time.local_time or st.time.date:
+        out.append("time of day (always noon)")
+    return out
+
+
+def resolve(apt: Airport, *, aircraft: str = DEFAULT_AIRCRAFT, runway: str | None = None,
+            parking: str | None = None, position: tuple[float, float] | None = None,
+            alt_msl_ft: float | None = None, alt_agl_ft: float | None = None, ias_kt: float | None = None,
+            heading_deg: float | None = None, on_ground: bool | None = None, engine: str = "any",
+            avionics_on: bool | None = None, autopilot_on: bool | None = None,
+            distance_nm: float | None = None, unsupported: list[str] | None = None) -> Scenario:
+    """`heading_deg` is magnetic (what the task author reads on the compass)."""
+    var = MAG_VAR_EAST_DEG.get(apt.icao, 0.0)
+    elev = apt.elevation_ft
+    airborne = bool(alt_msl_ft or alt_agl_ft or distance_nm) and on_ground is not True
+    if position is not None:
+        lat, lon = position
+        hdg_true = ((heading_deg or 0.0) + var) % 360.0
+    elif runway:
+        rwy, end = apt.runway_end(runway)
+        hdg_true = end.heading_true_deg
+        along = end.displaced_m + LINEUP_OFFSET_M
+        if distance_nm:
+            along = -distance_nm * 1852.0
+        e = along * math.sin(math.radians(hdg_true))
+        n = along * math.cos(math.radians(hdg_true))
+        lat, lon = from_local_m(e, n, end.lat_deg, end.lon_deg)
+        if heading_deg is not None and not distance_nm:
+            hdg_true = (heading_deg + var) % 360.0
+    else:
+        spot = apt.parking(parking)
+        lat, lon, hdg_true = spot.lat_deg, spot.lon_deg, spot.heading_true_deg
+        if heading_deg is not None:
+            hdg_true = (heading_deg + var) % 360.0
+    if airborne:
+        alt = alt_msl_ft if alt_msl_ft is not None else elev + (alt_agl_ft or 0.0)
+        if distance_nm and alt_msl_ft is None and alt_agl_ft is None:
+            alt = elev + distance_nm * 1852.0 * 3.28084 * math.tan(math.radians(3.0))
+        speed = ias_kt if ias_kt is not None else 90.0
+    else:
+        alt, speed = elev, 0.0
+    running = engine == "running" or (engine == "any" and airborne)
+    cold = engine in ("cold_and_dark", "off") and not airborne
+    return Scenario(
+        airport=apt.icao, aircraft=aircraft, lat_deg=lat, lon_deg=lon, field_elevation_ft=elev,
+        heading_true_deg=hdg_true, mag_var_east_deg=var, on_ground=not airborne, alt_msl_ft=alt,
+        ias_kt=speed, engine_running=running or airborne,
+        avionics_on=bool(avionics_on) if avionics_on is not None else (running and engine != "cold_and_dark"),
+        autopilot_on=bool(autopilot_on), cold_and_dark=cold, unsupported=list(unsupported or []),
+    )

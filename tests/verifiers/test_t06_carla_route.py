@@ -1,0 +1,148 @@
+"""T06 CARLA route: full, partial and failing fixtures with hand-worked scores.
+
+The YAML route has corners (-6.4,-79.1) (-6.4,-140) (-6.4,-195) (40,-195.5) (90,-195.5) (90,-140)
+(90,-70): legs 60.9 + 55 + 46.4027 + 50 + 55.5 + 70 = L = 337.8027 m.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from simbridge import read_bundle
+from simbridge._task import load_task
+from simbridge.verifiers import score_bundle
+from simbridge.verifiers.driving import densify_route, route_progress
+from synth import make_bundle, resample_cols
+from synth_driving import drive
+
+TASK = load_task("T06")
+ROUTE = TASK.verifier.params["route_xy_m"]
+L = 60.9 + 55 + math.hypot(46.4, 0.5) + 50 + 55.5 + 70
+
+
+def score(tmp_path, cols, events=(), **kw):
+    return score_bundle(read_bundle(make_bundle(tmp_path, "T06", cols, events=events, **kw)), TASK)
+
+
+def comp(s, name):
+    return next(c for c in s.components if c.name == name)
+
+
+def full_drive(hz=20.0, kmh=36.0):
+    # 36 km/h = 10 m/s: the whole route (337.8 m) in 33.8 s, plus 2 s to spare at the end
+    return drive(ROUTE, hz, [(L / (kmh / 3.6) + 2.0, kmh, kmh)])
+
+
+def test_route_length_matches_hand_sum():
+    _, s = densify_route(ROUTE)
+    assert s[-1] == pytest.approx(L, abs=1e-6)
+
+
+def test_clean_drive_full_credit(tmp_path):
+    s = score(tmp_path, full_drive())
+    assert s.status == "scored" and s.score == pytest.approx(1.0) and s.success is True
+    assert comp(s, "route_completion").measured == pytest.approx(100.0)
+    # the 99 % waypoint counts as passed 10 m before the ego reaches it: (0.99 L - 10) / 10 m/s
+    # = 32.44 s (+ up to one 1 m waypoint step = 0.1 s)
+    assert comp(s, "under_time").measured == pytest.approx((0.99 * L - 10) / 10.0 + 0.05, abs=0.1)
+    assert s.safety == []  # every "no ..." phrase of T06 is a credit item, none is a safety gate
+
+
+def test_red_light_run_loses_its_item(tmp_path):
+    # one red light crossed, reported twice by the importer for the same light: one run
+    ev = [{"t": 12.0, "kind": "red_light", "data": {"tl_id": 81}},
+          {"t": 12.4, "kind": "red_light", "data": {"tl_id": 81}}]
+    s = score(tmp_path, full_drive(), ev)
+    # 0.5 route + 0 red light + 0.2 collisions + 0.1 time = 0.8
+    assert s.score == pytest.approx(0.8)
+    assert comp(s, "no_red_light").measured == 1
+
+
+def test_partial_route_scales_linearly(tmp_path):
+    # drive 200 m and stop (speed 10 m/s for 20 s, then 5 s stopped). Waypoints up to 10 m ahead
+    # on the straight are passed: progress = 210 / L = 0.6217; credit 0.6217 / 0.99 × 0.5 = 0.3140.
+    # Past half the route, so the infraction items count: + 0.2 + 0.2. Not complete: time 0.
+    cols = drive(ROUTE, 20.0, [(20.0, 36.0, 36.0), (0.001, 36.0, 0.0), (5.0, 0.0, 0.0)])
+    s = score(tmp_path, cols)
+    frac = 210.0 / L
+    assert comp(s, "route_completion").measured == pytest.approx(frac * 100, abs=0.3)
+    assert s.score == pytest.approx(0.5 * frac / 0.99 + 0.4, abs=0.002)
+    assert comp(s, "under_time").earned == 0
+
+
+def test_collision_repeats_merge_and_cost_the_item(tmp_path):
+    # three contacts with the same car within 1 s, and one with a static prop 20 s later, 100 m
+    # further on: CollisionTest counts 2
+    ev = [{"t": 5.0 + 0.5 * i, "kind": "collision", "data": {"other_kind": "vehicle", "other_id": 7}} for i in range(3)]
+    ev.append({"t": 25.0, "kind": "collision", "data": {"other_kind": "static", "other_id": None}})
+    s = score(tmp_path, full_drive(), ev)
+    assert comp(s, "no_collision").measured == 2
+    assert s.score == pytest.approx(0.8)
+
+
+def test_slow_drive_misses_time(tmp_path):
+    # 3.6 km/h = 1 m/s: done when 10 m short of the 99 % waypoint, (0.99 L - 10) / 1 = 324.4 s > 300 s
+    s = score(tmp_path, full_drive(hz=5.0, kmh=3.6))
+    assert comp(s, "under_time").measured == pytest.approx(0.99 * L - 10 + 0.5, abs=1.0)
+    assert s.score == pytest.approx(0.9)
+
+
+def test_car_that_never_moves_fails(tmp_path):
+    # parked at the start for 60 s: waypoints within 10 m of the start are passed, 10 / L of the
+    # route: 0.5 × (10 / 337.8) / 0.99 = 0.01495; under half the route, so no infraction credit
+    cols = drive(ROUTE, 10.0, [(60.0, 0.0, 0.0)])
+    s = score(tmp_path, cols)
+    assert s.score == pytest.approx(0.5 * (10 / L) / 0.99, abs=0.002)
+    assert s.success is False
+
+
+def test_driving_backwards_passes_nothing_beyond_the_start():
+    # start at the destination and drive the route in reverse: the first waypoints are reached
+    # only at the very end, after the ones following them, so progress stops near the start
+    rev = list(reversed(ROUTE))
+    cols = drive(rev, 20.0, [(L / 10.0 + 2.0, 36.0, 36.0)])
+    prog = route_progress(cols["t"], cols["x_m"], cols["y_m"], ROUTE)
+    # within 5 s (50 m) before reaching the start, waypoints up to 10 m + 50 m are passed "in order"
+    assert prog.fraction <= 61.0 / L
+
+
+def test_planned_route_snapshot_wins(tmp_path):
+    # the live client's planned route (snapshot) replaces the YAML corners: a 100 m straight
+    route = [[0.0, 0.0], [100.0, 0.0]]
+    cols = drive(route, 20.0, [(12.0, 36.0, 36.0)])
+    s = score(tmp_path, cols, snapshots={"start": {"route_xy_m": route}})
+    assert comp(s, "route_completion").measured == pytest.approx(100.0)
+
+
+def test_missing_signal_and_gap_are_unscored(tmp_path):
+    cols = full_drive()
+    del cols["y_m"]
+    s = score(tmp_path / "a", cols)
+    assert s.status == "unscored" and "y_m" in s.reason
+    cols = full_drive()
+    keep = (cols["t"] < 10) | (cols["t"] > 12)
+    s = score(tmp_path / "b", {k: v[keep] for k, v in cols.items()})
+    assert s.status == "unscored" and "gap" in s.reason
+
+
+def test_missing_events_stream_is_unscored(tmp_path):
+    b = make_bundle(tmp_path, "T06", full_drive())
+    (b / "events.jsonl").unlink()
+    s = score_bundle(read_bundle(b), TASK)
+    assert s.status == "unscored" and "events" in s.reason
+
+
+def test_harness_fault_is_unscored(tmp_path):
+    s = score(tmp_path, full_drive(), status="sim_crashed")
+    assert s.status == "unscored"
+
+
+@pytest.mark.parametrize("stop_after_s", [20.0, 40.0])
+def test_resampling_invariance(tmp_path, stop_after_s):
+    base = drive(ROUTE, 100.0, [(stop_after_s, 36.0, 36.0), (0.01, 36.0, 0.0), (3.0, 0.0, 0.0)])
+    scores = []
+    for i, hz in enumerate((10, 20, 100)):
+        d = tmp_path / str(i)
+        scores.append(score(d, resample_cols(base, hz)).score)
+    assert max(scores) - min(scores) <= 0.02, scores

@@ -1,0 +1,72 @@
+"""Engine start from cold and dark (T01): checklist switch states, priming and mixture, and the
+engine running at the target rpm, all judged on the final state."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simbridge.verifiers._final_state import final_mask, holds, is_state
+from simbridge.verifiers._registry import Params, VerifyContext, verifier
+
+
+class EngineStartParams(Params):
+    final_hold_s: float = 5.0
+    magnetos_both: int = 3
+    fuel_selector_both: int = 3
+    mixture_min: float = 0.9
+    min_primer_strokes: float = 2.0
+    rpm_min: float = 900.0
+    rpm_max: float = 1100.0
+
+
+@verifier("engine_start", params=EngineStartParams,
+          components=("switch_states", "priming_mixture", "engine_at_rpm"))
+def engine_start(ctx: VerifyContext) -> str:
+    """Switches and engine are judged on every sample of the last `final_hold_s` seconds. Priming
+    counts only if done before cranking: the primer count at the first sample with the key at
+    START or the engine running (or at the end, if the engine was never cranked)."""
+    p: EngineStartParams = ctx.p
+    t = ctx.t
+    mags, fuel = ctx.sig("magnetos"), ctx.sig("fuel_selector")
+    bat, beacon, avionics = ctx.sig("master_bat"), ctx.sig("beacon"), ctx.sig("avionics")
+    mixture, primer = ctx.sig("mixture"), ctx.sig("primer_strokes")
+    running, rpm = ctx.sig("engine_running"), ctx.sig("engine_rpm")
+    end, win = final_mask(ctx, p.final_hold_s)
+
+    checks = {
+        "magnetos BOTH": holds(is_state(mags, p.magnetos_both), end),
+        "fuel selector BOTH": holds(is_state(fuel, p.fuel_selector_both), end),
+        "master on": holds(is_state(bat, 1), end),
+        "beacon on": holds(is_state(beacon, 1), end),
+        "avionics on": holds(is_state(avionics, 1), end),
+    }
+    wrong = [k for k, ok in checks.items() if not ok]
+    ctx.component("switch_states", not wrong, measured=f"{len(checks) - len(wrong)}/{len(checks)}",
+                  tolerance="magnetos BOTH, fuel BOTH, master, beacon, avionics on (final state)", window=win,
+                  explanation=("not held at the end: " + ", ".join(wrong)) if wrong else "all checklist switches set")
+
+    with np.errstate(invalid="ignore"):
+        cranked = is_state(mags, 4) | (running > 0.5)
+    i_crank = int(np.argmax(cranked)) if cranked.any() else t.size - 1
+    primed = primer[: i_crank + 1]
+    strokes = float(np.nanmax(primed)) if np.isfinite(primed).any() else 0.0
+    rich = holds(mixture >= p.mixture_min, end)
+    ok = strokes >= p.min_primer_strokes and rich
+    why = []
+    if strokes < p.min_primer_strokes:
+        why.append(f"{strokes:g} primer strokes before cranking at {t[i_crank]:.1f} s")
+    if not rich:
+        why.append(f"mixture below {p.mixture_min:g} at the end (last {float(mixture[-1]):.2f})")
+    ctx.component("priming_mixture", ok, measured=strokes,
+                  tolerance=f"≥{p.min_primer_strokes:g} strokes before cranking; mixture ≥{p.mixture_min:g}",
+                  window=(float(t[0]), float(t[i_crank])), explanation="; ".join(why) or "primed and mixture rich")
+
+    with np.errstate(invalid="ignore"):
+        at_rpm = (running > 0.5) & (rpm >= p.rpm_min) & (rpm <= p.rpm_max)
+    ok = holds(at_rpm, end)
+    rpm_end = rpm[end]
+    ctx.component("engine_at_rpm", ok, measured=round(float(np.nanmean(rpm_end)), 0) if np.isfinite(rpm_end).any() else None,
+                  tolerance=f"running, {p.rpm_min:g}-{p.rpm_max:g} rpm for the last {p.final_hold_s:g} s", window=win,
+                  explanation=f"rpm {np.nanmin(rpm_end):.0f}-{np.nanmax(rpm_end):.0f} in the final window"
+                  if np.isfinite(rpm_end).any() else "no rpm in the final window")
+    return ""

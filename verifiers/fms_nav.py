@@ -1,0 +1,100 @@
+"""A G1000 flight plan flown in NAV mode (T04): the plan as entered, autopilot modes and
+altitude target at the end, and the track along the active leg."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from simbridge._errors import Unscorable
+from simbridge.verifiers import primitives as P
+from simbridge.verifiers._final_state import final_mask, holds, is_state
+from simbridge.verifiers._registry import Params, VerifyContext, verifier
+from pydantic import BaseModel
+
+
+class Waypoint(BaseModel):
+    id: str
+    lat_deg: float
+    lon_deg: float
+
+
+class FmsNavParams(Params):
+    waypoints: list[Waypoint]
+    waypoint_tol_nm: float = 2.0
+    alt_target_ft: float = 7500.0
+    alt_target_tol_ft: float = 10.0
+    final_hold_s: float = 5.0
+    max_xtk_nm: float = 0.3
+    track_s: float = 120.0
+
+
+def _legs_from_snapshot(raw: Any) -> list[dict[str, Any]]:
+    if not isinstance(raw, list) or not all(isinstance(e, dict) and "id" in e for e in raw):
+        raise Unscorable("snapshot 'end.fms_legs' is not a list of {id, lat_deg, lon_deg}")
+    return raw
+
+
+def active_leg_xtk_nm(lat: np.ndarray, lon: np.ndarray, wps: list[Waypoint]) -> np.ndarray:
+    """Cross-track (nm) to the active leg: the first leg whose end has not been passed
+    (along-track short of its length); past the last leg's end there is no active leg (NaN)."""
+    xtk = np.full(lat.shape, np.nan)
+    done = np.zeros(lat.shape, dtype=bool)
+    for a, b in zip(wps[:-1], wps[1:]):  # one pass per leg
+        x, y = P.latlon_to_local_m(lat, lon, a.lat_deg, a.lon_deg)
+        bx, by = P.latlon_to_local_m(b.lat_deg, b.lon_deg, a.lat_deg, a.lon_deg)
+        leg = P.leg_position(x, y, 0.0, 0.0, float(bx), float(by))
+        with np.errstate(invalid="ignore"):
+            active = ~done & (leg.along_track < leg.leg_length)
+        xtk[active] = P.cross_track_nm(lat[active], lon[active], (a.lat_deg, a.lon_deg), (b.lat_deg, b.lon_deg))
+        done |= active
+    return xtk
+
+
+@verifier("fms_nav", params=FmsNavParams,
+          components=("flight_plan", "ap_modes", "altitude_target", "tracking"))
+def fms_nav(ctx: VerifyContext) -> str:
+    """The plan is `end.fms_legs` from snapshots.json: the same identifiers in the same order,
+    each within `waypoint_tol_nm` of the real fix (a same-named fix elsewhere is wrong). Modes
+    and target are judged on the final state; tracking is the longest airborne, gap-aware
+    window with cross-track to the active leg under `max_xtk_nm`."""
+    p: FmsNavParams = ctx.p
+    t = ctx.t
+    legs = _legs_from_snapshot(ctx.snapshot("end", "fms_legs"))
+    want = [w.id.upper() for w in p.waypoints]
+    got = [str(e["id"]).strip().upper() for e in legs]
+    far = []
+    if got == want:
+        for e, w in zip(legs, p.waypoints):
+            try:
+                d_nm = P.haversine_m(float(e["lat_deg"]), float(e["lon_deg"]), w.lat_deg, w.lon_deg) / P.M_PER_NM
+            except (KeyError, TypeError, ValueError):
+                d_nm = math.inf
+            if not d_nm <= p.waypoint_tol_nm:
+                far.append(w.id)
+    ok = got == want and not far
+    ctx.component("flight_plan", ok, measured=" → ".join(got) or "(empty)", tolerance=" → ".join(want),
+                  explanation="plan matches" if ok else (f"{', '.join(far)} not the real fix" if far else "different entries or order"))
+
+    ap, nav, altm, tgt = ctx.sig("autopilot_on"), ctx.sig("ap_nav"), ctx.sig("ap_alt"), ctx.sig("ap_alt_target_ft")
+    end, win = final_mask(ctx, p.final_hold_s)
+    modes = holds(is_state(ap, 1) & is_state(nav, 1) & is_state(altm, 1), end)
+    ctx.component("ap_modes", modes, measured=f"AP {ap[-1]:.0f} NAV {nav[-1]:.0f} ALT {altm[-1]:.0f}",
+                  tolerance=f"AP engaged, NAV and ALT active for the last {p.final_hold_s:g} s", window=win)
+    with np.errstate(invalid="ignore"):
+        on_target = np.abs(tgt - p.alt_target_ft) <= p.alt_target_tol_ft
+    ctx.component("altitude_target", holds(on_target, end), measured=float(tgt[-1]) if np.isfinite(tgt[-1]) else None,
+                  tolerance=f"{p.alt_target_ft:g}±{p.alt_target_tol_ft:g} ft", window=win)
+
+    lat, lon, on_ground = ctx.sig("lat_deg"), ctx.sig("lon_deg"), ctx.sig("on_ground")
+    xtk = active_leg_xtk_nm(lat, lon, p.waypoints)
+    with np.errstate(invalid="ignore"):
+        cond = (np.abs(xtk) < p.max_xtk_nm) & ~P._ground(on_ground)
+    w = P.longest_window(t, cond, ctx.max_gap_s)
+    dur = w.duration_s if w is not None else 0.0
+    ctx.component("tracking", dur >= p.track_s, measured=round(dur, 1),
+                  tolerance=f"|XTK| < {p.max_xtk_nm:g} nm for {p.track_s:g} s", window=w.as_tuple() if w else None,
+                  explanation=f"longest on-track window {dur:.0f} s")
+    return ""

@@ -1,0 +1,104 @@
+"""A coupled ILS approach to decision height (T10): NAV1 tuned and course set, the autopilot's
+approach mode with localizer and glideslope captured, needles within a dot at the 500 ft gate,
+and the autopilot disconnected near decision height."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simbridge._errors import Unscorable
+from simbridge.verifiers import primitives as P
+from simbridge.verifiers._final_state import is_state
+from simbridge.verifiers._registry import Params, VerifyContext, verifier
+
+
+class IlsParams(Params):
+    nav1_mhz: float
+    freq_tol_mhz: float = 0.005
+    course_deg: float
+    obs_tol_deg: float = 3.0
+    min_capture_s: float = 5.0
+    gate_agl_ft: float = 500.0
+    max_dev_dots: float = 1.0
+    disconnect_agl_ft: tuple[float, float] = (150.0, 250.0)
+
+
+def _descending_crossing(t: np.ndarray, agl: np.ndarray, level_ft: float) -> tuple[int, float] | None:
+    """(index of the first sample at or below `level_ft` after being above it, interpolated time)."""
+    with np.errstate(invalid="ignore"):
+        above = agl > level_ft
+        below = agl <= level_ft
+    seen_above = np.maximum.accumulate(above)
+    idx = np.flatnonzero(below & np.concatenate(([False], seen_above[:-1])))
+    if idx.size == 0:
+        return None
+    i = int(idx[0])
+    j = int(np.flatnonzero(above[:i])[-1])
+    a0, a1 = agl[j], agl[i]
+    frac = (a0 - level_ft) / (a0 - a1) if a0 != a1 else 1.0
+    return i, float(t[j] + frac * (t[i] - t[j]))
+
+
+@verifier("ils_approach", params=IlsParams,
+          components=("frequency_obs", "loc_gs_captured", "deviations", "disconnect_at_dh"))
+def ils_approach(ctx: VerifyContext) -> str:
+    """Frequency, course and deviations are read at the 500 ft AGL gate (first descent through
+    it, interpolated), or at the end if the aircraft never got there. Capture needs APR with LOC
+    and GS both captured and the autopilot engaged, together for `min_capture_s`. The
+    disconnect judged is the first autopilot 1→0 after the capture began (or the first at all
+    without a capture): an early disconnect is not redeemed by re-engaging and disconnecting
+    again at minimums."""
+    p: IlsParams = ctx.p
+    t = ctx.t
+    nav, obs = ctx.sig("nav1_mhz"), ctx.sig("nav1_obs_deg")
+    ap, apr = ctx.sig("autopilot_on"), ctx.sig("ap_apr")
+    loc_c, gs_c = ctx.sig("ap_loc_captured"), ctx.sig("ap_gs_captured")
+    loc, gs, agl = ctx.sig("loc_dev_dots"), ctx.sig("gs_dev_dots"), ctx.sig("alt_agl_ft")
+
+    gate = _descending_crossing(t, agl, p.gate_agl_ft)
+    if gate is not None:
+        i_gate, t_gate = gate
+        ctx.require_coverage(t_gate - 0.01, t_gate + 0.01, f"the {p.gate_agl_ft:g} ft gate")
+        at = lambda x: float(np.interp(t_gate, t[i_gate - 1:i_gate + 1], x[i_gate - 1:i_gate + 1]))  # noqa: E731
+    else:
+        t_gate = float(t[-1])
+        at = lambda x: float(x[-1])  # noqa: E731
+    f, o = at(nav), at(obs)
+    ok = abs(f - p.nav1_mhz) <= p.freq_tol_mhz and abs(P.angle_diff(o, p.course_deg)) <= p.obs_tol_deg
+    ctx.component("frequency_obs", ok, measured=f"{f:.2f} MHz / {o:.0f}°",
+                  tolerance=f"{p.nav1_mhz:.2f} MHz, OBS {p.course_deg:g}±{p.obs_tol_deg:g}°", window=(t_gate, t_gate),
+                  explanation=("at the gate" if gate else "at the end (never reached the gate)"))
+
+    captured = is_state(ap, 1) & is_state(apr, 1) & is_state(loc_c, 1) & is_state(gs_c, 1)
+    cap = [w for w in P.runs(t, captured, ctx.max_gap_s) if w.duration_s >= p.min_capture_s]
+    ctx.component("loc_gs_captured", bool(cap), measured=round(max((w.duration_s for w in cap), default=0.0), 1),
+                  tolerance=f"AP + APR with LOC and GS captured for ≥ {p.min_capture_s:g} s",
+                  window=cap[0].as_tuple() if cap else None,
+                  explanation=f"captured from {cap[0].t0:.0f} s" if cap else "LOC and GS never captured together")
+
+    if gate is None:
+        ctx.component("deviations", 0.0, tolerance=f"< {p.max_dev_dots:g} dot at {p.gate_agl_ft:g} ft AGL",
+                      explanation=f"never descended through {p.gate_agl_ft:g} ft AGL")
+    else:
+        dl, dg = at(loc), at(gs)
+        if not (np.isfinite(dl) and np.isfinite(dg)):
+            raise Unscorable(f"deviation missing at the {p.gate_agl_ft:g} ft gate")
+        ok = abs(dl) < p.max_dev_dots and abs(dg) < p.max_dev_dots
+        ctx.component("deviations", ok, measured=round(max(abs(dl), abs(dg)), 2),
+                      tolerance=f"< {p.max_dev_dots:g} dot at {p.gate_agl_ft:g} ft AGL", window=(t_gate, t_gate),
+                      explanation=f"LOC {dl:+.2f}, GS {dg:+.2f} dots")
+
+    on = is_state(ap, 1)
+    offs = np.flatnonzero(on[:-1] & ~on[1:]) + 1  # first sample with the autopilot off
+    since = cap[0].t0 if cap else -np.inf
+    offs = offs[t[offs] > since]
+    lo, hi = p.disconnect_agl_ft
+    if offs.size == 0:
+        ctx.component("disconnect_at_dh", 0.0, tolerance=f"{lo:g}-{hi:g} ft AGL", explanation="never disconnected")
+    else:
+        i = int(offs[0])
+        ctx.require_coverage(float(t[i - 1]), float(t[i]), "the disconnect")
+        h = float(agl[i])
+        ctx.component("disconnect_at_dh", lo <= h <= hi, measured=round(h, 0), tolerance=f"{lo:g}-{hi:g} ft AGL",
+                      window=(float(t[i]), float(t[i])), explanation=f"disconnected at {h:.0f} ft AGL")
+    return ""

@@ -1,0 +1,141 @@
+"""Traffic pattern and landing (T05): the four legs inside a geometric template, in order,
+the downwind flown at pattern altitude, then a landing and stop on the runway.
+
+The template lives in the runway frame (see `landing.RunwayFrame`): each leg is a box of
+positions plus a ground-track direction relative to the runway, so a right-hand pattern, a
+pattern flown backwards or a straight-in approach matches no leg sequence.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from simbridge.verifiers import primitives as P
+from simbridge.verifiers._registry import Params, VerifyContext, verifier
+from simbridge.verifiers.landing import M_PER_FT, find_landing, runway_frame
+
+M_PER_NM = P.M_PER_NM
+
+
+class PatternParams(Params):
+    runway: str
+    side: str = "left"
+    pavement_before_threshold_m: float = 0.0
+    pattern_alt_agl_ft: float = 1000.0
+    alt_tol_ft: float = 100.0
+    min_leg_s: float = 10.0
+    track_tol_deg: float = 45.0
+    final_track_tol_deg: float = 20.0
+    downwind_offset_nm: tuple[float, float] = (0.25, 1.5)
+    max_leg_extent_nm: float = 2.5
+    final_halfwidth_m: float = 150.0
+    max_sink_fpm: float = 600.0
+    stop_below_kt: float = 1.0
+    stop_hold_s: float = 2.0
+
+
+LEGS = ("crosswind", "downwind", "base", "final")
+
+
+def _leg_conditions(p: PatternParams, along: np.ndarray, side_m: np.ndarray, rel_track: np.ndarray,
+                    length_m: float) -> dict[str, np.ndarray]:
+    """Per-sample membership of each leg: position box and ground track relative to the runway
+    (0 = landing direction, +90 = towards the pattern side)."""
+    ext = p.max_leg_extent_nm * M_PER_NM
+    lo, hi = (v * M_PER_NM for v in p.downwind_offset_nm)
+    near = -0.1 * M_PER_NM
+
+    def track(centre: float, tol: float) -> np.ndarray:
+        return np.abs(P.angle_diff(rel_track, centre)) <= tol
+
+    with np.errstate(invalid="ignore"):
+        return {
+            "crosswind": track(90.0, p.track_tol_deg) & (along >= 0) & (along <= length_m + ext)
+            & (side_m >= near) & (side_m <= hi),
+            "downwind": track(180.0, p.track_tol_deg) & (along >= -ext) & (along <= length_m + ext)
+            & (side_m >= lo) & (side_m <= hi),
+            "base": track(-90.0, p.track_tol_deg) & (along >= -ext) & (along <= 0) & (side_m >= near) & (side_m <= hi),
+            "final": track(0.0, p.final_track_tol_deg) & (along >= -ext) & (along <= 0)
+            & (np.abs(side_m) <= p.final_halfwidth_m),
+        }
+
+
+@verifier("traffic_pattern", params=PatternParams,
+          components=("pattern_geometry", "altitude_discipline", "landing_and_stop"))
+def traffic_pattern(ctx: VerifyContext) -> str:
+    """Legs are found in order after the first liftoff and before the landing (the first contact
+    after it): each is the first stretch of at least `min_leg_s` in its box with its track that
+    starts after the previous leg started. The downwind leg found this way must stay within
+    pattern altitude ±tol (above field elevation) on every sample."""
+    p: PatternParams = ctx.p
+    t = ctx.t
+    lat, lon, alt = ctx.sig("lat_deg"), ctx.sig("lon_deg"), ctx.sig("alt_msl_ft")
+    on_ground = ctx.sig("on_ground")
+    frame = runway_frame(ctx, p.runway, p.pavement_before_threshold_m)
+    elev_ft = frame.runway.elevation_ft
+
+    lifts = P.liftoffs(t, on_ground)
+    if not lifts:
+        for n in ("pattern_geometry", "altitude_discipline", "landing_and_stop"):
+            ctx.component(n, 0.0, explanation="never took off")
+        return "no takeoff"
+    lift_t = lifts[0]
+    ld = find_landing(ctx, frame, after_t=lift_t, stop_below_kt=p.stop_below_kt, stop_hold_s=p.stop_hold_s)
+    land_t = ld.touchdown.t if ld is not None else float(t[-1])
+    ctx.require_coverage(lift_t, land_t, "the pattern")
+
+    along, left = frame.xy(lat, lon)
+    side_m = left if p.side == "left" else -left
+    with np.errstate(invalid="ignore", divide="ignore"):
+        v_along, v_side = np.gradient(along, t), np.gradient(side_m, t)
+        rel = np.degrees(np.arctan2(v_side, v_along))
+    airborne = ~(P._ground(on_ground)) & (t >= lift_t) & (t <= land_t)
+    conds = _leg_conditions(p, along, side_m, rel, frame.length_m)
+
+    found: dict[str, P.Window] = {}
+    after = lift_t
+    for leg in LEGS:  # four legs, each a vectorised window search
+        ok = [w for w in P.runs(t, conds[leg] & airborne, ctx.max_gap_s) if w.t0 >= after and w.duration_s >= p.min_leg_s]
+        if not ok:
+            break
+        found[leg] = ok[0]
+        after = ok[0].t0
+    missing = [leg for leg in LEGS if leg not in found]
+    span = (lift_t, land_t)
+    ctx.component("pattern_geometry", not missing, measured=f"{len(found)}/4 legs",
+                  tolerance=f"{p.side}-hand crosswind, downwind {p.downwind_offset_nm[0]:g}-{p.downwind_offset_nm[1]:g} nm "
+                  f"abeam, base, final, each ≥ {p.min_leg_s:g} s, in order", window=span,
+                  explanation=("found " + ", ".join(f"{k} {w.t0:.0f}-{w.t1:.0f} s" for k, w in found.items())
+                               + (f"; no {missing[0]} after that" if missing else "")))
+
+    dw = found.get("downwind")
+    if dw is None:
+        ctx.component("altitude_discipline", 0.0, tolerance=f"{p.pattern_alt_agl_ft:g}±{p.alt_tol_ft:g} ft AGL on downwind",
+                      explanation="no downwind leg to judge")
+    else:
+        agl = alt[dw.i0:dw.i1 + 1] - elev_ft
+        dev = float(np.nanmax(np.abs(agl - p.pattern_alt_agl_ft))) if np.isfinite(agl).any() else math.inf
+        ctx.component("altitude_discipline", dev <= p.alt_tol_ft, measured=round(dev, 0),
+                      tolerance=f"{p.pattern_alt_agl_ft:g}±{p.alt_tol_ft:g} ft above field ({elev_ft:g} ft) on downwind",
+                      window=dw.as_tuple(), explanation=f"downwind {np.nanmin(agl):.0f}-{np.nanmax(agl):.0f} ft above field")
+
+    crashed = ctx.opt("crashed")
+    crash = bool(crashed is not None and np.nanmax(crashed) > 0.5)
+    if ld is None:
+        ctx.component("landing_and_stop", 0.0, explanation="no landing after the takeoff")
+        return ""
+    on_rwy_31 = 0.0 <= ld.along_m <= frame.length_m and abs(ld.left_m) <= frame.half_width_m
+    checks = {
+        f"touchdown on runway {p.runway}": on_rwy_31 and ld.rolling_forward,
+        f"sink < {p.max_sink_fpm:g} fpm": ld.sink_fpm < p.max_sink_fpm,
+        "stopped on the runway": ld.stopped_on_runway,
+        "no crash flag": not crash,
+    }
+    bad = [k for k, v in checks.items() if not v]
+    ctx.component("landing_and_stop", not bad, measured=round(ld.sink_fpm, 0),
+                  tolerance=", ".join(checks), window=(ld.touchdown.t, ld.stop_t or float(t[-1])),
+                  explanation=("failed: " + ", ".join(bad)) if bad else
+                  f"touched down {ld.along_m / M_PER_FT:.0f} ft past the threshold at {ld.sink_fpm:.0f} fpm, stopped")
+    return ""

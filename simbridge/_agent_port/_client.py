@@ -1,0 +1,166 @@
+"""The agent's side of the port: one typed API, two transports.
+
+`AgentPortClient` is what an agent programs against. `DirectClient` calls an in-process
+`AgentPort` (built-in agents: no serialization on the screenshot path); `McpClient` talks to
+the port's MCP server over streamable HTTP (an agent in another process, or another machine
+once the sandbox is a VM). Both run exactly the same actions through the same logging.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import base64
+import json
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from simbridge._agent_port._port import AgentPort, EpisodeOver
+from simbridge._agent_port._screen import ImageFormat, Screenshot
+from simbridge._errors import SimbridgeError
+
+
+class AgentPortClient(abc.ABC):
+    """Screen out, keyboard and mouse in. Coordinates are screen pixels (divide a scaled
+    screenshot's pixel coordinates by its `scale`). Every call raises `EpisodeOver` once the
+    episode has ended (time limit, crash, done)."""
+
+    @abc.abstractmethod
+    def _call(self, kind: str, args: dict[str, Any]) -> Any: ...
+
+    def close(self) -> None:
+        pass
+
+    # -- observation
+    def screenshot(self, format: ImageFormat = "png", scale: float = 1.0, quality: int = 80) -> Screenshot:
+        return self._call("screenshot", {"format": format, "scale": scale, "quality": quality})
+
+    def cursor_position(self) -> tuple[int, int]:
+        x, y = self._call("cursor_position", {})
+        return int(x), int(y)
+
+    def elapsed(self) -> float:
+        """The task clock: simulator seconds since the episode started."""
+        return float(self._call("elapsed", {}))
+
+    # -- keyboard
+    def key(self, keys: str, hold_s: float = 0.05, repeat: int = 1) -> None:
+        """Tap a key or combination ('Left', 'ctrl+a', 'F1'), held `hold_s`, `repeat` times."""
+        self._call("key", {"keys": keys, "hold_s": hold_s, "repeat": repeat})
+
+    def key_down(self, keys: str) -> None:
+        self._call("key_down", {"keys": keys})
+
+    def key_up(self, keys: str) -> None:
+        self._call("key_up", {"keys": keys})
+
+    def type(self, text: str) -> None:
+        self._call("type", {"text": text})
+
+    # -- mouse
+    def mouse_move(self, x: int, y: int) -> None:
+        self._call("mouse_move", {"x": x, "y": y})
+
+    def click(self, x: int | None = None, y: int | None = None, button: str = "left", count: int = 1) -> None:
+        self._call("click", {"x": x, "y": y, "button": button, "count": count})
+
+    def double_click(self, x: int | None = None, y: int | None = None, button: str = "left") -> None:
+        self._call("double_click", {"x": x, "y": y, "button": button})
+
+    def drag(self, path: Sequence[Sequence[int]], button: str = "left", duration_s: float = 0.3) -> None:
+        """Press at path[0], move through the points, release at path[-1]."""
+        self._call("drag", {"path": [[int(p[0]), int(p[1])] for p in path], "button": button, "duration_s": duration_s})
+
+    def scroll(self, x: int | None = None, y: int | None = None, dx: int = 0, dy: int = 0) -> None:
+        """Wheel clicks at (x, y): dy > 0 scrolls down, dx > 0 right."""
+        self._call("scroll", {"x": x, "y": y, "dx": dx, "dy": dy})
+
+    def mouse_down(self, button: str = "left", x: int | None = None, y: int | None = None) -> None:
+        self._call("mouse_down", {"button": button, "x": x, "y": y})
+
+    def mouse_up(self, button: str = "left", x: int | None = None, y: int | None = None) -> None:
+        self._call("mouse_up", {"button": button, "x": x, "y": y})
+
+    # -- time and ending
+    def wait(self, seconds: float) -> None:
+        """Let `seconds` of task time pass (in lockstep: exactly that much simulator time)."""
+        self._call("wait", {"seconds": seconds})
+
+    def done(self, reason: str = "") -> None:
+        """The agent believes the task is complete: ends the episode (status `completed`)."""
+        self._call("done", {"reason": reason})
+
+    def give_up(self, reason: str = "") -> None:
+        """The agent stops without completing: ends the episode (status `agent_quit`)."""
+        self._call("give_up", {"reason": reason})
+
+
+class DirectClient(AgentPortClient):
+    """In-process client of an AgentPort (same actions, same log, no transport)."""
+
+    def __init__(self, port: AgentPort) -> None:
+        self._port = port
+
+    def _call(self, kind: str, args: dict[str, Any]) -> Any:
+        return self._port.execute(kind, args)
+
+
+class McpClient(AgentPortClient):
+    """Client of the port's MCP server (streamable HTTP), usable from synchronous code: the MCP
+    session lives on a private event loop thread."""
+
+    def __init__(self, url: str, *, timeout_s: float = 60.0) -> None:
+        from mcp import Client
+
+        self.url = url
+        self._timeout = timeout_s
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="mcp-client", daemon=True)
+        self._thread.start()
+        self._client = Client(url, read_timeout_seconds=timeout_s)
+        try:
+            self._run(self._client.__aenter__())
+        except Exception as exc:
+            self._stop_loop()
+            raise SimbridgeError(f"cannot connect to the agent port at {url}: {exc}") from None
+
+    def _run(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(self._timeout + 5)
+
+    def _call(self, kind: str, args: dict[str, Any]) -> Any:
+        res = self._run(self._client.call_tool(kind, {k: v for k, v in args.items() if v is not None}))
+        texts = [c.text for c in res.content if getattr(c, "type", "") == "text"]
+        if getattr(res, "is_error", False):
+            msg = " ".join(texts) or "error"
+            if "episode over" in msg:
+                raise EpisodeOver(msg)
+            raise SimbridgeError(f"{kind}: {msg}")
+        for c in res.content:
+            if getattr(c, "type", "") == "image":
+                meta = json.loads(texts[0]) if texts else {}
+                fmt = "jpeg" if "jpeg" in c.mime_type else "png"
+                return Screenshot(base64.b64decode(c.data), fmt, int(meta.get("width", 0)),
+                                  int(meta.get("height", 0)), float(meta.get("scale", 1.0)))
+        if not texts:
+            return None
+        try:
+            return json.loads(texts[0])
+        except json.JSONDecodeError:
+            return texts[0]
+
+    def _stop_loop(self) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
+
+    def close(self) -> None:
+        try:
+            self._run(self._client.__aexit__(None, None, None))
+        except Exception:
+            pass
+        self._stop_loop()
+
+
+def connect(url: str, **kw: Any) -> McpClient:
+    """Connect to an agent port's MCP endpoint, e.g. `connect("http://127.0.0.1:8765/mcp")`."""
+    return McpClient(url, **kw)

@@ -1,0 +1,228 @@
+"""Synthetic keyboard and mouse input on an X display through the XTEST extension.
+
+Key names follow xdotool/X keysym spelling (`Return`, `Left`, `ctrl+a`, `F1`, `a`, `A`),
+which is what Anthropic's computer-use `key` action already sends; common aliases (`enter`,
+`esc`, `up`, `pagedown`, `cmd`) are accepted. Characters without a key on the layout fall back
+to `xdotool` if it is installed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import threading
+import time
+
+from simbridge._errors import SimbridgeError
+
+#: SDL drops a key's second tap if it comes sooner than this after the first release
+MIN_TAP_SPACING_S = 0.020
+
+_ALIASES = {
+    "enter": "Return", "return": "Return", "esc": "Escape", "escape": "Escape", "tab": "Tab",
+    "backspace": "BackSpace", "delete": "Delete", "del": "Delete", "insert": "Insert", "ins": "Insert",
+    "home": "Home", "end": "End", "pageup": "Prior", "page_up": "Prior", "pgup": "Prior",
+    "pagedown": "Next", "page_down": "Next", "pgdn": "Next",
+    "up": "Up", "down": "Down", "left": "Left", "right": "Right",
+    "arrowup": "Up", "arrowdown": "Down", "arrowleft": "Left", "arrowright": "Right",
+    "space": "space", "spacebar": "space", " ": "space",
+    "ctrl": "Control_L", "control": "Control_L", "alt": "Alt_L", "option": "Alt_L", "shift": "Shift_L",
+    "super": "Super_L", "meta": "Super_L", "cmd": "Super_L", "command": "Super_L", "win": "Super_L",
+    "capslock": "Caps_Lock", "numlock": "Num_Lock",
+    "+": "plus", "-": "minus", "=": "equal", ",": "comma", ".": "period", "/": "slash",
+    "\\": "backslash", ";": "semicolon", "'": "apostrophe", "[": "bracketleft", "]": "bracketright",
+    "`": "grave", "!": "exclam", "@": "at", "#": "numbersign", "$": "dollar", "%": "percent",
+    "^": "asciicircum", "&": "ampersand", "*": "asterisk", "(": "parenleft", ")": "parenright",
+    "_": "underscore", "{": "braceleft", "}": "braceright", "|": "bar", ":": "colon",
+    "\"": "quotedbl", "<": "less", ">": "greater", "?": "question", "~": "asciitilde",
+    "\n": "Return", "\t": "Tab",
+}
+
+BUTTONS = {"left": 1, "middle": 2, "right": 3, "wheel_up": 4, "wheel_down": 5, "wheel_left": 6,
+           "wheel_right": 7, "back": 8, "forward": 9}
+
+
+def split_combo(combo: str) -> list[str]:
+    """'ctrl+shift+a' -> ['ctrl', 'shift', 'a']; a lone '+' stays a key."""
+    combo = combo.strip()
+    if combo in ("+", ""):
+        return [combo or "space"]
+    parts = combo.split("+")
+    out: list[str] = []
+    for p in parts:
+        if p == "" and out:  # 'ctrl++' -> ctrl, +
+            out.append("+")
+        elif p != "":
+            out.append(p)
+    return out
+
+
+class XInput:
+    """XTEST input on one display. Thread-safe; one X connection per instance."""
+
+    def __init__(self, display: str) -> None:
+        from Xlib import X, XK, display as xdisplay
+        from Xlib.ext import xtest
+
+        self._X, self._XK, self._xtest = X, XK, xtest
+        self.display_name = display
+        try:
+            self._d = xdisplay.Display(display)
+        except Exception as exc:  # Xlib raises several unrelated types on connect failure
+            raise SimbridgeError(f"cannot open X display {display}: {exc}") from None
+        if not self._d.has_extension("XTEST"):
+            raise SimbridgeError(f"X display {display} has no XTEST extension")
+        self._lock = threading.RLock()
+        self._last_release: dict[int, float] = {}
+        self._held_keys: set[int] = set()
+        self._held_buttons: set[int] = set()
+        self._xdotool = shutil.which("xdotool")
+
+    # ------------------------------------------------------------------ keys
+    def _keysym(self, name: str) -> int:
+        XK = self._XK
+        key = _ALIASES.get(name, _ALIASES.get(name.lower(), name)) if len(name) != 1 or name in _ALIASES else name
+        ks = XK.string_to_keysym(key)
+        if not ks and len(key) > 1:
+            ks = XK.string_to_keysym(key.capitalize()) or XK.string_to_keysym(key.upper())
+        if not ks and len(key) == 1:
+            cp = ord(key)
+            ks = cp if cp < 0x100 else 0x01000000 + cp
+        if not ks:
+            raise SimbridgeError(f"unknown key name {name!r}")
+        return ks
+
+    def _keycode(self, name: str) -> tuple[int, bool]:
+        """(keycode, needs_shift) for a key name; keycode 0 when the layout has no such key."""
+        ks = self._keysym(name)
+        codes = list(self._d.keysym_to_keycodes(ks))
+        if not codes:
+            return 0, False
+        for code, index in codes:
+            if index == 0:
+                return code, False
+        code, index = codes[0]
+        return code, index == 1
+
+    def _fake_key(self, code: int, down: bool) -> None:
+        self._xtest.fake_input(self._d, self._X.KeyPress if down else self._X.KeyRelease, code)
+        self._d.sync()
+        if down:
+            self._held_keys.add(code)
+        else:
+            self._held_keys.discard(code)
+            self._last_release[code] = time.monotonic()
+
+    def _space_tap(self, code: int) -> None:
+        last = self._last_release.get(code)
+        if last is not None:
+            gap = MIN_TAP_SPACING_S - (time.monotonic() - last)
+            if gap > 0:
+                time.sleep(gap)
+
+    def _codes(self, combo: str) -> list[int]:
+        codes: list[int] = []
+        shift = self._keycode("Shift_L")[0]
+        for part in split_combo(combo):
+            code, needs_shift = self._keycode(part)
+            if not code:
+                raise SimbridgeError(f"key {part!r} is not on the display's keyboard layout")
+            if needs_shift and shift not in codes:
+                codes.append(shift)
+            codes.append(code)
+        return codes
+
+    def key_down(self, combo: str) -> None:
+        with self._lock:
+            for code in self._codes(combo):
+                self._space_tap(code)
+                self._fake_key(code, True)
+
+    def key_up(self, combo: str) -> None:
+        with self._lock:
+            for code in reversed(self._codes(combo)):
+                self._fake_key(code, False)
+
+    def key(self, combo: str, hold_s: float = 0.05, repeat: int = 1) -> None:
+        """Tap a key or combination `repeat` times, each held `hold_s`; taps of one key are spaced
+        at least MIN_TAP_SPACING_S apart."""
+        codes = self._codes(combo)
+        for _ in range(max(1, int(repeat))):
+            with self._lock:
+                for code in codes:
+                    self._space_tap(code)
+                    self._fake_key(code, True)
+            time.sleep(max(0.0, hold_s))
+            with self._lock:
+                for code in reversed(codes):
+                    self._fake_key(code, False)
+
+    def type_text(self, text: str, interval_s: float = 0.03) -> None:
+        for ch in text:
+            try:
+                code, needs_shift = self._keycode(ch)
+            except SimbridgeError:
+                code, needs_shift = 0, False
+            if not code:
+                self._xdotool_type(ch)
+                continue
+            self.key(ch if ch != " " else "space", hold_s=interval_s / 2)
+            time.sleep(interval_s / 2)
+
+    def _xdotool_type(self, text: str) -> None:
+        if not self._xdotool:
+            raise SimbridgeError(f"character {text!r} is not on the keyboard layout and xdotool is not installed")
+        subprocess.run([self._xdotool, "type", "--delay", "30", "--", text], check=True,
+                       env={"DISPLAY": self.display_name, "PATH": "/usr/bin:/bin"}, timeout=30)
+
+    # ------------------------------------------------------------------ mouse
+    def mouse_move(self, x: int, y: int) -> None:
+        with self._lock:
+            self._xtest.fake_input(self._d, self._X.MotionNotify, x=int(x), y=int(y))
+            self._d.sync()
+
+    def cursor_position(self) -> tuple[int, int]:
+        with self._lock:
+            p = self._d.screen().root.query_pointer()
+            return int(p.root_x), int(p.root_y)
+
+    def button(self, button: str | int, down: bool) -> None:
+        b = BUTTONS[button] if isinstance(button, str) else int(button)
+        with self._lock:
+            self._xtest.fake_input(self._d, self._X.ButtonPress if down else self._X.ButtonRelease, b)
+            self._d.sync()
+            (self._held_buttons.add if down else self._held_buttons.discard)(b)
+
+    def click(self, button: str | int = "left", count: int = 1, hold_s: float = 0.03, interval_s: float = 0.08) -> None:
+        for i in range(max(1, int(count))):
+            if i:
+                time.sleep(interval_s)
+            self.button(button, True)
+            time.sleep(hold_s)
+            self.button(button, False)
+
+    def scroll(self, dx: int = 0, dy: int = 0) -> None:
+        """Wheel clicks: dy > 0 scrolls down, dx > 0 scrolls right."""
+        for n, pos, neg in ((dy, "wheel_down", "wheel_up"), (dx, "wheel_right", "wheel_left")):
+            for _ in range(abs(int(n))):
+                self.click(pos if n > 0 else neg, hold_s=0.005)
+                time.sleep(0.01)
+
+    def release_all(self) -> None:
+        """Let go of every key and button still held (at episode end, so nothing sticks)."""
+        with self._lock:
+            for code in list(self._held_keys):
+                self._fake_key(code, False)
+            for b in list(self._held_buttons):
+                self.button(b, False)
+
+    def close(self) -> None:
+        try:
+            self.release_all()
+        except Exception:
+            pass
+        try:
+            self._d.close()
+        except Exception:
+            pass
+

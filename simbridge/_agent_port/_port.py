@@ -1,0 +1,264 @@
+"""The agent port: the agent's only door into the sandbox (screen pixels out, synthetic input in).
+
+One `AgentPort` serves one episode on one X display. Every action goes through `execute()`,
+which logs it (`{t_wall, t, kind, args}`, t = the task clock, simulator seconds) and paces it:
+in real time an action simply happens; in lockstep the simulator stays paused while the agent
+decides and runs for a fixed slice after each input (and for exactly the requested time in
+`wait`). The vocabulary (ACTIONS) is a superset of the common computer-use APIs; see
+`_mappings.py` for the Anthropic and OpenAI translations.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from simbridge._agent_port._input import XInput
+from simbridge._agent_port._screen import ScreenGrabber, Screenshot
+from simbridge._errors import SimbridgeError
+
+#: action kind -> its arguments and defaults (the contract the MCP tools and clients share)
+ACTIONS: dict[str, dict[str, Any]] = {
+    "screenshot": {"format": "png", "scale": 1.0, "quality": 80},
+    "key": {"keys": None, "hold_s": 0.05, "repeat": 1},
+    "key_down": {"keys": None},
+    "key_up": {"keys": None},
+    "type": {"text": None},
+    "mouse_move": {"x": None, "y": None},
+    "click": {"x": None, "y": None, "button": "left", "count": 1},
+    "double_click": {"x": None, "y": None, "button": "left"},
+    "drag": {"path": None, "button": "left", "duration_s": 0.3},
+    "scroll": {"x": None, "y": None, "dx": 0, "dy": 0},
+    "mouse_down": {"button": "left", "x": None, "y": None},
+    "mouse_up": {"button": "left", "x": None, "y": None},
+    "cursor_position": {},
+    "wait": {"seconds": None},
+    "elapsed": {},
+    "done": {"reason": ""},
+    "give_up": {"reason": ""},
+}
+#: actions that change nothing in the sandbox (no lockstep slice after them)
+_OBSERVE = frozenset({"screenshot", "cursor_position", "elapsed", "done", "give_up"})
+#: actions not written to actions.jsonl (pure clock reads)
+_UNLOGGED = frozenset({"elapsed", "cursor_position"})
+
+
+class EpisodeOver(SimbridgeError):
+    """The episode has ended (time limit, crash, done): the port accepts no more actions."""
+
+
+class Pacer:
+    """Real-time pacing: the simulator runs on its own; holds and waits are wall-clock sleeps."""
+
+    lockstep = False
+
+    def hold(self, seconds: float) -> None:
+        if seconds > 0:
+            time.sleep(seconds)
+
+    def wait(self, seconds: float) -> None:
+        self.hold(seconds)
+
+    def after_input(self) -> None:
+        pass
+
+
+class LockstepPacer(Pacer):
+    """The simulator is paused except while an action runs: holds and waits advance exactly that
+    much simulator time, every other input is followed by a `slice_s` slice."""
+
+    lockstep = True
+
+    def __init__(self, set_paused: Callable[[bool], None], sim_time: Callable[[], float], *,
+                 slice_s: float = 0.1, alive: Callable[[], bool] = lambda: True) -> None:
+        self._set_paused, self._sim_time, self._alive = set_paused, sim_time, alive
+        self.slice_s = slice_s
+        self.stopped = threading.Event()
+
+    def hold(self, seconds: float) -> None:
+        if seconds <= 0:
+            return
+        t_end = self._sim_time() + seconds
+        self._set_paused(False)
+        try:
+            while self._sim_time() < t_end and self._alive() and not self.stopped.is_set():
+                time.sleep(0.002)
+        finally:
+            self._set_paused(True)
+
+    def after_input(self) -> None:
+        self.hold(self.slice_s)
+
+
+class AgentPort:
+    """Executes the action vocabulary on `display` and logs every action through `log`.
+
+    `clock()` returns the task clock (simulator seconds since episode start); `log(record)`
+    receives `{t_wall, t, kind, args, dur_s}` (the runner hands it to BundleWriter.action).
+    """
+
+    def __init__(self, display: str, *, clock: Callable[[], float] = lambda: 0.0,
+                 log: Callable[[Mapping[str, Any]], None] | None = None, pacer: Pacer | None = None) -> None:
+        self.display = display
+        self.clock = clock
+        self.log = log
+        self.pacer = pacer or Pacer()
+        self.screen = ScreenGrabber(display)
+        self.input = XInput(display)
+        self._over = threading.Event()
+        self._over_reason = ""
+        self.finished = threading.Event()
+        #: ("done" | "give_up", reason) once the agent ends the episode
+        self.outcome: tuple[str, str] | None = None
+        self.n_actions = 0
+        self.first_call = threading.Event()
+        self._lock = threading.Lock()
+
+    # ---------------------------------------------------------------- lifecycle
+    def end_episode(self, reason: str) -> None:
+        """Refuse further actions (raising EpisodeOver in the agent) and let go of held input."""
+        self._over_reason = reason
+        self._over.set()
+        if isinstance(self.pacer, LockstepPacer):
+            self.pacer.stopped.set()
+        try:
+            self.input.release_all()
+        except Exception:
+            pass
+
+    @property
+    def over(self) -> bool:
+        return self._over.is_set()
+
+    def close(self) -> None:
+        self.end_episode(self._over_reason or "closed")
+        self.input.close()
+        self.screen.close()
+
+    # ---------------------------------------------------------------- dispatch
+    def execute(self, kind: str, args: Mapping[str, Any] | None = None) -> Any:
+        """Run one action. Unknown kinds and arguments raise SimbridgeError (the agent's mistake)."""
+        if kind not in ACTIONS:
+            raise SimbridgeError(f"unknown action {kind!r} (known: {', '.join(ACTIONS)})")
+        spec = ACTIONS[kind]
+        given = {k: v for k, v in dict(args or {}).items() if v is not None}
+        unknown = set(given) - set(spec)
+        if unknown:
+            raise SimbridgeError(f"action {kind!r}: unknown argument(s) {sorted(unknown)}")
+        full = {**{k: v for k, v in spec.items() if v is not None}, **given}
+        missing = [k for k, v in spec.items() if v is None and k not in full and k not in ("x", "y")]
+        if missing:
+            raise SimbridgeError(f"action {kind!r}: missing argument(s) {missing}")
+        self.first_call.set()
+        if self._over.is_set() and kind not in ("elapsed",):
+            raise EpisodeOver(f"episode over ({self._over_reason})")
+        t_wall, t_sim, t0 = time.time(), self.clock(), time.monotonic()
+        result = getattr(self, f"_do_{kind}")(**full)
+        if kind not in _OBSERVE and kind != "wait":
+            self.pacer.after_input()
+        if kind not in _UNLOGGED and self.log is not None:
+            self.log({"t_wall": round(t_wall, 4), "t": round(t_sim, 4), "kind": kind, "args": given,
+                      "dur_s": round(time.monotonic() - t0, 4)})
+        with self._lock:
+            self.n_actions += 1
+        return result
+
+    # ---------------------------------------------------------------- actions
+    def _do_screenshot(self, format: str = "png", scale: float = 1.0, quality: int = 80) -> Screenshot:
+        return self.screen.screenshot(format, scale=float(scale), quality=int(quality))  # type: ignore[arg-type]
+
+    def _do_key(self, keys: str, hold_s: float = 0.05, repeat: int = 1) -> None:
+        for i in range(max(1, int(repeat))):
+            self.input.key_down(keys)
+            try:
+                self.pacer.hold(float(hold_s))
+            finally:
+                self.input.key_up(keys)
+
+    def _do_key_down(self, keys: str) -> None:
+        self.input.key_down(keys)
+
+    def _do_key_up(self, keys: str) -> None:
+        self.input.key_up(keys)
+
+    def _do_type(self, text: str) -> None:
+        self.input.type_text(str(text))
+
+    def _move_if(self, x: Any, y: Any) -> None:
+        if x is not None and y is not None:
+            self.input.mouse_move(int(x), int(y))
+        elif (x is None) != (y is None):
+            raise SimbridgeError("give both x and y, or neither")
+
+    def _do_mouse_move(self, x: int, y: int) -> None:
+        self._move_if(x, y)
+
+    def _do_click(self, x: int | None = None, y: int | None = None, button: str = "left", count: int = 1) -> None:
+        self._move_if(x, y)
+        self.input.click(button, count=int(count))
+
+    def _do_double_click(self, x: int | None = None, y: int | None = None, button: str = "left") -> None:
+        self._do_click(x, y, button, 2)
+
+    def _do_drag(self, path: list[list[int]], button: str = "left", duration_s: float = 0.3) -> None:
+        pts = [(int(p[0]), int(p[1])) for p in path]
+        if len(pts) < 2:
+            raise SimbridgeError("drag needs a path of at least two [x, y] points")
+        self.input.mouse_move(*pts[0])
+        self.input.button(button, True)
+        try:
+            # interpolate so the application sees a continuous motion
+            steps_per_leg = max(2, int(20 * float(duration_s) / (len(pts) - 1)))
+            dt = float(duration_s) / ((len(pts) - 1) * steps_per_leg)
+            for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+                for k in range(1, steps_per_leg + 1):
+                    f = k / steps_per_leg
+                    self.input.mouse_move(round(x0 + (x1 - x0) * f), round(y0 + (y1 - y0) * f))
+                    self.pacer.hold(dt)
+        finally:
+            self.input.button(button, False)
+
+    def _do_scroll(self, x: int | None = None, y: int | None = None, dx: int = 0, dy: int = 0) -> None:
+        self._move_if(x, y)
+        self.input.scroll(int(dx), int(dy))
+
+    def _do_mouse_down(self, button: str = "left", x: int | None = None, y: int | None = None) -> None:
+        self._move_if(x, y)
+        self.input.button(button, True)
+
+    def _do_mouse_up(self, button: str = "left", x: int | None = None, y: int | None = None) -> None:
+        self._move_if(x, y)
+        self.input.button(button, False)
+
+    def _do_cursor_position(self) -> tuple[int, int]:
+        return self.input.cursor_position()
+
+    def _do_wait(self, seconds: float) -> None:
+        s = float(seconds)
+        if s < 0:
+            raise SimbridgeError("wait: seconds must be ≥ 0")
+        if self.pacer.lockstep:
+            self.pacer.wait(s)
+            return
+        end = time.monotonic() + s
+        while not self._over.is_set():  # wake up when the episode ends
+            left = end - time.monotonic()
+            if left <= 0:
+                break
+            self._over.wait(min(left, 0.05))
+
+    def _do_elapsed(self) -> float:
+        return float(self.clock())
+
+    def _end(self, outcome: str, reason: str) -> None:
+        if self.outcome is None:
+            self.outcome = (outcome, str(reason))
+        self.finished.set()
+
+    def _do_done(self, reason: str = "") -> None:
+        self._end("done", reason)
+
+    def _do_give_up(self, reason: str = "") -> None:
+        self._end("give_up", reason)

@@ -1,0 +1,43 @@
+"""Providers bring up the agent's sandbox: a display, an environment, a way to start processes.
+
+`local` (Xvfb on this machine, unisolated) is the development provider; `netns` (Linux
+namespaces + firewall) and `vm` (libvirt/QEMU) implement the same `Provider` interface, so the
+runner does not change when they arrive.
+"""
+
+from __future__ import annotations
+
+import abc
+from pathlib import Path
+from typing import Any
+
+from simbridge._adapter import Sandbox
+
+#: screen size every provider gives the agent (the cockpit and reference pilots assume it)
+SCREEN_W, SCREEN_H, SCREEN_DEPTH = 1280, 800, 24
+
+
+class Provider(abc.ABC):
+    """One sandbox for one episode. Use as a context manager: `stop()` always runs."""
+
+    name: str = ""
+    #: True when the sandbox really separates the agent from the host (not `local`)
+    isolated: bool = False
+
+    @abc.abstractmethod
+    def start(self, workdir: str | Path) -> Sandbox:
+        """Bring the sandbox up and return it. Raises HarnessError on failure."""
+
+    @abc.abstractmethod
+    def stop(self) -> None:
+        """Tear everything down, including every process started through `sandbox.spawn`. Idempotent."""
+
+    def isolation_report(self) -> dict[str, Any]:
+        """What the provider guarantees (stored in episode.json)."""
+        return {"provider": self.name, "isolated": self.isolated}
+
+    def __enter__(self) -> "Provider":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()

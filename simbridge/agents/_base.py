@@ -1,0 +1,63 @@
+"""The Agent interface: what the runner drives, and all an agent may use.
+
+An agent sees the task (its instruction) and acts only through an `AgentPortClient` (screen
+pixels out, keyboard/mouse in). It never sees the simulator's state. The runner calls
+
+    agent.setup(ctx)                          # before the simulator starts (optional)
+    result = agent.run(port, task, deadline_s)
+    agent.close()                             # always, also after errors (optional)
+
+`run` is called on a worker thread and returns "done" (the agent believes the task is complete)
+or "give_up". `deadline_s` is the task-clock time limit (simulator seconds since the episode
+start, the same clock as `port.elapsed()`); at that point the runner ends the episode and every
+further port call raises `EpisodeOver`, which `run` may simply let propagate. Calling
+`port.done()` / `port.give_up()` ends the episode at once, exactly like returning.
+"""
+
+from __future__ import annotations
+
+import abc
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from simbridge._agent_port import AgentPortClient
+    from simbridge._task import TaskSpec
+
+AgentResult = Literal["done", "give_up"]
+
+
+@dataclass
+class AgentContext:
+    """What the runner tells an agent before the episode starts (not the simulator's state)."""
+
+    display: str
+    #: MCP endpoint of the agent port, e.g. http://127.0.0.1:PORT/mcp
+    port_url: str | None = None
+    #: start a process inside the sandbox (Popen-like); torn down with the sandbox
+    spawn: Callable[..., Any] | None = None
+    #: set when the episode has ended (time limit, crash, the agent's done/give_up)
+    ended: threading.Event = field(default_factory=threading.Event)
+    #: the outcome an agent declared through the port: ("done"|"give_up", reason) or None
+    outcome: Callable[[], tuple[str, str] | None] = lambda: None
+    #: where the runner prints things a person must see (URLs, VNC address)
+    say: Callable[[str], None] = print
+    lockstep: bool = False
+
+
+class Agent(abc.ABC):
+    """Base class of agents. Subclasses set `name` and implement `run`."""
+
+    name: str = "agent"
+
+    def setup(self, ctx: AgentContext) -> None:
+        """Called once before the simulator starts (start helpers, print addresses)."""
+
+    @abc.abstractmethod
+    def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
+        """Fly the task through the port until done; return "done" or "give_up"."""
+
+    def close(self) -> None:
+        """Release what setup() started. Safe to call twice."""

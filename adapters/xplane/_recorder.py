@@ -1,0 +1,66 @@
+"""Record-only mode: log an already running X-Plane into a bundle, no agent and no setup.
+
+Operators use it to check a lab setup, instructors to record reference flights. It subscribes
+every mapped signal over RREF (50 Hz by default) and stops after `seconds` of simulator time
+(bounded in wall time too, so a paused simulator cannot hold it forever).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from simbridge._bundle import BundleWriter, EpisodeInfo
+from simbridge._errors import HarnessError
+from simbridge.adapters.xplane import _mapping
+from simbridge.adapters.xplane._logger import RrefLogger
+from simbridge.adapters.xplane._udp import UDP_PORT, UdpClient
+
+
+class XPlaneRecorder:
+    def __init__(self, host: str, port: int | None = None, *, twin: bool = False, ready_timeout_s: float = 10.0) -> None:
+        self.host, self.port = host, port or UDP_PORT
+        self.twin = twin
+        self.ready_timeout_s = ready_timeout_s
+
+    def record(self, out: str | Path, *, seconds: float, hz: int = 50, task_id: str | None = None) -> Path:
+        rows = _mapping.select(None, twin=self.twin)
+        udp = UdpClient(self.host, self.port)
+        logger = RrefLogger(udp, rows, hz=hz)
+        episode = EpisodeInfo(task_id=task_id or "record", sim="xplane", adapter="simbridge.adapters.xplane",
+                              provider="none", agent="none", sample_rate_hz=float(hz), flags=["record_only"],
+                              host=f"{self.host}:{self.port}", clock=_mapping.CLOCK_DATAREF)
+        writer: BundleWriter | None = None
+        status, detail = "completed", ""
+        try:
+            logger.start(ready_timeout_s=self.ready_timeout_s)
+            writer = BundleWriter(out, episode, logger.signals)
+            wall_deadline = time.monotonic() + 2 * seconds + 10
+            last_t = 0.0
+            while last_t < seconds:
+                if time.monotonic() > wall_deadline:
+                    status, detail = "timeout", f"simulator time reached {last_t:.1f} s of {seconds:g} s (paused?)"
+                    break
+                if udp.last_packet_mono is not None and time.monotonic() - udp.last_packet_mono > 5.0:
+                    status, detail = "sim_crashed", "no RREF data for 5 s"
+                    break
+                for s in logger.samples():
+                    if s.t_sim > seconds:
+                        last_t = s.t_sim
+                        break
+                    writer.sample(s.t_sim, s.values)
+                    last_t = s.t_sim
+                time.sleep(0.02)
+            for f in logger.stop():
+                if f.t_sim <= seconds:
+                    s = logger.samples([f])[0]
+                    writer.sample(s.t_sim, s.values)
+            writer.episode.rref_packets = udp.packets_received  # type: ignore[attr-defined]
+            writer.episode.dropped_late = logger.assembler.dropped_late  # type: ignore[attr-defined]
+            return writer.finish(status, detail)  # type: ignore[arg-type]
+        except HarnessError:
+            if writer is not None:
+                writer.finish("harness_error", "recording failed")
+            raise
+        finally:
+            udp.close()

@@ -13,6 +13,7 @@ import sys
 COMMAND_MODULES = [
     "simbridge._cmd_tasks",
     "simbridge._cmd_verify",
+    "simbridge._cmd_record",
     "simbridge._cmd_metrics",
 ]
 

@@ -1,0 +1,58 @@
+"""`simbridge record`: record a bundle from an already running simulator, no agent and no setup.
+
+Sim-pluggable: `RECORDERS` maps a simulator name to a factory `(host, port) -> recorder`, where a
+recorder has `record(out, *, seconds, hz, task_id) -> Path`. Adapters register here.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+
+class Recorder(Protocol):
+    def record(self, out: str | Path, *, seconds: float, hz: int = 50, task_id: str | None = None) -> Path: ...
+
+
+def _xplane(host: str, port: int | None) -> Recorder:
+    from simbridge.adapters.xplane import XPlaneRecorder
+
+    return XPlaneRecorder(host, port)
+
+
+#: simulator name -> factory(host, port) returning a Recorder
+RECORDERS: dict[str, Callable[[str, int | None], Recorder]] = {
+    "xplane": _xplane,
+}
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("record", help="record a bundle from a running simulator (no agent, no setup)",
+                       description=__doc__.splitlines()[0])
+    p.add_argument("--sim", required=True, help=f"simulator ({', '.join(sorted(RECORDERS))})")
+    p.add_argument("--host", required=True, help="address of the simulator's state API")
+    p.add_argument("--port", type=int, default=None, help="state API port (default: the simulator's own)")
+    p.add_argument("--seconds", type=float, required=True, help="simulator seconds to record")
+    p.add_argument("--out", required=True, help="bundle directory to create")
+    p.add_argument("--task", default=None, help="task id to stamp into episode.json (e.g. T02)")
+    p.add_argument("--hz", type=int, default=50, help="sample rate (default 50)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from simbridge._errors import SimbridgeError
+
+    if args.sim not in RECORDERS:
+        raise SimbridgeError(f"record: no recorder for simulator {args.sim!r} (known: {', '.join(sorted(RECORDERS))})")
+    if args.seconds <= 0:
+        raise SimbridgeError("record: --seconds must be positive")
+    if not 1 <= args.hz <= 1000:
+        raise SimbridgeError("record: --hz must be within 1..1000")
+    out = Path(args.out)
+    if (out / "manifest.json").exists() or (out / "signals.csv").exists():
+        raise SimbridgeError(f"record: {out} already holds a bundle")
+    path = RECORDERS[args.sim](args.host, args.port).record(out, seconds=args.seconds, hz=args.hz, task_id=args.task)
+    print(path)
+    return 0

@@ -1,0 +1,91 @@
+"""T07 CARLA parallel parking: full, partial and failing fixtures with hand-worked scores.
+
+Bay (YAML): x 196.8..203.2, y 198.64..201.14 (6.4 x 2.5 m), centre (200.0, 199.89), heading 0°.
+Vehicle footprint 4.90 x 2.12 m: half-length 2.45, half-width 1.06.
+"""
+
+import numpy as np
+import pytest
+
+from simbridge import read_bundle
+from simbridge._task import load_task
+from simbridge.verifiers import score_bundle
+from synth import make_bundle, resample_cols
+from synth_driving import park
+
+TASK = load_task("T07")
+START = (170.0, 199.14, 0.0)
+CENTRE = (200.0, 199.89)
+
+
+def score(tmp_path, cols, events=(), **kw):
+    return score_bundle(read_bundle(make_bundle(tmp_path, "T07", cols, events=events, **kw)), TASK)
+
+
+def comp(s, name):
+    return next(c for c in s.components if c.name == name)
+
+
+def test_centred_in_the_bay_full_credit(tmp_path):
+    s = score(tmp_path, park(20.0, START, (*CENTRE, 0.0)))
+    assert s.status == "scored" and s.score == pytest.approx(1.0) and s.success is True
+    assert comp(s, "centre_offset").measured == pytest.approx(0.0, abs=1e-6)
+    assert s.safety == []
+
+
+def test_offset_and_contact_partial(tmp_path):
+    # 0.65 m forward, 3° yaw: corners reach x = 200.65 + 2.45·cos3° + 1.06·sin3° = 203.152 < 203.2
+    # and y = 199.89 ± (2.45·sin3° + 1.06·cos3°) = 199.89 ± 1.187 → 198.70..201.08: inside (0.30).
+    # offset 0.65 m: (1.0 − 0.65) / (1.0 − 0.3) = 0.5 → 0.40 × 0.5 = 0.20; heading 3° ≤ 5° (0.15);
+    # one touch of the front car (0) → 0.65
+    ev = [{"t": 9.0, "kind": "collision", "data": {"other_kind": "vehicle", "other_id": 31, "x_m": 203.0, "y_m": 199.9}}]
+    s = score(tmp_path, park(20.0, START, (200.65, 199.89, 3.0)), ev)
+    assert comp(s, "inside_space").earned == 1
+    assert comp(s, "centre_offset").earned == pytest.approx(0.5)
+    assert s.score == pytest.approx(0.65)
+    assert s.success is False
+
+
+def test_crooked_car_sticks_out(tmp_path):
+    # 8° yaw at the centre: half-extent across = 2.45·sin8° + 1.06·cos8° = 1.390 > 1.25: outside (0),
+    # offset 0 → 0.40, heading 8° > 5° (0), no contact 0.15 → 0.55
+    s = score(tmp_path, park(20.0, START, (*CENTRE, 8.0)))
+    assert comp(s, "inside_space").measured < 4
+    assert s.score == pytest.approx(0.55)
+
+
+def test_stopped_in_the_lane_fails(tmp_path):
+    # stays in the traffic lane beside the bay, (200, 196.0): 3.89 m off (0), outside (0),
+    # heading 0° (0.15), and backs into the rear car (0): 0.15
+    ev = [{"t": 11.0, "kind": "collision", "data": {"other_kind": "vehicle", "other_id": 30}}]
+    s = score(tmp_path, park(20.0, START, (200.0, 196.0, 0.0)), ev)
+    assert comp(s, "centre_offset").measured == pytest.approx(3.89, abs=1e-3)
+    assert s.score == pytest.approx(0.15)
+
+
+def test_facing_backwards_fails_heading(tmp_path):
+    s = score(tmp_path, park(20.0, START, (*CENTRE, 180.0)))
+    assert comp(s, "heading").earned == 0 and comp(s, "heading").measured == pytest.approx(180.0)
+
+
+def test_missing_yaw_is_unscored(tmp_path):
+    cols = park(20.0, START, (*CENTRE, 0.0))
+    del cols["yaw_deg"]
+    s = score(tmp_path, cols)
+    assert s.status == "unscored" and "yaw_deg" in s.reason
+
+
+def test_final_pose_lost_is_unscored(tmp_path):
+    # the pose stops being recorded 2 s before the end (NaN): the final pose is undecidable
+    cols = park(20.0, START, (*CENTRE, 0.0))
+    late = cols["t"] > cols["t"][-1] - 2.0
+    for k in ("x_m", "y_m", "yaw_deg"):
+        cols[k] = np.where(late, np.nan, cols[k])
+    s = score(tmp_path, cols)
+    assert s.status == "unscored" and "final pose" in s.reason
+
+
+def test_resampling_invariance(tmp_path):
+    base = park(100.0, START, (200.65, 199.89, 3.0))
+    scores = [score(tmp_path / str(hz), resample_cols(base, hz)).score for hz in (10, 20, 100)]
+    assert max(scores) - min(scores) <= 0.02, scores

@@ -1,0 +1,93 @@
+"""T13 CARLA pedestrian crossing: full, partial and failing fixtures with hand-worked scores.
+
+Route (YAML): (110, 133.41) → (300, 133.41), 190 m east. Crossing point x = 205: the trigger
+(ego within 25 m) fires at x = 180, i.e. 70 m along the route. Limit 30 km/h → need ≥ 24 km/h.
+"""
+
+import pytest
+
+from simbridge import read_bundle
+from simbridge._task import load_task
+from simbridge.verifiers import score_bundle
+from synth import make_bundle, resample_cols
+from synth_driving import drive
+
+TASK = load_task("T13")
+ROUTE = TASK.verifier.params["route_xy_m"]
+
+
+def score(tmp_path, cols, events=(), **kw):
+    return score_bundle(read_bundle(make_bundle(tmp_path, "T13", cols, events=events, **kw)), TASK)
+
+
+def comp(s, name):
+    return next(c for c in s.components if c.name == name)
+
+
+def stop_and_go(hz=20.0, kmh=30.0):
+    # 30 km/h = 8.333 m/s: 70 m to the trigger in 8.4 s; brake to 0 over 3 s (12.5 m, stops at
+    # x = 192.5, 12.5 m short of the crossing), wait 5 s, 0 → 30 km/h over 4 s (16.7 m), then
+    # cruise 12 s (100 m): 70 + 12.5 + 16.7 + 100 = 199 m ≥ 190 m, the route end
+    v = kmh / 3.6
+    return drive(ROUTE, hz, [(70.0 / v, kmh, kmh), (3.0, kmh, 0.0), (5.0, 0.0, 0.0), (4.0, 0.0, kmh), (12.0, kmh, kmh)])
+
+
+def test_stop_for_the_pedestrian_full_credit(tmp_path):
+    s = score(tmp_path, stop_and_go())
+    assert s.status == "scored" and s.score == pytest.approx(1.0) and s.success is True
+    sp = comp(s, "speed_before_event")
+    assert sp.measured == pytest.approx(30.0) and sp.window[1] == pytest.approx(8.4, abs=0.06)
+    assert s.safety == []
+
+
+def test_crawling_loses_the_speed_item(tmp_path):
+    # 20 km/h throughout (< 24 km/h): 0.6 + 0 + 0.2 = 0.8
+    v = 20 / 3.6
+    s = score(tmp_path, drive(ROUTE, 20.0, [(200.0 / v, 20.0, 20.0)]))
+    assert comp(s, "speed_before_event").measured == pytest.approx(20.0)
+    assert s.score == pytest.approx(0.8)
+
+
+def test_hitting_the_pedestrian_partial(tmp_path):
+    # no braking, hits the walker at x = 205 (t = 95/8.333 = 11.4 s), drives on to the end:
+    # 0 + 0.2 speed + 0.2 route = 0.4 (two contact reports 0.1 s apart are one collision)
+    v = 30 / 3.6
+    ev = [{"t": 11.4, "kind": "collision", "data": {"other_kind": "walker", "other_id": 55}},
+          {"t": 11.5, "kind": "collision", "data": {"other_kind": "walker", "other_id": 55}}]
+    s = score(tmp_path, drive(ROUTE, 20.0, [(200.0 / v, 30.0, 30.0)]), ev)
+    assert comp(s, "no_pedestrian_collision").measured == 1
+    assert s.score == pytest.approx(0.4)
+
+
+def test_other_contacts_are_not_the_pedestrian_item(tmp_path):
+    ev = [{"t": 10.0, "kind": "collision", "data": {"other_kind": "static", "other_id": None}}]
+    s = score(tmp_path, stop_and_go(), ev)
+    assert s.score == pytest.approx(1.0) and "other contact" in s.explanation
+
+
+def test_never_reaching_the_pedestrian_fails(tmp_path):
+    # drives 50 m (ends at x = 160, 45 m from the crossing) and parks: no event, route incomplete → 0
+    v = 30 / 3.6
+    s = score(tmp_path, drive(ROUTE, 20.0, [(50.0 / v, 30.0, 30.0), (0.01, 30.0, 0.0), (20.0, 0.0, 0.0)]))
+    assert s.score == 0.0 and s.status == "scored"
+
+
+def test_missing_speed_is_unscored(tmp_path):
+    cols = stop_and_go()
+    del cols["speed_kmh"]
+    s = score(tmp_path, cols)
+    assert s.status == "unscored" and "speed_kmh" in s.reason
+
+
+def test_gap_is_unscored(tmp_path):
+    cols = stop_and_go()
+    keep = (cols["t"] < 7.0) | (cols["t"] > 8.0)
+    s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
+    assert s.status == "unscored" and "gap" in s.reason
+
+
+@pytest.mark.parametrize("kmh", [30.0, 24.5])
+def test_resampling_invariance(tmp_path, kmh):
+    base = stop_and_go(hz=100.0, kmh=kmh)
+    scores = [score(tmp_path / str(hz), resample_cols(base, hz)).score for hz in (10, 20, 100)]
+    assert max(scores) - min(scores) <= 0.02, scores

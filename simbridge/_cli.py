@@ -15,6 +15,7 @@ COMMAND_MODULES = [
     "simbridge._cmd_verify",
     "simbridge._cmd_record",
     "simbridge._cmd_metrics",
+    "simbridge._cmd_import",
 ]
 
 

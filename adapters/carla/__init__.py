@@ -1,0 +1,20 @@
+"""CARLA: recorder-file reader, bundle importer with OpenDRIVE lane geometry, live client.
+
+The reader and importer need only numpy (scipy speeds up lane lookups); the live client needs
+the `carla` client package (`pip install simbridge[carla]`) and a reachable CARLA server.
+"""
+
+from simbridge.adapters.carla._errors import OpenDriveError, RecorderFormatError
+from simbridge.adapters.carla._format import ActorKind, PacketId, TrafficLightState
+from simbridge.adapters.carla._import import build, find_ego, import_recording
+from simbridge.adapters.carla._lanes import LaneLocator, LanePosition
+from simbridge.adapters.carla._opendrive import OpenDriveMap, read_opendrive
+from simbridge.adapters.carla._reader import (
+    Actor, Collision, Packet, RecorderHeader, RecorderReader, Recording, Track, read_recording,
+)
+
+__all__ = [
+    "Actor", "ActorKind", "Collision", "LaneLocator", "LanePosition", "OpenDriveError", "OpenDriveMap",
+    "Packet", "PacketId", "RecorderFormatError", "RecorderHeader", "RecorderReader", "Recording", "Track",
+    "TrafficLightState", "build", "find_ego", "import_recording", "read_opendrive", "read_recording",
+]

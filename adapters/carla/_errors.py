@@ -1,0 +1,19 @@
+"""Errors of the CARLA adapter."""
+
+from __future__ import annotations
+
+from simbridge._errors import BundleError
+
+
+class RecorderFormatError(BundleError):
+    """A CARLA recorder file is truncated or corrupt. The message names the file and byte offset."""
+
+    def __init__(self, path: str, offset: int, problem: str) -> None:
+        self.path = path
+        self.offset = offset
+        self.problem = problem
+        super().__init__(f"{path}: byte {offset}: {problem}")
+
+
+class OpenDriveError(BundleError):
+    """An OpenDRIVE map cannot be read: names the file and the element."""

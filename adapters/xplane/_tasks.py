@@ -30,6 +30,13 @@ AIRCRAFT_PATHS: dict[str, str] = {
     "r22": "Aircraft/Laminar Research/Robinson R22 Beta II/R22.acf",
     "b738": "Aircraft/Laminar Research/Boeing 737-800/b738.acf",
 }
+#: `vehicle.ids.xplane` may name the .acf file without its folder
+ACF_NAMES: dict[str, str] = {
+    "Cessna_172SP": AIRCRAFT_PATHS["c172"],
+    "Cessna_172SP_G1000": AIRCRAFT_PATHS["c172_g1000"],
+    "R22": AIRCRAFT_PATHS["r22"],
+    "b738": AIRCRAFT_PATHS["b738"],
+}
 
 #: failure system -> X-Plane failure dataref (int, writable; failure enum)
 FAILURE_DATAREFS: dict[str, str] = {
@@ -66,7 +73,13 @@ class TaskPlan:
 def aircraft_path(task: "TaskSpec") -> str:
     ids = task.vehicle.ids
     if "xplane" in ids:
-        return ids["xplane"]
+        acf = ids["xplane"]
+        if "/" in acf:
+            return acf
+        stem = acf[:-4] if acf.endswith(".acf") else acf
+        if stem in ACF_NAMES:
+            return ACF_NAMES[stem]
+        raise KeyError(f"{task.id}: X-Plane aircraft {acf!r} has no known path; give the path under Aircraft/")
     model = task.vehicle.model.lower()
     if "r22" in model or "robinson" in model:
         return AIRCRAFT_PATHS["r22"]

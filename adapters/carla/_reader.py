@@ -191,6 +191,7 @@ def _blocks(path: str, block_bytes: int, allow_truncated: bool) -> Iterator[tupl
         first = True
         eof = False
         want = block_bytes
+        pending: RecorderFormatError | None = None
         while True:
             chunk = fh.read(want) if not eof else b""
             if len(chunk) < want:
@@ -211,16 +212,21 @@ def _blocks(path: str, block_bytes: int, allow_truncated: bool) -> Iterator[tupl
                             eof = True
                             n = pos  # drop the partial packet
                             break
-                        raise RecorderFormatError(
+                        # hand over the packets before this one first: an earlier corrupt
+                        # packet is the better error to report
+                        pending = RecorderFormatError(
                             path, base + pos,
-                            f"truncated: packet id {pid} declares {size} bytes of data, the file has "
-                            f"{file_size - base - pos - 5} left")
+                            f"truncated or corrupt: packet id {pid} declares {size} bytes of data, the file has "
+                            f"{max(file_size - base - pos - 5, 0)} left")
+                        break
                     want = max(block_bytes, end - n)
                     break
                 append((pos, pid, size))
                 pos = end
             yield (header if first else None), buf, base, packets
             first = False
+            if pending is not None:
+                raise pending
             if eof:
                 tail = n - pos
                 if tail > 0 and not allow_truncated:
@@ -493,6 +499,7 @@ def read_recording(
     layout: str | None = None
     frame_index = -1
     elapsed_of: list[float] = []  # elapsed per frame index, for event-like packets
+    itemsize = {pid: dt.itemsize for pid, dt in RECORD_DTYPES.items()}
 
     for hdr, buf, base, packets in _blocks(spath, block_bytes, allow_truncated):
         if hdr is not None:
@@ -519,6 +526,8 @@ def read_recording(
             if pid in (21, 22, 23):
                 meaning, layout = _late_id(buf, pos + 5, size, pid, layout)
             if meaning in RECORD_DTYPES:
+                if size < 2 or size != 2 + (buf[pos + 5] | buf[pos + 6] << 8) * itemsize[meaning]:
+                    _fixed(_Cursor(buf, pos + 5, pos + 5 + size, spath, base), meaning)  # raises, naming it
                 if meaning not in (PacketId.EVENT_DEL, PacketId.EVENT_PARENT, PacketId.COLLISION):
                     fixed.setdefault(meaning, []).append((pos, size, frame_index))
                 else:

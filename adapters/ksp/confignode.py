@@ -1,0 +1,105 @@
+"""KSP's ConfigNode text format (`.sfs`, `.cfg`): nested `NAME { key = value ... }` blocks.
+
+Layout as the game writes it: a node name on its own line, `{` on the next, `key = value`
+lines (the value is everything after the first ` = `, spaces kept), `}` closing; `//` starts a
+comment. `NAME {` on one line and `}` after a value are accepted too (hand-edited saves).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from simbridge._errors import SimbridgeError
+
+
+class ConfigNodeError(SimbridgeError):
+    """A save that is not well-formed ConfigNode text: names the file and line."""
+
+
+@dataclass
+class ConfigNode:
+    name: str
+    values: list[tuple[str, str]] = field(default_factory=list)
+    nodes: list["ConfigNode"] = field(default_factory=list)
+    line: int = 0
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        """First value of `key`."""
+        for k, v in self.values:
+            if k == key:
+                return v
+        return default
+
+    def node(self, name: str) -> "ConfigNode | None":
+        for n in self.nodes:
+            if n.name == name:
+                return n
+        return None
+
+    def all(self, name: str) -> list["ConfigNode"]:
+        return [n for n in self.nodes if n.name == name]
+
+
+def parse_confignode(text: str, source: str = "<text>") -> ConfigNode:
+    """Parse ConfigNode text into a root node (name '') holding the top-level nodes and values."""
+    root = ConfigNode("", line=0)
+    stack = [root]
+    pending: tuple[str, int] | None = None  # a node name waiting for its '{'
+    for no, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("//", 1)[0].strip()
+        while line:
+            if pending is not None:
+                if not line.startswith("{"):
+                    raise ConfigNodeError(f"{source}: line {pending[1]}: node {pending[0]!r} is not followed by '{{' "
+                                          f"(line {no} has {line[:40]!r})")
+                node = ConfigNode(pending[0], line=pending[1])
+                stack[-1].nodes.append(node)
+                stack.append(node)
+                pending = None
+                line = line[1:].strip()
+                continue
+            if line.startswith("}"):
+                if len(stack) == 1:
+                    raise ConfigNodeError(f"{source}: line {no}: '}}' without an open node")
+                stack.pop()
+                line = line[1:].strip()
+                continue
+            brace_at, eq_at = line.find("{"), line.find("=")
+            if eq_at >= 0 and not (0 <= brace_at < eq_at):
+                key, _, value = line.partition("=")
+                value = value.strip()
+                close = value.endswith("}") and value.count("{") < value.count("}")
+                if close:
+                    value = value[:-1].rstrip()
+                stack[-1].values.append((key.strip(), value))
+                line = "}" if close else ""
+                continue
+            name, brace, rest = line.partition("{")
+            name = name.strip()
+            if not name or any(c.isspace() for c in name):
+                raise ConfigNodeError(f"{source}: line {no}: expected 'key = value', a node name or a brace, got {line[:40]!r}")
+            pending = (name, no)
+            line = ("{" + rest) if brace else ""
+    if pending is not None:
+        raise ConfigNodeError(f"{source}: line {pending[1]}: node {pending[0]!r} has no '{{' before the end of the file")
+    if len(stack) > 1:
+        raise ConfigNodeError(f"{source}: end of file inside node {stack[-1].name!r} opened at line {stack[-1].line} "
+                              "(missing '}'; truncated save?)")
+    return root
+
+
+def read_confignode(path: str | Path) -> ConfigNode:
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigNodeError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if b"\x00" in raw[:65536]:
+        off = raw.index(b"\x00")
+        raise ConfigNodeError(f"{path}: byte offset {off}: binary data, not a KSP ConfigNode text file")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigNodeError(f"{path}: byte offset {exc.start}: not UTF-8 text") from None
+    return parse_confignode(text, str(path))

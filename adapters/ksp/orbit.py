@@ -1,0 +1,59 @@
+"""Keplerian orbit of a KSP vessel as the save stores it, and the altitudes the task checks.
+
+Kerbin: R = 600 000 m, GM = 3.5316e12 m³/s² (KSP wiki; SPICE kernel from kRPC data).
+PeA = SMA(1−ECC) − R, ApA = SMA(1+ECC) − R, T = 2π√(SMA³/GM). ECC ≥ 1: no apoapsis.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+KERBIN_RADIUS_M = 600_000.0
+KERBIN_GM_M3S2 = 3.5316e12
+KERBIN_REF = 1  # flightGlobalsIndex of Kerbin in the stock system
+KERBIN_ATMOSPHERE_M = 70_000.0
+
+
+@dataclass(frozen=True)
+class Orbit:
+    sma_m: float
+    ecc: float
+    inc_deg: float = 0.0
+    ref: int = KERBIN_REF
+    radius_m: float = KERBIN_RADIUS_M
+    gm_m3s2: float = KERBIN_GM_M3S2
+
+    @property
+    def closed(self) -> bool:
+        return 0.0 <= self.ecc < 1.0 and self.sma_m > 0
+
+    @property
+    def pe_alt_m(self) -> float:
+        return self.sma_m * (1.0 - self.ecc) - self.radius_m
+
+    @property
+    def ap_alt_m(self) -> float:
+        """Apoapsis altitude; +inf for an escape trajectory."""
+        return self.sma_m * (1.0 + self.ecc) - self.radius_m if self.closed else math.inf
+
+    @property
+    def period_s(self) -> float:
+        return 2 * math.pi * math.sqrt(self.sma_m ** 3 / self.gm_m3s2) if self.closed else math.inf
+
+    def time_fraction_between(self, lo_alt_m: float, hi_alt_m: float) -> float:
+        """Fraction of one orbital period spent at altitudes in [lo, hi] (Kepler's equation).
+
+        r(E) = a(1 − e cos E) and mean anomaly M = E − e sin E; the band is an interval of cos E,
+        so the time share is (M(E2) − M(E1)) / π over the half orbit E ∈ [0, π] (symmetric)."""
+        if not self.closed:
+            return 0.0
+        a, e = self.sma_m, self.ecc
+        r_lo, r_hi = lo_alt_m + self.radius_m, hi_alt_m + self.radius_m
+        if e < 1e-12:
+            return 1.0 if r_lo <= a <= r_hi else 0.0
+        c_hi = min(1.0, max(-1.0, (1.0 - r_lo / a) / e))  # cos E at the band's lower radius
+        c_lo = min(1.0, max(-1.0, (1.0 - r_hi / a) / e))
+        e1, e2 = math.acos(c_hi), math.acos(c_lo)
+        m1, m2 = e1 - e * math.sin(e1), e2 - e * math.sin(e2)
+        return max(0.0, min(1.0, (m2 - m1) / math.pi))

@@ -1,0 +1,58 @@
+"""Orbit insertion (T19, Kerbal Space Program): judged on the vessel's final orbit in the save."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from simbridge.adapters.ksp.orbit import Orbit
+from simbridge.verifiers import primitives as P
+from simbridge.verifiers._registry import Params, VerifyContext, verifier
+
+
+class OrbitParams(Params):
+    body_ref: int = 1
+    space_alt_m: float = 70_000.0
+    stable_pe_alt_m: float = 70_000.0
+    band_lo_m: float = 75_000.0
+    band_hi_m: float = 85_000.0
+
+
+@verifier("ksp_orbit", params=OrbitParams, components=("reach_space", "stable_orbit", "circularity"))
+def ksp_orbit(ctx: VerifyContext) -> str:
+    """The vessel (snapshot end.ksp_vessel, written by the save importer) must be intact: present
+    in the final save and not debris. Reach space = highest recorded altitude ≥ 70 km (or already
+    in orbit). Stable orbit = closed orbit of Kerbin with PeA > 70 km. Circularity = share of one
+    orbital period spent between 75 and 85 km (1 exactly when PeA and ApA are both in the band),
+    credited only for a stable orbit."""
+    p: OrbitParams = ctx.p
+    if "end" not in ctx.bundle.snapshots or "ksp_vessel" not in (ctx.bundle.snapshots.get("end") or {}):
+        ctx.snapshot("end", "ksp_vessel")  # raises Unscorable naming the missing snapshot
+    v = ctx.bundle.snapshot("end", "ksp_vessel")
+    names = ("reach_space", "stable_orbit", "circularity")
+    if v is None:
+        for n in names:
+            ctx.component(n, 0.0, explanation="vessel not intact: absent from the final save (destroyed or recovered)")
+        return "vessel not intact"
+    alts = [float(v.get("alt_m", math.nan))]
+    sig = ctx.opt("alt_m")
+    if sig is not None:
+        alts.append(float(np.nanmax(sig)))
+    top = max((a for a in alts if math.isfinite(a)), default=math.nan)
+    in_orbit = v.get("situation") in ("ORBITING", "ESCAPING")
+    ctx.component("reach_space", (math.isfinite(top) and top >= p.space_alt_m) or in_orbit,
+                  measured=round(top, 0) if math.isfinite(top) else None, tolerance=f"≥ {p.space_alt_m / 1000:g} km",
+                  explanation=f"situation {v.get('situation')}")
+    orb = Orbit(sma_m=float(v["sma_m"]), ecc=float(v["ecc"]), ref=int(v["ref"]))
+    around = orb.ref == p.body_ref
+    stable = around and orb.closed and orb.pe_alt_m > p.stable_pe_alt_m
+    ap = orb.ap_alt_m
+    desc = f"PeA {orb.pe_alt_m / 1000:.1f} km, ApA {ap / 1000:.1f} km" if math.isfinite(ap) else f"PeA {orb.pe_alt_m / 1000:.1f} km, escape"
+    ctx.component("stable_orbit", stable, measured=round(orb.pe_alt_m, 0), tolerance=f"PeA > {p.stable_pe_alt_m / 1000:g} km around body {p.body_ref}",
+                  explanation=desc if around else f"orbiting body {orb.ref}, not {p.body_ref}")
+    share = orb.time_fraction_between(p.band_lo_m, p.band_hi_m) if stable else 0.0
+    ctx.component("circularity", P.linear_credit(share, 0.0, 1.0), measured=round(share, 4),
+                  tolerance=f"share of the orbit at {p.band_lo_m / 1000:g}-{p.band_hi_m / 1000:g} km",
+                  explanation=desc if stable else "no stable orbit")
+    return ""

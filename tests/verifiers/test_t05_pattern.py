@@ -1,0 +1,109 @@
+"""T05 traffic pattern at KPAO 31: full, partial and failing fixtures with hand-worked scores.
+
+Weights: pattern_geometry 0.30, altitude_discipline 0.20, landing_and_stop 0.50.
+The builder flies upwind to 1,345 m, crosswind 1,200 m to the left (33 s at 70 kt), downwind
+to 1,500 m before the threshold (79 s), base (33 s), final (45 s), all > the 10 s minimum.
+"""
+
+import pytest
+
+from simbridge import read_bundle
+from simbridge._task import load_task
+from simbridge.verifiers import score_bundle
+from synth import make_bundle, resample_cols
+from synth_flight_a import traffic_pattern
+
+TASK = load_task("T05")
+
+
+def score(tmp_path, cols, **kw):
+    return score_bundle(read_bundle(make_bundle(tmp_path, "T05", cols, **kw)), TASK)
+
+
+def comp(s, name):
+    return next(c for c in s.components if c.name == name)
+
+
+def test_full_pattern_full_credit(tmp_path):
+    s = score(tmp_path, traffic_pattern())
+    assert s.status == "scored" and s.score == pytest.approx(1.0) and s.success is True
+    assert comp(s, "pattern_geometry").measured == "4/4 legs"
+    assert comp(s, "altitude_discipline").measured == pytest.approx(0, abs=1)
+
+
+def test_high_downwind_loses_altitude_item(tmp_path):
+    # downwind at 1,150 ft AGL (> 1,100): lose 0.20 -> 0.80
+    s = score(tmp_path, traffic_pattern(downwind_agl_ft=1150))
+    assert s.score == pytest.approx(0.80)
+    assert comp(s, "altitude_discipline").measured == pytest.approx(150, abs=1)
+
+
+def test_right_hand_pattern_misses_the_template(tmp_path):
+    # mirrored pattern: no left crosswind/downwind -> geometry 0 and no downwind to judge 0;
+    # the landing is still good -> 0.50
+    s = score(tmp_path, traffic_pattern(side="right"))
+    assert comp(s, "pattern_geometry").earned == 0 and comp(s, "altitude_discipline").earned == 0
+    assert s.score == pytest.approx(0.50)
+
+
+def test_tight_downwind_is_outside_the_template(tmp_path):
+    # downwind 300 m abeam (< 0.25 nm = 463 m): no downwind leg -> 0.50
+    s = score(tmp_path, traffic_pattern(offset_m=300))
+    assert s.score == pytest.approx(0.50)
+
+
+def test_hard_landing_loses_the_landing_item(tmp_path):
+    # 700 fpm >= 600: lose 0.50 -> 0.30 + 0.20 = 0.50
+    s = score(tmp_path, traffic_pattern(sink_fpm=700))
+    assert comp(s, "landing_and_stop").earned == 0 and s.score == pytest.approx(0.50)
+
+
+def test_stop_past_the_runway_end_loses_the_landing_item(tmp_path):
+    # stops 900 m along, past the 744.6 m end -> 0.50
+    s = score(tmp_path, traffic_pattern(td_along_m=500, stop_along_m=900))
+    assert s.score == pytest.approx(0.50)
+
+
+def test_recording_ending_on_final_gets_pattern_only(tmp_path):
+    # cut 10 s before touchdown (final flown for 35 s): 0.30 + 0.20, no landing -> 0.50
+    s = score(tmp_path, traffic_pattern(cut_before_td_s=10))
+    assert s.score == pytest.approx(0.50)
+
+
+def test_no_takeoff_scores_zero(tmp_path):
+    cols = traffic_pattern()
+    keep = cols["t"] < 9.0  # still on the ground roll
+    s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
+    assert s.status == "scored" and s.score == 0.0
+
+
+def test_crash_flag_fails_the_landing(tmp_path):
+    cols = traffic_pattern()
+    cols["crashed"] = (cols["t"] > cols["t"][-1] - 3).astype(float)
+    s = score(tmp_path, cols)
+    assert comp(s, "landing_and_stop").earned == 0 and s.score == pytest.approx(0.50)
+
+
+def test_missing_signal_is_unscored(tmp_path):
+    cols = traffic_pattern()
+    del cols["gs_kt"]
+    s = score(tmp_path, cols)
+    assert s.status == "unscored" and "gs_kt" in s.reason
+
+
+def test_gap_in_the_pattern_is_unscored(tmp_path):
+    cols = traffic_pattern()
+    keep = (cols["t"] < 100) | (cols["t"] > 104)
+    s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
+    assert s.status == "unscored" and "gap" in s.reason
+
+
+@pytest.mark.parametrize("kw", [{}, {"downwind_agl_ft": 1150}, {"side": "right"}])
+def test_resampling_invariance(tmp_path, kw):
+    base = traffic_pattern(hz=100, **kw)
+    scores = []
+    for i, hz in enumerate((10, 20, 100)):
+        d = tmp_path / str(i)
+        d.mkdir()
+        scores.append(score(d, resample_cols(base, hz)).score)
+    assert max(scores) - min(scores) <= 0.02, scores

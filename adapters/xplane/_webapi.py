@@ -131,7 +131,7 @@ class WebSocketSubscription:
         self._req = itertools.count(1)
         self._backlog: list[dict[str, Any]] = []
         try:
-            self.ws = connect(url, open_timeout=open_timeout_s)
+            self.ws = connect(url, open_timeout=open_timeout_s).__enter__()  # closed in close()
         except (OSError, TimeoutError) as exc:
             raise HarnessError(f"X-Plane Web API WebSocket {url}: {exc}") from None
         self.request("dataref_subscribe_values", {"datarefs": [{"id": i} for i in ids.values()]})

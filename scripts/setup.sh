@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 
-apt_pkgs=(xvfb xdotool x11-utils xauth libgl1-mesa-dri dbus iproute2 nftables procps)
+apt_pkgs=(python3-venv xvfb xdotool x11-utils xauth libgl1-mesa-dri dbus iproute2 nftables procps util-linux)
 [ "${SIMBRIDGE_NO_FLIGHTGEAR:-0}" = 1 ] || apt_pkgs+=(flightgear)
 
 missing=()
@@ -21,7 +21,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-PY=${PYTHON:-python3}
+# Prefer the distribution's interpreter: sandboxed processes run as unprivileged users, and an
+# interpreter under a private home (pyenv in /root) is not executable for them.
+if [ -z "${PYTHON:-}" ] && [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3; else PY=${PYTHON:-python3}; fi
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi

@@ -15,7 +15,9 @@ COMMAND_MODULES = [
     "simbridge._cmd_verify",
     "simbridge._cmd_record",
     "simbridge._cmd_metrics",
+    "simbridge._cmd_isolation",
     "simbridge._cmd_import",
+    "simbridge._cmd_run",
 ]
 
 

@@ -1,0 +1,105 @@
+"""`simbridge audit --provider netns --task T` and `simbridge cleanup`.
+
+`audit` brings up the task's sandbox with stand-in listeners on the task's locked-down
+ports (where the simulator will listen), proves the host side reaches them, runs the
+isolation audit inside as the agent user, prints it, and exits 1 if it fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import sys
+import time
+
+from simbridge._errors import SimbridgeError
+from simbridge._task import load_task
+
+_LISTENER = """
+import socket, sys, threading
+def tcp(port):
+    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("0.0.0.0", port)); s.listen()
+    while True:
+        c, _ = s.accept(); c.close()
+def udp(port):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", port))
+    while True:
+        s.recvfrom(2048)
+for spec in sys.argv[1:]:
+    proto, port = spec.split("/")
+    threading.Thread(target=tcp if proto == "tcp" else udp, args=(int(port),), daemon=True).start()
+threading.Event().wait()
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("audit", help="bring up a task's sandbox and run the isolation audit alone")
+    p.add_argument("--provider", choices=["netns", "vm"], default="netns")
+    p.add_argument("--task", required=True)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_audit)
+    c = sub.add_parser("cleanup", help="remove sandboxes (namespaces) left by crashed runners")
+    c.add_argument("--all", action="store_true", help="remove every simbridge namespace, also live ones")
+    c.set_defaults(func=_cleanup)
+
+
+def audit_task(task_id: str) -> dict:
+    from simbridge._isolation import NetnsSandbox, host_addresses, sandbox_python
+
+    task = load_task(task_id)
+    tcp = [b.port for b in task.lockdown.blocked_ports if b.proto == "tcp"]
+    udp = [b.port for b in task.lockdown.blocked_ports if b.proto == "udp"]
+    with NetnsSandbox(state_tcp=tcp, state_udp=udp) as sb:
+        sb.spawn([sandbox_python(), "-c", _LISTENER, *[f"tcp/{p}" for p in tcp], *[f"udp/{p}" for p in udp]])
+        host_side = {}
+        for port in tcp:  # positive control: the host-side adapter's path must work
+            ok = False
+            for _ in range(50):
+                try:
+                    socket.create_connection((sb.sandbox_addr, port), timeout=1).close()
+                    ok = True
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            host_side[f"tcp/{port}"] = "reachable" if ok else "UNREACHABLE"
+        ports = [(b.port, b.proto, b.service) for b in task.lockdown.blocked_ports]
+        report = sb.audit(ports, extra_targets=host_addresses())
+        report["host_side"] = host_side
+        report["provider"] = "netns"
+        report["task_id"] = task.id
+        report["consoles"] = {c: "disabled by the simulator adapter's lockdown at launch" for c in task.lockdown.disabled_consoles}
+        if any(v != "reachable" for v in host_side.values()):
+            report["ok"] = False
+            report["problems"].append("host side cannot reach the simulator's state ports")
+        return report
+
+
+def _audit(args: argparse.Namespace) -> int:
+    if args.provider == "vm":
+        raise SimbridgeError("audit --provider vm: the VM provider is not available in this build (see README, Isolation)")
+    report = audit_task(args.task)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        blocked = sum(p["result"] == "blocked" for p in report["probes"])
+        print(f"isolation audit for {report['task_id']} (provider netns, as user {report['user']} uid {report['uid']})")
+        print(f"  network probes: {blocked}/{len(report['probes'])} blocked")
+        for p in report["probes"]:
+            if p["result"] != "blocked":
+                print(f"    {p['proto']}/{p['port']} on {p['addr']}: {p['result']} ({p['detail']})")
+        print(f"  host side -> state ports: {report['host_side'] or 'none in the lockdown list'}")
+        print(f"  X clients: {len(report['x_clients'])}, unexpected: {sum(not c['allowed'] for c in report['x_clients'])}")
+        for c in report["problems"]:
+            print(f"  PROBLEM: {c}")
+        print("  result:", "PASS" if report["ok"] else "FAIL")
+    return 0 if report["ok"] else 1
+
+
+def _cleanup(args: argparse.Namespace) -> int:
+    from simbridge._isolation import cleanup_stale
+
+    removed = cleanup_stale(all_=args.all)
+    print(f"removed {len(removed)} namespace(s)" + (": " + ", ".join(removed) if removed else ""))
+    return 0

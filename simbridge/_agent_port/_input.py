@@ -47,14 +47,9 @@ def split_combo(combo: str) -> list[str]:
     combo = combo.strip()
     if combo in ("+", ""):
         return [combo or "space"]
-    parts = combo.split("+")
-    out: list[str] = []
-    for p in parts:
-        if p == "" and out:  # 'ctrl++' -> ctrl, +
-            out.append("+")
-        elif p != "":
-            out.append(p)
-    return out
+    if combo.endswith("++"):
+        return [*split_combo(combo[:-2]), "+"]
+    return [p for p in combo.split("+") if p]
 
 
 class XInput:

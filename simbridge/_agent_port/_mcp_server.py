@@ -30,8 +30,15 @@ def build_server(port: AgentPort) -> Any:
 
     mcp = MCPServer("simbridge-agent-port", instructions=INSTRUCTIONS, log_level="WARNING")
 
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from simbridge._errors import SimbridgeError
+
     async def run(kind: str, **args: Any) -> Any:
-        return await anyio.to_thread.run_sync(lambda: port.execute(kind, args))
+        try:
+            return await anyio.to_thread.run_sync(lambda: port.execute(kind, args))
+        except SimbridgeError as exc:  # the agent's mistake or the episode's end: tell the agent why
+            raise ToolError(str(exc)) from exc
 
     def ok(value: Any = None) -> str:
         return json.dumps({"ok": True} if value is None else value)

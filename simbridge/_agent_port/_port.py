@@ -50,13 +50,31 @@ class EpisodeOver(SimbridgeError):
 
 
 class Pacer:
-    """Real-time pacing: the simulator runs on its own; holds and waits are wall-clock sleeps."""
+    """Real-time pacing: the simulator runs on its own. Holds and waits last the requested
+    simulator time (the task clock), falling back to the wall clock while the simulator clock
+    is not moving (before the episode starts)."""
 
     lockstep = False
 
+    def __init__(self) -> None:
+        self.clock: Callable[[], float] = lambda: 0.0
+        self.stopped = threading.Event()
+
     def hold(self, seconds: float) -> None:
-        if seconds > 0:
-            time.sleep(seconds)
+        if seconds <= 0:
+            return
+        w0 = time.monotonic()
+        last = t0 = self.clock()
+        last_move = w0
+        while not self.stopped.is_set():
+            now, w = self.clock(), time.monotonic()
+            if now - t0 >= seconds:
+                return
+            if now != last:
+                last, last_move = now, w
+            elif w - last_move > 0.5 and w - w0 >= seconds:
+                return  # the simulator clock is not running: wall time stands in
+            self.stopped.wait(min(0.01, max(0.001, (seconds - (now - t0)) / 2)))
 
     def wait(self, seconds: float) -> None:
         self.hold(seconds)
@@ -73,9 +91,9 @@ class LockstepPacer(Pacer):
 
     def __init__(self, set_paused: Callable[[bool], None], sim_time: Callable[[], float], *,
                  slice_s: float = 0.1, alive: Callable[[], bool] = lambda: True) -> None:
+        super().__init__()
         self._set_paused, self._sim_time, self._alive = set_paused, sim_time, alive
         self.slice_s = slice_s
-        self.stopped = threading.Event()
 
     def hold(self, seconds: float) -> None:
         if seconds <= 0:
@@ -105,6 +123,7 @@ class AgentPort:
         self.clock = clock
         self.log = log
         self.pacer = pacer or Pacer()
+        self.pacer.clock = clock
         self.screen = ScreenGrabber(display)
         self.input = XInput(display)
         self._over = threading.Event()
@@ -121,8 +140,7 @@ class AgentPort:
         """Refuse further actions (raising EpisodeOver in the agent) and let go of held input."""
         self._over_reason = reason
         self._over.set()
-        if isinstance(self.pacer, LockstepPacer):
-            self.pacer.stopped.set()
+        self.pacer.stopped.set()
         try:
             self.input.release_all()
         except Exception:
@@ -239,15 +257,7 @@ class AgentPort:
         s = float(seconds)
         if s < 0:
             raise SimbridgeError("wait: seconds must be ≥ 0")
-        if self.pacer.lockstep:
-            self.pacer.wait(s)
-            return
-        end = time.monotonic() + s
-        while not self._over.is_set():  # wake up when the episode ends
-            left = end - time.monotonic()
-            if left <= 0:
-                break
-            self._over.wait(min(left, 0.05))
+        self.pacer.wait(s)
 
     def _do_elapsed(self) -> float:
         return float(self.clock())

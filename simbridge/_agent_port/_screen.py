@@ -69,7 +69,8 @@ class ScreenGrabber:
         if sct is None:
             import mss
 
-            sct = mss.mss(display=self.display)
+            factory = getattr(mss, "MSS", None) or mss.mss
+            sct = factory(display=self.display)
             self._local.sct = sct
             with self._lock:
                 self._all.append(sct)

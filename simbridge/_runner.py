@@ -1,0 +1,368 @@
+"""The runner: one task, one simulator, one agent, N trials → one scored bundle per trial.
+
+Per trial: open the bundle (status `running`), bring up the sandbox (provider), serve the agent
+port, let the agent set up, start the simulator in the task's initial state, record, run the
+agent on a worker thread, and end on the first of: the agent's done/give-up, the time limit
+(simulator time), an aircraft crash, the simulator exiting, a harness fault, Ctrl-C. Then tear
+everything down, close the bundle with its status and score it.
+
+Statuses: `completed` (the agent said done, or the aircraft crashed: the verifier judges it),
+`timeout`, `agent_quit` (give-up, or the agent raised), `sim_crashed` (the simulator process
+died: a harness fault), `harness_error` (anything else of ours, including Ctrl-C). Harness
+faults are never scored as agent failures (the verifier returns `unscored`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from simbridge._adapter import SimSession
+from simbridge._agent_port import AgentPort, DirectClient, EpisodeOver, LockstepPacer, McpPortServer, Pacer
+from simbridge._agent_port._screen import ScreenGrabber, encode
+from simbridge._bundle import BundleWriter, EpisodeInfo, read_bundle, write_manifest
+from simbridge._errors import HarnessError, SimbridgeError
+from simbridge._score import Score
+from simbridge._task import TaskSpec, load_task
+
+#: seconds without a new sample (simulator running, not paused) before telemetry counts as lost
+TELEMETRY_STALL_S = 5.0
+
+
+@dataclass
+class RunConfig:
+    task: str
+    sim: str
+    agent: str
+    trials: int = 1
+    out: Path | None = None
+    lockstep: bool = False
+    #: simulator seconds the simulator runs after each input in lockstep
+    lockstep_slice_s: float = 0.1
+    seed: int | None = None
+    provider: str = "local"
+    #: save a PNG of the screen when the task clock passes these times (simulator seconds)
+    snapshot_at: list[float] = field(default_factory=list)
+    #: periodic screen frames (JPEG, half size) per simulator second; 0 disables
+    frame_hz: float = 1.0
+    #: cut the task's time limit (for smoke runs); recorded as a flag
+    time_limit_s: float | None = None
+    #: print progress lines here
+    say: Callable[[str], None] = print
+
+
+@dataclass
+class TrialResult:
+    trial: int
+    path: Path
+    status: str
+    detail: str
+    score: Score | None
+    sim_s: float
+    n_actions: int
+    snapshots: list[Path] = field(default_factory=list)
+
+
+def resolve_session(sim: str) -> type[SimSession]:
+    """A simulator name from the registry, or `module:Class` of any SimSession (tests, plug-ins)."""
+    if ":" in sim:
+        module, _, name = sim.partition(":")
+        try:
+            cls = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError) as exc:
+            raise SimbridgeError(f"simulator {sim!r}: cannot import: {exc}") from None
+        if not (isinstance(cls, type) and issubclass(cls, SimSession)):
+            raise SimbridgeError(f"simulator {sim!r} is not a SimSession class")
+        return cls
+    from simbridge._sims import session_class
+
+    return session_class(sim)
+
+
+def _check_sim(task: TaskSpec, sim: str) -> None:
+    if ":" in sim:
+        return
+    allowed = [task.simulator.name, *task.simulator.alternatives]
+    if sim not in allowed:
+        raise SimbridgeError(f"task {task.id} runs on {', '.join(allowed)}, not {sim!r}")
+
+
+def _cpu_s(pid: int) -> float | None:
+    """utime+stime of a live process (and its waited-for children), from /proc."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            f = fh.read().rsplit(")", 1)[1].split()
+        return (int(f[11]) + int(f[12]) + int(f[13]) + int(f[14])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+class _Frames:
+    """Periodic JPEG frames and PNG snapshots at given simulator times, on its own thread."""
+
+    def __init__(self, display: str, bundle: Path, clock: Callable[[], float], hz: float, snapshot_at: list[float]) -> None:
+        self.grabber = ScreenGrabber(display)
+        self.dir = bundle / "frames"
+        self.bundle = bundle
+        self.clock, self.hz = clock, hz
+        self.pending = sorted(snapshot_at)
+        self.saved: list[Path] = []
+        self.n_frames = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="frames", daemon=True)
+
+    def start(self) -> None:
+        if self.hz > 0:
+            self.dir.mkdir(exist_ok=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        next_t = 0.0
+        while not self._stop.wait(0.02):
+            t = self.clock()
+            try:
+                while self.pending and t >= self.pending[0]:
+                    at = self.pending.pop(0)
+                    p = self.bundle / f"snapshot_t{at:g}.png"
+                    p.write_bytes(encode(self.grabber.grab_bgr(), "png", png_level=3))
+                    self.saved.append(p)
+                if self.hz > 0 and t >= next_t:
+                    import cv2
+
+                    img = self.grabber.grab_bgr()
+                    img = cv2.resize(img, (img.shape[1] // 2, img.shape[0] // 2), interpolation=cv2.INTER_AREA)
+                    (self.dir / f"{t:010.3f}.jpg").write_bytes(encode(img, "jpeg", quality=70))
+                    self.n_frames += 1
+                    next_t = (int(t * self.hz) + 1) / self.hz
+            except Exception:  # a lost frame is not worth ending the episode
+                pass
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        self.grabber.close()
+
+
+class _AgentThread(threading.Thread):
+    def __init__(self, agent: Any, client: Any, task: TaskSpec, deadline_s: float) -> None:
+        super().__init__(name="agent", daemon=True)
+        self.agent, self.client, self.task, self.deadline_s = agent, client, task, deadline_s
+        self.result: str | None = None
+        self.error: str | None = None
+
+    def run(self) -> None:
+        try:
+            self.result = self.agent.run(self.client, self.task, self.deadline_s)
+        except EpisodeOver:
+            self.result = None
+        except BaseException as exc:  # the agent's own failure
+            self.error = f"{type(exc).__name__}: {exc}"
+            self.traceback = traceback.format_exc()
+
+
+def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialResult:
+    """One episode → one closed, scored bundle at `path`. Never raises for agent or simulator
+    failures (they become statuses); re-raises KeyboardInterrupt after closing the bundle."""
+    from simbridge._providers import make_provider
+    from simbridge.agents import AgentContext, make_agent
+    from simbridge.verifiers import score_bundle
+
+    say = cfg.say
+    session_cls = resolve_session(cfg.sim)
+    agent = make_agent(cfg.agent, task.id)
+    limit = min(task.time_limit_s, cfg.time_limit_s) if cfg.time_limit_s else float(task.time_limit_s)
+    seed = None if cfg.seed is None else cfg.seed + trial - 1
+    columns = list(dict.fromkeys([*session_cls.signals, *task.signals]))
+    flags = ["lockstep"] if cfg.lockstep else []
+    if cfg.time_limit_s and cfg.time_limit_s < task.time_limit_s:
+        flags.append(f"time_limit_cut:{cfg.time_limit_s:g}")
+    episode = EpisodeInfo(task_id=task.id, spec_hash=task.spec_hash, sim=session_cls.sim_name or cfg.sim,
+                          adapter=f"{session_cls.__module__}.{session_cls.__name__}", provider=cfg.provider,
+                          agent=getattr(agent, "name", cfg.agent), trial=trial, seed=seed, flags=flags,
+                          unisolated=True)
+    writer = BundleWriter(path, episode, columns)
+    status, detail = "harness_error", "did not start"
+    provider = session = port = server = recorder = frames = agent_thread = None
+    snaps: dict[str, Any] = {}
+    cpu: dict[str, float] = {}
+    cpu0 = time.process_time()
+    interrupted: BaseException | None = None
+    ctx: Any = None
+    sim_t = 0.0
+    started = threading.Event()
+
+    def clock() -> float:
+        return session.sim_time() if (session is not None and started.is_set()) else 0.0
+
+    try:
+        provider = make_provider(cfg.provider)
+        episode.unisolated = not provider.isolated
+        sandbox = provider.start(path / "sandbox")
+        episode.isolation = provider.isolation_report()
+        pacer: Pacer = (LockstepPacer(lambda p: session.set_paused(p), clock, slice_s=cfg.lockstep_slice_s,
+                                      alive=lambda: session.alive()) if cfg.lockstep else Pacer())
+        port = AgentPort(sandbox.display, clock=clock, log=writer.action, pacer=pacer)
+        server = McpPortServer(port).start()
+        ctx = AgentContext(display=sandbox.display, port_url=server.url, spawn=sandbox.spawn,
+                           outcome=lambda: port.outcome, say=say, lockstep=cfg.lockstep)
+        episode.agent_port_url = server.url  # type: ignore[attr-defined]
+        agent.setup(ctx)
+        if hasattr(agent, "wait_connected"):
+            agent.connected = port.first_call.is_set
+            agent.wait_connected()
+        session = session_cls()
+        session.start(task, sandbox, seed=seed)
+        if cfg.lockstep:
+            session.set_paused(True)
+        started.set()
+        info = session.info()
+        episode.sim_version = info.get("sim_version", episode.sim_version)
+        episode.real_time_factor = info.get("real_time_factor")
+        episode.frame_rate_hz = info.get("frame_rate_hz")
+        snaps["start"] = session.snapshot()
+        episode.sandbox = {"display": sandbox.display,  # type: ignore[attr-defined]
+                           "pids": {n: p.pid for n, p in provider.procs.procs} if getattr(provider, "procs", None) else {}}
+        writer.write_episode()
+        recorder = _make_recorder(session, writer).start()
+        frames = _Frames(sandbox.display, path, clock, cfg.frame_hz, list(cfg.snapshot_at))
+        frames.start()
+        agent_thread = _AgentThread(agent, DirectClient(port), task, limit)
+        agent_thread.start()
+        say(f"trial {trial}: {task.id} on {episode.sim} with {episode.agent} "
+            f"(display {sandbox.display}, limit {limit:g} s{', lockstep' if cfg.lockstep else ''})")
+        status, detail = _watch(cfg, session, port, recorder, agent_thread, limit, clock)
+    except KeyboardInterrupt as exc:
+        status, detail, interrupted = "harness_error", "interrupted (Ctrl-C or SIGTERM)", exc
+    except SimbridgeError as exc:
+        status, detail = "harness_error", str(exc)
+    except Exception as exc:
+        status, detail = "harness_error", f"{type(exc).__name__}: {exc}"
+        (path / "harness_error.txt").write_text(traceback.format_exc())
+    finally:
+        sim_t = clock()
+        if ctx is not None:
+            ctx.ended.set()
+        if port is not None:
+            port.end_episode(status)
+        if recorder is not None:
+            recorder.stop()
+            if recorder.error is not None and status not in ("harness_error", "sim_crashed"):
+                status, detail = "harness_error", f"recorder failed: {recorder.error}"
+            stats = recorder.stats()
+            episode.sample_rate_hz = stats.get("rate_hz")
+            episode.recorder = stats  # type: ignore[attr-defined]
+        if frames is not None:
+            frames.stop()
+        if session is not None:
+            try:
+                if session.alive():
+                    snaps["end"] = session.snapshot()
+            except Exception:
+                pass
+            if provider is not None and getattr(provider, "procs", None) is not None:
+                cpu = {f"{name}": c for name, p in provider.procs.procs if (c := _cpu_s(p.pid)) is not None}
+            try:
+                session.stop()
+            except Exception as exc:
+                detail += f"; simulator stop failed: {exc}"
+        for step in (lambda: agent.close(), lambda: server and server.stop(), lambda: port and port.close(),
+                     lambda: provider and provider.stop()):
+            try:
+                step()
+            except Exception:
+                pass
+        if snaps:
+            writer.snapshots(snaps)
+        cpu["runner"] = time.process_time() - cpu0
+        episode.cpu_s = {k: round(v, 3) for k, v in cpu.items()}  # type: ignore[attr-defined]
+        episode.sim_seconds = round(sim_t, 3)  # type: ignore[attr-defined]
+        if agent_thread is not None and agent_thread.error:
+            (path / "agent_error.txt").write_text(getattr(agent_thread, "traceback", agent_thread.error))
+        writer.finish(status, detail)  # type: ignore[arg-type]
+    if interrupted is not None:
+        raise interrupted
+    score = score_bundle(read_bundle(path), task)
+    (path / "score.json").write_text(score.model_dump_json(indent=2))
+    write_manifest(path)
+    return TrialResult(trial, path, status, detail, score, sim_t, port.n_actions if port else 0,
+                       list(frames.saved) if frames else [])
+
+
+def _make_recorder(session: SimSession, writer: BundleWriter) -> Any:
+    from simbridge._recorder import Recorder
+
+    return Recorder(session, writer)
+
+
+def _watch(cfg: RunConfig, session: SimSession, port: AgentPort, recorder: Any, agent_thread: _AgentThread,
+           limit: float, clock: Callable[[], float]) -> tuple[str, str]:
+    """Wait for the first end condition; return (status, detail)."""
+    wall_cap = (limit * 20 + 60) if cfg.lockstep else None
+    w0 = time.monotonic()
+    last_n, last_move = -1, time.monotonic()
+    while True:
+        time.sleep(0.02)
+        if recorder.error is not None:
+            return "harness_error", f"recorder failed: {recorder.error}"
+        if not session.alive():
+            code = getattr(getattr(session, "proc", None), "returncode", None)
+            return "sim_crashed", "simulator exited" + (f" (exit code {code})" if code is not None else "")
+        t = clock()
+        if recorder.crash_t is not None:
+            return "completed", f"aircraft crashed at t={recorder.crash_t:.1f} s ({recorder.crash_detail})"
+        if t >= limit:
+            return "timeout", f"time limit {limit:g} s (simulator time) reached"
+        if port.finished.is_set() or not agent_thread.is_alive():
+            if agent_thread.error:
+                return "agent_quit", f"agent raised {agent_thread.error}"
+            outcome = port.outcome or ((agent_thread.result, "returned") if agent_thread.result else None)
+            if outcome is None:
+                return "agent_quit", "agent stopped without done/give_up"
+            kind, reason = outcome
+            if kind == "done":
+                return "completed", f"agent done at t={t:.1f} s" + (f": {reason}" if reason else "")
+            return "agent_quit", f"agent gave up at t={t:.1f} s" + (f": {reason}" if reason else "")
+        now = time.monotonic()
+        if recorder.n_samples != last_n:
+            last_n, last_move = recorder.n_samples, now
+        elif not cfg.lockstep and now - last_move > TELEMETRY_STALL_S:
+            return "harness_error", f"telemetry stalled: no sample for {TELEMETRY_STALL_S:g} s"
+        if wall_cap is not None and now - w0 > wall_cap:
+            return "timeout", f"lockstep wall-clock cap {wall_cap:g} s reached"
+
+
+def run(cfg: RunConfig) -> list[TrialResult]:
+    """All trials of `cfg`; bundles go to OUT/TASK-YYYYmmdd-HHMMSS/trial-N."""
+    task = load_task(cfg.task)
+    _check_sim(task, cfg.sim)
+    resolve_session(cfg.sim)  # fail fast on a missing adapter
+    from simbridge.agents import make_agent
+
+    make_agent(cfg.agent, task.id)  # fail fast on a bad agent spec
+    root = Path(cfg.out or "runs") / f"{task.id}-{time.strftime('%Y%m%d-%H%M%S')}"
+    n = 1
+    while root.exists():
+        n += 1
+        root = root.with_name(f"{root.name.split('~')[0]}~{n}")
+    results = []
+    for i in range(1, cfg.trials + 1):
+        results.append(run_trial(cfg, task, i, root / f"trial-{i}"))
+    return results
+
+
+def summary_table(results: list[TrialResult]) -> str:
+    head = f"{'trial':>5}  {'status':<13}{'score':>7}  {'success':<8}{'sim s':>7}{'actions':>8}  bundle"
+    lines = [head, "-" * len(head)]
+    for r in results:
+        s = r.score
+        sc = f"{s.score:.3f}" if s is not None and s.status == "scored" else "—"
+        ok = str(s.success) if s is not None and s.status == "scored" else "unscored"
+        lines.append(f"{r.trial:>5}  {r.status:<13}{sc:>7}  {ok:<8}{r.sim_s:>7.1f}{r.n_actions:>8}  {r.path}")
+    return "\n".join(lines)

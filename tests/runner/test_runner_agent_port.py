@@ -1,0 +1,164 @@
+"""The agent port on a real Xvfb display: capture, XTEST input, logging, MCP transport, and the
+computer-use mappings."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from simbridge._agent_port import (ACTIONS, AgentPort, AgentPortClient, DirectClient, EpisodeOver, McpPortServer,
+                                   connect, run_anthropic_action, run_openai_action)
+from simbridge._agent_port._input import MIN_TAP_SPACING_S, XInput, split_combo
+from simbridge._errors import SimbridgeError
+
+from runner.helpers import needs_xvfb
+
+
+def test_split_combo():
+    assert split_combo("ctrl+shift+a") == ["ctrl", "shift", "a"]
+    assert split_combo("+") == ["+"]
+    assert split_combo("ctrl++") == ["ctrl", "+"]
+    assert split_combo("Left") == ["Left"]
+
+
+class Recording(AgentPortClient):
+    """A client that records calls instead of acting (checks the mappings only)."""
+
+    def __init__(self):
+        self.calls = []
+
+    def _call(self, kind, args):
+        self.calls.append((kind, {k: v for k, v in args.items() if v is not None}))
+        return (1, 2) if kind == "cursor_position" else None
+
+
+def test_anthropic_mapping():
+    c = Recording()
+    run_anthropic_action(c, {"action": "left_click", "coordinate": [10, 20]})
+    run_anthropic_action(c, {"action": "key", "text": "ctrl+s"})
+    run_anthropic_action(c, {"action": "left_click_drag", "start_coordinate": [1, 2], "coordinate": [30, 40]})
+    run_anthropic_action(c, {"action": "scroll", "coordinate": [5, 6], "scroll_direction": "up", "scroll_amount": 2})
+    run_anthropic_action(c, {"action": "hold_key", "text": "Left", "duration": 1.5})
+    run_anthropic_action(c, {"action": "triple_click", "coordinate": [7, 8]})
+    assert c.calls == [
+        ("click", {"x": 10, "y": 20, "button": "left", "count": 1}),
+        ("key", {"keys": "ctrl+s", "hold_s": 0.05, "repeat": 1}),
+        ("drag", {"path": [[1, 2], [30, 40]], "button": "left", "duration_s": 0.3}),
+        ("scroll", {"x": 5, "y": 6, "dx": 0, "dy": -2}),
+        ("key", {"keys": "Left", "hold_s": 1.5, "repeat": 1}),
+        ("click", {"x": 7, "y": 8, "button": "left", "count": 3}),
+    ]
+    with pytest.raises(SimbridgeError, match="unsupported"):
+        run_anthropic_action(c, {"action": "zoom_to_moon"})
+
+
+def test_openai_mapping():
+    c = Recording()
+    run_openai_action(c, {"type": "click", "button": "right", "x": 3, "y": 4})
+    run_openai_action(c, {"type": "keypress", "keys": ["CTRL", "A"]})
+    run_openai_action(c, {"type": "drag", "path": [{"x": 1, "y": 1}, {"x": 2, "y": 3}, {"x": 5, "y": 8}]})
+    run_openai_action(c, {"type": "scroll", "x": 0, "y": 0, "scroll_x": 0, "scroll_y": 250})
+    run_openai_action(c, {"type": "wait"})
+    assert c.calls == [
+        ("click", {"x": 3, "y": 4, "button": "right", "count": 1}),
+        ("key", {"keys": "ctrl+a", "hold_s": 0.05, "repeat": 1}),
+        ("drag", {"path": [[1, 1], [2, 3], [5, 8]], "button": "left", "duration_s": 0.3}),
+        ("scroll", {"x": 0, "y": 0, "dx": 0, "dy": 2}),
+        ("wait", {"seconds": 2.0}),
+    ]
+
+
+@needs_xvfb
+def test_screenshot_and_pointer(sandbox):
+    log = []
+    port = AgentPort(sandbox.display, clock=lambda: 12.5, log=log.append)
+    c = DirectClient(port)
+    try:
+        png = c.screenshot("png")
+        assert (png.width, png.height, png.format) == (1280, 800, "png")
+        assert png.data[:8] == b"\x89PNG\r\n\x1a\n"
+        assert png.to_array().shape == (800, 1280, 3)
+        jpg = c.screenshot("jpeg", scale=0.5)
+        assert (jpg.width, jpg.height) == (640, 400) and jpg.data[:2] == b"\xff\xd8"
+        c.mouse_move(321, 123)
+        assert c.cursor_position() == (321, 123)
+        c.drag([(10, 10), (200, 150)], duration_s=0.05)
+        assert c.cursor_position() == (200, 150)
+    finally:
+        port.close()
+    kinds = [r["kind"] for r in log]
+    assert kinds == ["screenshot", "screenshot", "mouse_move", "drag"]  # clock reads are not logged
+    assert all(r["t"] == 12.5 and r["t_wall"] > 1e9 for r in log)
+    assert log[2]["args"] == {"x": 321, "y": 123}
+
+
+@needs_xvfb
+def test_bad_actions_are_rejected(sandbox):
+    port = AgentPort(sandbox.display)
+    try:
+        with pytest.raises(SimbridgeError, match="unknown action"):
+            port.execute("teleport", {})
+        with pytest.raises(SimbridgeError, match="unknown argument"):
+            port.execute("key", {"keys": "a", "force": 3})
+        with pytest.raises(SimbridgeError, match="missing argument"):
+            port.execute("type", {})
+        with pytest.raises(SimbridgeError, match="unknown key"):
+            port.execute("key", {"keys": "NoSuchKeyName"})
+        port.end_episode("time limit")
+        with pytest.raises(EpisodeOver):
+            port.execute("screenshot", {})
+    finally:
+        port.close()
+
+
+@needs_xvfb
+def test_taps_of_one_key_are_spaced(sandbox):
+    x = XInput(sandbox.display)
+    events = []
+    real = x._fake_key
+    x._fake_key = lambda code, down: (events.append((code, down, time.monotonic())), real(code, down))
+    try:
+        x.key("a", hold_s=0.0, repeat=3)
+    finally:
+        x.close()
+    releases = [t for _, down, t in events if not down]
+    presses = [t for _, down, t in events if down]
+    assert len(presses) == 3
+    gaps = [p - r for r, p in zip(releases, presses[1:])]
+    assert min(gaps) >= MIN_TAP_SPACING_S
+
+
+@needs_xvfb
+def test_mcp_transport(sandbox):
+    log = []
+    port = AgentPort(sandbox.display, clock=lambda: 3.0, log=log.append)
+    server = McpPortServer(port).start()
+    client = connect(server.url)
+    try:
+        shot = client.screenshot("jpeg", scale=0.25)
+        assert (shot.width, shot.height) == (320, 200)
+        assert shot.to_array().shape == (200, 320, 3)
+        client.mouse_move(50, 60)
+        assert client.cursor_position() == (50, 60)
+        assert client.elapsed() == 3.0
+        with pytest.raises(SimbridgeError):
+            client.key("NoSuchKeyName")
+        client.done("finished")
+        assert port.outcome == ("done", "finished")
+        port.end_episode("over")
+        with pytest.raises(EpisodeOver):
+            client.click(1, 1)
+    finally:
+        client.close()
+        server.stop()
+        port.close()
+    assert [r["kind"] for r in log] == ["screenshot", "mouse_move", "done"]
+
+
+def test_vocabulary_covers_computer_use():
+    # the verbs of Anthropic's and OpenAI's computer-use tools all have a port action
+    for kind in ("screenshot", "key", "type", "mouse_move", "click", "double_click", "drag", "scroll",
+                 "mouse_down", "mouse_up", "wait", "cursor_position", "key_down", "key_up", "done", "give_up"):
+        assert kind in ACTIONS

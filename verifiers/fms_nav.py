@@ -37,19 +37,36 @@ def _legs_from_snapshot(raw: Any) -> list[dict[str, Any]]:
     return raw
 
 
+def _unit(dx: float, dy: float) -> tuple[float, float]:
+    n = math.hypot(dx, dy)
+    return (dx / n, dy / n) if n > 0 else (0.0, 0.0)
+
+
 def active_leg_xtk_nm(lat: np.ndarray, lon: np.ndarray, wps: list[Waypoint]) -> np.ndarray:
-    """Cross-track (nm) to the active leg: the first leg whose end has not been passed
-    (along-track short of its length); past the last leg's end there is no active leg (NaN)."""
+    """Cross-track (nm) to the active leg, sequenced as an FMS does: a leg is done once the
+    aircraft crosses the bisector of the turn at its end waypoint (the perpendicular at the last
+    one) after the previous leg was done, and stays done. After the last leg: NaN."""
     xtk = np.full(lat.shape, np.nan)
-    done = np.zeros(lat.shape, dtype=bool)
-    for a, b in zip(wps[:-1], wps[1:]):  # one pass per leg
-        x, y = P.latlon_to_local_m(lat, lon, a.lat_deg, a.lon_deg)
-        bx, by = P.latlon_to_local_m(b.lat_deg, b.lon_deg, a.lat_deg, a.lon_deg)
-        leg = P.leg_position(x, y, 0.0, 0.0, float(bx), float(by))
+    prev_done = np.ones(lat.shape, dtype=bool)
+    for k in range(len(wps) - 1):  # one vectorised pass per leg
+        a, b = wps[k], wps[k + 1]
+        x, y = P.latlon_to_local_m(lat, lon, b.lat_deg, b.lon_deg)
+        ax, ay = P.latlon_to_local_m(a.lat_deg, a.lon_deg, b.lat_deg, b.lon_deg)
+        u_in = _unit(-float(ax), -float(ay))
+        bis = u_in
+        if k + 2 < len(wps):
+            c = wps[k + 2]
+            cx, cy = P.latlon_to_local_m(c.lat_deg, c.lon_deg, b.lat_deg, b.lon_deg)
+            u_out = _unit(float(cx), float(cy))
+            bis = _unit(u_in[0] + u_out[0], u_in[1] + u_out[1])
+            if bis == (0.0, 0.0):  # a reversal: sequence at the perpendicular
+                bis = u_in
         with np.errstate(invalid="ignore"):
-            active = ~done & (leg.along_track < leg.leg_length)
+            crossed = (x * bis[0] + y * bis[1]) >= 0
+        done = np.maximum.accumulate(crossed & prev_done)
+        active = prev_done & ~done
         xtk[active] = P.cross_track_nm(lat[active], lon[active], (a.lat_deg, a.lon_deg), (b.lat_deg, b.lon_deg))
-        done |= active
+        prev_done = done
     return xtk
 
 

@@ -27,6 +27,7 @@ COLD_OIL_DEGF = 75.0
 BATTERY_VOLTS = 24.0
 ALTERNATOR_VOLTS = 28.0
 FPS_TO_KT = 0.592484
+LBS_PER_GAL_DEFAULT = 6.0
 #: CG height above the ground with the gear at rest; starting lower makes the gear spring launch it
 REST_CG_AGL_FT = {"c172x": 4.3, "c172p": 4.3, "c172r": 4.3}
 
@@ -49,6 +50,8 @@ class FlightModel:
             raise RuntimeError(f"JSBSim cannot load aircraft {scenario.aircraft!r}")
         self.fdm.set_dt(DT_S)
         self.has_autopilot = self._has("ap/heading_hold")
+        self.has_ny = self._has("accelerations/Ny")
+        self.rest_cg_agl_ft = REST_CG_AGL_FT.get(scenario.aircraft, 4.3)
         self.elec = Electrical()
         self.crash = CrashDetector(RunwayArea(load_airport(scenario.airport)))
         self.crashed = False
@@ -58,6 +61,8 @@ class FlightModel:
         self._primes_since_stop = 0
         self._last_primer_count = 0
         self._t0 = 0.0
+        self.roll_rigging = 0.0
+        self.yaw_rigging = 0.0
         self._init()
 
     # ---------------------------------------------------------------- setup
@@ -119,6 +124,10 @@ class FlightModel:
             return
         c.throttle = round(f["fcs/throttle-cmd-norm[0]"], 3)
         c.elevator_trim = max(-1.0, min(1.0, f["fcs/pitch-trim-cmd-norm"] + f["fcs/elevator-cmd-norm"]))
+        # the trim solution's aileron and rudder become fixed rigging trim, so the pilot's
+        # controls start centred and the aircraft still flies straight
+        self.roll_rigging = f["fcs/aileron-cmd-norm"] + f["fcs/roll-trim-cmd-norm"]
+        self.yaw_rigging = f["fcs/rudder-cmd-norm"] + f["fcs/yaw-trim-cmd-norm"]
         c.elevator = 0.0
         c.aileron = c.rudder = 0.0
         self._apply_controls()
@@ -169,6 +178,8 @@ class FlightModel:
         f["fcs/aileron-cmd-norm"] = c.aileron
         f["fcs/rudder-cmd-norm"] = c.rudder
         f["fcs/pitch-trim-cmd-norm"] = c.elevator_trim
+        f["fcs/roll-trim-cmd-norm"] = self.roll_rigging
+        f["fcs/yaw-trim-cmd-norm"] = self.yaw_rigging
         f["fcs/flap-cmd-norm"] = c.flaps_cmd_norm
         brake = 1.0 if c.parking_brake else 0.0
         f["fcs/left-brake-cmd-norm"] = max(brake, c.brake_left)
@@ -243,17 +254,3 @@ class FlightModel:
 
     def turn_rate_dps(self) -> float:
         return math.degrees(self.fdm["velocities/psidot-rad_sec"])
-
-    def slip_ball(self) -> float:
-        """Lateral acceleration, g (ball deflection, right positive)."""
-        return self.fdm["accelerations/Ny"] if self._has_ny else 0.0
-
-    _has_ny = True
-
-
-def flap_detent_deg(index: int) -> float:
-    return FLAP_DETENTS_DEG[index]
-
-
-def jsbsim_version() -> str:
-    return getattr(jsbsim, "__version__", "unknown") + (f" ({os.path.basename(jsbsim.__file__)})" if False else "")

@@ -1,0 +1,240 @@
+"""Keyboard and mouse: FlightGear's default key bindings, panel clicks and drags, mouse yoke.
+
+Keys (as FlightGear's keyboard.xml and the c172p):
+    Up / KP8, Down / KP2      elevator -/+0.05 (Up pushes: nose down, like FlightGear)
+    Left / KP4, Right / KP6   aileron -/+0.05
+    KP0 (Insert), KP Enter    rudder left / right 0.05;  KP5: centre elevator, aileron, rudder
+    PageUp / KP9, PageDown / KP3   throttle +/-0.02 (held: repeats)
+    m / M                     mixture richer / leaner 0.05 (held: repeats)
+    } / {                     magnetos one position up / down (OFF R L BOTH)
+    s (held)                  starter (key to START), releases to BOTH
+    b (held)                  wheel brakes; , / . left / right brake;  B parking brake toggle
+    ] / [                     flaps one detent down / up
+    Home / KP7, End / KP1     elevator trim nose down / nose up 0.01
+    Tab, right mouse button   mouse yoke on/off
+Held keys repeat after 0.3 s every 50 ms; toggles ignore repeats.
+"""
+
+from __future__ import annotations
+
+import pygame
+
+from simbridge.adapters.jsbsim import _layout as L
+from simbridge.adapters.jsbsim._controls import Controls, clamp
+
+REPEAT_DELAY_MS, REPEAT_INTERVAL_MS = 300, 50
+
+
+def _adjust(c: Controls, attr: str, step: float, lo: float, hi: float) -> None:
+    setattr(c, attr, round(clamp(getattr(c, attr) + step, lo, hi), 4))
+
+
+class InputHandler:
+    def __init__(self, controls: Controls, has_autopilot: bool):
+        self.c = controls
+        self.has_autopilot = has_autopilot
+        self._held: set[int] = set()
+        self._drag: str | None = None
+        self._mags_start_held = False
+        self.clicks: list[str] = []  # hotspots hit, for logging/tests
+
+    # ---------------------------------------------------------------- keyboard
+    def key_down(self, key: int, unicode: str, mods: int) -> None:
+        repeat = key in self._held
+        self._held.add(key)
+        c = self.c
+        K = pygame
+        ch = unicode
+        adjust = {
+            K.K_UP: ("elevator", -0.05, -1, 1), K.K_KP8: ("elevator", -0.05, -1, 1),
+            K.K_DOWN: ("elevator", 0.05, -1, 1), K.K_KP2: ("elevator", 0.05, -1, 1),
+            K.K_LEFT: ("aileron", -0.05, -1, 1), K.K_KP4: ("aileron", -0.05, -1, 1),
+            K.K_RIGHT: ("aileron", 0.05, -1, 1), K.K_KP6: ("aileron", 0.05, -1, 1),
+            K.K_KP0: ("rudder", -0.05, -1, 1), K.K_INSERT: ("rudder", -0.05, -1, 1),
+            K.K_KP_ENTER: ("rudder", 0.05, -1, 1),
+            K.K_PAGEUP: ("throttle", 0.02, 0, 1), K.K_KP9: ("throttle", 0.02, 0, 1),
+            K.K_PAGEDOWN: ("throttle", -0.02, 0, 1), K.K_KP3: ("throttle", -0.02, 0, 1),
+            K.K_HOME: ("elevator_trim", 0.01, -1, 1), K.K_KP7: ("elevator_trim", 0.01, -1, 1),
+            K.K_END: ("elevator_trim", -0.01, -1, 1), K.K_KP1: ("elevator_trim", -0.01, -1, 1),
+        }
+        if key in adjust:
+            attr, step, lo, hi = adjust[key]
+            _adjust(c, attr, step, lo, hi)
+            return
+        if ch == "m":
+            _adjust(c, "mixture", 0.05, 0, 1)
+        elif ch == "M":
+            _adjust(c, "mixture", -0.05, 0, 1)
+        elif key == K.K_KP5:
+            c.elevator = c.aileron = c.rudder = 0.0
+        elif repeat:
+            return
+        elif ch == "}":
+            c.set_magnetos(min(3, c.magnetos + 1))
+        elif ch == "{":
+            c.set_magnetos(max(0, min(3, c.magnetos) - 1))
+        elif ch == "s":
+            c.starter_held = 1
+        elif ch == "b":
+            c.brake_left = c.brake_right = 1.0
+        elif ch == ",":
+            c.brake_left = 1.0
+        elif ch == ".":
+            c.brake_right = 1.0
+        elif ch == "B":
+            c.parking_brake = 1 - c.parking_brake
+        elif ch == "]":
+            c.set_flaps(c.flaps_index + 1)
+        elif ch == "[":
+            c.set_flaps(c.flaps_index - 1)
+        elif key == K.K_TAB:
+            self.toggle_yoke()
+
+    def key_up(self, key: int) -> None:
+        self._held.discard(key)
+        c = self.c
+        name = pygame.key.name(key)
+        if name == "s":
+            if c.starter_held:
+                c.starter_held = 0
+                c.magnetos = 3
+        elif name == "b":
+            c.brake_left = c.brake_right = 0.0
+        elif name == ",":
+            c.brake_left = 0.0
+        elif name == ".":
+            c.brake_right = 0.0
+
+    def toggle_yoke(self) -> None:
+        self.c.mouse_yoke = 1 - self.c.mouse_yoke
+
+    # ---------------------------------------------------------------- mouse
+    def mouse_motion(self, x: int, y: int, buttons: tuple[int, ...]) -> None:
+        c = self.c
+        if c.mouse_yoke:
+            rx, ry = L.MOUSE_YOKE_RANGE_PX
+            c.aileron = round(clamp((x - L.VIEW_CENTRE[0]) / rx, -1, 1), 3)
+            c.elevator = round(clamp((y - L.VIEW_CENTRE[1]) / ry, -1, 1), 3)
+            return
+        if self._drag and buttons and buttons[0]:
+            self._drag_to(self._drag, y)
+
+    def mouse_down(self, x: int, y: int, button: int) -> None:
+        c = self.c
+        if button == 3:
+            self.toggle_yoke()
+            return
+        if c.mouse_yoke:
+            return
+        if button in (4, 5):  # wheel
+            self.wheel(x, y, 1 if button == 4 else -1)
+            return
+        if button != 1:
+            return
+        name = L.hit(x, y)
+        if name is None:
+            return
+        self.clicks.append(name)
+        self.click(name, y)
+
+    def mouse_up(self, x: int, y: int, button: int) -> None:
+        if button == 1:
+            self._drag = None
+            if self._mags_start_held:
+                self._mags_start_held = False
+                self.c.release_magnetos()
+
+    def wheel(self, x: int, y: int, steps: int) -> None:
+        c = self.c
+        name = L.hit(x, y)
+        if name in ("com1:stby",):
+            c.tune_com1_stby(0.025 * steps)
+        elif name == "nav1:stby":
+            c.tune_nav1_stby(0.05 * steps)
+        elif name in ("obs-", "obs+"):
+            c.turn_obs(5 * steps)
+        elif name in ("baro-", "baro+"):
+            c.turn_baro(0.01 * steps)
+        elif name == "trim":
+            _adjust(c, "elevator_trim", -0.02 * steps, -1, 1)
+        elif name in ("throttle", "mixture"):
+            _adjust(c, name, 0.02 * steps, 0, 1)
+        elif name in ("ap:hdg-", "ap:hdg+"):
+            c.ap_hdg_bug_deg = (c.ap_hdg_bug_deg + 10 * steps) % 360
+
+    def _drag_to(self, name: str, y: int) -> None:
+        c = self.c
+        if name == "throttle":
+            c.throttle = round(L.slider_value(L.THROTTLE, y), 3)
+        elif name == "mixture":
+            c.mixture = round(L.slider_value(L.MIXTURE, y), 3)
+        elif name == "trim":
+            c.elevator_trim = round(1.0 - 2.0 * L.slider_value(L.TRIM, y), 3)
+
+    def click(self, name: str, y: int = 0) -> None:
+        """Act on a hotspot (what a left click on it does)."""
+        c = self.c
+        kind, _, arg = name.partition(":")
+        if kind == "switch":
+            setattr(c, arg, 1 - getattr(c, arg))
+        elif kind == "mags":
+            pos = L.MAGS_LABELS.index(arg)
+            c.set_magnetos(pos)
+            self._mags_start_held = pos == 4
+        elif kind == "fuel":
+            c.fuel_selector = L.FUEL_LABELS.index(arg)
+        elif name == "primer":
+            c.primer_push()
+        elif name == "park_brake":
+            c.parking_brake = 1 - c.parking_brake
+        elif name in ("throttle", "mixture"):
+            self._drag = name
+            self._drag_to(name, y)
+        elif name == "trim":
+            x, ry, w, h = L.TRIM
+            self._drag = "trim"
+            _adjust(c, "elevator_trim", 0.02 if y < ry + h / 2 else -0.02, -1, 1)
+        elif name == "flaps":
+            idx = min(range(4), key=lambda i: abs(L.FLAP_DETENT_Y[i] - y))
+            c.set_flaps(idx)
+        elif name == "obs-":
+            c.turn_obs(-1)
+        elif name == "obs+":
+            c.turn_obs(1)
+        elif name == "baro-":
+            c.turn_baro(-0.01)
+        elif name == "baro+":
+            c.turn_baro(0.01)
+        elif kind in ("com1", "nav1"):
+            tune = c.tune_com1_stby if kind == "com1" else c.tune_nav1_stby
+            khz = 0.025 if kind == "com1" else 0.05
+            {"swap": c.swap_com1 if kind == "com1" else c.swap_nav1,
+             "mhz-": lambda: tune(-1.0), "mhz+": lambda: tune(1.0),
+             "khz-": lambda: tune(-khz), "khz+": lambda: tune(khz), "stby": lambda: None}[arg]()
+        elif kind == "xpdr":
+            if arg.startswith("digit"):
+                i = int(arg[5:])
+                _, ry, _, h = L.XPDR_DIGITS[i]
+                c.xpdr_step_digit(i, 1 if y < ry + h / 2 else -1)
+            else:
+                c.xpdr_mode = int(arg[4:])
+        elif kind == "ap" and self.has_autopilot:
+            if arg in ("ap_on", "ap_hdg", "ap_nav", "ap_alt"):
+                new = 1 - getattr(c, arg)
+                setattr(c, arg, new)
+                if arg == "ap_hdg" and new:
+                    c.ap_nav = 0
+                if arg == "ap_nav" and new:
+                    c.ap_hdg = 0
+                if arg != "ap_on" and new:
+                    c.ap_on = 1
+                if arg == "ap_on" and not new:
+                    c.ap_hdg = c.ap_nav = c.ap_alt = 0
+            elif arg == "hdg-":
+                c.ap_hdg_bug_deg = (c.ap_hdg_bug_deg - 1) % 360
+            elif arg == "hdg+":
+                c.ap_hdg_bug_deg = (c.ap_hdg_bug_deg + 1) % 360
+            elif arg == "alt-":
+                c.ap_alt_target_ft = max(0.0, c.ap_alt_target_ft - 100)
+            elif arg == "alt+":
+                c.ap_alt_target_ft = min(20000.0, c.ap_alt_target_ft + 100)

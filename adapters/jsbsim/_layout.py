@@ -1,0 +1,259 @@
+"""The cockpit window's fixed layout (1280 x 800 pixels, origin top-left, window at 0,0).
+
+These positions are a contract: pilots that read the instruments from screenshot pixels and
+click the panel are written against them. Change them only together with those readers.
+
+Window
+    VIEW     (0, 0, 1280, 360)   out-the-window view; screen centre (640, 180) is the boresight,
+             horizontal field of view 80 deg (focal length FOCAL_PX), the horizon crosses the
+             centre line at y = 180 + FOCAL_PX * tan(pitch).
+    PANEL    (0, 360, 1280, 420) dark grey (40, 40, 44) instrument panel.
+    READOUT  (0, 780, 1280, 20)  digital readout strip, black, white DejaVu Sans Mono 14 px:
+             fixed-width fields, see READOUT_FIELDS (x of each field's first character).
+
+How to read each round gauge (all faces black, every needle pure white (255, 255, 255), 4 px
+wide, from the centre to 0.85 r; angles are clockwise from 12 o'clock):
+    ASI   airspeed: angle = ASI_DEG_AT_0 + ias_kt * ASI_DEG_PER_KT (0..200 kt linear).
+    AI    attitude: sky (70, 130, 220) above, ground (150, 95, 40) below a boundary line through
+          (cx, cy + pitch_deg * AI_PX_PER_DEG_PITCH) tilted by -bank (right bank: the line's
+          right end goes up... i.e. the horizon rotates opposite to the bank, as in a real AI).
+          A fixed orange (255, 150, 0) aircraft symbol sits at the centre.
+    ALT   altimeter (indicated, Kollsman-corrected): long needle = hundreds
+          (angle = (alt_ft % 1000) * 0.36), short needle (0.55 r, 6 px) = thousands
+          (angle = (alt_ft % 10000) * 0.036). The Kollsman setting is printed in the window
+          under the centre (e.g. "29.92").
+    TC    turn coordinator: white wing bar through the centre, tilted by
+          turn_rate_dps * TC_DEG_PER_DPS (standard rate 3 deg/s = 20 deg tilt, right turn =
+          clockwise); slip ball (white disc) in the tube at y = cy + 0.55 r, x offset
+          = lateral g * TC_BALL_PX_PER_G.
+    HI    heading indicator: a white needle points at the current magnetic heading
+          (angle = heading_mag_deg), the card is fixed (N at the top); the orange heading bug
+          (autopilot HDG) is a short orange needle at the bug heading.
+    VSI   vertical speed: angle = 270 + clamp(vs_fpm, -2000, 2000) * VSI_DEG_PER_FPM
+          (0 fpm at 9 o'clock, climbs clockwise).
+    TACH  rpm: angle = TACH_DEG_AT_0 + rpm * TACH_DEG_PER_RPM (0..3500).
+    CDI   NAV1: white vertical needle displaced by loc_dev_dots * CDI_PX_PER_DOT (right of
+          course = needle left); the OBS course is printed at the top of the face.
+    Small engine gauges (FUEL L, FUEL R in US gal 0..26, OIL T in deg F 0..250, OIL P in psi
+          0..115, VOLTS 0..32): angle = -120 + 240 * (value - lo) / (hi - lo).
+
+Controls (every hotspot is a pygame Rect in HOTSPOTS, clicked with the left button):
+    switches  BAT, ALT, BCN, AVN: click toggles; lit (yellow) when on.
+    MAGS      rotary key: click a position label (OFF R L BOTH START); START is spring-loaded
+              (held while the button is held, returns to BOTH on release).
+    FUEL      selector: click a label OFF LEFT RIGHT BOTH.
+    PRIMER    each click is one stroke.
+    PARK BRK  click toggles.
+    THROTTLE, MIXTURE  vertical sliders: drag the knob (top = 1.0) or click in the track.
+    FLAPS     click a detent (UP, 10, 20, FULL) in the flap track.
+    TRIM      wheel: click the upper half for nose down, lower half for nose up; or drag/scroll.
+    radios    COM1/NAV1: buttons "<" ">" (MHz -/+), "-" "+" (kHz -/+) tune the standby
+              frequency, "<>" swaps; scrolling over the standby window tunes kHz.
+              NAV1 OBS: "OBS-" "OBS+" (1 deg; scroll = 5 deg).
+              XPDR: click the upper half of a digit to add 1, lower half to subtract 1 (octal);
+              mode buttons OFF STBY ON ALT TST.
+              BARO: "-" "+" next to "BARO" (0.01 inHg).
+    autopilot (c172x only) buttons AP HDG NAV ALT; HDG bug "-" "+" (1 deg, scroll 10),
+              ALT target "-" "+" (100 ft).
+Keyboard (FlightGear defaults): see `_keys.py`. Tab or a right click toggles the mouse yoke:
+the pointer's offset from the VIEW centre (640, 180) is the yoke position, full deflection at
+MOUSE_YOKE_RANGE_PX pixels.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+WIDTH, HEIGHT = 1280, 800
+VIEW = (0, 0, 1280, 360)
+VIEW_CENTRE = (640, 180)
+HFOV_DEG = 80.0
+FOCAL_PX = (VIEW[2] / 2) / math.tan(math.radians(HFOV_DEG / 2))
+PANEL = (0, 360, 1280, 420)
+READOUT = (0, 780, 1280, 20)
+MOUSE_YOKE_RANGE_PX = (400, 180)
+
+PANEL_BG = (40, 40, 44)
+FACE = (0, 0, 0)
+NEEDLE = (255, 255, 255)
+SKY = (70, 130, 220)
+GROUND = (150, 95, 40)
+SYMBOL = (255, 150, 0)
+LIT = (250, 210, 40)
+
+
+@dataclass(frozen=True)
+class Gauge:
+    name: str
+    cx: int
+    cy: int
+    r: int
+    label: str
+
+
+# six-pack, tachometer, NAV1 CDI
+ASI = Gauge("asi", 80, 440, 66, "AIRSPEED")
+AI = Gauge("ai", 230, 440, 66, "ATTITUDE")
+ALT = Gauge("alt", 380, 440, 66, "ALTITUDE")
+TC = Gauge("tc", 80, 590, 66, "TURN")
+HI = Gauge("hi", 230, 590, 66, "HEADING")
+VSI = Gauge("vsi", 380, 590, 66, "VERT SPEED")
+TACH = Gauge("tach", 530, 440, 66, "RPM")
+CDI = Gauge("cdi", 530, 590, 66, "NAV 1")
+# small engine gauges
+FUEL_L = Gauge("fuel_l", 50, 720, 32, "FUEL L")
+FUEL_R = Gauge("fuel_r", 130, 720, 32, "FUEL R")
+OIL_T = Gauge("oil_t", 210, 720, 32, "OIL T")
+OIL_P = Gauge("oil_p", 290, 720, 32, "OIL P")
+VOLTS = Gauge("volts", 370, 720, 32, "VOLTS")
+GAUGES = (ASI, AI, ALT, TC, HI, VSI, TACH, CDI, FUEL_L, FUEL_R, OIL_T, OIL_P, VOLTS)
+
+SMALL_RANGES = {"fuel_l": (0.0, 26.0), "fuel_r": (0.0, 26.0), "oil_t": (0.0, 250.0),
+                "oil_p": (0.0, 115.0), "volts": (0.0, 32.0)}
+
+ASI_DEG_AT_0 = 20.0
+ASI_DEG_PER_KT = 1.6
+AI_PX_PER_DEG_PITCH = 2.0
+TC_DEG_PER_DPS = 20.0 / 3.0
+TC_BALL_PX_PER_G = 150.0
+VSI_DEG_PER_FPM = 170.0 / 2000.0
+TACH_DEG_AT_0 = -135.0
+TACH_DEG_PER_RPM = 270.0 / 3500.0
+CDI_PX_PER_DOT = 10.0
+
+
+def asi_angle(ias_kt: float) -> float:
+    return ASI_DEG_AT_0 + max(0.0, min(200.0, ias_kt)) * ASI_DEG_PER_KT
+
+
+def vsi_angle(vs_fpm: float) -> float:
+    return 270.0 + max(-2000.0, min(2000.0, vs_fpm)) * VSI_DEG_PER_FPM
+
+
+def tach_angle(rpm: float) -> float:
+    return TACH_DEG_AT_0 + max(0.0, min(3500.0, rpm)) * TACH_DEG_PER_RPM
+
+
+def small_angle(name: str, value: float) -> float:
+    lo, hi = SMALL_RANGES[name]
+    return -120.0 + 240.0 * (max(lo, min(hi, value)) - lo) / (hi - lo)
+
+
+def needle_tip(g: Gauge, angle_deg: float, frac: float = 0.85) -> tuple[int, int]:
+    """Screen point at `frac` of the radius along a clockwise-from-12-o'clock angle."""
+    a = math.radians(angle_deg)
+    return round(g.cx + frac * g.r * math.sin(a)), round(g.cy - frac * g.r * math.cos(a))
+
+
+# ------------------------------------------------------------------ readout strip
+#: field -> x of its first character in the READOUT strip (y = 783); values right-aligned in
+#: the widths shown by `READOUT_FORMAT`
+READOUT_FORMAT = ("IAS {ias:3.0f}  ALT {alt:5.0f}  HDG {hdg:03.0f}  VS {vs:+5.0f}  BANK {bank:+4.0f}  "
+                  "PITCH {pitch:+4.0f}  RPM {rpm:4.0f}  THR {thr:3.0f}%  MIX {mix:3.0f}%  FLAPS {flaps:2.0f}  "
+                  "T {t:6.1f}")
+
+
+# ------------------------------------------------------------------ controls
+def _r(x: int, y: int, w: int, h: int) -> tuple[int, int, int, int]:
+    return (x, y, w, h)
+
+
+SWITCHES = ("master_bat", "master_alt", "beacon", "avionics")
+SWITCH_LABELS = {"master_bat": "BAT", "master_alt": "ALT", "beacon": "BCN", "avionics": "AVN"}
+SWITCH_RECTS = {name: _r(712 + 44 * i, 604, 38, 46) for i, name in enumerate(SWITCHES)}
+
+MAGS_CENTRE = (970, 620)
+MAGS_LABELS = ("OFF", "R", "L", "BOTH", "START")
+MAGS_LABEL_RECTS = {0: _r(894, 646, 32, 20), 1: _r(928, 646, 22, 20), 2: _r(952, 646, 22, 20),
+                    3: _r(976, 646, 40, 20), 4: _r(1018, 646, 46, 20)}
+FUEL_CENTRE = (1150, 620)
+FUEL_LABELS = ("OFF", "LEFT", "RIGHT", "BOTH")
+FUEL_LABEL_RECTS = {0: _r(1076, 646, 32, 20), 1: _r(1110, 646, 40, 20), 2: _r(1152, 646, 46, 20),
+                    3: _r(1200, 646, 40, 20)}
+PRIMER = _r(1000, 700, 44, 44)
+PARK_BRAKE = _r(1056, 700, 60, 44)
+
+SLIDER_H = 76
+THROTTLE = _r(712, 696, 36, SLIDER_H)
+MIXTURE = _r(756, 696, 36, SLIDER_H)
+FLAPS = _r(806, 696, 36, SLIDER_H)
+TRIM = _r(850, 696, 30, SLIDER_H)
+FLAP_DETENT_Y = tuple(696 + 8 + i * 20 for i in range(4))  # UP, 10, 20, FULL, top to bottom
+
+# knobs: OBS and BARO
+OBS_MINUS = _r(892, 696, 46, 24)
+OBS_PLUS = _r(942, 696, 46, 24)
+BARO_MINUS = _r(892, 742, 46, 24)
+BARO_PLUS = _r(942, 742, 46, 24)
+STATUS_XY = (420, 690)  # PAUSED / CRASHED / MOUSE YOKE messages (red/yellow text)
+
+# radio stack
+RADIO_X = 700
+COM_ROW_Y, NAV_ROW_Y, XPDR_ROW_Y, AP_ROW_Y = 366, 422, 478, 534
+ROW_H = 50
+COM_ACTIVE = _r(770, COM_ROW_Y + 6, 110, 38)
+COM_STBY = _r(940, COM_ROW_Y + 6, 110, 38)
+COM_SWAP = _r(888, COM_ROW_Y + 12, 44, 26)
+COM_MHZ_DN = _r(1060, COM_ROW_Y + 12, 34, 26)
+COM_MHZ_UP = _r(1098, COM_ROW_Y + 12, 34, 26)
+COM_KHZ_DN = _r(1140, COM_ROW_Y + 12, 34, 26)
+COM_KHZ_UP = _r(1178, COM_ROW_Y + 12, 34, 26)
+NAV_ACTIVE = _r(770, NAV_ROW_Y + 6, 110, 38)
+NAV_STBY = _r(940, NAV_ROW_Y + 6, 110, 38)
+NAV_SWAP = _r(888, NAV_ROW_Y + 12, 44, 26)
+NAV_MHZ_DN = _r(1060, NAV_ROW_Y + 12, 34, 26)
+NAV_MHZ_UP = _r(1098, NAV_ROW_Y + 12, 34, 26)
+NAV_KHZ_DN = _r(1140, NAV_ROW_Y + 12, 34, 26)
+NAV_KHZ_UP = _r(1178, NAV_ROW_Y + 12, 34, 26)
+XPDR_DIGITS = tuple(_r(770 + 30 * i, XPDR_ROW_Y + 6, 28, 38) for i in range(4))
+XPDR_MODE_BUTTONS = tuple(_r(900 + 56 * i, XPDR_ROW_Y + 12, 52, 26) for i in range(5))
+AP_BUTTONS = {"ap_on": _r(770, AP_ROW_Y + 10, 50, 28), "ap_hdg": _r(826, AP_ROW_Y + 10, 50, 28),
+              "ap_nav": _r(882, AP_ROW_Y + 10, 50, 28), "ap_alt": _r(938, AP_ROW_Y + 10, 50, 28)}
+AP_HDG_DN = _r(1064, AP_ROW_Y + 10, 30, 28)
+AP_HDG_UP = _r(1098, AP_ROW_Y + 10, 30, 28)
+AP_ALT_DN = _r(1196, AP_ROW_Y + 10, 30, 28)
+AP_ALT_UP = _r(1230, AP_ROW_Y + 10, 30, 28)
+
+#: every clickable control: name -> (x, y, w, h)
+HOTSPOTS: dict[str, tuple[int, int, int, int]] = {
+    **{f"switch:{n}": r for n, r in SWITCH_RECTS.items()},
+    **{f"mags:{MAGS_LABELS[i]}": r for i, r in MAGS_LABEL_RECTS.items()},
+    **{f"fuel:{FUEL_LABELS[i]}": r for i, r in FUEL_LABEL_RECTS.items()},
+    "primer": PRIMER, "park_brake": PARK_BRAKE,
+    "throttle": THROTTLE, "mixture": MIXTURE, "flaps": FLAPS, "trim": TRIM,
+    "obs-": OBS_MINUS, "obs+": OBS_PLUS, "baro-": BARO_MINUS, "baro+": BARO_PLUS,
+    "com1:swap": COM_SWAP, "com1:mhz-": COM_MHZ_DN, "com1:mhz+": COM_MHZ_UP,
+    "com1:khz-": COM_KHZ_DN, "com1:khz+": COM_KHZ_UP, "com1:stby": COM_STBY,
+    "nav1:swap": NAV_SWAP, "nav1:mhz-": NAV_MHZ_DN, "nav1:mhz+": NAV_MHZ_UP,
+    "nav1:khz-": NAV_KHZ_DN, "nav1:khz+": NAV_KHZ_UP, "nav1:stby": NAV_STBY,
+    **{f"xpdr:digit{i}": r for i, r in enumerate(XPDR_DIGITS)},
+    **{f"xpdr:mode{i}": r for i, r in enumerate(XPDR_MODE_BUTTONS)},
+    **{f"ap:{n}": r for n, r in AP_BUTTONS.items()},
+    "ap:hdg-": AP_HDG_DN, "ap:hdg+": AP_HDG_UP, "ap:alt-": AP_ALT_DN, "ap:alt+": AP_ALT_UP,
+}
+
+
+def centre(name: str) -> tuple[int, int]:
+    """Centre pixel of a hotspot (where a pilot clicks)."""
+    x, y, w, h = HOTSPOTS[name]
+    return x + w // 2, y + h // 2
+
+
+def slider_y(rect: tuple[int, int, int, int], value: float) -> int:
+    """Knob centre y of a vertical slider at `value` (0 bottom .. 1 top)."""
+    x, y, w, h = rect
+    return round(y + h - value * h)
+
+
+def slider_value(rect: tuple[int, int, int, int], y_px: int) -> float:
+    x, y, w, h = rect
+    return max(0.0, min(1.0, (y + h - y_px) / h))
+
+
+def hit(x: int, y: int) -> str | None:
+    """The hotspot under a pixel, if any."""
+    for name, (rx, ry, rw, rh) in HOTSPOTS.items():
+        if rx <= x < rx + rw and ry <= y < ry + rh:
+            return name
+    return None

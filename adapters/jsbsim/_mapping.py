@@ -1,0 +1,102 @@
+"""Property -> canonical signal table for the embedded simulator.
+
+Each canonical signal is computed from one or more property paths of `_props` (the same paths
+the generic-protocol packet carries). The table is data, so the host side, the protocol file
+and the tests all use one definition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+XPDR_MODE_FROM_FG_KNOB = {0: 0, 1: 1, 2: 4, 3: 2, 4: 2, 5: 3}  # FlightGear knob-mode -> canonical
+
+
+@dataclass(frozen=True)
+class Mapping:
+    canonical: str
+    paths: tuple[str, ...]
+    fn: Callable[..., float] = lambda v: float(v)
+
+
+def _same(v: float) -> float:
+    return float(v)
+
+
+def _bool(v: float) -> float:
+    return 1.0 if float(v) > 0.5 else 0.0
+
+
+MAPPINGS: tuple[Mapping, ...] = (
+    Mapping("lat_deg", ("/position/latitude-deg",)),
+    Mapping("lon_deg", ("/position/longitude-deg",)),
+    Mapping("alt_msl_ft", ("/position/altitude-ft",)),
+    Mapping("alt_agl_ft", ("/position/altitude-agl-ft",)),
+    Mapping("ias_kt", ("/instrumentation/airspeed-indicator/indicated-speed-kt",)),
+    Mapping("gs_kt", ("/velocities/groundspeed-kt",)),
+    Mapping("vs_fpm", ("/velocities/vertical-speed-fps",), lambda v: float(v) * 60.0),
+    Mapping("heading_mag_deg", ("/orientation/heading-magnetic-deg",)),
+    Mapping("heading_true_deg", ("/orientation/heading-deg",)),
+    Mapping("pitch_deg", ("/orientation/pitch-deg",)),
+    Mapping("bank_deg", ("/orientation/roll-deg",)),
+    Mapping("on_ground", ("/gear/gear[0]/wow", "/gear/gear[1]/wow", "/gear/gear[2]/wow"),
+            lambda a, b, c: _bool(max(float(a), float(b), float(c)))),
+    Mapping("crashed", ("/sim/crashed",), _bool),
+    Mapping("engine_running", ("/engines/engine[0]/running",), _bool),
+    Mapping("engine_rpm", ("/engines/engine[0]/rpm",)),
+    Mapping("magnetos", ("/controls/switches/magnetos", "/controls/switches/starter"),
+            lambda m, s: 4.0 if _bool(s) else float(m)),
+    Mapping("mixture", ("/controls/engines/engine[0]/mixture",)),
+    Mapping("throttle", ("/controls/engines/engine[0]/throttle",)),
+    Mapping("primer_strokes", ("/controls/engines/engine[0]/primer",)),
+    Mapping("master_bat", ("/controls/switches/master-bat",), _bool),
+    Mapping("master_alt", ("/controls/switches/master-alt",), _bool),
+    Mapping("beacon", ("/controls/lighting/beacon",), _bool),
+    Mapping("avionics", ("/controls/switches/master-avionics",), _bool),
+    Mapping("fuel_selector", ("/consumables/fuel/tank[0]/selected", "/consumables/fuel/tank[1]/selected"),
+            lambda left, right: _bool(left) + 2.0 * _bool(right)),
+    Mapping("flaps_deg", ("/surface-positions/flap-pos-norm",), lambda v: float(v) * 30.0),
+    Mapping("gear_down", ("/gear/gear[0]/wow",), lambda v: 1.0),  # fixed gear
+    Mapping("parking_brake", ("/controls/gear/brake-parking",), _bool),
+    Mapping("autopilot_on", ("/autopilot/switches/ap",), _bool),
+    Mapping("ap_hdg", ("/autopilot/switches/ap", "/autopilot/switches/hdg"), lambda a, m: _bool(a) * _bool(m)),
+    Mapping("ap_nav", ("/autopilot/switches/ap", "/autopilot/switches/nav"), lambda a, m: _bool(a) * _bool(m)),
+    Mapping("ap_alt", ("/autopilot/switches/ap", "/autopilot/switches/alt"), lambda a, m: _bool(a) * _bool(m)),
+    Mapping("ap_apr", ("/autopilot/switches/apr",), _bool),
+    Mapping("ap_alt_target_ft", ("/autopilot/settings/target-altitude-ft",)),
+    Mapping("nav1_mhz", ("/instrumentation/nav[0]/frequencies/selected-mhz",), lambda v: round(float(v), 3)),
+    Mapping("nav1_obs_deg", ("/instrumentation/nav[0]/radials/selected-deg",)),
+    Mapping("loc_dev_dots", ("/instrumentation/nav[0]/heading-needle-deflection-norm",), lambda v: -float(v) * 5.0),
+    Mapping("gs_dev_dots", ("/instrumentation/nav[0]/gs-needle-deflection-norm",), lambda v: float(v) * 5.0),
+    Mapping("com1_mhz", ("/instrumentation/comm[0]/frequencies/selected-mhz",), lambda v: round(float(v), 3)),
+    Mapping("com1_stby_mhz", ("/instrumentation/comm[0]/frequencies/standby-mhz",), lambda v: round(float(v), 3)),
+    Mapping("xpdr_code", ("/instrumentation/transponder/id-code",)),
+    Mapping("xpdr_mode", ("/instrumentation/transponder/mode",)),
+    Mapping("baro_inhg", ("/instrumentation/altimeter/setting-inhg",), lambda v: round(float(v), 2)),
+)
+
+#: the sim-time property every sample is stamped with
+TIME_PATH = "/sim/time/elapsed-sec"
+
+
+def all_paths() -> list[str]:
+    """Every property the mappings read, in a stable order (the generic packet's chunks)."""
+    out: list[str] = [TIME_PATH]
+    for m in MAPPINGS:
+        for p in m.paths:
+            if p not in out:
+                out.append(p)
+    return out
+
+
+def to_canonical(values: dict[str, float]) -> dict[str, float]:
+    """Canonical signals from property values (paths missing from `values` are skipped)."""
+    out: dict[str, float] = {}
+    for m in MAPPINGS:
+        try:
+            args = [values[p] for p in m.paths]
+        except KeyError:
+            continue
+        out[m.canonical] = m.fn(*args)
+    return out

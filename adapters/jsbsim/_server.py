@@ -1,0 +1,248 @@
+"""The cockpit's state ports, for the host side only: a subset of FlightGear's telnet property
+protocol on TCP and FlightGear's generic protocol as UDP output.
+
+Telnet (lines end CRLF, as FlightGear's `props` server): `get|show <path>`, `set <path> <v>`,
+`ls [dir]`, `data`, `prompt`, `run exit`, `run pause`, `quit`. Prompt mode answers
+`<path> = '<value>' (<type>)` then the prompt `/> `; data mode answers the bare value, so a
+client can pipeline many `get`s and read one line each. Errors start with `-ERR`.
+
+Generic UDP: one ASCII line per packet, the chunks of `generic.xml` (values joined by `,`),
+sent at `rate_hz` of simulator time.
+"""
+
+from __future__ import annotations
+
+import selectors
+import socket
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Callable
+
+from simbridge.adapters.jsbsim._props import PropertyTree
+
+PROTOCOL_FILE = Path(__file__).with_name("generic.xml")
+CRLF = "\r\n"
+
+
+def _fmt(value, type_: str) -> str:
+    if type_ == "bool":
+        return "true" if value else "false"
+    if type_ == "int":
+        return str(int(value))
+    if type_ == "double":
+        return repr(float(value)) if isinstance(value, float) else str(value)
+    return str(value)
+
+
+class _Client:
+    def __init__(self, sock: socket.socket):
+        self.sock = sock
+        self.inbuf = b""
+        self.outbuf = b""
+        self.data_mode = False
+        self.cwd = "/"
+
+
+class TelnetServer:
+    def __init__(self, tree: PropertyTree, port: int, host: str = "127.0.0.1",
+                 on_run: Callable[[str], str | None] | None = None):
+        self.tree = tree
+        self.on_run = on_run or (lambda cmd: None)
+        self.sel = selectors.DefaultSelector()
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind((host, port))
+        self.listener.listen(8)
+        self.listener.setblocking(False)
+        self.port = self.listener.getsockname()[1]
+        self.sel.register(self.listener, selectors.EVENT_READ, None)
+        self.clients: dict[socket.socket, _Client] = {}
+
+    def close(self) -> None:
+        for c in list(self.clients.values()):
+            self._drop(c)
+        self.sel.unregister(self.listener)
+        self.listener.close()
+        self.sel.close()
+
+    def _drop(self, c: _Client) -> None:
+        try:
+            self.sel.unregister(c.sock)
+        except (KeyError, ValueError):
+            pass
+        c.sock.close()
+        self.clients.pop(c.sock, None)
+
+    def poll(self, timeout_s: float = 0.0) -> None:
+        """Serve whatever is waiting (called from the cockpit loop)."""
+        for key, _ in self.sel.select(timeout_s):
+            if key.data is None:
+                try:
+                    sock, _ = self.listener.accept()
+                except BlockingIOError:
+                    continue
+                sock.setblocking(False)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                c = _Client(sock)
+                self.clients[sock] = c
+                self.sel.register(sock, selectors.EVENT_READ, c)
+                continue
+            c = key.data
+            try:
+                chunk = c.sock.recv(65536)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._drop(c)
+                continue
+            c.inbuf += chunk
+            while b"\n" in c.inbuf:
+                line, c.inbuf = c.inbuf.split(b"\n", 1)
+                if not self._handle(c, line.decode("utf-8", "replace").strip()):
+                    self._flush(c)
+                    self._drop(c)
+                    break
+            else:
+                self._flush(c)
+
+    def _flush(self, c: _Client) -> None:
+        if not c.outbuf:
+            return
+        try:
+            c.sock.setblocking(True)
+            c.sock.settimeout(1.0)
+            c.sock.sendall(c.outbuf)
+        except OSError:
+            pass
+        finally:
+            c.outbuf = b""
+            try:
+                c.sock.setblocking(False)
+            except OSError:
+                pass
+
+    def _out(self, c: _Client, text: str) -> None:
+        c.outbuf += text.encode()
+
+    def _abs(self, c: _Client, path: str) -> str:
+        return path if path.startswith("/") else (c.cwd.rstrip("/") + "/" + path)
+
+    def _handle(self, c: _Client, line: str) -> bool:
+        """Answer one command line; False to close the connection."""
+        if not line:
+            if not c.data_mode:
+                self._out(c, c.cwd + "> ")
+            return True
+        parts = line.split()
+        cmd, args = parts[0], parts[1:]
+        t = self.tree
+        if cmd in ("get", "show"):
+            path = self._abs(c, args[0]) if args else c.cwd
+            try:
+                value, type_ = t.get(path)
+                text = _fmt(value, type_)
+                self._out(c, (text if c.data_mode else f"{args[0] if args else path} = '{text}' ({type_})") + CRLF)
+            except KeyError:
+                self._out(c, ("" if c.data_mode else f"{path} = '' (none)") + CRLF)
+        elif cmd == "set":
+            if len(args) < 2:
+                self._out(c, "-ERR set needs a path and a value" + CRLF)
+            else:
+                path = self._abs(c, args[0])
+                try:
+                    t.set(path, " ".join(args[1:]))
+                    if not c.data_mode:
+                        value, type_ = t.get(path)
+                        self._out(c, f"{args[0]} = '{_fmt(value, type_)}' ({type_})" + CRLF)
+                except KeyError:
+                    self._out(c, f'-ERR Node "{path}" not found' + CRLF)
+                except PermissionError:
+                    self._out(c, f'-ERR Node "{path}" is read-only' + CRLF)
+                except ValueError as exc:
+                    self._out(c, f"-ERR {exc}" + CRLF)
+        elif cmd in ("ls", "ls2"):
+            d = self._abs(c, args[0]) if args else c.cwd
+            for name, is_dir in t.children(d):
+                if is_dir:
+                    self._out(c, f"{name}/" + CRLF)
+                else:
+                    value, type_ = t.get(d.rstrip("/") + "/" + name)
+                    self._out(c, (name if c.data_mode else f"{name} =\t'{_fmt(value, type_)}'\t({type_})") + CRLF)
+        elif cmd == "cd":
+            c.cwd = self._abs(c, args[0]) if args else "/"
+        elif cmd == "pwd":
+            self._out(c, c.cwd + CRLF)
+        elif cmd == "data":
+            c.data_mode = True
+        elif cmd == "prompt":
+            c.data_mode = False
+        elif cmd == "run":
+            err = self.on_run(args[0] if args else "")
+            if err:
+                self._out(c, f"-ERR {err}" + CRLF)
+            elif not c.data_mode:
+                self._out(c, "<completed>" + CRLF)
+        elif cmd in ("quit", "exit"):
+            return False
+        else:
+            self._out(c, f"-ERR unknown command {cmd!r}" + CRLF)
+        if not c.data_mode:
+            self._out(c, c.cwd + "> ")
+        return True
+
+
+# ---------------------------------------------------------------- generic protocol
+
+def protocol_xml(paths: list[str]) -> str:
+    """A FlightGear generic-protocol definition (ASCII, comma-separated, one line per packet)."""
+    chunks = "\n".join(
+        f"   <chunk><name>{p}</name><node>{p}</node><type>float</type><format>%.6f</format></chunk>" for p in paths
+    )
+    return ("<?xml version=\"1.0\"?>\n<!-- generated from simbridge.adapters.jsbsim._mapping.all_paths() -->\n"
+            "<PropertyList>\n <generic>\n  <output>\n   <binary_mode>false</binary_mode>\n"
+            "   <line_separator>newline</line_separator>\n   <var_separator>,</var_separator>\n"
+            f"{chunks}\n  </output>\n </generic>\n</PropertyList>\n")
+
+
+def read_protocol(path: Path = PROTOCOL_FILE) -> tuple[list[str], str]:
+    """(chunk node paths, var separator) of a generic-protocol output definition."""
+    root = ET.parse(path).getroot()
+    out = root.find("generic/output")
+    if out is None:
+        raise ValueError(f"{path}: no <generic><output>")
+    sep = (out.findtext("var_separator") or ",")
+    sep = {"comma": ",", "tab": "\t", "space": " ", "semicolon": ";"}.get(sep, sep)
+    return [ch.findtext("node", "").strip() for ch in out.findall("chunk")], sep
+
+
+class GenericSender:
+    """Sends one ASCII packet of the protocol's chunks per call to `send`."""
+
+    def __init__(self, tree: PropertyTree, host: str, port: int, protocol: Path = PROTOCOL_FILE):
+        self.tree = tree
+        self.paths, self.sep = read_protocol(protocol)
+        self.addr = (host, port)
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sent = 0
+
+    def packet(self) -> bytes:
+        vals = []
+        for p in self.paths:
+            try:
+                v, _ = self.tree.get(p)
+                vals.append(f"{float(v):.6f}")
+            except (KeyError, ValueError, TypeError):
+                vals.append("0")
+        return (self.sep.join(vals) + "\n").encode()
+
+    def send(self) -> None:
+        try:
+            self.sock.sendto(self.packet(), self.addr)
+            self.sent += 1
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.sock.close()

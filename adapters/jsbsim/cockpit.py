@@ -1,0 +1,242 @@
+"""The embedded simulator's process: JSBSim paced to real time in a pygame cockpit window.
+
+    python -m simbridge.adapters.jsbsim.cockpit --task T09 --telnet-port 5401 \
+        --generic-udp 127.0.0.1:5500
+
+The FDM runs at 120 Hz of simulator time, paced to the wall clock; the window redraws at
+`--fps`; the generic-protocol packet goes out every `1/--generic-hz` s of simulator time and the
+telnet port is served between ticks. Prints `READY telnet=<port>` on stdout once listening.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import signal
+import sys
+import time
+
+from simbridge.adapters.jsbsim import _layout as L
+from simbridge.adapters.jsbsim._airports import load_airport
+from simbridge.adapters.jsbsim._controls import Controls
+from simbridge.adapters.jsbsim._fdm import DT_S, FPS_TO_KT, LBS_PER_GAL_DEFAULT, FlightModel
+from simbridge.adapters.jsbsim._props import PropertyTree
+from simbridge.adapters.jsbsim._scenario import Scenario, from_task, resolve
+from simbridge.adapters.jsbsim._server import GenericSender, TelnetServer
+
+TICK_S = 1.0 / 120.0
+MAX_CATCHUP_S = 0.25  # behind by more than this: drop time instead of racing (real-time factor < 1)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog="simbridge.adapters.jsbsim.cockpit", description=__doc__.splitlines()[0])
+    ap.add_argument("--task", help="task id (initial state from its YAML)")
+    ap.add_argument("--airport", default="KPAO")
+    ap.add_argument("--runway")
+    ap.add_argument("--parking")
+    ap.add_argument("--alt-ft", type=float)
+    ap.add_argument("--ias-kt", type=float)
+    ap.add_argument("--heading-deg", type=float)
+    ap.add_argument("--engine", default="any", choices=["running", "cold_and_dark", "off", "any"])
+    ap.add_argument("--aircraft", default=None)
+    ap.add_argument("--telnet-port", type=int, default=5401, help="0 picks a free port")
+    ap.add_argument("--generic-udp", help="HOST:PORT for the generic-protocol UDP output")
+    ap.add_argument("--generic-hz", type=float, default=60.0)
+    ap.add_argument("--fps", type=float, default=25.0)
+    ap.add_argument("--paused", action="store_true", help="start frozen (lockstep)")
+    ap.add_argument("--headless", action="store_true", help="no window (SDL dummy driver)")
+    return ap.parse_args(argv)
+
+
+def scenario_from_args(a: argparse.Namespace) -> Scenario:
+    if a.task:
+        from simbridge._task import load_task
+
+        sc = from_task(load_task(a.task))
+        if a.aircraft:
+            sc.aircraft = a.aircraft
+        return sc
+    kw = {}
+    if a.aircraft:
+        kw["aircraft"] = a.aircraft
+    return resolve(load_airport(a.airport), runway=a.runway, parking=a.parking, alt_msl_ft=a.alt_ft,
+                   ias_kt=a.ias_kt, heading_deg=a.heading_deg, engine=a.engine, **kw)
+
+
+class Cockpit:
+    def __init__(self, a: argparse.Namespace):
+        if a.headless:
+            os.environ["SDL_VIDEODRIVER"] = "dummy"
+        os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+        import pygame
+
+        from simbridge.adapters.jsbsim._input import REPEAT_DELAY_MS, REPEAT_INTERVAL_MS, InputHandler
+        from simbridge.adapters.jsbsim._panel import Panel
+        from simbridge.adapters.jsbsim._view import OutsideView
+
+        self.pg = pygame
+        self.args = a
+        self.scenario = scenario_from_args(a)
+        self.controls = Controls()
+        self.model = FlightModel(self.scenario, self.controls)
+        self.runtime: dict = {"frame_rate": 0.0, "rt_factor": 1.0, "frames": 0}
+        try:
+            import jsbsim
+
+            self.runtime["jsbsim_version"] = jsbsim.__version__
+        except AttributeError:
+            pass
+        self.tree = PropertyTree(self.model, self.controls, self.runtime)
+        self.server = TelnetServer(self.tree, a.telnet_port, on_run=self._run_command)
+        self.sender = None
+        if a.generic_udp:
+            host, _, port = a.generic_udp.rpartition(":")
+            self.sender = GenericSender(self.tree, host or "127.0.0.1", int(port))
+        pygame.display.init()
+        pygame.font.init()
+        self.screen = pygame.display.set_mode((L.WIDTH, L.HEIGHT))
+        pygame.display.set_caption(f"simbridge JSBSim {self.scenario.aircraft} {self.scenario.airport}")
+        pygame.key.set_repeat(REPEAT_DELAY_MS, REPEAT_INTERVAL_MS)
+        pygame.event.set_allowed([pygame.QUIT, pygame.KEYDOWN, pygame.KEYUP, pygame.MOUSEBUTTONDOWN,
+                                  pygame.MOUSEBUTTONUP, pygame.MOUSEMOTION])
+        self.panel = Panel(self.model.has_autopilot)
+        self.view = OutsideView(load_airport(self.scenario.airport))
+        self.input = InputHandler(self.controls, self.model.has_autopilot)
+        self.model.frozen = bool(a.paused)
+        self.running = True
+        self._steps_per_packet = max(1, round(1.0 / (a.generic_hz * DT_S))) if a.generic_hz > 0 else 0
+
+    # ---------------------------------------------------------------- commands
+    def _run_command(self, cmd: str) -> str | None:
+        if cmd == "exit":
+            self.running = False
+        elif cmd == "pause":
+            self.model.frozen = not self.model.frozen
+        else:
+            return f"unknown command {cmd!r} (known: exit, pause)"
+        return None
+
+    # ---------------------------------------------------------------- loop
+    def run(self) -> int:
+        pg = self.pg
+        frame_dt = 1.0 / self.args.fps
+        now = time.monotonic()
+        next_frame = now
+        sim_budget_s = 0.0  # simulator seconds owed to the wall clock
+        last = now
+        rt_hist: collections.deque = collections.deque(maxlen=250)  # (wall, sim) pairs
+        frame_times: collections.deque = collections.deque(maxlen=50)
+        print(f"READY telnet={self.server.port}", flush=True)
+        while self.running:
+            now = time.monotonic()
+            elapsed, last = now - last, now
+            m = self.model
+            if not m.frozen and not m.crashed:
+                sim_budget_s = min(sim_budget_s + elapsed, MAX_CATCHUP_S)
+                while sim_budget_s >= DT_S:
+                    m.step()
+                    sim_budget_s -= DT_S
+                    if self.sender and self._steps_per_packet and m.steps % self._steps_per_packet == 0:
+                        self.sender.send()
+            else:
+                sim_budget_s = 0.0
+                if self.sender and self._steps_per_packet and now - getattr(self, "_last_idle_send", 0) > 0.1:
+                    self._last_idle_send = now
+                    self.sender.send()  # keep the host informed while frozen (10 Hz)
+            rt_hist.append((now, m.sim_time_s, m.frozen or m.crashed))
+            if now >= next_frame:
+                self._events()
+                self._render()
+                frame_times.append(now)
+                self.runtime["frames"] += 1
+                if len(frame_times) > 1:
+                    self.runtime["frame_rate"] = (len(frame_times) - 1) / (frame_times[-1] - frame_times[0])
+                self.runtime["rt_factor"] = _rt_factor(rt_hist)
+                next_frame += frame_dt
+                if next_frame < now:
+                    next_frame = now + frame_dt
+            wait = min(next_frame, time.monotonic() + TICK_S) - time.monotonic()
+            self.server.poll(max(0.0, wait))
+        self.close()
+        return 0
+
+    def _events(self) -> None:
+        pg = self.pg
+        for ev in pg.event.get():
+            if ev.type == pg.QUIT:
+                self.running = False
+            elif ev.type == pg.KEYDOWN:
+                self.input.key_down(ev.key, ev.unicode, ev.mod)
+            elif ev.type == pg.KEYUP:
+                self.input.key_up(ev.key)
+            elif ev.type == pg.MOUSEBUTTONDOWN:
+                self.input.mouse_down(ev.pos[0], ev.pos[1], ev.button)
+            elif ev.type == pg.MOUSEBUTTONUP:
+                self.input.mouse_up(ev.pos[0], ev.pos[1], ev.button)
+            elif ev.type == pg.MOUSEMOTION:
+                self.input.mouse_motion(ev.pos[0], ev.pos[1], ev.buttons)
+
+    def readings(self):
+        from simbridge.adapters.jsbsim._panel import Readings
+
+        m, f = self.model, self.model.fdm
+        status = detail = ""
+        if m.crashed:
+            status, detail = "CRASHED", m.crash_reason
+        elif m.frozen:
+            status = "PAUSED"
+        return Readings(
+            ias_kt=f["velocities/vc-kts"], pitch_deg=f["attitude/theta-deg"], bank_deg=f["attitude/phi-deg"],
+            alt_ind_ft=m.indicated_altitude_ft(), turn_rate_dps=m.turn_rate_dps(),
+            slip_g=f["accelerations/Ny"] if m.has_ny else 0.0, heading_mag_deg=m.heading_mag_deg,
+            vs_fpm=f["velocities/h-dot-fps"] * 60.0, rpm=f["propulsion/engine/engine-rpm"],
+            fuel_l_gal=f["propulsion/tank[0]/contents-lbs"] / LBS_PER_GAL_DEFAULT,
+            fuel_r_gal=f["propulsion/tank[1]/contents-lbs"] / LBS_PER_GAL_DEFAULT,
+            oil_t_degf=f["propulsion/engine/oil-temperature-degF"] if m.elec.bus_volts > 0 else 0.0,
+            oil_p_psi=f["propulsion/engine/oil-pressure-psi"], volts=m.elec.bus_volts,
+            avionics_powered=m.elec.avionics_powered, flaps_deg=m.flaps_deg, t_sim=m.sim_time_s, status=status,
+            status_detail=detail,
+        )
+
+    def _render(self) -> None:
+        m, f, c = self.model, self.model.fdm, self.controls
+        r = self.readings()
+        self.view.draw(self.screen, f["position/lat-geod-deg"], f["position/long-gc-deg"], f["position/h-sl-ft"],
+                       f["attitude/psi-deg"], f["attitude/theta-deg"], f["attitude/phi-deg"])
+        self.panel.draw(self.screen, r, c)
+        self.panel.draw_readout(self.screen, L.READOUT_FORMAT.format(
+            ias=r.ias_kt, alt=r.alt_ind_ft, hdg=r.heading_mag_deg % 360, vs=r.vs_fpm, bank=r.bank_deg,
+            pitch=r.pitch_deg, rpm=r.rpm, thr=c.throttle * 100, mix=c.mixture * 100, flaps=r.flaps_deg, t=r.t_sim))
+        self.pg.display.flip()
+
+    def close(self) -> None:
+        self.server.close()
+        if self.sender:
+            self.sender.close()
+        self.pg.quit()
+
+
+def _rt_factor(hist) -> float:
+    """Simulator seconds per wall second over the recent window, frozen stretches excluded."""
+    if len(hist) < 2:
+        return 1.0
+    wall = sim = 0.0
+    for (w0, s0, p0), (w1, s1, _) in zip(hist, list(hist)[1:]):
+        if not p0:
+            wall += w1 - w0
+            sim += s1 - s0
+    return sim / wall if wall > 0 else 1.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = parse_args(argv)
+    cockpit = Cockpit(a)
+    signal.signal(signal.SIGTERM, lambda *_: setattr(cockpit, "running", False))
+    signal.signal(signal.SIGINT, lambda *_: setattr(cockpit, "running", False))
+    return cockpit.run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

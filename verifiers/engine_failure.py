@@ -1,0 +1,146 @@
+"""Engine failure after take-off (T11): best glide, heading for a landable area, survivable landing."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from simbridge._errors import Unscorable
+from simbridge.verifiers import primitives as P
+from simbridge.verifiers._registry import Params, VerifyContext, verifier
+
+
+class EngineFailureParams(Params):
+    glide_ias_lo_kt: float = 63.0
+    glide_ias_hi_kt: float = 73.0
+    glide_fraction_min: float = 0.7
+    flare_agl_ft: float = 20.0
+    landable_runways: list[str] = ["30"]
+    landable_polygons: list[str] = []
+    heading_tol_deg: float = 30.0
+    heading_fraction_min: float = 0.7
+    reaction_s: float = 5.0
+    glide_ratio: float = 9.0
+    reach_margin_m: float = 300.0
+    max_touchdown_fpm: float = 700.0
+    stop_kt: float = 1.0
+    upright_max_deg: float = 30.0
+    failure_agl_range_ft: tuple[float, float] = (400.0, 1200.0)
+    edge_step_m: float = 50.0
+
+
+def _densify(poly: list[tuple[float, float]], step_m: float) -> np.ndarray:
+    """Points along the polygon's edges every `step_m`, so bearings and distances see the whole area."""
+    pts = np.asarray(poly + poly[:1], dtype=float)
+    out = []
+    for a, b in zip(pts[:-1], pts[1:]):
+        n = max(1, int(math.ceil(np.hypot(*(b - a)) / step_m)))
+        out.append(a + (b - a) * np.linspace(0.0, 1.0, n, endpoint=False)[:, None])
+    return np.concatenate(out)
+
+
+def heading_to_area(x: np.ndarray, y: np.ndarray, hdg_deg: np.ndarray, poly: list[tuple[float, float]],
+                    step_m: float) -> tuple[np.ndarray, np.ndarray]:
+    """(angular offset of the heading from the area in degrees, 0 when the nose points into it or the
+    aircraft is over it; distance to the area in metres) per sample."""
+    pts = _densify(poly, step_m)
+    dx = pts[None, :, 0] - x[:, None]
+    dy = pts[None, :, 1] - y[:, None]
+    brg = np.degrees(np.arctan2(dx, dy))
+    rel = P.angle_diff(brg, hdg_deg[:, None])
+    lo, hi = rel.min(axis=1), rel.max(axis=1)
+    wraps = (hi - lo) > 180.0  # the area spans the tail: the nose is not inside its bearing interval
+    inside_span = ~wraps & (lo <= 0.0) & (hi >= 0.0)
+    off = np.where(inside_span, 0.0, np.abs(rel).min(axis=1))
+    over = P.points_in_polygon(x, y, poly)
+    dist = np.where(over, 0.0, np.hypot(dx, dy).min(axis=1))
+    return np.where(over, 0.0, off), dist
+
+
+@verifier("engine_failure", params=EngineFailureParams,
+          components=("best_glide", "heading_landable", "survivable_landing"))
+def engine_failure(ctx: VerifyContext) -> str:
+    """The glide runs from the harness's `failure_injected` event to the start of the flare (first
+    time below `flare_agl_ft` after the failure) or the touchdown, whichever is first."""
+    p: EngineFailureParams = ctx.p
+    t = ctx.t
+    lat, lon = ctx.sig("lat_deg"), ctx.sig("lon_deg")
+    agl, ias, hdg = ctx.sig("alt_agl_ft"), ctx.sig("ias_kt"), ctx.sig("heading_true_deg")
+    ground, vs, gs = ctx.sig("on_ground"), ctx.sig("vs_fpm"), ctx.sig("gs_kt")
+    crashed, bank, pitch = ctx.sig("crashed"), ctx.sig("bank_deg"), ctx.sig("pitch_deg")
+    names = ("best_glide", "heading_landable", "survivable_landing")
+
+    fails = ctx.bundle.events_of("failure_injected")
+    if not fails:
+        lifts = P.liftoffs(t, ground)
+        peak = float(np.nanmax(agl[t >= lifts[0]])) if lifts else 0.0
+        drawn = ctx.snapshot("start", "failure_agl_ft", required=False)
+        floor = float(drawn) if drawn is not None else p.failure_agl_range_ft[0]
+        if peak < floor:
+            for n in names:
+                ctx.component(n, 0.0, explanation=f"never climbed to the failure height ({peak:.0f} ft AGL max)")
+            return "no engine failure: the aircraft never reached the failure height"
+        raise Unscorable(f"no failure_injected event although the aircraft climbed to {peak:.0f} ft AGL: harness fault")
+    t_fail = fails[0].t
+    t_end = float(t[-1])
+    ctx.require_coverage(t_fail, t_end, "the glide and landing")
+
+    tds = [td for td in P.touchdowns(t, ground, vs) if td.t > t_fail]
+    t_td = tds[0].t if tds else t_end
+    with np.errstate(invalid="ignore"):
+        low = P.first_true(t, (t > t_fail) & (agl < p.flare_agl_ft))
+    t_flare = min(low if low is not None else t_td, t_td)
+
+    frac = P.fraction_in_band(t, ias, p.glide_ias_lo_kt, p.glide_ias_hi_kt, t_fail, t_flare, ctx.max_gap_s)
+    ctx.component("best_glide", frac >= p.glide_fraction_min, measured=round(frac, 3),
+                  tolerance=f"{p.glide_ias_lo_kt:g}-{p.glide_ias_hi_kt:g} KIAS for ≥{p.glide_fraction_min:.0%} of the glide",
+                  window=(t_fail, t_flare))
+
+    geo = ctx.task.geometry
+    ref = geo.runway(p.landable_runways[0]).threshold if p.landable_runways else None
+    lat0, lon0 = (ref.lat_deg, ref.lon_deg) if ref else (float(np.nanmean(lat)), float(np.nanmean(lon)))
+    x, y = P.latlon_to_local_m(lat, lon, lat0, lon0)
+    areas: dict[str, list[tuple[float, float]]] = {}
+    for rid in p.landable_runways:
+        r = geo.runway(rid)
+        areas[f"runway {rid}"] = P.runway_polygon_m(r.threshold.lat_deg, r.threshold.lon_deg, r.end.lat_deg,
+                                                    r.end.lon_deg, r.width_ft * 0.3048, lat0, lon0)
+    for pid in p.landable_polygons:
+        poly = geo.polygon(pid)
+        px, py = P.latlon_to_local_m([q.lat_deg for q in poly.points], [q.lon_deg for q in poly.points], lat0, lon0)
+        areas[pid] = list(zip(px, py))
+    seg = (t >= t_fail + p.reaction_s) & (t <= t_flare)
+    reach = agl * 0.3048 * p.glide_ratio + p.reach_margin_m
+    toward = np.zeros(t.size, dtype=bool)
+    hits: dict[str, int] = {}
+    for name, poly in areas.items():
+        off, dist = heading_to_area(x[seg], y[seg], hdg[seg], poly, p.edge_step_m)
+        ok = (off <= p.heading_tol_deg) & (dist <= reach[seg])
+        toward[np.flatnonzero(seg)[ok]] = True
+        hits[name] = int(ok.sum())
+    hfrac = P.fraction_true(t, toward, t_fail + p.reaction_s, t_flare, ctx.max_gap_s) if seg.sum() > 1 else 0.0
+    best = max(hits, key=hits.get) if hits and max(hits.values()) else "none"
+    ctx.component("heading_landable", hfrac >= p.heading_fraction_min, measured=round(hfrac, 3),
+                  tolerance=f"within ±{p.heading_tol_deg:g}° of a reachable landable area for ≥{p.heading_fraction_min:.0%}",
+                  window=(t_fail + p.reaction_s, t_flare), explanation=f"mostly toward: {best}")
+
+    problems = []
+    after = t >= t_fail
+    if np.any(crashed[after] > 0.5):
+        problems.append(f"crash flag at t={t[after][np.argmax(crashed[after] > 0.5)]:.1f} s")
+    if not tds:
+        problems.append("no touchdown")
+    else:
+        if not tds[0].vs_fpm > -p.max_touchdown_fpm:
+            problems.append(f"touchdown at {tds[0].vs_fpm:.0f} fpm")
+        stop = P.stop_time(t, gs, after_t=tds[-1].t, threshold=p.stop_kt)
+        if stop is None or not bool(P._ground(ground)[-1]):
+            problems.append("not stopped on the ground at the end")
+        if abs(bank[-1]) > p.upright_max_deg or abs(pitch[-1]) > p.upright_max_deg:
+            problems.append(f"not upright (bank {bank[-1]:.0f}°, pitch {pitch[-1]:.0f}°)")
+    ctx.component("survivable_landing", not problems,
+                  measured="; ".join(problems) or f"{tds[0].vs_fpm:.0f} fpm, stopped upright",
+                  tolerance=f"no crash flag, sink < {p.max_touchdown_fpm:g} fpm, stopped, |bank|,|pitch| ≤ {p.upright_max_deg:g}°",
+                  window=(t_td, t_end))
+    return ""

@@ -1,0 +1,58 @@
+"""Radio and transponder setup (T16): the final COM/NAV/XPDR/altimeter state, all exact."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simbridge._errors import Unscorable
+from simbridge.verifiers._registry import Params, VerifyContext, verifier
+
+
+class RadiosParams(Params):
+    com1_mhz: float = 125.000
+    com1_stby_mhz: float = 118.600
+    nav1_mhz: float = 114.100
+    xpdr_code: int = 4521
+    xpdr_mode: int = 3
+    baro_inhg: float = 29.92
+    freq_tol_mhz: float = 0.001
+    baro_tol_inhg: float = 0.005
+
+
+def final_value(ctx: VerifyContext, name: str) -> tuple[float, float]:
+    """(value, time) of the last valid sample of a signal. The final state must be fresh: a last
+    valid sample older than the allowed gap before the end of the recording is undecidable."""
+    x = ctx.sig(name)
+    t = ctx.t
+    ok = np.flatnonzero(np.isfinite(x))
+    i = int(ok[-1])
+    if t[-1] - t[i] > ctx.max_gap_s:
+        raise Unscorable(f"signal {name!r} has no valid sample in the last {t[-1] - t[i]:.1f} s: final state undecidable")
+    return float(x[i]), float(t[i])
+
+
+@verifier("radios", params=RadiosParams,
+          components=("com1_active_standby", "nav1", "transponder", "altimeter"))
+def radios(ctx: VerifyContext) -> str:
+    """Judged on the final state (the last valid sample of each signal): what the pilot leaves set
+    is what counts, not an intermediate value passed while turning a knob."""
+    p: RadiosParams = ctx.p
+    com, t_end = final_value(ctx, "com1_mhz")
+    stby, _ = final_value(ctx, "com1_stby_mhz")
+    nav, _ = final_value(ctx, "nav1_mhz")
+    code, _ = final_value(ctx, "xpdr_code")
+    mode, _ = final_value(ctx, "xpdr_mode")
+    baro, _ = final_value(ctx, "baro_inhg")
+    end = (t_end, t_end)
+
+    ok = abs(com - p.com1_mhz) <= p.freq_tol_mhz and abs(stby - p.com1_stby_mhz) <= p.freq_tol_mhz
+    ctx.component("com1_active_standby", ok, measured=f"{com:.3f}/{stby:.3f}",
+                  tolerance=f"{p.com1_mhz:.3f}/{p.com1_stby_mhz:.3f} MHz", window=end)
+    ctx.component("nav1", abs(nav - p.nav1_mhz) <= p.freq_tol_mhz, measured=round(nav, 3),
+                  tolerance=f"{p.nav1_mhz:.3f} MHz", window=end)
+    ok = int(round(code)) == p.xpdr_code and int(round(mode)) == p.xpdr_mode
+    ctx.component("transponder", ok, measured=f"{int(round(code)):04d} mode {int(round(mode))}",
+                  tolerance=f"{p.xpdr_code:04d} mode {p.xpdr_mode} (ALT)", window=end)
+    ctx.component("altimeter", abs(baro - p.baro_inhg) <= p.baro_tol_inhg, measured=round(baro, 3),
+                  tolerance=f"{p.baro_inhg:.2f} inHg", window=end)
+    return ""

@@ -676,3 +676,34 @@ class XPlaneDouble:
                         ws.send(json.dumps({"type": "dataref_update_values", "data": changed}))
                     except Exception:
                         return
+
+
+def _session_class() -> type:
+    from simbridge.adapters.xplane import XPlaneSession
+
+    class DoubleXPlaneSession(XPlaneSession):
+        """The real X-Plane adapter wired to a double it starts itself (for `simbridge run --sim
+        doubles.xplane_double:DoubleXPlaneSession`). XPLANE_DOUBLE_TIME_SCALE sets the sim speed."""
+
+        def start(self, task: Any, sandbox: Any, *, seed: int | None = None) -> None:
+            import os
+
+            self.double = XPlaneDouble(pilot=Pilot(), time_scale=float(os.environ.get("XPLANE_DOUBLE_TIME_SCALE", "10"))).start()
+            sandbox.info["xplane"] = {"host": "127.0.0.1", "udp_port": self.double.udp_port, "xpc_port": self.double.xpc_port,
+                                      "web_port": self.double.http_port, "fms_port": self.double.fms_port,
+                                      "require_lockdown": False, "ready_timeout_s": 5.0}
+            super().start(task, sandbox, seed=seed)
+
+        def stop(self) -> None:
+            super().stop()
+            if getattr(self, "double", None) is not None:
+                self.double.stop()
+                self.double = None
+
+    return DoubleXPlaneSession
+
+
+def __getattr__(name: str) -> Any:  # lazy: importing the double must not need the adapter
+    if name == "DoubleXPlaneSession":
+        return _session_class()
+    raise AttributeError(name)

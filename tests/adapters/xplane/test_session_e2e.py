@@ -1,0 +1,199 @@
+"""End to end against the protocol double (not X-Plane): adapter -> bundle -> verifier."""
+
+import json
+import time
+
+import pytest
+
+from simbridge import BundleWriter, EpisodeInfo, read_bundle, verify
+from simbridge._adapter import Sandbox
+from simbridge._cli import main
+from simbridge._task import load_task
+from simbridge.adapters.xplane import XPlaneSession
+from simbridge.adapters.xplane import _fms
+
+from doubles.xplane_double import Pilot, XPlaneDouble
+
+
+def _sandbox(tmp_path, d, **extra):
+    opts = {"host": "127.0.0.1", "udp_port": d.udp_port, "xpc_port": d.xpc_port, "web_port": d.http_port,
+            "fms_port": d.fms_port, "ready_timeout_s": 5.0, **extra}
+    return Sandbox(display="", env={}, workdir=str(tmp_path), info={"xplane": opts})
+
+
+def _variant(base, **changes):
+    spec = load_task(base).model_copy(deep=True)
+    for k, v in changes.items():
+        setattr(spec, k, v)
+    return spec
+
+
+def _drive(session, writer, until):
+    """The runner's loop in miniature: poll, write samples and events, stop at `until` (bounded)."""
+    deadline = time.monotonic() + 120
+    while session.sim_time() < until and time.monotonic() < deadline:
+        for s in session.poll():
+            writer.sample(s.t_sim, s.values)
+        for e in session.events():
+            writer.event(e.t_sim, e.kind, e.data)
+        time.sleep(0.02)
+    assert session.sim_time() >= until, "the double stopped advancing"
+
+
+@pytest.mark.slow
+def test_t02_record_cli_then_verify(tmp_path, capsys):
+    """`simbridge record` from the flying double, then `simbridge verify` scores T02 a success."""
+    out = tmp_path / "t02"
+    with XPlaneDouble(pilot=Pilot(), time_scale=10.0, web=False) as d:
+        rc = main(["record", "--sim", "xplane", "--host", "127.0.0.1", "--port", str(d.udp_port),
+                   "--seconds", "300", "--out", str(out), "--task", "T02"])
+    assert rc == 0
+    b = read_bundle(out)
+    assert b.episode.sim == "xplane" and "record_only" in b.episode.flags and b.episode.status == "completed"
+    t = b.signals.t
+    assert t[0] == 0.0 and t[-1] >= 299.0 and (t[1:] > t[:-1]).all()
+    capsys.readouterr()
+    assert main(["verify", str(out), "--json"]) == 0
+    score = json.loads(capsys.readouterr().out)
+    assert score["status"] == "scored" and score["success"] is True, score
+    assert score["score"] == pytest.approx(1.0)
+
+
+@pytest.mark.slow
+def test_t02_session_with_loss_and_reordering(tmp_path):
+    """The SimSession path with 2 % loss and 5 % reordering: still monotonic, still scored.
+
+    At 10x sim speed 100 Hz RREF is 0.1 s of simulator time apart, so a lost packet leaves a
+    0.2 s gap, well inside T02's 0.5 s allowance (at 50 Hz two losses in a row would not be)."""
+    task = load_task("T02")
+    with XPlaneDouble(pilot=Pilot(), time_scale=10.0, loss=0.02, reorder=0.05, seed=1) as d:
+        session = XPlaneSession(require_lockdown=False)
+        session.start(task, _sandbox(tmp_path, d, hz=100), seed=1)
+        try:
+            assert d.flights and d.flights[0]["runway_start"] == {"airport_id": "KSEA", "runway": "34R"}
+            writer = BundleWriter(tmp_path / "b", EpisodeInfo(task_id="T02", sim="xplane"), session.signals)
+            start = session.snapshot()
+            _drive(session, writer, 300.0)
+            writer.snapshots({"start": start, "end": session.snapshot()})
+            info = session.info()
+            writer.finish("completed")
+        finally:
+            session.stop()
+    assert d.rref_dropped > 0 and info["frames"] > 0
+    b = read_bundle(tmp_path / "b")
+    assert (b.signals.t[1:] > b.signals.t[:-1]).all()
+    assert b.snapshots["start"]["radios"]["com1_mhz"] == 119.9
+    score = verify(b, task)
+    assert score.status == "scored" and score.success, score
+
+
+def test_t11_engine_failure_injected_at_the_drawn_height(tmp_path):
+    t11 = _variant("T02", id="T11")
+    with XPlaneDouble(pilot=Pilot(target_alt_ft=2500), time_scale=10.0) as d:
+        session = XPlaneSession(require_lockdown=False)
+        session.start(t11, _sandbox(tmp_path, d), seed=42)
+        try:
+            target = session.plan.injections[0].agl_ft
+            writer = BundleWriter(tmp_path / "b", EpisodeInfo(task_id="T11", sim="xplane"), session.signals)
+            deadline = time.monotonic() + 60
+            events = []
+            while not events and time.monotonic() < deadline:
+                for s in session.poll():
+                    writer.sample(s.t_sim, s.values)
+                events += [e for e in session.events() if e.kind == "failure_injected"]
+                time.sleep(0.02)
+            time.sleep(0.3)
+            failed = d.d["sim/operation/failures/rel_engfai0"]
+            snap = session.snapshot()
+            writer.finish("completed")
+        finally:
+            session.stop()
+    assert len(events) == 1
+    ev = events[0]
+    assert 400 <= target <= 1200
+    assert ev.data["trigger_agl_ft"] == round(target, 1)
+    assert target <= ev.data["agl_ft"] < target + 30  # first sample at or above the height (0.2 s sim apart)
+    assert ev.data["dataref"] == "sim/operation/failures/rel_engfai0" and failed == 6.0
+    assert snap["failures"]["engine"]["mode"] == "inoperative"
+    assert snap["failure_schedule"][0]["injected_at_t"] == ev.t_sim
+
+
+def test_t08_snapshot_reads_time_weather_and_failure(tmp_path):
+    from simbridge._task import TimeSpec
+
+    t08 = _variant("T02", id="T08")
+    t08.initial_state.time = TimeSpec(date="2026-12-21", local_time="16:30")
+    with XPlaneDouble() as d:
+        session = XPlaneSession(require_lockdown=False)
+        session.start(t08, _sandbox(tmp_path, d))
+        try:
+            d.d["sim/time/local_date_days"] = 354.0  # Dec 21 (0-based day of year)
+            d.d["sim/time/local_time_sec"] = 16.5 * 3600
+            d.d["sim/operation/failures/rel_vacuum"] = 4.0
+            snap = session.snapshot()
+        finally:
+            session.stop()
+    assert d.flights[0]["local_time"]["time_in_24_hours"] == 16.5
+    assert snap["time"]["month_day"] == "12-21" and snap["time"]["local_hhmm"] == "16:30"
+    w = snap["weather"]
+    assert w["winds"][0]["dir_deg"] == 270.0 and w["winds"][0]["speed_kt"] == pytest.approx(15.0, abs=0.01)
+    assert w["clouds"][0]["base_msl_ft"] - w["field_elevation_ft"] == pytest.approx(1500.0, abs=0.5)
+    assert w["visibility_sm"] == 5.0
+    assert snap["failures"]["vacuum_pump"]["mode"] == "exact_altitude_agl"
+
+
+def test_t20_fms_legs_in_the_snapshot(tmp_path):
+    t20 = _variant("T02", id="T20")
+    with XPlaneDouble() as d:
+        d.fms_entries = [_fms.FmsEntry(0, 1, "KSEA", 0, 433, 47.45, -122.31), _fms.FmsEntry(1, 512, "SUMMA", 0, 11000, 47.0, -122.2)]
+        session = XPlaneSession(require_lockdown=False)
+        session.start(t20, _sandbox(tmp_path, d))
+        try:
+            snap = session.snapshot()
+        finally:
+            session.stop()
+    assert [leg["ident"] for leg in snap["fms"]["legs"]] == ["KSEA", "SUMMA"]
+    assert snap["fms"]["legs"][1]["alt_ft"] == 11000
+
+
+def test_pause_is_excluded_from_the_task_clock(tmp_path):
+    with XPlaneDouble() as d:
+        session = XPlaneSession(require_lockdown=False, start_flight=False)
+        session.start(load_task("T02"), _sandbox(tmp_path, d, web_port=None))
+        try:
+            time.sleep(0.5)
+            session.poll()
+            session.set_paused(True)
+            time.sleep(0.3)
+            session.poll()
+            t_paused = session.sim_time()
+            time.sleep(0.7)
+            session.poll()
+            assert session.sim_time() == pytest.approx(t_paused, abs=0.05)
+            session.set_paused(False)
+            time.sleep(0.5)
+            session.poll()
+            assert session.sim_time() > t_paused + 0.3
+        finally:
+            session.stop()
+    assert d.commands[:2] == ["sim/operation/pause_on", "sim/operation/pause_off"]
+
+
+def test_lockdown_failure_stops_the_start(tmp_path):
+    root = tmp_path / "xp"
+    (root / "Resources" / "plugins" / "FlyWithLua").mkdir(parents=True)
+    session = XPlaneSession(install_dir=str(root))
+    from simbridge.adapters.xplane import LockdownError
+
+    with pytest.raises(LockdownError, match="FlyWithLua"):
+        session.start(load_task("T02"), Sandbox(display="", env={}, workdir=str(tmp_path)))
+    session.stop()
+
+
+def test_no_simulator_is_a_harness_error(tmp_path):
+    from simbridge._errors import HarnessError
+
+    session = XPlaneSession(udp_port=9, web_port=None, xpc_port=None, ready_timeout_s=0.3, require_lockdown=False)
+    with pytest.raises(HarnessError, match="no RREF data"):
+        session.start(load_task("T02"), Sandbox(display="", env={}, workdir=str(tmp_path)))
+    session.stop()

@@ -1,0 +1,141 @@
+"""Lockdown of FlightGear's in-simulator escape hatches (catalog: no Nasal console, no property
+browser, no reset/time warp, no dialogs the task does not need).
+
+Applied at launch, because FlightGear reads key bindings once (input subsystem `postinit`)
+after the `--config` files are merged into the property tree:
+
+- `/sim/menubar/visibility=false` and the Debug menu (`menu[8]`: Nasal console, REPL,
+  property browser) disabled.
+- Every keyboard binding (`/input/keyboard/key[n]`, all `binding[i]` in all `mod-*` branches)
+  outside `KEY_WHITELIST` is overwritten with the `null` command — the bindings are read from
+  `keyboard.xml` and the aircraft's keyboard file, so keys added there are nulled too.
+- The HTTP server is not started at all (no `--httpd`), so `/json`, `/props`, `/run.cgi`,
+  `/screenshot` and `/fg-home` do not exist; the URI handlers are emptied as well in case a
+  later option turns it on.
+- Nasal from sockets stays off (never `--allow-nasal-from-sockets`): telnet `nasal` is refused.
+
+**Telnet cannot be bound to one interface**: FlightGear 2020.3 ignores the host field of
+`--telnet=socket,bi,HZ,HOST,PORT,tcp` and listens on 0.0.0.0. It accepts `set` and
+`run exit|reset|dialog-show` without authentication, so the isolation provider's firewall
+(or network namespace) must keep the agent's sandbox from reaching the telnet port; the
+harness reaches it over loopback. `TELNET_BINDS_ALL_INTERFACES` records that fact for the
+isolation report.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+TELNET_BINDS_ALL_INTERFACES = True
+
+#: keys the catalog's c172p tasks need (FlightGear key codes: ASCII, special keys 256+)
+KEY_WHITELIST: dict[int, str] = {
+    10: "Enter (rudder right)", 13: "Enter (rudder right)", 269: "keypad Enter (rudder right)",
+    364: "Insert (rudder left)", 309: "keypad 5 (centre controls)",
+    44: ", (left brake)", 46: ". (right brake)", 98: "b (brakes)", 66: "B (parking brake)",
+    48: "0 (rudder left)", 49: "1 (trim down)", 50: "2 (elevator up)", 51: "3 (throttle down)",
+    52: "4 (aileron left)", 53: "5 (centre)", 54: "6 (aileron right)", 55: "7 (trim up)",
+    56: "8 (elevator down)", 57: "9 (throttle up)",
+    356: "Left", 357: "Up", 358: "Right", 359: "Down",
+    360: "PageUp (throttle up)", 361: "PageDown (throttle down)", 362: "Home (trim)", 363: "End (trim)",
+    109: "m (mixture richer)", 77: "M (mixture leaner)",
+    115: "s (starter)", 123: "{ (magnetos down)", 125: "} (magnetos up)",
+    91: "[ (flaps up)", 93: "] (flaps down)",
+    108: "l (panel lights +)", 76: "L (panel lights -)", 79: "O (dome light)",
+    102: "f (flashlight)", 70: "F (flashlight)", 121: "y (hide yokes)",
+    118: "v (next view)", 86: "V (previous view)", 120: "x (zoom in)", 88: "X (zoom out)",
+    24: "Ctrl-X (reset zoom)", 81: "Q (reset view)", 113: "q (seat view)",
+}
+
+#: extra keys a task needs on top of the whitelist, by catalog task (base id)
+TASK_EXTRA_KEYS: dict[str, dict[int, str]] = {
+    "T15": {265: "F9 (c172p fuel and payload dialog)"},
+}
+
+KEYBOARD_FILES = ("keyboard.xml",)
+
+
+def _count_bindings(elem: ET.Element, prefix: str, out: dict[str, int]) -> None:
+    n = len(elem.findall("binding"))
+    if n:
+        out[prefix] = max(out.get(prefix, 0), n)
+    for child in elem:
+        if child.tag.startswith("mod-"):
+            _count_bindings(child, f"{prefix}/{child.tag}" if prefix else child.tag, out)
+
+
+def keyboard_bindings(files: list[Path]) -> dict[int, dict[str, int]]:
+    """key code -> {branch ('' or 'mod-shift' or 'mod-shift/mod-ctrl'...): number of bindings}."""
+    keys: dict[int, dict[str, int]] = {}
+    for f in files:
+        root = ET.parse(f).getroot()
+        for key in root.iter("key"):
+            n = key.get("n")
+            if n is None or not n.isdigit():
+                continue
+            _count_bindings(key, "", keys.setdefault(int(n), {}))
+    return keys
+
+
+def aircraft_keyboard_files(fg_root: Path, aircraft: str) -> list[Path]:
+    """The aircraft's keyboard file(s), found by their `<keyboard include=...>` in its XML."""
+    folder = fg_root / "Aircraft" / aircraft.split("-")[0]
+    found = []
+    for xml in sorted(folder.glob("*.xml")):
+        try:
+            text = xml.read_text(errors="replace")
+        except OSError:
+            continue
+        for part in text.split("<keyboard include=\"")[1:]:
+            inc = folder / part.split("\"", 1)[0]
+            if inc.exists() and inc not in found:
+                found.append(inc)
+    return found
+
+
+def render_lockdown(fg_root: Path, aircraft: str, allowed: dict[int, str]) -> str:
+    """The `--config` XML: menubar hidden, HTTP handlers emptied, non-whitelisted keys nulled."""
+    files = [fg_root / f for f in KEYBOARD_FILES] + aircraft_keyboard_files(fg_root, aircraft)
+    keys = keyboard_bindings(files)
+    out = [
+        '<?xml version="1.0"?>',
+        "<!-- simbridge lockdown: generated; see adapters/flightgear/_lockdown.py -->",
+        "<PropertyList>",
+        " <sim>",
+        "  <menubar><visibility type=\"bool\">false</visibility></menubar>",
+        "  <http>",
+        "   <uri-handler><run type=\"string\"></run><property type=\"string\"></property>"
+        "<screenshot type=\"string\"></screenshot><pkg type=\"string\"></pkg><json type=\"string\"></json></uri-handler>",
+        "   <options><enable-directory-listing>no</enable-directory-listing></options>",
+        "  </http>",
+        " </sim>",
+        " <input>",
+        "  <keyboard>",
+    ]
+    for code in sorted(keys):
+        if code in allowed:
+            continue
+        body = []
+        for branch, count in sorted(keys[code].items()):
+            bindings = "".join(f'<binding n="{i}"><command>null</command></binding>' for i in range(count))
+            if branch:
+                opens = "".join(f"<{b}>" for b in branch.split("/"))
+                closes = "".join(f"</{b}>" for b in reversed(branch.split("/")))
+                body.append(opens + bindings + closes)
+            else:
+                body.append(bindings)
+        out.append(f'   <key n="{code}">' + "".join(body) + "</key>")
+    out += ["  </keyboard>", " </input>", "</PropertyList>", ""]
+    return "\n".join(out)
+
+
+#: `--prop:` overrides that must come after the aircraft is loaded (menus live in fgdata)
+PROP_OVERRIDES: tuple[str, ...] = (
+    "--prop:/sim/menubar/default/menu[8]/enabled=false",
+)
+
+
+def nulled_keys(fg_root: Path, aircraft: str, allowed: dict[int, str]) -> list[int]:
+    files = [fg_root / f for f in KEYBOARD_FILES] + aircraft_keyboard_files(fg_root, aircraft)
+    return sorted(k for k in keyboard_bindings(files) if k not in allowed)

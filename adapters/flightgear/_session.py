@@ -1,0 +1,206 @@
+"""`FlightGearSession`: one FlightGear 2020.3 instance for one episode (the `SimSession` contract).
+
+State comes from the generic UDP stream (one packet per rendered frame, clock
+`/sim/time/elapsed-sec`); telnet is used for setup (initial state the command line cannot
+express), snapshots and shutdown. The task clock is FlightGear's simulator time minus its
+value when the episode started.
+
+Initial state: the c172p of this release has one state, `auto`: on the ground it is cold and
+dark, in the air the engine runs (FlightGear starts it). A ground task that says
+`engine: running` is brought there over telnet (master, mixture, magnetos, primer, starter)
+before the episode starts; `avionics_on` and `scenario.flightgear_props` are set the same way.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from simbridge._adapter import Sandbox, SimSession, StateSample
+from simbridge._errors import HarnessError
+from simbridge.adapters.fgproto import GenericProtocol
+from simbridge.adapters.flightgear._launch import FlightGearProcess, LaunchSpec
+from simbridge.adapters.flightgear._lockdown import KEY_WHITELIST, TASK_EXTRA_KEYS, TELNET_BINDS_ALL_INTERFACES
+from simbridge.adapters.flightgear._mapping import RAW_CHUNKS, SIGNALS, SNAPSHOT_NODES, CanonicalMapper
+
+if TYPE_CHECKING:
+    from simbridge._task import TaskSpec
+
+#: real-time factor below which episode.json is flagged (the agent saw a slowed world)
+RTF_FLAG_BELOW = 0.8
+#: the stream counts as lost after this many seconds without a packet
+STREAM_LOST_S = 15.0
+
+_ENGINE_START_PROPS = {
+    "/controls/switches/master-bat": "true",
+    "/controls/switches/master-alt": "true",
+    "/controls/engines/engine[0]/mixture": "1",
+    "/controls/engines/engine[0]/throttle": "0.2",
+    "/controls/engines/engine[0]/primer": "3",
+    "/controls/switches/magnetos": "3",
+}
+
+
+def launch_spec(task: "TaskSpec") -> LaunchSpec:
+    """The command-line part of a task's initial state."""
+    st = task.initial_state
+    aircraft = task.vehicle.ids.get("flightgear", "c172p")
+    on_ground = st.on_ground if st.on_ground is not None else (st.parking is not None or st.engine == "cold_and_dark")
+    allowed = dict(KEY_WHITELIST)
+    allowed.update(TASK_EXTRA_KEYS.get(task.id.split("@")[0], {}))
+    spec = LaunchSpec(aircraft=aircraft, airport=st.airport, runway=st.runway, parking=st.parking,
+                      on_ground=on_ground, heading_deg=st.heading_deg, allowed_keys=allowed)
+    if st.position is not None and (not on_ground or (not st.parking and not st.runway)):
+        spec.lat_deg, spec.lon_deg = st.position.lat_deg, st.position.lon_deg
+    if not on_ground:
+        spec.alt_ft = st.alt_msl_ft
+        spec.vc_kt = st.ias_kt
+        spec.offset_distance_nm = st.distance_nm
+        if st.distance_nm is not None and st.runway:
+            spec.lat_deg = spec.lon_deg = None
+    w = st.weather
+    if w.wind_kt is not None:
+        spec.wind = (w.wind_dir_deg or 0.0, w.wind_kt)
+    if w.visibility_sm is not None:
+        spec.visibility_m = w.visibility_sm * 1609.344
+    if st.time.local_time and st.time.date:
+        spec.extra_args.append(f"--start-date-lcl={st.time.date.replace('-', ':')}:{st.time.local_time}:00")
+    elif st.time.local_time:
+        hour = int(st.time.local_time.split(":")[0])
+        spec.timeofday = "morning" if hour < 11 else "noon" if hour < 15 else "afternoon" if hour < 18 else "dusk"
+    return spec
+
+
+class FlightGearSession(SimSession):
+    sim_name = "flightgear"
+    signals = SIGNALS
+
+    def __init__(self) -> None:
+        self.fg: FlightGearProcess | None = None
+        self.mapper = CanonicalMapper()
+        self._t0: float | None = None
+        self._t_last = 0.0
+        self._frames = 0
+        self._wall0 = 0.0
+        self._sim0 = 0.0
+        self._version = ""
+        self._flags: list[str] = []
+        self._stopped = False
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self, task: "TaskSpec", sandbox: Sandbox, *, seed: int | None = None) -> None:
+        spec = launch_spec(task)
+        self.fg = FlightGearProcess(spec, GenericProtocol(RAW_CHUNKS, name="simbridge-c172p"),
+                                    workdir=Path(sandbox.workdir) / "flightgear", display=sandbox.display,
+                                    env=sandbox.env, spawn=sandbox.spawn)
+        self.fg.start()
+        tn = self.fg.telnet
+        self._version = tn.get("/sim/version/flightgear")
+        st = task.initial_state
+        setup: dict[str, str] = {}
+        if st.avionics_on:
+            setup["/controls/switches/master-avionics"] = "true"
+        for path, value in (st.scenario.get("flightgear_props") or {}).items():
+            setup[str(path)] = str(value).lower() if isinstance(value, bool) else str(value)
+        if setup:
+            tn.set_many(setup)
+        if st.engine == "running":
+            self._ensure_engine_running(spec.on_ground)
+        # the episode starts now: drop what came before, remember the clock
+        self.fg.udp.drain()
+        first = self.fg.udp.wait_first(10.0)
+        self._t0 = first[0]
+        self._sim0, self._wall0 = first[0], time.monotonic()
+
+    def _ensure_engine_running(self, on_ground: bool) -> None:
+        tn = self.fg.telnet
+        if tn.get("/engines/engine[0]/running") == "true":
+            return
+        tn.set_many(_ENGINE_START_PROPS)
+        tn.set("/controls/switches/starter", "true")
+        deadline = time.monotonic() + 30.0
+        try:
+            while time.monotonic() < deadline:
+                if tn.get("/engines/engine[0]/running") == "true":
+                    return
+                time.sleep(0.5)
+        finally:
+            tn.set("/controls/switches/starter", "false")
+        raise HarnessError("flightgear: the engine did not start during setup (task says engine running)")
+
+    def poll(self) -> list[StateSample]:
+        if self.fg is None or self.fg.udp is None:
+            return []
+        out = []
+        for t, raw in self.fg.udp.drain():
+            if self._t0 is None or t < self._t0:
+                continue
+            self._frames += 1
+            self._t_last = t - self._t0
+            out.append(StateSample(self._t_last, self.mapper(raw)))
+        return out
+
+    def sim_time(self) -> float:
+        return self._t_last
+
+    def alive(self) -> bool:
+        if self.fg is None or not self.fg.alive():
+            return False
+        return self.fg.udp is not None and self.fg.udp.last_packet_age_s() < STREAM_LOST_S
+
+    def set_paused(self, paused: bool) -> None:
+        if self.fg is None or self.fg.telnet is None:
+            raise HarnessError("flightgear: not running")
+        v = "true" if paused else "false"
+        self.fg.telnet.set_many({"/sim/freeze/master": v, "/sim/freeze/clock": v})
+
+    def snapshot(self) -> dict[str, Any]:
+        if self.fg is None or self.fg.telnet is None:
+            return {}
+        names = list(SNAPSHOT_NODES)
+        values = self.fg.telnet.get_many([SNAPSHOT_NODES[n] for n in names])
+        snap: dict[str, Any] = {}
+        for n, v in zip(names, values):
+            try:
+                snap[n] = float(v)
+            except ValueError:
+                snap[n] = v
+        return snap
+
+    def info(self) -> dict[str, Any]:
+        wall = time.monotonic() - self._wall0 if self._wall0 else 0.0
+        fps = self._frames / wall if wall > 0 else None
+        rtf = self._t_last / wall if wall > 1.0 else None
+        flags = list(self._flags)
+        if rtf is not None and rtf < RTF_FLAG_BELOW:
+            flags.append(f"real_time_factor_below_{RTF_FLAG_BELOW}")
+        out: dict[str, Any] = {
+            "sim_version": self._version or None,
+            "frame_rate_hz": round(fps, 2) if fps else None,
+            "real_time_factor": round(rtf, 3) if rtf else None,
+            "sample_rate_hz": round(fps, 2) if fps else None,
+            "flags": flags,
+            "flightgear": {
+                "launch_to_ready_s": round(self.fg.launch_to_ready_s, 1) if self.fg and self.fg.launch_to_ready_s else None,
+                "warm_fg_home": bool(self.fg and self.fg.warm_home),
+                "telnet_binds_all_interfaces": TELNET_BINDS_ALL_INTERFACES,
+                "telnet_port": self.fg.telnet_port if self.fg else None,
+                "udp_port": self.fg.udp.port if self.fg and self.fg.udp else None,
+                "udp_bad_packets": self.fg.udp.n_bad if self.fg and self.fg.udp else None,
+            },
+        }
+        return out
+
+    def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        if self.fg is not None:
+            self.fg.stop()
+
+    @property
+    def telnet_port(self) -> int:
+        return self.fg.telnet_port if self.fg else 0
+
+

@@ -33,6 +33,8 @@ class HumanAgent(Agent):
     name = "human"
 
     def __init__(self) -> None:
+        if shutil.which("x11vnc") is None:
+            raise SimbridgeError("human agent needs x11vnc (sudo apt-get install x11vnc; scripts/setup.sh installs it)")
         self._ctx: AgentContext | None = None
         self._vnc: Any = None
         self._said: tuple[str, str] | None = None

@@ -8,6 +8,7 @@ is also reachable under `/fdm/jsbsim/`, as in FlightGear.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -198,13 +199,12 @@ class PropertyTree:
         return sorted(out.items())
 
 
+_INDEXED = re.compile(r"^(/engines/engine|/controls/engines/engine|/consumables/fuel/tank|/gear/gear|"
+                      r"/instrumentation/comm|/instrumentation/nav)(?=/|$)")
+
+
 def normalise(path: str) -> str:
     """FlightGear treats `name` and `name[0]` alike; this tree stores `[0]` on indexed nodes."""
     if not path.startswith("/"):
         path = "/" + path
-    for node in ("engine", "tank", "gear", "comm", "nav"):
-        path = path.replace(f"/{node}/", f"/{node}[0]/")
-        if path.endswith(f"/{node}"):
-            path += "[0]"
-    return path.replace("/engines[0]/", "/engines/").replace("/controls/engines[0]/", "/controls/engines/") \
-        .replace("/gear[0]/gear", "/gear/gear").replace("/controls/gear[0]/", "/controls/gear/")
+    return _INDEXED.sub(lambda mo: mo.group(1) + "[0]", path)

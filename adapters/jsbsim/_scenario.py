@@ -7,8 +7,9 @@ than calm, failures) is listed in `unsupported` so the runner can report it.
 
 from __future__ import annotations
 
+import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from simbridge.adapters.jsbsim._airports import MAG_VAR_EAST_DEG, Airport, from_local_m, load_airport
@@ -41,6 +42,13 @@ class Scenario:
     @property
     def heading_mag_deg(self) -> float:
         return (self.heading_true_deg - self.mag_var_east_deg) % 360.0
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=1)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Scenario":
+        return cls(**json.loads(text))
 
 
 def from_task(task: "TaskSpec") -> Scenario:

@@ -6,8 +6,9 @@ Telnet (lines end CRLF, as FlightGear's `props` server): `get|show <path>`, `set
 `<path> = '<value>' (<type>)` then the prompt `/> `; data mode answers the bare value, so a
 client can pipeline many `get`s and read one line each. Errors start with `-ERR`.
 
-Generic UDP: one ASCII line per packet, the chunks of `generic.xml` (values joined by `,`),
-sent at `rate_hz` of simulator time.
+Generic UDP: one ASCII line per packet, the chunks of a protocol file (default `generic.xml`,
+written by `simbridge.adapters.fgproto.GenericProtocol`; first chunk the simulator clock),
+sent every 1/`--generic-hz` s of simulator time.
 """
 
 from __future__ import annotations
@@ -145,7 +146,7 @@ class TelnetServer:
                 text = _fmt(value, type_)
                 self._out(c, (text if c.data_mode else f"{args[0] if args else path} = '{text}' ({type_})") + CRLF)
             except KeyError:
-                self._out(c, ("" if c.data_mode else f"{path} = '' (none)") + CRLF)
+                self._out(c, (f'-ERR "Node {path} not found"' if c.data_mode else f"{path} = '' (none)") + CRLF)
         elif cmd == "set":
             if len(args) < 2:
                 self._out(c, "-ERR set needs a path and a value" + CRLF)
@@ -195,46 +196,57 @@ class TelnetServer:
 
 # ---------------------------------------------------------------- generic protocol
 
-def protocol_xml(paths: list[str]) -> str:
-    """A FlightGear generic-protocol definition (ASCII, comma-separated, one line per packet)."""
-    chunks = "\n".join(
-        f"   <chunk><name>{p}</name><node>{p}</node><type>float</type><format>%.6f</format></chunk>" for p in paths
-    )
-    return ("<?xml version=\"1.0\"?>\n<!-- generated from simbridge.adapters.jsbsim._mapping.all_paths() -->\n"
-            "<PropertyList>\n <generic>\n  <output>\n   <binary_mode>false</binary_mode>\n"
-            "   <line_separator>newline</line_separator>\n   <var_separator>,</var_separator>\n"
-            f"{chunks}\n  </output>\n </generic>\n</PropertyList>\n")
+def protocol_chunks() -> list:
+    """The default packet: every property the mapping table reads (the clock comes first)."""
+    from simbridge.adapters.fgproto import CLOCK_NODE, Chunk
+
+    from simbridge.adapters.jsbsim._mapping import all_paths
+
+    return [Chunk(p, p, "double", "%.6f") for p in all_paths() if p != CLOCK_NODE]
 
 
-def read_protocol(path: Path = PROTOCOL_FILE) -> tuple[list[str], str]:
-    """(chunk node paths, var separator) of a generic-protocol output definition."""
+def default_protocol():
+    from simbridge.adapters.fgproto import GenericProtocol
+
+    return GenericProtocol(protocol_chunks(), name="generic")
+
+
+def read_protocol(path: Path = PROTOCOL_FILE) -> tuple[list[tuple[str, str, str]], str]:
+    """([(node, type, printf format)], var separator) of a generic-protocol output definition."""
     root = ET.parse(path).getroot()
     out = root.find("generic/output")
     if out is None:
         raise ValueError(f"{path}: no <generic><output>")
     sep = (out.findtext("var_separator") or ",")
     sep = {"comma": ",", "tab": "\t", "space": " ", "semicolon": ";"}.get(sep, sep)
-    return [ch.findtext("node", "").strip() for ch in out.findall("chunk")], sep
+    chunks = []
+    for ch in out.findall("chunk"):
+        type_ = (ch.findtext("type") or "int").strip()
+        fmt = (ch.findtext("format") or "").strip() or {"bool": "%d", "int": "%d"}.get(type_, "%f")
+        chunks.append((ch.findtext("node", "").strip(), type_, fmt))
+    return chunks, sep
 
 
 class GenericSender:
-    """Sends one ASCII packet of the protocol's chunks per call to `send`."""
+    """Sends one ASCII packet of the protocol's chunks per call to `send` (FlightGear's generic
+    output, text mode: values formatted by each chunk's printf format, bools and ints as integers)."""
 
     def __init__(self, tree: PropertyTree, host: str, port: int, protocol: Path = PROTOCOL_FILE):
         self.tree = tree
-        self.paths, self.sep = read_protocol(protocol)
+        self.chunks, self.sep = read_protocol(protocol)
         self.addr = (host, port)
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sent = 0
 
     def packet(self) -> bytes:
         vals = []
-        for p in self.paths:
+        for node, type_, fmt in self.chunks:
             try:
-                v, _ = self.tree.get(p)
-                vals.append(f"{float(v):.6f}")
+                v, _ = self.tree.get(node)
+                v = float(v)
             except (KeyError, ValueError, TypeError):
-                vals.append("0")
+                v = 0.0
+            vals.append(fmt % (int(round(v)) if type_ in ("bool", "int") else v))
         return (self.sep.join(vals) + "\n").encode()
 
     def send(self) -> None:

@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 import time
+from pathlib import Path
 
 from simbridge.adapters.jsbsim import _layout as L
 from simbridge.adapters.jsbsim._airports import load_airport
@@ -23,7 +24,7 @@ from simbridge.adapters.jsbsim._controls import Controls
 from simbridge.adapters.jsbsim._fdm import DT_S, FPS_TO_KT, LBS_PER_GAL_DEFAULT, FlightModel
 from simbridge.adapters.jsbsim._props import PropertyTree
 from simbridge.adapters.jsbsim._scenario import Scenario, from_task, resolve
-from simbridge.adapters.jsbsim._server import GenericSender, TelnetServer
+from simbridge.adapters.jsbsim._server import PROTOCOL_FILE, GenericSender, TelnetServer
 
 TICK_S = 1.0 / 120.0
 MAX_CATCHUP_S = 0.25  # behind by more than this: drop time instead of racing (real-time factor < 1)
@@ -32,6 +33,7 @@ MAX_CATCHUP_S = 0.25  # behind by more than this: drop time instead of racing (r
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="simbridge.adapters.jsbsim.cockpit", description=__doc__.splitlines()[0])
     ap.add_argument("--task", help="task id (initial state from its YAML)")
+    ap.add_argument("--scenario", help="JSON file of a resolved Scenario (what the host-side session writes)")
     ap.add_argument("--airport", default="KPAO")
     ap.add_argument("--runway")
     ap.add_argument("--parking")
@@ -43,6 +45,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--telnet-port", type=int, default=5401, help="0 picks a free port")
     ap.add_argument("--generic-udp", help="HOST:PORT for the generic-protocol UDP output")
     ap.add_argument("--generic-hz", type=float, default=60.0)
+    ap.add_argument("--generic-protocol", help="protocol XML for --generic-udp (default: the adapter's generic.xml)")
     ap.add_argument("--fps", type=float, default=25.0)
     ap.add_argument("--paused", action="store_true", help="start frozen (lockstep)")
     ap.add_argument("--headless", action="store_true", help="no window (SDL dummy driver)")
@@ -50,6 +53,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def scenario_from_args(a: argparse.Namespace) -> Scenario:
+    if a.scenario:
+        return Scenario.from_json(Path(a.scenario).read_text())
     if a.task:
         from simbridge._task import load_task
 
@@ -93,7 +98,8 @@ class Cockpit:
         self.sender = None
         if a.generic_udp:
             host, _, port = a.generic_udp.rpartition(":")
-            self.sender = GenericSender(self.tree, host or "127.0.0.1", int(port))
+            proto = Path(a.generic_protocol) if a.generic_protocol else PROTOCOL_FILE
+            self.sender = GenericSender(self.tree, host or "127.0.0.1", int(port), proto)
         pygame.display.init()
         pygame.font.init()
         self.screen = pygame.display.set_mode((L.WIDTH, L.HEIGHT))

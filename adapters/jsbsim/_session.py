@@ -1,0 +1,275 @@
+"""The host side of the embedded simulator: `JSBSimSession` launches the cockpit process in
+the sandbox and reads its true state over the FlightGear-compatible ports (telnet property
+protocol for control and snapshots, generic-protocol UDP for the time series), with the shared
+`simbridge.adapters.fgproto` clients.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from simbridge._adapter import Sandbox, SimEvent, SimSession, StateSample
+from simbridge._errors import HarnessError
+from simbridge.adapters.fgproto import TelnetProps, UdpReceiver
+from simbridge.adapters.jsbsim._mapping import MAPPINGS, to_canonical
+from simbridge.adapters.jsbsim._scenario import from_task
+from simbridge.adapters.jsbsim._server import default_protocol
+
+if TYPE_CHECKING:
+    from simbridge._task import TaskSpec
+
+START_TIMEOUT_S = 45.0
+STALE_AFTER_S = 5.0
+AP_SIGNALS = ("autopilot_on", "ap_hdg", "ap_nav", "ap_alt", "ap_apr")
+SNAPSHOT_PATHS = {
+    "aircraft": "/sim/aircraft",
+    "airport": "/sim/airport",
+    "com1_mhz": "/instrumentation/comm[0]/frequencies/selected-mhz",
+    "com1_stby_mhz": "/instrumentation/comm[0]/frequencies/standby-mhz",
+    "nav1_mhz": "/instrumentation/nav[0]/frequencies/selected-mhz",
+    "nav1_stby_mhz": "/instrumentation/nav[0]/frequencies/standby-mhz",
+    "nav1_obs_deg": "/instrumentation/nav[0]/radials/selected-deg",
+    "xpdr_code": "/instrumentation/transponder/id-code",
+    "xpdr_mode": "/instrumentation/transponder/mode",
+    "baro_inhg": "/instrumentation/altimeter/setting-inhg",
+    "autopilot_on": "/autopilot/switches/ap",
+    "ap_hdg": "/autopilot/switches/hdg",
+    "ap_nav": "/autopilot/switches/nav",
+    "ap_alt": "/autopilot/switches/alt",
+    "ap_heading_bug_deg": "/autopilot/settings/heading-bug-deg",
+    "ap_alt_target_ft": "/autopilot/settings/target-altitude-ft",
+    "fuel_left_gal": "/consumables/fuel/tank[0]/level-gal_us",
+    "fuel_right_gal": "/consumables/fuel/tank[1]/level-gal_us",
+    "crashed": "/sim/crashed",
+    "crash_reason": "/sim/crash-reason",
+    "sim_time_s": "/sim/time/elapsed-sec",
+}
+INFO_PATHS = {"frame_rate": "/sim/frame-rate", "real_time_factor": "/sim/real-time-factor",
+              "frames": "/sim/rendering/sim-frame-count", "fdm_steps": "/sim/fdm-steps",
+              "jsbsim_version": "/sim/version/jsbsim", "aircraft": "/sim/aircraft"}
+
+
+def _free_tcp_port(host: str) -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+class JSBSimSession(SimSession):
+    sim_name = "jsbsim"
+    signals = tuple(m.canonical for m in MAPPINGS)
+
+    def __init__(self, *, fps: float = 25.0, generic_hz: float = 60.0, python: str | None = None):
+        self.fps = fps
+        self.generic_hz = generic_hz
+        self.python = python or sys.executable
+        self.proc: subprocess.Popen | None = None
+        self.telnet: TelnetProps | None = None
+        self.receiver: UdpReceiver | None = None
+        self._events: list[SimEvent] = []
+        self._last: dict[str, float] = {}
+        self._t = 0.0
+        self._n_samples = 0
+        self._stopped = False
+        self._log_path: Path | None = None
+        self._log_file = None
+        self._unsupported: list[str] = []
+        self._wall_start = 0.0
+
+    # ---------------------------------------------------------------- lifecycle
+    def start(self, task: "TaskSpec", sandbox: Sandbox, *, seed: int | None = None) -> None:
+        try:
+            scenario = from_task(task)
+        except (KeyError, ValueError) as exc:
+            raise HarnessError(f"jsbsim: task {task.id}: initial state not supported: {exc}") from None
+        self._unsupported = list(scenario.unsupported)
+        work = Path(sandbox.workdir) / "jsbsim"
+        work.mkdir(parents=True, exist_ok=True)
+        scen_file = work / "scenario.json"
+        scen_file.write_text(scenario.to_json())
+        protocol = default_protocol()
+        proto_file = protocol.write(work)
+        host = sandbox.host_addr or "127.0.0.1"
+        self.receiver = UdpReceiver(protocol, host=host, port=0).start()
+        port = _free_tcp_port(host)
+        argv = [self.python, "-m", "simbridge.adapters.jsbsim.cockpit", "--scenario", str(scen_file),
+                "--telnet-port", str(port), "--generic-udp", f"{host}:{self.receiver.port}",
+                "--generic-protocol", str(proto_file), "--generic-hz", str(self.generic_hz), "--fps", str(self.fps)]
+        env = {**os.environ, **(sandbox.env or {}), "DISPLAY": sandbox.display,
+               "SDL_AUDIODRIVER": "dummy", "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
+        self._log_path = work / "cockpit.log"
+        try:
+            if sandbox.spawn is not None:
+                self.proc = sandbox.spawn(argv, env)
+            else:
+                self._log_file = open(self._log_path, "wb")
+                self.proc = subprocess.Popen(argv, env=env, stdout=self._log_file, stderr=subprocess.STDOUT,
+                                             stdin=subprocess.DEVNULL, start_new_session=True)
+        except OSError as exc:
+            self.stop()
+            raise HarnessError(f"jsbsim: cannot launch the cockpit: {exc}") from None
+        self._wall_start = time.monotonic()
+        try:
+            self._wait_ready(host, port)
+        except HarnessError:
+            self.stop()
+            raise
+
+    def _log_tail(self) -> str:
+        try:
+            text = self._log_path.read_text(errors="replace") if self._log_path else ""
+        except OSError:
+            return ""
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        return " | ".join(lines[-5:])
+
+    def _wait_ready(self, host: str, port: int) -> None:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while self.telnet is None:
+            if self.proc is not None and self.proc.poll() is not None:
+                raise HarnessError(f"jsbsim: cockpit exited with code {self.proc.returncode} at start: {self._log_tail()}")
+            if time.monotonic() > deadline:
+                raise HarnessError(f"jsbsim: state port {host}:{port} did not answer within {START_TIMEOUT_S:g} s")
+            try:
+                self.telnet = TelnetProps(host, port, timeout_s=10.0, connect_timeout_s=1.0)
+            except HarnessError:
+                time.sleep(0.1)
+        while self.telnet.get_float("/sim/signals/fdm-initialized") < 0.5:
+            if time.monotonic() > deadline:
+                raise HarnessError("jsbsim: the flight model did not initialise")
+            time.sleep(0.1)
+        self.receiver.wait_first(max(1.0, deadline - time.monotonic()))
+
+    def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        if self.telnet is not None:
+            self.telnet.send_exit()
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
+            try:
+                proc.wait(timeout=3.0)
+            except subprocess.TimeoutExpired:
+                self._signal(proc, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=3.0)
+                except subprocess.TimeoutExpired:
+                    self._signal(proc, signal.SIGKILL)
+                    proc.wait(timeout=3.0)
+        if self.telnet is not None:
+            self.telnet.close()
+        if self.receiver is not None:
+            self.receiver.close()
+        if self._log_file is not None:
+            self._log_file.close()
+
+    @staticmethod
+    def _signal(proc: subprocess.Popen, sig: int) -> None:
+        """Signal the cockpit's process group when it leads one, else the process alone."""
+        try:
+            if os.getpgid(proc.pid) == proc.pid:
+                os.killpg(proc.pid, sig)
+            else:
+                proc.send_signal(sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    # ---------------------------------------------------------------- data
+    def poll(self) -> list[StateSample]:
+        if self.receiver is None:
+            return []
+        out = []
+        for t, values in self.receiver.drain():
+            canon = to_canonical(values)
+            self._detect_events(t, canon, values)
+            out.append(StateSample(t, canon))
+            self._t = t
+        self._n_samples += len(out)
+        return out
+
+    def _detect_events(self, t: float, canon: dict[str, float], raw: dict[str, float]) -> None:
+        last = self._last
+        if last:
+            if canon.get("crashed", 0) > 0.5 and last.get("crashed", 0) < 0.5:
+                reason = ""
+                if self.telnet is not None:
+                    try:
+                        reason = self.telnet.get("/sim/crash-reason")
+                    except HarnessError:
+                        pass
+                self._events.append(SimEvent(t, "crash", {"reason": reason}))
+            changed = {k: canon[k] for k in AP_SIGNALS if k in canon and canon[k] != last.get(k)}
+            if changed:
+                self._events.append(SimEvent(t, "autopilot_change", {k: canon.get(k) for k in AP_SIGNALS if k in canon}))
+        self._last = canon
+
+    def events(self) -> list[SimEvent]:
+        out, self._events = self._events, []
+        return out
+
+    def sim_time(self) -> float:
+        if self.receiver is not None and self.receiver.latest is not None:
+            return max(self._t, self.receiver.latest[0])
+        return self._t
+
+    def alive(self) -> bool:
+        if self._stopped or self.proc is None or self.proc.poll() is not None:
+            return False
+        return self.receiver is not None and self.receiver.last_packet_age_s() < STALE_AFTER_S
+
+    def set_paused(self, paused: bool) -> None:
+        if self.telnet is None:
+            raise HarnessError("jsbsim: not started")
+        self.telnet.set("/sim/freeze/master", bool(paused))
+
+    def snapshot(self) -> dict[str, Any]:
+        if self.telnet is None or not self.alive():
+            return {}
+        keys = list(SNAPSHOT_PATHS)
+        vals = self.telnet.get_many([SNAPSHOT_PATHS[k] for k in keys])
+        out: dict[str, Any] = {}
+        for k, v in zip(keys, vals):
+            try:
+                out[k] = float(v) if v not in ("true", "false") else float(v == "true")
+            except ValueError:
+                out[k] = v
+        if "xpdr_code" in out:
+            out["xpdr_code"] = int(out["xpdr_code"])
+        return {"radios": {k: out[k] for k in ("com1_mhz", "com1_stby_mhz", "nav1_mhz", "nav1_stby_mhz",
+                                               "nav1_obs_deg", "xpdr_code", "xpdr_mode", "baro_inhg")},
+                "autopilot": {k: out[k] for k in ("autopilot_on", "ap_hdg", "ap_nav", "ap_alt",
+                                                  "ap_heading_bug_deg", "ap_alt_target_ft")},
+                "payload": {"fuel_left_gal": out["fuel_left_gal"], "fuel_right_gal": out["fuel_right_gal"]},
+                "aircraft": out["aircraft"], "airport": out["airport"],
+                "crashed": out["crashed"], "crash_reason": out["crash_reason"], "sim_time_s": out["sim_time_s"],
+                "weather": {"preset": "calm"}}
+
+    def info(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"sim": "jsbsim", "fdm_rate_hz": 120, "generic_hz": self.generic_hz,
+                               "render_fps_target": self.fps, "unsupported": self._unsupported,
+                               "samples": self._n_samples}
+        if self.receiver is not None:
+            out["udp_packets"] = self.receiver.n_packets
+            out["udp_bad_packets"] = self.receiver.n_bad
+        wall = time.monotonic() - self._wall_start if self._wall_start else 0.0
+        if wall > 0 and self._n_samples:
+            out["sample_rate_hz"] = round(self._n_samples / wall, 1)
+        if self.telnet is not None and self.alive():
+            try:
+                vals = self.telnet.get_many(list(INFO_PATHS.values()))
+                for k, v in zip(INFO_PATHS, vals):
+                    try:
+                        out[k] = round(float(v), 3)
+                    except ValueError:
+                        out[k] = v
+            except HarnessError:
+                pass
+        return out

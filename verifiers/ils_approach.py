@@ -71,6 +71,10 @@ def ils_approach(ctx: VerifyContext) -> str:
 
     captured = is_state(ap, 1) & is_state(apr, 1) & is_state(loc_c, 1) & is_state(gs_c, 1)
     cap = [w for w in P.runs(t, captured, ctx.max_gap_s) if w.duration_s >= p.min_capture_s]
+    if not cap:
+        joined = [w for w in P.runs(t, captured) if w.duration_s >= p.min_capture_s]
+        if joined:
+            ctx.require_coverage(joined[0].t0, joined[0].t1, "whether LOC and GS stayed captured")
     ctx.component("loc_gs_captured", bool(cap), measured=round(max((w.duration_s for w in cap), default=0.0), 1),
                   tolerance=f"AP + APR with LOC and GS captured for ≥ {p.min_capture_s:g} s",
                   window=cap[0].as_tuple() if cap else None,
@@ -97,7 +101,8 @@ def ils_approach(ctx: VerifyContext) -> str:
         ctx.component("disconnect_at_dh", 0.0, tolerance=f"{lo:g}-{hi:g} ft AGL", explanation="never disconnected")
     else:
         i = int(offs[0])
-        ctx.require_coverage(float(t[i - 1]), float(t[i]), "the disconnect")
+        # an earlier disconnect could hide in a gap between the capture and this one
+        ctx.require_coverage(max(float(since), float(t[0])), float(t[i]), "which disconnect came first")
         h = float(agl[i])
         ctx.component("disconnect_at_dh", lo <= h <= hi, measured=round(h, 0), tolerance=f"{lo:g}-{hi:g} ft AGL",
                       window=(float(t[i]), float(t[i])), explanation=f"disconnected at {h:.0f} ft AGL")

@@ -112,6 +112,21 @@ def test_gap_in_final_state_is_unscored(tmp_path):
     assert s.status == "unscored" and "gap" in s.reason
 
 
+def test_gap_splitting_the_track_window_is_unscored(tmp_path):
+    # 150 s airborne with a 2 s hole at 60 s: pieces of ~58 and ~90 s, but 150 s if joined -> undecidable
+    cols = fms_flight(air_s=150, alt_hold_at=100)
+    keep = (cols["t"] < 80) | (cols["t"] > 82)
+    s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
+    assert s.status == "unscored" and "on-track" in s.reason
+
+
+def test_gap_inside_a_long_track_window_is_fine(tmp_path):
+    # 300 s airborne, hole at 60 s: the 238 s piece alone passes -> 1.0
+    cols = fms_flight()
+    keep = (cols["t"] < 80) | (cols["t"] > 82)
+    assert score(tmp_path, {k: v[keep] for k, v in cols.items()}).score == pytest.approx(1.0)
+
+
 @pytest.mark.parametrize("kw", [{}, {"air_s": 600, "straight_past_osi": True}, {"xtk_nm": 0.5}])
 def test_resampling_invariance(tmp_path, kw):
     base = fms_flight(hz=100, **kw)

@@ -91,11 +91,20 @@ def test_missing_signal_is_unscored(tmp_path):
     assert s.status == "unscored" and "gs_kt" in s.reason
 
 
-def test_gap_in_the_pattern_is_unscored(tmp_path):
+def test_gap_inside_a_found_leg_is_fine(tmp_path):
+    # 4 s hole mid-downwind (72-151 s): the first part (72-100 s) is still a ≥ 10 s downwind -> 1.0
     cols = traffic_pattern()
     keep = (cols["t"] < 100) | (cols["t"] > 104)
     s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
-    assert s.status == "unscored" and "gap" in s.reason
+    assert s.status == "scored" and s.score == pytest.approx(1.0)
+
+
+def test_missing_leg_hidden_by_a_gap_is_unscored(tmp_path):
+    # no samples for the whole base leg (151-185 s): the base could have been flown -> unscored
+    cols = traffic_pattern()
+    keep = (cols["t"] < 150) | (cols["t"] > 186)
+    s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
+    assert s.status == "unscored" and "base" in s.reason
 
 
 @pytest.mark.parametrize("kw", [{}, {"downwind_agl_ft": 1150}, {"side": "right"}])

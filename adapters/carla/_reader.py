@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from simbridge.adapters.carla._errors import RecorderFormatError
 from simbridge.adapters.carla._format import (
@@ -177,8 +178,8 @@ def read_header(fh: Any, path: str) -> RecorderHeader:
 # --------------------------------------------------------------------------- block scanner
 
 
-def _blocks(path: str, block_bytes: int, allow_truncated: bool) -> Iterator[tuple[RecorderHeader | None, bytes, int, list[tuple[int, int, int]]]]:
-    """Yield (header, block, block_file_offset, packets) where packets are (pos, id, size) fully inside block.
+def _blocks(path: str, block_bytes: int, allow_truncated: bool) -> Iterator[tuple[RecorderHeader | None, bytes, int, list[int]]]:
+    """Yield (header, block, block_file_offset, packets): the start of each packet fully inside block.
 
     The first item carries the header. Packets never straddle blocks: a partial packet at the
     end of a block is carried into the next read.
@@ -199,14 +200,14 @@ def _blocks(path: str, block_bytes: int, allow_truncated: bool) -> Iterator[tupl
             buf = rest + chunk if rest else chunk
             n = len(buf)
             pos = 0
-            packets: list[tuple[int, int, int]] = []
+            packets: list[int] = []
             append = packets.append
-            unpack_hdr = _HDR.unpack_from
+            size_at = _U32.unpack_from
             want = block_bytes
             while pos + 5 <= n:
-                pid, size = unpack_hdr(buf, pos)
-                end = pos + 5 + size
+                end = pos + 5 + size_at(buf, pos + 1)[0]
                 if end > n:
+                    pid, size = _HDR.unpack_from(buf, pos)
                     if base + end > file_size:
                         if allow_truncated:
                             eof = True
@@ -221,7 +222,7 @@ def _blocks(path: str, block_bytes: int, allow_truncated: bool) -> Iterator[tupl
                         break
                     want = max(block_bytes, end - n)
                     break
-                append((pos, pid, size))
+                append(pos)
                 pos = end
             yield (header if first else None), buf, base, packets
             first = False
@@ -274,18 +275,45 @@ class _Cursor:
 
 
 def _event_add(c: _Cursor) -> list[dict[str, Any]]:
+    # written flat (no cursor method per field): a first frame can create thousands of actors
+    buf, p, end = c.buf, c.pos, c.end
+    u16 = _U16.unpack_from
+
+    def short(at: int, what: str) -> RecorderFormatError:
+        return RecorderFormatError(c.path, c.base + at, f"EventAdd {what} runs past the end of its packet")
+
+    def text(at: int, what: str) -> tuple[str, int]:
+        if at + 2 > end:
+            raise short(at, what)
+        n = u16(buf, at)[0]
+        if at + 2 + n > end:
+            raise short(at, what)
+        try:
+            return bytes(buf[at + 2:at + 2 + n]).decode("utf-8"), at + 2 + n
+        except UnicodeDecodeError:
+            raise RecorderFormatError(c.path, c.base + at, f"EventAdd {what} is not UTF-8") from None
+
+    if p + 2 > end:
+        raise short(p, "count")
+    count = u16(buf, p)[0]
+    p += 2
     out = []
-    for _ in range(c.u16("EventAdd count")):
-        p = c.take(_ADD_HEAD.size, "EventAdd record")
-        aid, kind, lx, ly, lz, rx, ry, rz, uid = _ADD_HEAD.unpack_from(c.buf, p)
-        type_id = c.fstring("EventAdd type id")
+    for _ in range(count):
+        if p + _ADD_HEAD.size > end:
+            raise short(p, "record")
+        aid, kind, lx, ly, lz, rx, ry, rz, uid = _ADD_HEAD.unpack_from(buf, p)
+        type_id, p = text(p + _ADD_HEAD.size, "type id")
+        if p + 2 > end:
+            raise short(p, "attribute count")
+        n_attr = u16(buf, p)[0]
+        p += 2
         attrs: dict[str, str] = {}
-        for _ in range(c.u16("EventAdd attribute count")):
-            c.take(1, "EventAdd attribute type")
-            key = c.fstring("EventAdd attribute key")
-            attrs[key] = c.fstring("EventAdd attribute value")
+        for _ in range(n_attr):
+            key, p = text(p + 1, "attribute key")
+            attrs[key], p = text(p, "attribute value")
         out.append({"id": aid, "kind": kind, "location_cm": (lx, ly, lz), "rotation_deg": (rx, ry, rz),
                     "uid": uid, "type_id": type_id, "attributes": attrs})
+    c.pos = p
     c.done("EventAdd")
     return out
 
@@ -418,7 +446,8 @@ class RecorderReader:
         frame_index = -1
         layout: str | None = None
         for _hdr, buf, base, packets in _blocks(path, self.block_bytes, allow_truncated):
-            for pos, pid, size in packets:
+            for pos in packets:
+                pid, size = _HDR.unpack_from(buf, pos)
                 start = pos + 5
                 c = _Cursor(buf, start, start + size, path, base)
                 meaning = pid
@@ -476,6 +505,11 @@ def read_recording(
 
     `track(actor)` decides, when an actor is created, whether its per-frame records are kept
     (default: vehicles and walkers). Everything else is kept for all actors.
+
+    Per block, only the packet headers are walked in Python; dispatch, size checks and record
+    decoding are numpy operations over all packets of the block. Packets that carry strings
+    or nested lists (actor creation, bones, wheels, physics) and non-empty event packets are
+    decoded one by one; they are rare.
     """
     path = Path(path)
     spath = str(path)
@@ -489,110 +523,126 @@ def read_recording(
     select = track or _default_track
     frames_parts: list[np.ndarray] = []
     collisions: list[Collision] = []
-    per_type: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {pid: [] for pid in _TRACKED_TYPES}
+    per_type: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {int(pid): [] for pid in _TRACKED_TYPES}
     tl_parts: list[np.ndarray] = []
     tl_last: dict[int, tuple[int, int]] = {}
     trigger: dict[int, Any] = {}
     boxes: dict[int, Any] = {}
-    counts: Counter = Counter()
+    counts = np.zeros(256, np.int64)
     unknown: Counter = Counter()
     layout: str | None = None
-    frame_index = -1
-    elapsed_of: list[float] = []  # elapsed per frame index, for event-like packets
-    itemsize = {pid: dt.itemsize for pid, dt in RECORD_DTYPES.items()}
+    n_frames = 0
+    elapsed_parts: list[np.ndarray] = []
+    elapsed_all = np.zeros(0)
 
     for hdr, buf, base, packets in _blocks(spath, block_bytes, allow_truncated):
         if hdr is not None:
             header = hdr
+        if not packets:
+            continue
         u8 = np.frombuffer(buf, np.uint8)
-        starts: list[int] = []
-        fixed: dict[int, list[tuple[int, int, int]]] = {}
-        for pos, pid, size in packets:
-            counts[pid] += 1
-            if pid == 0:
-                if size != 24:
-                    raise RecorderFormatError(spath, base + pos, f"FrameStart has {size} bytes, expected 24")
-                starts.append(pos + 5)
-                frame_index += 1
-                elapsed_of.append(struct.unpack_from("<d", buf, pos + 21)[0])
-                continue
-            if pid == 1:
-                if size:
-                    raise RecorderFormatError(spath, base + pos, f"FrameEnd has {size} bytes, expected 0")
-                continue
-            if frame_index < 0:
-                raise RecorderFormatError(spath, base + pos, f"packet id {pid} before the first FrameStart")
-            meaning = pid
-            if pid in (21, 22, 23):
-                meaning, layout = _late_id(buf, pos + 5, size, pid, layout)
-            if meaning in RECORD_DTYPES:
-                if size < 2 or size != 2 + (buf[pos + 5] | buf[pos + 6] << 8) * itemsize[meaning]:
-                    _fixed(_Cursor(buf, pos + 5, pos + 5 + size, spath, base), meaning)  # raises, naming it
-                if meaning not in (PacketId.EVENT_DEL, PacketId.EVENT_PARENT, PacketId.COLLISION):
-                    fixed.setdefault(meaning, []).append((pos, size, frame_index))
-                else:
-                    c = _Cursor(buf, pos + 5, pos + 5 + size, spath, base)
-                    recs = _fixed(c, meaning)
-                    t = elapsed_of[frame_index]
-                    if meaning == PacketId.EVENT_DEL:
-                        for r in recs:
-                            a = actors.get(int(r["id"]))
-                            if a is not None:
-                                a.destroyed_t = t
-                    elif meaning == PacketId.EVENT_PARENT:
-                        for r in recs:
-                            a = actors.get(int(r["id"]))
-                            if a is not None:
-                                a.parent = int(r["parent"])
-                    else:
-                        collisions.extend(Collision(t, frame_index, int(r["collision_id"]), int(r["actor1"]),
-                                                    int(r["actor2"]), bool(r["hero1"]), bool(r["hero2"])) for r in recs)
-            elif meaning == PacketId.EVENT_ADD:
-                c = _Cursor(buf, pos + 5, pos + 5 + size, spath, base)
+        pos = np.asarray(packets, dtype=np.int64)
+        pid = u8[pos].astype(np.int64)
+        size = (u8[pos + 1].astype(np.int64) | (u8[pos + 2].astype(np.int64) << 8)
+                | (u8[pos + 3].astype(np.int64) << 16) | (u8[pos + 4].astype(np.int64) << 24))
+        counts += np.bincount(pid, minlength=256)
+        meaning = pid.copy()
+        late = np.flatnonzero((pid >= 21) & (pid <= 23))
+        for k in late.tolist():
+            m, layout = _late_id(buf, packets[k] + 5, int(size[k]), int(pid[k]), layout)
+            meaning[k] = int(m)
+        is_start = meaning == 0
+        fidx = n_frames - 1 + np.cumsum(is_start)
+        # structural checks, all packets at once; the first failure is reported by its offset
+        bad = (is_start & (size != 24)) | ((meaning == 1) & (size != 0)) | (~is_start & (fidx < 0))
+        for sid, dt in SCALAR_DTYPES.items():
+            bad |= (meaning == sid) & (size != dt.itemsize)
+        rec_size = _ITEMSIZE[np.minimum(meaning, 255)]
+        fixed = rec_size > 0
+        safe = np.minimum(pos + 6, len(buf) - 1)
+        count = np.where(size >= 2, u8[np.minimum(pos + 5, len(buf) - 1)].astype(np.int64)
+                         | (u8[safe].astype(np.int64) << 8), -1)
+        bad |= fixed & ((size < 2) | (size != 2 + count * rec_size))
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            _raise_structural(spath, buf, base, packets[k], int(meaning[k]), int(size[k]), int(fidx[k]))
+
+        starts = pos[is_start]
+        if starts.size:
+            fr = _take_records(u8, starts + 5, np.ones(starts.size, np.int64), FRAME_START)
+            frames_parts.append(fr.copy())
+            elapsed_parts.append(fr["elapsed_s"].astype(np.float64))
+            elapsed_all = np.concatenate([elapsed_all, elapsed_parts[-1]])
+            n_frames += starts.size
+
+        # packets decoded one by one: actor creation, non-empty events, nested layouts, unknown ids
+        slow = ((meaning == 2) | ((meaning >= 3) & (meaning <= 5)) | (meaning == PacketId.WALKER_BONES)
+                | (meaning == PacketId.ANIM_VEHICLE_WHEELS) | (meaning == PacketId.PHYSICS_CONTROL)
+                | (meaning > 23)) & (size > 2)
+        slow |= (meaning > 23) & (size <= 2)
+        for k in np.flatnonzero(slow).tolist():
+            p, m, sz, fi = packets[k], int(meaning[k]), int(size[k]), int(fidx[k])
+            c = _Cursor(buf, p + 5, p + 5 + sz, spath, base)
+            t = float(elapsed_all[fi])
+            if m == PacketId.EVENT_ADD:
                 for rec in _event_add(c):
                     lx, ly, lz = rec["location_cm"]
                     try:
                         kind = ActorKind(rec["kind"])
                     except ValueError:
-                        raise RecorderFormatError(spath, base + pos, f"EventAdd: actor type {rec['kind']} is not 0-6") from None
+                        raise RecorderFormatError(spath, base + p, f"EventAdd: actor type {rec['kind']} is not 0-6") from None
                     a = Actor(rec["id"], kind, rec["type_id"], rec["uid"], rec["attributes"],
-                              (lx / 100.0, ly / 100.0, lz / 100.0), rec["rotation_deg"], frame_index,
-                              elapsed_of[frame_index])
+                              (lx / 100.0, ly / 100.0, lz / 100.0), rec["rotation_deg"], fi, t)
                     actors[a.id] = a
                     if select(a):
                         tracked.add(a.id)
                         tracked_arr = np.fromiter(sorted(tracked), np.uint32)
-            elif meaning in SCALAR_DTYPES:
-                if size != SCALAR_DTYPES[meaning].itemsize:
-                    raise RecorderFormatError(spath, base + pos, f"{PacketId(meaning).name} has {size} bytes, "
-                                                                 f"expected {SCALAR_DTYPES[meaning].itemsize}")
-            elif meaning == PacketId.WALKER_BONES:
-                _walker_bones(_Cursor(buf, pos + 5, pos + 5 + size, spath, base))
-            elif meaning == PacketId.ANIM_VEHICLE_WHEELS:
-                _wheels(_Cursor(buf, pos + 5, pos + 5 + size, spath, base))
-            elif meaning == PacketId.PHYSICS_CONTROL:
-                _physics_control(_Cursor(buf, pos + 5, pos + 5 + size, spath, base))
-            else:
-                unknown[pid] += 1
+            elif m == PacketId.EVENT_DEL:
+                for r in _fixed(c, m):
+                    a = actors.get(int(r["id"]))
+                    if a is not None:
+                        a.destroyed_t = t
+            elif m == PacketId.EVENT_PARENT:
+                for r in _fixed(c, m):
+                    a = actors.get(int(r["id"]))
+                    if a is not None:
+                        a.parent = int(r["parent"])
+            elif m == PacketId.COLLISION:
+                collisions.extend(Collision(t, fi, int(r["collision_id"]), int(r["actor1"]), int(r["actor2"]),
+                                            bool(r["hero1"]), bool(r["hero2"])) for r in _fixed(c, m))
+            elif m == PacketId.WALKER_BONES:
+                _walker_bones(c)
+            elif m == PacketId.ANIM_VEHICLE_WHEELS:
+                _wheels(c)
+            elif m == PacketId.PHYSICS_CONTROL:
+                _physics_control(c)
+            elif m > 23:
+                unknown[int(pid[k])] += 1
 
-        if starts:
-            frames_parts.append(np.frombuffer(b"".join(bytes(buf[s:s + 24]) for s in starts), FRAME_START).copy())
-
-        for pid, entries in fixed.items():
-            if not entries:
+        # fixed-size records: gathered per type with numpy
+        for m in np.unique(meaning[fixed & (count > 0)]).tolist():
+            if m in (PacketId.EVENT_DEL, PacketId.EVENT_PARENT, PacketId.COLLISION):
                 continue
-            recs, fidx = _gather(u8, entries, RECORD_DTYPES[pid], pid, spath, base)
-            if pid in per_type:
+            sel = np.flatnonzero((meaning == m) & (count > 0))
+            dt = RECORD_DTYPES[m]
+            rf = np.repeat(fidx[sel], count[sel])
+            rec_at = _record_offsets(pos[sel] + 7, count[sel], dt.itemsize)
+            if m in per_type:
                 if tracked_arr.size == 0:
                     continue
-                keep = np.isin(recs["id"], tracked_arr)
+                # read the 4-byte actor ids first; copy whole records only for tracked actors
+                ids = (u8[rec_at].astype(np.uint32) | (u8[rec_at + 1].astype(np.uint32) << 8)
+                       | (u8[rec_at + 2].astype(np.uint32) << 16) | (u8[rec_at + 3].astype(np.uint32) << 24))
+                keep = np.isin(ids, tracked_arr)
                 if keep.any():
-                    per_type[pid].append((recs[keep], fidx[keep]))
-            elif pid == PacketId.TRAFFIC_LIGHT_STATE:
-                tl_parts.append(_tl_changes(recs, fidx, tl_last))
-            elif pid in (PacketId.TRIGGER_VOLUME, PacketId.BOUNDING_BOX):
-                dest = trigger if pid == PacketId.TRIGGER_VOLUME else boxes
-                for r in recs:
+                    per_type[m].append((_records_at(u8, rec_at[keep], dt), rf[keep]))
+                continue
+            recs = _records_at(u8, rec_at, dt)
+            if m == PacketId.TRAFFIC_LIGHT_STATE:
+                tl_parts.append(_tl_changes(recs, rf, tl_last))
+            elif m in (PacketId.TRIGGER_VOLUME, PacketId.BOUNDING_BOX):
+                dest = trigger if m == PacketId.TRIGGER_VOLUME else boxes
+                for r in recs[_last_per_id(recs["id"])]:
                     dest[int(r["id"])] = ((float(r["ox"]) / 100, float(r["oy"]) / 100, float(r["oz"]) / 100),
                                           (float(r["ex"]) / 100, float(r["ey"]) / 100, float(r["ez"]) / 100))
 
@@ -606,70 +656,99 @@ def read_recording(
     tracks: dict[int, Track] = {}
     controls: dict[int, np.ndarray] = {}
     extra: dict[str, dict[int, np.ndarray]] = {}
-    for pid, parts in per_type.items():
+    for m, parts in per_type.items():
         if not parts:
             continue
         recs = np.concatenate([p[0] for p in parts])
-        fidx = np.concatenate([p[1] for p in parts])
-        order = np.lexsort((fidx, recs["id"]))
-        recs, fidx = recs[order], fidx[order]
+        fi = np.concatenate([p[1] for p in parts])
+        order = np.lexsort((fi, recs["id"]))
+        recs, fi = recs[order], fi[order]
         ids, first = np.unique(recs["id"], return_index=True)
         bounds = list(first[1:]) + [recs.size]
         for aid, lo, hi in zip(ids, first, bounds):
-            r, f = recs[lo:hi], fidx[lo:hi]
-            if pid == PacketId.POSITION:
+            r, f = recs[lo:hi], fi[lo:hi]
+            if m == PacketId.POSITION:
                 tracks[int(aid)] = Track(
                     int(aid), f, elapsed[f], r["x"] / 100.0, r["y"] / 100.0, r["z"] / 100.0,
                     r["roll"].astype(np.float64), r["pitch"].astype(np.float64), r["yaw"].astype(np.float64))
             else:
                 table = _with_time(r, f, elapsed)
-                if pid == PacketId.ANIM_VEHICLE:
+                if m == PacketId.ANIM_VEHICLE:
                     controls[int(aid)] = table
                 else:
-                    extra.setdefault(PacketId(pid).name.lower(), {})[int(aid)] = table
+                    extra.setdefault(PacketId(m).name.lower(), {})[int(aid)] = table
 
     traffic_lights: dict[int, np.ndarray] = {}
     if tl_parts:
         allr = np.concatenate(tl_parts)
         for aid in np.unique(allr["id"]):
-            traffic_lights[int(aid)] = _with_time(allr[allr["id"] == aid], allr["frame_index"][allr["id"] == aid], elapsed)
+            sel = allr["id"] == aid
+            traffic_lights[int(aid)] = _with_time(allr[sel], allr["frame_index"][sel], elapsed)
 
+    packet_counts = Counter({i: int(c) for i, c in enumerate(counts) if c})
     return Recording(path, header, frames, actors, tracks, controls, extra, collisions, traffic_lights,
-                     trigger, boxes, counts, unknown, layout)
+                     trigger, boxes, packet_counts, unknown, layout)
 
 
-def _gather(u8: np.ndarray, entries: list[tuple[int, int, int]], dt: np.dtype, pid: int, path: str,
-            base: int) -> tuple[np.ndarray, np.ndarray]:
-    """Decode the records of many count-prefixed packets of one type at once."""
-    pos = np.fromiter((e[0] for e in entries), np.int64, len(entries))
-    size = np.fromiter((e[1] for e in entries), np.int64, len(entries))
-    fidx = np.fromiter((e[2] for e in entries), np.int64, len(entries))
-    count = u8[pos + 5].astype(np.int64) | (u8[pos + 6].astype(np.int64) << 8)
-    bad = np.flatnonzero((size < 2) | (size != 2 + count * dt.itemsize))
-    if bad.size:
-        i = int(bad[0])
-        raise RecorderFormatError(path, base + int(pos[i]),
-                                  f"{PacketId(pid).name}: size {int(size[i])} does not match "
-                                  f"{int(count[i])} record(s) of {dt.itemsize} bytes")
-    total = int(count.sum())
-    if total == 0:
-        return np.zeros(0, dt), np.zeros(0, np.int64)
-    # byte index of every record byte: record starts are contiguous runs inside each packet
-    starts = pos + 7
-    nbytes = count * dt.itemsize
-    if len(entries) == 1:
+_ITEMSIZE = np.zeros(256, np.int64)
+for _pid, _dt in RECORD_DTYPES.items():
+    _ITEMSIZE[int(_pid)] = _dt.itemsize
+
+
+def _raise_structural(path: str, buf: bytes, base: int, p: int, meaning: int, size: int, fi: int) -> None:
+    if fi < 0 and meaning != 0:
+        raise RecorderFormatError(path, base + p, f"packet id {buf[p]} before the first FrameStart")
+    if meaning == 0:
+        raise RecorderFormatError(path, base + p, f"FrameStart has {size} bytes, expected 24")
+    if meaning == 1:
+        raise RecorderFormatError(path, base + p, f"FrameEnd has {size} bytes, expected 0")
+    if meaning in SCALAR_DTYPES:
+        raise RecorderFormatError(path, base + p, f"{PacketId(meaning).name} has {size} bytes, "
+                                                  f"expected {SCALAR_DTYPES[meaning].itemsize}")
+    _fixed(_Cursor(buf, p + 5, p + 5 + size, path, base), meaning)  # raises, naming the packet
+    raise RecorderFormatError(path, base + p, f"packet id {buf[p]} is malformed")
+
+
+def _record_offsets(starts: np.ndarray, counts: np.ndarray, itemsize: int) -> np.ndarray:
+    """Byte offset of every record of several count-prefixed packets (runs starting at `starts`)."""
+    total = int(counts.sum())
+    before = np.cumsum(counts) - counts
+    return np.repeat(starts - before * itemsize, counts) + np.arange(total, dtype=np.int64) * itemsize
+
+
+def _records_at(u8: np.ndarray, rec_at: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """Copy the records at these byte offsets into one structured array.
+
+    One fancy-indexing copy: a zero-copy sliding window over the block has one row per byte
+    offset, and its rows at the records' offsets are exactly the records.
+    """
+    isz = dt.itemsize
+    window = as_strided(u8, shape=(u8.size - isz + 1, isz), strides=(1, 1), writeable=False)
+    return window[rec_at].reshape(-1).view(dt)
+
+
+def _take_records(u8: np.ndarray, starts: np.ndarray, counts: np.ndarray, dt: np.dtype) -> np.ndarray:
+    if starts.size == 1:
         s = int(starts[0])
-        raw = u8[s:s + int(nbytes[0])]
-    else:
-        raw = np.concatenate([u8[s:s + n] for s, n in zip(starts.tolist(), nbytes.tolist())])
-    recs = raw.view(dt)
-    return recs, np.repeat(fidx, count)
+        return u8[s:s + int(counts[0]) * dt.itemsize].view(dt)
+    return _records_at(u8, _record_offsets(starts, counts, dt.itemsize), dt)
+
+
+def _last_per_id(ids: np.ndarray) -> np.ndarray:
+    _, idx = np.unique(ids[::-1], return_index=True)
+    return ids.size - 1 - idx
 
 
 def _tl_changes(recs: np.ndarray, fidx: np.ndarray, last: dict[int, tuple[int, int]]) -> np.ndarray:
     """Keep only the records where a light's state or frozen flag changes (and each light's first)."""
     out_dt = np.dtype([("id", "<u4"), ("frame_index", "<i8"), ("state", "u1"), ("frozen", "u1"), ("elapsed_s", "<f4")])
-    order = np.lexsort((fidx, recs["id"]))
+    # records come in frame order: a stable sort by a dense 16-bit light index groups them by
+    # light and keeps frame order (numpy radix-sorts 16-bit keys)
+    uniq, slot = np.unique(recs["id"], return_inverse=True)
+    if uniq.size < 1 << 16:
+        order = np.argsort(slot.astype(np.uint16), kind="stable")
+    else:
+        order = np.lexsort((fidx, recs["id"]))
     r, f = recs[order], fidx[order]
     key = r["state"].astype(np.int64) * 2 + r["frozen"].astype(np.int64)
     same_id = np.zeros(r.size, bool)

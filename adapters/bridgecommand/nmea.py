@@ -1,0 +1,218 @@
+"""NMEA 0183 sentences as Bridge Command emits them (bridgecommand/bc `src/NMEA.cpp`), parsed
+into own-ship state, and a capture file turned into a bundle.
+
+Bridge Command sends one sentence every 100 ms, round-robin: $GPRMC, $GPROT, $GPGLL, $IIRSA,
+$IIRPM, $GPHDT, $HEROT, $RATTM, $GPGGA, $RAZDA, $RADTM, $HEHDT, $TIROT, $SDDPT, and other
+ships as !AIVDM. Quirk: its RMC date field is YYYYMMDD (8 digits), not the standard DDMMYY.
+Every sentence ends `*hh` (XOR of the characters between `$`/`!` and `*`) and CR LF.
+
+A capture file holds one sentence per line, optionally prefixed by the receive time in seconds
+and a space (`12.345 $GPRMC,...`), which is what `NmeaUdpRecorder` writes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from simbridge._bundle import EpisodeInfo, write_bundle
+from simbridge._errors import SimbridgeError
+
+_SENTENCE = re.compile(r"^[$!][A-Z0-9]{5},[\x20-\x7e]*\*[0-9A-Fa-f]{2}$")
+_STAMP = re.compile(r"^(-?\d+(?:\.\d*)?)\s+([$!].*)$")
+
+
+class NmeaError(SimbridgeError):
+    """A capture line that is not a valid NMEA sentence: names the file and line."""
+
+
+@dataclass(frozen=True)
+class Sentence:
+    talker: str
+    kind: str  # sentence formatter, e.g. RMC
+    fields: list[str]
+    raw: str
+
+
+def nmea_checksum(body: str) -> str:
+    """XOR of the characters of `body` (between '$' and '*') as two upper-case hex digits."""
+    c = 0
+    for ch in body.encode("ascii"):
+        c ^= ch
+    return f"{c:02X}"
+
+
+def parse_sentence(line: str) -> Sentence:
+    """Validate framing and checksum; raises ValueError with what is wrong."""
+    s = line.strip()
+    if not _SENTENCE.match(s):
+        raise ValueError(f"not an NMEA sentence: {s[:60]!r}")
+    body, cks = s[1:-3], s[-2:]
+    want = nmea_checksum(body)
+    if want != cks.upper():
+        raise ValueError(f"checksum {cks} does not match {want}: {s[:60]!r}")
+    head, *fields = body.split(",")
+    return Sentence(talker=head[:2], kind=head[2:], fields=fields, raw=s)
+
+
+def _latlon(value: str, hemi: str, deg_digits: int) -> float:
+    """'DDMM.mmm' / 'DDDMM.mmm' and N/S/E/W → signed degrees."""
+    if not value:
+        return math.nan
+    deg = float(value[:deg_digits])
+    minutes = float(value[deg_digits:])
+    if not 0 <= minutes < 60:
+        raise ValueError(f"minutes {minutes} out of range in {value!r}")
+    out = deg + minutes / 60.0
+    if hemi in ("S", "W"):
+        return -out
+    if hemi not in ("N", "E"):
+        raise ValueError(f"hemisphere {hemi!r} is not N/S/E/W")
+    return out
+
+
+def _tod(value: str) -> float:
+    """'HHMMSS(.ss)' → seconds of the day."""
+    if len(value) < 6:
+        raise ValueError(f"time {value!r} is not HHMMSS")
+    h, m, s = int(value[0:2]), int(value[2:4]), float(value[4:])
+    if h > 23 or m > 59 or s >= 61:
+        raise ValueError(f"time {value!r} out of range")
+    return h * 3600 + m * 60 + s
+
+
+def rmc_date(value: str) -> str | None:
+    """RMC date: 8 digits = YYYYMMDD (Bridge Command), 6 digits = DDMMYY (standard) → 'YYYY-MM-DD'."""
+    if not value:
+        return None
+    if len(value) == 8 and value.isdigit():
+        y, m, d = value[0:4], value[4:6], value[6:8]
+    elif len(value) == 6 and value.isdigit():
+        d, m, yy = value[0:2], value[2:4], int(value[4:6])
+        y = str(2000 + yy if yy < 80 else 1900 + yy)
+    else:
+        raise ValueError(f"date {value!r} is neither YYYYMMDD nor DDMMYY")
+    if not (1 <= int(m) <= 12 and 1 <= int(d) <= 31):
+        raise ValueError(f"date {value!r} out of range")
+    return f"{y}-{m}-{d}"
+
+
+def _f(v: str) -> float:
+    return float(v) if v else math.nan
+
+
+@dataclass
+class _State:
+    values: dict[str, float] = field(default_factory=dict)
+    tod_s: float | None = None
+    date: str | None = None
+
+
+def _apply(st: _State, s: Sentence) -> bool:
+    """Update the own-ship state; True when the sentence carried a position fix."""
+    f = s.fields
+    k = s.kind
+    if k == "RMC" and len(f) >= 9:
+        st.tod_s = _tod(f[0]) if f[0] else st.tod_s
+        st.date = rmc_date(f[8]) or st.date
+        if f[1] != "A":
+            return False
+        st.values.update(lat_deg=_latlon(f[2], f[3], 2), lon_deg=_latlon(f[4], f[5], 3), gs_kt=_f(f[6]), cog_deg=_f(f[7]))
+        return True
+    if k == "GGA" and len(f) >= 6:
+        st.tod_s = _tod(f[0]) if f[0] else st.tod_s
+        if f[5] in ("", "0"):
+            return False
+        st.values.update(lat_deg=_latlon(f[1], f[2], 2), lon_deg=_latlon(f[3], f[4], 3))
+        return True
+    if k == "GLL" and len(f) >= 6:
+        st.tod_s = _tod(f[4]) if f[4] else st.tod_s
+        if f[5] != "A":
+            return False
+        st.values.update(lat_deg=_latlon(f[0], f[1], 2), lon_deg=_latlon(f[2], f[3], 3))
+        return True
+    if k == "HDT" and f and f[0]:
+        st.values["heading_true_deg"] = float(f[0])
+    elif k == "ROT" and f and f[0]:
+        st.values["rate_of_turn_dpm"] = float(f[0])
+    elif k == "DPT" and f and f[0]:
+        st.values["depth_m"] = float(f[0])
+    elif k == "RSA" and f and f[0]:
+        st.values["rudder_deg"] = float(f[0])
+    elif k == "ZDA" and len(f) >= 4 and f[1] and f[2] and f[3]:
+        st.date = f"{int(f[3]):04d}-{int(f[2]):02d}-{int(f[1]):02d}"
+    return False
+
+
+COLUMNS = ("lat_deg", "lon_deg", "gs_kt", "cog_deg", "heading_true_deg", "rate_of_turn_dpm", "depth_m", "rudder_deg")
+
+
+def parse_capture(text: str, source: str = "<capture>", *, strict: bool = True) -> tuple[dict[str, list[float]], dict[str, object]]:
+    """Signal columns (one row per position fix, other values carried from their latest sentence)
+    and facts (first date, sentence counts). Time: the receive stamp when lines carry one, else
+    the sentence's UTC time of day (sentences without time inherit the last one), from 0."""
+    st = _State()
+    rows: dict[str, list[float]] = {"t": [], **{c: [] for c in COLUMNS}}
+    counts: dict[str, int] = {}
+    bad: list[str] = []
+    t0: float | None = None
+    last_tod, day_offset = None, 0.0
+    for no, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        m = _STAMP.match(line)
+        stamp = float(m.group(1)) if m else None
+        body = m.group(2) if m else line
+        try:
+            s = parse_sentence(body)
+            if s.raw.startswith("!"):
+                counts["AIS"] = counts.get("AIS", 0) + 1
+                continue
+            counts[s.kind] = counts.get(s.kind, 0) + 1
+            fix = _apply(st, s)
+        except ValueError as exc:
+            if strict:
+                raise NmeaError(f"{source}: line {no}: {exc}") from None
+            bad.append(f"line {no}: {exc}")
+            continue
+        if not fix:
+            continue
+        if stamp is not None:
+            t = stamp
+        elif st.tod_s is not None:
+            if last_tod is not None and st.tod_s < last_tod - 43200:
+                day_offset += 86400.0  # past midnight
+            last_tod = st.tod_s
+            t = st.tod_s + day_offset
+        else:
+            raise NmeaError(f"{source}: line {no}: position fix with no time (no receive stamp and no UTC time yet)")
+        t0 = t if t0 is None else t0
+        if rows["t"] and t - t0 < rows["t"][-1]:
+            raise NmeaError(f"{source}: line {no}: time goes backwards ({rows['t'][-1] + t0:g} → {t:g})")
+        rows["t"].append(t - t0)
+        for c in COLUMNS:
+            rows[c].append(st.values.get(c, math.nan))
+    if not rows["t"]:
+        raise NmeaError(f"{source}: no position fix ($--RMC/GGA/GLL) in the capture")
+    facts = {"nmea_date": st.date, "nmea_counts": counts, "nmea_rejected": bad}
+    return rows, facts
+
+
+def import_nmea(path: str | Path, out: str | Path, *, task_id: str = "T17", strict: bool = True) -> Path:
+    """Bundle from a capture of Bridge Command's NMEA output."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise NmeaError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("ascii")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise NmeaError(f"{path}: line {line} (byte offset {exc.start}): not ASCII text") from None
+    rows, facts = parse_capture(text, str(path), strict=strict)
+    ep = EpisodeInfo(task_id=task_id, sim="bridgecommand", adapter="bridgecommand.nmea")
+    return write_bundle(out, ep, rows, snapshots={"start": {"nmea_date": facts["nmea_date"]}, "end": facts})

@@ -1,0 +1,112 @@
+"""Bridge Command NMEA parsing on sentences in the simulator's exact formats, the UDP recorder,
+and errors on bad input."""
+
+import socket
+import time
+
+import numpy as np
+import pytest
+
+from simbridge import read_bundle
+from simbridge.adapters.bridgecommand import NmeaError, NmeaUdpRecorder, import_nmea, nmea_checksum, parse_capture, parse_sentence
+from simbridge.adapters.bridgecommand.nmea import rmc_date
+from bc_nmea import emit, sentence, track, with_checksum
+
+
+def test_checksum_against_published_sentences():
+    # a real receiver's GGA and RMC with their checksums
+    assert nmea_checksum("GPGGA,201229.00,6026.86958,N,02217.14119,E,1,08,0.96,66.1,M,18.7,M,,") == "6C"
+    s = parse_sentence("$GPRMC,201230.00,A,6026.86949,N,02217.14087,E,0.689,,150722,,,A*72")
+    assert s.kind == "RMC" and s.talker == "GP" and s.fields[8] == "150722"
+
+
+def test_rmc_date_quirk():
+    assert rmc_date("20261130") == "2026-11-30"  # Bridge Command: YYYYMMDD
+    assert rmc_date("301126") == "2026-11-30"  # standard DDMMYY
+    with pytest.raises(ValueError):
+        rmc_date("2026113")
+
+
+def test_bridge_command_sentences_parse():
+    # 50°21.600'N 004°09.000'W, SOG 3.3 kt, COG 90, heading 90.5, depth 8.0
+    st = dict(lat=50.36, lon=-4.15, sog_kt=3.3, cog_deg=90.0, hdg_deg=90.5, depth_m=8.0)
+    rmc = sentence("RMC", tod_s=43200 + 5, date="2026-11-30", **st)
+    assert rmc.startswith("$GPRMC,120005.00,A,5021.600,N,00409.000,W,3.3,90.0,20261130,,,A,S*") and rmc.endswith("\r\n")
+    text = "".join(sentence(k, tod_s=43205, date="2026-11-30", **st) for k in ("RMC", "GPHDT", "DPT", "GGA"))
+    rows, facts = parse_capture(text)
+    assert facts["nmea_date"] == "2026-11-30"
+    assert rows["lat_deg"][0] == pytest.approx(50.36) and rows["lon_deg"][0] == pytest.approx(-4.15)
+    assert rows["gs_kt"][0] == 3.3 and rows["cog_deg"][0] == 90.0 and np.isnan(rows["heading_true_deg"][0])
+    # the GGA fix (second row) carries the heading and depth received since
+    assert rows["heading_true_deg"][1] == 90.5 and rows["depth_m"][1] == 8.0 and rows["t"] == [0.0, 0.0]
+
+
+def test_capture_to_bundle_with_utc_times(tmp_path):
+    states = track([(0, 0, 0, 90), (30, 30, 0, 90)], 50.36, -4.15)  # 1 m/s east for 30 s
+    p = tmp_path / "nmea.log"
+    p.write_text(emit(states, stamped=False), encoding="ascii")
+    b = read_bundle(import_nmea(p, tmp_path / "bundle"))
+    t = b.signals.t
+    assert t[0] == 0 and t[-1] == pytest.approx(30.0, abs=1.0) and np.all(np.diff(t) >= 0)
+    gs = b.signals["gs_kt"]
+    assert np.nanmax(gs) == pytest.approx(1.9)  # 1 m/s = 1.94 kt printed "%.1f"
+    counts = b.snapshot("end", "nmea_counts")
+    assert counts["RMC"] > 0 and counts["HDT"] > 0 and counts["RPM"] > 0 and "VTG" not in counts
+
+
+def test_stamped_capture_uses_receive_times(tmp_path):
+    states = track([(0, 0, 0, 90), (10, 10, 0, 90)], 50.36, -4.15)
+    rows, _ = parse_capture(emit(states))
+    # fixes at the RMC, GLL and GGA steps of each 1.4 s cycle: 0.0, 0.2, 0.8, 1.4, ...
+    assert rows["t"][:4] == pytest.approx([0.0, 0.2, 0.8, 1.4])
+
+
+@pytest.mark.parametrize("line,msg", [
+    ("$GPHDT,90.5,T*00", "checksum 00 does not match"),
+    ("$GPHDT,90.5,T", "not an NMEA sentence"),
+    ("garbage", "not an NMEA sentence"),
+])
+def test_bad_sentence_names_the_line(tmp_path, line, msg):
+    good = with_checksum("$GPGLL,5021.600,N,00409.000,W,120000.00,A,A").strip()
+    p = tmp_path / "bad.log"
+    p.write_text(f"{good}\n{line}\n")
+    with pytest.raises(NmeaError) as ei:
+        import_nmea(p, tmp_path / "b")
+    assert f"{p}: line 2:" in str(ei.value) and msg in str(ei.value)
+
+
+def test_lenient_mode_skips_and_reports(tmp_path):
+    good = with_checksum("$GPGLL,5021.600,N,00409.000,W,120000.00,A,A").strip()
+    rows, facts = parse_capture(f"{good}\n$GPHDT,90.5,T*00\n", strict=False)
+    assert len(rows["t"]) == 1 and facts["nmea_rejected"][0].startswith("line 2:")
+
+
+def test_binary_and_empty_captures(tmp_path):
+    p = tmp_path / "bin.log"
+    p.write_bytes(b"$GPHDT,1.0,T*00\n\xff\xfe")
+    with pytest.raises(NmeaError, match="line 2 \\(byte offset 16\\): not ASCII"):
+        import_nmea(p, tmp_path / "b")
+    p.write_text(with_checksum("$GPHDT,90.5,T"))
+    with pytest.raises(NmeaError, match="no position fix"):
+        import_nmea(p, tmp_path / "c")
+
+
+def test_udp_recorder_records_datagrams(tmp_path):
+    cap = tmp_path / "nmea.log"
+    st = dict(lat=50.36, lon=-4.15, sog_kt=3.3, cog_deg=90.0, hdg_deg=90.0, depth_m=8.0)
+    with NmeaUdpRecorder(cap, host="127.0.0.1", port=0, poll_s=0.05) as rec:
+        addr = rec.address
+        tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            for k in ("RMC", "RPM", "GLL"):  # RPM is two sentences in one datagram
+                tx.sendto(sentence(k, tod_s=43200, date="2026-11-30", **st).encode("ascii"), addr)
+                time.sleep(0.02)
+            deadline = time.monotonic() + 3.0
+            while rec.n_sentences < 4 and time.monotonic() < deadline:
+                time.sleep(0.02)
+        finally:
+            tx.close()
+    lines = cap.read_text().splitlines()
+    assert len(lines) == 4 and lines[0].split(" ", 1)[1].startswith("$GPRMC")
+    rows, _ = parse_capture(cap.read_text())
+    assert len(rows["t"]) == 2 and rows["lat_deg"][1] == pytest.approx(50.36)

@@ -8,6 +8,7 @@ canonical signals. It never touches the agent's door (the agent port).
 from __future__ import annotations
 
 import abc
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +48,17 @@ class Sandbox:
     #: run a command inside the sandbox (as the sandbox user, on its display); returns a Popen
     spawn: Any = None
     info: dict[str, Any] = field(default_factory=dict)
+    #: the Python interpreter to use for processes started inside the sandbox
+    python: str = field(default_factory=lambda: sys.executable)
+    #: maps a port the simulator listens on inside the sandbox to where the host reaches it
+    #: (identity for local/netns; a forwarded loopback port for a VM)
+    forward: Any = None
+
+    def reach(self, port: int, proto: str = "tcp") -> tuple[str, int]:
+        """(address, port) at which the host side reaches `port` inside the sandbox."""
+        if self.forward is not None:
+            return self.forward(port, proto)
+        return self.host_addr, port
 
 
 class SimSession(abc.ABC):

@@ -22,9 +22,16 @@ def _xplane(host: str, port: int | None) -> Recorder:
     return XPlaneRecorder(host, port)
 
 
+def _flightgear(host: str, port: int | None) -> Recorder:
+    from simbridge.adapters.flightgear import TelnetRecorder
+
+    return TelnetRecorder(host, port)
+
+
 #: simulator name -> factory(host, port) returning a Recorder
 RECORDERS: dict[str, Callable[[str, int | None], Recorder]] = {
     "xplane": _xplane,
+    "flightgear": _flightgear,
 }
 
 

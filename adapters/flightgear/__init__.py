@@ -11,9 +11,10 @@ the generic protocol (UDP) and telnet, and the c172p property → canonical mapp
 from simbridge.adapters.flightgear._launch import FlightGearProcess, LaunchSpec
 from simbridge.adapters.flightgear._lockdown import KEY_WHITELIST, TELNET_BINDS_ALL_INTERFACES, render_lockdown
 from simbridge.adapters.flightgear._mapping import RAW_CHUNKS, SIGNALS, SNAPSHOT_NODES, CanonicalMapper
+from simbridge.adapters.flightgear._record import TelnetRecorder
 from simbridge.adapters.flightgear._session import FlightGearSession, launch_spec
 
 __all__ = [
     "CanonicalMapper", "FlightGearProcess", "FlightGearSession", "KEY_WHITELIST", "LaunchSpec", "RAW_CHUNKS",
-    "SIGNALS", "SNAPSHOT_NODES", "TELNET_BINDS_ALL_INTERFACES", "launch_spec", "render_lockdown",
+    "SIGNALS", "SNAPSHOT_NODES", "TELNET_BINDS_ALL_INTERFACES", "TelnetRecorder", "launch_spec", "render_lockdown",
 ]

@@ -8,7 +8,8 @@ value when the episode started.
 Initial state: the c172p of this release has one state, `auto`: on the ground it is cold and
 dark, in the air the engine runs (FlightGear starts it). A ground task that says
 `engine: running` is brought there over telnet (master, mixture, magnetos, primer, starter)
-before the episode starts; `avionics_on` and `scenario.flightgear_props` are set the same way.
+before the episode starts; `avionics_on`, `scenario.nav1_mhz` / `nav1_obs_deg` and
+`scenario.flightgear_props` (property path → value) are set the same way.
 """
 
 from __future__ import annotations
@@ -101,6 +102,10 @@ class FlightGearSession(SimSession):
         setup: dict[str, str] = {}
         if st.avionics_on:
             setup["/controls/switches/master-avionics"] = "true"
+        if "nav1_mhz" in st.scenario:
+            setup["/instrumentation/nav[0]/frequencies/selected-mhz"] = str(st.scenario["nav1_mhz"])
+        if "nav1_obs_deg" in st.scenario:
+            setup["/instrumentation/nav[0]/radials/selected-deg"] = str(st.scenario["nav1_obs_deg"])
         for path, value in (st.scenario.get("flightgear_props") or {}).items():
             setup[str(path)] = str(value).lower() if isinstance(value, bool) else str(value)
         if setup:

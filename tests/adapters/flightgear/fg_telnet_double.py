@@ -17,6 +17,8 @@ class TelnetDouble:
         self.props = dict(props)
         self.runs: list[str] = []
         self.mute = False
+        #: when set, values computed on each `get` (e.g. an advancing clock)
+        self.live: dict[str, object] = {}
         double = self
 
         class Handler(socketserver.StreamRequestHandler):
@@ -62,6 +64,8 @@ class TelnetDouble:
             out = "/\r\n"
         elif tokens[0] == "get":
             path = tokens[1]
+            if path in self.live:
+                self.props[path] = str(self.live[path]())
             if path in self.props:
                 v = self.props[path]
                 out = (v if mode == "data" else f"{path} = '{v}' (string)") + "\r\n"

@@ -17,6 +17,7 @@ COMMAND_MODULES = [
     "simbridge._cmd_metrics",
     "simbridge._cmd_isolation",
     "simbridge._cmd_import",
+    "simbridge._cmd_import_misc",
     "simbridge._cmd_run",
 ]
 

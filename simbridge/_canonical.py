@@ -69,7 +69,25 @@ DRIVING: dict[str, str] = {
     "route_progress": "fraction of the route completed, 0..1",
 }
 
-SIGNALS: dict[str, str] = {**FLIGHT, **DRIVING}
+#: trains (OpenBVE), ships (Bridge Command), rockets (KSP); ships reuse lat_deg lon_deg gs_kt heading_true_deg
+OTHER_VEHICLES: dict[str, str] = {
+    "clock_s": "in-game clock, seconds since midnight (timetables)",
+    "track_position_m": "train front position along the track, metres",
+    "accel_ms2": "longitudinal acceleration, m/s²",
+    "reverser": "reverser -1 backward, 0 neutral, 1 forward",
+    "power_notch": "power handle notch (0 = off)",
+    "brake_notch": "brake handle: n > 0 notch, 0 released, -1 emergency, -2 hold, -3 release, -4 lap, -5 service",
+    "emergency_brake": "emergency brake applied by the driver or the safety system, 0/1",
+    "cog_deg": "course over ground, degrees true",
+    "rate_of_turn_dpm": "rate of turn, degrees per minute (starboard positive)",
+    "depth_m": "water depth under the transducer, metres",
+    "rudder_deg": "rudder angle, degrees (starboard positive)",
+    "alt_m": "altitude above sea level of the body orbited, metres",
+    "pe_alt_m": "periapsis altitude, metres",
+    "ap_alt_m": "apoapsis altitude, metres (missing on an escape trajectory)",
+}
+
+SIGNALS: dict[str, str] = {**FLIGHT, **DRIVING, **OTHER_VEHICLES}
 
 
 def is_canonical(name: str) -> bool:

@@ -31,9 +31,24 @@ class FmsNavParams(Params):
     track_s: float = 120.0
 
 
-def _legs_from_snapshot(raw: Any) -> list[dict[str, Any]]:
-    if not isinstance(raw, list) or not all(isinstance(e, dict) and "id" in e for e in raw):
-        raise Unscorable("snapshot 'end.fms_legs' is not a list of {id, lat_deg, lon_deg}")
+def plan_at_end(ctx: VerifyContext) -> list[dict[str, Any]]:
+    """The flight plan at the end: `end.fms_legs` ([{id, lat_deg, lon_deg}]) or, as the X-Plane
+    FMS probe writes it, `end.fms.legs` ([{ident, lat_deg, lon_deg, ...}]). Missing, malformed or
+    an error from the probe → unscored."""
+    raw = ctx.snapshot("end", "fms_legs", required=False)
+    where = "end.fms_legs"
+    if raw is None:
+        fms = ctx.snapshot("end", "fms", required=False)
+        if fms is None:
+            raise Unscorable("snapshot 'end.fms_legs' (or 'end.fms.legs') missing from snapshots.json")
+        if isinstance(fms, dict) and fms.get("error"):
+            raise Unscorable(f"FMS probe failed at the end of the episode: {fms['error']}")
+        where = "end.fms.legs"
+        raw = fms.get("legs") if isinstance(fms, dict) else None
+        if isinstance(raw, list):
+            raw = [dict(e, id=e.get("ident")) if isinstance(e, dict) else e for e in raw]
+    if not isinstance(raw, list) or not all(isinstance(e, dict) and e.get("id") is not None for e in raw):
+        raise Unscorable(f"snapshot '{where}' is not a list of {{id, lat_deg, lon_deg}}")
     return raw
 
 
@@ -73,13 +88,13 @@ def active_leg_xtk_nm(lat: np.ndarray, lon: np.ndarray, wps: list[Waypoint]) -> 
 @verifier("fms_nav", params=FmsNavParams,
           components=("flight_plan", "ap_modes", "altitude_target", "tracking"))
 def fms_nav(ctx: VerifyContext) -> str:
-    """The plan is `end.fms_legs` from snapshots.json: the same identifiers in the same order,
+    """The plan is `end.fms_legs` (or `end.fms.legs`) from snapshots.json: the same identifiers in the same order,
     each within `waypoint_tol_nm` of the real fix (a same-named fix elsewhere is wrong). Modes
     and target are judged on the final state; tracking is the longest airborne, gap-aware
     window with cross-track to the active leg under `max_xtk_nm`."""
     p: FmsNavParams = ctx.p
     t = ctx.t
-    legs = _legs_from_snapshot(ctx.snapshot("end", "fms_legs"))
+    legs = plan_at_end(ctx)
     want = [w.id.upper() for w in p.waypoints]
     got = [str(e["id"]).strip().upper() for e in legs]
     far = []

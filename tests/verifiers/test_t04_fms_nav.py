@@ -98,6 +98,21 @@ def test_malformed_snapshot_is_unscored(tmp_path):
     assert s.status == "unscored" and "fms_legs" in s.reason
 
 
+def test_xplane_probe_snapshot_shape_is_read(tmp_path):
+    # the X-Plane FMS probe writes end.fms = {"legs": [{ident, nav_type, lat_deg, lon_deg, ...}]}
+    legs = [{"index": i, "ident": p["id"], "nav_type": 4, "lat_deg": p["lat_deg"], "lon_deg": p["lon_deg"],
+             "alt_ft": 0, "nav_ref": i, "kind": "vor"} for i, p in enumerate(PLAN)]
+    snaps = {"end": {"fms": {"legs": legs, "destination_index": 1}}}
+    s = score_bundle(read_bundle(make_bundle(tmp_path, "T04", fms_flight(), snapshots=snaps)), TASK)
+    assert s.status == "scored" and s.score == pytest.approx(1.0)
+
+
+def test_probe_error_is_unscored(tmp_path):
+    snaps = {"end": {"fms": {"error": "no reply from the FMS plugin on 49010"}}}
+    s = score_bundle(read_bundle(make_bundle(tmp_path, "T04", fms_flight(), snapshots=snaps)), TASK)
+    assert s.status == "unscored" and "49010" in s.reason
+
+
 def test_missing_signal_is_unscored(tmp_path):
     cols = fms_flight()
     del cols["ap_alt_target_ft"]

@@ -132,12 +132,14 @@ def engine_failure(ctx: VerifyContext) -> str:
     if not tds:
         problems.append("no touchdown")
     else:
+        if not np.isfinite(tds[0].vs_fpm):
+            raise Unscorable(f"vertical speed not recorded around the touchdown at t={tds[0].t:.1f} s")
         if not tds[0].vs_fpm > -p.max_touchdown_fpm:
             problems.append(f"touchdown at {tds[0].vs_fpm:.0f} fpm")
         stop = P.stop_time(t, gs, after_t=tds[-1].t, threshold=p.stop_kt)
         if stop is None or not bool(P._ground(ground)[-1]):
             problems.append("not stopped on the ground at the end")
-        if abs(bank[-1]) > p.upright_max_deg or abs(pitch[-1]) > p.upright_max_deg:
+        if not (abs(bank[-1]) <= p.upright_max_deg and abs(pitch[-1]) <= p.upright_max_deg):
             problems.append(f"not upright (bank {bank[-1]:.0f}°, pitch {pitch[-1]:.0f}°)")
     ctx.component("survivable_landing", not problems,
                   measured="; ".join(problems) or f"{tds[0].vs_fpm:.0f} fpm, stopped upright",

@@ -239,6 +239,7 @@ class ParkingParams(Params):
     offset_zero_m: float = 1.0
     offset_full_m: float = 0.3
     heading_tol_deg: float = 5.0
+    attempt_radius_m: float = 5.0
     collision_window_s: float = COLLISION_WINDOW_S
     collision_radius_m: float = COLLISION_RADIUS_M
 
@@ -257,7 +258,9 @@ def carla_parking(ctx: VerifyContext) -> str:
     """Final ego transform (last sample) against the bay: all four corners of the vehicle's
     footprint inside the bay polygon; centre offset = distance between the vehicle's and the
     bay's centres, credited linearly from `offset_zero_m` to `offset_full_m`; heading error
-    against the bay heading; any contact (merged) loses the contact item."""
+    against the bay heading; any contact (merged) loses the contact item. Heading and contact
+    are credited only when the car ends within `attempt_radius_m` of the bay centre: a car
+    left at its spawn point, already aligned with the road, has parked nowhere."""
     p: ParkingParams = ctx.p
     t = ctx.t
     x, y, yaw = ctx.sig("x_m"), ctx.sig("y_m"), ctx.sig("yaw_deg")
@@ -284,12 +287,15 @@ def carla_parking(ctx: VerifyContext) -> str:
     off = float(math.hypot(fx - cx, fy - cy))
     ctx.component("centre_offset", P.linear_credit(off, p.offset_zero_m, p.offset_full_m), measured=round(off, 3),
                   tolerance=f"linear {p.offset_zero_m:g} m → {p.offset_full_m:g} m")
+    attempted = off <= p.attempt_radius_m
+    away = "" if attempted else f"ended {off:.1f} m from the bay (> {p.attempt_radius_m:g} m): no parking attempt"
     herr = float(abs(P.angle_diff(fyaw, bay.heading_deg)))
-    ctx.component("heading", herr <= p.heading_tol_deg, measured=round(herr, 2), tolerance=f"≤ {p.heading_tol_deg:g}°")
+    ctx.component("heading", attempted and herr <= p.heading_tol_deg, measured=round(herr, 2),
+                  tolerance=f"≤ {p.heading_tol_deg:g}°", explanation=away)
     cols = merge_collisions(ctx, ctx.bundle.events_of("collision"), window_s=p.collision_window_s,
                             radius_m=p.collision_radius_m)
-    ctx.component("no_contact", len(cols) == 0, measured=len(cols), tolerance="0 contacts",
-                  explanation=", ".join(f"{_other_kind(e)} at t={e.t:.1f}s" for e in cols))
+    ctx.component("no_contact", attempted and len(cols) == 0, measured=len(cols), tolerance="0 contacts",
+                  explanation=away or ", ".join(f"{_other_kind(e)} at t={e.t:.1f}s" for e in cols))
     return ""
 
 

@@ -63,6 +63,13 @@ def test_stopped_in_the_lane_fails(tmp_path):
     assert s.score == pytest.approx(0.15)
 
 
+def test_staying_at_the_spawn_point_earns_nothing(tmp_path):
+    # never moves: 30.0 m from the bay centre (> 5 m), aligned with the road, no contact → 0
+    s = score(tmp_path, park(20.0, START, START))
+    assert comp(s, "centre_offset").measured == pytest.approx(30.0094, abs=1e-3)
+    assert s.score == 0.0 and s.status == "scored"
+
+
 def test_facing_backwards_fails_heading(tmp_path):
     s = score(tmp_path, park(20.0, START, (*CENTRE, 180.0)))
     assert comp(s, "heading").earned == 0 and comp(s, "heading").measured == pytest.approx(180.0)

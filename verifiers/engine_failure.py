@@ -45,17 +45,21 @@ def heading_to_area(x: np.ndarray, y: np.ndarray, hdg_deg: np.ndarray, poly: lis
     """(angular offset of the heading from the area in degrees, 0 when the nose points into it or the
     aircraft is over it; distance to the area in metres) per sample."""
     pts = _densify(poly, step_m)
-    dx = pts[None, :, 0] - x[:, None]
-    dy = pts[None, :, 1] - y[:, None]
-    brg = np.degrees(np.arctan2(dx, dy))
-    rel = P.angle_diff(brg, hdg_deg[:, None])
-    lo, hi = rel.min(axis=1), rel.max(axis=1)
-    wraps = (hi - lo) > 180.0  # the area spans the tail: the nose is not inside its bearing interval
-    inside_span = ~wraps & (lo <= 0.0) & (hi >= 0.0)
-    off = np.where(inside_span, 0.0, np.abs(rel).min(axis=1))
+    off = np.empty(x.size)
+    dist = np.empty(x.size)
+    chunk = max(1, 500_000 // len(pts))  # bound the samples x points matrices to a few MB
+    for a in range(0, x.size, chunk):
+        b = slice(a, a + chunk)
+        dx = pts[None, :, 0] - x[b, None]
+        dy = pts[None, :, 1] - y[b, None]
+        rel = P.angle_diff(np.degrees(np.arctan2(dx, dy)), hdg_deg[b, None])
+        lo, hi = rel.min(axis=1), rel.max(axis=1)
+        wraps = (hi - lo) > 180.0  # the area spans the tail: the nose is not inside its bearing interval
+        inside_span = ~wraps & (lo <= 0.0) & (hi >= 0.0)
+        off[b] = np.where(inside_span, 0.0, np.abs(rel).min(axis=1))
+        dist[b] = np.hypot(dx, dy).min(axis=1)
     over = P.points_in_polygon(x, y, poly)
-    dist = np.where(over, 0.0, np.hypot(dx, dy).min(axis=1))
-    return np.where(over, 0.0, off), dist
+    return np.where(over, 0.0, off), np.where(over, 0.0, dist)
 
 
 @verifier("engine_failure", params=EngineFailureParams,

@@ -76,7 +76,11 @@ def _check_time(ctx: VerifyContext, p: SimSetupParams) -> None:
     want = dt.date.fromisoformat(p.date)
     hh, mm = (int(x) for x in p.local_time.split(":"))
     want_s = (want.timetuple().tm_yday - 1) * DAY_S + hh * 3600 + mm * 60
-    got_s = float(days) * DAY_S + float(secs)
+    try:
+        got_s = float(days) * DAY_S + float(secs)
+        elapsed = None if elapsed is None else float(elapsed)
+    except (TypeError, ValueError):
+        raise Unscorable(f"snapshot date/time not numeric: {days!r} days, {secs!r} s, elapsed {elapsed!r}") from None
     # no year in the simulator's calendar: compare within one year, wrapping at New Year
     year_s = 365 * DAY_S
     if elapsed is not None:

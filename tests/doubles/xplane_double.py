@@ -352,7 +352,9 @@ class XPlaneDouble:
                     if freq == 0:
                         self.subs.pop((addr, index), None)
                     else:
-                        self.subs[(addr, index)] = _Sub(addr, freq, name, self.wall)
+                        # one schedule per (client, rate), so a rate's datarefs share a datagram
+                        due = next((s.next_due for s in self.subs.values() if s.addr == addr and s.freq == freq), self.wall + 1.0 / freq)
+                        self.subs[(addr, index)] = _Sub(addr, freq, name, due)
                 elif tag == b"DREF":
                     value, name = _udp_wire.decode_dref(data)
                     self.set(name, value)

@@ -66,9 +66,12 @@ def _num(node: ConfigNode, key: str, where: str, *, required: bool = True, defau
             raise SaveError(f"{where} (line {node.line}): {node.name} has no {key}")
         return default
     try:
-        return float(raw)
+        v = float(raw)
     except ValueError:
         raise SaveError(f"{where} (line {node.line}): {node.name}.{key} = {raw!r} is not a number") from None
+    if not math.isfinite(v):
+        raise SaveError(f"{where} (line {node.line}): {node.name}.{key} = {raw!r} is not a finite number")
+    return v
 
 
 def read_save(path: str | Path) -> SaveState:

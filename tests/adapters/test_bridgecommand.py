@@ -110,3 +110,25 @@ def test_udp_recorder_records_datagrams(tmp_path):
     assert len(lines) == 4 and lines[0].split(" ", 1)[1].startswith("$GPRMC")
     rows, _ = parse_capture(cap.read_text())
     assert len(rows["t"]) == 2 and rows["lat_deg"][1] == pytest.approx(50.36)
+
+
+def test_mutated_captures_never_crash(tmp_path):
+    from simbridge import SimbridgeError
+
+    rng = np.random.default_rng(5)
+    states = track([(0, 0, 0, 90), (3, 3, 0, 90)], 50.36, -4.15)
+    good = emit(states, stamped=False)
+    for k in range(150):
+        text = list(good)
+        for _ in range(3):
+            text[int(rng.integers(0, len(text)))] = ",.*$0123456789ANSWEVT\n"[int(rng.integers(0, 22))]
+        mutated = "".join(text)
+        # the same mutation with valid checksums, so the field parsers see the damage too
+        resummed = "\n".join(with_checksum(ln.split("*")[0]).strip() if ln.startswith("$") else ln
+                              for ln in mutated.splitlines())
+        for capture_text in (mutated, resummed):
+            for strict in (True, False):
+                try:
+                    parse_capture(capture_text, strict=strict)
+                except SimbridgeError:
+                    pass

@@ -88,3 +88,30 @@ def test_binary_and_missing_fields(tmp_path):
     p.write_text(save(vessel(sma="abc")))
     with pytest.raises(SaveError, match=r"ORBIT.SMA = 'abc' is not a number"):
         read_save(p)
+
+
+def test_non_finite_orbit_is_an_error(tmp_path):
+    p = tmp_path / "inf.sfs"
+    p.write_text(save(vessel(ref="1e400")))
+    with pytest.raises(SaveError, match="not a finite number"):
+        read_save(p)
+
+
+def test_mutated_saves_never_crash(tmp_path):
+    import numpy as np
+
+    from simbridge import SimbridgeError
+
+    rng = np.random.default_rng(11)
+    good = save(vessel(), vessel(name="B", sma=900e3, ecc=0.2)).encode()
+    alphabet = b"{}=\n\t /xE-.0123456789"
+    for k in range(300):
+        data = bytearray(good)
+        for _ in range(4):
+            data[int(rng.integers(0, len(data)))] = alphabet[int(rng.integers(0, len(alphabet)))]
+        p = tmp_path / f"m{k}.sfs"
+        p.write_bytes(bytes(data[: int(rng.integers(0, len(data) + 1))]))
+        try:
+            read_save(p)
+        except SimbridgeError:
+            pass

@@ -12,7 +12,7 @@ from simbridge._task import load_task
 from simbridge.adapters.openbve import import_logs
 from simbridge.verifiers import score_bundle
 from openbve_logs import entries_of, entry, logs_bin, score, trip
-from synth import make_bundle
+from synth import make_bundle, resample_cols
 
 TASK = load_task("T14")
 
@@ -96,3 +96,16 @@ def test_gap_is_unscored(tmp_path):
     samples = [smp for smp in on_time() if not 28900.0 <= smp[0] <= 28905.0]
     s = run(tmp_path, samples)
     assert s.status == "unscored" and "gap" in s.reason
+
+
+@pytest.mark.parametrize("variant", [{}, {"d2": 3.0, "late3": 40}])
+def test_resampling_invariance(tmp_path, variant):
+    # the 1 Hz black box, interpolated to 10, 20 and 100 Hz, scores the same
+    p = tmp_path / "logs.bin"
+    p.write_bytes(logs_bin(entries_of(on_time(**variant))))
+    b = read_bundle(import_logs(p, tmp_path / "bundle"))
+    cols = b.signals.to_columns()
+    scores = [score_bundle(read_bundle(make_bundle(tmp_path / str(hz), "T14", resample_cols(cols, hz))), TASK).score
+              for hz in (10, 20, 100)]
+    scores.append(score_bundle(b, TASK).score)
+    assert max(scores) - min(scores) <= 0.02, scores

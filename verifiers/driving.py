@@ -170,9 +170,13 @@ def _route(ctx: VerifyContext, fallback: list[tuple[float, float]]) -> list[tupl
     """The route the live client planned (snapshot `start.route_xy_m`) or the task's route."""
     snap = ctx.bundle.snapshot("start", "route_xy_m")
     route = snap if snap else fallback
-    if not route or len(route) < 2:
-        raise Unscorable("no route geometry (task params route_xy_m or snapshot start.route_xy_m)")
-    return [tuple(map(float, p)) for p in route]
+    try:
+        pts = [(float(p[0]), float(p[1])) for p in route]
+    except (TypeError, ValueError, IndexError, KeyError):
+        raise Unscorable("snapshot start.route_xy_m is not a list of [x, y] pairs") from None
+    if len(pts) < 2 or not all(math.isfinite(v) for p in pts for v in p):
+        raise Unscorable("no usable route geometry (task params route_xy_m or snapshot start.route_xy_m)")
+    return pts
 
 
 # --------------------------------------------------------------------------- T06 route

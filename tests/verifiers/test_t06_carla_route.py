@@ -115,6 +115,11 @@ def test_planned_route_snapshot_wins(tmp_path):
     assert comp(s, "route_completion").measured == pytest.approx(100.0)
 
 
+def test_malformed_route_snapshot_is_unscored(tmp_path):
+    s = score(tmp_path, full_drive(), snapshots={"start": {"route_xy_m": [[0.0, "x"], [1.0]]}})
+    assert s.status == "unscored" and "route_xy_m" in s.reason
+
+
 def test_missing_signal_and_gap_are_unscored(tmp_path):
     cols = full_drive()
     del cols["y_m"]

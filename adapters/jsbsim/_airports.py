@@ -90,6 +90,10 @@ class Airport:
         for p in self.parkings:
             if key in p.name.lower():
                 return p
+        words = set(key.split())
+        scored = sorted(self.parkings, key=lambda p: -len(words & set(p.name.lower().split())))
+        if words & set(scored[0].name.lower().split()):
+            return scored[0]
         raise KeyError(f"{self.icao}: no parking {name!r} (known: {', '.join(p.name for p in self.parkings)})")
 
 

@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import math
 import os
+import re
+import shutil
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 import jsbsim
 
@@ -25,6 +29,7 @@ DT_S = 1.0 / 120.0
 PRIME_STROKES_COLD = 2
 COLD_OIL_DEGF = 75.0
 BATTERY_VOLTS = 24.0
+COLD_BARO_INHG = 30.12
 ALTERNATOR_VOLTS = 28.0
 FPS_TO_KT = 0.592484
 LBS_PER_GAL_DEFAULT = 6.0
@@ -38,14 +43,46 @@ class Electrical:
     avionics_powered: bool = False
 
 
+def _aircraft_dir(aircraft: str, root: str) -> str | None:
+    """An aircraft folder to load from instead of the wheel's, or None for the wheel's own.
+
+    The c172x pulls in JSBSim's generic `Autopilot` system, whose roll channel writes
+    `fcs/steer-cmd-norm` every step and so locks the nose wheel straight. A private copy of the
+    aircraft gets that system without the steering output (a per-user cache folder, written
+    atomically so concurrent cockpits can share it).
+    """
+    if aircraft != "c172x":
+        return None
+    src = Path(root) / "aircraft" / aircraft
+    text = (Path(root) / "systems" / "Autopilot.xml").read_text()
+    patched = re.sub(r"\s*<output>fcs/steer-cmd-norm</output>", "", text)
+    base = Path(tempfile.gettempdir()) / f"simbridge-jsbsim-{os.getuid()}" / "aircraft"
+    dst = base / aircraft
+    (dst / "Systems").mkdir(parents=True, exist_ok=True)
+    files = {p.name: p.read_bytes() for p in src.iterdir() if p.is_file()}
+    files["Systems/Autopilot.xml"] = patched.encode()
+    for name, data in files.items():
+        target = dst / name
+        if target.exists() and target.read_bytes() == data:
+            continue
+        tmp = target.with_name(f".{target.name}.{os.getpid()}")
+        tmp.write_bytes(data)
+        os.replace(tmp, target)
+    return str(base)
+
+
 class FlightModel:
     """One C172 in JSBSim, stepped at `DT_S`."""
 
     def __init__(self, scenario: Scenario, controls: Controls, *, root: str | None = None):
         self.scenario = scenario
         self.controls = controls
-        self.fdm = jsbsim.FGFDMExec(root or jsbsim.get_default_root_dir())
+        root = root or jsbsim.get_default_root_dir()
+        self.fdm = jsbsim.FGFDMExec(root)
         self.fdm.set_debug_level(0)
+        private = _aircraft_dir(scenario.aircraft, root)
+        if private:
+            self.fdm.set_aircraft_path(private)
         if not self.fdm.load_model(scenario.aircraft):
             raise RuntimeError(f"JSBSim cannot load aircraft {scenario.aircraft!r}")
         self.fdm.set_dt(DT_S)
@@ -86,7 +123,9 @@ class FlightModel:
             f["ic/gamma-deg"] = 0.0
         if sc.engine_running:
             f["propulsion/set-running"] = -1
-        c.baro_inhg = 29.92
+        # the air is ISA (29.92 inHg at sea level); an aircraft found cold on the ramp still has
+        # the last flight's setting in the Kollsman window, a ready one is set correctly
+        c.baro_inhg = 29.92 if sc.engine_running else COLD_BARO_INHG
         c.ap_hdg_bug_deg = round(sc.heading_mag_deg)
         c.ap_alt_target_ft = round(sc.alt_msl_ft / 100.0) * 100.0 if not sc.on_ground else 3000.0
         if sc.engine_running:
@@ -176,7 +215,7 @@ class FlightModel:
         # flight controls
         f["fcs/elevator-cmd-norm"] = c.elevator
         f["fcs/aileron-cmd-norm"] = c.aileron
-        f["fcs/rudder-cmd-norm"] = c.rudder
+        f["fcs/rudder-cmd-norm"] = -c.rudder  # as FlightGear: pedal right (+) = nose right
         f["fcs/pitch-trim-cmd-norm"] = c.elevator_trim
         f["fcs/roll-trim-cmd-norm"] = self.roll_rigging
         f["fcs/yaw-trim-cmd-norm"] = self.yaw_rigging

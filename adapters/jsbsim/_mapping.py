@@ -67,14 +67,20 @@ MAPPINGS: tuple[Mapping, ...] = (
     Mapping("ap_alt_target_ft", ("/autopilot/settings/target-altitude-ft",)),
     Mapping("nav1_mhz", ("/instrumentation/nav[0]/frequencies/selected-mhz",), lambda v: round(float(v), 3)),
     Mapping("nav1_obs_deg", ("/instrumentation/nav[0]/radials/selected-deg",)),
-    Mapping("loc_dev_dots", ("/instrumentation/nav[0]/heading-needle-deflection-norm",), lambda v: -float(v) * 5.0),
-    Mapping("gs_dev_dots", ("/instrumentation/nav[0]/gs-needle-deflection-norm",), lambda v: float(v) * 5.0),
     Mapping("com1_mhz", ("/instrumentation/comm[0]/frequencies/selected-mhz",), lambda v: round(float(v), 3)),
     Mapping("com1_stby_mhz", ("/instrumentation/comm[0]/frequencies/standby-mhz",), lambda v: round(float(v), 3)),
     Mapping("xpdr_code", ("/instrumentation/transponder/id-code",)),
     Mapping("xpdr_mode", ("/instrumentation/transponder/mode",)),
     Mapping("baro_inhg", ("/instrumentation/altimeter/setting-inhg",), lambda v: round(float(v), 2)),
 )
+
+#: flight signals this simulator does not produce, and why (a verifier needing one is unscorable)
+NOT_PRODUCED: dict[str, str] = {
+    "loc_dev_dots": "no navaid database: NAV1 receives no localizer (its flag stays in view)",
+    "gs_dev_dots": "no navaid database: no glideslope",
+    "ap_loc_captured": "the autopilot has no approach mode",
+    "ap_gs_captured": "the autopilot has no approach mode",
+}
 
 #: the sim-time property every sample is stamped with
 TIME_PATH = "/sim/time/elapsed-sec"

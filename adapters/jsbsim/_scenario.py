@@ -87,14 +87,22 @@ def resolve(apt: Airport, *, aircraft: str = DEFAULT_AIRCRAFT, runway: str | Non
             heading_deg: float | None = None, on_ground: bool | None = None, engine: str = "any",
             avionics_on: bool | None = None, autopilot_on: bool | None = None,
             distance_nm: float | None = None, unsupported: list[str] | None = None) -> Scenario:
-    """`heading_deg` is magnetic (what the task author reads on the compass)."""
+    """`heading_deg` is true (as the catalog's task files give it, from apt.dat).
+
+    Where the aircraft starts: lined up on `runway` (or on final `distance_nm` out) if given,
+    else at the `parking` spot if the airport has one by that name, else at `position`.
+    """
     var = MAG_VAR_EAST_DEG.get(apt.icao, 0.0)
     elev = apt.elevation_ft
     airborne = bool(alt_msl_ft or alt_agl_ft or distance_nm) and on_ground is not True
-    if position is not None:
-        lat, lon = position
-        hdg_true = ((heading_deg or 0.0) + var) % 360.0
-    elif runway:
+    spot = None
+    if parking and not runway:
+        try:
+            spot = apt.parking(parking)
+        except KeyError:
+            if position is None:
+                raise
+    if runway:
         rwy, end = apt.runway_end(runway)
         hdg_true = end.heading_true_deg
         along = end.displaced_m + LINEUP_OFFSET_M
@@ -103,13 +111,16 @@ def resolve(apt: Airport, *, aircraft: str = DEFAULT_AIRCRAFT, runway: str | Non
         e = along * math.sin(math.radians(hdg_true))
         n = along * math.cos(math.radians(hdg_true))
         lat, lon = from_local_m(e, n, end.lat_deg, end.lon_deg)
-        if heading_deg is not None and not distance_nm:
-            hdg_true = (heading_deg + var) % 360.0
-    else:
-        spot = apt.parking(parking)
+    elif spot is not None:
         lat, lon, hdg_true = spot.lat_deg, spot.lon_deg, spot.heading_true_deg
         if heading_deg is not None:
-            hdg_true = (heading_deg + var) % 360.0
+            hdg_true = heading_deg % 360.0
+    elif position is not None:
+        lat, lon = position
+        hdg_true = (heading_deg or 0.0) % 360.0
+    else:
+        spot = apt.parking(None)
+        lat, lon, hdg_true = spot.lat_deg, spot.lon_deg, spot.heading_true_deg
     if airborne:
         alt = alt_msl_ft if alt_msl_ft is not None else elev + (alt_agl_ft or 0.0)
         if distance_nm and alt_msl_ft is None and alt_agl_ft is None:

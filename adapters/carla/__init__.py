@@ -8,13 +8,16 @@ from simbridge.adapters.carla._errors import OpenDriveError, RecorderFormatError
 from simbridge.adapters.carla._format import ActorKind, PacketId, TrafficLightState
 from simbridge.adapters.carla._import import build, find_ego, import_recording
 from simbridge.adapters.carla._lanes import LaneLocator, LanePosition
+from simbridge.adapters.carla._manual import Control, Hud, KeyboardDriver, Keys, ManualControlWindow
 from simbridge.adapters.carla._opendrive import OpenDriveMap, read_opendrive
 from simbridge.adapters.carla._reader import (
     Actor, Collision, Packet, RecorderHeader, RecorderReader, Recording, Track, read_recording,
 )
+from simbridge.adapters.carla._session import CarlaSession
 
 __all__ = [
-    "Actor", "ActorKind", "Collision", "LaneLocator", "LanePosition", "OpenDriveError", "OpenDriveMap",
+    "Actor", "ActorKind", "CarlaSession", "Collision", "Control", "Hud", "KeyboardDriver", "Keys",
+    "ManualControlWindow", "LaneLocator", "LanePosition", "OpenDriveError", "OpenDriveMap",
     "Packet", "PacketId", "RecorderFormatError", "RecorderHeader", "RecorderReader", "Recording", "Track",
     "TrafficLightState", "build", "find_ego", "import_recording", "read_opendrive", "read_recording",
 ]

@@ -1,0 +1,198 @@
+"""The live CARLA session against a double of the client API (tests/doubles/carla_double.py).
+
+The double is not CARLA: these tests check the session's sequencing (world settings, spawn,
+scene, sensors, recorder, ticking, import), not anything about driving in CARLA.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import carla_recsynth as rs
+import numpy as np
+import pytest
+from doubles.carla_double import CarlaDouble, Location, Rotation, Server, Transform
+
+from simbridge import HarnessError, read_bundle
+from simbridge._adapter import Sandbox
+from simbridge._task import load_task
+from simbridge.adapters.carla import CarlaSession, KeyboardDriver, Keys
+
+XODR = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures" / "carla" / "Town01.xodr"
+
+
+def _write_recording(path: str, history: list[dict]) -> None:
+    """What a server would record for the double's ticks, in the recorder's binary format."""
+    frames = []
+    known: set[int] = set()
+    for h in history:
+        pk = []
+        new = [a for a in h["actors"] if a[0] not in known]
+        if new:
+            known.update(a[0] for a in new)
+            pk.append(rs.event_add([(a[0], 1 if a[1].startswith("vehicle.") else 2, (a[3] * 100, a[4] * 100, a[5] * 100),
+                                     a[6], a[1], {k: v for k, v in a[2].items() if not k.startswith("_")})
+                                    for a in new]))
+        if h["collisions"]:
+            pk.append(rs.collision([(i, e, o) for i, (e, o) in enumerate(h["collisions"])]))
+        pk.append(rs.positions([(a[0], a[3] * 100, a[4] * 100, a[5] * 100, a[6]) for a in h["actors"]]))
+        pk.append(rs.anim_vehicle([(a[0], a[8], a[7], a[9]) for a in h["actors"] if a[1].startswith("vehicle.")]))
+        pk.append(rs.kinematics([(a[0], a[10] * math.cos(math.radians(a[6])), a[10] * math.sin(math.radians(a[6])), 0.0)
+                                 for a in h["actors"]]))
+        frames.append(pk)
+    with open(path, "wb") as fh:
+        fh.write(rs.recording(frames, map_name="Carla/Maps/Town01"))
+
+
+@pytest.fixture
+def double(tmp_path):
+    if not XODR.exists():
+        pytest.skip(f"fixture {XODR} not present")
+    # the double serves the real Town01 OpenDRIVE, so the import computes real lane geometry
+    server = Server(write_recording=_write_recording, opendrive=XODR.read_text())
+    return CarlaDouble(server)
+
+
+def _sandbox(tmp_path) -> Sandbox:
+    return Sandbox(display=":99", env={}, workdir=str(tmp_path / "work"), host_addr="10.0.0.1")
+
+
+def test_t13_scene_sync_mode_recorder_and_import(tmp_path, double):
+    task = load_task("T13")
+    s = CarlaSession(carla_module=double, threaded=False, recorder_dir=tmp_path / "rec")
+    s.start(task, _sandbox(tmp_path))
+    srv = double.server
+    w = srv.world
+    assert srv.calls[:3] == ["Client(10.0.0.1, 2000)", "set_timeout", "load_world(Town01)"]
+    assert "start_recorder(additional_data=True)" in srv.calls
+    assert w.settings.synchronous_mode is True and w.settings.fixed_delta_seconds == pytest.approx(0.05)
+    kinds = sorted(a.type_id for a in w.actors.values())
+    assert kinds == sorted(["vehicle.lincoln.mkz_2017", "vehicle.volkswagen.t2", "walker.pedestrian.0001",
+                            "sensor.other.collision", "sensor.other.lane_invasion"])
+    assert s.ego.attributes["role_name"] == "hero"
+    assert (s.ego.get_location().x, s.ego.get_location().y) == (110.0, 133.41)
+    assert s.map_path.read_text() == XODR.read_text()
+
+    s.control.update(throttle=1.0)
+    s.step(100)  # 5 s at 20 Hz
+    samples = s.poll()
+    assert len(samples) == 100
+    assert samples[-1].t_sim == pytest.approx(5.0)
+    assert samples[-1].values["speed_kmh"] > samples[10].values["speed_kmh"] > 0
+    assert samples[-1].values["throttle"] == 1.0
+    assert s.poll() == []
+    # drive on until the pedestrian trigger (25 m before the crossing at x = 205) fires
+    s.step(200)
+    trig = [e for e in s.events() if e.kind == "scenario_trigger"]
+    assert len(trig) == 1
+    walker = next(a for a in w.actors.values() if a.type_id.startswith("walker."))
+    assert walker.get_location().y < 138.5  # crossing towards y = 126
+    s.stop()
+    s.stop()  # safe twice
+    assert srv.calls[-1] == "stop_recorder"
+    assert not w.settings.synchronous_mode  # original settings restored
+    b = read_bundle(s.import_recording(tmp_path / "bundle"))
+    assert b.episode.sim == "carla" and b.episode.task_id == "T13"
+    assert b.signals.t.size == 301  # the tick inside start() and the 300 driven ticks
+    live_x = [x.values["x_m"] for x in samples]
+    assert np.allclose(b.signals["x_m"][1:101], live_x, atol=1e-3)
+    # Town01 road 4, lane -1 (centre y = 133.41 per the task notes): the ego drove straight on it
+    assert set(b.signals["lane_id"][:101]) == {-1.0}
+    assert np.abs(b.signals["lane_offset_m"][:101]).max() < 0.2
+
+
+def test_collision_and_lane_invasion_become_events(tmp_path, double):
+    task = load_task("T07")
+    s = CarlaSession(carla_module=double, threaded=False, recorder_dir=tmp_path / "rec")
+    s.start(task, _sandbox(tmp_path))
+    s.control.update(throttle=1.0)
+    s.step(200)  # straight on into the parked car at x = 193.3
+    ev = s.events()
+    col = [e for e in ev if e.kind == "collision"]
+    assert col and all(e.data["other_kind"] == "vehicle" and e.data["other_type_id"] == "vehicle.audi.a2" for e in col)
+    s.control.update(throttle=0.3, steer=0.5)
+    s.step(40)
+    assert any(e.kind == "lane_invasion" for e in s.events())
+    s.stop()
+    b = read_bundle(s.import_recording(tmp_path / "b"))
+    # the recording the double wrote holds the same collisions the live sensor reported
+    assert [e.data["other_id"] for e in b.events_of("collision")] == [e.data["other_id"] for e in col]
+    assert [e.t for e in b.events_of("collision")] == pytest.approx([e.t_sim for e in col], abs=0.051)
+
+
+def test_t18_spawns_in_the_task_lane(tmp_path, double):
+    pts = [Transform(Location(0, 0, 0.5), Rotation()), Transform(Location(50, 3.5, 0.5), Rotation())]
+    double.server.spawn_points = pts
+    double.server.lane_of = lambda loc: -2 if loc.y > 2 else -1
+    s = CarlaSession(carla_module=double, threaded=False, recorder_dir=tmp_path)
+    s.start(load_task("T18"), _sandbox(tmp_path))
+    assert double.server.calls[2] == "load_world(Town04)"
+    assert s.ego.get_location().x == 50
+    s.stop()
+
+
+def test_threaded_ticking_and_failures(tmp_path, double):
+    s = CarlaSession(carla_module=double, threaded=True, realtime=False, recorder_dir=tmp_path)
+    s.start(load_task("T13"), _sandbox(tmp_path))
+    try:
+        for _ in range(200):
+            if len(s._samples) >= 20:
+                break
+            time.sleep(0.01)
+        assert s.alive()
+        assert len(s.poll()) >= 20
+    finally:
+        s.stop()
+    assert not s.alive()
+    double.server.towns = ("Town04",)
+    s2 = CarlaSession(carla_module=double, threaded=False, recorder_dir=tmp_path)
+    with pytest.raises(HarnessError, match="carla: map 'Town01' not found"):
+        s2.start(load_task("T13"), _sandbox(tmp_path))
+
+
+def test_missing_client_package_is_a_harness_error(tmp_path, monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def fake(name, *a, **k):
+        if name == "carla":
+            raise ImportError(name)
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", fake)
+    with pytest.raises(HarnessError, match="'carla' client package is not installed"):
+        CarlaSession(threaded=False).start(load_task("T13"), _sandbox(tmp_path))
+
+
+def test_keyboard_driver_ramps_steering_like_manual_control():
+    d = KeyboardDriver()
+    c = d.update(Keys(throttle=True, left=True), 0.05)
+    assert c.throttle == pytest.approx(0.1) and c.steer == pytest.approx(-0.025)
+    for _ in range(100):
+        c = d.update(Keys(throttle=True, left=True), 0.05)
+    assert c.throttle == 1.0 and c.steer == pytest.approx(-0.7)
+    c = d.update(Keys(right=True), 0.05)
+    assert c.steer == pytest.approx(0.025) and c.throttle == 0.0
+    c = d.update(Keys(brake=True, hand_brake=True), 0.05)
+    assert c.steer == 0.0 and c.brake == pytest.approx(0.2) and c.hand_brake
+    d.toggle_reverse()
+    assert d.update(Keys(), 0.05).reverse
+
+
+def test_manual_control_window_draws_and_reads_keys(monkeypatch):
+    pygame = pytest.importorskip("pygame")
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    from simbridge.adapters.carla import Hud, ManualControlWindow
+
+    win = ManualControlWindow("", size=(320, 240), hud=Hud(route_xy_m=[(0, 0), (30, 0)], title="T06"))
+    try:
+        win.set_camera_image(4, 2, bytes(range(32)))
+        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_q))
+        c = win.step(0.05, x_m=0.0, y_m=0.0, yaw_deg=0.0, speed_kmh=12.0)
+        assert c.reverse and c.throttle == 0.0
+        assert win.screen.get_at((320 - 12 - 110, 240 - 12 - 110))[:3] != (20, 20, 20)  # minimap drawn
+    finally:
+        win.close()

@@ -145,7 +145,12 @@ def engine_failure(ctx: VerifyContext) -> str:
             problems.append("not stopped on the ground at the end")
         if not (abs(bank[-1]) <= p.upright_max_deg and abs(pitch[-1]) <= p.upright_max_deg):
             problems.append(f"not upright (bank {bank[-1]:.0f}°, pitch {pitch[-1]:.0f}°)")
-    ctx.component("survivable_landing", not problems,
+    where = "no touchdown"
+    if tds:
+        i = tds[0].index
+        where = next((n for n, poly in areas.items() if P.points_in_polygon([x[i]], [y[i]], poly)[0]),
+                     "outside the listed landable areas")
+    ctx.component("survivable_landing", not problems, explanation=f"touched down on: {where}",
                   measured="; ".join(problems) or f"{tds[0].vs_fpm:.0f} fpm, stopped upright",
                   tolerance=f"no crash flag, sink < {p.max_touchdown_fpm:g} fpm, stopped, |bank|,|pitch| ≤ {p.upright_max_deg:g}°",
                   window=(t_td, t_end))

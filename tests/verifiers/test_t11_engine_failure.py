@@ -28,6 +28,7 @@ def test_glide_to_the_beach_full_credit(tmp_path):
     s = score(tmp_path, cols, ev)
     assert s.status == "scored" and s.score == pytest.approx(1.0) and s.success is True
     assert "montara" in comp(s, "heading_landable").explanation
+    assert comp(s, "survivable_landing").explanation == "touched down on: montara_state_beach"
 
 
 def test_turn_back_to_the_runway_counts(tmp_path):

@@ -6,7 +6,7 @@ from simbridge import read_bundle
 from simbridge._task import load_task
 from simbridge.verifiers import score_bundle
 from synth import make_bundle, resample_cols
-from synth_flight_b import hover
+from synth_flight_b import KLVK_H1, ground, hover
 
 TASK = load_task("T12")
 
@@ -60,6 +60,13 @@ def test_hover_too_high_and_nothing_else(tmp_path):
     s = score(tmp_path, hover(hover_s=40, skid_ft=12.0, land_offset_m=(20.0, 0.0)))
     assert s.status == "scored" and s.score == pytest.approx(0.70 * 2.05 / 30, abs=1e-4)
     assert comp(s, "landing_on_pad").earned == 0
+
+
+def test_sitting_on_the_pad_earns_nothing(tmp_path):
+    # never lifts off: no hover and no landing (the start on the pad is not a landing) -> 0
+    cols = ground(hz=20, seconds=60, lat_deg=KLVK_H1[0], lon_deg=KLVK_H1[1], alt_agl_ft=3.5, crashed=0.0)
+    s = score(tmp_path, cols)
+    assert s.status == "scored" and s.score == 0.0
 
 
 def test_damage_flag_is_a_safety_violation(tmp_path):

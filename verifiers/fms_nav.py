@@ -12,10 +12,11 @@ from simbridge._errors import Unscorable
 from simbridge.verifiers import primitives as P
 from simbridge.verifiers._final_state import final_mask, holds, is_state
 from simbridge.verifiers._registry import Params, VerifyContext, verifier
-from pydantic import BaseModel
 
 
-class Waypoint(BaseModel):
+class Waypoint(Params):
+    """A fix of the expected plan, with its real coordinates."""
+
     id: str
     lat_deg: float
     lon_deg: float

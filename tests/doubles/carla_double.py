@@ -148,7 +148,7 @@ class Actor:
         return self._control
 
     def apply_control(self, control: Any) -> None:
-        if isinstance(control, WalkerControl):
+        if not hasattr(control, "throttle"):  # a WalkerControl (the double's or the real one)
             self._walker = control
         else:
             self._control = control

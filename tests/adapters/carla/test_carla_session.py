@@ -153,16 +153,9 @@ def test_threaded_ticking_and_failures(tmp_path, double):
 
 
 def test_missing_client_package_is_a_harness_error(tmp_path, monkeypatch):
-    import builtins
+    import sys
 
-    real = builtins.__import__
-
-    def fake(name, *a, **k):
-        if name == "carla":
-            raise ImportError(name)
-        return real(name, *a, **k)
-
-    monkeypatch.setattr(builtins, "__import__", fake)
+    monkeypatch.setitem(sys.modules, "carla", None)  # makes `import carla` raise ImportError
     with pytest.raises(HarnessError, match="'carla' client package is not installed"):
         CarlaSession(threaded=False).start(load_task("T13"), _sandbox(tmp_path))
 
@@ -196,3 +189,47 @@ def test_manual_control_window_draws_and_reads_keys(monkeypatch):
         assert win.screen.get_at((320 - 12 - 110, 240 - 12 - 110))[:3] != (20, 20, 20)  # minimap drawn
     finally:
         win.close()
+
+
+#: every class member of the client API the session uses (see _session.py)
+USED_API = {
+    "Client": ["set_timeout", "load_world", "get_server_version", "start_recorder", "stop_recorder"],
+    "World": ["get_settings", "apply_settings", "get_map", "get_blueprint_library", "try_spawn_actor", "tick",
+              "get_snapshot"],
+    "WorldSettings": ["synchronous_mode", "fixed_delta_seconds"],
+    "Map": ["get_spawn_points", "get_waypoint", "to_opendrive"],
+    "Waypoint": ["lane_id", "is_junction"],
+    "BlueprintLibrary": ["find"],
+    "ActorBlueprint": ["has_attribute", "set_attribute"],
+    "Actor": ["id", "type_id", "attributes", "get_transform", "get_location", "get_velocity", "destroy"],
+    "Vehicle": ["apply_control", "get_control"],
+    "Walker": ["apply_control"],
+    "Sensor": ["listen", "stop"],
+    "CollisionEvent": ["other_actor", "normal_impulse"],
+    "LaneInvasionEvent": ["crossed_lane_markings"],
+    "WorldSnapshot": ["timestamp"],
+    "Timestamp": ["elapsed_seconds"],
+    "VehicleControl": ["throttle", "steer", "brake", "hand_brake", "reverse"],
+}
+
+
+def test_the_api_the_session_uses_exists_in_the_real_client_package():
+    carla = pytest.importorskip("carla", reason="the carla client package is not installed")
+    missing = [f"{cls}.{m}" for cls, members in USED_API.items() for m in members
+               if not hasattr(getattr(carla, cls, None), m)]
+    assert missing == []
+
+
+def test_session_with_the_real_client_value_types(tmp_path, double):
+    """The double's server, but Transform/Location/Rotation/controls from the real `carla` package:
+    the keyword arguments the session passes must be the ones the real constructors take."""
+    carla = pytest.importorskip("carla", reason="the carla client package is not installed")
+    for name in ("Transform", "Location", "Rotation", "Vector3D", "VehicleControl", "WalkerControl"):
+        setattr(double, name, getattr(carla, name))
+    s = CarlaSession(carla_module=double, threaded=False, recorder_dir=tmp_path)
+    s.start(load_task("T13"), _sandbox(tmp_path))
+    s.control.update(throttle=1.0)
+    s.step(300)
+    assert s.poll()[-1].values["speed_kmh"] > 0
+    assert any(e.kind == "scenario_trigger" for e in s.events())
+    s.stop()

@@ -42,7 +42,6 @@ class Controls:
     magnetos: int = 0  # 0 off, 1 R, 2 L, 3 both, 4 start (spring-loaded back to 3)
     starter_held: int = 0  # `s` key held: cranks and sets magnetos to both, as FlightGear does
     primer_strokes: int = 0
-    primer_out: int = 0  # primer plunger pulled out (a stroke is counted when pushed in)
     fuel_selector: int = 3
     # electrical / lights
     master_bat: int = 0
@@ -58,7 +57,6 @@ class Controls:
     nav1_obs_deg: float = 0.0
     xpdr_code: int = 1200
     xpdr_mode: int = 0
-    xpdr_digit: int = 0  # which digit the XPDR knob edits, 0..3 from the left
     baro_inhg: float = 29.92
     # autopilot (c172x)
     ap_on: int = 0
@@ -96,7 +94,6 @@ class Controls:
     def primer_push(self) -> None:
         """One full stroke: out then in. Counts once."""
         self.primer_strokes += 1
-        self.primer_out = 0
 
     def swap_com1(self) -> None:
         self.com1_mhz, self.com1_stby_mhz = self.com1_stby_mhz, self.com1_mhz

@@ -188,6 +188,9 @@ class JSBSimSession(SimSession):
             return []
         out = []
         for t, values in self.receiver.drain():
+            if out or self._n_samples:
+                if t <= self._t:  # frozen (paused or crashed): the clock stands still, no new sample
+                    continue
             canon = to_canonical(values)
             self._detect_events(t, canon, values)
             out.append(StateSample(t, canon))

@@ -1,0 +1,116 @@
+"""JSBSimSession end to end on a private Xvfb display: launch, samples, pause, snapshot,
+events, stop."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from simbridge._adapter import Sandbox
+from simbridge._errors import HarnessError
+from simbridge._sims import session_class
+from simbridge._task import load_task
+
+pytestmark = [pytest.mark.display, pytest.mark.slow]
+
+
+def _collect(s, seconds: float) -> list:
+    out = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        out += s.poll()
+        time.sleep(0.05)
+    return out + s.poll()
+
+
+@pytest.fixture
+def session(xvfb, tmp_path):
+    s = session_class("jsbsim")()
+    yield s, Sandbox(display=xvfb, env={}, workdir=str(tmp_path))
+    s.stop()
+
+
+def test_t09_session_streams_canonical_samples_at_50hz_and_pauses(session):
+    s, box = session
+    s.start(load_task("T09"), box)
+    assert s.alive()
+    samples = _collect(s, 4.0)
+    ts = [x.t_sim for x in samples]
+    assert ts == sorted(ts)
+    rate = (len(ts) - 1) / (ts[-1] - ts[0])
+    assert rate >= 50
+    gaps = [b - a for a, b in zip(ts, ts[1:])]
+    assert max(gaps) < 0.25
+    last = samples[-1].values
+    assert set(load_task("T09").signals) <= set(last)
+    assert abs(last["alt_msl_ft"] - 3500) < 100 and abs(last["ias_kt"] - 100) < 8
+    # real time: simulator seconds track wall seconds
+    assert 3.2 < ts[-1] - ts[0] < 4.6
+
+    s.set_paused(True)
+    time.sleep(0.3)
+    s.poll()
+    t_paused = s.sim_time()
+    time.sleep(1.0)
+    s.poll()
+    assert s.sim_time() == pytest.approx(t_paused, abs=0.02)
+    assert s.alive()  # still answering while frozen
+    s.set_paused(False)
+    time.sleep(0.5)
+    s.poll()
+    assert s.sim_time() > t_paused + 0.3
+
+    snap = s.snapshot()
+    assert snap["aircraft"] == "c172x" and snap["radios"]["xpdr_code"] == 1200
+    assert snap["autopilot"]["autopilot_on"] == 0
+
+    s.telnet.set("/autopilot/switches/ap", 1)
+    time.sleep(0.3)
+    s.poll()
+    kinds = [e.kind for e in s.events()]
+    assert "autopilot_change" in kinds
+    info = s.info()
+    assert info["frame_rate"] > 10 and 0.9 < info["real_time_factor"] < 1.1
+
+    proc = s.proc
+    s.stop()
+    s.stop()  # safe twice
+    assert proc.poll() is not None and not s.alive()
+
+
+def test_crash_event_from_a_dive(session):
+    s, box = session
+    task = load_task("T09").model_copy(deep=True)
+    task.initial_state.alt_msl_ft = 250
+    s.start(task, box)
+    s.telnet.set("/controls/flight/elevator", 0.6)
+    deadline = time.monotonic() + 30
+    events, samples = [], []
+    while time.monotonic() < deadline and not any(e.kind == "crash" for e in events):
+        samples += s.poll()
+        events += s.events()
+        time.sleep(0.1)
+    crash = [e for e in events if e.kind == "crash"]
+    assert crash and crash[0].data["reason"]
+    assert samples[-1].values["crashed"] == 1 and samples[0].values["crashed"] == 0
+    # frozen after the crash: the clock stops, no further samples, but the process is alive
+    t = s.sim_time()
+    time.sleep(0.5)
+    assert s.poll() == [] and s.sim_time() == pytest.approx(t, abs=0.02) and s.alive()
+
+
+def test_unsupported_initial_state_is_a_harness_error(session):
+    s, box = session
+    task = load_task("T09").model_copy(deep=True)
+    task.initial_state.airport = "ZZZZ"
+    with pytest.raises(HarnessError):
+        s.start(task, box)
+
+
+def test_launch_failure_is_reported(session):
+    s, box = session
+    s.python = "/nonexistent/python"
+    with pytest.raises(HarnessError):
+        s.start(load_task("T09"), box)
+    assert not s.alive()

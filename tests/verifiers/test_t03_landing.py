@@ -53,6 +53,13 @@ def test_touchdown_on_displaced_threshold_is_short(tmp_path):
     assert s.score == pytest.approx(0.75)
 
 
+def test_touchdown_beside_the_runway(tmp_path):
+    # 15 m left (> 11.4 m half-width): off the runway -> no zone, no centreline, no safe landing;
+    # only the 200 fpm sink earns -> 0.25
+    s = score(tmp_path, final_approach(td_left_m=15.0))
+    assert s.score == pytest.approx(0.25)
+
+
 def test_runway_excursion_is_not_a_safe_landing(tmp_path):
     # mid-rollout the aircraft veers 15 m left (off the 11.4 m half-width) and back: lose 0.30 -> 0.70
     s = score(tmp_path, final_approach(excursion_left_m=15.0))

@@ -60,6 +60,12 @@ def test_late_and_early_disconnects(tmp_path):
     assert comp(s, "disconnect_at_dh").measured == pytest.approx(400, abs=2) and s.score == pytest.approx(0.85)
 
 
+def test_never_disconnecting(tmp_path):
+    # flown down to 50 ft still coupled: lose 0.15 -> 0.85
+    s = score(tmp_path, ils_approach(disconnect_agl=None))
+    assert comp(s, "disconnect_at_dh").explanation == "never disconnected" and s.score == pytest.approx(0.85)
+
+
 def test_no_capture(tmp_path):
     # LOC/GS never captured: lose 0.35; the disconnect is then the first 1→0 at 200 ft -> 0.65
     s = score(tmp_path, ils_approach(captures=False))

@@ -222,6 +222,7 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
         if cfg.lockstep:
             session.set_paused(True)
         started.set()
+        w_started = time.monotonic()
         info = session.info()
         episode.sim_version = info.get("sim_version", episode.sim_version)
         episode.real_time_factor = info.get("real_time_factor")
@@ -247,6 +248,11 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
         (path / "harness_error.txt").write_text(traceback.format_exc())
     finally:
         sim_t = clock()
+        if started.is_set():
+            # simulator seconds per wall second over the episode: < 1 means it fell behind real time
+            wall_run = time.monotonic() - w_started
+            episode.wall_run_s = round(wall_run, 3)  # type: ignore[attr-defined]
+            episode.achieved_rtf = round(sim_t / wall_run, 4) if wall_run > 0 else None  # type: ignore[attr-defined]
         if ctx is not None:
             ctx.ended.set()
         if port is not None:

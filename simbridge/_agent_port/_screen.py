@@ -1,7 +1,8 @@
 """Screen capture on the sandbox display: mss grabs, OpenCV encodes (PNG or JPEG, optional scaling).
 
 OpenCV's encoders are used because a 1280×800 grab+encode must stay well under a frame
-(the benchmark checks p50 < 15 ms); Pillow's PNG encoder is several times slower.
+(the benchmark checks p50 < 15 ms): PNG without row filters at zlib level 1, JPEG at quality 80.
+Pillow's PNG encoder is several times slower.
 """
 
 from __future__ import annotations
@@ -44,7 +45,11 @@ def encode(bgr: np.ndarray, fmt: ImageFormat = "png", *, quality: int = 80, png_
     import cv2
 
     if fmt == "png":
-        ok, buf = cv2.imencode(".png", bgr, [cv2.IMWRITE_PNG_COMPRESSION, png_level])
+        # no per-row filtering: 2-3× faster than the default adaptive filters on screen content
+        params = [cv2.IMWRITE_PNG_COMPRESSION, png_level]
+        if hasattr(cv2, "IMWRITE_PNG_FILTER"):
+            params += [cv2.IMWRITE_PNG_FILTER, cv2.IMWRITE_PNG_FILTER_NONE]
+        ok, buf = cv2.imencode(".png", bgr, params)
     elif fmt in ("jpeg", "jpg"):
         ok, buf = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
     else:
@@ -85,8 +90,10 @@ class ScreenGrabber:
         """The screen as an H×W×3 BGR array (a copy, safe to keep)."""
         sct = self._sct()
         shot = sct.grab(sct.monitors[0])
+        import cv2
+
         bgra = np.frombuffer(shot.bgra, np.uint8).reshape(shot.height, shot.width, 4)
-        return np.ascontiguousarray(bgra[:, :, :3])
+        return cv2.cvtColor(bgra, cv2.COLOR_BGRA2BGR)  # SIMD copy; numpy's strided slice is ~20× slower
 
     def screenshot(self, fmt: ImageFormat = "png", *, scale: float = 1.0, quality: int = 80) -> Screenshot:
         import cv2

@@ -17,8 +17,5 @@ class NoopAgent(Agent):
     name = "noop"
 
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
-        while True:
-            left = deadline_s - port.elapsed()
-            if left <= 0:
-                return "give_up"
-            port.wait(min(left, 5.0))
+        while True:  # the runner ends the episode at the time limit (EpisodeOver ends this loop)
+            port.wait(5.0)

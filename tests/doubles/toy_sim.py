@@ -150,6 +150,7 @@ def _child(args: dict[str, Any]) -> int:
     t_sim = 0.0
     last = time.monotonic()
     frame = 0
+    drawn = None
     out = sys.stdout
     stdin_fd = sys.stdin.fileno()
     while True:
@@ -184,7 +185,9 @@ def _child(args: dict[str, Any]) -> int:
                                   "alt_msl_ft": alt, "ias_kt": ias, "autopilot_on": ap, "crashed": crashed,
                                   "on_ground": 0}) + "\n")
             out.flush()
-        if frame % 2 == 0:  # draw at half the state rate
+        look = (round(bank, 1), marker)
+        if look != drawn:  # redraw only what changed on screen, as a cheap stand-in for a renderer
+            drawn = look
             shade = int(max(0, min(255, abs(bank) * 3)))
             screen.fill((30, 30, 30))
             screen.fill((shade, 0, 0) if bank < 0 else (0, 0, shade), pygame.Rect(0, 0, 640, 800))

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 
-apt_pkgs=(python3-venv xvfb xdotool x11-utils xauth libgl1-mesa-dri dbus iproute2 nftables procps util-linux)
+apt_pkgs=(python3-venv xvfb xdotool x11-utils x11vnc xauth libgl1-mesa-dri dbus iproute2 nftables procps util-linux)
 [ "${SIMBRIDGE_NO_FLIGHTGEAR:-0}" = 1 ] || apt_pkgs+=(flightgear)
 
 missing=()

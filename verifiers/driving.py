@@ -1,19 +1,20 @@
 """Driving verifiers for CARLA recordings: route with traffic lights (T06), parallel parking (T07),
 pedestrian crossing (T13) and highway lane keeping (T18).
 
-Semantics follow ScenarioRunner's criteria (scenario_runner v0.9.15/0.9.16
-`atomic_criteria.py`) where the catalog leaves room:
+Semantics follow ScenarioRunner's criteria (scenario_runner v0.9.16 `atomic_criteria.py`; the
+constants are the same in v0.9.15) where the catalog leaves room:
 
-* RouteCompletionTest: the route is a polyline of waypoints; a waypoint counts as passed when
-  the ego comes within 10 m of it, in route order; completion is the route length up to the
-  last passed waypoint over the whole length, and the route is complete at 99 %.
-* CollisionTest: repeated contacts are one collision when they are with the same actor within
-  5 s, or within 5 m of the last counted one within 5 s.
+* RouteCompletionTest: the route is interpolated every 1 m (as the Leaderboard does); a
+  waypoint is passed once the ego is beyond it along the waypoint's forward direction, in route
+  order; completion = accumulated route length at the last passed waypoint; the route is
+  complete (100 %) when completion is above 99 % and the ego is within 10 m of the last
+  waypoint. Waypoints are only passed within 30 m of the ego (InRouteTest's off-route limit,
+  which ends a Leaderboard route).
+* CollisionTest: a contact is not counted again while it is with the same actor as the last
+  counted collision within 5 s of it, or while the ego has not left the 5 m circle around the
+  last counted collision; contacts while the ego stands (< 0.1 m/s) are not its fault.
 * RunningRedLightTest: the importer emits `red_light` when the ego enters a junction past the
   stop line while its light is red; one crossing of one light is one infraction.
-
-Positions are CARLA world metres (left-handed, x forward/east, y right/south, yaw from +x
-toward +y in degrees), as the CARLA importer writes them.
 """
 
 from __future__ import annotations
@@ -30,10 +31,12 @@ from simbridge._errors import Unscorable
 from simbridge.verifiers import primitives as P
 from simbridge.verifiers._registry import Params, VerifyContext, verifier
 
-ROUTE_RADIUS_M = 10.0
-ROUTE_SUCCESS_FRACTION = 0.99
-COLLISION_WINDOW_S = 5.0
-COLLISION_RADIUS_M = 5.0
+ROUTE_TARGET_RADIUS_M = 10.0  # RouteCompletionTest.DISTANCE_THRESHOLD
+ROUTE_SUCCESS_FRACTION = 0.99  # RouteCompletionTest.PERCENTAGE_THRESHOLD
+OFFROUTE_MAX_M = 30.0  # InRouteTest offroad_max
+COLLISION_WINDOW_S = 5.0  # CollisionTest.MAX_ID_TIME
+COLLISION_RADIUS_M = 5.0  # CollisionTest.COLLISION_RADIUS
+COLLISION_MIN_SPEED_KMH = 0.36  # CollisionTest.EPSILON, 0.1 m/s
 
 
 # --------------------------------------------------------------------------- route completion
@@ -61,51 +64,62 @@ def densify_route(route_xy: Sequence[Sequence[float]], step_m: float = 1.0) -> t
 
 @dataclass(frozen=True)
 class RouteProgress:
-    fraction: float  # 0..1 of the route length
+    fraction: float  # 0..1 of the route length; 1.0 once the route is complete
     length_m: float
-    t_complete: float | None  # first time the fraction reached ROUTE_SUCCESS_FRACTION
+    t_complete: float | None  # first time the route was complete (RouteCompletionTest SUCCESS)
     t_last_passed: float | None
 
 
 def route_progress(t: np.ndarray, x: np.ndarray, y: np.ndarray, route_xy: Sequence[Sequence[float]], *,
-                   radius_m: float = ROUTE_RADIUS_M, order_slack_s: float = 5.0,
+                   target_radius_m: float = ROUTE_TARGET_RADIUS_M, offroute_max_m: float = OFFROUTE_MAX_M,
                    success_fraction: float = ROUTE_SUCCESS_FRACTION) -> RouteProgress:
-    """RouteCompletionTest: waypoints passed in order within `radius_m`.
-
-    A waypoint is passed at the first time the ego is within the radius. Passing stops at the
-    first waypoint never reached, or first reached more than `order_slack_s` before a waypoint
-    that precedes it on the route (driving the route backwards, or cutting across to its end,
-    passes nothing beyond that point)."""
+    """RouteCompletionTest on a whole trace: waypoint k is passed at the first sample, no earlier
+    than the one that passed waypoint k−1, where the ego is beyond it along its forward direction
+    and within `offroute_max_m` of it. Distances are computed in blocks of waypoints (vectorised
+    over samples); the chain walks waypoints, not samples."""
     dense, s = densify_route(route_xy)
+    fwd = np.diff(dense, axis=0)
+    fwd = np.vstack([fwd, fwd[-1:]])
+    fwd /= np.maximum(np.hypot(fwd[:, 0], fwd[:, 1]), 1e-12)[:, None]
     t = np.asarray(t, dtype=float)
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     ok = np.isfinite(x) & np.isfinite(y)
     tt, xx, yy = t[ok], x[ok], y[ok]
-    first_t = np.full(dense.shape[0], np.inf)
-    r2 = radius_m * radius_m
-    chunk = max(1, 4_000_000 // max(1, dense.shape[0]))
-    for a in range(0, tt.size, chunk):  # bounded memory; loop over chunks, not samples
-        dx = xx[a:a + chunk, None] - dense[None, :, 0]
-        dy = yy[a:a + chunk, None] - dense[None, :, 1]
-        near = dx * dx + dy * dy <= r2
-        cand = np.where(near, tt[a:a + chunk, None], np.inf).min(axis=0)
-        np.minimum(first_t, cand, out=first_t)
-    reached = np.isfinite(first_t)
-    run_max = np.maximum.accumulate(np.where(reached, first_t, -np.inf))
-    prev_max = np.concatenate(([-np.inf], run_max[:-1]))
-    good = reached & (first_t >= prev_max - order_slack_s)
-    bad = np.flatnonzero(~good)
-    last = (int(bad[0]) - 1) if bad.size else dense.shape[0] - 1
     length = float(s[-1])
+    if tt.size == 0:
+        return RouteProgress(0.0, length, None, None)
+    r2 = offroute_max_m * offroute_max_m
+    i_prev, last, i_at = 0, -1, []
+    block = max(1, 2_000_000 // tt.size)
+    done = False
+    for k0 in range(0, dense.shape[0], block):
+        k1 = min(dense.shape[0], k0 + block)
+        dx = xx[:, None] - dense[None, k0:k1, 0]
+        dy = yy[:, None] - dense[None, k0:k1, 1]
+        past = (dx * fwd[None, k0:k1, 0] + dy * fwd[None, k0:k1, 1] > 0) & (dx * dx + dy * dy <= r2)
+        for j in range(k1 - k0):  # one step per waypoint
+            col = past[i_prev:, j]
+            if not col.any():
+                done = True
+                break
+            i_prev += int(col.argmax())
+            last = k0 + j
+            i_at.append(i_prev)
+        if done:
+            break
     if last < 0:
         return RouteProgress(0.0, length, None, None)
     frac = float(s[last] / length) if length > 0 else 1.0
     t_done = None
-    if frac >= success_fraction - 1e-12:
-        k = int(np.searchsorted(s, success_fraction * length - 1e-9))
-        t_done = float(run_max[k])
-    return RouteProgress(frac, length, t_done, float(run_max[last]))
+    above = np.flatnonzero(s[: last + 1] > success_fraction * length)
+    if above.size:
+        i99 = i_at[int(above[0])]
+        near = np.hypot(xx[i99:] - dense[-1, 0], yy[i99:] - dense[-1, 1]) < target_radius_m
+        if near.any():
+            t_done = float(tt[i99 + int(near.argmax())])
+            frac = 1.0
+    return RouteProgress(frac, length, t_done, float(tt[i_at[-1]]))
 
 
 # --------------------------------------------------------------------------- events
@@ -120,24 +134,39 @@ def _ego_xy_at(ctx: VerifyContext, t: float) -> tuple[float, float]:
 
 
 def merge_collisions(ctx: VerifyContext, events: Sequence[Event], *, window_s: float = COLLISION_WINDOW_S,
-                     radius_m: float = COLLISION_RADIUS_M) -> list[Event]:
-    """CollisionTest merging: a contact is a repeat of the last counted collision when it is with the
-    same other actor within `window_s`, or within `radius_m` of it within `window_s`."""
+                     radius_m: float = COLLISION_RADIUS_M, min_speed_kmh: float = COLLISION_MIN_SPEED_KMH) -> list[Event]:
+    """CollisionTest's filter over the contact events: a contact is dropped when it is with the
+    actor of the last counted collision less than `window_s` after it, when the ego has not left
+    the `radius_m` circle around the last counted collision since, or when the ego stands
+    (speed below `min_speed_kmh`, if speed was recorded)."""
+    x, y, v = ctx.opt("x_m"), ctx.opt("y_m"), ctx.opt("speed_kmh")
+    t = ctx.t
     kept: list[Event] = []
-    last_xy: tuple[float, float] = (math.nan, math.nan)
+    last_t, last_id, last_xy = -math.inf, None, None
     for e in sorted(events, key=lambda e: e.t):  # one iteration per event, not per sample
         xy = (float(e.data.get("x_m", math.nan)), float(e.data.get("y_m", math.nan)))
         if not all(map(math.isfinite, xy)):
             xy = _ego_xy_at(ctx, e.t)
-        if kept:
-            k = kept[-1]
-            recent = e.t - k.t <= window_s
-            same_actor = e.data.get("other_id") is not None and e.data.get("other_id") == k.data.get("other_id")
-            near = math.dist(xy, last_xy) <= radius_m if all(map(math.isfinite, xy + last_xy)) else False
-            if recent and (same_actor or near):
+        if last_xy is not None and x is not None and y is not None:
+            m = (t > last_t) & (t <= e.t)
+            with np.errstate(invalid="ignore"):
+                if np.any(np.hypot(x[m] - last_xy[0], y[m] - last_xy[1]) > radius_m):
+                    last_xy = None  # the ego left the area: the location is forgotten
+        if last_id is not None and e.t - last_t > window_s:
+            last_id = None
+        other = e.data.get("other_id")
+        if other is not None and other == last_id:
+            continue
+        if last_xy is not None and all(map(math.isfinite, xy + last_xy)) and math.dist(xy, last_xy) <= radius_m:
+            continue
+        if v is not None:
+            ok = np.isfinite(v)
+            if ok.any() and float(np.interp(e.t, t[ok], np.abs(v[ok]))) < min_speed_kmh:
                 continue
         kept.append(e)
-        last_xy = xy
+        last_t = e.t
+        last_xy = xy if all(map(math.isfinite, xy)) else None
+        last_id = other if other not in (None, 0) else None
     return kept
 
 
@@ -179,12 +208,18 @@ def _route(ctx: VerifyContext, fallback: list[tuple[float, float]]) -> list[tupl
     return pts
 
 
+def _progress(ctx: VerifyContext, p: "RouteParams | PedestrianParams", x: np.ndarray, y: np.ndarray) -> RouteProgress:
+    return route_progress(ctx.t, x, y, _route(ctx, p.route_xy_m), target_radius_m=p.target_radius_m,
+                          offroute_max_m=p.offroute_max_m, success_fraction=p.success_fraction)
+
+
 # --------------------------------------------------------------------------- T06 route
 
 
 class RouteParams(Params):
     route_xy_m: list[tuple[float, float]] = Field(min_length=2)
-    waypoint_radius_m: float = ROUTE_RADIUS_M
+    target_radius_m: float = ROUTE_TARGET_RADIUS_M
+    offroute_max_m: float = OFFROUTE_MAX_M
     success_fraction: float = ROUTE_SUCCESS_FRACTION
     time_limit_s: float = 300.0
     min_progress_for_infractions: float = 0.5
@@ -195,7 +230,7 @@ class RouteParams(Params):
 @verifier("carla_route", params=RouteParams,
           components=("route_completion", "no_red_light", "no_collision", "under_time"))
 def carla_route(ctx: VerifyContext) -> str:
-    """Route completion scaled linearly up to 99 % (RouteCompletionTest's success); red lights and
+    """Route completion scaled linearly (RouteCompletionTest: 100 % once complete); red lights and
     collisions counted over the whole episode after merging repeats, credited only once the ego
     has driven `min_progress_for_infractions` of the route (a car that never leaves the start
     has shown nothing about lights or traffic); time from the first sample to the moment the
@@ -205,13 +240,12 @@ def carla_route(ctx: VerifyContext) -> str:
     x, y = ctx.sig("x_m"), ctx.sig("y_m")
     _require_events_file(ctx, "collisions and red-light runs")
     ctx.require_coverage(float(t[0]), float(t[-1]), "route completion")
-    prog = route_progress(t, x, y, _route(ctx, p.route_xy_m), radius_m=p.waypoint_radius_m,
-                          success_fraction=p.success_fraction)
+    prog = _progress(ctx, p, x, y)
     pct = prog.fraction * 100
-    ctx.component("route_completion", P.linear_credit(prog.fraction, 0.0, p.success_fraction),
-                  measured=round(pct, 2), tolerance=f"linear 0→{p.success_fraction:.0%} of {prog.length_m:.0f} m",
+    ctx.component("route_completion", P.linear_credit(prog.fraction, 0.0, 1.0),
+                  measured=round(pct, 2), tolerance=f"linear 0→100% of {prog.length_m:.0f} m",
                   window=(float(t[0]), prog.t_last_passed) if prog.t_last_passed is not None else None,
-                  explanation=f"{pct:.1f}% of the route passed within {p.waypoint_radius_m:g} m, in order")
+                  explanation=f"{pct:.1f}% of the route passed in order" + (" (complete)" if prog.t_complete is not None else ""))
 
     reds = merge_red_lights(ctx.bundle.events_of("red_light"))
     cols = merge_collisions(ctx, ctx.bundle.events_of("collision"), window_s=p.collision_window_s,
@@ -313,7 +347,8 @@ class PedestrianParams(Params):
     speed_limit_kmh: float = Field(gt=0)
     speed_fraction_min: float = 0.8
     speed_window_s: float = 3.0
-    waypoint_radius_m: float = ROUTE_RADIUS_M
+    target_radius_m: float = ROUTE_TARGET_RADIUS_M
+    offroute_max_m: float = OFFROUTE_MAX_M
     success_fraction: float = ROUTE_SUCCESS_FRACTION
     collision_window_s: float = COLLISION_WINDOW_S
     collision_radius_m: float = COLLISION_RADIUS_M
@@ -352,10 +387,9 @@ def carla_pedestrian(ctx: VerifyContext) -> str:
         need = p.speed_fraction_min * p.speed_limit_kmh
         ctx.component("speed_before_event", mean_v >= need, measured=round(mean_v, 2),
                       tolerance=f"mean ≥ {need:g} km/h over {p.speed_window_s:g} s", window=(t0, t_trig))
-    prog = route_progress(t, x, y, _route(ctx, p.route_xy_m), radius_m=p.waypoint_radius_m,
-                          success_fraction=p.success_fraction)
-    ctx.component("route_completed", prog.fraction >= p.success_fraction - 1e-12, measured=round(prog.fraction * 100, 2),
-                  tolerance=f"≥ {p.success_fraction:.0%} of the route")
+    prog = _progress(ctx, p, x, y)
+    ctx.component("route_completed", prog.t_complete is not None, measured=round(prog.fraction * 100, 2),
+                  tolerance=f"> {p.success_fraction:.0%} and within {p.target_radius_m:g} m of the end")
     others = [e for e in ctx.bundle.events_of("collision") if e not in walkers]
     return f"{len(others)} other contact event(s) (not scored)" if others else ""
 

@@ -1,10 +1,15 @@
 """T06 CARLA route: full, partial and failing fixtures with hand-worked scores.
 
+Completion follows ScenarioRunner's RouteCompletionTest: a 1 m waypoint counts once the ego is
+beyond it, in order; the route is complete (100 %) above 99 % with the ego within 10 m of the end.
+
 The YAML route has corners (-6.4,-79.1) (-6.4,-140) (-6.4,-195) (40,-195.5) (90,-195.5) (90,-140)
 (90,-70): legs 60.9 + 55 + 46.4027 + 50 + 55.5 + 70 = L = 337.8027 m.
 """
 
 import math
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -43,9 +48,9 @@ def test_clean_drive_full_credit(tmp_path):
     s = score(tmp_path, full_drive())
     assert s.status == "scored" and s.score == pytest.approx(1.0) and s.success is True
     assert comp(s, "route_completion").measured == pytest.approx(100.0)
-    # the 99 % waypoint counts as passed 10 m before the ego reaches it: (0.99 L - 10) / 10 m/s
-    # = 32.44 s (+ up to one 1 m waypoint step = 0.1 s)
-    assert comp(s, "under_time").measured == pytest.approx((0.99 * L - 10) / 10.0 + 0.05, abs=0.1)
+    # complete when the ego passes the first waypoint beyond 99 % (within 1 m after 0.99 L = 334.4 m,
+    # and the end is < 10 m away): 334.4 m / 10 m/s = 33.44 s (+ up to one 1 m step = 0.1 s)
+    assert comp(s, "under_time").measured == pytest.approx(0.99 * L / 10.0 + 0.05, abs=0.1)
     assert s.safety == []  # every "no ..." phrase of T06 is a credit item, none is a safety gate
 
 
@@ -60,19 +65,20 @@ def test_red_light_run_loses_its_item(tmp_path):
 
 
 def test_partial_route_scales_linearly(tmp_path):
-    # drive 200 m and stop (speed 10 m/s for 20 s, then 5 s stopped). Waypoints up to 10 m ahead
-    # on the straight are passed: progress = 210 / L = 0.6217; credit 0.6217 / 0.99 × 0.5 = 0.3140.
-    # Past half the route, so the infraction items count: + 0.2 + 0.2. Not complete: time 0.
+    # drive 200 m and stop (speed 10 m/s for 20 s, then 5 s stopped). Waypoints behind the ego
+    # are passed: progress = 200 / L = 0.5921 (less up to one 1 m waypoint step, 0.3 %);
+    # credit 0.5 × 0.5921 = 0.2960. Past half the route, so the infraction items count: + 0.2 + 0.2.
+    # Not complete: time 0. Total 0.696
     cols = drive(ROUTE, 20.0, [(20.0, 36.0, 36.0), (0.001, 36.0, 0.0), (5.0, 0.0, 0.0)])
     s = score(tmp_path, cols)
-    frac = 210.0 / L
+    frac = 200.0 / L
     assert comp(s, "route_completion").measured == pytest.approx(frac * 100, abs=0.3)
-    assert s.score == pytest.approx(0.5 * frac / 0.99 + 0.4, abs=0.002)
+    assert s.score == pytest.approx(0.5 * frac + 0.4, abs=0.002)
     assert comp(s, "under_time").earned == 0
 
 
 def test_collision_repeats_merge_and_cost_the_item(tmp_path):
-    # three contacts with the same car within 1 s, and one with a static prop 20 s later, 100 m
+    # three contacts with the same car within 1 s, and one with a static prop 20 s later, 200 m
     # further on: CollisionTest counts 2
     ev = [{"t": 5.0 + 0.5 * i, "kind": "collision", "data": {"other_kind": "vehicle", "other_id": 7}} for i in range(3)]
     ev.append({"t": 25.0, "kind": "collision", "data": {"other_kind": "static", "other_id": None}})
@@ -81,36 +87,55 @@ def test_collision_repeats_merge_and_cost_the_item(tmp_path):
     assert s.score == pytest.approx(0.8)
 
 
+def test_collision_filter_follows_collisiontest():
+    # ego at 10 m/s. t=5.0 car #7 (counted); t=5.3 walker #9, ego 3 m on, inside the 5 m circle
+    # (same collision); t=11 car #7 again, 6 s later and 60 m away (counted); t=20.0 and t=20.4 a
+    # static prop, 4 m apart (one); → 3
+    from simbridge import Event
+    from simbridge.verifiers._registry import VerifyContext
+    from simbridge.verifiers.driving import merge_collisions
+
+    cols = full_drive()
+    b = read_bundle(make_bundle(Path(tempfile.mkdtemp()), "T06", cols))
+    ctx = VerifyContext(bundle=b, task=TASK, p=None)
+    ev = [Event(t=5.0, kind="collision", data={"other_kind": "vehicle", "other_id": 7}),
+          Event(t=5.3, kind="collision", data={"other_kind": "walker", "other_id": 9}),
+          Event(t=11.0, kind="collision", data={"other_kind": "vehicle", "other_id": 7}),
+          Event(t=20.0, kind="collision", data={"other_kind": "static", "other_id": None}),
+          Event(t=20.4, kind="collision", data={"other_kind": "static", "other_id": None})]
+    assert [e.t for e in merge_collisions(ctx, ev)] == [5.0, 11.0, 20.0]
+
+
 def test_slow_drive_misses_time(tmp_path):
-    # 3.6 km/h = 1 m/s: done when 10 m short of the 99 % waypoint, (0.99 L - 10) / 1 = 324.4 s > 300 s
+    # 3.6 km/h = 1 m/s: complete past 0.99 L = 334.4 m, i.e. at 334.4 s (+ up to 1 s) > 300 s
     s = score(tmp_path, full_drive(hz=5.0, kmh=3.6))
-    assert comp(s, "under_time").measured == pytest.approx(0.99 * L - 10 + 0.5, abs=1.0)
+    assert comp(s, "under_time").measured == pytest.approx(0.99 * L + 0.5, abs=1.0)
     assert s.score == pytest.approx(0.9)
 
 
 def test_car_that_never_moves_fails(tmp_path):
-    # parked at the start for 60 s: waypoints within 10 m of the start are passed, 10 / L of the
-    # route: 0.5 × (10 / 337.8) / 0.99 = 0.01495; under half the route, so no infraction credit
+    # parked on the first waypoint for 60 s: never beyond it, 0 % of the route; under half the
+    # route, so no infraction credit either → 0
     cols = drive(ROUTE, 10.0, [(60.0, 0.0, 0.0)])
     s = score(tmp_path, cols)
-    assert s.score == pytest.approx(0.5 * (10 / L) / 0.99, abs=0.002)
+    assert s.score == 0.0 and s.status == "scored"
     assert s.success is False
 
 
 def test_driving_backwards_passes_nothing_beyond_the_start():
-    # start at the destination and drive the route in reverse: the first waypoints are reached
-    # only at the very end, after the ones following them, so progress stops near the start
+    # start at the destination and drive the route in reverse: arriving from ahead, the ego is
+    # "beyond" the first waypoints once within 30 m of them (InRouteTest's limit), and never
+    # beyond any later one again: progress stops at 30 m of 337.8
     rev = list(reversed(ROUTE))
     cols = drive(rev, 20.0, [(L / 10.0 + 2.0, 36.0, 36.0)])
     prog = route_progress(cols["t"], cols["x_m"], cols["y_m"], ROUTE)
-    # within 5 s (50 m) before reaching the start, waypoints up to 10 m + 50 m are passed "in order"
-    assert prog.fraction <= 61.0 / L
+    assert prog.fraction <= 31.0 / L and prog.t_complete is None
 
 
 def test_planned_route_snapshot_wins(tmp_path):
     # the live client's planned route (snapshot) replaces the YAML corners: a 100 m straight
     route = [[0.0, 0.0], [100.0, 0.0]]
-    cols = drive(route, 20.0, [(12.0, 36.0, 36.0)])
+    cols = drive([[0.0, 0.0], [110.0, 0.0]], 20.0, [(12.0, 36.0, 36.0)])  # drives 10 m past the end
     s = score(tmp_path, cols, snapshots={"start": {"route_xy_m": route}})
     assert comp(s, "route_completion").measured == pytest.approx(100.0)
 

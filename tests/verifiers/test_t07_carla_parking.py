@@ -56,8 +56,8 @@ def test_crooked_car_sticks_out(tmp_path):
 
 def test_stopped_in_the_lane_fails(tmp_path):
     # stays in the traffic lane beside the bay, (200, 196.0): 3.89 m off (0), outside (0),
-    # heading 0° (0.15), and backs into the rear car (0): 0.15
-    ev = [{"t": 11.0, "kind": "collision", "data": {"other_kind": "vehicle", "other_id": 30}}]
+    # heading 0° (0.15), and touches the rear car while still moving (0): 0.15
+    ev = [{"t": 9.0, "kind": "collision", "data": {"other_kind": "vehicle", "other_id": 30}}]
     s = score(tmp_path, park(20.0, START, (200.0, 196.0, 0.0)), ev)
     assert comp(s, "centre_offset").measured == pytest.approx(3.89, abs=1e-3)
     assert s.score == pytest.approx(0.15)
@@ -90,6 +90,13 @@ def test_final_pose_lost_is_unscored(tmp_path):
         cols[k] = np.where(late, np.nan, cols[k])
     s = score(tmp_path, cols)
     assert s.status == "unscored" and "final pose" in s.reason
+
+
+def test_contact_while_standing_is_not_the_egos(tmp_path):
+    # CollisionTest: a contact while the ego stands (< 0.1 m/s) is not counted: still 1.0
+    ev = [{"t": 12.0, "kind": "collision", "data": {"other_kind": "vehicle", "other_id": 31}}]
+    s = score(tmp_path, park(20.0, START, (*CENTRE, 0.0)), ev)
+    assert comp(s, "no_contact").measured == 0 and s.score == pytest.approx(1.0)
 
 
 def test_resampling_invariance(tmp_path):

@@ -46,7 +46,7 @@ class TimetableParams(Params):
     penalty_tokens: list[str] = ["overspeed"]
 
 
-def _station_stop(ctx: VerifyContext, st: Station, p: TimetableParams, stops: list[P.Window], pos: np.ndarray):
+def _station_stop(st: Station, p: TimetableParams, stops: list[P.Window], pos: np.ndarray):
     """The last standstill within `station_window_m` of the marker: where the train came to rest
     and later left from (a stop short of the marker followed by a creep forward counts at its
     final position)."""
@@ -70,10 +70,9 @@ def openbve_timetable(ctx: VerifyContext) -> str:
     with np.errstate(invalid="ignore"):
         still = np.abs(v) < p.stopped_kmh
     stops = P.runs(t, still, ctx.max_gap_s)
-    found = [_station_stop(ctx, st, p, stops, pos) for st in p.stations]
+    found = [_station_stop(st, p, stops, pos) for st in p.stations]
     s1, s2, s3 = p.stations
-    # the last stop window at station 1 must come before the arrival at station 2
-    notes = []
+    notes: list[str] = []
     for k, (st, w) in enumerate(zip(p.stations[1:], found[1:]), start=2):
         name = f"stop_station_{k}"
         if w is None:

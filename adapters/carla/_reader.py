@@ -275,44 +275,47 @@ class _Cursor:
 
 
 def _event_add(c: _Cursor) -> list[dict[str, Any]]:
-    # written flat (no cursor method per field): a first frame can create thousands of actors
+    # written flat (no call per field): a first frame can create thousands of actors
     buf, p, end = c.buf, c.pos, c.end
-    u16 = _U16.unpack_from
+    head = _ADD_HEAD.unpack_from
+    head_size = _ADD_HEAD.size
 
-    def short(at: int, what: str) -> RecorderFormatError:
+    def fail(at: int, what: str) -> RecorderFormatError:
         return RecorderFormatError(c.path, c.base + at, f"EventAdd {what} runs past the end of its packet")
 
-    def text(at: int, what: str) -> tuple[str, int]:
-        if at + 2 > end:
-            raise short(at, what)
-        n = u16(buf, at)[0]
-        if at + 2 + n > end:
-            raise short(at, what)
-        try:
-            return bytes(buf[at + 2:at + 2 + n]).decode("utf-8"), at + 2 + n
-        except UnicodeDecodeError:
-            raise RecorderFormatError(c.path, c.base + at, f"EventAdd {what} is not UTF-8") from None
-
     if p + 2 > end:
-        raise short(p, "count")
-    count = u16(buf, p)[0]
+        raise fail(p, "count")
+    count = buf[p] | buf[p + 1] << 8
     p += 2
     out = []
-    for _ in range(count):
-        if p + _ADD_HEAD.size > end:
-            raise short(p, "record")
-        aid, kind, lx, ly, lz, rx, ry, rz, uid = _ADD_HEAD.unpack_from(buf, p)
-        type_id, p = text(p + _ADD_HEAD.size, "type id")
-        if p + 2 > end:
-            raise short(p, "attribute count")
-        n_attr = u16(buf, p)[0]
-        p += 2
-        attrs: dict[str, str] = {}
-        for _ in range(n_attr):
-            key, p = text(p + 1, "attribute key")
-            attrs[key], p = text(p, "attribute value")
-        out.append({"id": aid, "kind": kind, "location_cm": (lx, ly, lz), "rotation_deg": (rx, ry, rz),
-                    "uid": uid, "type_id": type_id, "attributes": attrs})
+    try:
+        for _ in range(count):
+            if p + head_size + 2 > end:
+                raise fail(p, "record")
+            aid, kind, lx, ly, lz, rx, ry, rz, uid = head(buf, p)
+            p += head_size
+            q = p + 2 + (buf[p] | buf[p + 1] << 8)
+            if q + 2 > end:
+                raise fail(p, "type id")
+            type_id = buf[p + 2:q].decode("utf-8")
+            n_attr = buf[q] | buf[q + 1] << 8
+            p = q + 2
+            attrs: dict[str, str] = {}
+            for _ in range(n_attr):
+                if p + 3 > end:
+                    raise fail(p, "attribute key")
+                q = p + 3 + (buf[p + 1] | buf[p + 2] << 8)
+                if q + 2 > end:
+                    raise fail(p, "attribute key")
+                key = buf[p + 3:q].decode("utf-8")
+                p = q + 2 + (buf[q] | buf[q + 1] << 8)
+                if p > end:
+                    raise fail(q, "attribute value")
+                attrs[key] = buf[q + 2:p].decode("utf-8")
+            out.append({"id": aid, "kind": kind, "location_cm": (lx, ly, lz), "rotation_deg": (rx, ry, rz),
+                        "uid": uid, "type_id": type_id, "attributes": attrs})
+    except UnicodeDecodeError:
+        raise RecorderFormatError(c.path, c.base + p, "EventAdd: a string is not UTF-8") from None
     c.pos = p
     c.done("EventAdd")
     return out
@@ -541,10 +544,12 @@ def read_recording(
         if not packets:
             continue
         u8 = np.frombuffer(buf, np.uint8)
+        # unaligned little-endian views with a one-byte stride: the value starting at any offset
+        u16_at = np.ndarray((len(buf) - 1,), "<u2", buffer=buf, strides=(1,))
+        u32_at = np.ndarray((max(len(buf) - 3, 0),), "<u4", buffer=buf, strides=(1,))
         pos = np.asarray(packets, dtype=np.int64)
         pid = u8[pos].astype(np.int64)
-        size = (u8[pos + 1].astype(np.int64) | (u8[pos + 2].astype(np.int64) << 8)
-                | (u8[pos + 3].astype(np.int64) << 16) | (u8[pos + 4].astype(np.int64) << 24))
+        size = u32_at[pos + 1].astype(np.int64)
         counts += np.bincount(pid, minlength=256)
         meaning = pid.copy()
         late = np.flatnonzero((pid >= 21) & (pid <= 23))
@@ -559,9 +564,7 @@ def read_recording(
             bad |= (meaning == sid) & (size != dt.itemsize)
         rec_size = _ITEMSIZE[np.minimum(meaning, 255)]
         fixed = rec_size > 0
-        safe = np.minimum(pos + 6, len(buf) - 1)
-        count = np.where(size >= 2, u8[np.minimum(pos + 5, len(buf) - 1)].astype(np.int64)
-                         | (u8[safe].astype(np.int64) << 8), -1)
+        count = np.where(size >= 2, u16_at[np.minimum(pos + 5, len(buf) - 2)].astype(np.int64), -1)
         bad |= fixed & ((size < 2) | (size != 2 + count * rec_size))
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
@@ -631,16 +634,16 @@ def read_recording(
                 if tracked_arr.size == 0:
                     continue
                 # read the 4-byte actor ids first; copy whole records only for tracked actors
-                ids = (u8[rec_at].astype(np.uint32) | (u8[rec_at + 1].astype(np.uint32) << 8)
-                       | (u8[rec_at + 2].astype(np.uint32) << 16) | (u8[rec_at + 3].astype(np.uint32) << 24))
-                keep = np.isin(ids, tracked_arr)
+                keep = np.isin(u32_at[rec_at], tracked_arr)
                 if keep.any():
                     per_type[m].append((_records_at(u8, rec_at[keep], dt), rf[keep]))
                 continue
-            recs = _records_at(u8, rec_at, dt)
             if m == PacketId.TRAFFIC_LIGHT_STATE:
-                tl_parts.append(_tl_changes(recs, rf, tl_last))
-            elif m in (PacketId.TRIGGER_VOLUME, PacketId.BOUNDING_BOX):
+                fast = _tl_changes_same_layout(u8, u32_at, rec_at, rf, count[sel], tl_last)
+                tl_parts.append(fast if fast is not None else _tl_changes(_records_at(u8, rec_at, dt), rf, tl_last))
+                continue
+            if m in (PacketId.TRIGGER_VOLUME, PacketId.BOUNDING_BOX):
+                recs = _records_at(u8, rec_at, dt)
                 dest = trigger if m == PacketId.TRIGGER_VOLUME else boxes
                 for r in recs[_last_per_id(recs["id"])]:
                     dest[int(r["id"])] = ((float(r["ox"]) / 100, float(r["oy"]) / 100, float(r["oz"]) / 100),
@@ -737,6 +740,43 @@ def _take_records(u8: np.ndarray, starts: np.ndarray, counts: np.ndarray, dt: np
 def _last_per_id(ids: np.ndarray) -> np.ndarray:
     _, idx = np.unique(ids[::-1], return_index=True)
     return ids.size - 1 - idx
+
+
+_TL_OUT = np.dtype([("id", "<u4"), ("frame_index", "<i8"), ("state", "u1"), ("frozen", "u1"), ("elapsed_s", "<f4")])
+
+
+def _tl_changes_same_layout(u8: np.ndarray, u32_at: np.ndarray, rec_at: np.ndarray, rf: np.ndarray,
+                            counts: np.ndarray, last: dict[int, tuple[int, int]]) -> np.ndarray | None:
+    """State changes when every packet of the block lists the same lights in the same order.
+
+    That is the usual case (the recorder walks its actor registry in a stable order), and then
+    the block is a (packets x lights) matrix compared row to row without sorting. Returns None
+    when the layout differs, for the general path.
+    """
+    n_pk, n_tl = counts.size, int(counts[0])
+    if n_pk < 2 or not (counts == n_tl).all():
+        return None
+    ids = u32_at[rec_at].reshape(n_pk, n_tl)
+    if not (ids == ids[0]).all():
+        return None
+    at = rec_at.reshape(n_pk, n_tl)
+    key = u8[at + 9].astype(np.int64) * 2 + u8[at + 4]
+    changed = np.empty((n_pk, n_tl), bool)
+    changed[0] = True
+    changed[1:] = key[1:] != key[:-1]
+    for c, lid in enumerate(ids[0].tolist()):
+        prev = last.get(lid)
+        if prev is not None and prev[1] == int(key[0, c]):
+            changed[0, c] = False
+        last[lid] = (int(rf.reshape(n_pk, n_tl)[-1, c]), int(key[-1, c]))
+    sel_at = at[changed]
+    out = np.zeros(sel_at.size, _TL_OUT)
+    out["id"] = u32_at[sel_at]
+    out["frame_index"] = rf.reshape(n_pk, n_tl)[changed]
+    out["state"] = u8[sel_at + 9]
+    out["frozen"] = u8[sel_at + 4]
+    out["elapsed_s"] = np.ndarray((u8.size - 3,), "<f4", buffer=u8, strides=(1,))[sel_at + 5]
+    return out
 
 
 def _tl_changes(recs: np.ndarray, fidx: np.ndarray, last: dict[int, tuple[int, int]]) -> np.ndarray:

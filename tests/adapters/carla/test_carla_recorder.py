@@ -278,3 +278,16 @@ def test_fuzz_random_tail_after_a_valid_header(tmp_path, tail):
         read_recording(p)
     except RecorderFormatError as exc:
         assert exc.offset <= p.stat().st_size
+
+
+@needs_fixture
+def test_traffic_light_fast_path_equals_the_general_path(monkeypatch):
+    from simbridge.adapters.carla import _reader
+
+    fast = read_recording(LOG)
+    monkeypatch.setattr(_reader, "_tl_changes_same_layout", lambda *a, **k: None)
+    general = read_recording(LOG)
+    assert fast.traffic_lights.keys() == general.traffic_lights.keys()
+    for k in fast.traffic_lights:
+        assert np.array_equal(fast.traffic_lights[k], general.traffic_lights[k])
+    assert sum(v.size for v in fast.traffic_lights.values()) > 36  # some lights do change

@@ -72,7 +72,7 @@ DRIVING: dict[str, str] = {
 #: trains (OpenBVE), ships (Bridge Command), rockets (KSP); ships reuse lat_deg lon_deg gs_kt heading_true_deg
 OTHER_VEHICLES: dict[str, str] = {
     "clock_s": "in-game clock, seconds since midnight (timetables)",
-    "track_position_m": "train front position along the track, metres",
+    "track_position_m": "position along the track of the first car's front axle, metres",
     "accel_ms2": "longitudinal acceleration, m/s²",
     "reverser": "reverser -1 backward, 0 neutral, 1 forward",
     "power_notch": "power handle notch (0 = off)",

@@ -28,7 +28,7 @@ def test_ksp_import_and_verify(tmp_path, capsys):
 
 def test_openbve_import_and_verify(tmp_path, capsys):
     p = tmp_path / "logs.bin"
-    p.write_bytes(logs_bin(entries_of(trip(28740.0, 125.0, [(28800, 1725.0, 150), (28980, 1870.0, 165)]))))
+    p.write_bytes(logs_bin(entries_of(trip(28740.0, 123.0, [(28800, 1725.0, 150), (28980, 1870.0, 165)]))))
     assert main(["import-log", "openbve", str(p), "--out", str(tmp_path / "b")]) == 0
     assert verify_json(capsys, tmp_path / "b")["score"] == pytest.approx(1.0)
 

@@ -5,7 +5,8 @@
     12 B  "openBVE_LOGS"            i16 version = 1
     str   route name                str  train name
     i64   DateTime.ToBinary         i16  game mode
-    i32   n, then n × 38 B entries: f64 time (s since midnight), f64 track position (m),
+    i32   n, then n × 38 B entries: f64 time (s since midnight), f64 track position (m) of the
+          first car's front axle (`Cars[0].TrackPosition` = `FrontAxle.Follower.TrackPosition`),
           f32 speed (m/s), f32 acceleration (m/s²), i16 reverser driver/safety,
           i16 power driver/safety, i16 brake driver/safety (0 none, −1 emergency, −2 hold,
           −3 release, −4 lap, −5 service, n > 0 notch n), i16 reserved

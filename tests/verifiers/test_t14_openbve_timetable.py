@@ -1,5 +1,6 @@
 """T14 OpenBVE timetable: bundles imported from hand-built logs.bin files, hand-worked scores.
 
+Positions below are the train front; the recorded axle position is 2.0 m behind it.
 Timetable (YAML): station 1 at 125 m dep 08:00:00 (28800 s); station 2 at 1850 m arr 08:02:30
 (28950) dep 08:03:00 (28980); station 3 at 3720 m arr 08:05:45 (29145). Five items of 0.20.
 """
@@ -15,6 +16,8 @@ from openbve_logs import entries_of, entry, logs_bin, score, trip
 from synth import make_bundle, resample_cols
 
 TASK = load_task("T14")
+# the black box records car 1's front axle; the train front is front_offset_m (2.0 m) ahead of it
+AXLE0 = 125.0 - TASK.verifier.params["front_offset_m"]
 
 
 def run(tmp_path, samples, scores=()):
@@ -30,7 +33,7 @@ def comp(s, name):
 def on_time(d2=0.0, d3=0.0, late3=0):
     # stand from 28740 to 28800 (dep 1), run 1725 m in 150 s (at rest at 28950 = arr 2), stand to
     # 28980 (dep 2), run 1870 m in 165 s (+ late3): at rest at 29145 (+ late3) = arr 3
-    return trip(28740.0, 125.0, [(28800, 1725.0 + d2, 150), (28980, 1870.0 - d2 + d3, 165 + late3)])
+    return trip(28740.0, AXLE0, [(28800, 1725.0 + d2, 150), (28980, 1870.0 - d2 + d3, 165 + late3)])
 
 
 def test_on_time_on_the_marks_full_credit(tmp_path):
@@ -39,6 +42,14 @@ def test_on_time_on_the_marks_full_credit(tmp_path):
     assert comp(s, "stop_station_2").measured == pytest.approx(0.0, abs=1e-6)
     assert comp(s, "timetable_leg_1").measured == pytest.approx(0.0)
     assert s.safety == []
+
+
+def test_black_box_position_is_the_front_axle(tmp_path):
+    # the axle (not the front) stops on the markers: the front is 2.0 m past each → error +2.0 m,
+    # still inside ±2 m
+    s = run(tmp_path, trip(28740.0, 125.0, [(28800, 1725.0, 150), (28980, 1870.0, 165)]))
+    assert comp(s, "stop_station_2").measured == pytest.approx(2.0, abs=1e-6)
+    assert comp(s, "stop_station_3").measured == pytest.approx(2.0, abs=1e-6)
 
 
 def test_overrun_and_late_partial(tmp_path):
@@ -59,7 +70,7 @@ def test_inside_tolerances_at_the_edges(tmp_path):
 def test_creep_to_the_marker_counts_the_final_stand(tmp_path):
     # stops 8 m short of station 3 at 29145, leaves at 29155, creeps 8 m in 10 s, stands at the marker from 29165:
     # stop error 0 (0.2), arrival = 29165 = 20 s late, inside ±30 s → full credit
-    samples = trip(28740.0, 125.0, [(28800, 1725.0, 150), (28980, 1862.0, 165), (29155, 8.0, 10)])
+    samples = trip(28740.0, AXLE0, [(28800, 1725.0, 150), (28980, 1862.0, 165), (29155, 8.0, 10)])
     s = run(tmp_path, samples)
     assert comp(s, "stop_station_3").measured == pytest.approx(0.0, abs=1e-6)
     assert comp(s, "timetable_leg_2").measured == pytest.approx(20.0)
@@ -79,7 +90,7 @@ def test_overspeed_and_emergency_brake_fail_penalties(tmp_path):
 def test_never_leaving_fails(tmp_path):
     # stands at station 1 for 10 minutes: no departure, no stops at 2 and 3, and a train that
     # never reached station 2 earns no penalty-free credit either → 0
-    s = run(tmp_path, trip(28740.0, 125.0, [], tail_s=600))
+    s = run(tmp_path, trip(28740.0, AXLE0, [], tail_s=600))
     assert s.score == 0.0 and s.status == "scored"
     assert comp(s, "timetable_leg_1").explanation.startswith("dep Station 1: did not happen")
 

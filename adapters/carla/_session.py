@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import importlib
 import math
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -32,6 +34,32 @@ if TYPE_CHECKING:
 
 SIGNALS = ("x_m", "y_m", "z_m", "yaw_deg", "speed_kmh", "throttle", "steer", "brake")
 DEFAULT_PORT = 2000
+
+
+_PROBE = """
+import sys, carla
+c = carla.Client(sys.argv[1], int(sys.argv[2]))
+c.set_timeout(float(sys.argv[3]))
+print(c.get_server_version())
+"""
+
+
+def probe_server(host: str, port: int, timeout_s: float) -> str:
+    """Ask the server for its version from a child process; returns the version.
+
+    The carla 0.9.16 client calls std::terminate (uncaught msgpack type_error) when the port
+    answers with something that is not CARLA's RPC, which would take the whole harness down;
+    a child process dies instead, and that becomes a HarnessError.
+    """
+    try:
+        done = subprocess.run([sys.executable, "-c", _PROBE, host, str(port), str(timeout_s)],
+                              capture_output=True, text=True, timeout=timeout_s + 20)
+    except subprocess.TimeoutExpired:
+        raise HarnessError(f"carla: no answer from {host}:{port} within {timeout_s + 20:.0f} s") from None
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        raise HarnessError(f"carla: {host}:{port}: {lines[-1] if lines else f'probe exited with {done.returncode}'}")
+    return done.stdout.strip()
 
 
 def _other_kind(type_id: str) -> str:
@@ -94,6 +122,11 @@ class CarlaSession(SimSession):
 
     # ------------------------------------------------------------------ start
 
+    @property
+    def _probe(self) -> bool:
+        # only the real client package can take the process down (see probe_server)
+        return self._carla is None or getattr(self._carla, "__name__", "") == "carla"
+
     def _module(self) -> Any:
         if self._carla is None:
             try:
@@ -109,6 +142,8 @@ class CarlaSession(SimSession):
         town = scene.get("town")
         if not town:
             raise HarnessError(f"{task.id}: initial_state.scenario.town is not set")
+        if self._probe:
+            probe_server(sandbox.host_addr, self.port, self.timeout_s)
         try:
             self.client = carla.Client(sandbox.host_addr, self.port)
             self.client.set_timeout(self.timeout_s)

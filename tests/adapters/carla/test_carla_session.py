@@ -233,3 +233,50 @@ def test_session_with_the_real_client_value_types(tmp_path, double):
     assert s.poll()[-1].values["speed_kmh"] > 0
     assert any(e.kind == "scenario_trigger" for e in s.events())
     s.stop()
+
+
+def test_a_port_that_is_not_carla_is_a_harness_error_not_a_crash(tmp_path):
+    """The real client aborts the process on a non-CARLA answer; the probe runs it in a child."""
+    pytest.importorskip("carla", reason="the carla client package is not installed")
+    import socket
+    import threading
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(4)
+    port = srv.getsockname()[1]
+    stop = threading.Event()
+
+    def serve():
+        srv.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                continue
+            conn.sendall(b"\xc1garbage, not msgpack-rpc\n" * 8)
+            conn.close()
+
+    th = threading.Thread(target=serve, daemon=True)
+    th.start()
+    try:
+        with pytest.raises(HarnessError, match=rf"carla: 127.0.0.1:{port}"):
+            CarlaSession(port=port, timeout_s=2.0, threaded=False, recorder_dir=tmp_path).start(
+                load_task("T13"), Sandbox(display=":99", env={}, workdir=str(tmp_path), host_addr="127.0.0.1"))
+    finally:
+        stop.set()
+        th.join(2)
+        srv.close()
+
+
+def test_no_server_is_a_harness_error(tmp_path):
+    pytest.importorskip("carla", reason="the carla client package is not installed")
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nothing listens there now
+    with pytest.raises(HarnessError, match="time-out"):
+        CarlaSession(port=port, timeout_s=1.0, threaded=False, recorder_dir=tmp_path).start(
+            load_task("T13"), Sandbox(display=":99", env={}, workdir=str(tmp_path), host_addr="127.0.0.1"))

@@ -223,10 +223,7 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
             session.set_paused(True)
         started.set()
         w_started = time.monotonic()
-        info = session.info()
-        episode.sim_version = info.get("sim_version", episode.sim_version)
-        episode.real_time_factor = info.get("real_time_factor")
-        episode.frame_rate_hz = info.get("frame_rate_hz")
+        _apply_info(episode, session)
         snaps["start"] = session.snapshot()
         episode.sandbox = {"display": sandbox.display,  # type: ignore[attr-defined]
                            "pids": {n: p.pid for n, p in provider.procs.procs} if getattr(provider, "procs", None) else {}}
@@ -267,6 +264,8 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
         if frames is not None:
             frames.stop()
         if session is not None:
+            if status not in ("sim_crashed",):
+                _apply_info(episode, session)  # end-of-episode rates (frame rate, real-time factor)
             try:
                 if session.alive():
                     snaps["end"] = session.snapshot()
@@ -299,6 +298,21 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
     write_manifest(path)
     return TrialResult(trial, path, status, detail, score, sim_t, port.n_actions if port else 0,
                        list(frames.saved) if frames else [])
+
+
+def _apply_info(episode: EpisodeInfo, session: SimSession) -> None:
+    try:
+        info = session.info()
+    except Exception as exc:  # facts for episode.json are not worth ending the episode
+        info = {"info_error": str(exc)}
+    episode.sim_info = info  # type: ignore[attr-defined]
+    version = info.get("sim_version") or info.get(f"{session.sim_name}_version") or info.get("version")
+    if version is not None:
+        episode.sim_version = str(version)
+    for key, field_ in (("real_time_factor", "real_time_factor"), ("frame_rate_hz", "frame_rate_hz"),
+                        ("frame_rate", "frame_rate_hz")):
+        if isinstance(info.get(key), (int, float)):
+            setattr(episode, field_, float(info[key]))
 
 
 def _make_recorder(session: SimSession, writer: BundleWriter) -> Any:

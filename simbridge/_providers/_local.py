@@ -41,9 +41,12 @@ class LocalProvider(Provider):
         env = {k: v for k, v in os.environ.items() if k not in _SCRUB}
         env.update(DISPLAY=display, SDL_AUDIODRIVER="dummy", SDL_VIDEODRIVER="x11")
 
-        def spawn(cmd: list[str], *, env: dict[str, str] | None = None, **kw: Any) -> Any:
+        def spawn(cmd: list[str], env: dict[str, str] | None = None, **kw: Any) -> Any:
+            """Start `cmd` on the sandbox display; `env` adds to (overrides) the sandbox environment."""
             assert self.procs is not None
-            return self.procs.spawn(cmd, env={**base_env, **(env or {})}, **kw)
+            merged = {**base_env, **(env or {})}
+            merged["DISPLAY"] = base_env["DISPLAY"]  # never the host's display
+            return self.procs.spawn(cmd, env=merged, **kw)
 
         base_env = env
         self.sandbox = Sandbox(display=display, env=env, workdir=str(workdir), host_addr="127.0.0.1",

@@ -278,6 +278,7 @@ class ParkingParams(Params):
     offset_full_m: float = 0.3
     heading_tol_deg: float = 5.0
     attempt_radius_m: float = 5.0
+    parked_speed_kmh: float = 1.0
     collision_window_s: float = COLLISION_WINDOW_S
     collision_radius_m: float = COLLISION_RADIUS_M
 
@@ -294,7 +295,7 @@ def footprint_xy(x: float, y: float, yaw_deg: float, length_m: float, width_m: f
           components=("inside_space", "centre_offset", "heading", "no_contact"))
 def carla_parking(ctx: VerifyContext) -> str:
     """Final ego transform (last sample) against the bay: all four corners of the vehicle's
-    footprint inside the bay polygon; centre offset = distance between the vehicle's and the
+    footprint inside the bay polygon, with the car at rest if its speed was recorded; centre offset = distance between the vehicle's and the
     bay's centres, credited linearly from `offset_zero_m` to `offset_full_m`; heading error
     against the bay heading; any contact (merged) loses the contact item. Heading and contact
     are credited only when the car ends within `attempt_radius_m` of the bay centre: a car
@@ -318,9 +319,14 @@ def carla_parking(ctx: VerifyContext) -> str:
     poly = np.asarray(bay.points_xy_m, dtype=float)
     corners = footprint_xy(fx, fy, fyaw, p.vehicle_length_m, p.vehicle_width_m)
     inside = P.points_in_polygon(corners[:, 0], corners[:, 1], poly)
-    ctx.component("inside_space", bool(inside.all()), measured=int(inside.sum()),
-                  tolerance="4 of 4 footprint corners inside the bay", window=(float(t[i]), float(t[i])),
-                  explanation=f"final pose x={fx:.2f} y={fy:.2f} yaw={fyaw:.1f}°")
+    v = ctx.opt("speed_kmh")
+    v_end = float(v[i]) if v is not None and np.isfinite(v[i]) else 0.0
+    rolling = abs(v_end) > p.parked_speed_kmh
+    ctx.component("inside_space", bool(inside.all()) and not rolling, measured=int(inside.sum()),
+                  tolerance=f"4 of 4 footprint corners inside the bay, at rest (≤ {p.parked_speed_kmh:g} km/h)",
+                  window=(float(t[i]), float(t[i])),
+                  explanation=f"final pose x={fx:.2f} y={fy:.2f} yaw={fyaw:.1f}°"
+                  + (f", still moving at {v_end:.1f} km/h" if rolling else ""))
     cx, cy = poly.mean(axis=0)
     off = float(math.hypot(fx - cx, fy - cy))
     ctx.component("centre_offset", P.linear_credit(off, p.offset_zero_m, p.offset_full_m), measured=round(off, 3),

@@ -70,6 +70,16 @@ def test_staying_at_the_spawn_point_earns_nothing(tmp_path):
     assert s.score == 0.0 and s.status == "scored"
 
 
+def test_rolling_through_the_bay_is_not_parked(tmp_path):
+    # the recording ends as the car passes the bay centre at 10.8 km/h (30 m in 10 s, no
+    # standstill): not inside (0); offset 0 → 0.40; heading 0.15; no contact 0.15 → 0.70
+    cols = park(20.0, START, (*CENTRE, 0.0), still_s=0.0)
+    cols["speed_kmh"] = np.full_like(cols["t"], 10.8)
+    s = score(tmp_path, cols)
+    assert "still moving" in comp(s, "inside_space").explanation
+    assert s.score == pytest.approx(0.70)
+
+
 def test_facing_backwards_fails_heading(tmp_path):
     s = score(tmp_path, park(20.0, START, (*CENTRE, 180.0)))
     assert comp(s, "heading").earned == 0 and comp(s, "heading").measured == pytest.approx(180.0)

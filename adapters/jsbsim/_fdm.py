@@ -139,7 +139,7 @@ class FlightModel:
             c.avionics = int(bool(sc.avionics_on))
             if sc.avionics_on:
                 c.master_bat = 1
-        c.parking_brake = int(sc.on_ground and not sc.engine_running) or int(sc.cold_and_dark)
+        c.parking_brake = int(sc.on_ground)  # as FlightGear's c172p: parked with the brake set
         c.ap_on = int(sc.autopilot_on and self.has_autopilot)
         if not f.run_ic():
             raise RuntimeError("JSBSim rejected the initial conditions")

@@ -14,10 +14,12 @@ Window
 How to read each round gauge (all faces black, every needle pure white (255, 255, 255), 4 px
 wide, from the centre to 0.85 r; angles are clockwise from 12 o'clock):
     ASI   airspeed: angle = ASI_DEG_AT_0 + ias_kt * ASI_DEG_PER_KT (0..200 kt linear).
-    AI    attitude: sky (70, 130, 220) above, ground (150, 95, 40) below a boundary line through
-          (cx, cy + pitch_deg * AI_PX_PER_DEG_PITCH) tilted by -bank (right bank: the line's
-          right end goes up... i.e. the horizon rotates opposite to the bank, as in a real AI).
-          A fixed orange (255, 150, 0) aircraft symbol sits at the centre.
+    AI    attitude: sky (70, 130, 220) above, ground (150, 95, 40) below a white boundary line
+          through (cx, cy + pitch_deg * AI_PX_PER_DEG_PITCH), rotated counter-clockwise by the
+          bank angle (right bank: the line's right end is higher, as in a real AI), so
+          bank_deg = atan2(y_left - y_right, x_right - x_left) of two points on the line.
+          A fixed orange (255, 150, 0) aircraft symbol sits at the centre; the orange triangle
+          near the rim sits at clock angle -bank_deg.
     ALT   altimeter (indicated, Kollsman-corrected): long needle = hundreds
           (angle = (alt_ft % 1000) * 0.36), short needle (0.55 r, 6 px) = thousands
           (angle = (alt_ft % 10000) * 0.036). The Kollsman setting is printed in the window
@@ -210,8 +212,8 @@ XPDR_DIGITS = tuple(_r(770 + 30 * i, XPDR_ROW_Y + 6, 28, 38) for i in range(4))
 XPDR_MODE_BUTTONS = tuple(_r(900 + 56 * i, XPDR_ROW_Y + 12, 52, 26) for i in range(5))
 AP_BUTTONS = {"ap_on": _r(770, AP_ROW_Y + 10, 50, 28), "ap_hdg": _r(826, AP_ROW_Y + 10, 50, 28),
               "ap_nav": _r(882, AP_ROW_Y + 10, 50, 28), "ap_alt": _r(938, AP_ROW_Y + 10, 50, 28)}
-AP_HDG_DN = _r(1064, AP_ROW_Y + 10, 30, 28)
-AP_HDG_UP = _r(1098, AP_ROW_Y + 10, 30, 28)
+AP_HDG_DN = _r(1060, AP_ROW_Y + 10, 28, 28)
+AP_HDG_UP = _r(1092, AP_ROW_Y + 10, 28, 28)
 AP_ALT_DN = _r(1196, AP_ROW_Y + 10, 30, 28)
 AP_ALT_UP = _r(1230, AP_ROW_Y + 10, 30, 28)
 

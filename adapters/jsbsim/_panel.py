@@ -118,7 +118,7 @@ class Panel:
         for rect, name in ((L.THROTTLE, "THR"), (L.MIXTURE, "MIX"), (L.FLAPS, "FLAPS"), (L.TRIM, "TRIM")):
             x, y, w, h = rect
             pygame.draw.rect(s, (20, 20, 20), (x + w // 2 - 3, y, 6, h))
-            self._blit_centred(s, self.text(name, self.f11, DIM), x + w // 2, y - 14)
+            self._blit_centred(s, self.text(name, self.f11, DIM), x + w // 2, y - 16)
         for i, lbl in enumerate(("UP", "10", "20", "F")):
             self._blit_centred(s, self.text(lbl, self.f11, DIM), L.FLAPS[0] - 1, L.FLAP_DETENT_Y[i])
         for rect, lbl in ((L.OBS_MINUS, "OBS-"), (L.OBS_PLUS, "OBS+"), (L.BARO_MINUS, "BARO-"), (L.BARO_PLUS, "BARO+")):
@@ -301,9 +301,9 @@ class Panel:
                 self._button(s, rect, {"ap_on": "AP", "ap_hdg": "HDG", "ap_nav": "NAV", "ap_alt": "ALT"}[name],
                              (40, 150, 60) if lit else BUTTON)
             x, y, w, h = L.AP_HDG_DN
-            s.blit(self.text(f"HDG {c.ap_hdg_bug_deg:03.0f}", self.f13), (x - 66, y + 6))
+            s.blit(self.text(f"HDG {c.ap_hdg_bug_deg:03.0f}", self.f13), (x - 62, y + 6))
             x, y, w, h = L.AP_ALT_DN
-            s.blit(self.text(f"ALT {c.ap_alt_target_ft:5.0f}", self.f13), (x - 76, y + 6))
+            s.blit(self.text(f"ALT{c.ap_alt_target_ft:5.0f}", self.f13), (x - 68, y + 6))
 
     def draw_readout(self, s, text: str) -> None:
         pygame.draw.rect(s, (0, 0, 0), pygame.Rect(L.READOUT))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pygame
 
 from simbridge.adapters.jsbsim import _layout as L
@@ -21,6 +22,7 @@ MARKING = (235, 235, 235)
 GRID = (135, 88, 38)
 GRID_SPACING_M = 400.0
 GRID_EXTENT_M = 4000.0
+MARKING_RANGE_M = 3000.0  # markings farther than this are below a pixel: skipped
 
 
 def _rotation(psi_deg: float, theta_deg: float, phi_deg: float) -> list[list[float]]:
@@ -66,6 +68,11 @@ class OutsideView:
                     c = k * hw / 4.0
                     polys.append(quad(end_s, end_s + sign * 30.0, c - hw / 14, c + hw / 14))
             self._runways.append(polys)
+        quads = [q for polys in self._runways for q in polys]
+        kinds = [0 if i == 0 else 1 for polys in self._runways for i, _ in enumerate(polys)]
+        order = np.argsort(kinds, kind="stable")  # surfaces first, markings on top
+        self._quads = np.array(quads, dtype=float).reshape(-1, 4, 2)[order]
+        self._kinds = np.array(kinds)[order]
 
     def draw(self, surf: pygame.Surface, lat: float, lon: float, alt_ft: float,
              psi_deg: float, theta_deg: float, phi_deg: float) -> None:
@@ -84,38 +91,65 @@ class OutsideView:
         e0, n0 = to_local_m(lat, lon, *self._ref)
         h_m = max(0.3, (alt_ft + EYE_ABOVE_CG_FT - self._elev_ft) * 0.3048)
 
-        def project(poly: list[tuple[float, float]]) -> list[tuple[float, float]]:
-            cam = []
-            for e, n in poly:
-                dn, de, dd = n - n0, e - e0, h_m
-                cam.append((R[0][0] * dn + R[0][1] * de + R[0][2] * dd,
-                            R[1][0] * dn + R[1][1] * de + R[1][2] * dd,
-                            R[2][0] * dn + R[2][1] * de + R[2][2] * dd))
-            cam = _clip_near(cam)
-            return [(cx + f * y / x, cy + f * z / x) for x, y, z in cam]
-
         old_clip = surf.get_clip()
         surf.set_clip(self._rect)
+        Rm = np.array(R)
         # motion cue: a coarse grid of field boundaries around the aircraft
         g0e = math.floor(e0 / GRID_SPACING_M) * GRID_SPACING_M
         g0n = math.floor(n0 / GRID_SPACING_M) * GRID_SPACING_M
         k = int(GRID_EXTENT_M / GRID_SPACING_M)
-        for i in range(-k, k + 1):
-            for line in (((g0e + i * GRID_SPACING_M, g0n - GRID_EXTENT_M), (g0e + i * GRID_SPACING_M, g0n + GRID_EXTENT_M)),
-                         ((g0e - GRID_EXTENT_M, g0n + i * GRID_SPACING_M), (g0e + GRID_EXTENT_M, g0n + i * GRID_SPACING_M))):
-                pts = project([line[0], line[1], line[1]])
-                if len(pts) >= 2:
-                    pygame.draw.line(surf, GRID, pts[0], pts[1], 1)
-        for polys in self._runways:
-            for i, poly in enumerate(polys):
-                pts = project(poly)
-                if len(pts) >= 3 and _on_screen(pts):
-                    pygame.draw.polygon(surf, RUNWAY if i == 0 else MARKING, pts)
+        offs = np.arange(-k, k + 1) * GRID_SPACING_M
+        lines = np.concatenate([
+            np.stack([np.stack([g0e + offs, np.full_like(offs, g0n - GRID_EXTENT_M)], 1),
+                      np.stack([g0e + offs, np.full_like(offs, g0n + GRID_EXTENT_M)], 1)], 1),
+            np.stack([np.stack([np.full_like(offs, g0e - GRID_EXTENT_M), g0n + offs], 1),
+                      np.stack([np.full_like(offs, g0e + GRID_EXTENT_M), g0n + offs], 1)], 1)])
+        for seg in self._project(lines, Rm, e0, n0, h_m, closed=False):
+            pygame.draw.line(surf, GRID, seg[0], seg[1], 1)
+        kinds = self._kinds
+        for i, pts in self._project(self._quads, Rm, e0, n0, h_m, closed=True, with_index=True):
+            pygame.draw.polygon(surf, RUNWAY if kinds[i] == 0 else MARKING, pts)
         surf.set_clip(old_clip)
         # fixed aircraft reference (boresight) marks
         pygame.draw.line(surf, L.SYMBOL, (cx - 40, cy), (cx - 12, cy), 3)
         pygame.draw.line(surf, L.SYMBOL, (cx + 12, cy), (cx + 40, cy), 3)
         pygame.draw.circle(surf, L.SYMBOL, (cx, cy), 3)
+
+
+    def _project(self, polys: np.ndarray, R: np.ndarray, e0: float, n0: float, h_m: float, *,
+                 closed: bool, with_index: bool = False):
+        """Screen polygons (or segments) of world polygons given as east/north metres (P, V, 2).
+
+        Vectorised: polygons wholly in front of the camera are projected in one go; the few
+        that cross the near plane are clipped one by one.
+        """
+        ned = np.stack([polys[..., 1] - n0, polys[..., 0] - e0, np.full(polys.shape[:2], h_m)], -1)
+        cam = ned @ R.T  # (P, V, 3): x forward, y right, z down
+        x = cam[..., 0]
+        front = x >= NEAR_M
+        all_front = front.all(1)
+        some_front = front.any(1)
+        if with_index:
+            near_enough = x.min(1) < MARKING_RANGE_M
+            some_front &= near_enough | (self._kinds == 0)
+        cx, cy = L.VIEW_CENTRE
+        f = L.FOCAL_PX
+        with np.errstate(divide="ignore", invalid="ignore"):
+            u = cx + f * cam[..., 1] / x
+            v = cy + f * cam[..., 2] / x
+        x0, y0, w, h = L.VIEW
+        visible = (u.max(1) >= x0) & (u.min(1) <= x0 + w) & (v.max(1) >= y0) & (v.min(1) <= y0 + h)
+        for i in np.nonzero(some_front)[0]:
+            if all_front[i]:
+                if not visible[i]:
+                    continue
+                pts = list(zip(u[i].tolist(), v[i].tolist()))
+            else:
+                clipped = _clip_near([tuple(p) for p in cam[i].tolist()], closed)
+                pts = [(cx + f * yy / xx, cy + f * zz / xx) for xx, yy, zz in clipped]
+                if len(pts) < (3 if closed else 2) or not _on_screen(pts):
+                    continue
+            yield (int(i), pts) if with_index else pts
 
 
 def _on_screen(pts: list[tuple[float, float]]) -> bool:
@@ -126,10 +160,10 @@ def _on_screen(pts: list[tuple[float, float]]) -> bool:
         max(abs(v) for v in xs + ys) < 1e6
 
 
-def _clip_near(poly: list[tuple[float, float, float]]) -> list[tuple[float, float, float]]:
+def _clip_near(poly: list[tuple[float, float, float]], closed: bool = True) -> list[tuple[float, float, float]]:
     out = []
     n = len(poly)
-    for i in range(n):
+    for i in range(n if closed else n - 1):
         p, q = poly[i], poly[(i + 1) % n]
         pin, qin = p[0] >= NEAR_M, q[0] >= NEAR_M
         if pin:

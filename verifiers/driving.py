@@ -125,6 +125,13 @@ def route_progress(t: np.ndarray, x: np.ndarray, y: np.ndarray, route_xy: Sequen
 # --------------------------------------------------------------------------- events
 
 
+def _as_float(v: object) -> float:
+    try:
+        return float(v)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return math.nan
+
+
 def _ego_xy_at(ctx: VerifyContext, t: float) -> tuple[float, float]:
     x, y = ctx.opt("x_m"), ctx.opt("y_m")
     if x is None or y is None:
@@ -144,7 +151,7 @@ def merge_collisions(ctx: VerifyContext, events: Sequence[Event], *, window_s: f
     kept: list[Event] = []
     last_t, last_id, last_xy = -math.inf, None, None
     for e in sorted(events, key=lambda e: e.t):  # one iteration per event, not per sample
-        xy = (float(e.data.get("x_m", math.nan)), float(e.data.get("y_m", math.nan)))
+        xy = (_as_float(e.data.get("x_m")), _as_float(e.data.get("y_m")))
         if not all(map(math.isfinite, xy)):
             xy = _ego_xy_at(ctx, e.t)
         if last_xy is not None and x is not None and y is not None:

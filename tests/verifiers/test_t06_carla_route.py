@@ -81,7 +81,7 @@ def test_collision_repeats_merge_and_cost_the_item(tmp_path):
     # three contacts with the same car within 1 s, and one with a static prop 20 s later, 200 m
     # further on: CollisionTest counts 2
     ev = [{"t": 5.0 + 0.5 * i, "kind": "collision", "data": {"other_kind": "vehicle", "other_id": 7}} for i in range(3)]
-    ev.append({"t": 25.0, "kind": "collision", "data": {"other_kind": "static", "other_id": None}})
+    ev.append({"t": 25.0, "kind": "collision", "data": {"other_kind": "static", "other_id": None, "x_m": None}})
     s = score(tmp_path, full_drive(), ev)
     assert comp(s, "no_collision").measured == 2
     assert s.score == pytest.approx(0.8)

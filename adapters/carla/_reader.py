@@ -566,6 +566,7 @@ def read_recording(
         fixed = rec_size > 0
         count = np.where(size >= 2, u16_at[np.minimum(pos + 5, len(buf) - 2)].astype(np.int64), -1)
         bad |= fixed & ((size < 2) | (size != 2 + count * rec_size))
+        bad |= _COUNTED[np.minimum(meaning, 255)] & (size < 2)
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
             _raise_structural(spath, buf, base, packets[k], int(meaning[k]), int(size[k]), int(fidx[k]))
@@ -693,6 +694,9 @@ def read_recording(
                      trigger, boxes, packet_counts, unknown, layout)
 
 
+#: variable-size packets that start with a u16 record count
+_COUNTED = np.zeros(256, bool)
+_COUNTED[[PacketId.EVENT_ADD, PacketId.PHYSICS_CONTROL, PacketId.WALKER_BONES, PacketId.ANIM_VEHICLE_WHEELS]] = True
 _ITEMSIZE = np.zeros(256, np.int64)
 for _pid, _dt in RECORD_DTYPES.items():
     _ITEMSIZE[int(_pid)] = _dt.itemsize
@@ -708,6 +712,9 @@ def _raise_structural(path: str, buf: bytes, base: int, p: int, meaning: int, si
     if meaning in SCALAR_DTYPES:
         raise RecorderFormatError(path, base + p, f"{PacketId(meaning).name} has {size} bytes, "
                                                   f"expected {SCALAR_DTYPES[meaning].itemsize}")
+    if meaning not in RECORD_DTYPES:
+        raise RecorderFormatError(path, base + p, f"{PacketId(meaning).name} has {size} bytes, "
+                                                  "too short for its record count")
     _fixed(_Cursor(buf, p + 5, p + 5 + size, path, base), meaning)  # raises, naming the packet
     raise RecorderFormatError(path, base + p, f"packet id {buf[p]} is malformed")
 

@@ -291,3 +291,9 @@ def test_traffic_light_fast_path_equals_the_general_path(monkeypatch):
     for k in fast.traffic_lights:
         assert np.array_equal(fast.traffic_lights[k], general.traffic_lights[k])
     assert sum(v.size for v in fast.traffic_lights.values()) > 36  # some lights do change
+
+
+def test_counted_packet_without_its_count_is_an_error(tmp_path):
+    data = rs.recording([[rs.packet(2, b"\x01")]])
+    with pytest.raises(RecorderFormatError, match="EVENT_ADD has 1 bytes, too short for its record count"):
+        read_recording(_write(tmp_path, data))

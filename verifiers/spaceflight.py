@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from simbridge._errors import Unscorable
 from simbridge.adapters.ksp.orbit import Orbit
 from simbridge.verifiers import primitives as P
 from simbridge.verifiers._registry import Params, VerifyContext, verifier
@@ -35,7 +36,12 @@ def ksp_orbit(ctx: VerifyContext) -> str:
         for n in names:
             ctx.component(n, 0.0, explanation="vessel not intact: absent from the final save (destroyed or recovered)")
         return "vessel not intact"
-    alts = [float(v.get("alt_m", math.nan))]
+    if not isinstance(v, dict):
+        raise Unscorable("snapshot end.ksp_vessel is not an object")
+    try:
+        alts = [float(v.get("alt_m", math.nan))]
+    except (TypeError, ValueError):
+        alts = [math.nan]
     sig = ctx.opt("alt_m")
     if sig is not None:
         alts.append(float(np.nanmax(sig)))
@@ -44,7 +50,10 @@ def ksp_orbit(ctx: VerifyContext) -> str:
     ctx.component("reach_space", (math.isfinite(top) and top >= p.space_alt_m) or in_orbit,
                   measured=round(top, 0) if math.isfinite(top) else None, tolerance=f"≥ {p.space_alt_m / 1000:g} km",
                   explanation=f"situation {v.get('situation')}")
-    orb = Orbit(sma_m=float(v["sma_m"]), ecc=float(v["ecc"]), ref=int(v["ref"]))
+    try:
+        orb = Orbit(sma_m=float(v["sma_m"]), ecc=float(v["ecc"]), ref=int(v["ref"]))
+    except (KeyError, TypeError, ValueError, OverflowError):
+        raise Unscorable("snapshot end.ksp_vessel has no usable orbit (sma_m, ecc, ref)") from None
     around = orb.ref == p.body_ref
     stable = around and orb.closed and orb.pe_alt_m > p.stable_pe_alt_m
     ap = orb.ap_alt_m

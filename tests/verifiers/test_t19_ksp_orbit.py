@@ -85,3 +85,10 @@ def test_missing_snapshot_is_unscored(tmp_path):
     b = make_bundle(tmp_path, "T19", {"t": [0.0], "alt_m": [80000.0]})
     s = score_bundle(read_bundle(b), TASK)
     assert s.status == "unscored" and "ksp_vessel" in s.reason
+
+
+def test_snapshot_without_orbit_is_unscored(tmp_path):
+    b = make_bundle(tmp_path, "T19", {"t": [0.0], "alt_m": [80000.0]},
+                    snapshots={"end": {"ksp_vessel": {"name": "SB Two-Stage", "situation": "ORBITING"}}})
+    s = score_bundle(read_bundle(b), TASK)
+    assert s.status == "unscored" and "no usable orbit" in s.reason

@@ -96,7 +96,10 @@ class FmsProbeClient:
 
     def snapshot(self) -> dict[str, Any]:
         entries, dest = self.legs()
+        airports = [e.ident for e in entries if e.nav_type == 1]
         return {"legs": [asdict(e) | {"kind": e.kind} for e in entries], "destination_index": dest,
+                "origin": airports[0] if airports else None,
+                "destination": airports[-1] if len(airports) > 1 else None,
                 "source": "XPLMNavigation via simbridge FMS plugin"}
 
     def close(self) -> None:

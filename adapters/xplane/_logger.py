@@ -30,10 +30,12 @@ class RrefLogger:
     def signals(self) -> list[str]:
         return [r.signal for r in self.rows]
 
-    def start(self, *, ready_timeout_s: float = 10.0) -> None:
+    def start(self, *, ready_timeout_s: float = 10.0, require_data: bool = True) -> None:
         """Subscribe and wait for the first packet (raises HarnessError if none arrives)."""
         self.udp.subscribe(self.datarefs, self.hz)
         self.udp.start_reader()
+        if not require_data:
+            return
         deadline = time.monotonic() + ready_timeout_s
         while self.udp.packets_received == 0:
             if time.monotonic() > deadline:

@@ -83,7 +83,9 @@ class XPlaneSession(SimSession):
         self.udp = UdpClient(host, o["udp_port"])
         rows = _mapping.select(self.plan.signals)
         self.logger = RrefLogger(self.udp, rows, hz=o["hz"])
-        self.logger.start(ready_timeout_s=o["ready_timeout_s"])
+        # with no flight to start (T08: the agent starts it) the stream may begin later
+        self.logger.start(ready_timeout_s=o["ready_timeout_s"], require_data=self.plan.flight is not None)
+        self._install_dir = o["install_dir"]
         self._info.update(sample_rate_hz=o["hz"], clock=_mapping.CLOCK_DATAREF,
                           injections=[vars(i) for i in self.plan.injections])
 
@@ -143,10 +145,25 @@ class XPlaneSession(SimSession):
                 out["fms"] = self.fms.snapshot()
             except HarnessError as exc:
                 out["fms"] = {"error": str(exc)}
+        out["airport"] = self._airport(out.get("position") or {})
         if self.plan is not None and self.plan.injections:
+            out["failure_agl_ft"] = round(self.plan.injections[0].agl_ft, 1)
             out["failure_schedule"] = [{"system": i.system, "trigger_agl_ft": round(i.agl_ft, 1),
                                         "injected_at_t": i.injected_at_t} for i in self.plan.injections]
         return out
+
+    def _airport(self, pos: dict[str, Any]) -> str | None:
+        """Nearest airport from the install's apt.dat, else the airport the harness started at."""
+        from simbridge.adapters.xplane._airports import find_apt_dat, nearest_airport
+
+        apt = find_apt_dat(self._install_dir) if getattr(self, "_install_dir", None) else None
+        if apt is not None and pos.get("lat_deg") is not None:
+            return nearest_airport(apt, pos["lat_deg"], pos["lon_deg"])
+        flight = self.plan.flight if self.plan else None
+        for key in ("runway_start", "ramp_start"):
+            if flight and key in flight:
+                return flight[key].get("airport_id")
+        return None
 
     def sim_time(self) -> float:
         return self.logger.assembler.t_sim if self.logger else 0.0
@@ -157,7 +174,9 @@ class XPlaneSession(SimSession):
         if self._proc is not None and self._proc.poll() is not None:
             return False
         last = self.udp.last_packet_mono
-        return last is not None and time.monotonic() - last < self.opts["stale_after_s"]
+        if last is None:  # nothing yet: fine only while waiting for the agent to start the flight
+            return self.plan is not None and self.plan.flight is None
+        return time.monotonic() - last < self.opts["stale_after_s"]
 
     def set_paused(self, paused: bool) -> None:
         if self.udp is None:

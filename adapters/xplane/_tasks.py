@@ -117,7 +117,7 @@ def flight_init(task: "TaskSpec") -> dict[str, Any]:
         flight["lle_ground_start"] = {"latitude": pt[0], "longitude": pt[1], "heading_true": ist.heading_deg or 0.0}
     elif ist.airport:
         ramp: dict[str, Any] = {"airport_id": ist.airport}
-        if ist.parking:
+        if ist.parking and "any" not in ist.parking.lower():  # "gate (any terminal gate)": X-Plane's default ramp
             ramp["ramp"] = ist.parking  # UNCONFIRMED field name
         flight["ramp_start"] = ramp
     elif ist.position is not None:
@@ -149,7 +149,12 @@ def plan_task(task: "TaskSpec", seed: int | None = None) -> TaskPlan:
     base_id = task.id.split("@")[0]
     signals = [s for s in dict.fromkeys([*BASE_SIGNALS, *task.signals]) if s in TABLE]
     missing = [s for s in task.signals if s not in TABLE]
-    plan = TaskPlan(task.id, flight_init(task), signals, ["position", "radios", "aircraft"])
+    ist = task.initial_state
+    starts = ist.airport or ist.runway or ist.helipad or ist.position
+    flight = flight_init(task) if starts else None
+    plan = TaskPlan(task.id, flight, signals, ["position", "radios", "aircraft"])
+    if flight is None:
+        plan.notes.append("no start location: the agent starts the flight through X-Plane's screens")
     if missing:
         plan.notes.append(f"no X-Plane mapping for {missing}; those columns stay empty")
     failures = list(task.initial_state.failures)

@@ -98,3 +98,43 @@ def test_helipad_start_uses_the_pad_position():
     f = flight_init(t12)
     assert f["aircraft"]["path"] == AIRCRAFT_PATHS["r22"]
     assert f["lle_ground_start"]["latitude"] == pytest.approx(47.43117533)
+
+
+# --------------------------------------------------------------------------- the catalog's own X-Plane tasks
+
+def test_catalog_t08_starts_no_flight():
+    plan = plan_task(load_task("T08"))
+    assert plan.flight is None and "agent starts the flight" in plan.notes[0]
+    assert {"time", "weather", "failures", "aircraft"} <= set(plan.snapshot_groups)
+
+
+def test_catalog_t11_engine_failure_from_the_yaml():
+    plan = plan_task(load_task("T11"), seed=0)
+    assert len(plan.injections) == 1 and plan.injections[0].drawn_from == (400, 1200)
+    assert plan.flight["runway_start"] == {"airport_id": "KHAF", "runway": "30"}
+
+
+def test_catalog_t12_r22_on_the_helipad():
+    f = flight_init(load_task("T12"))
+    assert f["aircraft"]["path"] == AIRCRAFT_PATHS["r22"]
+    assert f["lle_ground_start"] == {"latitude": 37.6955795, "longitude": -121.82042912, "heading_true": 90.6}
+
+
+def test_catalog_t20_737_at_a_ksea_gate():
+    plan = plan_task(load_task("T20"))
+    assert plan.flight["aircraft"]["path"] == AIRCRAFT_PATHS["b738"]
+    assert plan.flight["ramp_start"] == {"airport_id": "KSEA"}
+    assert plan.flight["engine_status"] == {"all_engines": {"running": False}}
+    assert "fms" in plan.snapshot_groups and "autopilot" in plan.snapshot_groups
+
+
+def test_nearest_airport_from_apt_dat(tmp_path):
+    from simbridge.adapters.xplane._airports import nearest_airport
+
+    apt = tmp_path / "apt.dat"
+    apt.write_text("I\n1100 Version\n\n1 20 1 0 KBOS Logan\n"
+                   "100 45.72 1 0 0.15 0 2 1 04L 42.35455 -71.01275 0 0 2 0 0 0 22R 42.37404 -70.99850 0 0 2 0 0 0\n"
+                   "17 10 0 0 H1X Pad\n102 H1 42.40000 -71.00000 0 10 10 1 0 0 0 0\n99\n")
+    assert nearest_airport(apt, 42.3741, -70.9986) == "KBOS"
+    assert nearest_airport(apt, 42.4001, -71.0001) == "H1X"
+    assert nearest_airport(apt, 10.0, 10.0) is None

@@ -114,36 +114,64 @@ def test_t11_engine_failure_injected_at_the_drawn_height(tmp_path):
     assert ev.data["trigger_agl_ft"] == round(target, 1)
     assert target <= ev.data["agl_ft"] < target + 30  # first sample at or above the height (0.2 s sim apart)
     assert ev.data["dataref"] == "sim/operation/failures/rel_engfai0" and failed == 6.0
-    assert snap["failures"]["engine"]["mode"] == "inoperative"
+    assert snap["failures"][1]["system"] == "engine" and snap["failures"][1]["failed"] is True
     assert snap["failure_schedule"][0]["injected_at_t"] == ev.t_sim
+    assert snap["failure_agl_ft"] == round(target, 1)
 
 
-def test_t08_snapshot_reads_time_weather_and_failure(tmp_path):
-    from simbridge._task import TimeSpec
+def test_t08_snapshot_has_the_keys_the_verifier_reads(tmp_path):
+    """T08: the agent starts the flight, so the harness starts none; the snapshot is read after."""
+    from simbridge.verifiers import score_bundle
 
-    t08 = _variant("T02", id="T08")
-    t08.initial_state.time = TimeSpec(date="2026-12-21", local_time="16:30")
+    t08 = load_task("T08")
+    root = tmp_path / "xp"
+    (root / "Resources" / "plugins" / "XPlaneConnect").mkdir(parents=True)
+    apt = root / "Global Scenery" / "Global Airports" / "Earth nav data"
+    apt.mkdir(parents=True)
+    (apt / "apt.dat").write_text(
+        "I\n1100 Version\n\n"
+        "1     20 1 0 KBOS General Edward Lawrence Logan Intl\n"
+        "100 45.72 1 0 0.15 0 2 1 04L 42.35455 -71.01275 0 0 2 0 0 0 22R 42.37404 -70.99850 0 0 2 0 0 0\n"
+        "1     20 1 0 KSEA Seattle Tacoma Intl\n"
+        "100 45.72 1 0 0.15 0 2 1 16L 47.46380 -122.30775 0 0 2 0 0 0 34R 47.43118 -122.30804 0 0 2 0 0 0\n99\n")
     with XPlaneDouble() as d:
-        session = XPlaneSession(require_lockdown=False)
-        session.start(t08, _sandbox(tmp_path, d))
+        session = XPlaneSession()
+        session.start(t08, _sandbox(tmp_path, d, install_dir=str(root)))
         try:
+            assert d.flights == []  # nothing started by the harness
+            # what the agent would have set through X-Plane's screens, then started at KBOS 22R
+            d.reset_state(42.37404, -70.99850, 6.1, 215.0)
             d.d["sim/time/local_date_days"] = 354.0  # Dec 21 (0-based day of year)
             d.d["sim/time/local_time_sec"] = 16.5 * 3600
             d.d["sim/operation/failures/rel_vacuum"] = 4.0
             snap = session.snapshot()
+            assert session.info()["lockdown"]["ok"] is True
         finally:
             session.stop()
-    assert d.flights[0]["local_time"]["time_in_24_hours"] == 16.5
-    assert snap["time"]["month_day"] == "12-21" and snap["time"]["local_hhmm"] == "16:30"
+    assert snap["month_day"] == "12-21" and snap["local_hhmm"] == "16:30"
+    assert (snap["local_date_days"], snap["local_time_s"]) == (354.0, 16.5 * 3600)
     w = snap["weather"]
-    assert w["winds"][0]["dir_deg"] == 270.0 and w["winds"][0]["speed_kt"] == pytest.approx(15.0, abs=0.01)
-    assert w["clouds"][0]["base_msl_ft"] - w["field_elevation_ft"] == pytest.approx(1500.0, abs=0.5)
+    assert w["wind_layers"][0]["dir_degt"] == 270.0 and w["wind_layers"][0]["speed_kt"] == pytest.approx(15.0, abs=0.01)
+    assert w["cloud_layers"][0]["base_agl_ft"] == pytest.approx(1500.0, abs=0.5)
     assert w["visibility_sm"] == 5.0
-    assert snap["failures"]["vacuum_pump"]["mode"] == "exact_altitude_agl"
+    assert snap["failures"][0] == {"system": "vacuum_pump", "dataref": "sim/operation/failures/rel_vacuum", "mode_enum": 4,
+                                   "trigger": {"kind": "agl_ft", "value": None}, "failed": False}
+    assert (snap["airport"], snap["aircraft"]) == ("KBOS", "C172")
+    # the verifier reads these keys: everything but the failure's trigger value is judged from them
+    b_path = tmp_path / "b"
+    w_ = BundleWriter(b_path, EpisodeInfo(task_id="T08", sim="xplane"), [])
+    w_.sample(0.0, {})
+    w_.sample(1.0, {})
+    w_.snapshots({"start": snap, "end": snap})
+    w_.finish("completed")
+    score = score_bundle(read_bundle(b_path), t08)
+    got = {c.name: c.earned for c in score.components}
+    assert got["time_date"] == 1 and got["weather"] == 1 and got["airport_aircraft"] == 1, score
+    assert got["failure_scheduled"] == 0  # the 2,000 ft trigger value has no dataref source yet
 
 
 def test_t20_fms_legs_in_the_snapshot(tmp_path):
-    t20 = _variant("T02", id="T20")
+    t20 = load_task("T20")
     with XPlaneDouble() as d:
         d.fms_entries = [_fms.FmsEntry(0, 1, "KSEA", 0, 433, 47.45, -122.31), _fms.FmsEntry(1, 512, "SUMMA", 0, 11000, 47.0, -122.2)]
         session = XPlaneSession(require_lockdown=False)
@@ -154,6 +182,8 @@ def test_t20_fms_legs_in_the_snapshot(tmp_path):
             session.stop()
     assert [leg["ident"] for leg in snap["fms"]["legs"]] == ["KSEA", "SUMMA"]
     assert snap["fms"]["legs"][1]["alt_ft"] == 11000
+    assert snap["fms"]["origin"] == "KSEA" and snap["fms"]["destination"] is None
+    assert snap["afds"] == {"lnav": None, "vnav": None}  # the double has no 737 AFDS datarefs
 
 
 def test_pause_is_excluded_from_the_task_clock(tmp_path):

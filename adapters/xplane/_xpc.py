@@ -39,6 +39,9 @@ class XpcClient:
         self.transport.send(msg)
 
     def _request(self, msg: bytes, reply_tag: bytes) -> bytes:
+        # a late reply to an earlier, timed-out request must not be taken for this one
+        while self.transport.recv(0) is not None:
+            pass
         for _attempt in range(self.retries + 1):
             self._send(msg)
             deadline = time.monotonic() + self.timeout_s

@@ -241,7 +241,14 @@ class FlightGearProcess:
                     time.sleep(1.0)
                     continue
                 stage = "waiting for the flight model and scenery"
-            init, scenery = self.telnet.get_many(["/sim/signals/fdm-initialized", "/sim/sceneryloaded"])
+            try:
+                init, scenery = self.telnet.get_many(["/sim/signals/fdm-initialized", "/sim/sceneryloaded"])
+            except HarnessError:
+                # fgfs blocks its main loop while it loads (navcache, scenery): not an error
+                # before the deadline; reconnect so a late answer cannot desynchronise the stream
+                self.telnet.close()
+                self.telnet = None
+                continue
             if init == "true" and scenery == "true":
                 break
             time.sleep(1.0)

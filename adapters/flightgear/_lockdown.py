@@ -7,8 +7,10 @@ after the `--config` files are merged into the property tree:
 - `/sim/menubar/visibility=false` and the Debug menu (`menu[8]`: Nasal console, REPL,
   property browser) disabled.
 - Every keyboard binding (`/input/keyboard/key[n]`, all `binding[i]` in all `mod-*` branches)
-  outside `KEY_WHITELIST` is overwritten with the `null` command — the bindings are read from
-  `keyboard.xml` and the aircraft's keyboard file, so keys added there are nulled too.
+  outside `KEY_WHITELIST` is overwritten with the `null` command. The bindings are found in
+  `keyboard.xml` and in the aircraft's -set.xml with all its includes (the c172p pulls in
+  walker keys through `walker-include.xml`), and at least `MIN_NULLED` bindings per branch
+  are nulled so a source the parser missed cannot keep a live binding.
 - The HTTP server is not started at all (no `--httpd`), so `/json`, `/props`, `/run.cgi`,
   `/screenshot` and `/fg-home` do not exist; the URI handlers are emptied as well in case a
   later option turns it on.
@@ -53,7 +55,8 @@ TASK_EXTRA_KEYS: dict[str, dict[int, str]] = {
     "T15": {265: "F9 (c172p fuel and payload dialog)"},
 }
 
-KEYBOARD_FILES = ("keyboard.xml",)
+#: bindings nulled per key branch even where the parsed sources define fewer
+MIN_NULLED = 4
 
 
 def _count_bindings(elem: ET.Element, prefix: str, out: dict[str, int]) -> None:
@@ -65,39 +68,65 @@ def _count_bindings(elem: ET.Element, prefix: str, out: dict[str, int]) -> None:
             _count_bindings(child, f"{prefix}/{child.tag}" if prefix else child.tag, out)
 
 
-def keyboard_bindings(files: list[Path]) -> dict[int, dict[str, int]]:
-    """key code -> {branch ('' or 'mod-shift' or 'mod-shift/mod-ctrl'...): number of bindings}."""
+def _resolve(include: str, here: Path, fg_root: Path, aircraft_dir: Path) -> Path | None:
+    for base in (here.parent, aircraft_dir, fg_root):
+        p = base / include
+        if p.is_file():
+            return p
+    return None
+
+
+def _collect_keys(path: Path, at_keyboard: bool, fg_root: Path, aircraft_dir: Path,
+                  out: dict[int, dict[str, int]], seen: set[tuple[Path, bool]]) -> None:
+    """Keys defined in `path` and everything it includes. `at_keyboard`: the file's root is
+    mounted at /input/keyboard (it was included by a `<keyboard include=...>` element)."""
+    if (path, at_keyboard) in seen:
+        return
+    seen.add((path, at_keyboard))
+    try:
+        root = ET.parse(path).getroot()
+    except (ET.ParseError, OSError):
+        return
+
+    def walk(elem: ET.Element, in_keyboard: bool, parent_tag: str) -> None:
+        here_kb = in_keyboard or (elem.tag == "keyboard" and parent_tag == "input")
+        inc = elem.get("include")
+        if inc:
+            target = _resolve(inc, path, fg_root, aircraft_dir)
+            if target is not None:
+                _collect_keys(target, here_kb, fg_root, aircraft_dir, out, seen)
+        for child in elem:
+            if here_kb and child.tag == "key" and (child.get("n") or "").isdigit():
+                _count_bindings(child, "", out.setdefault(int(child.get("n")), {}))
+            else:
+                walk(child, False, elem.tag)
+
+    walk(root, at_keyboard, "")
+
+
+def aircraft_files(fg_root: Path, aircraft: str) -> list[Path]:
+    """fgdata's keyboard.xml and the aircraft's -set.xml (whose includes are followed)."""
+    files = [fg_root / "keyboard.xml"]
+    set_xml = fg_root / "Aircraft" / aircraft.split("-")[0] / f"{aircraft}-set.xml"
+    if set_xml.exists():
+        files.append(set_xml)
+    return files
+
+
+def keyboard_bindings(fg_root: Path, aircraft: str) -> dict[int, dict[str, int]]:
+    """key code -> {branch ('' or 'mod-shift' or 'mod-shift/mod-ctrl'...): number of bindings},
+    from keyboard.xml and every `input/keyboard/key` the aircraft's -set.xml includes."""
     keys: dict[int, dict[str, int]] = {}
-    for f in files:
-        root = ET.parse(f).getroot()
-        for key in root.iter("key"):
-            n = key.get("n")
-            if n is None or not n.isdigit():
-                continue
-            _count_bindings(key, "", keys.setdefault(int(n), {}))
+    seen: set[tuple[Path, bool]] = set()
+    aircraft_dir = fg_root / "Aircraft" / aircraft.split("-")[0]
+    for f in aircraft_files(fg_root, aircraft):
+        _collect_keys(f, f.name == "keyboard.xml", fg_root, aircraft_dir, keys, seen)
     return keys
-
-
-def aircraft_keyboard_files(fg_root: Path, aircraft: str) -> list[Path]:
-    """The aircraft's keyboard file(s), found by their `<keyboard include=...>` in its XML."""
-    folder = fg_root / "Aircraft" / aircraft.split("-")[0]
-    found = []
-    for xml in sorted(folder.glob("*.xml")):
-        try:
-            text = xml.read_text(errors="replace")
-        except OSError:
-            continue
-        for part in text.split("<keyboard include=\"")[1:]:
-            inc = folder / part.split("\"", 1)[0]
-            if inc.exists() and inc not in found:
-                found.append(inc)
-    return found
 
 
 def render_lockdown(fg_root: Path, aircraft: str, allowed: dict[int, str]) -> str:
     """The `--config` XML: menubar hidden, HTTP handlers emptied, non-whitelisted keys nulled."""
-    files = [fg_root / f for f in KEYBOARD_FILES] + aircraft_keyboard_files(fg_root, aircraft)
-    keys = keyboard_bindings(files)
+    keys = keyboard_bindings(fg_root, aircraft)
     out = [
         '<?xml version="1.0"?>',
         "<!-- simbridge lockdown: generated; see adapters/flightgear/_lockdown.py -->",
@@ -116,13 +145,15 @@ def render_lockdown(fg_root: Path, aircraft: str, allowed: dict[int, str]) -> st
     for code in sorted(keys):
         if code in allowed:
             continue
+        branches = dict(keys[code])
+        for branch in ("", "mod-up"):  # a source the parser missed cannot keep a live binding
+            branches[branch] = max(branches.get(branch, 0), MIN_NULLED)
         body = []
-        for branch, count in sorted(keys[code].items()):
+        for branch, count in sorted(branches.items()):
             bindings = "".join(f'<binding n="{i}"><command>null</command></binding>' for i in range(count))
             if branch:
-                opens = "".join(f"<{b}>" for b in branch.split("/"))
-                closes = "".join(f"</{b}>" for b in reversed(branch.split("/")))
-                body.append(opens + bindings + closes)
+                parts = branch.split("/")
+                body.append("".join(f"<{b}>" for b in parts) + bindings + "".join(f"</{b}>" for b in reversed(parts)))
             else:
                 body.append(bindings)
         out.append(f'   <key n="{code}">' + "".join(body) + "</key>")
@@ -137,5 +168,4 @@ PROP_OVERRIDES: tuple[str, ...] = (
 
 
 def nulled_keys(fg_root: Path, aircraft: str, allowed: dict[int, str]) -> list[int]:
-    files = [fg_root / f for f in KEYBOARD_FILES] + aircraft_keyboard_files(fg_root, aircraft)
-    return sorted(k for k in keyboard_bindings(files) if k not in allowed)
+    return sorted(k for k in keyboard_bindings(fg_root, aircraft) if k not in allowed)

@@ -48,7 +48,9 @@ def _weather(raw: Raw) -> dict[str, Any]:
     clouds = []
     for t, cov, base, top in zip(raw.get("sim/weather/region/cloud_type", []), raw.get("sim/weather/region/cloud_coverage_percent", []),
                                  raw.get("sim/weather/region/cloud_base_msl_m", []), raw.get("sim/weather/region/cloud_tops_msl_m", [])):
-        layer = {"type": int(t), "coverage_pct": cov, "base_msl_ft": base * FT_PER_M, "tops_msl_ft": top * FT_PER_M}
+        # despite its name the dataref is a 0..1 ratio (as X-Plane 12 weather plugins use it)
+        layer = {"type": int(t), "coverage": cov / 100 if cov > 1 else cov,
+                 "base_msl_ft": base * FT_PER_M, "tops_msl_ft": top * FT_PER_M}
         if ground_ft is not None:
             layer["base_agl_ft"] = layer["base_msl_ft"] - ground_ft
         clouds.append(layer)

@@ -181,7 +181,7 @@ class XPlaneDouble:
                 "sim/weather/region/wind_altitude_msl_m": [500.0, 1500.0, 3000.0],
                 "sim/weather/region/wind_direction_degt": [270.0, 280.0, 290.0],
                 "sim/weather/region/wind_speed_msc": [7.716, 10.0, 12.0],
-                "sim/weather/region/cloud_type": [1.0, 0.0, 0.0], "sim/weather/region/cloud_coverage_percent": [70.0, 0.0, 0.0],
+                "sim/weather/region/cloud_type": [1.0, 0.0, 0.0], "sim/weather/region/cloud_coverage_percent": [0.7, 0.0, 0.0],
                 "sim/weather/region/cloud_base_msl_m": [elev_m + 457.2, 0.0, 0.0], "sim/weather/region/cloud_tops_msl_m": [elev_m + 1200.0, 0.0, 0.0],
                 "sim/weather/region/visibility_reported_sm": 5.0,
                 "sim/cockpit/gps/destination_index": 0.0,

@@ -153,6 +153,7 @@ def test_t08_snapshot_has_the_keys_the_verifier_reads(tmp_path):
     w = snap["weather"]
     assert w["wind_layers"][0]["dir_degt"] == 270.0 and w["wind_layers"][0]["speed_kt"] == pytest.approx(15.0, abs=0.01)
     assert w["cloud_layers"][0]["base_agl_ft"] == pytest.approx(1500.0, abs=0.5)
+    assert w["cloud_layers"][0]["coverage"] == pytest.approx(0.7)  # broken: 5-7 oktas
     assert w["visibility_sm"] == 5.0
     assert snap["failures"][0] == {"system": "vacuum_pump", "dataref": "sim/operation/failures/rel_vacuum", "mode_enum": 4,
                                    "trigger": {"kind": "agl_ft", "value": None}, "failed": False}

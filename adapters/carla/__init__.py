@@ -13,11 +13,12 @@ from simbridge.adapters.carla._opendrive import OpenDriveMap, read_opendrive
 from simbridge.adapters.carla._reader import (
     Actor, Collision, Packet, RecorderHeader, RecorderReader, Recording, Track, read_recording,
 )
-from simbridge.adapters.carla._session import CarlaSession
+from simbridge.adapters.carla._session import CarlaSession, manual_control_window, plan_route, probe_server
 
 __all__ = [
     "Actor", "ActorKind", "CarlaSession", "Collision", "Control", "Hud", "KeyboardDriver", "Keys",
     "ManualControlWindow", "LaneLocator", "LanePosition", "OpenDriveError", "OpenDriveMap",
     "Packet", "PacketId", "RecorderFormatError", "RecorderHeader", "RecorderReader", "Recording", "Track",
-    "TrafficLightState", "build", "find_ego", "import_recording", "read_opendrive", "read_recording",
+    "TrafficLightState", "build", "find_ego", "import_recording", "manual_control_window", "plan_route",
+    "probe_server", "read_opendrive", "read_recording",
 ]

@@ -62,6 +62,52 @@ def probe_server(host: str, port: int, timeout_s: float) -> str:
     return done.stdout.strip()
 
 
+def plan_route(cmap: Any, start: Any, corners: list[tuple[float, float]], *, step_m: float = 1.0,
+               reach_m: float = 5.0, max_steps: int = 20000) -> list[tuple[float, float]]:
+    """Follow the lanes from `start` through `corners` in order, one waypoint every `step_m`.
+
+    At each fork (`Waypoint.next` returns several lanes) it takes the option nearest the next
+    corner; a corner counts as passed within `reach_m`. No lane changes, like CARLA's own
+    GlobalRoutePlanner's lane-follow segments. Returns the points driven, CARLA metres.
+    """
+    wp = cmap.get_waypoint(start)
+    route = [(wp.transform.location.x, wp.transform.location.y)]
+    k = 0
+    for _ in range(max_steps):
+        if k >= len(corners):
+            break
+        cx, cy = corners[k]
+        options = wp.next(step_m)
+        if not options:
+            break
+
+        def gap(w: Any) -> float:
+            return math.hypot(w.transform.location.x - cx, w.transform.location.y - cy)
+
+        best = min(options, key=gap)
+        x0, y0 = route[-1]
+        if k == len(corners) - 1 and gap(best) >= math.hypot(x0 - cx, y0 - cy):
+            break  # the destination: stop at the closest point to it
+        wp = best
+        x, y = wp.transform.location.x, wp.transform.location.y
+        route.append((x, y))
+        while k < len(corners) - 1 and math.hypot(x - corners[k][0], y - corners[k][1]) <= reach_m:
+            k += 1
+    return route
+
+
+def manual_control_window(sandbox: Sandbox, session: "CarlaSession") -> Any:
+    """The default `window_factory`: the manual-control window on the sandbox display, with the
+    task's route and polygons (T07's bay) on the minimap."""
+    from simbridge.adapters.carla._manual import Hud, ManualControlWindow
+
+    task = session.task
+    polygons = [[(float(x), float(y)) for x, y in p.points_xy_m]
+                for p in (task.geometry.polygons if task else []) if p.points_xy_m]
+    hud = Hud(route_xy_m=list(session.route_xy_m), polygons_xy_m=polygons, title=task.title if task else "")
+    return ManualControlWindow(sandbox.display, hud=hud)
+
+
 def _other_kind(type_id: str) -> str:
     if type_id.startswith("vehicle."):
         return "vehicle"
@@ -114,6 +160,8 @@ class CarlaSession(SimSession):
         self.ego: Any = None
         self.window: Any = None
         self.recording_path: Path | None = None
+        #: the route the ego is asked to drive, planned on the server's map (CARLA metres)
+        self.route_xy_m: list[tuple[float, float]] = []
         self.map_path: Path | None = None
         self.task: TaskSpec | None = None
         self._original_settings: Any = None
@@ -158,6 +206,10 @@ class CarlaSession(SimSession):
             self.map_path = outdir / f"{town}.xodr"
             self.map_path.write_text(self.world.get_map().to_opendrive(), encoding="utf-8")
             self._spawn_scene(carla, task, scene, seed)
+            corners = (task.verifier.params.get("route_xy_m") if task.verifier else None) or []
+            if corners:
+                self.route_xy_m = plan_route(self.world.get_map(), self.ego.get_location(),
+                                             [(float(x), float(y)) for x, y in corners])
             self.recording_path = (outdir / f"{task.id}_{int(time.time())}.log").resolve()
             # additional data: kinematics (speed) and bounding boxes (lane-invasion width) for the import
             self.client.start_recorder(str(self.recording_path), True)
@@ -357,9 +409,12 @@ class CarlaSession(SimSession):
         return out
 
     def snapshot(self) -> dict[str, Any]:
-        return {"recording": str(self.recording_path) if self.recording_path else None,
-                "map_file": str(self.map_path) if self.map_path else None,
-                "ego_id": getattr(self.ego, "id", None)}
+        out: dict[str, Any] = {"recording": str(self.recording_path) if self.recording_path else None,
+                               "map_file": str(self.map_path) if self.map_path else None,
+                               "ego_id": getattr(self.ego, "id", None)}
+        if self.route_xy_m:
+            out["route_xy_m"] = [list(p) for p in self.route_xy_m]
+        return out
 
     def stop(self) -> None:
         if self._stopped:

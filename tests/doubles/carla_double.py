@@ -173,6 +173,13 @@ class Waypoint:
     def __init__(self, transform: Transform, lane_id: int, is_junction: bool = False) -> None:
         self.transform, self.lane_id, self.is_junction = transform, lane_id, is_junction
 
+    def next(self, distance: float) -> list["Waypoint"]:
+        """The double's roads run straight on forever along the waypoint's yaw."""
+        a = math.radians(self.transform.rotation.yaw)
+        loc = self.transform.location
+        ahead = Location(loc.x + distance * math.cos(a), loc.y + distance * math.sin(a), loc.z)
+        return [Waypoint(Transform(ahead, Rotation(0, self.transform.rotation.yaw, 0)), self.lane_id)]
+
 
 class Map:
     def __init__(self, name: str, spawn_points: list[Transform], opendrive: str, lane_of: Callable[[Location], int]) -> None:
@@ -185,7 +192,7 @@ class Map:
         return list(self._spawn_points)
 
     def get_waypoint(self, location: Location, project_to_road: bool = True, lane_type: Any = None) -> Waypoint:
-        return Waypoint(Transform(location), self._lane_of(location))
+        return Waypoint(Transform(Location(location.x, location.y, location.z)), self._lane_of(location))
 
     def to_opendrive(self) -> str:
         return self._opendrive
@@ -289,7 +296,7 @@ class World:
 class Server:
     """The double's server side: what the test configures and inspects."""
 
-    towns: tuple[str, ...] = ("Town01", "Town04")
+    towns: tuple[str, ...] = ("Town01", "Town03", "Town04")
     spawn_points: list[Transform] = field(default_factory=lambda: [Transform(Location(10.0, 20.0, 0.5), Rotation(0, 0, 0))])
     opendrive: str = "<OpenDRIVE/>"
     lane_of: Callable[[Location], int] = lambda loc: -1

@@ -280,3 +280,63 @@ def test_no_server_is_a_harness_error(tmp_path):
     with pytest.raises(HarnessError, match="time-out"):
         CarlaSession(port=port, timeout_s=1.0, threaded=False, recorder_dir=tmp_path).start(
             load_task("T13"), Sandbox(display=":99", env={}, workdir=str(tmp_path), host_addr="127.0.0.1"))
+
+
+class _GridWaypoint:
+    """A Manhattan grid of roads every 50 m: forks (straight, left, right) at intersections."""
+
+    def __init__(self, x: float, y: float, yaw: float) -> None:
+        self.transform = Transform(Location(x, y, 0.0), Rotation(0, yaw, 0))
+
+    def next(self, d: float) -> list["_GridWaypoint"]:
+        x, y, yaw = self.transform.location.x, self.transform.location.y, self.transform.rotation.yaw
+        yaws = [yaw, yaw + 90, yaw - 90] if (round(x) % 50 == 0 and round(y) % 50 == 0) else [yaw]
+        return [_GridWaypoint(round(x + d * math.cos(math.radians(a))), round(y + d * math.sin(math.radians(a))), a)
+                for a in yaws]
+
+
+class _GridMap:
+    def get_waypoint(self, loc):
+        return _GridWaypoint(loc.x, loc.y, 0.0)
+
+
+def test_route_planner_follows_forks_through_the_corners():
+    from simbridge.adapters.carla._session import plan_route
+
+    route = plan_route(_GridMap(), Location(0, 0, 0), [(100.0, 0.0), (100.0, 100.0), (50.0, 100.0)])
+    assert route[0] == (0, 0) and route[-1] == (50, 100)
+    assert (100, 0) in route and (100, 100) in route
+    steps = np.hypot(*np.diff(np.array(route, float), axis=0).T)
+    assert np.allclose(steps, 1.0)
+    assert len(route) - 1 == 250  # 100 east, 100 north (+y), 50 back west: no detours
+
+
+def test_t06_spawn_point_route_snapshot_and_window_hud(tmp_path, double):
+    double.server.spawn_points = [Transform(Location(i * 10.0, 0.0, 0.5), Rotation(0, 90.0, 0)) for i in range(13)]
+    task = load_task("T06")
+    seen = {}
+
+    class FakeWindow:
+        def __init__(self, sandbox, session):
+            seen["display"], seen["route"] = sandbox.display, list(session.route_xy_m)
+            self.closed = False
+
+        def step(self, dt_s, **state):
+            from simbridge.adapters.carla import Control
+
+            seen.setdefault("states", []).append(state)
+            return Control(throttle=0.5)
+
+        def close(self):
+            self.closed = True
+
+    s = CarlaSession(carla_module=double, threaded=False, recorder_dir=tmp_path, window_factory=FakeWindow)
+    s.start(task, _sandbox(tmp_path))
+    assert double.server.calls[2] == "load_world(Town03)"
+    assert s.ego.get_location().x == 120.0  # spawn point 12
+    assert s.snapshot()["route_xy_m"][0] == [120.0, 0.0] and seen["route"] == s.route_xy_m
+    s.step(3)
+    assert seen["display"] == ":99" and len(seen["states"]) == 2  # the window steps once it has a state
+    assert s.poll()[-1].values["throttle"] == 0.5
+    s.stop()
+    assert s.window.closed

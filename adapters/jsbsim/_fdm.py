@@ -94,6 +94,7 @@ class FlightModel:
         self.crashed = False
         self.crash_reason = ""
         self.frozen = False
+        self.engine_serviceable = True  # False once the harness injects an engine failure
         self.steps = 0
         self._primes_since_stop = 0
         self._last_primer_count = 0
@@ -196,7 +197,7 @@ class FlightModel:
         self.elec.bus_volts = volts
         self.elec.avionics_powered = volts > 20.0 and bool(c.avionics)
         # ignition and starter (the key is spring-loaded; `s` cranks too)
-        mags = c.magnetos_effective
+        mags = c.magnetos_effective if self.engine_serviceable else 0
         cranking = mags == 4 and volts > 20.0
         f["propulsion/magneto_cmd"] = 3 if mags == 4 else mags
         f["propulsion/starter_cmd"] = 1 if cranking else 0

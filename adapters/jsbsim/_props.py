@@ -127,6 +127,9 @@ class PropertyTree:
         add("/autopilot/switches/apr", lambda: 0, None, "bool")
         self._ctl("/autopilot/settings/heading-bug-deg", "ap_hdg_bug_deg")
         self._ctl("/autopilot/settings/target-altitude-ft", "ap_alt_target_ft")
+        # failures (FlightGear's failure-manager path); the harness sets these, not the pilot
+        add("/sim/failure-manager/engines/engine/serviceable", lambda: int(m.engine_serviceable),
+            lambda v: setattr(m, "engine_serviceable", bool(_b(v))), "bool")
         # sim
         add("/sim/crashed", lambda: int(m.crashed), None, "bool")
         add("/sim/crash-reason", lambda: m.crash_reason, None, "string")

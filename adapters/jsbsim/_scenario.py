@@ -74,8 +74,6 @@ def _unsupported(task: "TaskSpec") -> list[str]:
     w = st.weather
     if w.preset not in ("clear", "any") or w.wind_kt or w.clouds or w.visibility_sm:
         out.append("weather (the embedded simulator flies in calm, clear air)")
-    if st.failures:
-        out.append("failures")
     if st.time.local_time or st.time.date:
         out.append("time of day (always noon)")
     return out

@@ -7,6 +7,7 @@ protocol for control and snapshots, generic-protocol UDP for the time series), w
 from __future__ import annotations
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 
 START_TIMEOUT_S = 45.0
 STALE_AFTER_S = 5.0
+#: failure system (task YAML) -> cockpit property that is set false to inject it
+FAILURE_PATHS = {"engine": "/sim/failure-manager/engines/engine/serviceable"}
 AP_SIGNALS = ("autopilot_on", "ap_hdg", "ap_nav", "ap_alt", "ap_apr")
 SNAPSHOT_PATHS = {
     "aircraft": "/sim/aircraft",
@@ -82,6 +85,7 @@ class JSBSimSession(SimSession):
         self._log_file = None
         self._unsupported: list[str] = []
         self._wall_start = 0.0
+        self._failures: list[dict[str, Any]] = []  # pending harness-injected failures
 
     # ---------------------------------------------------------------- lifecycle
     def start(self, task: "TaskSpec", sandbox: Sandbox, *, seed: int | None = None) -> None:
@@ -90,6 +94,7 @@ class JSBSimSession(SimSession):
         except (KeyError, ValueError) as exc:
             raise HarnessError(f"jsbsim: task {task.id}: initial state not supported: {exc}") from None
         self._unsupported = list(scenario.unsupported)
+        self._plan_failures(task, seed)
         work = Path(sandbox.workdir) / "jsbsim"
         work.mkdir(parents=True, exist_ok=True)
         scen_file = work / "scenario.json"
@@ -121,6 +126,41 @@ class JSBSimSession(SimSession):
         except HarnessError:
             self.stop()
             raise
+
+    def _plan_failures(self, task: "TaskSpec", seed: int | None) -> None:
+        """Draw each harness-injected failure's trigger now (seeded), inject it from `poll`."""
+        rng = random.Random(seed)
+        for f in task.initial_state.failures:
+            if f.injected_by != "harness":
+                continue
+            if f.system not in FAILURE_PATHS:
+                self._unsupported.append(f"failure of {f.system!r}")
+                continue
+            trig = f.trigger
+            plan: dict[str, Any] = {"system": f.system}
+            if trig.agl_ft_between is not None:
+                plan["agl_ft"] = rng.uniform(*trig.agl_ft_between)
+            elif trig.agl_ft is not None:
+                plan["agl_ft"] = float(trig.agl_ft)
+            if trig.after_s is not None:
+                plan["after_s"] = float(trig.after_s)
+            if "agl_ft" not in plan and "after_s" not in plan:
+                plan["after_s"] = 0.0
+            self._failures.append(plan)
+
+    def _maybe_inject(self, t: float, canon: dict[str, float]) -> None:
+        for plan in list(self._failures):
+            due = "after_s" not in plan or t >= plan["after_s"]
+            if "agl_ft" in plan:
+                due = due and canon.get("on_ground", 1) < 0.5 and canon.get("alt_agl_ft", 0.0) >= plan["agl_ft"]
+            if not due or self.telnet is None:
+                continue
+            self.telnet.set(FAILURE_PATHS[plan["system"]], False)
+            self._failures.remove(plan)
+            data = {"system": plan["system"], **{k: round(v, 1) for k, v in plan.items() if k != "system"}}
+            if "agl_ft" in plan:
+                data["actual_agl_ft"] = round(canon.get("alt_agl_ft", 0.0), 1)
+            self._events.append(SimEvent(t, "failure_injected", data))
 
     def _log_tail(self) -> str:
         try:
@@ -193,6 +233,8 @@ class JSBSimSession(SimSession):
                     continue
             canon = to_canonical(values)
             self._detect_events(t, canon, values)
+            if self._failures:
+                self._maybe_inject(t, canon)
             out.append(StateSample(t, canon))
             self._t = t
         self._n_samples += len(out)

@@ -114,3 +114,23 @@ def test_launch_failure_is_reported(session):
     with pytest.raises(HarnessError):
         s.start(load_task("T09"), box)
     assert not s.alive()
+
+
+def test_engine_failure_is_injected_at_the_drawn_height(session):
+    s, box = session
+    task = load_task("T09").model_copy(deep=True)
+    task.initial_state.failures = load_task("T11").initial_state.failures  # engine, AGL 400-1200 ft
+    s.start(task, box, seed=7)
+    samples, events = [], []
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        samples += s.poll()
+        events += s.events()
+        if samples and samples[-1].values["engine_running"] == 0:
+            break
+        time.sleep(0.05)
+    inj = [e for e in events if e.kind == "failure_injected"]
+    assert len(inj) == 1 and inj[0].data["system"] == "engine"
+    assert 400 <= inj[0].data["agl_ft"] <= 1200 and inj[0].data["actual_agl_ft"] >= inj[0].data["agl_ft"]
+    assert samples[0].values["engine_running"] == 1 and samples[-1].values["engine_running"] == 0
+    assert s.snapshot()["crashed"] == 0

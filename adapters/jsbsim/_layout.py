@@ -8,8 +8,10 @@ Window
              horizontal field of view 80 deg (focal length FOCAL_PX), the horizon crosses the
              centre line at y = 180 + FOCAL_PX * tan(pitch).
     PANEL    (0, 360, 1280, 420) dark grey (40, 40, 44) instrument panel.
-    READOUT  (0, 780, 1280, 20)  digital readout strip, black, white DejaVu Sans Mono 14 px:
-             fixed-width fields, see READOUT_FIELDS (x of each field's first character).
+    READOUT  (0, 780, 1280, 20)  digital readout strip: white DejaVu Sans Mono 14 px on black,
+             8 px per character from x = 6, text rows y = 782..798; READOUT_FORMAT is the exact
+             line and `readout_boxes()` gives each value's pixel box (IAS kt, indicated ALT ft,
+             magnetic HDG, VS fpm, BANK and PITCH deg, RPM, THR and MIX %, FLAPS deg, T sim s).
 
 How to read each round gauge (all faces black, every needle pure white (255, 255, 255), 4 px
 wide, from the centre to 0.85 r; angles are clockwise from 12 o'clock):
@@ -154,6 +156,25 @@ def needle_tip(g: Gauge, angle_deg: float, frac: float = 0.85) -> tuple[int, int
 READOUT_FORMAT = ("IAS {ias:3.0f}  ALT {alt:5.0f}  HDG {hdg:03.0f}  VS {vs:+5.0f}  BANK {bank:+4.0f}  "
                   "PITCH {pitch:+4.0f}  RPM {rpm:4.0f}  THR {thr:3.0f}%  MIX {mix:3.0f}%  FLAPS {flaps:2.0f}  "
                   "T {t:6.1f}")
+
+
+READOUT_X0, READOUT_Y0, READOUT_CHAR_W, READOUT_CHAR_H = 6, 782, 8, 17
+
+
+def readout_boxes() -> dict[str, tuple[int, int, int, int]]:
+    """Pixel box (x, y, w, h) of each value in the readout strip, from READOUT_FORMAT."""
+    import string
+
+    out = {}
+    col = 0
+    for literal, name, spec, _ in string.Formatter().parse(READOUT_FORMAT):
+        col += len(literal)
+        if name is None:
+            continue
+        width = int("".join(ch for ch in spec.split(".")[0] if ch.isdigit()) or 1)
+        out[name] = (READOUT_X0 + col * READOUT_CHAR_W, READOUT_Y0, width * READOUT_CHAR_W, READOUT_CHAR_H)
+        col += width
+    return out
 
 
 # ------------------------------------------------------------------ controls

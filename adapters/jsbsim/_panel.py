@@ -307,4 +307,4 @@ class Panel:
 
     def draw_readout(self, s, text: str) -> None:
         pygame.draw.rect(s, (0, 0, 0), pygame.Rect(L.READOUT))
-        s.blit(self.text(text, self.f14), (6, L.READOUT[1] + 2))
+        s.blit(self.text(text, self.f14), (L.READOUT_X0, L.READOUT_Y0))

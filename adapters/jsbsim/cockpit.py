@@ -6,6 +6,8 @@
 The FDM runs at 120 Hz of simulator time, paced to the wall clock; the window redraws at
 `--fps`; the generic-protocol packet goes out every `1/--generic-hz` s of simulator time and the
 telnet port is served between ticks. Prints `READY telnet=<port>` on stdout once listening.
+The window (title `simbridge JSBSim <aircraft> <airport>`) opens at the screen's top-left, so
+the pixel positions in `_layout` are screen positions on a 1280x800 display.
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ class Cockpit:
         # server that is Mesa llvmpipe, ~13 ms of CPU per frame; the plain X11 shared-memory
         # framebuffer costs ~0.4 ms
         os.environ.setdefault("SDL_FRAMEBUFFER_ACCELERATION", "0")
+        os.environ.setdefault("SDL_VIDEO_WINDOW_POS", "0,0")  # the layout's pixels are screen pixels
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
         import pygame
 

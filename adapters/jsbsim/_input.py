@@ -11,7 +11,7 @@ Keys (as FlightGear's keyboard.xml and the c172p):
     b (held)                  wheel brakes; , / . left / right brake;  B parking brake toggle
     ] / [                     flaps one detent down / up
     Home / KP7, End / KP1     elevator trim nose down / nose up 0.01
-    Tab, right mouse button   mouse yoke on/off
+    Tab, right mouse button   mouse yoke on/off (in yoke mode the wheel trims: up = nose up)
 Held keys repeat after 0.3 s every 50 ms; toggles ignore repeats.
 """
 
@@ -125,6 +125,8 @@ class InputHandler:
             self.toggle_yoke()
             return
         if c.mouse_yoke:
+            if button in (4, 5):  # wheel trims, as in FlightGear's yoke mode
+                _adjust(c, "elevator_trim", -0.01 if button == 4 else 0.01, -1, 1)
             return
         if button in (4, 5):  # wheel
             self.wheel(x, y, 1 if button == 4 else -1)

@@ -142,8 +142,14 @@ class Cockpit:
         rt_hist: collections.deque = collections.deque(maxlen=250)  # (wall, sim) pairs
         frame_times: collections.deque = collections.deque(maxlen=50)
         print(f"READY telnet={self.server.port}", flush=True)
+        parent = os.getppid()
+        next_parent_check = 0.0
         while self.running:
             now = time.monotonic()
+            if now >= next_parent_check:
+                next_parent_check = now + 1.0
+                if os.getppid() != parent:  # whoever launched us is gone: do not linger
+                    break
             elapsed, last = now - last, now
             m = self.model
             if not m.frozen and not m.crashed:

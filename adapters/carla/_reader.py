@@ -541,7 +541,7 @@ def read_recording(
     for hdr, buf, base, packets in _blocks(spath, block_bytes, allow_truncated):
         if hdr is not None:
             header = hdr
-        if not packets:
+        if len(packets) == 0:
             continue
         u8 = np.frombuffer(buf, np.uint8)
         # unaligned little-endian views with a one-byte stride: the value starting at any offset
@@ -554,7 +554,7 @@ def read_recording(
         meaning = pid.copy()
         late = np.flatnonzero((pid >= 21) & (pid <= 23))
         for k in late.tolist():
-            m, layout = _late_id(buf, packets[k] + 5, int(size[k]), int(pid[k]), layout)
+            m, layout = _late_id(buf, int(packets[k]) + 5, int(size[k]), int(pid[k]), layout)
             meaning[k] = int(m)
         is_start = meaning == 0
         fidx = n_frames - 1 + np.cumsum(is_start)
@@ -569,7 +569,7 @@ def read_recording(
         bad |= _COUNTED[np.minimum(meaning, 255)] & (size < 2)
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
-            _raise_structural(spath, buf, base, packets[k], int(meaning[k]), int(size[k]), int(fidx[k]))
+            _raise_structural(spath, buf, base, int(packets[k]), int(meaning[k]), int(size[k]), int(fidx[k]))
 
         starts = pos[is_start]
         if starts.size:
@@ -585,7 +585,7 @@ def read_recording(
                 | (meaning > 23)) & (size > 2)
         slow |= (meaning > 23) & (size <= 2)
         for k in np.flatnonzero(slow).tolist():
-            p, m, sz, fi = packets[k], int(meaning[k]), int(size[k]), int(fidx[k])
+            p, m, sz, fi = int(packets[k]), int(meaning[k]), int(size[k]), int(fidx[k])
             c = _Cursor(buf, p + 5, p + 5 + sz, spath, base)
             t = float(elapsed_all[fi])
             if m == PacketId.EVENT_ADD:

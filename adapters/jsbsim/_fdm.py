@@ -23,6 +23,7 @@ import jsbsim
 from simbridge.adapters.jsbsim._airports import load_airport
 from simbridge.adapters.jsbsim._controls import FLAP_DETENTS_DEG, Controls
 from simbridge.adapters.jsbsim._crash import CrashDetector, GroundState, RunwayArea
+from simbridge.adapters.jsbsim._navaids import NavReading, receive
 from simbridge.adapters.jsbsim._scenario import Scenario
 
 DT_S = 1.0 / 120.0
@@ -95,6 +96,8 @@ class FlightModel:
         self.crash_reason = ""
         self.frozen = False
         self.engine_serviceable = True  # False once the harness injects an engine failure
+        self._nav = NavReading()
+        self._nav_t = -1.0
         self.steps = 0
         self._primes_since_stop = 0
         self._last_primer_count = 0
@@ -236,7 +239,14 @@ class FlightModel:
         lateral = on and (c.ap_hdg or c.ap_nav)
         f["ap/attitude_hold"] = 1 if on and not lateral else 0
         f["ap/heading_hold"] = 1 if lateral else 0
-        course_mag = c.nav1_obs_deg if c.ap_nav else c.ap_hdg_bug_deg
+        course_mag = c.ap_hdg_bug_deg
+        if c.ap_nav:
+            nav = self.nav1()
+            course_mag = c.nav1_obs_deg
+            if nav.in_range:
+                if nav.kind == "LOC":
+                    course_mag = nav.course_true_deg - self.scenario.mag_var_east_deg
+                course_mag -= max(-30.0, min(30.0, nav.dots * (6.0 if nav.kind == "LOC" else 10.0)))
         true = (course_mag + self.scenario.mag_var_east_deg) % 360.0
         f["ap/heading_setpoint"] = true if true <= 180.0 else true - 360.0 + 360.0
         f["ap/altitude_hold"] = 1 if on and c.ap_alt else 0
@@ -287,6 +297,19 @@ class FlightModel:
     @property
     def heading_mag_deg(self) -> float:
         return (self.fdm["attitude/psi-deg"] - self.scenario.mag_var_east_deg) % 360.0
+
+    def nav1(self) -> NavReading:
+        """NAV1's indication (recomputed at most 20 times per simulator second); dead without power."""
+        t = self.sim_time_s
+        if abs(t - self._nav_t) >= 0.05:
+            self._nav_t = t
+            if self.elec.avionics_powered:
+                f, c = self.fdm, self.controls
+                self._nav = receive(c.nav1_mhz, c.nav1_obs_deg, f["position/lat-geod-deg"],
+                                    f["position/long-gc-deg"], f["position/h-sl-ft"])
+            else:
+                self._nav = NavReading()
+        return self._nav
 
     def indicated_altitude_ft(self) -> float:
         """Altimeter reading: pressure altitude corrected by the Kollsman setting (1000 ft per inHg)."""

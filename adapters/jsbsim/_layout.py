@@ -36,8 +36,11 @@ wide, from the centre to 0.85 r; angles are clockwise from 12 o'clock):
     VSI   vertical speed: angle = 270 + clamp(vs_fpm, -2000, 2000) * VSI_DEG_PER_FPM
           (0 fpm at 9 o'clock, climbs clockwise).
     TACH  rpm: angle = TACH_DEG_AT_0 + rpm * TACH_DEG_PER_RPM (0..3500).
-    CDI   NAV1: white vertical needle displaced by loc_dev_dots * CDI_PX_PER_DOT (right of
-          course = needle left); the OBS course is printed at the top of the face.
+    CDI   NAV1: white vertical needle at x = cx - loc_dev_dots * CDI_PX_PER_DOT (right of
+          course = needle left), dots at y = cy + 20; red flag at (cx+18, cy-22, 26, 14) when
+          no station is received, else "TO"/"FR"; with a glideslope a white horizontal needle
+          at y = cy + 20 + gs_dev_dots * CDI_PX_PER_DOT (above the path = needle low). VOR:
+          2 deg per dot, LOC 0.5 deg, GS 0.14 deg; the OBS course is printed at the top.
     Small engine gauges (FUEL L, FUEL R in US gal 0..26, OIL T in deg F 0..250, OIL P in psi
           0..115, VOLTS 0..32): angle = -120 + 240 * (value - lo) / (hi - lo).
 

@@ -1,12 +1,13 @@
 """Property -> canonical signal table for the embedded simulator.
 
 Each canonical signal is computed from one or more property paths of `_props` (the same paths
-the generic-protocol packet carries). The table is data, so the host side, the protocol file
+the generic-protocol packet carries). NaN means "no reading" (e.g. NAV1 out of range). The table is data, so the host side, the protocol file
 and the tests all use one definition.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -67,6 +68,10 @@ MAPPINGS: tuple[Mapping, ...] = (
     Mapping("ap_alt_target_ft", ("/autopilot/settings/target-altitude-ft",)),
     Mapping("nav1_mhz", ("/instrumentation/nav[0]/frequencies/selected-mhz",), lambda v: round(float(v), 3)),
     Mapping("nav1_obs_deg", ("/instrumentation/nav[0]/radials/selected-deg",)),
+    Mapping("loc_dev_dots", ("/instrumentation/nav[0]/in-range", "/instrumentation/nav[0]/heading-needle-deflection-norm"),
+            lambda ok, v: -float(v) * 5.0 if _bool(ok) else math.nan),
+    Mapping("gs_dev_dots", ("/instrumentation/nav[0]/gs-in-range", "/instrumentation/nav[0]/gs-needle-deflection-norm"),
+            lambda ok, v: -float(v) * 5.0 if _bool(ok) else math.nan),
     Mapping("com1_mhz", ("/instrumentation/comm[0]/frequencies/selected-mhz",), lambda v: round(float(v), 3)),
     Mapping("com1_stby_mhz", ("/instrumentation/comm[0]/frequencies/standby-mhz",), lambda v: round(float(v), 3)),
     Mapping("xpdr_code", ("/instrumentation/transponder/id-code",)),
@@ -76,8 +81,6 @@ MAPPINGS: tuple[Mapping, ...] = (
 
 #: flight signals this simulator does not produce, and why (a verifier needing one is unscorable)
 NOT_PRODUCED: dict[str, str] = {
-    "loc_dev_dots": "no navaid database: NAV1 receives no localizer (its flag stays in view)",
-    "gs_dev_dots": "no navaid database: no glideslope",
     "ap_loc_captured": "the autopilot has no approach mode",
     "ap_gs_captured": "the autopilot has no approach mode",
 }

@@ -36,6 +36,9 @@ class Readings:
     rpm: float = 0.0
     loc_dev_dots: float = 0.0
     nav_flag: bool = True
+    gs_dev_dots: float = 0.0
+    gs_flag: bool = True
+    nav_to: bool = False
     fuel_l_gal: float = 0.0
     fuel_r_gal: float = 0.0
     oil_t_degf: float = 0.0
@@ -231,11 +234,16 @@ class Panel:
     def _cdi(self, s, r: Readings, c: Controls) -> None:
         g = L.CDI
         self._blit_centred(s, self.text(f"OBS {c.nav1_obs_deg:03.0f}", self.f13), g.cx, g.cy - 40)
-        dev = max(-5.5, min(5.5, r.loc_dev_dots))
+        dev = 0.0 if r.nav_flag else max(-5.5, min(5.5, r.loc_dev_dots))
         x = g.cx - dev * L.CDI_PX_PER_DOT
         pygame.draw.line(s, L.NEEDLE, (x, g.cy - 28), (x, g.cy + 50), 4)
         if r.nav_flag:
             pygame.draw.rect(s, (220, 40, 40), (g.cx + 18, g.cy - 22, 26, 14))
+        else:
+            self._blit_centred(s, self.text("TO" if r.nav_to else "FR", self.f11), g.cx + 31, g.cy - 15)
+        if not r.gs_flag:
+            y = g.cy + 20 + max(-4.5, min(4.5, r.gs_dev_dots)) * L.CDI_PX_PER_DOT  # above path: needle low
+            pygame.draw.line(s, L.NEEDLE, (g.cx - 50, y), (g.cx + 50, y), 3)
 
     def _controls(self, s, c: Controls) -> None:
         for name, rect in L.SWITCH_RECTS.items():

@@ -201,6 +201,7 @@ class Cockpit:
         from simbridge.adapters.jsbsim._panel import Readings
 
         m, f = self.model, self.model.fdm
+        nav = m.nav1()
         status = detail = ""
         if m.crashed:
             status, detail = "CRASHED", m.crash_reason
@@ -215,7 +216,9 @@ class Cockpit:
             fuel_r_gal=f["propulsion/tank[1]/contents-lbs"] / LBS_PER_GAL_DEFAULT,
             oil_t_degf=f["propulsion/engine/oil-temperature-degF"] if m.elec.bus_volts > 0 else 0.0,
             oil_p_psi=f["propulsion/engine/oil-pressure-psi"], volts=m.elec.bus_volts,
-            avionics_powered=m.elec.avionics_powered, flaps_deg=m.flaps_deg, t_sim=m.sim_time_s, status=status,
+            avionics_powered=m.elec.avionics_powered, flaps_deg=m.flaps_deg,
+            loc_dev_dots=nav.dots, nav_flag=not nav.in_range, gs_dev_dots=nav.gs_dots, gs_flag=not nav.gs_in_range,
+            nav_to=nav.to_flag, t_sim=m.sim_time_s, status=status,
             status_detail=detail,
         )
 

@@ -135,9 +135,9 @@ class XPlaneSession(SimSession):
         groups = self.plan.snapshot_groups if self.plan else ["position"]
         out: dict[str, Any] = {}
         names = _snapshots.datarefs_for_groups(groups)
-        if self.xpc is not None and names:
+        if names:
             try:
-                out.update(_snapshots.build(groups, self.xpc.get_drefs(names)))
+                out.update(_snapshots.build(groups, self._read_raw(names)))
             except HarnessError as exc:
                 out["error"] = str(exc)
         if self.fms is not None:
@@ -151,6 +151,26 @@ class XPlaneSession(SimSession):
             out["failure_schedule"] = [{"system": i.system, "trigger_agl_ft": round(i.agl_ft, 1),
                                         "injected_at_t": i.injected_at_t} for i in self.plan.injections]
         return out
+
+    def _read_raw(self, names: list[str]) -> dict[str, list[float]]:
+        """Dataref values for a snapshot: XPlaneConnect GETD (one request), else the Web API
+        (one REST call per dataref; unknown datarefs are left out)."""
+        if self.xpc is not None:
+            try:
+                return self.xpc.get_drefs(names)
+            except HarnessError:
+                if self.web is None:
+                    raise
+        if self.web is None:
+            raise HarnessError("xplane: no XPlaneConnect or Web API configured for snapshots")
+        raw: dict[str, list[float]] = {}
+        for n in names:
+            try:
+                v = self.web.get(n)
+            except HarnessError:
+                continue
+            raw[n] = list(v) if isinstance(v, (list, bytes, bytearray)) else [float(v)]
+        return raw
 
     def _airport(self, pos: dict[str, Any]) -> str | None:
         """Nearest airport from the install's apt.dat, else the airport the harness started at."""

@@ -228,3 +228,17 @@ def test_no_simulator_is_a_harness_error(tmp_path):
     with pytest.raises(HarnessError, match="no RREF data"):
         session.start(load_task("T02"), Sandbox(display="", env={}, workdir=str(tmp_path)))
     session.stop()
+
+
+def test_snapshot_falls_back_to_the_web_api_without_xpc(tmp_path):
+    with XPlaneDouble() as d:
+        session = XPlaneSession(require_lockdown=False)
+        session.start(load_task("T02"), _sandbox(tmp_path, d, xpc_port=None))
+        try:
+            d.d["sim/cockpit2/radios/actuators/com1_frequency_hz_833"] = 118275.0
+            snap = session.snapshot()
+        finally:
+            session.stop()
+    assert d.xpc_log == []  # XPlaneConnect was never used
+    assert snap["radios"]["com1_mhz"] == 118.275 and snap["aircraft"] == "C172"
+    assert snap["position"]["lat_deg"] == pytest.approx(47.4312, abs=1e-3)

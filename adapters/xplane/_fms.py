@@ -11,8 +11,10 @@ reply    `FMSL\\0` i32 count, i32 destination index, then per entry:
          i32 nav type (XPLMNavType), i32 nav ref, i32 altitude ft, f32 lat, f32 lon,
          u8 id length, id (ASCII)
 
-The layout mirrors the outputs of `XPLMGetFMSEntryInfo`. The plugin itself is not part of this
-repository yet; the test double implements its side.
+The layout mirrors the outputs of `XPLMGetFMSEntryInfo`. The plugin's source is
+`adapters/xplane/plugin/simbridge_fms.c` (Linux build); the tests build it and drive it with a stub
+of the XPLM API, and the X-Plane double implements the same reply. It has not been loaded into a
+real X-Plane yet.
 """
 
 from __future__ import annotations

@@ -297,3 +297,24 @@ def test_counted_packet_without_its_count_is_an_error(tmp_path):
     data = rs.recording([[rs.packet(2, b"\x01")]])
     with pytest.raises(RecorderFormatError, match="EVENT_ADD has 1 bytes, too short for its record count"):
         read_recording(_write(tmp_path, data))
+
+
+_REAL_PREFIX = LOG.read_bytes()[:30_000] if LOG.exists() else b""
+
+
+@needs_fixture
+@settings(max_examples=150, deadline=3000, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.integers(0, 29_999), st.integers(0, 255)), min_size=1, max_size=6),
+       st.integers(34, 30_000), st.booleans())
+def test_fuzz_mutated_real_recording(tmp_path, flips, cut, allow):
+    """Mutations of the real file's first frames (actor creation, positions, lights)."""
+    data = bytearray(_REAL_PREFIX)
+    for i, v in flips:
+        data[i] = v
+    p = tmp_path / "real_fuzz.log"
+    p.write_bytes(bytes(data[:cut]))
+    try:
+        rec = read_recording(p, allow_truncated=allow)
+        assert rec.n_frames <= 432
+    except RecorderFormatError as exc:
+        assert 0 <= exc.offset <= cut

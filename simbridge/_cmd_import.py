@@ -26,7 +26,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def _import_carla(args: argparse.Namespace) -> int:
     from simbridge.adapters.carla import import_recording
 
+    from collections import Counter
+
+    from simbridge._bundle import read_bundle
+
     out = import_recording(args.log, args.out, map_path=args.map, task_id=args.task, ego=args.ego,
                            allow_truncated=args.allow_truncated)
-    print(f"wrote {out}")
+    b = read_bundle(out)
+    start = b.snapshots.get("start", {})
+    kinds = Counter(e.kind for e in b.events)
+    t = b.signals.t
+    span = f"{t[-1] - t[0]:.2f} s" if t.size else "no samples"
+    events = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) or "none"
+    print(f"wrote {out}: {t.size} samples over {span}, ego {start.get('ego_id')} {start.get('ego_type_id')} "
+          f"on {start.get('map')}; events: {events}")
     return 0

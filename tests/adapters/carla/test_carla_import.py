@@ -73,6 +73,8 @@ def test_cli_import_then_verify_as_t18(tmp_path, capsys):
     out = tmp_path / "bundle"
     assert main(["import", "carla", str(LOG), "--out", str(out), "--map", str(XODR), "--task", "T18"]) == 0
     assert (out / "manifest.json").exists()
+    said = capsys.readouterr().out
+    assert "431 samples over 12.49 s, ego 234 vehicle.lincoln.mkz_2017 on Town01" in said
     if "T18" not in {p.stem for p in task_files()}:
         pytest.skip("tasks/T18.yaml is not in this tree")
     capsys.readouterr()
@@ -81,6 +83,9 @@ def test_cli_import_then_verify_as_t18(tmp_path, capsys):
     assert score["task_id"] == "T18"
     assert score["status"] == "scored"  # 12 s of driving: it scores (and fails), it does not crash
     assert score["success"] is False
+    # and scored as T18 by name, whatever episode.json says
+    assert main(["verify", str(out), "--task", "T18", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "scored"
 
 
 @needs_fixture

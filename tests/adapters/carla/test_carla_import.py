@@ -110,12 +110,12 @@ def test_import_without_map_has_no_lane_columns(tmp_path):
 # --------------------------------------------------------------------------- events on built recordings
 
 
-def _approach(town01, light_state: int, other_state: int) -> tuple[bytes, int]:
+def _approach(town01, light_state: int, other_state: int, which: int = 0) -> tuple[bytes, int]:
     """The hero drives the last 20 m of a signalled approach and 6 m into the junction."""
     loc = LaneLocator(town01)
     s = loc.samples
     lights = [g for g in town01.signals if g.type == TRAFFIC_LIGHT_TYPE and town01.roads[g.road].junction == -1]
-    sig = lights[0]
+    sig = lights[which]
     lane = -1 if sig.t < 0 else 1
     m = (s.road == sig.road) & (s.lane == lane)
     order = np.argsort(s.s_m[m]) if lane < 0 else np.argsort(-s.s_m[m])
@@ -142,8 +142,9 @@ def _approach(town01, light_state: int, other_state: int) -> tuple[bytes, int]:
 
 
 @needs_fixture
-def test_red_light_when_entering_the_junction_on_red(tmp_path, town01):
-    data, light = _approach(town01, light_state=0, other_state=2)
+@pytest.mark.parametrize("which", [0, 1, 2, 5, 11])  # approaches on both sides of their roads
+def test_red_light_when_entering_the_junction_on_red(tmp_path, town01, which):
+    data, light = _approach(town01, light_state=0, other_state=2, which=which)
     (tmp_path / "r.log").write_bytes(data)
     b = read_bundle(import_recording(tmp_path / "r.log", tmp_path / "b", map_path=XODR))
     loc = LaneLocator(town01).locate(b.signals["x_m"], b.signals["y_m"])

@@ -11,7 +11,8 @@ Keys (as FlightGear's keyboard.xml and the c172p):
     b (held)                  wheel brakes; , / . left / right brake;  B parking brake toggle
     ] / [                     flaps one detent down / up
     Home / KP7, End / KP1     elevator trim nose down / nose up 0.01
-    Tab, right mouse button   mouse yoke on/off (in yoke mode the wheel trims: up = nose up)
+    Tab, right mouse button   mouse yoke on/off (in yoke mode the wheel trims: wheel up =
+                              nose down, like rolling the trim wheel forward)
 Held keys repeat after 0.3 s every 50 ms; toggles ignore repeats.
 """
 
@@ -126,7 +127,7 @@ class InputHandler:
             return
         if c.mouse_yoke:
             if button in (4, 5):  # wheel trims, as in FlightGear's yoke mode
-                _adjust(c, "elevator_trim", -0.01 if button == 4 else 0.01, -1, 1)
+                _adjust(c, "elevator_trim", 0.01 if button == 4 else -0.01, -1, 1)
             return
         if button in (4, 5):  # wheel
             self.wheel(x, y, 1 if button == 4 else -1)
@@ -158,7 +159,7 @@ class InputHandler:
         elif name in ("baro-", "baro+"):
             c.turn_baro(0.01 * steps)
         elif name == "trim":
-            _adjust(c, "elevator_trim", -0.02 * steps, -1, 1)
+            _adjust(c, "elevator_trim", 0.02 * steps, -1, 1)
         elif name in ("throttle", "mixture"):
             _adjust(c, name, 0.02 * steps, 0, 1)
         elif name in ("ap:hdg-", "ap:hdg+"):
@@ -171,7 +172,7 @@ class InputHandler:
         elif name == "mixture":
             c.mixture = round(L.slider_value(L.MIXTURE, y), 3)
         elif name == "trim":
-            c.elevator_trim = round(1.0 - 2.0 * L.slider_value(L.TRIM, y), 3)
+            c.elevator_trim = round(2.0 * L.slider_value(L.TRIM, y) - 1.0, 3)
 
     def click(self, name: str, y: int = 0) -> None:
         """Act on a hotspot (what a left click on it does)."""

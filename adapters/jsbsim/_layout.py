@@ -53,7 +53,9 @@ Controls (every hotspot is a pygame Rect in HOTSPOTS, clicked with the left butt
     PARK BRK  click toggles.
     THROTTLE, MIXTURE  vertical sliders: drag the knob (top = 1.0) or click in the track.
     FLAPS     click a detent (UP, 10, 20, FULL) in the flap track.
-    TRIM      wheel: click the upper half for nose down, lower half for nose up; or drag/scroll.
+    TRIM      wheel: click the upper half for nose down, lower half for nose up (0.02); drag
+              (top = full nose down) or scroll (up = nose down). The white mark sits at
+              slider_y(TRIM, (1 + elevator_trim) / 2): high = nose-down trim.
     radios    COM1/NAV1: buttons "<" ">" (MHz -/+), "-" "+" (kHz -/+) tune the standby
               frequency, "<>" swaps; scrolling over the standby window tunes kHz.
               NAV1 OBS: "OBS-" "OBS+" (1 deg; scroll = 5 deg).

@@ -282,7 +282,7 @@ class Panel:
         ky = L.FLAP_DETENT_Y[c.flaps_index]
         pygame.draw.rect(s, (235, 235, 235), (x + 6, ky - 6, w - 12, 12))
         x, y, w, h = L.TRIM
-        ky = L.slider_y(L.TRIM, (1.0 - c.elevator_trim) / 2.0)  # nose-down trim shows the mark high
+        ky = L.slider_y(L.TRIM, (1.0 + c.elevator_trim) / 2.0)  # nose-down trim shows the mark high
         pygame.draw.rect(s, (30, 30, 30), L.TRIM, border_radius=6)
         pygame.draw.rect(s, L.NEEDLE, (x, ky - 3, w, 6))
         if c.mouse_yoke:

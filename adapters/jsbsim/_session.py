@@ -86,6 +86,7 @@ class JSBSimSession(SimSession):
         self._unsupported: list[str] = []
         self._wall_start = 0.0
         self._failures: list[dict[str, Any]] = []  # pending harness-injected failures
+        self._first_sample_wall: float | None = None
 
     # ---------------------------------------------------------------- lifecycle
     def start(self, task: "TaskSpec", sandbox: Sandbox, *, seed: int | None = None) -> None:
@@ -237,6 +238,8 @@ class JSBSimSession(SimSession):
                 self._maybe_inject(t, canon)
             out.append(StateSample(t, canon))
             self._t = t
+        if out and self._first_sample_wall is None:
+            self._first_sample_wall = time.monotonic()
         self._n_samples += len(out)
         return out
 
@@ -304,9 +307,10 @@ class JSBSimSession(SimSession):
         if self.receiver is not None:
             out["udp_packets"] = self.receiver.n_packets
             out["udp_bad_packets"] = self.receiver.n_bad
-        wall = time.monotonic() - self._wall_start if self._wall_start else 0.0
-        if wall > 0 and self._n_samples:
-            out["sample_rate_hz"] = round(self._n_samples / wall, 1)
+        if self._first_sample_wall is not None and self._n_samples > 1:
+            wall = time.monotonic() - self._first_sample_wall
+            if wall > 0:
+                out["sample_rate_hz"] = round((self._n_samples - 1) / wall, 1)
         if self.telnet is not None and self.alive():
             try:
                 vals = self.telnet.get_many(list(INFO_PATHS.values()))

@@ -144,3 +144,18 @@ def test_mouse_yoke(h):
     assert c.master_bat == 0  # panel clicks are off while flying with the mouse
     h.key_down(pygame.K_TAB, "\t", 0)
     assert c.mouse_yoke == 0
+
+
+def test_trim_wheel_click_drag_and_scroll_agree(h):
+    c = h.c
+    x, y, w, hh = L.TRIM
+    h.mouse_down(x + w // 2, y + 5, 1)  # upper half: nose down
+    h.mouse_up(x + w // 2, y + 5, 1)
+    assert c.elevator_trim == pytest.approx(0.02)
+    h.mouse_down(x + w // 2, y + hh // 2, 1)
+    h.mouse_motion(x + w // 2, y, (1, 0, 0))  # dragged to the top: full nose down
+    h.mouse_up(x + w // 2, y, 1)
+    assert c.elevator_trim == pytest.approx(1.0)
+    h.wheel(x + w // 2, y + hh // 2, -3)  # scroll down: nose up
+    assert c.elevator_trim == pytest.approx(0.94)
+    assert L.slider_y(L.TRIM, (1 + c.elevator_trim) / 2) < y + hh // 2  # the mark shows high

@@ -14,7 +14,9 @@ Packet ids 0-20 are the same in 0.9.13-0.9.16. Later ids moved:
 * ue4-dev builds between PR #6922 (Nov 2023) and PR #8779 (Mar 2025) inserted VehicleDoor as
   21, shifting wheels to 22 and biker to 23. PR #8779 moved VehicleDoor to the end "so that a
   uint8_t value of 21 in an old log file is interpreted as AnimVehicleWheels" again; 0.9.16 is
-  therefore 21 wheels, 22 biker, 23 door. A later Weather packet comes after those.
+  therefore 21 wheels, 22 biker, 23 door. UNCONFIRMED on a 0.9.16 recording (none available):
+  taken from the PR's description. A later Weather packet (PR #9556) comes after those; its
+  record layout changed while it was written, so it is skipped as an unknown id.
 
 Readers must skip what they do not know by its size; the reader here also checks each known
 packet's size against its layout, and recognises the 2023-2025 ue4-dev order by structure.
@@ -104,7 +106,8 @@ RECORD_DTYPES: dict[int, np.dtype] = {
     PacketId.VEHICLE_LIGHT: np.dtype([("id", "<u4"), ("lights", "<u4")]),
     PacketId.SCENE_LIGHT: np.dtype([("id", "<i4"), ("intensity", _F), ("r", _F), ("g", _F), ("b", _F), ("a", _F),
                                     ("on", "u1"), ("type", "u1")]),
-    # velocity in m/s (the recorder scales by 1e-2), angular velocity in deg/s
+    # velocity in m/s (AddActorKinematics scales UE's cm/s by 1e-2); angular velocity as UE
+    # reports it, deg/s (UNCONFIRMED: not scaled by the recorder, unit not stated there)
     PacketId.KINEMATICS: np.dtype([("id", "<u4"), ("vx", _F), ("vy", _F), ("vz", _F),
                                    ("wx", _F), ("wy", _F), ("wz", _F)]),
     PacketId.BOUNDING_BOX: np.dtype([("id", "<u4"), ("ox", _F), ("oy", _F), ("oz", _F),

@@ -591,10 +591,9 @@ def read_recording(
             if m == PacketId.EVENT_ADD:
                 for rec in _event_add(c):
                     lx, ly, lz = rec["location_cm"]
-                    try:
-                        kind = ActorKind(rec["kind"])
-                    except ValueError:
-                        raise RecorderFormatError(spath, base + p, f"EventAdd: actor type {rec['kind']} is not 0-6") from None
+                    if rec["kind"] >= len(_KINDS):
+                        raise RecorderFormatError(spath, base + p, f"EventAdd: actor type {rec['kind']} is not 0-6")
+                    kind = _KINDS[rec["kind"]]
                     a = Actor(rec["id"], kind, rec["type_id"], rec["uid"], rec["attributes"],
                               (lx / 100.0, ly / 100.0, lz / 100.0), rec["rotation_deg"], fi, t)
                     actors[a.id] = a
@@ -685,14 +684,18 @@ def read_recording(
     traffic_lights: dict[int, np.ndarray] = {}
     if tl_parts:
         allr = np.concatenate(tl_parts)
-        for aid in np.unique(allr["id"]):
-            sel = allr["id"] == aid
-            traffic_lights[int(aid)] = _with_time(allr[sel], allr["frame_index"][sel], elapsed)
+        allr = allr[np.argsort(allr["id"], kind="stable")]  # by light, frame order kept
+        table = _with_time(allr, allr["frame_index"], elapsed)
+        ids, first = np.unique(allr["id"], return_index=True)
+        for aid, part in zip(ids.tolist(), np.split(table, first[1:])):
+            traffic_lights[aid] = part
 
     packet_counts = Counter({i: int(c) for i, c in enumerate(counts) if c})
     return Recording(path, header, frames, actors, tracks, controls, extra, collisions, traffic_lights,
                      trigger, boxes, packet_counts, unknown, layout)
 
+
+_KINDS = list(ActorKind)
 
 #: variable-size packets that start with a u16 record count
 _COUNTED = np.zeros(256, bool)

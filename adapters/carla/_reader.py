@@ -37,6 +37,8 @@ _U16 = struct.Struct("<H")
 _HDR = struct.Struct("<BI")
 _ADD_HEAD = struct.Struct("<IB6fI")  # id, type, location xyz (cm), rotation xyz (deg), description uid
 _BLOCK_BYTES = 8 << 20
+#: larger than any packet a recorder writes (a Position packet of 65,535 actors is 1.8 MB)
+_MAX_PACKET_BYTES = 64 << 20
 _TRACKED_TYPES = (PacketId.POSITION, PacketId.ANIM_VEHICLE, PacketId.ANIM_WALKER, PacketId.KINEMATICS,
                   PacketId.VEHICLE_LIGHT, PacketId.ANIM_BIKER, PacketId.VEHICLE_DOOR)
 
@@ -208,6 +210,12 @@ def _blocks(path: str, block_bytes: int, allow_truncated: bool) -> Iterator[tupl
                 end = pos + 5 + size_at(buf, pos + 1)[0]
                 if end > n:
                     pid, size = _HDR.unpack_from(buf, pos)
+                    if size > _MAX_PACKET_BYTES and base + end <= file_size:
+                        # a size that fits the file but no real packet: do not read that much
+                        pending = RecorderFormatError(
+                            path, base + pos, f"corrupt: packet id {pid} declares {size} bytes of data, more than "
+                                              f"any recorder packet ({_MAX_PACKET_BYTES} bytes)")
+                        break
                     if base + end > file_size:
                         if allow_truncated:
                             eof = True

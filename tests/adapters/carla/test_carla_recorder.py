@@ -318,3 +318,14 @@ def test_fuzz_mutated_real_recording(tmp_path, flips, cut, allow):
         assert rec.n_frames <= 432
     except RecorderFormatError as exc:
         assert 0 <= exc.offset <= cut
+
+
+def test_an_absurd_packet_size_is_not_read_into_memory(tmp_path, monkeypatch):
+    from simbridge.adapters.carla import _reader
+
+    monkeypatch.setattr(_reader, "_MAX_PACKET_BYTES", 1000)
+    big = rs.packet(99, b"\x00" * 5000)  # fits the file, but over the (lowered) limit
+    data = rs.recording([[rs.positions([(1, 0, 0, 0, 0)])], [big]])
+    p = _write(tmp_path, data)
+    with pytest.raises(RecorderFormatError, match="declares 5000 bytes of data, more than any recorder packet"):
+        read_recording(p, block_bytes=256)

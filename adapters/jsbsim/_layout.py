@@ -214,7 +214,7 @@ OBS_MINUS = _r(892, 696, 46, 24)
 OBS_PLUS = _r(942, 696, 46, 24)
 BARO_MINUS = _r(892, 742, 46, 24)
 BARO_PLUS = _r(942, 742, 46, 24)
-STATUS_XY = (420, 690)  # PAUSED / CRASHED / MOUSE YOKE messages (red/yellow text)
+STATUS_XY = (420, 690)  # "CRASHED" + reason (red), "MOUSE YOKE" 50 px lower (yellow)
 
 # radio stack
 RADIO_X = 700

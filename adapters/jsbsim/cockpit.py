@@ -203,10 +203,8 @@ class Cockpit:
         m, f = self.model, self.model.fdm
         nav = m.nav1()
         status = detail = ""
-        if m.crashed:
+        if m.crashed:  # (a harness freeze is not shown: lockstep screenshots look like real time)
             status, detail = "CRASHED", m.crash_reason
-        elif m.frozen:
-            status = "PAUSED"
         return Readings(
             ias_kt=f["velocities/vc-kts"], pitch_deg=f["attitude/theta-deg"], bank_deg=f["attitude/phi-deg"],
             alt_ind_ft=m.indicated_altitude_ft(), turn_rate_dps=m.turn_rate_dps(),

@@ -59,12 +59,13 @@ class LaneLocator:
             return np.asarray(d), np.asarray(i)
         idx = np.empty(len(q), np.int64)
         dist = np.empty(len(q))
-        for lo in range(0, len(q), 256):
-            blk = q[lo:lo + 256]
-            d2 = ((blk[:, None, :] - self._xy[None, :, :]) ** 2).sum(-1)
+        step = 16  # 16 queries x the map's samples at a time: a few MB
+        for lo in range(0, len(q), step):
+            blk = q[lo:lo + step]
+            d2 = (blk[:, None, 0] - self._xy[None, :, 0]) ** 2 + (blk[:, None, 1] - self._xy[None, :, 1]) ** 2
             k = d2.argmin(1)
-            idx[lo:lo + 256] = k
-            dist[lo:lo + 256] = np.sqrt(d2[np.arange(len(blk)), k])
+            idx[lo:lo + step] = k
+            dist[lo:lo + step] = np.sqrt(d2[np.arange(len(blk)), k])
         return dist, idx
 
     def locate(self, x_m: np.ndarray, y_m: np.ndarray) -> LanePosition:

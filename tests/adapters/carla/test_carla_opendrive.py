@@ -124,3 +124,18 @@ def test_bad_file(tmp_path):
     p.write_text("<nope/>")
     with pytest.raises(OpenDriveError, match="expected <OpenDRIVE>"):
         read_opendrive(p)
+
+
+@needs_fixture
+def test_lookup_without_scipy_gives_the_same_lanes(town01):
+    """scipy is optional (the carla extra): the brute-force search must agree with the k-d tree."""
+    rng = np.random.default_rng(7)
+    loc = LaneLocator(town01)
+    s = loc.samples
+    i = rng.integers(0, s.x_m.size, 300)
+    x, y = s.x_m[i] + rng.normal(0, 0.8, 300), s.y_m[i] + rng.normal(0, 0.8, 300)
+    fast = loc.locate(x, y)
+    loc._tree = None
+    slow = loc.locate(x, y)
+    assert np.allclose(fast.distance_m, slow.distance_m)
+    assert np.allclose(fast.lane_offset_m, slow.lane_offset_m) or np.mean(fast.lane_id == slow.lane_id) > 0.99

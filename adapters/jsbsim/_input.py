@@ -1,16 +1,17 @@
 """Keyboard and mouse: FlightGear's default key bindings, panel clicks and drags, mouse yoke.
 
-Keys (as FlightGear's keyboard.xml and the c172p):
-    Up / KP8, Down / KP2      elevator -/+0.05 (Up pushes: nose down, like FlightGear)
-    Left / KP4, Right / KP6   aileron -/+0.05
-    KP0 (Insert), KP Enter    rudder left / right 0.05;  KP5: centre elevator, aileron, rudder
-    PageUp / KP9, PageDown / KP3   throttle +/-0.02 (held: repeats)
+Keys (FlightGear's keyboard.xml; the digit keys act as the keypad, as in FlightGear):
+    Up / KP8 / 8, Down / KP2 / 2   elevator +/-0.05 (Up = "elevator down": positive = nose down)
+    Left / KP4 / 4, Right / KP6 / 6   aileron -/+0.05
+    Insert / KP0 / 0, Enter / KP Enter   rudder left / right 0.05;  KP5 / 5: centre the controls
+    PageUp / KP9 / 9, PageDown / KP3 / 3   throttle +/-0.01 (held: repeats)
+    Home / KP7 / 7, End / KP1 / 1   elevator trim +/-0.01 (+ = nose down; FlightGear steps
+                              0.001 per frame while held, this cockpit 0.01 per key event)
     m / M                     mixture richer / leaner 0.05 (held: repeats)
     } / {                     magnetos one position up / down (OFF R L BOTH)
     s (held)                  starter (key to START), releases to BOTH
-    b (held)                  wheel brakes; , / . left / right brake;  B parking brake toggle
+    b (held)                  wheel brakes; , / . (held) left / right brake;  B parking brake toggle
     ] / [                     flaps one detent down / up
-    Home / KP7, End / KP1     elevator trim nose down / nose up 0.01
     Tab, right mouse button   mouse yoke on/off (in yoke mode the wheel trims: wheel up =
                               nose down, like rolling the trim wheel forward)
 Held keys repeat after 0.3 s every 50 ms; toggles ignore repeats.
@@ -46,17 +47,17 @@ class InputHandler:
         c = self.c
         K = pygame
         ch = unicode
-        adjust = {
-            K.K_UP: ("elevator", -0.05, -1, 1), K.K_KP8: ("elevator", -0.05, -1, 1),
-            K.K_DOWN: ("elevator", 0.05, -1, 1), K.K_KP2: ("elevator", 0.05, -1, 1),
-            K.K_LEFT: ("aileron", -0.05, -1, 1), K.K_KP4: ("aileron", -0.05, -1, 1),
-            K.K_RIGHT: ("aileron", 0.05, -1, 1), K.K_KP6: ("aileron", 0.05, -1, 1),
-            K.K_KP0: ("rudder", -0.05, -1, 1), K.K_INSERT: ("rudder", -0.05, -1, 1),
-            K.K_KP_ENTER: ("rudder", 0.05, -1, 1),
-            K.K_PAGEUP: ("throttle", 0.02, 0, 1), K.K_KP9: ("throttle", 0.02, 0, 1),
-            K.K_PAGEDOWN: ("throttle", -0.02, 0, 1), K.K_KP3: ("throttle", -0.02, 0, 1),
-            K.K_HOME: ("elevator_trim", 0.01, -1, 1), K.K_KP7: ("elevator_trim", 0.01, -1, 1),
-            K.K_END: ("elevator_trim", -0.01, -1, 1), K.K_KP1: ("elevator_trim", -0.01, -1, 1),
+        adjust = {  # signs and steps as FlightGear's keyboard.xml (elevator/trim positive = nose down)
+            K.K_UP: ("elevator", 0.05, -1, 1), K.K_KP8: ("elevator", 0.05, -1, 1), K.K_8: ("elevator", 0.05, -1, 1),
+            K.K_DOWN: ("elevator", -0.05, -1, 1), K.K_KP2: ("elevator", -0.05, -1, 1), K.K_2: ("elevator", -0.05, -1, 1),
+            K.K_LEFT: ("aileron", -0.05, -1, 1), K.K_KP4: ("aileron", -0.05, -1, 1), K.K_4: ("aileron", -0.05, -1, 1),
+            K.K_RIGHT: ("aileron", 0.05, -1, 1), K.K_KP6: ("aileron", 0.05, -1, 1), K.K_6: ("aileron", 0.05, -1, 1),
+            K.K_KP0: ("rudder", -0.05, -1, 1), K.K_INSERT: ("rudder", -0.05, -1, 1), K.K_0: ("rudder", -0.05, -1, 1),
+            K.K_KP_ENTER: ("rudder", 0.05, -1, 1), K.K_RETURN: ("rudder", 0.05, -1, 1),
+            K.K_PAGEUP: ("throttle", 0.01, 0, 1), K.K_KP9: ("throttle", 0.01, 0, 1), K.K_9: ("throttle", 0.01, 0, 1),
+            K.K_PAGEDOWN: ("throttle", -0.01, 0, 1), K.K_KP3: ("throttle", -0.01, 0, 1), K.K_3: ("throttle", -0.01, 0, 1),
+            K.K_HOME: ("elevator_trim", 0.01, -1, 1), K.K_KP7: ("elevator_trim", 0.01, -1, 1), K.K_7: ("elevator_trim", 0.01, -1, 1),
+            K.K_END: ("elevator_trim", -0.01, -1, 1), K.K_KP1: ("elevator_trim", -0.01, -1, 1), K.K_1: ("elevator_trim", -0.01, -1, 1),
         }
         if key in adjust:
             attr, step, lo, hi = adjust[key]
@@ -66,7 +67,7 @@ class InputHandler:
             _adjust(c, "mixture", 0.05, 0, 1)
         elif ch == "M":
             _adjust(c, "mixture", -0.05, 0, 1)
-        elif key == K.K_KP5:
+        elif key in (K.K_KP5, K.K_5):
             c.elevator = c.aileron = c.rudder = 0.0
         elif repeat:
             return
@@ -115,7 +116,8 @@ class InputHandler:
         if c.mouse_yoke:
             rx, ry = L.MOUSE_YOKE_RANGE_PX
             c.aileron = round(clamp((x - L.VIEW_CENTRE[0]) / rx, -1, 1), 3)
-            c.elevator = round(clamp((y - L.VIEW_CENTRE[1]) / ry, -1, 1), 3)
+            # pointer up (mouse pushed forward) = yoke pushed = nose down, as FlightGear's yoke mode
+            c.elevator = round(clamp((L.VIEW_CENTRE[1] - y) / ry, -1, 1), 3)
             return
         if self._drag and buttons and buttons[0]:
             self._drag_to(self._drag, y)

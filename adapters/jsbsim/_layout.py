@@ -25,14 +25,15 @@ wide, from the centre to 0.85 r; angles are clockwise from 12 o'clock):
     ALT   altimeter (indicated, Kollsman-corrected): long needle = hundreds
           (angle = (alt_ft % 1000) * 0.36), short needle (0.55 r, 6 px) = thousands
           (angle = (alt_ft % 10000) * 0.036). The Kollsman setting is printed in the window
-          under the centre (e.g. "29.92").
+          (cx-22, cy+26, 44, 15) under the centre (e.g. "29.92"); the air is ISA, so 29.92
+          makes the indicated altitude the true altitude.
     TC    turn coordinator: white wing bar through the centre, tilted by
           turn_rate_dps * TC_DEG_PER_DPS (standard rate 3 deg/s = 20 deg tilt, right turn =
           clockwise); slip ball (white disc) in the tube at y = cy + 0.55 r, x offset
           = lateral g * TC_BALL_PX_PER_G.
     HI    heading indicator: a white needle points at the current magnetic heading
-          (angle = heading_mag_deg), the card is fixed (N at the top); the orange heading bug
-          (autopilot HDG) is a short orange needle at the bug heading.
+          (angle = heading_mag_deg), the card is fixed (N at the top); the heading bug
+          (autopilot HDG, c172x) is an orange needle to 0.95 r under the white one.
     VSI   vertical speed: angle = 270 + clamp(vs_fpm, -2000, 2000) * VSI_DEG_PER_FPM
           (0 fpm at 9 o'clock, climbs clockwise).
     TACH  rpm: angle = TACH_DEG_AT_0 + rpm * TACH_DEG_PER_RPM (0..3500).
@@ -44,29 +45,36 @@ wide, from the centre to 0.85 r; angles are clockwise from 12 o'clock):
     Small engine gauges (FUEL L, FUEL R in US gal 0..26, OIL T in deg F 0..250, OIL P in psi
           0..115, VOLTS 0..32): angle = -120 + 240 * (value - lo) / (hi - lo).
 
-Controls (every hotspot is a pygame Rect in HOTSPOTS, clicked with the left button):
-    switches  BAT, ALT, BCN, AVN: click toggles; lit (yellow) when on.
-    MAGS      rotary key: click a position label (OFF R L BOTH START); START is spring-loaded
-              (held while the button is held, returns to BOTH on release).
-    FUEL      selector: click a label OFF LEFT RIGHT BOTH.
-    PRIMER    each click is one stroke.
-    PARK BRK  click toggles.
-    THROTTLE, MIXTURE  vertical sliders: drag the knob (top = 1.0) or click in the track.
-    FLAPS     click a detent (UP, 10, 20, FULL) in the flap track.
-    TRIM      wheel: click the upper half for nose down, lower half for nose up (0.02); drag
+Controls (HOTSPOTS maps each hotspot name to its (x, y, w, h); `centre(name)` is the pixel to
+click, `hit(x, y)` the reverse; all left button):
+    switch:master_bat, switch:master_alt, switch:beacon, switch:avionics
+              rocker switches BAT ALT BCN AVN: click toggles; yellow (250, 210, 40) when on.
+    mags:OFF mags:R mags:L mags:BOTH mags:START
+              ignition key positions; the current one is lit yellow. START is spring-loaded:
+              it cranks while the button is held and returns to BOTH on release.
+    fuel:OFF fuel:LEFT fuel:RIGHT fuel:BOTH   fuel selector; the current one is lit yellow.
+    primer    each click is one stroke (the count is printed on the knob).
+    park_brake  click toggles (red "SET" / grey "OFF").
+    throttle, mixture  vertical sliders: drag the knob or click in the track; the knob centre
+              is at slider_y(rect, value) (top = 1.0). Throttle knob black, mixture red.
+    flaps     click a detent (UP, 10, 20, F) at FLAP_DETENT_Y; the white tab shows the lever.
+    trim      wheel: click the upper half for nose down, lower half for nose up (0.02); drag
               (top = full nose down) or scroll (up = nose down). The white mark sits at
               slider_y(TRIM, (1 + elevator_trim) / 2): high = nose-down trim.
-    radios    COM1/NAV1: buttons "<" ">" (MHz -/+), "-" "+" (kHz -/+) tune the standby
-              frequency, "<>" swaps; scrolling over the standby window tunes kHz.
-              NAV1 OBS: "OBS-" "OBS+" (1 deg; scroll = 5 deg).
-              XPDR: click the upper half of a digit to add 1, lower half to subtract 1 (octal);
-              mode buttons OFF STBY ON ALT TST.
-              BARO: "-" "+" next to "BARO" (0.01 inHg).
-    autopilot (c172x only) buttons AP HDG NAV ALT; HDG bug "-" "+" (1 deg, scroll 10),
-              ALT target "-" "+" (100 ft).
-Keyboard (FlightGear defaults): see `_keys.py`. Tab or a right click toggles the mouse yoke:
-the pointer's offset from the VIEW centre (640, 180) is the yoke position, full deflection at
-MOUSE_YOKE_RANGE_PX pixels.
+    com1:swap com1:mhz- com1:mhz+ com1:khz- com1:khz+ (25 kHz), nav1:... (50 kHz)
+              tune the standby frequency and swap; scrolling over com1:stby / nav1:stby
+              tunes kHz. The frequencies are printed (orange, DejaVu Sans Mono 22 px) in
+              COM_ACTIVE, COM_STBY, NAV_ACTIVE, NAV_STBY only while the avionics have power.
+    obs- obs+  NAV1 OBS 1 deg (scroll 5 deg); baro- baro+  Kollsman 0.01 inHg.
+    xpdr:digit0..3  click the upper half of a digit to add 1, the lower half to subtract 1
+              (octal, wrapping); xpdr:mode0..4 = OFF STBY ON ALT TST (a yellow bar under the
+              active one).
+    ap:ap_on ap:ap_hdg ap:ap_nav ap:ap_alt (green when engaged), ap:hdg- ap:hdg+ (bug 1 deg,
+              scroll 10), ap:alt- ap:alt+ (target 100 ft): c172x only.
+Keyboard: FlightGear's defaults, listed in `_input.py`. Tab or a right click toggles the mouse
+yoke (panel clicks are ignored meanwhile): aileron = (x - 640) / 400, elevator =
+(180 - y) / 180, clamped to -1..1 (pointer up = yoke pushed = nose down; elevator and trim
+positive = nose down, as in FlightGear).
 """
 
 from __future__ import annotations

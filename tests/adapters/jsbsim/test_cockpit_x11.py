@@ -99,9 +99,13 @@ def test_keys_move_the_controls(cockpit):
     display, fg = cockpit
     t0 = fg.get_float("/controls/engines/engine[0]/throttle")
     xdo(display, "key", "--delay", "40", "Prior", "Prior", "Prior")
-    assert wait_for(fg, "/controls/engines/engine[0]/throttle", lambda v: v >= t0 + 0.059) == pytest.approx(t0 + 0.06)
+    assert wait_for(fg, "/controls/engines/engine[0]/throttle", lambda v: v >= t0 + 0.029) == pytest.approx(t0 + 0.03)
     xdo(display, "key", "--delay", "40", "Next", "Next", "Next")
     assert wait_for(fg, "/controls/engines/engine[0]/throttle", lambda v: v <= t0 + 1e-6) == pytest.approx(t0)
+    xdo(display, "key", "Up")
+    assert wait_for(fg, "/controls/flight/elevator", lambda v: v > 0) == pytest.approx(0.05)
+    xdo(display, "key", "5")  # centre the controls
+    assert wait_for(fg, "/controls/flight/elevator", lambda v: v == 0) == 0
     xdo(display, "key", "bracketright")
     assert wait_for(fg, "/controls/flight/flaps", lambda v: v > 0) == pytest.approx(1 / 3)
     xdo(display, "key", "bracketleft")
@@ -129,7 +133,7 @@ def test_cold_and_dark_engine_start_by_mouse_and_keys_only(cockpit):
         click(display, "switch:master_bat")
     xdo(display, "mousemove", "640", "300")
     xdo(display, "key", "--delay", "40", *(["m"] * 22))  # mixture full rich
-    xdo(display, "key", "--delay", "40", *(["Prior"] * 5))  # throttle 0.1
+    xdo(display, "key", "--delay", "40", *(["Prior"] * 10))  # throttle 0.1
     for _ in range(3):
         click(display, "primer")
     assert fg.get_float("/controls/engines/engine[0]/primer") == 3

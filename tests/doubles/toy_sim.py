@@ -151,14 +151,20 @@ def _child(args: dict[str, Any]) -> int:
     last = time.monotonic()
     frame = 0
     drawn = None
+    pending = b""
     out = sys.stdout
     stdin_fd = sys.stdin.fileno()
     while True:
+        # raw reads: a buffered readline() could swallow "pause\nresume\n" and leave "resume"
+        # in Python's buffer where select() cannot see it
         while select.select([stdin_fd], [], [], 0)[0]:
-            line = sys.stdin.readline()
-            if not line:
+            chunk = os.read(stdin_fd, 4096)
+            if not chunk:
                 return 0
-            paused = line.strip() == "pause"
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                paused = line.strip() == b"pause"
         for ev in pygame.event.get():
             if ev.type == pygame.QUIT:
                 return 0

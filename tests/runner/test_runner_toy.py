@@ -221,3 +221,41 @@ def test_kill_9_leaves_a_readable_unscored_bundle_and_no_orphans(tmp_path):
     v = run_simbridge("verify", str(bundle))
     assert v.returncode == 0, v.stderr
     assert "unscored" in v.stdout and "did not finish" in v.stdout
+
+
+@pytest.mark.skipif(not __import__("shutil").which("x11vnc"), reason="x11vnc not installed")
+def test_human_agent_serves_the_display_over_vnc(tmp_path):
+    import socket
+
+    out = tmp_path / "runs"
+    proc = subprocess.Popen(simbridge_cmd("run", "T09", "--sim", TOY, "--agent", "human", "--out", str(out),
+                                          "--time-limit", "8", "--frame-hz", "0"), env=runner_env(1.0),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port = None
+        for line in proc.stderr:
+            m = re.search(r"VNC viewer to 127\.0\.0\.1:(\d+)", line)
+            if m:
+                port = int(m.group(1))
+                break
+        assert port
+
+        def hello():
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
+                    return s.recv(12)
+            except OSError:
+                return None
+
+        assert _wait_for(hello, timeout=30, what="the VNC server").startswith(b"RFB ")
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, stderr
+    [b] = trial_dirs(out)
+    ep = episode(b)
+    assert ep["status"] == "timeout" and ep["agent"] == "human"
+    pids = ep["sandbox"]["pids"]
+    assert "x11vnc" in pids and not pid_alive(pids["x11vnc"])

@@ -11,8 +11,6 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-XPDR_MODE_FROM_FG_KNOB = {0: 0, 1: 1, 2: 4, 3: 2, 4: 2, 5: 3}  # FlightGear knob-mode -> canonical
-
 
 @dataclass(frozen=True)
 class Mapping:

@@ -16,6 +16,9 @@ from simbridge.adapters.jsbsim._controls import Controls
 from simbridge.adapters.jsbsim._fdm import FPS_TO_KT, FlightModel
 
 LBS_PER_GAL = 6.0
+#: FlightGear's KT76C knob (0 off, 1 stby, 2 test, 3 gnd, 4 on, 5 alt) <-> canonical xpdr_mode
+MODE_FROM_FG_KNOB = {0: 0, 1: 1, 2: 4, 3: 2, 4: 2, 5: 3}
+FG_KNOB_FROM_MODE = {0: 0, 1: 1, 2: 4, 3: 5, 4: 2}
 
 
 @dataclass
@@ -135,6 +138,15 @@ class PropertyTree:
         # failures (FlightGear's failure-manager path); the harness sets these, not the pilot
         add("/sim/failure-manager/engines/engine/serviceable", lambda: int(m.engine_serviceable),
             lambda v: setattr(m, "engine_serviceable", bool(_b(v))), "bool")
+        # FlightGear c172p aliases, so a FlightGear mapping table reads this cockpit too
+        for alias, target in (("/controls/engines/current-engine/throttle", "/controls/engines/engine[0]/throttle"),
+                              ("/controls/engines/current-engine/mixture", "/controls/engines/engine[0]/mixture"),
+                              ("/engines/active-engine/running", "/engines/engine[0]/running"),
+                              ("/engines/active-engine/rpm", "/engines/engine[0]/rpm"),
+                              ("/sim/model/c172p/brake-parking", "/controls/gear/brake-parking")):
+            self.props[alias] = self.props[target]
+        add("/instrumentation/transponder/inputs/knob-mode", lambda: FG_KNOB_FROM_MODE[c.xpdr_mode],
+            lambda v: setattr(c, "xpdr_mode", MODE_FROM_FG_KNOB[int(float(v))]), "int")
         # sim
         add("/sim/crashed", lambda: int(m.crashed), None, "bool")
         add("/sim/crash-reason", lambda: m.crash_reason, None, "string")

@@ -101,3 +101,15 @@ def test_set_through_the_tree_moves_the_controls(t09):
     with pytest.raises(KeyError):
         tree.get("/no/such/node")
     assert not math.isnan(tree.get("/engines/engine/rpm")[0])  # FlightGear's unindexed alias
+
+
+def test_flightgear_c172p_aliases(t09):
+    m, c, tree = t09
+    assert tree.get("/engines/active-engine/rpm")[0] == tree.get("/engines/engine[0]/rpm")[0]
+    tree.set("/controls/engines/current-engine/throttle", "0.5")
+    assert c.throttle == 0.5
+    tree.set("/sim/model/c172p/brake-parking", "1")
+    assert c.parking_brake == 1
+    tree.set("/instrumentation/transponder/inputs/knob-mode", "5")  # FlightGear ALT
+    assert c.xpdr_mode == 3 and tree.get("/instrumentation/transponder/inputs/knob-mode")[0] == 5
+    c.parking_brake = 0

@@ -106,7 +106,7 @@ class JSBSimSession(SimSession):
         self.receiver = UdpReceiver(protocol, host=host, port=0).start()
         port = _free_tcp_port(host)
         argv = [self.python, "-m", "simbridge.adapters.jsbsim.cockpit", "--scenario", str(scen_file),
-                "--telnet-port", str(port), "--generic-udp", f"{host}:{self.receiver.port}",
+                "--telnet-port", str(port), "--telnet-host", host, "--generic-udp", f"{host}:{self.receiver.port}",
                 "--generic-protocol", str(proto_file), "--generic-hz", str(self.generic_hz), "--fps", str(self.fps)]
         env = {**os.environ, **(sandbox.env or {}), "DISPLAY": sandbox.display,
                "SDL_AUDIODRIVER": "dummy", "PYGAME_HIDE_SUPPORT_PROMPT": "1"}

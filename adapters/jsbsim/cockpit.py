@@ -45,6 +45,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--engine", default="any", choices=["running", "cold_and_dark", "off", "any"])
     ap.add_argument("--aircraft", default=None)
     ap.add_argument("--telnet-port", type=int, default=5401, help="0 picks a free port")
+    ap.add_argument("--telnet-host", default="127.0.0.1", help="address the telnet port binds (host side only)")
     ap.add_argument("--generic-udp", help="HOST:PORT for the generic-protocol UDP output")
     ap.add_argument("--generic-hz", type=float, default=60.0)
     ap.add_argument("--generic-protocol", help="protocol XML for --generic-udp (default: the adapter's generic.xml)")
@@ -101,7 +102,7 @@ class Cockpit:
         except AttributeError:
             pass
         self.tree = PropertyTree(self.model, self.controls, self.runtime)
-        self.server = TelnetServer(self.tree, a.telnet_port, on_run=self._run_command)
+        self.server = TelnetServer(self.tree, a.telnet_port, host=a.telnet_host, on_run=self._run_command)
         self.sender = None
         if a.generic_udp:
             host, _, port = a.generic_udp.rpartition(":")

@@ -101,6 +101,7 @@ class FlightModel:
         self.steps = 0
         self._primes_since_stop = 0
         self._last_primer_count = 0
+        self._was_running = scenario.engine_running
         self._t0 = 0.0
         self.roll_rigging = 0.0
         self.yaw_rigging = 0.0
@@ -257,11 +258,10 @@ class FlightModel:
 
     def _after_step(self) -> None:
         f = self.fdm
-        if not (f["propulsion/engine/set-running"] > 0.5):
-            if f["propulsion/engine/engine-rpm"] < 50:
-                self._primes_since_stop = 0 if self.controls.primer_strokes == self._last_primer_count and \
-                    self._primes_since_stop and f["propulsion/engine/oil-temperature-degF"] >= COLD_OIL_DEGF \
-                    else self._primes_since_stop
+        running = f["propulsion/engine/set-running"] > 0.5
+        if running != self._was_running:  # the prime charge is used by a start, lost after a stop
+            self._primes_since_stop = 0
+            self._was_running = running
         s = GroundState(
             lat_deg=f["position/lat-geod-deg"], lon_deg=f["position/long-gc-deg"],
             gear_contact=self.on_ground,
@@ -269,10 +269,7 @@ class FlightModel:
             sink_fpm=-f["velocities/h-dot-fps"] * 60.0, bank_deg=f["attitude/phi-deg"],
             gs_kt=f["velocities/vg-fps"] * FPS_TO_KT,
         )
-        if s.gear_contact or s.structure_contact or f["position/h-agl-ft"] < 20:
-            reason = self.crash.update(s)
-        else:
-            reason = self.crash.update(s)
+        reason = self.crash.update(s)
         if f["position/h-agl-ft"] < 0.5 and not reason:
             reason = self.crash.reason = "below ground"
         if reason:

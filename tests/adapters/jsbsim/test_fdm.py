@@ -168,3 +168,19 @@ def test_crash_wing_into_the_ground_on_the_takeoff_roll():
     _roll_down_34r(m, c, 40, full_right_aileron)
     assert m.crashed
     assert "struck" in m.crash_reason or "bank" in m.crash_reason
+
+
+def test_a_restart_after_shutdown_needs_priming_again_while_cold():
+    m, c = cold()
+    start_engine(m, c)
+    assert m.engine_running
+    c.mixture = 0.0  # idle cut-off
+    run(m, 10)
+    assert not m.engine_running
+    c.mixture = 1.0
+    c.set_magnetos(4)
+    run(m, 4)
+    c.release_magnetos()
+    run(m, 3)
+    oil_cold = m.fdm["propulsion/engine/oil-temperature-degF"] < 75
+    assert m.engine_running != oil_cold  # a cold engine needs the primer again, a warm one does not

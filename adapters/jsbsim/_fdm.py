@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ from pathlib import Path
 import jsbsim
 
 from simbridge.adapters.jsbsim._airports import load_airport
-from simbridge.adapters.jsbsim._controls import FLAP_DETENTS_DEG, Controls
+from simbridge.adapters.jsbsim._controls import Controls
 from simbridge.adapters.jsbsim._crash import CrashDetector, GroundState, RunwayArea
 from simbridge.adapters.jsbsim._navaids import NavReading, receive
 from simbridge.adapters.jsbsim._scenario import Scenario

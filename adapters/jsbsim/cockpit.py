@@ -23,7 +23,7 @@ from pathlib import Path
 from simbridge.adapters.jsbsim import _layout as L
 from simbridge.adapters.jsbsim._airports import load_airport
 from simbridge.adapters.jsbsim._controls import Controls
-from simbridge.adapters.jsbsim._fdm import DT_S, FPS_TO_KT, LBS_PER_GAL_DEFAULT, FlightModel
+from simbridge.adapters.jsbsim._fdm import DT_S, LBS_PER_GAL_DEFAULT, FlightModel
 from simbridge.adapters.jsbsim._props import PropertyTree
 from simbridge.adapters.jsbsim._scenario import Scenario, from_task, resolve
 from simbridge.adapters.jsbsim._server import PROTOCOL_FILE, GenericSender, TelnetServer

@@ -2,8 +2,6 @@
 
 import math
 
-import pytest
-
 from simbridge.adapters.jsbsim._airports import from_local_m, load_airport
 from simbridge.adapters.jsbsim._controls import Controls
 from simbridge.adapters.jsbsim._fdm import FlightModel

@@ -43,6 +43,24 @@ _ENGINE_START_PROPS = {
 }
 
 
+def weight_balance_snapshot(tn: Any) -> dict[str, Any]:
+    """The loading in the shape the weight-and-balance verifier reads: `payload` with
+    `<station>_lb` (the c172p's /payload/weight[0..4]: pilot, co-pilot, left and right rear
+    passenger, baggage), per-tank `fuel_lb` / `fuel_gal`, and `active_engine` (1 = 180 hp)."""
+    stations = ("pilot", "copilot", "rear_left", "rear_right", "baggage")
+    paths = [f"/payload/weight[{i}]/weight-lb" for i in range(5)]
+    paths += [f"/consumables/fuel/tank[{i}]/level-lbs" for i in range(2)]
+    paths += [f"/consumables/fuel/tank[{i}]/level-gal_us" for i in range(2)]
+    paths.append("/controls/engines/active-engine")
+    v = [float(x) if x not in ("", "nan") else float("nan") for x in tn.get_many(paths)]
+    return {
+        "payload": {f"{s}_lb": v[i] for i, s in enumerate(stations)},
+        "fuel_lb": v[5:7],
+        "fuel_gal": v[7:9],
+        "active_engine": int(v[9]) if v[9] == v[9] else None,
+    }
+
+
 def launch_spec(task: "TaskSpec") -> LaunchSpec:
     """The command-line part of a task's initial state."""
     st = task.initial_state
@@ -119,20 +137,33 @@ class FlightGearSession(SimSession):
         self._sim0, self._wall0 = first[0], time.monotonic()
 
     def _ensure_engine_running(self, on_ground: bool) -> None:
+        """In the air the c172p's `auto` state starts the engine itself (it cranks for a few
+        simulator seconds after the FDM is ready): wait for it and do not interfere. On the
+        ground it starts cold and dark: master, mixture, primer, magnetos, then the starter."""
         tn = self.fg.telnet
+
+        def wait_running(timeout_s: float) -> bool:
+            deadline = time.monotonic() + timeout_s
+            while time.monotonic() < deadline:
+                if tn.get("/engines/engine[0]/running") == "true":
+                    return True
+                time.sleep(0.5)
+            return False
+
+        if not on_ground:
+            if wait_running(120.0):
+                return
+            raise HarnessError("flightgear: the c172p auto state did not start the engine in the air")
         if tn.get("/engines/engine[0]/running") == "true":
             return
         tn.set_many(_ENGINE_START_PROPS)
         tn.set("/controls/switches/starter", "true")
-        deadline = time.monotonic() + 30.0
         try:
-            while time.monotonic() < deadline:
-                if tn.get("/engines/engine[0]/running") == "true":
-                    return
-                time.sleep(0.5)
+            ok = wait_running(60.0)
         finally:
             tn.set("/controls/switches/starter", "false")
-        raise HarnessError("flightgear: the engine did not start during setup (task says engine running)")
+        if not ok:
+            raise HarnessError("flightgear: the engine did not start during setup (task says engine running)")
 
     def poll(self) -> list[StateSample]:
         if self.fg is None or self.fg.udp is None:
@@ -171,6 +202,7 @@ class FlightGearSession(SimSession):
                 snap[n] = float(v)
             except ValueError:
                 snap[n] = v
+        snap.update(weight_balance_snapshot(self.fg.telnet))
         return snap
 
     def info(self) -> dict[str, Any]:

@@ -16,6 +16,7 @@ COMMAND_MODULES = [
     "simbridge._cmd_record",
     "simbridge._cmd_metrics",
     "simbridge._cmd_isolation",
+    "simbridge._cmd_vm",
     "simbridge._cmd_import",
     "simbridge._cmd_import_misc",
     "simbridge._cmd_run",

@@ -137,8 +137,12 @@ def _descendants(roots: set[int]) -> set[int]:
     return out
 
 
-def x_clients(display: str, allowed_pids: set[int]) -> tuple[list[XClient], list[str]]:
-    """Every client connected to the X server, by pid (X-Resource extension)."""
+def x_clients(display: str, allowed_pids: set[int], allowed_remote: int = 0) -> tuple[list[XClient], list[str]]:
+    """Every client connected to the X server, by pid (X-Resource extension).
+
+    `allowed_remote`: how many clients without a local pid (the host's agent port reaching a
+    VM guest's display over a forwarded TCP port) are expected.
+    """
     from Xlib import display as xdisplay
     from Xlib.ext import res
 
@@ -158,7 +162,11 @@ def x_clients(display: str, allowed_pids: set[int]) -> tuple[list[XClient], list
             pid = pid_by_base.get(c.resource_base)
             if c.resource_base == 0:
                 continue  # the server itself
-            ok = pid is not None and pid in allowed
+            if pid is None and allowed_remote > 0:
+                allowed_remote -= 1
+                ok = True
+            else:
+                ok = pid is not None and pid in allowed
             out.append(XClient(pid, _cmdline(pid) if pid else "unknown (no pid)", ok))
             if not ok:
                 problems.append(f"unexpected X client pid {pid}: {out[-1].command}")
@@ -186,7 +194,8 @@ def run_audit(spec: dict[str, Any]) -> AuditReport:
             report.problems.append(f"{proto}/{port} ({service}) on {addr} is {result} from the sandbox ({detail})")
     if spec.get("display"):
         try:
-            clients, problems = x_clients(spec["display"], set(spec.get("allowed_pids", [])))
+            clients, problems = x_clients(spec["display"], set(spec.get("allowed_pids", [])),
+                                          int(spec.get("allowed_remote_clients", 0)))
             report.x_clients = clients
             report.problems += problems
         except Exception as exc:  # the audit must report, not crash

@@ -1,0 +1,62 @@
+"""`simbridge vm build|check`: build the guest image; boot it once and audit it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("vm", help="the VM sandbox: build the guest image, check it boots and is isolated")
+    vsub = p.add_subparsers(dest="vm_command", metavar="ACTION")
+    vsub.required = True
+    b = vsub.add_parser("build", help="build the Debian guest image (needs root; several minutes)")
+    b.add_argument("--out", type=Path, help="image folder (default: /var/cache/simbridge/vm or $SIMBRIDGE_VM_IMAGE)")
+    b.add_argument("--suite", default="bookworm")
+    b.add_argument("--mirror", default="http://deb.debian.org/debian")
+    b.add_argument("--size-gb", type=int, default=4)
+    b.set_defaults(func=_build)
+    c = vsub.add_parser("check", help="boot a fresh overlay, run the isolation audit inside, shut down")
+    c.add_argument("--image", type=Path)
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=_check)
+
+
+def _build(args: argparse.Namespace) -> int:
+    from simbridge._vm import build_image, default_image_dir
+
+    build_image(args.out or default_image_dir(), suite=args.suite, mirror=args.mirror, size_gb=args.size_gb)
+    return 0
+
+
+def check_vm(image: Path | None = None) -> dict:
+    from simbridge._isolation import USUAL_PORTS
+    from simbridge._vm import VmProvider
+
+    with tempfile.TemporaryDirectory(prefix="simbridge-vm-") as tmp:
+        prov = VmProvider(image_dir=image)
+        t0 = time.monotonic()
+        try:
+            sb = prov.start(tmp)
+            report = prov.audit([(p, proto, svc) for p, proto, svc in USUAL_PORTS])
+            report["boot_s"] = sb.info["boot_s"]
+            report["display"] = sb.display
+            report["start_s"] = round(time.monotonic() - t0, 1)
+        finally:
+            prov.stop()
+    return report
+
+
+def _check(args: argparse.Namespace) -> int:
+    report = check_vm(args.image)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        blocked = sum(p["result"] == "blocked" for p in report["probes"])
+        print(f"guest booted in {report['boot_s']} s (sandbox ready in {report['start_s']} s), display {report['display']}")
+        print(f"audit as {report['user']}: {blocked}/{len(report['probes'])} probes blocked; problems: {report['problems'] or 'none'}")
+        print("result:", "PASS" if report["ok"] else "FAIL")
+    return 0 if report["ok"] else 1

@@ -1,0 +1,140 @@
+"""`simbridge vm build`: a Debian guest image for the VM sandbox, from Debian packages only.
+
+debootstrap → users, networking, the guest supervisor as a systemd service, simbridge (the
+embedded simulator, the agent port) in a venv → an ext4 filesystem made with `mke2fs -d`
+(no loop mounts) → `base.qcow2` plus the kernel and initrd to boot it. Each episode boots a
+fresh copy-on-write overlay of `base.qcow2`, so reset is a new overlay.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from simbridge._errors import HarnessError
+
+GUEST_PACKAGES = [
+    "systemd-sysv", "udev", "linux-image-cloud-amd64", "python3", "python3-venv", "xvfb", "xauth", "x11-utils",
+    "nftables", "iproute2", "procps", "ca-certificates", "libgl1-mesa-dri", "libsdl2-2.0-0",
+]
+#: fixed uids so the host can render the guest firewall
+GUEST_UIDS = {"simbridge-agent": 990, "simbridge-sim": 991}
+VENV = "/opt/simbridge/venv"
+
+_UNIT = f"""[Unit]
+Description=simbridge guest supervisor (host control channel)
+After=systemd-udev-settle.service
+[Service]
+ExecStart={VENV}/bin/python -m simbridge._vm._guest
+Restart=always
+[Install]
+WantedBy=multi-user.target
+"""
+
+_NETWORK = """[Match]
+Name=en*
+[Network]
+DHCP=ipv4
+"""
+
+
+def _run(argv: list[str], **kw) -> None:
+    p = subprocess.run(argv, capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        raise HarnessError(f"{' '.join(argv[:4])}…: {(p.stderr or p.stdout).strip()[-800:]}")
+
+
+def _chroot(rootfs: Path, argv: list[str]) -> None:
+    _run(["chroot", str(rootfs), *argv], env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8",
+                                               "DEBIAN_FRONTEND": "noninteractive"})
+
+
+def build_image(out: Path, *, suite: str = "bookworm", mirror: str = "http://deb.debian.org/debian",
+                size_gb: int = 4, extras: str = "sim", source: Path | None = None, log=print) -> Path:
+    """Build (or rebuild the changed parts of) the guest image in `out`. Needs root."""
+    if os.geteuid() != 0:
+        raise HarnessError("vm build needs root (debootstrap, chroot)")
+    for tool in ("debootstrap", "mke2fs", "qemu-img"):
+        if shutil.which(tool) is None:
+            raise HarnessError(f"vm build needs {tool} (apt-get install debootstrap e2fsprogs qemu-utils)")
+    out.mkdir(parents=True, exist_ok=True)
+    rootfs = out / "rootfs"
+    t0 = time.monotonic()
+    if not (rootfs / ".simbridge-debootstrap").exists():
+        if rootfs.exists():
+            shutil.rmtree(rootfs)
+        log(f"debootstrap {suite} ({len(GUEST_PACKAGES)} packages) …")
+        _run(["debootstrap", "--variant=minbase", f"--include={','.join(GUEST_PACKAGES)}", suite, str(rootfs), mirror])
+        (rootfs / ".simbridge-debootstrap").touch()
+    log(f"  base system ready ({time.monotonic() - t0:.0f} s)")
+
+    (rootfs / "etc/hostname").write_text("simbridge-guest\n")
+    (rootfs / "etc/fstab").write_text("/dev/vda / ext4 defaults 0 1\n")
+    (rootfs / "etc/systemd/network").mkdir(parents=True, exist_ok=True)
+    (rootfs / "etc/systemd/network/10-dhcp.network").write_text(_NETWORK)
+    (rootfs / "etc/systemd/system/simbridge-guest.service").write_text(_UNIT)
+    wants = rootfs / "etc/systemd/system/multi-user.target.wants"
+    wants.mkdir(parents=True, exist_ok=True)
+    for unit, target in (("simbridge-guest.service", "/etc/systemd/system/simbridge-guest.service"),
+                         ("systemd-networkd.service", "/lib/systemd/system/systemd-networkd.service")):
+        link = wants / unit
+        if not link.is_symlink():
+            link.symlink_to(target)
+    # no login anywhere: the agent sees only the X display, the host only the supervisor
+    for unit in ("serial-getty@ttyS0.service", "getty@tty1.service", "console-getty.service"):
+        mask = rootfs / "etc/systemd/system" / unit
+        if not mask.is_symlink():
+            mask.symlink_to("/dev/null")
+    passwd = (rootfs / "etc/passwd").read_text()
+    for user, uid in GUEST_UIDS.items():
+        if f"\n{user}:" not in "\n" + passwd:
+            _chroot(rootfs, ["useradd", "--system", "--uid", str(uid), "--no-create-home", "--shell", "/usr/sbin/nologin", user])
+
+    log("installing simbridge into the guest venv …")
+    src = source or Path(__file__).resolve().parents[2]
+    # Wheels are fetched on the host (its package index and certificates apply) into a
+    # wheelhouse inside the rootfs, then installed in the chroot with no network at all.
+    house = rootfs / "tmp/wheelhouse"
+    shutil.rmtree(house, ignore_errors=True)
+    house.mkdir(parents=True)
+    _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(house), str(src)])
+    wheel = next(house.glob("simbridge-*.whl"))
+    _run([sys.executable, "-m", "pip", "download", "-q", "-d", str(house), "--only-binary=:all:",
+          "--python-version", "3.11", "--platform", "manylinux2014_x86_64", "--platform", "manylinux_2_28_x86_64",
+          "--platform", "manylinux_2_17_x86_64", "--platform", "manylinux_2_27_x86_64", "--platform", "linux_x86_64",
+          f"{wheel}[{extras}]"])
+    _run(["mount", "-t", "proc", "proc", str(rootfs / "proc")])
+    try:
+        if not (rootfs / VENV.lstrip("/") / "bin/python").exists():
+            _chroot(rootfs, ["python3", "-m", "venv", VENV])
+        _chroot(rootfs, [f"{VENV}/bin/pip", "install", "-q", "--no-index", "--find-links", "/tmp/wheelhouse",
+                         "--force-reinstall", f"/tmp/wheelhouse/{wheel.name}[{extras}]"])
+    finally:
+        _run(["umount", str(rootfs / "proc")])
+    shutil.rmtree(house)
+    log(f"  venv ready ({time.monotonic() - t0:.0f} s)")
+
+    kernels = sorted((rootfs / "boot").glob("vmlinuz-*"))
+    initrds = sorted((rootfs / "boot").glob("initrd.img-*"))
+    if not kernels or not initrds:
+        raise HarnessError(f"{rootfs}/boot: no kernel/initrd installed")
+    shutil.copy(kernels[-1], out / "vmlinuz")
+    shutil.copy(initrds[-1], out / "initrd.img")
+    raw = out / "base.raw"
+    raw.unlink(missing_ok=True)
+    log("making the ext4 image …")
+    _run(["mke2fs", "-q", "-t", "ext4", "-L", "simroot", "-d", str(rootfs), str(raw), f"{size_gb}G"])
+    _run(["qemu-img", "convert", "-O", "qcow2", str(raw), str(out / "base.qcow2.tmp")])
+    raw.unlink()
+    os.replace(out / "base.qcow2.tmp", out / "base.qcow2")
+    info = {"suite": suite, "mirror": mirror, "built": time.time(), "kernel": kernels[-1].name,
+            "uids": GUEST_UIDS, "venv": VENV, "build_s": round(time.monotonic() - t0, 1),
+            "size_bytes": (out / "base.qcow2").stat().st_size}
+    (out / "image.json").write_text(json.dumps(info, indent=2))
+    log(f"image ready: {out / 'base.qcow2'} ({info['size_bytes'] / 1e6:.0f} MB, {info['build_s']:.0f} s)")
+    return out / "base.qcow2"

@@ -1,0 +1,186 @@
+"""One VM sandbox: QEMU/KVM booting a fresh overlay of the guest image.
+
+Networking is QEMU's user-mode stack with `restrict=on`: the guest can reach nothing, neither
+the host nor the outside; the host reaches the guest only through ports it forwards to its
+own loopback (`forward()`, added at run time through the QEMU monitor). The guest supervisor
+listens on a virtio-serial port wired to a unix socket in the episode's workdir.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from simbridge._errors import HarnessError
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class VmInstance:
+    def __init__(self, image_dir: Path, workdir: Path, *, mem_mb: int = 2048, cpus: int = 2,
+                 boot_timeout_s: float = 300.0, accel: str | None = None) -> None:
+        self.image_dir, self.workdir = Path(image_dir), Path(workdir)
+        #: "kvm" or "tcg" (software emulation, 10-20x slower; for hosts whose KVM cannot run
+        #: guests, e.g. inside another VM without working nested virtualisation)
+        self.accel = accel or os.environ.get("SIMBRIDGE_VM_ACCEL", "kvm")
+        self.mem_mb, self.cpus, self.boot_timeout_s = mem_mb, cpus, boot_timeout_s
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._ctl: socket.socket | None = None
+        self._buf = b""
+        self._next_id = 1
+        self.forwards: dict[tuple[str, int], int] = {}
+        self.boot_s: float | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> "VmInstance":
+        base = self.image_dir / "base.qcow2"
+        for f in (base, self.image_dir / "vmlinuz", self.image_dir / "initrd.img"):
+            if not f.exists():
+                raise HarnessError(f"{f}: missing; build the guest image with `simbridge vm build`")
+        if self.accel == "kvm" and not os.access("/dev/kvm", os.R_OK | os.W_OK):
+            raise HarnessError("/dev/kvm is not usable (set SIMBRIDGE_VM_ACCEL=tcg for software emulation)")
+        qemu = shutil.which("qemu-system-x86_64")
+        if qemu is None:
+            raise HarnessError("qemu-system-x86_64 not found (apt-get install qemu-system-x86)")
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        overlay = self.workdir / "overlay.qcow2"
+        overlay.unlink(missing_ok=True)
+        subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-b", str(base.resolve()), "-F", "qcow2", str(overlay)],
+                       check=True)
+        self.ctl_path = self.workdir / "control.sock"
+        self.mon_path = self.workdir / "monitor.sock"
+        for p in (self.ctl_path, self.mon_path):
+            p.unlink(missing_ok=True)
+        accel = (["-accel", "kvm", "-machine", "q35", "-cpu", "host,arch-capabilities=off"] if self.accel == "kvm"
+                 else ["-accel", "tcg,thread=multi", "-machine", "q35", "-cpu", "max"])
+        argv = [qemu, *accel, "-m", str(self.mem_mb), "-smp", str(self.cpus),
+                "-nodefaults", "-no-user-config", "-display", "none",
+                "-kernel", str(self.image_dir / "vmlinuz"), "-initrd", str(self.image_dir / "initrd.img"),
+                "-append", "root=/dev/vda rw console=ttyS0 loglevel=4",
+                "-drive", f"file={overlay},if=virtio,format=qcow2",
+                "-netdev", "user,id=net0,restrict=on", "-device", "virtio-net-pci,netdev=net0",
+                "-device", "virtio-serial",
+                "-chardev", f"socket,id=ctl,path={self.ctl_path},server=on,wait=off",
+                "-device", "virtserialport,chardev=ctl,name=org.simbridge.control",
+                "-serial", f"file:{self.workdir / 'console.log'}",
+                "-monitor", f"unix:{self.mon_path},server=on,wait=off"]
+        t0 = time.monotonic()
+        self.proc = subprocess.Popen(argv, start_new_session=True, stdin=subprocess.DEVNULL,
+                                     stdout=open(self.workdir / "qemu.log", "wb"), stderr=subprocess.STDOUT)
+        try:
+            self._connect(t0)
+        except BaseException:
+            self.stop()
+            raise
+        self.boot_s = time.monotonic() - t0
+        return self
+
+    def _connect(self, t0: float) -> None:
+        while not self.ctl_path.exists():
+            self._check_alive(t0)
+            time.sleep(0.05)
+        self._ctl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._ctl.connect(str(self.ctl_path))
+        self._ctl.settimeout(1.0)
+        while True:  # the supervisor greets once it is up; ping in case the greeting was missed
+            self._check_alive(t0)
+            try:
+                self._send({"id": 0, "op": "ping"})
+                line = self._readline(2.0)
+                if line and json.loads(line).get("ok"):
+                    return
+            except (TimeoutError, socket.timeout):
+                pass
+
+    def _check_alive(self, t0: float) -> None:
+        assert self.proc is not None
+        if self.proc.poll() is not None:
+            raise HarnessError(f"qemu exited with {self.proc.returncode}; see {self.workdir / 'qemu.log'}")
+        if time.monotonic() - t0 > self.boot_timeout_s:
+            raise HarnessError(f"guest did not answer within {self.boot_timeout_s:.0f} s; see {self.workdir / 'console.log'}")
+
+    def stop(self) -> None:
+        if self._ctl is not None:
+            try:
+                self._ctl.close()
+            except OSError:
+                pass
+            self._ctl = None
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+                self.proc.wait(timeout=10)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                self.proc.wait(timeout=5)
+        self.proc = None
+        (self.workdir / "overlay.qcow2").unlink(missing_ok=True)
+
+    # ------------------------------------------------------------------ control channel
+    def _send(self, obj: dict[str, Any]) -> None:
+        assert self._ctl is not None
+        self._ctl.sendall(json.dumps(obj).encode() + b"\n")
+
+    def _readline(self, timeout_s: float) -> bytes:
+        assert self._ctl is not None
+        end = time.monotonic() + timeout_s
+        while b"\n" not in self._buf:
+            if time.monotonic() > end:
+                raise TimeoutError("no reply from the guest supervisor")
+            try:
+                chunk = self._ctl.recv(65536)
+            except socket.timeout:
+                continue
+            if not chunk:
+                raise HarnessError("guest control channel closed")
+            self._buf += chunk
+        line, self._buf = self._buf.split(b"\n", 1)
+        return line
+
+    def request(self, op: str, *, timeout_s: float = 60.0, **kw: Any) -> dict[str, Any]:
+        rid = self._next_id
+        self._next_id += 1
+        self._send({"id": rid, "op": op, **kw})
+        while True:
+            rep = json.loads(self._readline(timeout_s))
+            if rep.get("id") == rid:
+                if not rep.get("ok"):
+                    raise HarnessError(f"guest {op}: {rep.get('error', rep)}")
+                return rep
+
+    # ------------------------------------------------------------------ ports
+    def _monitor(self, command: str) -> str:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.connect(str(self.mon_path))
+            s.settimeout(2.0)
+            s.sendall(command.encode() + b"\n")
+            time.sleep(0.2)
+            try:
+                return s.recv(65536).decode(errors="replace")
+            except socket.timeout:
+                return ""
+
+    def forward(self, guest_port: int, proto: str = "tcp") -> int:
+        """Forward a guest port to a free port on the host's loopback; returns the host port."""
+        key = (proto, guest_port)
+        if key not in self.forwards:
+            host_port = _free_port()
+            out = self._monitor(f"hostfwd_add net0 {proto}:127.0.0.1:{host_port}-:{guest_port}")
+            if "Could not" in out or "invalid" in out.lower():
+                raise HarnessError(f"qemu hostfwd_add {proto} {guest_port}: {out.strip()}")
+            self.forwards[key] = host_port
+        return self.forwards[key]

@@ -43,6 +43,11 @@ class Sandbox:
     env: dict[str, str]
     workdir: str
     host_addr: str = "127.0.0.1"
+    #: where processes in the sandbox reach the harness (telemetry the simulator pushes, e.g.
+    #: FlightGear's generic UDP); None when the sandbox can reach nothing on the host (VM)
+    harness_addr: str | None = "127.0.0.1"
+    #: host-side UDP ports the sandbox may send to (empty: any; an isolated sandbox lists them)
+    harness_udp_ports: list[int] = field(default_factory=list)
     isolated: bool = False
     provider: str = "local"
     #: run a command inside the sandbox (as the sandbox user, on its display); returns a Popen
@@ -67,6 +72,9 @@ class SimSession(abc.ABC):
     sim_name: str = ""
     #: canonical signal names this adapter can produce
     signals: tuple[str, ...] = ()
+    #: (proto, port) the simulator serves its state on inside an isolated sandbox; the
+    #: provider's firewall opens them to the host side only and the audit probes them
+    state_ports: tuple[tuple[str, int], ...] = ()
 
     @abc.abstractmethod
     def start(self, task: "TaskSpec", sandbox: Sandbox, *, seed: int | None = None) -> None:

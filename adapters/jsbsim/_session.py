@@ -65,14 +65,19 @@ def _free_tcp_port(host: str) -> int:
         return s.getsockname()[1]
 
 
+#: the cockpit's telnet port inside an isolated sandbox (FlightGear's default)
+STATE_PORT = 5401
+
+
 class JSBSimSession(SimSession):
     sim_name = "jsbsim"
     signals = tuple(m.canonical for m in MAPPINGS)
+    state_ports = (("tcp", STATE_PORT),)
 
     def __init__(self, *, fps: float = 25.0, generic_hz: float = 60.0, python: str | None = None):
         self.fps = fps
         self.generic_hz = generic_hz
-        self.python = python or sys.executable
+        self.python = python  # None: the sandbox's interpreter
         self.proc: subprocess.Popen | None = None
         self.telnet: TelnetProps | None = None
         self.receiver: UdpReceiver | None = None
@@ -102,11 +107,18 @@ class JSBSimSession(SimSession):
         scen_file.write_text(scenario.to_json())
         protocol = default_protocol()
         proto_file = protocol.write(work)
+        # the cockpit listens on `host` (the sandbox's address as the host side sees it) and
+        # pushes its generic-protocol stream to the harness's address on the sandbox's side
         host = sandbox.host_addr or "127.0.0.1"
-        self.receiver = UdpReceiver(protocol, host=host, port=0).start()
-        port = _free_tcp_port(host)
-        argv = [self.python, "-m", "simbridge.adapters.jsbsim.cockpit", "--scenario", str(scen_file),
-                "--telnet-port", str(port), "--telnet-host", host, "--generic-udp", f"{host}:{self.receiver.port}",
+        harness = sandbox.harness_addr
+        if harness is None:
+            raise HarnessError(f"jsbsim: the {sandbox.provider} sandbox cannot send telemetry to the host")
+        udp_port = sandbox.harness_udp_ports[0] if sandbox.harness_udp_ports else 0
+        self.receiver = UdpReceiver(protocol, host=harness, port=udp_port).start()
+        port = STATE_PORT if sandbox.isolated else _free_tcp_port(host)
+        python = self.python or sandbox.python
+        argv = [python, "-m", "simbridge.adapters.jsbsim.cockpit", "--scenario", str(scen_file),
+                "--telnet-port", str(port), "--telnet-host", host, "--generic-udp", f"{harness}:{self.receiver.port}",
                 "--generic-protocol", str(proto_file), "--generic-hz", str(self.generic_hz), "--fps", str(self.fps)]
         env = {**os.environ, **(sandbox.env or {}), "DISPLAY": sandbox.display,
                "SDL_AUDIODRIVER": "dummy", "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
@@ -123,7 +135,7 @@ class JSBSimSession(SimSession):
             raise HarnessError(f"jsbsim: cannot launch the cockpit: {exc}") from None
         self._wall_start = time.monotonic()
         try:
-            self._wait_ready(host, port)
+            self._wait_ready(*sandbox.reach(port))
         except HarnessError:
             self.stop()
             raise

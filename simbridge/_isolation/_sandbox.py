@@ -25,6 +25,8 @@ from simbridge._isolation._firewall import FirewallPlan, render
 from simbridge._isolation._netns import AGENT_USER, SIM_USER, Netns, ensure_user
 
 _DISPLAY_BASE = 140
+#: environment variables passed into the sandbox (besides SDL_*/PYGAME_*)
+_PASS_ENV = {"DISPLAY", "LANG", "LC_ALL", "TZ", "PYTHONUNBUFFERED"}
 
 
 def _free_display() -> int:
@@ -39,10 +41,12 @@ class NetnsSandbox:
 
     def __init__(self, *, state_tcp: Sequence[int] = (), state_udp: Sequence[int] = (), agent_port: int | None = None,
                  host_udp: Sequence[int] = (), host_tcp: Sequence[int] = (), screen: str = "1280x800x24",
-                 workdir: str | None = None) -> None:
+                 workdir: str | None = None, host_udp_picker: Any = None) -> None:
         self.state_tcp, self.state_udp = list(state_tcp), list(state_udp)
         self.agent_port = agent_port
         self.host_udp, self.host_tcp = list(host_udp), list(host_tcp)
+        #: picks host-side UDP ports (given the host veth address) the simulator may send to
+        self._host_udp_picker = host_udp_picker
         self.screen = screen
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="simbridge-netns-"))
         self.ns: Netns | None = None
@@ -68,6 +72,8 @@ class NetnsSandbox:
         agent_uid, _ = ensure_user(AGENT_USER)
         sim_uid, _ = ensure_user(SIM_USER)
         self.ns = Netns.create()
+        if self._host_udp_picker is not None:
+            self.host_udp += self._host_udp_picker(self.ns.record.host_addr)
         self._reaper = subprocess.Popen(
             [sys.executable, "-m", "simbridge._isolation._reaper", str(os.getpid()), self.ns.name, self.ns.record.host_if],
             start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -124,10 +130,16 @@ class NetnsSandbox:
         return {**base, **(extra or {})}
 
     def spawn(self, argv: Sequence[str], *, user: str | None = SIM_USER, env: dict[str, str] | None = None,
-              **popen: Any) -> subprocess.Popen[Any]:
-        """Start `argv` inside the sandbox as `user` (None = root, for the harness's own processes)."""
+              name: str | None = None, **popen: Any) -> subprocess.Popen[Any]:
+        """Start `argv` inside the sandbox as `user` (None = root, for the harness's own processes).
+
+        Only the given `env` and a minimal base reach the process: the host's environment stays out.
+        """
         assert self.ns is not None, "sandbox not started"
-        full_env = self.env(env)
+        full_env = self.env({k: v for k, v in (env or {}).items() if k in _PASS_ENV or k.startswith(("SDL_", "PYGAME_"))})
+        if name and "stdout" not in popen:
+            log = open(self.workdir / f"{name}.log", "wb")
+            popen.update(stdout=log, stderr=subprocess.STDOUT)
         cmd = self.ns.argv(["env", "-i", *[f"{k}={v}" for k, v in full_env.items()], *argv], user=user)
         popen.setdefault("stdin", subprocess.DEVNULL)
         p = subprocess.Popen(cmd, start_new_session=True, cwd=str(self.workdir), **popen)
@@ -143,6 +155,7 @@ class NetnsSandbox:
         return Sandbox(display=self.display or "", env=self.env(), workdir=str(self.workdir),
                        host_addr=self.sandbox_addr, isolated=True, provider="netns",
                        spawn=lambda argv, env=None, **kw: self.spawn(argv, env=env, **kw),
+                       harness_addr=self.host_addr, harness_udp_ports=list(self.host_udp),
                        info={"netns": self.ns.name if self.ns else None, "host_addr": self.host_addr,
                              "sandbox_addr": self.sandbox_addr})
 

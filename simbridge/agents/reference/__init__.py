@@ -1,0 +1,37 @@
+"""Reference pilots: built-in agents that fly catalog tasks on the embedded JSBSim cockpit
+through the agent port alone.
+
+They read the instruments from screenshot pixels only (template-matched digits of the readout
+strip and the radio displays, colours of lit buttons, the out-the-window horizon) and act only
+through keys and mouse. They know the published panel layout (`adapters.jsbsim._layout`) and
+the cockpit's font, never the simulator state: no property reads, no telnet, no bundle reads,
+no import of the simulator session or cockpit process modules (a test enforces this).
+
+    make(task_id) -> Agent | None
+"""
+
+from __future__ import annotations
+
+from simbridge.agents._base import Agent
+
+
+def make(task_id: str) -> Agent | None:
+    """The reference pilot of a task (T01, T02, T09, T16), or None."""
+    base = task_id.split("@")[0]
+    if base == "T01":
+        from simbridge.agents.reference._engine_start import EngineStartPilot
+
+        return EngineStartPilot()
+    if base == "T02":
+        from simbridge.agents.reference._takeoff import TakeoffHoldPilot
+
+        return TakeoffHoldPilot()
+    if base == "T09":
+        from simbridge.agents.reference._steep_turn import SteepTurnPilot
+
+        return SteepTurnPilot()
+    if base == "T16":
+        from simbridge.agents.reference._radios import RadiosPilot
+
+        return RadiosPilot()
+    return None

@@ -1,0 +1,111 @@
+"""T16: tune COM1, NAV1, the transponder and the altimeter by clicks, confirming each value by
+reading the printed digits back from the screen."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from simbridge.agents._base import Agent, AgentResult
+from simbridge.agents.reference._cockpit import Cockpit
+from simbridge.agents.reference._instruments import read_baro, read_frequency, read_squawk, xpdr_mode
+
+if TYPE_CHECKING:
+    from simbridge._agent_port import AgentPortClient
+    from simbridge._task import TaskSpec
+
+MAX_CLICKS = 80
+
+
+class RadiosPilot(Agent):
+    name = "reference"
+
+    def __init__(self, com_active: float = 125.0, com_stby: float = 118.6, nav: float = 114.1,
+                 squawk: str = "4521", mode: int = 3, baro: float = 29.92) -> None:
+        self.com_active, self.com_stby, self.nav = com_active, com_stby, nav
+        self.squawk, self.mode, self.baro = squawk, mode, baro
+
+    def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
+        cp = Cockpit(port)
+        cp.look()
+        if read_frequency(cp.img, "com1:active") is None:  # displays dark: avionics off
+            cp.click("switch:avionics")
+            port.wait(0.5)
+            cp.look()
+        ok = (self._tune(cp, "com1", self.com_active, 0.025) and self._swap(cp, "com1", self.com_active)
+              and self._tune(cp, "com1", self.com_stby, 0.025)
+              and self._tune(cp, "nav1", self.nav, 0.05) and self._swap(cp, "nav1", self.nav)
+              and self._squawk(cp) and self._mode(cp) and self._baro(cp))
+        port.wait(1.5)  # let the recorder log the final state
+        cp.look()
+        ok = ok and self._confirm(cp)
+        if ok:
+            port.done("radios set and read back")
+            return "done"
+        port.give_up("a radio did not read back as set")
+        return "give_up"
+
+    def _tune(self, cp: Cockpit, radio: str, target: float, khz: float) -> bool:
+        """Step the standby frequency to `target`: MHz buttons first, then the kHz buttons."""
+        for _ in range(MAX_CLICKS):
+            cp.look()
+            f = read_frequency(cp.img, f"{radio}:stby")
+            if f is None:
+                return False
+            d = target - f
+            if abs(d) < khz / 2:
+                return True
+            if abs(d) >= 1.0 - khz / 2:
+                cp.click(f"{radio}:mhz{'+' if d > 0 else '-'}")
+            else:
+                cp.click(f"{radio}:khz{'+' if d > 0 else '-'}")
+        return False
+
+    def _swap(self, cp: Cockpit, radio: str, active: float) -> bool:
+        cp.click(f"{radio}:swap")
+        cp.port.wait(0.2)
+        cp.look()
+        f = read_frequency(cp.img, f"{radio}:active")
+        return f is not None and abs(f - active) < 0.005
+
+    def _squawk(self, cp: Cockpit) -> bool:
+        for _ in range(MAX_CLICKS):
+            cp.look()
+            digits = read_squawk(cp.img)
+            if digits is None:
+                return False
+            wrong = [i for i, d in enumerate(digits) if d != int(self.squawk[i])]
+            if not wrong:
+                return True
+            i = wrong[0]
+            up = (int(self.squawk[i]) - digits[i]) % 8  # octal wheel: the shorter way round
+            cp.click(f"xpdr:digit{i}", upper=up <= 4)
+        return False
+
+    def _mode(self, cp: Cockpit) -> bool:
+        for _ in range(3):
+            cp.look()
+            if xpdr_mode(cp.img) == self.mode:
+                return True
+            cp.click(f"xpdr:mode{self.mode}")
+            cp.port.wait(0.2)
+        return False
+
+    def _baro(self, cp: Cockpit) -> bool:
+        for _ in range(MAX_CLICKS * 4):
+            cp.look()
+            b = read_baro(cp.img)
+            if b is None:
+                return False
+            if abs(b - self.baro) < 0.005:
+                return True
+            cp.click("baro+" if b < self.baro else "baro-")
+        return False
+
+    def _confirm(self, cp: Cockpit) -> bool:
+        img = cp.img
+        vals = (read_frequency(img, "com1:active"), read_frequency(img, "com1:stby"), read_frequency(img, "nav1:active"))
+        if None in vals:
+            return False
+        return (abs(vals[0] - self.com_active) < 0.005 and abs(vals[1] - self.com_stby) < 0.005
+                and abs(vals[2] - self.nav) < 0.005 and read_squawk(img) == [int(c) for c in self.squawk]
+                and xpdr_mode(img) == self.mode and (b := read_baro(img)) is not None and abs(b - self.baro) < 0.005)

@@ -113,6 +113,9 @@ def test_lockstep_runs_exactly_the_requested_sim_time(tmp_path):
 actions:
   - {at: 2.0, key: Left, hold_s: 1.0}
   - {at: 5.0, key: x}
+  - {at: 6.0, screenshot: png}
+  - {at: 6.0, screenshot: png}
+  - {at: 6.0, screenshot: png}
   - {at: 8.0, done: ok}
 """)
     out = tmp_path / "runs"
@@ -124,11 +127,15 @@ actions:
     assert ep["status"] == "completed" and "lockstep" in ep["flags"]
     bundle = read_bundle(b)
     keys = [a for a in bundle.actions if a["kind"] == "key"]
-    # the clock only moves inside actions: each key starts at its scheduled time (one toy step late at most)
-    assert 2.0 <= keys[0]["t"] < 2.1 and 5.0 <= keys[1]["t"] < 5.1
-    # Left held for 1.0 s of simulator time at 15°/s: bank -15° (± one 1/60 s step)
+    # the clock only moves inside actions: each key starts at its scheduled time, late by at most
+    # the step in which the pause took effect (the toy's steps are ≤ 0.1 s of simulator time)
+    assert 2.0 <= keys[0]["t"] <= 2.1 and 5.0 <= keys[1]["t"] <= 5.1
+    # Left held for 1.0 s of simulator time at 15°/s: bank -15°, ± one step (0.1 s → 1.5°)
     bank = bundle.signals["bank_deg"]
-    assert -15.6 < bank.min() < -14.4
+    assert -16.5 <= bank.min() <= -13.5
+    # observing does not advance the paused simulator: three screenshots in a row share one clock reading
+    shots = [a["t"] for a in bundle.actions if a["kind"] == "screenshot"]
+    assert len(shots) == 3 and len(set(shots)) == 1
 
 
 def test_mcp_agent_drives_through_the_port(tmp_path):

@@ -114,7 +114,7 @@ def view_horizon(img: np.ndarray) -> tuple[float, float] | None:
     xs = (np.arange(view.shape[1]) * step + x0)[ok].astype(np.float64)
     ys = first[ok].astype(np.float64) + y0
     slope, icpt = np.polyfit(xs, ys, 1)
-    bank = math.degrees(math.atan(slope))  # right bank: the horizon's right end rises... on screen it falls
+    bank = -math.degrees(math.atan(slope))  # right bank: the world rolls left, the horizon's right end rises
     yc = slope * L.VIEW_CENTRE[0] + icpt
     pitch = math.degrees(math.atan((yc - L.VIEW_CENTRE[1]) / L.FOCAL_PX)) * math.cos(math.radians(bank))
     return bank, pitch

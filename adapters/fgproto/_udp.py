@@ -42,6 +42,8 @@ class UdpReceiver:
         self.last_error = ""
         self._last_rx = 0.0
         self.latest: tuple[float, dict[str, float]] | None = None
+        #: (monotonic wall time, t_sim) of the first good packet: rates since the stream began
+        self.first: tuple[float, float] | None = None
 
     def start(self) -> "UdpReceiver":
         self._thread.start()
@@ -66,6 +68,8 @@ class UdpReceiver:
                 self.latest = sample
                 self.n_packets += 1
                 self._last_rx = time.monotonic()
+                if self.first is None:
+                    self.first = (self._last_rx, sample[0])
 
     def drain(self) -> list[tuple[float, dict[str, float]]]:
         """All samples received since the last call, oldest first."""
@@ -77,6 +81,16 @@ class UdpReceiver:
     def last_packet_age_s(self) -> float:
         """Seconds since the last good packet (infinity before the first)."""
         return time.monotonic() - self._last_rx if self._last_rx else float("inf")
+
+    def rates(self) -> tuple[float | None, float | None]:
+        """(packets per wall second, simulator seconds per wall second) since the first packet.
+        With one packet per rendered frame these are the frame rate and the real-time factor."""
+        if self.first is None or self.latest is None:
+            return None, None
+        wall = self._last_rx - self.first[0]
+        if wall <= 0:
+            return None, None
+        return (self.n_packets - 1) / wall, (self.latest[0] - self.first[1]) / wall
 
     def wait_first(self, timeout_s: float) -> tuple[float, dict[str, float]]:
         """Block until one packet arrived; HarnessError after timeout_s."""

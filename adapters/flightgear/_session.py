@@ -142,26 +142,39 @@ class FlightGearSession(SimSession):
         ground it starts cold and dark: master, mixture, primer, magnetos, then the starter."""
         tn = self.fg.telnet
 
-        def wait_running(timeout_s: float) -> bool:
+        def wait_running(timeout_s: float, min_rpm: float) -> bool:
+            """Running with rpm above min_rpm on 3 reads in a row: the c172p sets `running`
+            before its autostart has cranked, so one read of the flag is not enough."""
             deadline = time.monotonic() + timeout_s
+            streak = 0
             while time.monotonic() < deadline:
-                if tn.get("/engines/engine[0]/running") == "true":
+                running, rpm = tn.get_many(["/engines/engine[0]/running", "/engines/engine[0]/rpm"])
+                ok = running == "true" and float(rpm or 0) > min_rpm
+                streak = streak + 1 if ok else 0
+                if streak >= 3:
                     return True
-                time.sleep(0.5)
+                time.sleep(1.0)
             return False
 
         if not on_ground:
-            if wait_running(120.0):
+            if wait_running(120.0, 1500.0):
                 return
             raise HarnessError("flightgear: the c172p auto state did not start the engine in the air")
-        if tn.get("/engines/engine[0]/running") == "true":
+        if wait_running(3.0, 500.0):
             return
         tn.set_many(_ENGINE_START_PROPS)
-        tn.set("/controls/switches/starter", "true")
-        try:
-            ok = wait_running(60.0)
-        finally:
-            tn.set("/controls/switches/starter", "false")
+        ok = False
+        for _attempt in range(3):
+            # what the `s` key does (controls.startEngine) plus the c172p's key-switch property
+            tn.set_many({"/controls/engines/engine[0]/primer": "3", "/controls/engines/engine[0]/starter": "true",
+                         "/controls/switches/starter": "true"})
+            try:
+                ok = wait_running(20.0, 500.0)
+            finally:
+                tn.set_many({"/controls/engines/engine[0]/starter": "false", "/controls/switches/starter": "false"})
+            if ok or wait_running(5.0, 500.0):
+                ok = True
+                break
         if not ok:
             raise HarnessError("flightgear: the engine did not start during setup (task says engine running)")
 
@@ -207,8 +220,11 @@ class FlightGearSession(SimSession):
 
     def info(self) -> dict[str, Any]:
         wall = time.monotonic() - self._wall0 if self._wall0 else 0.0
-        fps = self._frames / wall if wall > 0 else None
-        rtf = self._t_last / wall if wall > 1.0 else None
+        if wall > 5.0:  # the episode so far
+            fps: float | None = self._frames / wall
+            rtf: float | None = self._t_last / wall
+        else:  # right after start (the runner asks then): the stream since launch
+            fps, rtf = self.fg.udp.rates() if self.fg is not None and self.fg.udp is not None else (None, None)
         flags = list(self._flags)
         if rtf is not None and rtf < RTF_FLAG_BELOW:
             flags.append(f"real_time_factor_below_{RTF_FLAG_BELOW}")

@@ -155,3 +155,20 @@ def test_udp_wait_first_times_out():
     with UdpReceiver(PROTO) as rx:
         with pytest.raises(HarnessError, match="no packet"):
             rx.wait_first(0.3)
+
+
+def test_udp_rates_count_packets_and_sim_time():
+    with UdpReceiver(PROTO) as rx:
+        assert rx.rates() == (None, None)
+        tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        for i in range(4):
+            tx.sendto(PROTO.encode(10.0 + i, {"lat_deg": 0, "engine_running": 0, "magnetos": 0, "engine_rpm": 0}),
+                      ("127.0.0.1", rx.port))
+            time.sleep(0.2)
+        deadline = time.monotonic() + 5
+        while rx.n_packets < 4 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        tx.close()
+        fps, rtf = rx.rates()
+    # every packet advances the clock by 1 simulator second: rtf / fps is exactly that step
+    assert fps > 0 and rtf / fps == pytest.approx(1.0)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from simbridge.adapters.jsbsim import _layout as L
+from simbridge.agents.reference._layout import L
 from simbridge.agents.reference._instruments import Readout, read_readout
 
 if TYPE_CHECKING:

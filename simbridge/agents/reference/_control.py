@@ -54,6 +54,8 @@ class State:
     hdg: float = 0.0
     rpm: float = 0.0
     roll_rate: float = 0.0
+    pitch_rate: float = 0.0
+    yaw_rate: float = 0.0
     valid: bool = False
     trace: list = field(default_factory=list)
 
@@ -67,8 +69,9 @@ class State:
             bank, pitch = h  # sub-degree, and agrees with the printed whole degrees
         dt = t - self.t
         if self.valid and dt > 1e-3:
-            rate = (bank - self.bank) / dt
-            self.roll_rate = 0.5 * self.roll_rate + 0.5 * rate
+            self.roll_rate = 0.5 * self.roll_rate + 0.5 * (bank - self.bank) / dt
+            self.pitch_rate = 0.5 * self.pitch_rate + 0.5 * (pitch - self.pitch) / dt
+            self.yaw_rate = 0.8 * self.yaw_rate + 0.2 * angle_diff(float(r.hdg), self.hdg) / dt
         self.t, self.bank, self.pitch = t, bank, pitch
         self.ias, self.alt, self.vs, self.hdg, self.rpm = float(r.ias), float(r.alt), float(r.vs), float(r.hdg), float(r.rpm)
         self.valid = True

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from simbridge.adapters.jsbsim import _layout as L
+from simbridge.agents.reference._layout import L
 from simbridge.agents._base import Agent, AgentResult
 from simbridge.agents.reference._cockpit import Cockpit
 from simbridge.agents.reference._instruments import lit

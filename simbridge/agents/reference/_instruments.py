@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simbridge.adapters.jsbsim import _layout as L
+from simbridge.agents.reference._layout import L
 from simbridge.agents.reference._glyphs import read_centred, read_text
 
 WHITE, BLACK = (255, 255, 255), (0, 0, 0)

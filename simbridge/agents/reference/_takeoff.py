@@ -1,0 +1,119 @@
+"""T02: take off from KSEA 34R, climb at 78 kt, level at 3,000 ft and hold 340°, 3,000 ft and
+90 kt by hand (mouse yoke for aileron and elevator, keys for rudder and throttle).
+
+The takeoff roll keeps the runway heading read at the start with rudder taps; rotation at 55 kt
+to 8° pitch; the climb holds airspeed with pitch; the level-off hands over to the vertical-speed
+hold with throttle for airspeed. The pilot ends the episode after 75 s in tolerance by its own
+readings."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from simbridge.agents._base import Agent, AgentResult
+from simbridge.agents.reference._cockpit import Cockpit
+from simbridge.agents.reference._control import PID, AttitudeFlyer, State, angle_diff
+from simbridge.agents.reference._instruments import lit
+
+if TYPE_CHECKING:
+    from simbridge._agent_port import AgentPortClient
+    from simbridge._task import TaskSpec
+
+HDG, ALT, IAS = 340.0, 3000.0, 90.0
+ROTATE_KT, CLIMB_KT, ROTATE_PITCH = 55.0, 78.0, 8.0
+HOLD_DONE_S = 75.0
+RUDDER_STEP = 0.05
+LOOP_DT = 0.05
+
+
+class TakeoffHoldPilot(Agent):
+    name = "reference"
+
+    def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
+        cp, st = Cockpit(port), State()
+        while not st.update(port.elapsed(), cp.look(), cp.img):
+            port.wait(0.1)
+        img = cp.img
+        if lit(img, "park_brake", (200, 40, 40)) or self._brake_set(cp):
+            cp.click("park_brake")
+        cp.set_slider("mixture", 1.0)
+        cp.set_slider("throttle", 1.0)
+        cp.yoke(True)
+        fly = AttitudeFlyer(cp, st)
+        pitch_pid = PID(kp=0.035, ki=0.012, kd=0.02, lo=-0.4, hi=0.6)
+        speed_pid = PID(kp=0.35, ki=0.04, lo=-6.0, hi=6.0)
+        rwy_hdg, alt_ground = st.hdg, st.alt
+        rudder = 0.0
+        last_rudder_t = -1.0
+        phase, t_phase = "roll", st.t
+        hold_since: float | None = None
+        t_prev = st.t
+        try:
+            while st.t < deadline_s - 1:
+                if not st.update(port.elapsed(), cp.look(), cp.img):
+                    port.wait(LOOP_DT)
+                    continue
+                dt, t_prev = max(1e-3, st.t - t_prev), st.t
+                if phase in ("roll", "rotate"):
+                    # rudder (and nosewheel) keep the runway heading; yaw rate damps it
+                    e = angle_diff(rwy_hdg, st.hdg)
+                    want = max(-0.25, min(0.25, 0.02 * e - 0.04 * st.yaw_rate))
+                    steps = round((want - rudder) / RUDDER_STEP)
+                    if steps and st.t - last_rudder_t > 0.3:
+                        cp.port.key("Return" if steps > 0 else "Insert", repeat=min(abs(steps), 2), hold_s=0.03)
+                        rudder += RUDDER_STEP * (min(abs(steps), 2) if steps > 0 else -min(abs(steps), 2))
+                        last_rudder_t = st.t
+                    ail = fly.bank_pid.step(0.0 - st.bank, dt, rate=-st.roll_rate)
+                    if phase == "roll":
+                        cp.fly(ail, 0.0)
+                        if st.ias >= ROTATE_KT:
+                            phase, t_phase = "rotate", st.t
+                    else:
+                        target = min(ROTATE_PITCH, ROTATE_PITCH * (st.t - t_phase) / 2.0)
+                        cp.fly(ail, pitch_pid.step(target - st.pitch, dt, rate=-st.pitch_rate))
+                        if st.alt > alt_ground + 40 and st.vs > 200:
+                            phase, t_phase = "climb", st.t
+                elif phase == "climb":
+                    if rudder and st.t - last_rudder_t > 0.15:  # rudder back to neutral once flying
+                        n = round(abs(rudder) / RUDDER_STEP)
+                        cp.port.key("Insert" if rudder > 0 else "Return", repeat=n, hold_s=0.03)
+                        rudder, last_rudder_t = 0.0, st.t
+                    hdg_t = rwy_hdg if st.alt < alt_ground + 400 else HDG
+                    bank_t = max(-15.0, min(15.0, 1.2 * angle_diff(hdg_t, st.hdg)))
+                    pitch_t = max(0.0, min(12.0, 6.0 + speed_pid.step(st.ias - CLIMB_KT, dt)))
+                    ail = fly.bank_pid.step(bank_t - st.bank, dt, rate=-st.roll_rate)
+                    pull = pitch_pid.step(pitch_t - st.pitch, dt, rate=-st.pitch_rate)
+                    cp.fly(ail, pull)
+                    if st.alt >= ALT - 120 - 0.1 * st.vs:
+                        phase, t_phase = "level", st.t
+                        fly.vs_pid.i = pull  # bumpless hand-over to the altitude hold
+                        cp.port.key("Next", repeat=25, hold_s=0.03)  # power back for cruise
+                else:  # level: hold heading, altitude and airspeed
+                    bank_t = max(-10.0, min(10.0, 1.0 * angle_diff(HDG, st.hdg)))
+                    fly.step(bank_t, ALT, IAS, dt)
+                    ok = (abs(angle_diff(st.hdg, HDG)) <= 8 and abs(st.alt - ALT) <= 80 and abs(st.ias - IAS) <= 4)
+                    if not ok:
+                        hold_since = None
+                    elif hold_since is None:
+                        hold_since = st.t
+                    elif st.t - hold_since >= HOLD_DONE_S:
+                        break
+                port.wait(LOOP_DT)
+        finally:
+            p50, p95 = cp.latency_ms()
+            st.dump_trace({"latency_ms": [p50, p95]})
+        held = 0.0 if hold_since is None else st.t - hold_since
+        port.done(f"held {HDG:.0f}°/{ALT:.0f} ft/{IAS:.0f} kt for {held:.0f} s; screenshot loop p50 {p50:.0f} ms")
+        return "done"
+
+    @staticmethod
+    def _brake_set(cp: Cockpit) -> bool:
+        """The parking brake knob shows red "SET" when set."""
+        import numpy as np
+
+        from simbridge.agents.reference._layout import L
+
+        x, y, w, h = L.PARK_BRAKE
+        region = cp.img[y:y + h, x:x + w, ::-1].astype(np.int16)
+        red = (region[:, :, 0] > 150) & (region[:, :, 1] < 90) & (region[:, :, 2] < 90)
+        return bool(red.mean() > 0.2)

@@ -1,0 +1,68 @@
+"""The reference pilots read pixels only: their sources import nothing that reaches the
+simulator's state (session, telemetry server, flight model, bundles, sockets), and importing
+them loads none of those modules."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import simbridge.agents.reference as reference
+
+PKG = Path(reference.__file__).parent
+ALLOWED_PREFIXES = (
+    "__future__", "math", "os", "json", "time", "threading", "functools", "pathlib", "dataclasses", "typing",
+    "importlib", "sys", "types", "numpy", "cv2", "pygame",
+    "simbridge.agents._base", "simbridge.agents.reference",
+    "simbridge._agent_port", "simbridge._task",  # type-checking names of the port client and the task
+)
+FORBIDDEN_MODULES = ("simbridge.adapters.jsbsim._session", "simbridge.adapters.jsbsim._server",
+                     "simbridge.adapters.jsbsim._fdm", "simbridge.adapters.jsbsim._props",
+                     "simbridge.adapters.jsbsim.cockpit", "simbridge.adapters.fgproto", "simbridge._recorder",
+                     "jsbsim", "telnetlib")
+
+
+def _imports(path: Path) -> list[str]:
+    names = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names.append(node.module or "")
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", "") == "__import__":
+            names.append("__import__")
+    return names
+
+
+def test_pilot_sources_import_only_pixel_and_input_modules():
+    files = sorted(PKG.glob("*.py"))
+    assert len(files) >= 6
+    for f in files:
+        for name in _imports(f):
+            assert name.startswith(ALLOWED_PREFIXES), f"{f.name} imports {name!r}"
+
+
+def test_importing_the_pilots_loads_no_simulator_module():
+    code = ("import sys\n"
+            "from simbridge.agents.reference import make\n"
+            "agents = [make(t) for t in ('T01', 'T02', 'T09', 'T16')]\n"
+            "assert all(a is not None for a in agents)\n"
+            f"bad = [m for m in sys.modules if m.startswith({FORBIDDEN_MODULES!r})]\n"
+            "print(','.join(bad))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "", f"the pilots loaded simulator modules: {r.stdout.strip()}"
+
+
+def test_layout_constants_are_the_published_ones():
+    from simbridge.adapters.jsbsim import _layout as published
+    from simbridge.agents.reference._layout import L
+
+    assert L.HOTSPOTS == published.HOTSPOTS and L.readout_boxes() == published.readout_boxes()
+
+
+def test_make_has_no_pilot_for_other_tasks():
+    assert reference.make("T05") is None
+    assert reference.make("T01@PHJR") is not None

@@ -1,0 +1,81 @@
+"""Real episodes on the embedded JSBSim cockpit: the reference pilots earn the scores issue 3
+asks for through pixels and input alone, and the do-nothing agent earns nothing. One trial per
+task here (the 5-trial pass rates are `benchmarks/reference_pilots.py`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.display, pytest.mark.slow,
+              pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb not installed")]
+
+try:
+    from simbridge._sims import session_class
+
+    session_class("jsbsim")
+    HAVE_JSBSIM = True
+except Exception:  # the adapter or its dependencies are missing
+    HAVE_JSBSIM = False
+
+needs_jsbsim = pytest.mark.skipif(not HAVE_JSBSIM, reason="jsbsim adapter not available")
+
+
+def run_task(task: str, agent: str, out: Path, *extra: str, timeout: float = 1200) -> tuple[dict, dict, Path]:
+    """`simbridge run` one trial; returns (score.json, episode.json, bundle)."""
+    r = subprocess.run([sys.executable, "-m", "simbridge._cli", "run", task, "--sim", "jsbsim", "--agent", agent,
+                        "--out", str(out), "--frame-hz", "0", *extra],
+                       capture_output=True, text=True, timeout=timeout, env=dict(os.environ))
+    assert r.returncode == 0, r.stderr[-3000:]
+    [bundle] = sorted(out.glob("*/trial-1"))
+    return (json.loads((bundle / "score.json").read_text()), json.loads((bundle / "episode.json").read_text()),
+            bundle)
+
+
+def _actions(bundle: Path) -> list[dict]:
+    return [json.loads(line) for line in (bundle / "actions.jsonl").read_text().splitlines() if line.strip()]
+
+
+@needs_jsbsim
+def test_radios_by_clicks_score_full(tmp_path):
+    score, ep, bundle = run_task("T16", "reference", tmp_path)
+    assert ep["status"] == "completed", ep.get("detail")
+    assert score["status"] == "scored" and score["score"] == 1.0, score
+    kinds = {a["kind"] for a in _actions(bundle)}
+    assert "click" in kinds and "screenshot" in kinds and not kinds & {"type"}
+
+
+@needs_jsbsim
+def test_cold_and_dark_start_scores_full(tmp_path):
+    score, ep, _ = run_task("T01", "reference", tmp_path)
+    assert ep["status"] == "completed", ep.get("detail")
+    assert score["status"] == "scored" and score["score"] == 1.0, score
+
+
+@needs_jsbsim
+def test_steep_turn_scores_at_least_0_9(tmp_path):
+    score, ep, bundle = run_task("T09", "reference", tmp_path, "--snapshot-at", "30")
+    assert ep["status"] == "completed", ep.get("detail")
+    assert score["status"] == "scored" and score["score"] >= 0.9, score
+    assert (bundle / "snapshot_t30.png").exists()  # the demo's mid-turn picture
+
+
+@needs_jsbsim
+def test_takeoff_and_hold_scores_at_least_0_8(tmp_path):
+    score, ep, _ = run_task("T02", "reference", tmp_path)
+    assert ep["status"] == "completed", ep.get("detail")
+    assert score["status"] == "scored" and score["score"] >= 0.8, score
+
+
+@needs_jsbsim
+@pytest.mark.parametrize("task,limit", [("T01", "20"), ("T16", "10"), ("T02", "30"), ("T09", "30")])
+def test_noop_scores_zero(tmp_path, task, limit):
+    score, ep, _ = run_task(task, "noop", tmp_path, "--time-limit", limit)
+    assert ep["status"] == "timeout"
+    assert score["status"] == "scored" and score["score"] == 0.0, score

@@ -36,8 +36,9 @@ STREAM_LOST_S = 15.0
 _ENGINE_START_PROPS = {
     "/controls/switches/master-bat": "true",
     "/controls/switches/master-alt": "true",
-    "/controls/engines/engine[0]/mixture": "1",
-    "/controls/engines/engine[0]/throttle": "0.2",
+    # the c172p drives engine[0] from current-engine: setting engine[0] directly is undone
+    "/controls/engines/current-engine/mixture": "1",
+    "/controls/engines/current-engine/throttle": "0.2",
     "/controls/engines/engine[0]/primer": "3",
     "/controls/switches/magnetos": "3",
 }
@@ -165,13 +166,12 @@ class FlightGearSession(SimSession):
         tn.set_many(_ENGINE_START_PROPS)
         ok = False
         for _attempt in range(3):
-            # what the `s` key does (controls.startEngine) plus the c172p's key-switch property
-            tn.set_many({"/controls/engines/engine[0]/primer": "3", "/controls/engines/engine[0]/starter": "true",
-                         "/controls/switches/starter": "true"})
+            # the c172p's key switch (its START position); the primer count feeds the first seconds
+            tn.set_many({"/controls/engines/engine[0]/primer": "3", "/controls/switches/starter": "true"})
             try:
                 ok = wait_running(20.0, 500.0)
             finally:
-                tn.set_many({"/controls/engines/engine[0]/starter": "false", "/controls/switches/starter": "false"})
+                tn.set("/controls/switches/starter", "false")
             if ok or wait_running(5.0, 500.0):
                 ok = True
                 break

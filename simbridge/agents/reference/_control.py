@@ -53,6 +53,7 @@ class State:
     vs: float = 0.0
     hdg: float = 0.0
     rpm: float = 0.0
+    thr: float = 0.0
     roll_rate: float = 0.0
     pitch_rate: float = 0.0
     yaw_rate: float = 0.0
@@ -74,6 +75,8 @@ class State:
             self.yaw_rate = 0.8 * self.yaw_rate + 0.2 * angle_diff(float(r.hdg), self.hdg) / dt
         self.t, self.bank, self.pitch = t, bank, pitch
         self.ias, self.alt, self.vs, self.hdg, self.rpm = float(r.ias), float(r.alt), float(r.vs), float(r.hdg), float(r.rpm)
+        if r.thr is not None:
+            self.thr = float(r.thr) / 100.0
         self.valid = True
         if os.environ.get("SIMBRIDGE_REFERENCE_TRACE"):
             self.trace.append((round(t, 2), round(bank, 2), round(pitch, 2), self.ias, self.alt, self.vs, self.hdg, r.bank,
@@ -93,10 +96,14 @@ class AttitudeFlyer:
 
     def __init__(self, cp: Cockpit, st: State) -> None:
         self.cp, self.st = cp, st
-        self.bank_pid = PID(kp=0.035, ki=0.004, kd=0.012, lo=-0.6, hi=0.6)
+        self.bank_pid = PID(kp=0.012, ki=0.002, kd=0.003, lo=-0.35, hi=0.35)
         self.vs_pid = PID(kp=0.0001, ki=0.00005, lo=-0.5, hi=0.7)
         self.last_thr_t = -10.0
         self.pull_ff_per_g = 0.22
+        #: airspeed by a throttle setpoint (PI around `thr_base`, read back from the THR readout)
+        #: instead of fixed-size taps; None keeps the taps
+        self.thr_pid: PID | None = None
+        self.thr_base = 0.7
 
     def step(self, bank_target: float, alt_target: float, ias_target: float | None, dt: float) -> None:
         st = self.st
@@ -105,7 +112,14 @@ class AttitudeFlyer:
         ff = self.pull_ff_per_g * (1.0 / max(0.5, math.cos(math.radians(st.bank))) - 1.0)
         pull = self.vs_pid.step(vs_cmd - st.vs, dt) + ff
         self.cp.fly(ail, pull)
-        if ias_target is not None and st.t - self.last_thr_t > 1.0:
+        if ias_target is not None and self.thr_pid is not None:
+            if st.t - self.last_thr_t >= 1.0:
+                want = self.thr_base + self.thr_pid.step(ias_target - st.ias, st.t - self.last_thr_t)
+                taps = round((want - st.thr) / 0.01)
+                if taps:
+                    self.cp.port.key("Prior" if taps > 0 else "Next", repeat=min(abs(taps), 8), hold_s=0.03)
+                self.last_thr_t = st.t
+        elif ias_target is not None and st.t - self.last_thr_t > 1.0:
             err = ias_target - st.ias
             if abs(err) > 2.0:
                 taps = min(5, int(abs(err) / 2))

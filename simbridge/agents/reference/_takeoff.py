@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 HDG, ALT, IAS = 340.0, 3000.0, 90.0
 ROTATE_KT, CLIMB_KT, ROTATE_PITCH = 55.0, 78.0, 8.0
 HOLD_DONE_S = 75.0
+CRUISE_THR = 0.68  # about 90 kt level at 3,000 ft; the airspeed PI trims around it
 RUDDER_STEP = 0.05
 LOOP_DT = 0.05
 
@@ -87,7 +88,8 @@ class TakeoffHoldPilot(Agent):
                     if st.alt >= ALT - 120 - 0.1 * st.vs:
                         phase, t_phase = "level", st.t
                         fly.vs_pid.i = pull  # bumpless hand-over to the altitude hold
-                        cp.port.key("Next", repeat=25, hold_s=0.03)  # power back for cruise
+                        fly.thr_pid = PID(kp=0.012, ki=0.0015, lo=-0.3, hi=0.3)
+                        fly.thr_base, fly.last_thr_t = CRUISE_THR, st.t - 1.0
                 else:  # level: hold heading, altitude and airspeed
                     bank_t = max(-10.0, min(10.0, 1.0 * angle_diff(HDG, st.hdg)))
                     fly.step(bank_t, ALT, IAS, dt)

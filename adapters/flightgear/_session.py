@@ -111,6 +111,11 @@ class FlightGearSession(SimSession):
     # ------------------------------------------------------------------ lifecycle
     def start(self, task: "TaskSpec", sandbox: Sandbox, *, seed: int | None = None) -> None:
         spec = launch_spec(task)
+        screen = str((sandbox.info or {}).get("screen", ""))
+        if screen.count("x") >= 1:  # fill the sandbox screen (e.g. "1280x800x24")
+            w, h = screen.split("x")[:2]
+            if w.isdigit() and h.isdigit():
+                spec.geometry = (int(w), int(h))
         self.fg = FlightGearProcess(spec, GenericProtocol(RAW_CHUNKS, name="simbridge-c172p"),
                                     workdir=Path(sandbox.workdir) / "flightgear", display=sandbox.display,
                                     env=sandbox.env, spawn=sandbox.spawn)

@@ -66,9 +66,7 @@ class SteepTurnPilot(Agent):
                     fly.step(0.0, alt0, ias0, dt)
                     if abs(st.bank) < 2.0 and st.t - t_phase > LEVEL_AFTER_S:
                         break
-                moved = False  # fly() moved the pointer: in lockstep that already ran a slice
-                if not moved:
-                    port.wait(LOOP_DT)
+                port.wait(LOOP_DT)
         finally:
             p50, p95 = cp.latency_ms()
             st.dump_trace({"latency_ms": [p50, p95], "turned": turned, "hdg0": hdg0, "alt0": alt0})

@@ -272,7 +272,9 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
             except Exception:
                 pass
             if provider is not None and getattr(provider, "procs", None) is not None:
-                cpu = {f"{name}": c for name, p in provider.procs.procs if (c := _cpu_s(p.pid)) is not None}
+                for name, proc in provider.procs.procs:
+                    if (c := _cpu_s(proc.pid)) is not None:
+                        cpu[name] = cpu.get(name, 0.0) + c
             try:
                 session.stop()
             except Exception as exc:

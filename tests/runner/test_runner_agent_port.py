@@ -162,3 +162,32 @@ def test_vocabulary_covers_computer_use():
     for kind in ("screenshot", "key", "type", "mouse_move", "click", "double_click", "drag", "scroll",
                  "mouse_down", "mouse_up", "wait", "cursor_position", "key_down", "key_up", "done", "give_up"):
         assert kind in ACTIONS
+
+
+@needs_xvfb
+def test_standalone_port_process(sandbox, tmp_path):
+    """The port as its own process on the sandbox display (what netns/vm providers will run)."""
+    import json
+    import subprocess
+    import sys
+
+    log = tmp_path / "actions.jsonl"
+    proc = sandbox.spawn([sys.executable, "-m", "simbridge._agent_port", "--display", sandbox.display,
+                          "--log", str(log)], name="agent-port", stdout=subprocess.PIPE)
+    try:
+        url = proc.stdout.readline().decode().strip()
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
+        client = connect(url)
+        try:
+            client.mouse_move(7, 9)
+            assert client.cursor_position() == (7, 9)
+            client.give_up("test over")
+        finally:
+            client.close()
+        assert proc.wait(20) == 0  # give_up ends the server
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [r["kind"] for r in records] == ["mouse_move", "give_up"]
+    assert records[1]["args"] == {"reason": "test over"}

@@ -31,18 +31,38 @@ class RadiosPilot(Agent):
             cp.click("switch:avionics")
             port.wait(0.5)
             cp.look()
-        ok = (self._tune(cp, "com1", self.com_active, 0.025) and self._swap(cp, "com1", self.com_active)
-              and self._tune(cp, "com1", self.com_stby, 0.025)
-              and self._tune(cp, "nav1", self.nav, 0.05) and self._swap(cp, "nav1", self.nav)
-              and self._squawk(cp) and self._mode(cp) and self._baro(cp))
-        port.wait(1.5)  # let the recorder log the final state
-        cp.look()
-        ok = ok and self._confirm(cp)
+        ok = False
+        for _ in range(3):  # set everything, then read it all back; fix what does not read back
+            if not self._active_ok(cp, "com1", self.com_active):
+                self._tune(cp, "com1", self.com_active, 0.025) and self._swap(cp, "com1", self.com_active)
+            if not self._active_ok(cp, "nav1", self.nav):
+                self._tune(cp, "nav1", self.nav, 0.05) and self._swap(cp, "nav1", self.nav)
+            self._tune(cp, "com1", self.com_stby, 0.025)
+            self._squawk(cp)
+            self._mode(cp)
+            self._baro(cp)
+            port.wait(1.5)  # let the recorder log the final state
+            cp.look()
+            ok = self._confirm(cp)
+            if ok:
+                break
         if ok:
             port.done("radios set and read back")
             return "done"
         port.give_up("a radio did not read back as set")
         return "give_up"
+
+    @staticmethod
+    def _click_seen(cp: Cockpit, hotspot: str, read, before, *, upper: bool | None = None) -> None:
+        """Click, then wait until the screen shows a different value: the next decision must not
+        be made on a frame drawn before the click took effect (that would click twice)."""
+        cp.click(hotspot, upper=upper)
+        t_end = cp.port.elapsed() + 1.0
+        while cp.port.elapsed() < t_end:
+            cp.look()
+            if read(cp.img) != before:
+                return
+            cp.port.wait(0.03)
 
     def _tune(self, cp: Cockpit, radio: str, target: float, khz: float) -> bool:
         """Step the standby frequency to `target`: MHz buttons first, then the kHz buttons."""
@@ -54,18 +74,20 @@ class RadiosPilot(Agent):
             d = target - f
             if abs(d) < khz / 2:
                 return True
-            if abs(d) >= 1.0 - khz / 2:
-                cp.click(f"{radio}:mhz{'+' if d > 0 else '-'}")
-            else:
-                cp.click(f"{radio}:khz{'+' if d > 0 else '-'}")
+            button = f"{radio}:{'mhz' if abs(d) >= 1.0 - khz / 2 else 'khz'}{'+' if d > 0 else '-'}"
+            self._click_seen(cp, button, lambda img: read_frequency(img, f"{radio}:stby"), f)
         return False
 
-    def _swap(self, cp: Cockpit, radio: str, active: float) -> bool:
-        cp.click(f"{radio}:swap")
-        cp.port.wait(0.2)
+    @staticmethod
+    def _active_ok(cp: Cockpit, radio: str, active: float) -> bool:
         cp.look()
         f = read_frequency(cp.img, f"{radio}:active")
         return f is not None and abs(f - active) < 0.005
+
+    def _swap(self, cp: Cockpit, radio: str, active: float) -> bool:
+        before = read_frequency(cp.img, f"{radio}:active") if cp.img is not None else None
+        self._click_seen(cp, f"{radio}:swap", lambda img: read_frequency(img, f"{radio}:active"), before)
+        return self._active_ok(cp, radio, active)
 
     def _squawk(self, cp: Cockpit) -> bool:
         for _ in range(MAX_CLICKS):
@@ -78,7 +100,7 @@ class RadiosPilot(Agent):
                 return True
             i = wrong[0]
             up = (int(self.squawk[i]) - digits[i]) % 8  # octal wheel: the shorter way round
-            cp.click(f"xpdr:digit{i}", upper=up <= 4)
+            self._click_seen(cp, f"xpdr:digit{i}", read_squawk, digits, upper=up <= 4)
         return False
 
     def _mode(self, cp: Cockpit) -> bool:
@@ -86,8 +108,7 @@ class RadiosPilot(Agent):
             cp.look()
             if xpdr_mode(cp.img) == self.mode:
                 return True
-            cp.click(f"xpdr:mode{self.mode}")
-            cp.port.wait(0.2)
+            self._click_seen(cp, f"xpdr:mode{self.mode}", xpdr_mode, xpdr_mode(cp.img))
         return False
 
     def _baro(self, cp: Cockpit) -> bool:
@@ -98,7 +119,7 @@ class RadiosPilot(Agent):
                 return False
             if abs(b - self.baro) < 0.005:
                 return True
-            cp.click("baro+" if b < self.baro else "baro-")
+            self._click_seen(cp, "baro+" if b < self.baro else "baro-", read_baro, b)
         return False
 
     def _confirm(self, cp: Cockpit) -> bool:

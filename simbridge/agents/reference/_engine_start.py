@@ -30,6 +30,7 @@ class EngineStartPilot(Agent):
         if not lit(cp.img, "fuel:BOTH"):
             cp.click("fuel:BOTH")
         cp.set_slider("mixture", 1.0)
+        cp.look_until(lambda r: r.mix is not None and r.mix >= 95 and lit(cp.img, "fuel:BOTH"), 2.0, 0.05)
         for sw in ("master_bat", "master_alt", "beacon"):
             self._switch(cp, sw, True)
         for _ in range(PRIMER_STROKES):
@@ -49,6 +50,8 @@ class EngineStartPilot(Agent):
         if not self._set_rpm(cp, deadline_s):
             port.give_up(f"could not settle at {RPM_TARGET:.0f} rpm")
             return "give_up"
+        for sw in ("master_bat", "beacon", "avionics"):  # read the panel back; fix what differs
+            self._switch(cp, sw, True)
         cp.look()
         ok = all(lit(cp.img, h) for h in ("fuel:BOTH", "mags:BOTH", "switch:master_bat", "switch:beacon",
                                           "switch:avionics"))
@@ -56,12 +59,14 @@ class EngineStartPilot(Agent):
         return "done" if ok else "give_up"
 
     def _switch(self, cp: Cockpit, name: str, on: bool) -> None:
+        """Toggle until the rocker shows `on`, waiting after each click for the redrawn panel
+        (a decision on a frame drawn before the click would toggle it back)."""
         for _ in range(3):
             cp.look()
             if lit(cp.img, f"switch:{name}") == on:
                 return
             cp.click(f"switch:{name}")
-            cp.port.wait(0.2)
+            cp.look_until(lambda r: lit(cp.img, f"switch:{name}") == on, 1.0, 0.05)
 
     def _crank(self, cp: Cockpit) -> bool:
         """Hold the key at START until the tachometer shows the engine running (10 s at most)."""

@@ -27,7 +27,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--slice", type=float, default=0.1, dest="slice_s",
                    help="lockstep slice in simulator seconds (default 0.1)")
     p.add_argument("--seed", type=int, default=None, help="seed of trial 1 (trial i uses seed+i-1)")
-    p.add_argument("--provider", default="local", help="sandbox provider (default local)")
+    p.add_argument("--provider", default="local", choices=["local", "netns", "vm"],
+                   help="sandbox provider: local (dev, unisolated), netns (root), vm (default local)")
+    p.add_argument("--unisolated", action="store_true",
+                   help="run even if the isolation audit fails; every score is marked unisolated")
     p.add_argument("--snapshot-at", type=float, action="append", default=[], metavar="T",
                    help="save a PNG of the screen at simulator time T (repeatable)")
     p.add_argument("--frame-hz", type=float, default=1.0, help="screen frames per simulator second (0 = none)")
@@ -54,7 +57,8 @@ def _run(args: argparse.Namespace) -> int:
     say = (lambda s: print(s, file=sys.stderr, flush=True))
     cfg = RunConfig(task=args.task, sim=args.sim, agent=args.agent, trials=args.trials, out=args.out,
                     lockstep=args.lockstep, lockstep_slice_s=args.slice_s, seed=args.seed, provider=args.provider,
-                    snapshot_at=args.snapshot_at, frame_hz=args.frame_hz, time_limit_s=args.time_limit, say=say)
+                    snapshot_at=args.snapshot_at, frame_hz=args.frame_hz, time_limit_s=args.time_limit,
+                    unisolated=args.unisolated, say=say)
     results = run(cfg)
     if args.json:
         for r in results:

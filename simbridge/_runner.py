@@ -48,6 +48,8 @@ class RunConfig:
     lockstep_slice_s: float = 0.1
     seed: int | None = None
     provider: str = "local"
+    #: run even when the isolation audit fails; every score is then marked unisolated
+    unisolated: bool = False
     #: save a PNG of the screen when the task clock passes these times (simulator seconds)
     snapshot_at: list[float] = field(default_factory=list)
     #: periodic screen frames (JPEG, half size) per simulator second; 0 disables
@@ -202,7 +204,7 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
         return session.sim_time() if (session is not None and started.is_set()) else 0.0
 
     try:
-        provider = make_provider(cfg.provider)
+        provider = make_provider(cfg.provider, task=task, session_cls=session_cls)
         episode.unisolated = not provider.isolated
         sandbox = provider.start(path / "sandbox")
         episode.isolation = provider.isolation_report()
@@ -221,6 +223,7 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
         session.start(task, sandbox, seed=seed)
         if cfg.lockstep:
             session.set_paused(True)
+        _audit(cfg, task, session, provider, episode)
         started.set()
         w_started = time.monotonic()
         _apply_info(episode, session)
@@ -300,6 +303,25 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
     write_manifest(path)
     return TrialResult(trial, path, status, detail, score, sim_t, port.n_actions if port else 0,
                        list(frames.saved) if frames else [])
+
+
+def _audit(cfg: RunConfig, task: TaskSpec, session: SimSession, provider: Any, episode: EpisodeInfo) -> None:
+    """The isolation audit, inside the sandbox with the simulator up, before the agent acts.
+
+    A failed audit refuses the episode (harness_error, unscored) unless --unisolated, and then
+    the episode is marked unisolated."""
+    ports = [(b.port, b.proto, b.service) for b in task.lockdown.blocked_ports]
+    ports += [(port, proto, f"{session.sim_name} state port") for proto, port in getattr(session, "state_ports", ())]
+    report = provider.audit(ports)
+    if report is None:
+        return
+    episode.isolation = {**(episode.isolation or {}), "audit": report}
+    if not report.get("ok"):
+        problems = "; ".join(report.get("problems", [])[:3])
+        if not cfg.unisolated:
+            raise HarnessError(f"isolation audit failed: {problems} (rerun with --unisolated to run anyway, marked so)")
+        episode.unisolated = True
+        episode.flags.append("audit_failed")
 
 
 def _apply_info(episode: EpisodeInfo, session: SimSession) -> None:

@@ -54,7 +54,8 @@ class NetnsSandbox:
         self._procs: list[subprocess.Popen[Any]] = []
         self._reaper: subprocess.Popen[Any] | None = None
         self.sim_pids: set[int] = set()
-        self.harness_pids: set[int] = set()
+        #: the harness's own processes; the runner itself holds the agent port's X connections
+        self.harness_pids: set[int] = {os.getpid()}
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> "NetnsSandbox":

@@ -2,23 +2,41 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from simbridge._errors import SimbridgeError
 from simbridge._providers._base import SCREEN_DEPTH, SCREEN_H, SCREEN_W, Provider
 from simbridge._providers._local import LocalProvider
 from simbridge._providers._procs import ProcessSet
 
-#: provider name -> class; planned names map to None until implemented
-PROVIDERS: dict[str, type[Provider] | None] = {"local": LocalProvider, "netns": None, "vm": None}
+PROVIDERS = ("local", "netns", "vm")
 
 
-def make_provider(name: str) -> Provider:
-    if name not in PROVIDERS:
-        raise SimbridgeError(f"unknown provider {name!r} (known: {', '.join(PROVIDERS)})")
-    cls = PROVIDERS[name]
-    if cls is None:
-        raise SimbridgeError(f"provider {name!r} is not implemented yet (available: local)")
-    return cls()
+def state_ports(task: Any, session_cls: Any) -> tuple[list[int], list[int]]:
+    """(tcp, udp) ports the simulator's state API uses: the task's lockdown list plus the
+    adapter's own. An isolated provider opens them to the host side only."""
+    tcp = [b.port for b in task.lockdown.blocked_ports if b.proto == "tcp"] if task is not None else []
+    udp = [b.port for b in task.lockdown.blocked_ports if b.proto == "udp"] if task is not None else []
+    for proto, port in getattr(session_cls, "state_ports", ()):
+        (tcp if proto == "tcp" else udp).append(port)
+    return sorted(set(tcp)), sorted(set(udp))
+
+
+def make_provider(name: str, *, task: Any = None, session_cls: Any = None) -> Provider:
+    """The provider `name`, configured for the task's lockdown and the simulator's ports."""
+    if name == "local":
+        return LocalProvider()
+    tcp, udp = state_ports(task, session_cls)
+    if name == "netns":
+        from simbridge._providers._netns import NetnsProvider
+
+        return NetnsProvider(state_tcp=tcp, state_udp=udp)
+    if name == "vm":
+        from simbridge._vm import VmProvider
+
+        return VmProvider(state_tcp=tcp)
+    raise SimbridgeError(f"unknown provider {name!r} (known: {', '.join(PROVIDERS)})")
 
 
 __all__ = ["PROVIDERS", "LocalProvider", "ProcessSet", "Provider", "SCREEN_DEPTH", "SCREEN_H", "SCREEN_W",
-           "make_provider"]
+           "make_provider", "state_ports"]

@@ -32,6 +32,10 @@ class Provider(abc.ABC):
     def stop(self) -> None:
         """Tear everything down, including every process started through `sandbox.spawn`. Idempotent."""
 
+    def audit(self, ports: list[tuple[int, str, str]]) -> dict[str, Any] | None:
+        """Run the isolation audit inside the sandbox (None: this provider has nothing to audit)."""
+        return None
+
     def isolation_report(self) -> dict[str, Any]:
         """What the provider guarantees (stored in episode.json)."""
         return {"provider": self.name, "isolated": self.isolated}

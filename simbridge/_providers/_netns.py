@@ -3,6 +3,7 @@ unprivileged users (see docs/isolation.md). Linux, root."""
 
 from __future__ import annotations
 
+import shutil
 import socket
 from pathlib import Path
 from typing import Any
@@ -31,9 +32,11 @@ class NetnsProvider(Provider):
 
     def start(self, workdir: str | Path) -> Sandbox:
         python = sandbox_python()
-        workdir = Path(workdir)
-        workdir.mkdir(parents=True, exist_ok=True)
-        self.sb = NetnsSandbox(state_tcp=self.state_tcp, state_udp=self.state_udp, workdir=str(workdir),
+        # the sandbox users must read what the adapter writes for the simulator, and the bundle
+        # may live under a private directory: the sandbox gets its own world-readable folder,
+        # whose logs are copied into the bundle at the end
+        self.bundle_dir = Path(workdir)
+        self.sb = NetnsSandbox(state_tcp=self.state_tcp, state_udp=self.state_udp,
                                screen=f"{SCREEN_W}x{SCREEN_H}x{SCREEN_DEPTH}", host_udp_picker=self._pick_udp)
         self.sb.start()
         sandbox = self.sb.as_sandbox()
@@ -61,4 +64,10 @@ class NetnsProvider(Provider):
     def stop(self) -> None:
         if self.sb is not None:
             self.sb.close()
+            logs = sorted(self.sb.workdir.rglob("*.log"))
+            if logs:
+                self.bundle_dir.mkdir(parents=True, exist_ok=True)
+                for f in logs:
+                    shutil.copy(f, self.bundle_dir / f.name)
+            shutil.rmtree(self.sb.workdir, ignore_errors=True)
             self.sb = None

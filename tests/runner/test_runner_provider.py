@@ -55,11 +55,16 @@ def test_stop_runs_at_interpreter_exit(tmp_path):
     assert not [p for p in pids if pid_alive(p)]
 
 
-def test_unknown_and_planned_providers():
+def test_unknown_provider_and_state_ports():
+    from simbridge import load_task
+    from simbridge._providers import state_ports
+    from simbridge.adapters.jsbsim import JSBSimSession
+
     with pytest.raises(SimbridgeError, match="unknown provider"):
         make_provider("cloud9")
-    with pytest.raises(SimbridgeError, match="not implemented yet"):
-        make_provider("vm")
+    # T09's lockdown (SimConnect 500/2048) plus the JSBSim cockpit's own telnet port
+    assert state_ports(load_task("T09"), JSBSimSession) == ([500, 2048, 5401], [])
+    assert make_provider("netns", task=load_task("T09"), session_cls=JSBSimSession).state_tcp == [500, 2048, 5401]
 
 
 def test_clear_cli_errors(tmp_path):

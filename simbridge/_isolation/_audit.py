@@ -137,11 +137,14 @@ def _descendants(roots: set[int]) -> set[int]:
     return out
 
 
-def x_clients(display: str, allowed_pids: set[int], allowed_remote: int = 0) -> tuple[list[XClient], list[str]]:
+def x_clients(display: str, allowed_pids: set[int], allowed_remote: int = 0,
+              exact_pids: set[int] = frozenset()) -> tuple[list[XClient], list[str]]:
     """Every client connected to the X server, by pid (X-Resource extension).
 
-    `allowed_remote`: how many clients without a local pid (the host's agent port reaching a
-    VM guest's display over a forwarded TCP port) are expected.
+    `allowed_pids` and their descendants (the simulator's process tree) may be clients;
+    `exact_pids` only themselves (the runner, whose other children are none of the display's
+    business). `allowed_remote`: how many clients without a local pid (the host's agent port
+    reaching a VM guest's display over a forwarded TCP port) are expected.
     """
     from Xlib import display as xdisplay
     from Xlib.ext import res
@@ -155,7 +158,7 @@ def x_clients(display: str, allowed_pids: set[int], allowed_remote: int = 0) -> 
         specs = [{"client": c.resource_base, "mask": res.LocalClientPIDMask} for c in clients]
         ids = d.res_query_client_ids(specs).ids
         own = os.getpid()
-        allowed = _descendants(allowed_pids) | {own}
+        allowed = _descendants(allowed_pids) | set(exact_pids) | {own}
         pid_by_base = {i.spec.client: (i.value[0] if i.value else None) for i in ids}
         out = []
         for c in clients:
@@ -195,7 +198,7 @@ def run_audit(spec: dict[str, Any]) -> AuditReport:
     if spec.get("display"):
         try:
             clients, problems = x_clients(spec["display"], set(spec.get("allowed_pids", [])),
-                                          int(spec.get("allowed_remote_clients", 0)))
+                                          int(spec.get("allowed_remote_clients", 0)), set(spec.get("exact_pids", [])))
             report.x_clients = clients
             report.problems += problems
         except Exception as exc:  # the audit must report, not crash

@@ -54,8 +54,9 @@ class NetnsSandbox:
         self._procs: list[subprocess.Popen[Any]] = []
         self._reaper: subprocess.Popen[Any] | None = None
         self.sim_pids: set[int] = set()
-        #: the harness's own processes; the runner itself holds the agent port's X connections
-        self.harness_pids: set[int] = {os.getpid()}
+        self.harness_pids: set[int] = set()
+        #: the runner itself holds the agent port's X connections (itself only, not its children)
+        self.exact_pids: set[int] = {os.getpid()}
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> "NetnsSandbox":
@@ -166,7 +167,8 @@ class NetnsSandbox:
         """Run the isolation audit inside the sandbox as the agent user; returns its JSON report."""
         spec = {"targets": ["127.0.0.1", self.sandbox_addr, self.host_addr, *extra_targets],
                 "ports": [list(p) for p in ports], "display": self.display,
-                "allowed_pids": sorted(self.sim_pids | self.harness_pids), "timeout_s": timeout_s}
+                "allowed_pids": sorted(self.sim_pids | self.harness_pids), "exact_pids": sorted(self.exact_pids),
+                "timeout_s": timeout_s}
         script = Path(__file__).with_name("_audit.py")
         p = self.spawn([sandbox_python(), str(script), json.dumps(spec)], user=AGENT_USER,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -85,7 +85,7 @@ class VmProvider(Provider):
         if r["returncode"] != 0:
             raise HarnessError(f"guest firewall: {r['stderr'].strip()}")
         xvfb = self.vm.request("spawn", argv=["Xvfb", f":{GUEST_DISPLAY}", "-screen", "0",
-                                              f"{SCREEN_W}x{SCREEN_H}x{SCREEN_DEPTH}", "-listen", "tcp", "-ac",
+                                              f"{SCREEN_W}x{SCREEN_H}x{SCREEN_DEPTH}", "-listen", "tcp", "-ac", "-noreset",
                                               "+extension", "XTEST"], log="/tmp/xvfb.log")
         self.xvfb_pid = xvfb["pid"]
         host_x = self.vm.forward(6000 + GUEST_DISPLAY)
@@ -105,7 +105,8 @@ class VmProvider(Provider):
             return "127.0.0.1", vm.forward(port, proto)
 
         self.sandbox = Sandbox(display=display, env={"DISPLAY": display, "SDL_AUDIODRIVER": "dummy"},
-                               workdir=str(workdir), host_addr="127.0.0.1", isolated=True, provider=self.name,
+                               workdir=str(workdir), host_addr="127.0.0.1", harness_addr=None,
+                               isolated=True, provider=self.name,
                                spawn=spawn, python=VENV + "/bin/python", forward=forward,
                                info={"boot_s": round(self.vm.boot_s or 0, 1), "image": str(self.image_dir)})
         return self.sandbox

@@ -21,6 +21,22 @@ from typing import Any
 from simbridge._errors import HarnessError
 
 
+def resolve_accel(accel: str) -> str:
+    """`auto` → kvm when /dev/kvm is usable and the CPU shows hardware virtualisation.
+
+    Inside another VM, /dev/kvm may exist while the CPU flags lack vmx/svm: there, guests hang
+    right after the real-mode stub (seen on our CI machines), so software emulation is used.
+    """
+    if accel != "auto":
+        return accel
+    try:
+        flags = open("/proc/cpuinfo").read()
+    except OSError:
+        flags = ""
+    hw = " vmx" in flags or " svm" in flags
+    return "kvm" if hw and os.access("/dev/kvm", os.R_OK | os.W_OK) else "tcg"
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -31,9 +47,8 @@ class VmInstance:
     def __init__(self, image_dir: Path, workdir: Path, *, mem_mb: int = 2048, cpus: int = 2,
                  boot_timeout_s: float = 300.0, accel: str | None = None) -> None:
         self.image_dir, self.workdir = Path(image_dir), Path(workdir)
-        #: "kvm" or "tcg" (software emulation, 10-20x slower; for hosts whose KVM cannot run
-        #: guests, e.g. inside another VM without working nested virtualisation)
-        self.accel = accel or os.environ.get("SIMBRIDGE_VM_ACCEL", "kvm")
+        #: "kvm", "tcg" (software emulation, 10-20x slower) or "auto"
+        self.accel = resolve_accel(accel or os.environ.get("SIMBRIDGE_VM_ACCEL", "auto"))
         self.mem_mb, self.cpus, self.boot_timeout_s = mem_mb, cpus, boot_timeout_s
         self.proc: subprocess.Popen[bytes] | None = None
         self._ctl: socket.socket | None = None

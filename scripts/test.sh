@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs the whole test suite on a fresh Debian/Ubuntu machine: sets up first (scripts/setup.sh),
-# then pytest. Extra arguments go to pytest.
+# Runs the whole test suite on a fresh Debian/Ubuntu machine: sets up first (scripts/setup.sh:
+# system packages incl. FlightGear and QEMU, the .venv), then pytest. Extra arguments go to pytest.
+# SIMBRIDGE_VM_TESTS=0 skips building and booting the VM guest image (several minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export SIMBRIDGE_VM_TESTS=${SIMBRIDGE_VM_TESTS:-1}
 bash scripts/setup.sh
-exec .venv/bin/python -m pytest -q "$@"
+exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

@@ -12,13 +12,42 @@ from typing import Any
 
 import numpy as np
 
-from simbridge import EpisodeInfo, write_bundle
+from simbridge import Component, EpisodeInfo, Score, TaskSpec, load_task, read_bundle, write_bundle
+from simbridge.verifiers import score_bundle
 
 
 def make_bundle(tmp: Path, task_id: str, cols: dict[str, Any], *, events=(), snapshots=None, fmt="csv",
                 **episode: Any) -> Path:
     """Write a bundle directory for `task_id` with these signal columns."""
     return write_bundle(tmp, EpisodeInfo(task_id=task_id, **episode), cols, events=events, snapshots=snapshots, fmt=fmt)
+
+
+def score_task(tmp: Path, task: str | TaskSpec, cols: dict[str, Any], **kw: Any) -> Score:
+    """Write these columns as a bundle for `task` and score it, as the CLI would read it back.
+
+    `task` is a task id or an already loaded spec (tests load theirs once and pass it); `kw` goes
+    to make_bundle (events, snapshots, episode fields)."""
+    spec = load_task(task) if isinstance(task, str) else task
+    return score_bundle(read_bundle(make_bundle(tmp, spec.id, cols, **kw)), spec)
+
+
+def component(score: Score, name: str) -> Component:
+    """The partial-credit item called `name`; StopIteration if the verifier did not report it."""
+    return next(c for c in score.components if c.name == name)
+
+
+def assert_rate_invariant(tmp: Path, task: str | TaskSpec, cols: dict[str, np.ndarray],
+                          rates: tuple[float, ...] = (10, 20, 100), tol: float = 0.02, *,
+                          also: tuple[float, ...] = (), **kw: Any) -> list[float]:
+    """Resample `cols` (best recorded at 100 Hz) to each rate, score each and require the scores
+    to spread by at most `tol`: a verifier must judge the flying, not the recorder's sample rate.
+
+    `also` adds scores of the same run obtained another way (e.g. the imported original) to the
+    spread; `kw` goes to make_bundle. Returns the per-rate scores, then `also`, for further checks."""
+    scores = [score_task(tmp / str(hz), task, resample_cols(cols, hz), **kw).score for hz in rates]
+    scores.extend(also)
+    assert max(scores) - min(scores) <= tol, scores
+    return scores
 
 
 def steep_turn(hz: float = 20.0, *, bank_deg: float = 45.0, direction: str = "left", turn_deg: float = 360.0,
@@ -60,6 +89,19 @@ def steep_turn(hz: float = 20.0, *, bank_deg: float = 45.0, direction: str = "le
         "vs_fpm": np.zeros_like(t),
         "on_ground": np.zeros_like(t),
     }
+
+
+def without_signal(cols: dict[str, Any], *names: str) -> dict[str, Any]:
+    """The trace with these signals not recorded at all: a verifier must say which one it lacks."""
+    return {k: v for k, v in cols.items() if k not in names}
+
+
+def with_gap(cols: dict[str, Any], t0: float, t1: float) -> dict[str, Any]:
+    """The trace with every sample from t0 to t1 (inclusive) removed, a telemetry gap: only the
+    samples with t < t0 or t > t1 are kept."""
+    t = np.asarray(cols["t"])
+    keep = (t < t0) | (t > t1)
+    return {k: v[keep] for k, v in cols.items()}
 
 
 def resample_cols(cols: dict[str, np.ndarray], hz: float) -> dict[str, np.ndarray]:

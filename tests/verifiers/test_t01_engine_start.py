@@ -6,21 +6,16 @@ Weights: switch_states 0.40, priming_mixture 0.20, engine_at_rpm 0.40; all judge
 
 import pytest
 
-from simbridge import read_bundle
 from simbridge._task import load_task
-from simbridge.verifiers import score_bundle
-from synth import make_bundle, resample_cols
+from synth import assert_rate_invariant, score_task, with_gap, without_signal
+from synth import component as comp
 from synth_flight_a import engine_start
 
 TASK = load_task("T01")
 
 
 def score(tmp_path, cols, **kw):
-    return score_bundle(read_bundle(make_bundle(tmp_path, "T01", cols, **kw)), TASK)
-
-
-def comp(s, name):
-    return next(c for c in s.components if c.name == name)
+    return score_task(tmp_path, TASK, cols, **kw)
 
 
 def test_clean_start_full_credit(tmp_path):
@@ -74,23 +69,17 @@ def test_cold_and_dark_scores_zero(tmp_path):
 
 
 def test_missing_primer_signal_is_unscored(tmp_path):
-    cols = engine_start()
-    del cols["primer_strokes"]
-    s = score(tmp_path, cols)
+    s = score(tmp_path, without_signal(engine_start(), "primer_strokes"))
     assert s.status == "unscored" and "primer_strokes" in s.reason and s.score is None
 
 
 def test_gap_in_final_window_is_unscored(tmp_path):
-    cols = engine_start(duration_s=120)
-    keep = (cols["t"] < 116.0) | (cols["t"] > 118.5)  # 2.6 s hole inside the last 5 s
-    s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
+    s = score(tmp_path, with_gap(engine_start(duration_s=120), 116.0, 118.5))  # 2.6 s hole inside the last 5 s
     assert s.status == "unscored" and "gap" in s.reason
 
 
 def test_gap_elsewhere_does_not_matter(tmp_path):
-    cols = engine_start()
-    keep = (cols["t"] < 60.0) | (cols["t"] > 65.0)
-    s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
+    s = score(tmp_path, with_gap(engine_start(), 60.0, 65.0))
     assert s.status == "scored" and s.score == pytest.approx(1.0)
 
 
@@ -103,12 +92,7 @@ def test_recording_shorter_than_final_window_is_unscored(tmp_path):
 @pytest.mark.parametrize("kw", [{}, {"rpm": 1300}, {"primer": 0}])
 def test_resampling_invariance(tmp_path, kw):
     base = engine_start(hz=100, **kw)
-    scores = []
-    for i, hz in enumerate((10, 20, 100)):
-        d = tmp_path / str(i)
-        d.mkdir()
-        scores.append(score(d, resample_cols(base, hz)).score)
-    assert max(scores) - min(scores) <= 0.02, scores
+    assert_rate_invariant(tmp_path, TASK, base)
 
 
 def test_checklist_document_matches_the_checked_items():

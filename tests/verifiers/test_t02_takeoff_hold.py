@@ -7,21 +7,16 @@ in-tolerance window (0 s -> 0, 60 s -> full). Safety: autopilot off throughout.
 import numpy as np
 import pytest
 
-from simbridge import read_bundle
 from simbridge._task import load_task
-from simbridge.verifiers import score_bundle
-from synth import make_bundle, resample_cols
+from synth import assert_rate_invariant, score_task, with_gap, without_signal
+from synth import component as comp
 from synth_flight_a import takeoff_hold
 
 TASK = load_task("T02")
 
 
 def score(tmp_path, cols, **kw):
-    return score_bundle(read_bundle(make_bundle(tmp_path, "T02", cols, **kw)), TASK)
-
-
-def comp(s, name):
-    return next(c for c in s.components if c.name == name)
+    return score_task(tmp_path, TASK, cols, **kw)
 
 
 def test_full_credit(tmp_path):
@@ -75,16 +70,12 @@ def test_autopilot_is_a_safety_violation(tmp_path):
 
 
 def test_missing_signal_is_unscored(tmp_path):
-    cols = takeoff_hold()
-    del cols["ias_kt"]
-    s = score(tmp_path, cols)
+    s = score(tmp_path, without_signal(takeoff_hold(), "ias_kt"))
     assert s.status == "unscored" and "ias_kt" in s.reason
 
 
 def test_gap_makes_autopilot_constraint_undecidable(tmp_path):
-    cols = takeoff_hold()
-    keep = (cols["t"] < 100) | (cols["t"] > 103)
-    s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
+    s = score(tmp_path, with_gap(takeoff_hold(), 100, 103))
     assert s.status == "unscored" and "gap" in s.reason
 
 
@@ -100,9 +91,4 @@ def test_gap_breaks_the_hold_window():
 @pytest.mark.parametrize("hold_s", [80.0, 30.0])
 def test_resampling_invariance(tmp_path, hold_s):
     base = takeoff_hold(hz=100, hold_s=hold_s)
-    scores = []
-    for i, hz in enumerate((10, 20, 100)):
-        d = tmp_path / str(i)
-        d.mkdir()
-        scores.append(score(d, resample_cols(base, hz)).score)
-    assert max(scores) - min(scores) <= 0.02, scores
+    assert_rate_invariant(tmp_path, TASK, base)

@@ -8,21 +8,16 @@ Safety: no crash flag.
 
 import pytest
 
-from simbridge import read_bundle
 from simbridge._task import load_task
-from simbridge.verifiers import score_bundle
-from synth import make_bundle, resample_cols
+from synth import assert_rate_invariant, score_task, with_gap, without_signal
+from synth import component as comp
 from synth_flight_a import final_approach
 
 TASK = load_task("T03")
 
 
 def score(tmp_path, cols, **kw):
-    return score_bundle(read_bundle(make_bundle(tmp_path, "T03", cols, **kw)), TASK)
-
-
-def comp(s, name):
-    return next(c for c in s.components if c.name == name)
+    return score_task(tmp_path, TASK, cols, **kw)
 
 
 def test_good_landing_full_credit(tmp_path):
@@ -94,26 +89,18 @@ def test_crash_is_a_safety_violation(tmp_path):
 
 
 def test_missing_crash_flag_is_unscored(tmp_path):
-    cols = final_approach()
-    del cols["crashed"]
-    s = score(tmp_path, cols)
+    s = score(tmp_path, without_signal(final_approach(), "crashed"))
     assert s.status == "unscored" and "crashed" in s.reason
 
 
 def test_gap_in_rollout_is_unscored(tmp_path):
     cols = final_approach()
     t_td = (150 + 5 * 1852) / (70 * 0.514444)
-    keep = (cols["t"] < t_td + 3) | (cols["t"] > t_td + 5)
-    s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
+    s = score(tmp_path, with_gap(cols, t_td + 3, t_td + 5))
     assert s.status == "unscored" and "gap" in s.reason
 
 
 @pytest.mark.parametrize("kw", [{}, {"td_along_m": 350, "sink_fpm": 400, "stop_along_m": 650}])
 def test_resampling_invariance(tmp_path, kw):
     base = final_approach(hz=100, **kw)
-    scores = []
-    for i, hz in enumerate((10, 20, 100)):
-        d = tmp_path / str(i)
-        d.mkdir()
-        scores.append(score(d, resample_cols(base, hz)).score)
-    assert max(scores) - min(scores) <= 0.02, scores
+    assert_rate_invariant(tmp_path, TASK, base)

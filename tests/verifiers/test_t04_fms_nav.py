@@ -6,22 +6,20 @@ KPAO→OSI is 8.94 nm (16.55 km): 322 s at 100 kt.
 
 import pytest
 
-from simbridge import read_bundle
 from simbridge._task import load_task
-from simbridge.verifiers import score_bundle
-from synth import make_bundle, resample_cols
+from synth import assert_rate_invariant, score_task, with_gap, without_signal
+from synth import component as comp
 from synth_flight_a import PLAN, fms_flight
 
 TASK = load_task("T04")
 
 
+def fms_snapshots(legs=PLAN):
+    return {"start": {"fms_legs": []}, "end": {"fms_legs": legs}} if legs is not None else {"start": {}}
+
+
 def score(tmp_path, cols, legs=PLAN, **kw):
-    snaps = {"start": {"fms_legs": []}, "end": {"fms_legs": legs}} if legs is not None else {"start": {}}
-    return score_bundle(read_bundle(make_bundle(tmp_path, "T04", cols, snapshots=snaps, **kw)), TASK)
-
-
-def comp(s, name):
-    return next(c for c in s.components if c.name == name)
+    return score_task(tmp_path, TASK, cols, snapshots=fms_snapshots(legs), **kw)
 
 
 def test_full_credit(tmp_path):
@@ -103,51 +101,39 @@ def test_xplane_probe_snapshot_shape_is_read(tmp_path):
     legs = [{"index": i, "ident": p["id"], "nav_type": 4, "lat_deg": p["lat_deg"], "lon_deg": p["lon_deg"],
              "alt_ft": 0, "nav_ref": i, "kind": "vor"} for i, p in enumerate(PLAN)]
     snaps = {"end": {"fms": {"legs": legs, "destination_index": 1}}}
-    s = score_bundle(read_bundle(make_bundle(tmp_path, "T04", fms_flight(), snapshots=snaps)), TASK)
+    s = score_task(tmp_path, TASK, fms_flight(), snapshots=snaps)
     assert s.status == "scored" and s.score == pytest.approx(1.0)
 
 
 def test_probe_error_is_unscored(tmp_path):
     snaps = {"end": {"fms": {"error": "no reply from the FMS plugin on 49010"}}}
-    s = score_bundle(read_bundle(make_bundle(tmp_path, "T04", fms_flight(), snapshots=snaps)), TASK)
+    s = score_task(tmp_path, TASK, fms_flight(), snapshots=snaps)
     assert s.status == "unscored" and "49010" in s.reason
 
 
 def test_missing_signal_is_unscored(tmp_path):
-    cols = fms_flight()
-    del cols["ap_alt_target_ft"]
-    s = score(tmp_path, cols)
+    s = score(tmp_path, without_signal(fms_flight(), "ap_alt_target_ft"))
     assert s.status == "unscored" and "ap_alt_target_ft" in s.reason
 
 
 def test_gap_in_final_state_is_unscored(tmp_path):
     cols = fms_flight()
-    keep = (cols["t"] < cols["t"][-1] - 4) | (cols["t"] > cols["t"][-1] - 1)
-    s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
+    s = score(tmp_path, with_gap(cols, cols["t"][-1] - 4, cols["t"][-1] - 1))
     assert s.status == "unscored" and "gap" in s.reason
 
 
 def test_gap_splitting_the_track_window_is_unscored(tmp_path):
     # 150 s airborne with a 2 s hole at 60 s: pieces of ~58 and ~90 s, but 150 s if joined -> undecidable
-    cols = fms_flight(air_s=150, alt_hold_at=100)
-    keep = (cols["t"] < 80) | (cols["t"] > 82)
-    s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
+    s = score(tmp_path, with_gap(fms_flight(air_s=150, alt_hold_at=100), 80, 82))
     assert s.status == "unscored" and "on-track" in s.reason
 
 
 def test_gap_inside_a_long_track_window_is_fine(tmp_path):
     # 300 s airborne, hole at 60 s: the 238 s piece alone passes -> 1.0
-    cols = fms_flight()
-    keep = (cols["t"] < 80) | (cols["t"] > 82)
-    assert score(tmp_path, {k: v[keep] for k, v in cols.items()}).score == pytest.approx(1.0)
+    assert score(tmp_path, with_gap(fms_flight(), 80, 82)).score == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize("kw", [{}, {"air_s": 600, "straight_past_osi": True}, {"xtk_nm": 0.5}])
 def test_resampling_invariance(tmp_path, kw):
     base = fms_flight(hz=100, **kw)
-    scores = []
-    for i, hz in enumerate((10, 20, 100)):
-        d = tmp_path / str(i)
-        d.mkdir()
-        scores.append(score(d, resample_cols(base, hz)).score)
-    assert max(scores) - min(scores) <= 0.02, scores
+    assert_rate_invariant(tmp_path, TASK, base, snapshots=fms_snapshots())

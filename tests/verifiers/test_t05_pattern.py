@@ -7,21 +7,16 @@ to 1,500 m before the threshold (79 s), base (33 s), final (45 s), all > the 10 
 
 import pytest
 
-from simbridge import read_bundle
 from simbridge._task import load_task
-from simbridge.verifiers import score_bundle
-from synth import make_bundle, resample_cols
+from synth import assert_rate_invariant, score_task, with_gap, without_signal
+from synth import component as comp
 from synth_flight_a import traffic_pattern
 
 TASK = load_task("T05")
 
 
 def score(tmp_path, cols, **kw):
-    return score_bundle(read_bundle(make_bundle(tmp_path, "T05", cols, **kw)), TASK)
-
-
-def comp(s, name):
-    return next(c for c in s.components if c.name == name)
+    return score_task(tmp_path, TASK, cols, **kw)
 
 
 def test_full_pattern_full_credit(tmp_path):
@@ -85,34 +80,23 @@ def test_crash_flag_fails_the_landing(tmp_path):
 
 
 def test_missing_signal_is_unscored(tmp_path):
-    cols = traffic_pattern()
-    del cols["gs_kt"]
-    s = score(tmp_path, cols)
+    s = score(tmp_path, without_signal(traffic_pattern(), "gs_kt"))
     assert s.status == "unscored" and "gs_kt" in s.reason
 
 
 def test_gap_inside_a_found_leg_is_fine(tmp_path):
     # 4 s hole mid-downwind (72-151 s): the first part (72-100 s) is still a ≥ 10 s downwind -> 1.0
-    cols = traffic_pattern()
-    keep = (cols["t"] < 100) | (cols["t"] > 104)
-    s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
+    s = score(tmp_path, with_gap(traffic_pattern(), 100, 104))
     assert s.status == "scored" and s.score == pytest.approx(1.0)
 
 
 def test_missing_leg_hidden_by_a_gap_is_unscored(tmp_path):
     # no samples for the whole base leg (151-185 s): the base could have been flown -> unscored
-    cols = traffic_pattern()
-    keep = (cols["t"] < 150) | (cols["t"] > 186)
-    s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
+    s = score(tmp_path, with_gap(traffic_pattern(), 150, 186))
     assert s.status == "unscored" and "base" in s.reason
 
 
 @pytest.mark.parametrize("kw", [{}, {"downwind_agl_ft": 1150}, {"side": "right"}])
 def test_resampling_invariance(tmp_path, kw):
     base = traffic_pattern(hz=100, **kw)
-    scores = []
-    for i, hz in enumerate((10, 20, 100)):
-        d = tmp_path / str(i)
-        d.mkdir()
-        scores.append(score(d, resample_cols(base, hz)).score)
-    assert max(scores) - min(scores) <= 0.02, scores
+    assert_rate_invariant(tmp_path, TASK, base)

@@ -18,7 +18,8 @@ from simbridge import read_bundle
 from simbridge._task import load_task
 from simbridge.verifiers import score_bundle
 from simbridge.verifiers.driving import densify_route, route_progress
-from synth import make_bundle, resample_cols
+from synth import assert_rate_invariant, make_bundle, score_task, with_gap, without_signal
+from synth import component as comp
 from synth_driving import drive
 
 TASK = load_task("T06")
@@ -27,11 +28,7 @@ L = 60.9 + 55 + math.hypot(46.4, 0.5) + 50 + 55.5 + 70
 
 
 def score(tmp_path, cols, events=(), **kw):
-    return score_bundle(read_bundle(make_bundle(tmp_path, "T06", cols, events=events, **kw)), TASK)
-
-
-def comp(s, name):
-    return next(c for c in s.components if c.name == name)
+    return score_task(tmp_path, TASK, cols, events=events, **kw)
 
 
 def full_drive(hz=20.0, kmh=36.0):
@@ -147,12 +144,10 @@ def test_malformed_route_snapshot_is_unscored(tmp_path):
 
 def test_missing_signal_and_gap_are_unscored(tmp_path):
     cols = full_drive()
-    del cols["y_m"]
-    s = score(tmp_path / "a", cols)
+    s = score(tmp_path / "a", without_signal(cols, "y_m"))
     assert s.status == "unscored" and "y_m" in s.reason
     cols = full_drive()
-    keep = (cols["t"] < 10) | (cols["t"] > 12)
-    s = score(tmp_path / "b", {k: v[keep] for k, v in cols.items()})
+    s = score(tmp_path / "b", with_gap(cols, 10, 12))
     assert s.status == "unscored" and "gap" in s.reason
 
 
@@ -171,8 +166,4 @@ def test_harness_fault_is_unscored(tmp_path):
 @pytest.mark.parametrize("stop_after_s", [20.0, 40.0])
 def test_resampling_invariance(tmp_path, stop_after_s):
     base = drive(ROUTE, 100.0, [(stop_after_s, 36.0, 36.0), (0.01, 36.0, 0.0), (3.0, 0.0, 0.0)])
-    scores = []
-    for i, hz in enumerate((10, 20, 100)):
-        d = tmp_path / str(i)
-        scores.append(score(d, resample_cols(base, hz)).score)
-    assert max(scores) - min(scores) <= 0.02, scores
+    assert_rate_invariant(tmp_path, TASK, base)

@@ -7,10 +7,9 @@ Vehicle footprint 4.90 x 2.12 m: half-length 2.45, half-width 1.06.
 import numpy as np
 import pytest
 
-from simbridge import read_bundle
 from simbridge._task import load_task
-from simbridge.verifiers import score_bundle
-from synth import make_bundle, resample_cols
+from synth import assert_rate_invariant, score_task, without_signal
+from synth import component as comp
 from synth_driving import park
 
 TASK = load_task("T07")
@@ -19,11 +18,7 @@ CENTRE = (200.0, 199.89)
 
 
 def score(tmp_path, cols, events=(), **kw):
-    return score_bundle(read_bundle(make_bundle(tmp_path, "T07", cols, events=events, **kw)), TASK)
-
-
-def comp(s, name):
-    return next(c for c in s.components if c.name == name)
+    return score_task(tmp_path, TASK, cols, events=events, **kw)
 
 
 def test_centred_in_the_bay_full_credit(tmp_path):
@@ -86,9 +81,7 @@ def test_facing_backwards_fails_heading(tmp_path):
 
 
 def test_missing_yaw_is_unscored(tmp_path):
-    cols = park(20.0, START, (*CENTRE, 0.0))
-    del cols["yaw_deg"]
-    s = score(tmp_path, cols)
+    s = score(tmp_path, without_signal(park(20.0, START, (*CENTRE, 0.0)), "yaw_deg"))
     assert s.status == "unscored" and "yaw_deg" in s.reason
 
 
@@ -111,5 +104,4 @@ def test_contact_while_standing_is_not_the_egos(tmp_path):
 
 def test_resampling_invariance(tmp_path):
     base = park(100.0, START, (200.65, 199.89, 3.0))
-    scores = [score(tmp_path / str(hz), resample_cols(base, hz)).score for hz in (10, 20, 100)]
-    assert max(scores) - min(scores) <= 0.02, scores
+    assert_rate_invariant(tmp_path, TASK, base)

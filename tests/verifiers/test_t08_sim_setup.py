@@ -4,10 +4,9 @@ import copy
 
 import pytest
 
-from simbridge import read_bundle
 from simbridge._task import load_task
-from simbridge.verifiers import score_bundle
-from synth import make_bundle
+from synth import component as comp
+from synth import score_task
 from synth_flight_b import ground
 
 TASK = load_task("T08")
@@ -33,7 +32,7 @@ GOOD = {
 
 
 def score(tmp_path, end):
-    return score_bundle(read_bundle(make_bundle(tmp_path, "T08", ground(seconds=95), snapshots={"end": end})), TASK)
+    return score_task(tmp_path, TASK, ground(seconds=95), snapshots={"end": end})
 
 
 def with_(**changes):
@@ -49,10 +48,6 @@ def with_(**changes):
         else:
             node[int(last) if last.isdigit() else last] = value
     return end
-
-
-def comp(s, name):
-    return next(c for c in s.components if c.name == name)
 
 
 def test_everything_set_full_credit(tmp_path):

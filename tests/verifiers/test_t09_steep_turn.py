@@ -3,16 +3,14 @@
 import numpy as np
 import pytest
 
-from simbridge import read_bundle
-from simbridge.verifiers import score_bundle
 from simbridge._task import load_task
-from synth import make_bundle, resample_cols, steep_turn
+from synth import assert_rate_invariant, component, score_task, steep_turn, with_gap, without_signal
 
 TASK = load_task("T09")
 
 
 def score(tmp_path, cols, **ep):
-    return score_bundle(read_bundle(make_bundle(tmp_path, "T09", cols, **ep)), TASK)
+    return score_task(tmp_path, TASK, cols, **ep)
 
 
 def test_clean_turn_full_credit(tmp_path):
@@ -20,7 +18,7 @@ def test_clean_turn_full_credit(tmp_path):
     assert s.status == "scored"
     assert s.score == pytest.approx(1.0)
     assert s.success is True
-    rollout = next(c for c in s.components if c.name == "rollout_heading")
+    rollout = component(s, "rollout_heading")
     assert rollout.measured == pytest.approx(360, abs=3)
 
 
@@ -29,7 +27,7 @@ def test_altitude_loss_loses_altitude_credit(tmp_path):
     s = score(tmp_path, steep_turn(alt_wobble_ft=-150))
     assert s.score == pytest.approx(0.70)
     assert s.success is False
-    alt = next(c for c in s.components if c.name == "altitude_held")
+    alt = component(s, "altitude_held")
     # entry is the last wings-level sample (0.45 s into the roll-in), already ~5 ft into the sag
     assert alt.earned == 0 and 140 <= alt.measured <= 150
 
@@ -57,16 +55,12 @@ def test_autopilot_on_is_a_safety_violation(tmp_path):
 
 
 def test_gap_inside_turn_is_unscored(tmp_path):
-    cols = steep_turn()
-    keep = (cols["t"] < 20) | (cols["t"] > 22)
-    s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
+    s = score(tmp_path, with_gap(steep_turn(), 20, 22))
     assert s.status == "unscored" and "gap" in s.reason and s.score is None
 
 
 def test_missing_signal_is_unscored(tmp_path):
-    cols = steep_turn()
-    del cols["ias_kt"]
-    s = score(tmp_path, cols)
+    s = score(tmp_path, without_signal(steep_turn(), "ias_kt"))
     assert s.status == "unscored" and "ias_kt" in s.reason
 
 
@@ -78,9 +72,4 @@ def test_harness_fault_is_unscored(tmp_path):
 @pytest.mark.parametrize("wobble", [0.0, -150.0])
 def test_resampling_invariance(tmp_path, wobble):
     base = steep_turn(hz=100, alt_wobble_ft=wobble, bank_wobble_deg=4.0)
-    scores = []
-    for i, hz in enumerate((10, 20, 100)):
-        d = tmp_path / str(i)
-        d.mkdir()
-        scores.append(score(d, resample_cols(base, hz)).score)
-    assert max(scores) - min(scores) <= 0.02, scores
+    assert_rate_invariant(tmp_path, TASK, base)

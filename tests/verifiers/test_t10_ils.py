@@ -7,21 +7,16 @@ Builder: descending at 700 fpm from 4,000 ft AGL at 60 s, so it passes 500 ft at
 
 import pytest
 
-from simbridge import read_bundle
 from simbridge._task import load_task
-from simbridge.verifiers import score_bundle
-from synth import make_bundle, resample_cols
+from synth import assert_rate_invariant, score_task, with_gap, without_signal
+from synth import component as comp
 from synth_flight_a import ils_approach
 
 TASK = load_task("T10")
 
 
 def score(tmp_path, cols, **kw):
-    return score_bundle(read_bundle(make_bundle(tmp_path, "T10", cols, **kw)), TASK)
-
-
-def comp(s, name):
-    return next(c for c in s.components if c.name == name)
+    return score_task(tmp_path, TASK, cols, **kw)
 
 
 def test_full_credit(tmp_path):
@@ -85,30 +80,22 @@ def test_nothing_done_scores_zero(tmp_path):
 
 
 def test_missing_signal_is_unscored(tmp_path):
-    cols = ils_approach()
-    del cols["ap_gs_captured"]
-    s = score(tmp_path, cols)
+    s = score(tmp_path, without_signal(ils_approach(), "ap_gs_captured"))
     assert s.status == "unscored" and "ap_gs_captured" in s.reason
 
 
 def test_gap_across_the_gate_is_unscored(tmp_path):
-    cols = ils_approach()
-    keep = (cols["t"] < 359) | (cols["t"] > 361)
-    s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
+    s = score(tmp_path, with_gap(ils_approach(), 359, 361))
     assert s.status == "unscored" and "gate" in s.reason
 
 
 def test_gap_before_the_capture_is_fine(tmp_path):
-    cols = ils_approach()
-    keep = (cols["t"] < 30) | (cols["t"] > 35)
-    assert score(tmp_path, {k: v[keep] for k, v in cols.items()}).score == pytest.approx(1.0)
+    assert score(tmp_path, with_gap(ils_approach(), 30, 35)).score == pytest.approx(1.0)
 
 
 def test_gap_between_capture_and_disconnect_is_unscored(tmp_path):
     # an earlier disconnect could hide in the 5 s hole: which disconnect came first is undecidable
-    cols = ils_approach()
-    keep = (cols["t"] < 200) | (cols["t"] > 205)
-    s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
+    s = score(tmp_path, with_gap(ils_approach(), 200, 205))
     assert s.status == "unscored" and "disconnect" in s.reason
 
 
@@ -123,9 +110,4 @@ def test_input_document_carries_the_checked_frequency():
 @pytest.mark.parametrize("kw", [{}, {"freq": 109.55, "disconnect_agl": 100}, {"early_disconnect_agl": 400}])
 def test_resampling_invariance(tmp_path, kw):
     base = ils_approach(hz=100, **kw)
-    scores = []
-    for i, hz in enumerate((10, 20, 100)):
-        d = tmp_path / str(i)
-        d.mkdir()
-        scores.append(score(d, resample_cols(base, hz)).score)
-    assert max(scores) - min(scores) <= 0.02, scores
+    assert_rate_invariant(tmp_path, TASK, base)

@@ -3,10 +3,9 @@
 import numpy as np
 import pytest
 
-from simbridge import read_bundle
 from simbridge._task import load_task
-from simbridge.verifiers import score_bundle
-from synth import make_bundle, resample_cols
+from synth import assert_rate_invariant, score_task, with_gap, without_signal
+from synth import component as comp
 from synth_flight_b import OCEAN, efato
 
 TASK = load_task("T11")
@@ -14,11 +13,7 @@ RUNWAY_MID = (37.51343, -122.50116)  # middle of KHAF 12/30
 
 
 def score(tmp_path, cols, events, **kw):
-    return score_bundle(read_bundle(make_bundle(tmp_path, "T11", cols, events=events, **kw)), TASK)
-
-
-def comp(s, name):
-    return next(c for c in s.components if c.name == name)
+    return score_task(tmp_path, TASK, cols, events=events, **kw)
 
 
 def test_glide_to_the_beach_full_credit(tmp_path):
@@ -93,8 +88,7 @@ def test_never_reaching_the_failure_height_earns_nothing(tmp_path):
 
 def test_gap_in_the_glide_is_unscored(tmp_path):
     cols, ev, t_fail = efato()
-    keep = (cols["t"] < t_fail + 20) | (cols["t"] > t_fail + 22)
-    s = score(tmp_path, {k: v[keep] for k, v in cols.items()}, ev)
+    s = score(tmp_path, with_gap(cols, t_fail + 20, t_fail + 22), ev)
     assert s.status == "unscored" and "gap" in s.reason
 
 
@@ -108,17 +102,11 @@ def test_sink_rate_missing_at_touchdown_is_unscored(tmp_path):
 
 def test_missing_signal_is_unscored(tmp_path):
     cols, ev, _ = efato()
-    del cols["crashed"]
-    s = score(tmp_path, cols, ev)
+    s = score(tmp_path, without_signal(cols, "crashed"), ev)
     assert s.status == "unscored" and "crashed" in s.reason
 
 
 @pytest.mark.parametrize("kw", [{}, {"glide_ias_kt": 80}, {"fail_agl_ft": 400}])
 def test_resampling_invariance(tmp_path, kw):
     cols, ev, _ = efato(hz=100, **kw)
-    scores = []
-    for hz in (10, 20, 100):
-        d = tmp_path / str(hz)
-        d.mkdir()
-        scores.append(score(d, resample_cols(cols, hz), ev).score)
-    assert max(scores) - min(scores) <= 0.02, scores
+    assert_rate_invariant(tmp_path, TASK, cols, events=ev)

@@ -2,21 +2,16 @@
 
 import pytest
 
-from simbridge import read_bundle
 from simbridge._task import load_task
-from simbridge.verifiers import score_bundle
-from synth import make_bundle, resample_cols
+from synth import assert_rate_invariant, score_task, with_gap, without_signal
+from synth import component as comp
 from synth_flight_b import KLVK_H1, ground, hover
 
 TASK = load_task("T12")
 
 
 def score(tmp_path, cols):
-    return score_bundle(read_bundle(make_bundle(tmp_path, "T12", cols)), TASK)
-
-
-def comp(s, name):
-    return next(c for c in s.components if c.name == name)
+    return score_task(tmp_path, TASK, cols)
 
 
 def test_long_hover_and_pad_landing_full_credit(tmp_path):
@@ -77,25 +72,16 @@ def test_damage_flag_is_a_safety_violation(tmp_path):
 
 
 def test_gap_inside_the_hover_is_unscored(tmp_path):
-    cols = hover(hover_s=40)
-    keep = (cols["t"] < 30) | (cols["t"] > 31)
-    s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
+    s = score(tmp_path, with_gap(hover(hover_s=40), 30, 31))
     assert s.status == "unscored" and "gap" in s.reason
 
 
 def test_missing_signal_is_unscored(tmp_path):
-    cols = hover()
-    del cols["alt_agl_ft"]
-    s = score(tmp_path, cols)
+    s = score(tmp_path, without_signal(hover(), "alt_agl_ft"))
     assert s.status == "unscored" and "alt_agl_ft" in s.reason
 
 
 @pytest.mark.parametrize("hover_s", [40.0, 15.0])
 def test_resampling_invariance(tmp_path, hover_s):
     base = hover(hz=100, hover_s=hover_s)
-    scores = []
-    for hz in (10, 20, 100):
-        d = tmp_path / str(hz)
-        d.mkdir()
-        scores.append(score(d, resample_cols(base, hz)).score)
-    assert max(scores) - min(scores) <= 0.02, scores
+    assert_rate_invariant(tmp_path, TASK, base)

@@ -6,10 +6,9 @@ Route (YAML): (110, 133.41) → (300, 133.41), 190 m east. Crossing point x = 20
 
 import pytest
 
-from simbridge import read_bundle
 from simbridge._task import load_task
-from simbridge.verifiers import score_bundle
-from synth import make_bundle, resample_cols
+from synth import assert_rate_invariant, score_task, with_gap, without_signal
+from synth import component as comp
 from synth_driving import drive
 
 TASK = load_task("T13")
@@ -17,11 +16,7 @@ ROUTE = TASK.verifier.params["route_xy_m"]
 
 
 def score(tmp_path, cols, events=(), **kw):
-    return score_bundle(read_bundle(make_bundle(tmp_path, "T13", cols, events=events, **kw)), TASK)
-
-
-def comp(s, name):
-    return next(c for c in s.components if c.name == name)
+    return score_task(tmp_path, TASK, cols, events=events, **kw)
 
 
 def stop_and_go(hz=20.0, kmh=30.0):
@@ -73,21 +68,16 @@ def test_never_reaching_the_pedestrian_fails(tmp_path):
 
 
 def test_missing_speed_is_unscored(tmp_path):
-    cols = stop_and_go()
-    del cols["speed_kmh"]
-    s = score(tmp_path, cols)
+    s = score(tmp_path, without_signal(stop_and_go(), "speed_kmh"))
     assert s.status == "unscored" and "speed_kmh" in s.reason
 
 
 def test_gap_is_unscored(tmp_path):
-    cols = stop_and_go()
-    keep = (cols["t"] < 7.0) | (cols["t"] > 8.0)
-    s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
+    s = score(tmp_path, with_gap(stop_and_go(), 7.0, 8.0))
     assert s.status == "unscored" and "gap" in s.reason
 
 
 @pytest.mark.parametrize("kmh", [30.0, 24.5])
 def test_resampling_invariance(tmp_path, kmh):
     base = stop_and_go(hz=100.0, kmh=kmh)
-    scores = [score(tmp_path / str(hz), resample_cols(base, hz)).score for hz in (10, 20, 100)]
-    assert max(scores) - min(scores) <= 0.02, scores
+    assert_rate_invariant(tmp_path, TASK, base)

@@ -13,7 +13,8 @@ from simbridge._task import load_task
 from simbridge.adapters.openbve import import_logs
 from simbridge.verifiers import score_bundle
 from openbve_logs import entries_of, entry, logs_bin, score, trip
-from synth import make_bundle, resample_cols
+from synth import assert_rate_invariant, score_task
+from synth import component as comp
 
 TASK = load_task("T14")
 # the black box records car 1's front axle; the train front is front_offset_m (2.0 m) ahead of it
@@ -24,10 +25,6 @@ def run(tmp_path, samples, scores=()):
     p = tmp_path / "logs.bin"
     p.write_bytes(logs_bin(entries_of(samples), list(scores)))
     return score_bundle(read_bundle(import_logs(p, tmp_path / "bundle")), TASK)
-
-
-def comp(s, name):
-    return next(c for c in s.components if c.name == name)
 
 
 def on_time(d2=0.0, d3=0.0, late3=0):
@@ -99,7 +96,7 @@ def test_missing_clock_is_unscored(tmp_path):
     samples = on_time()
     cols = {"t": [c - 28740.0 for c, _, _, _ in samples], "track_position_m": [p for _, p, _, _ in samples],
             "speed_kmh": [v * 3.6 for _, _, v, _ in samples], "emergency_brake": [0.0] * len(samples)}
-    s = score_bundle(read_bundle(make_bundle(tmp_path, "T14", cols)), TASK)
+    s = score_task(tmp_path, TASK, cols)
     assert s.status == "unscored" and "clock_s" in s.reason
 
 
@@ -116,7 +113,4 @@ def test_resampling_invariance(tmp_path, variant):
     p.write_bytes(logs_bin(entries_of(on_time(**variant))))
     b = read_bundle(import_logs(p, tmp_path / "bundle"))
     cols = b.signals.to_columns()
-    scores = [score_bundle(read_bundle(make_bundle(tmp_path / str(hz), "T14", resample_cols(cols, hz))), TASK).score
-              for hz in (10, 20, 100)]
-    scores.append(score_bundle(b, TASK).score)
-    assert max(scores) - min(scores) <= 0.02, scores
+    assert_rate_invariant(tmp_path, TASK, cols, also=(score_bundle(b, TASK).score,))

@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from simbridge import read_bundle
 from simbridge._task import load_task, tasks_dir
-from simbridge.verifiers import score_bundle
-from synth import make_bundle
+from synth import component as comp
+from synth import score_task
 from synth_flight_b import ground
 
 TASK = load_task("T15")
@@ -23,11 +22,7 @@ ZFW_LB, ZF_MOMENT = 2232.0, 100_791.02
 
 
 def score(tmp_path, end):
-    return score_bundle(read_bundle(make_bundle(tmp_path, "T15", ground(seconds=30), snapshots={"end": end})), TASK)
-
-
-def comp(s, name):
-    return next(c for c in s.components if c.name == name)
+    return score_task(tmp_path, TASK, ground(seconds=30), snapshots={"end": end})
 
 
 def test_load_file_matches_the_task_params():

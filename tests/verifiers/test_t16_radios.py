@@ -3,10 +3,8 @@
 import numpy as np
 import pytest
 
-from simbridge import read_bundle
 from simbridge._task import load_task
-from simbridge.verifiers import score_bundle
-from synth import make_bundle, resample_cols
+from synth import assert_rate_invariant, score_task, without_signal
 from synth_flight_b import radio_session
 
 TASK = load_task("T16")
@@ -18,7 +16,7 @@ WHEN = {"com1_mhz": 20, "com1_stby_mhz": 25, "nav1_mhz": 40, "xpdr_code": 60, "x
 
 
 def score(tmp_path, cols):
-    return score_bundle(read_bundle(make_bundle(tmp_path, "T16", cols)), TASK)
+    return score_task(tmp_path, TASK, cols)
 
 
 def session(**final):
@@ -65,17 +63,11 @@ def test_stale_final_state_is_unscored(tmp_path):
 
 
 def test_missing_signal_is_unscored(tmp_path):
-    cols = session()
-    del cols["xpdr_mode"]
-    s = score(tmp_path, cols)
+    s = score(tmp_path, without_signal(session(), "xpdr_mode"))
     assert s.status == "unscored" and "xpdr_mode" in s.reason
 
 
 def test_resampling_invariance(tmp_path):
     base = radio_session(hz=100, start=START, final={**GOAL, "nav1_mhz": 114.150}, set_at=WHEN)
-    scores = []
-    for hz in (10, 20, 100):
-        d = tmp_path / str(hz)
-        d.mkdir()
-        scores.append(score(d, resample_cols(base, hz)).score)
-    assert max(scores) - min(scores) <= 0.02 and scores[0] == pytest.approx(0.80), scores
+    scores = assert_rate_invariant(tmp_path, TASK, base)
+    assert scores[0] == pytest.approx(0.80), scores

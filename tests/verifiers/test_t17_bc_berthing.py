@@ -17,7 +17,8 @@ from simbridge._task import load_task
 from simbridge.adapters.bridgecommand import import_nmea, parse_capture
 from simbridge.verifiers import score_bundle
 from bc_nmea import emit, track
-from synth import make_bundle, resample_cols
+from synth import assert_rate_invariant, score_task
+from synth import component as comp
 
 TASK = load_task("T17")
 LAT0, LON0 = 50.36, -4.15
@@ -40,10 +41,6 @@ def run(tmp_path, text, events=()):
             for e in events:
                 fh.write(e + "\n")
     return score_bundle(read_bundle(b), TASK)
-
-
-def comp(s, name):
-    return next(c for c in s.components if c.name == name)
 
 
 def gentle():
@@ -82,7 +79,7 @@ def test_never_berthing_and_grounding_fails(tmp_path):
 def test_missing_depth_is_unscored(tmp_path):
     rows, _ = parse_capture(capture(gentle()))
     del rows["depth_m"]
-    s = score_bundle(read_bundle(make_bundle(tmp_path, "T17", rows)), TASK)
+    s = score_task(tmp_path, TASK, rows)
     assert s.status == "unscored" and "depth_m" in s.reason
 
 
@@ -97,6 +94,4 @@ def test_resampling_invariance(tmp_path, frames):
     cols = {k: np.asarray(v) for k, v in rows.items()}
     ok = np.all([np.isfinite(v) for k, v in cols.items()], axis=0)
     cols = {k: v[ok] for k, v in cols.items()}  # from the first sample that has every value
-    scores = [score_bundle(read_bundle(make_bundle(tmp_path / str(hz), "T17", resample_cols(cols, hz))), TASK).score
-              for hz in (10, 20, 100)]
-    assert max(scores) - min(scores) <= 0.02, scores
+    assert_rate_invariant(tmp_path, TASK, cols)

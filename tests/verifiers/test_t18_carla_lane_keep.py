@@ -10,10 +10,9 @@ import math
 import numpy as np
 import pytest
 
-from simbridge import read_bundle
 from simbridge._task import load_task
-from simbridge.verifiers import score_bundle
-from synth import make_bundle, resample_cols
+from synth import assert_rate_invariant, score_task, with_gap, without_signal
+from synth import component as comp
 from synth_driving import highway
 
 TASK = load_task("T18")
@@ -21,11 +20,7 @@ T_START = 85 / 90 * 20
 
 
 def score(tmp_path, cols, events=(), **kw):
-    return score_bundle(read_bundle(make_bundle(tmp_path, "T18", cols, events=events, **kw)), TASK)
-
-
-def comp(s, name):
-    return next(c for c in s.components if c.name == name)
+    return score_task(tmp_path, TASK, cols, events=events, **kw)
 
 
 def test_centred_at_90_full_credit(tmp_path):
@@ -82,21 +77,16 @@ def test_never_reaching_85_earns_nothing(tmp_path):
 
 
 def test_missing_lane_signal_is_unscored(tmp_path):
-    cols = highway(20.0)
-    del cols["lane_offset_m"]
-    s = score(tmp_path, cols)
+    s = score(tmp_path, without_signal(highway(20.0), "lane_offset_m"))
     assert s.status == "unscored" and "lane_offset_m" in s.reason
 
 
 def test_gap_in_window_is_unscored(tmp_path):
-    cols = highway(20.0)
-    keep = (cols["t"] < 70) | (cols["t"] > 71)
-    s = score(tmp_path, {k: v[keep] for k, v in cols.items()})
+    s = score(tmp_path, with_gap(highway(20.0), 70, 71))
     assert s.status == "unscored" and "gap" in s.reason
 
 
 @pytest.mark.parametrize("amp", [0.3, 0.9])
 def test_resampling_invariance(tmp_path, amp):
     base = highway(100.0, offset_amp_m=amp)
-    scores = [score(tmp_path / str(hz), resample_cols(base, hz)).score for hz in (10, 20, 100)]
-    assert max(scores) - min(scores) <= 0.02, scores
+    assert_rate_invariant(tmp_path, TASK, base)

@@ -12,7 +12,8 @@ from simbridge._task import load_task
 from simbridge.adapters.ksp import import_saves
 from simbridge.verifiers import score_bundle
 from ksp_saves import orbit_from, save, vessel
-from synth import make_bundle
+from synth import component as comp
+from synth import score_task
 
 TASK = load_task("T19")
 
@@ -24,10 +25,6 @@ def score_saves(tmp_path, *texts):
         p.write_text(text)
         paths.append(p)
     return score_bundle(read_bundle(import_saves(paths, tmp_path / "bundle", vessel="SB Two-Stage")), TASK)
-
-
-def comp(s, name):
-    return next(c for c in s.components if c.name == name)
 
 
 def test_circular_80_km_full_credit(tmp_path):
@@ -82,13 +79,11 @@ def test_wrong_body_is_not_stable(tmp_path):
 
 
 def test_missing_snapshot_is_unscored(tmp_path):
-    b = make_bundle(tmp_path, "T19", {"t": [0.0], "alt_m": [80000.0]})
-    s = score_bundle(read_bundle(b), TASK)
+    s = score_task(tmp_path, TASK, {"t": [0.0], "alt_m": [80000.0]})
     assert s.status == "unscored" and "ksp_vessel" in s.reason
 
 
 def test_snapshot_without_orbit_is_unscored(tmp_path):
-    b = make_bundle(tmp_path, "T19", {"t": [0.0], "alt_m": [80000.0]},
-                    snapshots={"end": {"ksp_vessel": {"name": "SB Two-Stage", "situation": "ORBITING"}}})
-    s = score_bundle(read_bundle(b), TASK)
+    s = score_task(tmp_path, TASK, {"t": [0.0], "alt_m": [80000.0]},
+                   snapshots={"end": {"ksp_vessel": {"name": "SB Two-Stage", "situation": "ORBITING"}}})
     assert s.status == "unscored" and "no usable orbit" in s.reason

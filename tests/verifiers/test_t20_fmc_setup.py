@@ -7,11 +7,10 @@ import re
 import numpy as np
 import pytest
 
-from simbridge import read_bundle
 from simbridge._task import load_task, tasks_dir
-from simbridge.verifiers import score_bundle
 from simbridge.verifiers.fmc_setup import normalise_legs
-from synth import make_bundle
+from synth import component as comp
+from synth import score_task, with_gap
 from synth_flight_b import ground, pdf_lines, text_pdf
 
 TASK = load_task("T20")
@@ -27,17 +26,13 @@ def score(tmp_path, fms=FMS, afds=AFDS, cols=None):
     end = {"fms": fms, "afds": afds}
     end = {k: v for k, v in end.items() if v is not None}
     cols = cols if cols is not None else ground(hz=2, seconds=600)
-    return score_bundle(read_bundle(make_bundle(tmp_path, "T20", cols, snapshots={"end": end})), TASK)
+    return score_task(tmp_path, TASK, cols, snapshots={"end": end})
 
 
 def fms(**changes):
     out = copy.deepcopy(FMS)
     out.update(changes)
     return out
-
-
-def comp(s, name):
-    return next(c for c in s.components if c.name == name)
 
 
 def test_ofp_pdf_is_its_text_source_and_matches_the_params():
@@ -122,8 +117,7 @@ def test_taking_off_is_a_safety_violation(tmp_path):
 
 def test_gap_makes_not_airborne_undecidable(tmp_path):
     cols = ground(hz=2, seconds=600)
-    keep = (cols["t"] < 200) | (cols["t"] > 260)
-    s = score(tmp_path, cols={k: v[keep] for k, v in cols.items()})
+    s = score(tmp_path, cols=with_gap(cols, 200, 260))
     assert s.status == "unscored" and "gap" in s.reason
 
 

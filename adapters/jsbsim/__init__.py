@@ -5,10 +5,30 @@
   pilots that read the screen).
 - `MAPPINGS`, `to_canonical`: the property -> canonical signal table.
 - The cockpit process itself: `python -m simbridge.adapters.jsbsim.cockpit --help`.
+
+Names load on first use, so a screen-reading pilot can import `simbridge.adapters.jsbsim._layout`
+without pulling in the session, the telnet client or jsbsim.
 """
 
-from simbridge.adapters.jsbsim import _layout as layout
-from simbridge.adapters.jsbsim._mapping import MAPPINGS, to_canonical
-from simbridge.adapters.jsbsim._session import JSBSimSession
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_LAZY = {
+    "JSBSimSession": ("simbridge.adapters.jsbsim._session", "JSBSimSession"),
+    "MAPPINGS": ("simbridge.adapters.jsbsim._mapping", "MAPPINGS"),
+    "to_canonical": ("simbridge.adapters.jsbsim._mapping", "to_canonical"),
+    "layout": ("simbridge.adapters.jsbsim._layout", None),
+}
 
 __all__ = ["JSBSimSession", "MAPPINGS", "layout", "to_canonical"]
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    mod = importlib.import_module(module)
+    return mod if attr is None else getattr(mod, attr)

@@ -17,6 +17,7 @@ ALLOWED_PREFIXES = (
     "importlib", "sys", "types", "numpy", "cv2", "pygame",
     "simbridge.agents._base", "simbridge.agents.reference",
     "simbridge._agent_port", "simbridge._task",  # type-checking names of the port client and the task
+    "simbridge.adapters.jsbsim._layout",  # the published panel layout: pixel positions, no state
 )
 FORBIDDEN_MODULES = ("simbridge.adapters.jsbsim._session", "simbridge.adapters.jsbsim._server",
                      "simbridge.adapters.jsbsim._fdm", "simbridge.adapters.jsbsim._props",
@@ -29,8 +30,8 @@ def _imports(path: Path) -> list[str]:
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             names += [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            names.append(node.module or "")
+        elif isinstance(node, ast.ImportFrom):  # `from a import b` counts as a.b: b may be a module
+            names += [f"{node.module or ''}.{a.name}" for a in node.names]
         elif isinstance(node, ast.Call) and getattr(node.func, "id", "") == "__import__":
             names.append("__import__")
     return names

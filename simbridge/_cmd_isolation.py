@@ -76,24 +76,35 @@ def audit_task(task_id: str) -> dict:
         return report
 
 
+def print_report(report: dict, title: str) -> None:
+    """The readable form of an audit report (the JSON form is what episode.json stores)."""
+    blocked = sum(p["result"] == "blocked" for p in report["probes"])
+    print(f"{title} (as user {report['user']} uid {report['uid']})")
+    print(f"  network probes: {blocked}/{len(report['probes'])} blocked")
+    for p in report["probes"]:
+        if p["result"] != "blocked":
+            print(f"    {p['proto']}/{p['port']} on {p['addr']}: {p['result']} ({p['detail']})")
+    if "host_side" in report:
+        print(f"  host side -> state ports: {report['host_side'] or 'none in the lockdown list'}")
+    print(f"  X clients: {len(report['x_clients'])}, unexpected: {sum(not c['allowed'] for c in report['x_clients'])}")
+    for c in report["problems"]:
+        print(f"  PROBLEM: {c}")
+    print("  result:", "PASS" if report["ok"] else "FAIL")
+
+
 def _audit(args: argparse.Namespace) -> int:
     if args.provider == "vm":
-        raise SimbridgeError("audit --provider vm: the VM provider is not available in this build (see README, Isolation)")
-    report = audit_task(args.task)
+        from simbridge._cmd_vm import check_vm
+
+        task = load_task(args.task)
+        report = check_vm(ports=[(b.port, b.proto, b.service) for b in task.lockdown.blocked_ports])
+        report["task_id"] = task.id
+    else:
+        report = audit_task(args.task)
     if args.json:
         print(json.dumps(report))
     else:
-        blocked = sum(p["result"] == "blocked" for p in report["probes"])
-        print(f"isolation audit for {report['task_id']} (provider netns, as user {report['user']} uid {report['uid']})")
-        print(f"  network probes: {blocked}/{len(report['probes'])} blocked")
-        for p in report["probes"]:
-            if p["result"] != "blocked":
-                print(f"    {p['proto']}/{p['port']} on {p['addr']}: {p['result']} ({p['detail']})")
-        print(f"  host side -> state ports: {report['host_side'] or 'none in the lockdown list'}")
-        print(f"  X clients: {len(report['x_clients'])}, unexpected: {sum(not c['allowed'] for c in report['x_clients'])}")
-        for c in report["problems"]:
-            print(f"  PROBLEM: {c}")
-        print("  result:", "PASS" if report["ok"] else "FAIL")
+        print_report(report, f"isolation audit for {report['task_id']} (provider {args.provider})")
     return 0 if report["ok"] else 1
 
 

@@ -32,16 +32,16 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
-def check_vm(image: Path | None = None) -> dict:
-    from simbridge._isolation import USUAL_PORTS
+def check_vm(image: Path | None = None, ports: list[tuple[int, str, str]] | None = None) -> dict:
+    """Boot a fresh overlay, audit inside (the usual simulator ports plus `ports`), shut down."""
     from simbridge._vm import VmProvider
 
     with tempfile.TemporaryDirectory(prefix="simbridge-vm-") as tmp:
-        prov = VmProvider(image_dir=image)
+        prov = VmProvider(image_dir=image, state_tcp=[p for p, proto, _ in ports or [] if proto == "tcp"])
         t0 = time.monotonic()
         try:
             sb = prov.start(tmp)
-            report = prov.audit([(p, proto, svc) for p, proto, svc in USUAL_PORTS])
+            report = prov.audit(list(ports or []))
             report["boot_s"] = sb.info["boot_s"]
             report["display"] = sb.display
             report["start_s"] = round(time.monotonic() - t0, 1)
@@ -51,12 +51,12 @@ def check_vm(image: Path | None = None) -> dict:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from simbridge._cmd_isolation import print_report
+
     report = check_vm(args.image)
     if args.json:
         print(json.dumps(report))
     else:
-        blocked = sum(p["result"] == "blocked" for p in report["probes"])
-        print(f"guest booted in {report['boot_s']} s (sandbox ready in {report['start_s']} s), display {report['display']}")
-        print(f"audit as {report['user']}: {blocked}/{len(report['probes'])} probes blocked; problems: {report['problems'] or 'none'}")
-        print("result:", "PASS" if report["ok"] else "FAIL")
+        print_report(report, f"guest booted in {report['boot_s']} s (sandbox ready in {report['start_s']} s), "
+                             f"display {report['display']}")
     return 0 if report["ok"] else 1

@@ -91,7 +91,10 @@ class VmInstance:
                 "-serial", f"file:{self.workdir / 'console.log'}",
                 "-monitor", f"unix:{self.mon_path},server=on,wait=off"]
         t0 = time.monotonic()
-        self.proc = subprocess.Popen(argv, start_new_session=True, stdin=subprocess.DEVNULL,
+        from simbridge._providers._procs import _die_with_parent
+
+        # QEMU dies with the runner, also after `kill -9` (the guest and its overlay go with it)
+        self.proc = subprocess.Popen(argv, start_new_session=True, stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent,
                                      stdout=open(self.workdir / "qemu.log", "wb"), stderr=subprocess.STDOUT)
         try:
             self._connect(t0)

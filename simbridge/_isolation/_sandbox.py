@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -23,6 +22,7 @@ from simbridge._adapter import Sandbox
 from simbridge._errors import HarnessError
 from simbridge._isolation._firewall import FirewallPlan, render
 from simbridge._isolation._netns import AGENT_USER, SIM_USER, Netns, ensure_user
+from simbridge._providers._procs import kill_group
 
 _DISPLAY_BASE = 140
 #: environment variables passed into the sandbox (besides SDL_*/PYGAME_*)
@@ -98,13 +98,13 @@ class NetnsSandbox:
 
     def close(self) -> None:
         for p in reversed(self._procs):
-            _kill_group(p)
+            kill_group(p)
         self._procs.clear()
         if self.ns is not None:
             self.ns.destroy()
             self.ns = None
         if self._reaper is not None:
-            _kill_group(self._reaper)
+            kill_group(self._reaper)
             self._reaper = None
         if self.display:
             n = self.display[1:]
@@ -204,18 +204,3 @@ def host_addresses() -> list[str]:
         if len(parts) >= 4 and parts[2] == "inet" and not parts[3].startswith("127."):
             addrs.append(parts[3].split("/")[0])
     return addrs
-
-
-def _kill_group(p: subprocess.Popen[Any]) -> None:
-    try:
-        os.killpg(p.pid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        p.wait(timeout=3)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        p.wait(timeout=3)

@@ -96,6 +96,21 @@ def _signal_group(p: subprocess.Popen, sig: int) -> None:
         pass
 
 
+def kill_group(p: subprocess.Popen, grace_s: float = 3.0) -> None:
+    """End one process group leader started with `start_new_session`: SIGTERM to its group,
+    up to `grace_s` to exit, then SIGKILL to the group (also the stragglers it left)."""
+    _signal_group(p, signal.SIGTERM)
+    try:
+        p.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        pass
+    _signal_group(p, signal.SIGKILL)
+    try:
+        p.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        pass
+
+
 @atexit.register
 def _stop_all() -> None:
     for ps in list(_LIVE):

@@ -6,9 +6,13 @@ Telnet (lines end CRLF, as FlightGear's `props` server): `get|show <path>`, `set
 `<path> = '<value>' (<type>)` then the prompt `/> `; data mode answers the bare value, so a
 client can pipeline many `get`s and read one line each. Errors start with `-ERR`.
 
-Generic UDP: one ASCII line per packet, the chunks of a protocol file (default `generic.xml`,
-written by `simbridge.adapters.fgproto.GenericProtocol`; first chunk the simulator clock),
-sent every 1/`--generic-hz` s of simulator time.
+Generic protocol: one ASCII line per packet, the chunks of a protocol file (default
+`generic.xml`, written by `simbridge.adapters.fgproto.GenericProtocol`; first chunk the
+simulator clock), produced every 1/`--generic-hz` s of simulator time and sent as a UDP
+datagram (`--generic-udp`, FlightGear's generic output) and/or to every telnet connection that
+asked for it with `stream` (not FlightGear's: for sandboxes that may send nothing to the host,
+the host opens the connection and the packets come back on it). A `stream` connection answers
+nothing else; it is dropped when it falls `MAX_STREAM_BACKLOG` bytes behind.
 """
 
 from __future__ import annotations
@@ -35,6 +39,10 @@ def _fmt(value, type_: str) -> str:
     return str(value)
 
 
+#: bytes of unsent packets a `stream` connection may owe before it is dropped (~minutes of packets)
+MAX_STREAM_BACKLOG = 8 << 20
+
+
 class _Client:
     def __init__(self, sock: socket.socket):
         self.sock = sock
@@ -42,6 +50,8 @@ class _Client:
         self.outbuf = b""
         self.data_mode = False
         self.cwd = "/"
+        #: receives every generic-protocol packet; answers no other command
+        self.streaming = False
 
 
 class TelnetServer:
@@ -74,8 +84,34 @@ class TelnetServer:
         c.sock.close()
         self.clients.pop(c.sock, None)
 
+    @property
+    def n_streams(self) -> int:
+        """Connections that asked for the generic-protocol stream."""
+        return sum(c.streaming for c in self.clients.values())
+
+    def publish(self, packet: bytes) -> None:
+        """Queue one generic-protocol packet for every `stream` connection (sent at `poll`)."""
+        for c in self.clients.values():
+            if c.streaming:
+                c.outbuf += packet
+
+    def _push(self, c: _Client) -> None:
+        """Send what a stream connection is owed without blocking the cockpit loop."""
+        try:
+            sent = c.sock.send(c.outbuf)
+        except (BlockingIOError, InterruptedError):
+            sent = 0
+        except OSError:
+            self._drop(c)
+            return
+        c.outbuf = c.outbuf[sent:]
+        if len(c.outbuf) > MAX_STREAM_BACKLOG:
+            self._drop(c)  # the reader is gone or hopelessly behind
+
     def poll(self, timeout_s: float = 0.0) -> None:
         """Serve whatever is waiting (called from the cockpit loop)."""
+        for c in [c for c in self.clients.values() if c.streaming and c.outbuf]:
+            self._push(c)
         for key, _ in self.sel.select(timeout_s):
             if key.data is None:
                 try:
@@ -111,6 +147,9 @@ class TelnetServer:
     def _flush(self, c: _Client) -> None:
         if not c.outbuf:
             return
+        if c.streaming:
+            self._push(c)
+            return
         try:
             c.sock.setblocking(True)
             c.sock.settimeout(1.0)
@@ -139,6 +178,8 @@ class TelnetServer:
         parts = line.split()
         cmd, args = parts[0], parts[1:]
         t = self.tree
+        if c.streaming:
+            return cmd not in ("quit", "exit")  # a stream connection takes no other command
         if cmd in ("get", "show"):
             path = self._abs(c, args[0]) if args else c.cwd
             try:
@@ -179,6 +220,9 @@ class TelnetServer:
             c.data_mode = True
         elif cmd == "prompt":
             c.data_mode = False
+        elif cmd == "stream":
+            c.streaming = c.data_mode = True
+            return True
         elif cmd == "run":
             err = self.on_run(args[0] if args else "")
             if err:
@@ -227,16 +271,13 @@ def read_protocol(path: Path = PROTOCOL_FILE) -> tuple[list[tuple[str, str, str]
     return chunks, sep
 
 
-class GenericSender:
-    """Sends one ASCII packet of the protocol's chunks per call to `send` (FlightGear's generic
+class GenericPacket:
+    """One ASCII packet of the protocol's chunks per call to `packet` (FlightGear's generic
     output, text mode: values formatted by each chunk's printf format, bools and ints as integers)."""
 
-    def __init__(self, tree: PropertyTree, host: str, port: int, protocol: Path = PROTOCOL_FILE):
+    def __init__(self, tree: PropertyTree, protocol: Path = PROTOCOL_FILE):
         self.tree = tree
         self.chunks, self.sep = read_protocol(protocol)
-        self.addr = (host, port)
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.sent = 0
 
     def packet(self) -> bytes:
         vals = []
@@ -249,9 +290,20 @@ class GenericSender:
             vals.append(fmt % (int(round(v)) if type_ in ("bool", "int") else v))
         return (self.sep.join(vals) + "\n").encode()
 
-    def send(self) -> None:
+
+class GenericSender(GenericPacket):
+    """Sends the packet as one UDP datagram per call to `send`."""
+
+    def __init__(self, tree: PropertyTree, host: str, port: int, protocol: Path = PROTOCOL_FILE):
+        super().__init__(tree, protocol)
+        self.addr = (host, port)
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sent = 0
+
+    def send(self, packet: bytes | None = None) -> None:
+        """Send `packet` (already formatted by the caller) or a fresh one."""
         try:
-            self.sock.sendto(self.packet(), self.addr)
+            self.sock.sendto(packet if packet is not None else self.packet(), self.addr)
             self.sent += 1
         except OSError:
             pass

@@ -1,11 +1,23 @@
 """The host side of the embedded simulator: `JSBSimSession` launches the cockpit process in
 the sandbox and reads its true state over the FlightGear-compatible ports (telnet property
-protocol for control and snapshots, generic-protocol UDP for the time series), with the shared
-`simbridge.adapters.fgproto` clients.
+protocol for control and snapshots, generic-protocol packets for the time series), with the
+shared `simbridge.adapters.fgproto` clients.
+
+The time series comes one of two ways, the same packets either way (first field the task
+clock `/sim/time/elapsed-sec`, the same mapping to canonical signals):
+- `udp`: the cockpit pushes one datagram per packet to the harness's address (local, netns);
+- `tcp-stream`: the sandbox may send nothing to the host (a VM on restricted user networking),
+  so the host opens a second connection to the cockpit's telnet port (through the provider's
+  forwarded port) and asks for the packets with `stream`; they come back on that connection.
+  Packets are produced in simulator time (every 1/`generic_hz` s), so a guest that renders
+  slowly delivers them in bursts but without gaps in the task clock.
+A stream that closes or stops for `STALE_AFTER_S` ends `alive()`: a harness fault, not the
+agent's.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -18,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from simbridge._adapter import Sandbox, SimEvent, SimSession, StateSample
 from simbridge._errors import HarnessError
-from simbridge.adapters.fgproto import TelnetProps, UdpReceiver
+from simbridge.adapters.fgproto import TcpStreamReceiver, TelnetProps, UdpReceiver
 from simbridge.adapters.jsbsim._mapping import MAPPINGS, to_canonical
 from simbridge.adapters.jsbsim._scenario import from_task
 from simbridge.adapters.jsbsim._server import default_protocol
@@ -67,6 +79,11 @@ def _free_tcp_port(host: str) -> int:
 
 #: the cockpit's telnet port inside an isolated sandbox (FlightGear's default)
 STATE_PORT = 5401
+#: telemetry modes (episode.json `sim_info.telemetry.mode`)
+TELEMETRY_UDP = "udp"
+TELEMETRY_STREAM = "tcp-stream"
+#: turns a telnet connection to the cockpit into a generic-protocol stream
+STREAM_REQUEST = b"data\r\nstream\r\n"
 
 
 class JSBSimSession(SimSession):
@@ -80,7 +97,9 @@ class JSBSimSession(SimSession):
         self.python = python  # None: the sandbox's interpreter
         self.proc: subprocess.Popen | None = None
         self.telnet: TelnetProps | None = None
-        self.receiver: UdpReceiver | None = None
+        self.receiver: UdpReceiver | TcpStreamReceiver | None = None
+        self.telemetry_mode: str | None = None
+        self._telemetry_addr = ""
         self._events: list[SimEvent] = []
         self._last: dict[str, float] = {}
         self._t = 0.0
@@ -92,6 +111,8 @@ class JSBSimSession(SimSession):
         self._wall_start = 0.0
         self._failures: list[dict[str, Any]] = []  # pending harness-injected failures
         self._first_sample_wall: float | None = None
+        self._t_first = 0.0
+        self._start_timeout_s = START_TIMEOUT_S
 
     # ---------------------------------------------------------------- lifecycle
     def start(self, task: "TaskSpec", sandbox: Sandbox, *, seed: int | None = None) -> None:
@@ -103,29 +124,37 @@ class JSBSimSession(SimSession):
         self._plan_failures(task, seed)
         work = Path(sandbox.workdir) / "jsbsim"
         work.mkdir(parents=True, exist_ok=True)
-        scen_file = work / "scenario.json"
-        scen_file.write_text(scenario.to_json())
+        # passed as text: a VM guest does not see the host's files (the file is for the record)
+        scenario_json = json.dumps(json.loads(scenario.to_json()), separators=(",", ":"))
+        (work / "scenario.json").write_text(scenario.to_json())
+        # the packets are the cockpit's packaged generic.xml, which is this protocol (tested)
         protocol = default_protocol()
-        proto_file = protocol.write(work)
-        # the cockpit listens on `host` (the sandbox's address as the host side sees it) and
-        # pushes its generic-protocol stream to the harness's address on the sandbox's side
-        host = sandbox.host_addr or "127.0.0.1"
-        harness = sandbox.harness_addr
-        if harness is None:
-            raise HarnessError(f"jsbsim: the {sandbox.provider} sandbox cannot send telemetry to the host")
-        udp_port = sandbox.harness_udp_ports[0] if sandbox.harness_udp_ports else 0
-        self.receiver = UdpReceiver(protocol, host=harness, port=udp_port).start()
-        port = STATE_PORT if sandbox.isolated else _free_tcp_port(host)
+        # the cockpit's telnet port binds `listen`: the sandbox's address as the host side sees
+        # it, or (vm) the address the provider's port forwarding reaches inside the guest
+        listen = sandbox.info.get("listen_addr") or sandbox.host_addr or "127.0.0.1"
+        port = STATE_PORT if sandbox.isolated else _free_tcp_port(listen)
         python = self.python or sandbox.python
-        argv = [python, "-m", "simbridge.adapters.jsbsim.cockpit", "--scenario", str(scen_file),
-                "--telnet-port", str(port), "--telnet-host", host, "--generic-udp", f"{harness}:{self.receiver.port}",
-                "--generic-protocol", str(proto_file), "--generic-hz", str(self.generic_hz), "--fps", str(self.fps)]
+        argv = [python, "-m", "simbridge.adapters.jsbsim.cockpit", "--scenario-json", scenario_json,
+                "--telnet-port", str(port), "--telnet-host", listen,
+                "--generic-hz", str(self.generic_hz), "--fps", str(self.fps)]
+        harness = sandbox.harness_addr
+        if harness is not None:
+            # the cockpit pushes its packets to the harness's address on the sandbox's side
+            udp_port = sandbox.harness_udp_ports[0] if sandbox.harness_udp_ports else 0
+            self.receiver = UdpReceiver(protocol, host=harness, port=udp_port).start()
+            self.telemetry_mode, self._telemetry_addr = TELEMETRY_UDP, f"{harness}:{self.receiver.port}"
+            argv += ["--generic-udp", self._telemetry_addr]
+        else:
+            # nothing in the sandbox reaches the host: the host asks for the packets on a
+            # connection of its own to the state port, once the cockpit answers (_wait_ready)
+            self.telemetry_mode = TELEMETRY_STREAM
+        self._protocol = protocol
         env = {**os.environ, **(sandbox.env or {}), "DISPLAY": sandbox.display,
                "SDL_AUDIODRIVER": "dummy", "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
         self._log_path = work / "cockpit.log"
         try:
             if sandbox.spawn is not None:
-                self.proc = sandbox.spawn(argv, env)
+                self.proc = sandbox.spawn(argv, env, name="cockpit")
             else:
                 self._log_file = open(self._log_path, "wb")
                 self.proc = subprocess.Popen(argv, env=env, stdout=self._log_file, stderr=subprocess.STDOUT,
@@ -134,6 +163,8 @@ class JSBSimSession(SimSession):
             self.stop()
             raise HarnessError(f"jsbsim: cannot launch the cockpit: {exc}") from None
         self._wall_start = time.monotonic()
+        # a slow sandbox (software-emulated VM) states how much longer everything takes there
+        self._start_timeout_s = START_TIMEOUT_S * float(sandbox.info.get("timeout_scale", 1.0))
         try:
             self._wait_ready(*sandbox.reach(port))
         except HarnessError:
@@ -177,19 +208,23 @@ class JSBSimSession(SimSession):
 
     def _log_tail(self) -> str:
         try:
-            text = self._log_path.read_text(errors="replace") if self._log_path else ""
-        except OSError:
+            if hasattr(self.proc, "log_tail"):  # a process in a VM guest: its log is there
+                text = self.proc.log_tail()
+            else:
+                text = self._log_path.read_text(errors="replace") if self._log_path else ""
+        except (OSError, HarnessError):
             return ""
         lines = [ln for ln in text.splitlines() if ln.strip()]
         return " | ".join(lines[-5:])
 
     def _wait_ready(self, host: str, port: int) -> None:
-        deadline = time.monotonic() + START_TIMEOUT_S
+        deadline = time.monotonic() + self._start_timeout_s
         while self.telnet is None:
             if self.proc is not None and self.proc.poll() is not None:
                 raise HarnessError(f"jsbsim: cockpit exited with code {self.proc.returncode} at start: {self._log_tail()}")
             if time.monotonic() > deadline:
-                raise HarnessError(f"jsbsim: state port {host}:{port} did not answer within {START_TIMEOUT_S:g} s")
+                raise HarnessError(f"jsbsim: state port {host}:{port} did not answer within {self._start_timeout_s:g} s"
+                                   + (f": {tail}" if (tail := self._log_tail()) else ""))
             try:
                 self.telnet = TelnetProps(host, port, timeout_s=10.0, connect_timeout_s=1.0)
             except HarnessError:
@@ -198,6 +233,10 @@ class JSBSimSession(SimSession):
             if time.monotonic() > deadline:
                 raise HarnessError("jsbsim: the flight model did not initialise")
             time.sleep(0.1)
+        if self.telemetry_mode == TELEMETRY_STREAM:
+            self.receiver = TcpStreamReceiver(self._protocol, host, port, request=STREAM_REQUEST).start()
+            self._telemetry_addr = f"{host}:{port}"
+        assert self.receiver is not None
         self.receiver.wait_first(max(1.0, deadline - time.monotonic()))
 
     def stop(self) -> None:
@@ -206,6 +245,18 @@ class JSBSimSession(SimSession):
         self._stopped = True
         if self.telnet is not None:
             self.telnet.send_exit()
+        try:
+            self._end_process()
+        except HarnessError:
+            pass  # a guest that stopped answering: the provider tears the whole VM down
+        if self.telnet is not None:
+            self.telnet.close()
+        if self.receiver is not None:
+            self.receiver.close()
+        if self._log_file is not None:
+            self._log_file.close()
+
+    def _end_process(self) -> None:
         proc = self.proc
         if proc is not None and proc.poll() is None:
             try:
@@ -217,16 +268,13 @@ class JSBSimSession(SimSession):
                 except subprocess.TimeoutExpired:
                     self._signal(proc, signal.SIGKILL)
                     proc.wait(timeout=3.0)
-        if self.telnet is not None:
-            self.telnet.close()
-        if self.receiver is not None:
-            self.receiver.close()
-        if self._log_file is not None:
-            self._log_file.close()
 
     @staticmethod
     def _signal(proc: subprocess.Popen, sig: int) -> None:
         """Signal the cockpit's process group when it leads one, else the process alone."""
+        if not isinstance(proc, subprocess.Popen):  # a process in a VM guest: its handle signals it
+            proc.terminate() if sig == signal.SIGTERM else proc.kill()
+            return
         try:
             if os.getpgid(proc.pid) == proc.pid:
                 os.killpg(proc.pid, sig)
@@ -252,6 +300,7 @@ class JSBSimSession(SimSession):
             self._t = t
         if out and self._first_sample_wall is None:
             self._first_sample_wall = time.monotonic()
+            self._t_first = out[0].t_sim
         self._n_samples += len(out)
         return out
 
@@ -281,9 +330,13 @@ class JSBSimSession(SimSession):
         return self._t
 
     def alive(self) -> bool:
-        if self._stopped or self.proc is None or self.proc.poll() is not None:
+        # the telemetry first: it costs nothing, while asking a VM guest about its process is
+        # a round trip (and a guest that stopped answering must not hold the runner up)
+        if self._stopped or self.proc is None or self.receiver is None or self.receiver.failed is not None:
             return False
-        return self.receiver is not None and self.receiver.last_packet_age_s() < STALE_AFTER_S
+        if self.receiver.last_packet_age_s() >= STALE_AFTER_S:
+            return False
+        return self.proc.poll() is None
 
     def set_paused(self, paused: bool) -> None:
         if self.telnet is None:
@@ -316,13 +369,21 @@ class JSBSimSession(SimSession):
         out: dict[str, Any] = {"sim": "jsbsim", "fdm_rate_hz": 120, "generic_hz": self.generic_hz,
                                "render_fps_target": self.fps, "unsupported": self._unsupported,
                                "samples": self._n_samples}
+        telemetry: dict[str, Any] = {"mode": self.telemetry_mode, "addr": self._telemetry_addr}
         if self.receiver is not None:
-            out["udp_packets"] = self.receiver.n_packets
-            out["udp_bad_packets"] = self.receiver.n_bad
+            telemetry.update(packets=self.receiver.n_packets, bad_packets=self.receiver.n_bad)
+            if self.telemetry_mode == TELEMETRY_UDP:
+                out["udp_packets"], out["udp_bad_packets"] = self.receiver.n_packets, self.receiver.n_bad
         if self._first_sample_wall is not None and self._n_samples > 1:
             wall = time.monotonic() - self._first_sample_wall
             if wall > 0:
                 out["sample_rate_hz"] = round((self._n_samples - 1) / wall, 1)
+                telemetry["samples_per_wall_s"] = out["sample_rate_hz"]
+        if self._n_samples > 1 and self._t > self._t_first:
+            telemetry["samples_per_sim_s"] = round((self._n_samples - 1) / (self._t - self._t_first), 1)
+        if self.receiver is not None and self.receiver.failed:
+            telemetry["failed"] = self.receiver.failed
+        out["telemetry"] = telemetry
         if self.telnet is not None and self.alive():
             try:
                 vals = self.telnet.get_many(list(INFO_PATHS.values()))

@@ -4,8 +4,9 @@
         --generic-udp 127.0.0.1:5500
 
 The FDM runs at 120 Hz of simulator time, paced to the wall clock; the window redraws at
-`--fps`; the generic-protocol packet goes out every `1/--generic-hz` s of simulator time and the
-telnet port is served between ticks. Prints `READY telnet=<port>` on stdout once listening.
+`--fps`; the generic-protocol packet goes out every `1/--generic-hz` s of simulator time (as a
+UDP datagram with `--generic-udp`, and on every telnet connection that asked for `stream`) and
+the telnet port is served between ticks. Prints `READY telnet=<port>` on stdout once listening.
 The window (title `simbridge JSBSim <aircraft> <airport>`) opens at the screen's top-left, so
 the pixel positions in `_layout` are screen positions on a 1280x800 display.
 """
@@ -26,7 +27,7 @@ from simbridge.adapters.jsbsim._controls import Controls
 from simbridge.adapters.jsbsim._fdm import DT_S, LBS_PER_GAL_DEFAULT, FlightModel
 from simbridge.adapters.jsbsim._props import PropertyTree
 from simbridge.adapters.jsbsim._scenario import Scenario, from_task, resolve
-from simbridge.adapters.jsbsim._server import PROTOCOL_FILE, GenericSender, TelnetServer
+from simbridge.adapters.jsbsim._server import PROTOCOL_FILE, GenericPacket, GenericSender, TelnetServer
 
 TICK_S = 1.0 / 120.0
 MAX_CATCHUP_S = 0.25  # behind by more than this: drop time instead of racing (real-time factor < 1)
@@ -35,7 +36,9 @@ MAX_CATCHUP_S = 0.25  # behind by more than this: drop time instead of racing (r
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="simbridge.adapters.jsbsim.cockpit", description=__doc__.splitlines()[0])
     ap.add_argument("--task", help="task id (initial state from its YAML)")
-    ap.add_argument("--scenario", help="JSON file of a resolved Scenario (what the host-side session writes)")
+    ap.add_argument("--scenario", help="JSON file of a resolved Scenario")
+    ap.add_argument("--scenario-json", help="a resolved Scenario as JSON text (what the host-side session passes: "
+                                            "the sandbox may not see the host's files)")
     ap.add_argument("--airport", default="KPAO")
     ap.add_argument("--runway")
     ap.add_argument("--parking")
@@ -48,7 +51,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--telnet-host", default="127.0.0.1", help="address the telnet port binds (host side only)")
     ap.add_argument("--generic-udp", help="HOST:PORT for the generic-protocol UDP output")
     ap.add_argument("--generic-hz", type=float, default=60.0)
-    ap.add_argument("--generic-protocol", help="protocol XML for --generic-udp (default: the adapter's generic.xml)")
+    ap.add_argument("--generic-protocol",
+                    help="protocol XML of the generic packets, UDP and telnet `stream` (default: the adapter's generic.xml)")
     ap.add_argument("--fps", type=float, default=25.0)
     ap.add_argument("--paused", action="store_true", help="start frozen (lockstep)")
     ap.add_argument("--headless", action="store_true", help="no window (SDL dummy driver)")
@@ -56,6 +60,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def scenario_from_args(a: argparse.Namespace) -> Scenario:
+    if a.scenario_json:
+        return Scenario.from_json(a.scenario_json)
     if a.scenario:
         return Scenario.from_json(Path(a.scenario).read_text())
     if a.task:
@@ -103,10 +109,11 @@ class Cockpit:
             pass
         self.tree = PropertyTree(self.model, self.controls, self.runtime)
         self.server = TelnetServer(self.tree, a.telnet_port, host=a.telnet_host, on_run=self._run_command)
+        proto = Path(a.generic_protocol) if a.generic_protocol else PROTOCOL_FILE
+        self.packets = GenericPacket(self.tree, proto)
         self.sender = None
         if a.generic_udp:
             host, _, port = a.generic_udp.rpartition(":")
-            proto = Path(a.generic_protocol) if a.generic_protocol else PROTOCOL_FILE
             self.sender = GenericSender(self.tree, host or "127.0.0.1", int(port), proto)
         pygame.display.init()
         pygame.font.init()
@@ -131,6 +138,15 @@ class Cockpit:
         else:
             return f"unknown command {cmd!r} (known: exit, pause)"
         return None
+
+    def _emit(self) -> None:
+        """One generic-protocol packet to the UDP receiver and the telnet streams, if any."""
+        if self.sender is None and not self.server.n_streams:
+            return
+        packet = self.packets.packet()
+        if self.sender is not None:
+            self.sender.send(packet)
+        self.server.publish(packet)
 
     # ---------------------------------------------------------------- loop
     def run(self) -> int:
@@ -158,13 +174,13 @@ class Cockpit:
                 while sim_budget_s >= DT_S:
                     m.step()
                     sim_budget_s -= DT_S
-                    if self.sender and self._steps_per_packet and m.steps % self._steps_per_packet == 0:
-                        self.sender.send()
+                    if self._steps_per_packet and m.steps % self._steps_per_packet == 0:
+                        self._emit()
             else:
                 sim_budget_s = 0.0
-                if self.sender and self._steps_per_packet and now - getattr(self, "_last_idle_send", 0) > 0.1:
+                if self._steps_per_packet and now - getattr(self, "_last_idle_send", 0) > 0.1:
                     self._last_idle_send = now
-                    self.sender.send()  # keep the host informed while frozen (10 Hz)
+                    self._emit()  # keep the host informed while frozen (10 Hz)
             rt_hist.append((now, m.sim_time_s, m.frozen or m.crashed))
             if now >= next_frame:
                 self._events()

@@ -93,3 +93,88 @@ def test_generic_packets_decode_with_the_shared_protocol(served):
     assert canon["alt_msl_ft"] == pytest.approx(m.fdm["position/h-sl-ft"], abs=0.5)
     assert canon["on_ground"] == 1.0 and canon["engine_running"] == 0.0
     assert canon["xpdr_code"] == c.xpdr_code
+
+
+
+class _Loop:
+    """A server of its own, polled on one thread that also publishes what it is given (the
+    cockpit loop does both on its one thread)."""
+
+    def __init__(self) -> None:
+        import queue
+
+        c = Controls()
+        self.model = FlightModel(from_task(load_task("T09")), c)
+        self.tree = PropertyTree(self.model, c, {"frame_rate": 25.0})
+        self.server = TelnetServer(self.tree, 0)
+        self.outbox: queue.Queue = queue.Queue()
+        self._stop = threading.Event()
+        self._th = threading.Thread(target=self._run, daemon=True)
+        self._th.start()
+
+    def _run(self) -> None:
+        import queue
+
+        while not self._stop.is_set():
+            try:
+                while True:
+                    self.server.publish(self.outbox.get_nowait())
+            except queue.Empty:
+                pass
+            self.server.poll(0.005)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._th.join(2)
+        self.server.close()
+
+
+def _wait(pred, timeout_s=5.0):
+    import time
+
+    end = time.monotonic() + timeout_s
+    while not pred():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.01)
+
+
+def test_stream_connection_gets_every_packet_and_answers_nothing_else():
+    from simbridge.adapters.fgproto import TcpStreamReceiver
+    from simbridge.adapters.jsbsim._server import GenericPacket
+    from simbridge.adapters.jsbsim._session import STREAM_REQUEST
+
+    loop = _Loop()
+    packets = GenericPacket(loop.tree)
+    try:
+        with TcpStreamReceiver(default_protocol(), "127.0.0.1", loop.server.port, request=STREAM_REQUEST) as rx, \
+                TelnetProps("127.0.0.1", loop.server.port, timeout_s=5) as control:
+            _wait(lambda: loop.server.n_streams == 1)
+            sent = []
+            for _ in range(200):
+                loop.model.step()  # stepped and read on this thread; the loop thread only sends bytes
+                loop.outbox.put(packets.packet())
+                sent.append(loop.model.sim_time_s)
+            _wait(lambda: rx.n_packets == 200)
+            got = [t for t, _ in rx.drain()]
+            assert got == pytest.approx(sent, abs=1e-3) and rx.n_bad == 0 and rx.failed is None
+            # an ordinary connection next to it still answers, and gets no packets
+            assert control.get("/sim/aircraft") == "c172x"
+    finally:
+        loop.close()
+
+
+def test_a_server_that_refuses_the_stream_fails_the_receiver():
+    from simbridge._errors import HarnessError
+    from simbridge.adapters.fgproto import TcpStreamReceiver
+
+    loop = _Loop()
+    try:
+        rx = TcpStreamReceiver(default_protocol(), "127.0.0.1", loop.server.port,
+                               request=b"data\r\nsubscribe-all\r\n").start()
+        _wait(lambda: rx.failed is not None)
+        assert "refused" in rx.failed and "unknown command" in rx.failed
+        with pytest.raises(HarnessError, match="refused"):
+            rx.wait_first(1)
+        rx.close()
+    finally:
+        loop.close()

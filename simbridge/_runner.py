@@ -25,12 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from simbridge._adapter import SimSession
-from simbridge._agent_port import AgentPort, DirectClient, EpisodeOver, LockstepPacer, McpPortServer, Pacer
+from simbridge._agent_port import AgentFiles, AgentPort, DirectClient, EpisodeOver, LockstepPacer, McpPortServer, Pacer
 from simbridge._agent_port._screen import ScreenGrabber, encode
 from simbridge._bundle import BundleWriter, EpisodeInfo, read_bundle, write_manifest
 from simbridge._errors import HarnessError, SimbridgeError
 from simbridge._score import Score
-from simbridge._task import TaskSpec, load_task
+from simbridge._task import TaskSpec, load_task, tasks_dir
 
 #: seconds without a new sample (simulator running, not paused) before telemetry counts as lost
 TELEMETRY_STALL_S = 5.0
@@ -210,7 +210,8 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
         episode.isolation = provider.isolation_report()
         pacer: Pacer = (LockstepPacer(lambda p: session.set_paused(p), clock, slice_s=cfg.lockstep_slice_s,
                                       alive=lambda: session.alive()) if cfg.lockstep else Pacer())
-        port = AgentPort(sandbox.display, clock=clock, log=writer.action, pacer=pacer)
+        files = agent_files(task, path / AGENT_HOME)
+        port = AgentPort(sandbox.display, clock=clock, log=writer.action, pacer=pacer, files=files)
         server = McpPortServer(port).start()
         ctx = AgentContext(display=sandbox.display, port_url=server.url, spawn=sandbox.spawn,
                            outcome=lambda: port.outcome, say=say, lockstep=cfg.lockstep)
@@ -288,6 +289,8 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
                 step()
             except Exception:
                 pass
+        if port is not None and port.files is not None and "end" in snaps:
+            collect_answers(task, port.files, snaps["end"])
         if snaps:
             writer.snapshots(snaps)
         cpu["runner"] = time.process_time() - cpu0
@@ -303,6 +306,27 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
     write_manifest(path)
     return TrialResult(trial, path, status, detail, score, sim_t, port.n_actions if port else 0,
                        list(frames.saved) if frames else [])
+
+
+#: the agent's folder inside the bundle (task inputs under input/, what the agent wrote)
+AGENT_HOME = "home"
+#: end-snapshot keys filled from files the agent writes into its folder
+ANSWER_FILES = {"answer": "answer.json"}
+
+
+def agent_files(task: TaskSpec, root: Path) -> AgentFiles:
+    """The agent's folder for one episode with the task's input documents placed in it."""
+    files = AgentFiles(root)
+    files.place_inputs((f.path, tasks_dir() / f.source) for f in task.inputs if f.source)
+    return files
+
+
+def collect_answers(task: TaskSpec, files: AgentFiles, end: dict[str, Any]) -> None:
+    """Put the answer files the task's snapshots ask for (`end.answer` ← answer.json) into the
+    end snapshot: parsed JSON, the raw text when it does not parse, None when there is no file."""
+    for key, name in ANSWER_FILES.items():
+        if f"end.{key}" in task.snapshots:
+            end[key] = files.collect_json(name)
 
 
 def _audit(cfg: RunConfig, task: TaskSpec, session: SimSession, provider: Any, episode: EpisodeInfo) -> None:

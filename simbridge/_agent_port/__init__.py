@@ -1,12 +1,14 @@
 """The agent port: the agent's only door into the sandbox.
 
 Screen capture out (PNG/JPEG, optional scaling), synthetic keyboard and mouse in (XTEST),
-`wait`, and `done`/`give_up`; every action is logged with wall and simulator time. Served as
+`wait`, the agent's folder (`list_files`, `read_file`, `write_file`: task inputs in, answer
+files out), and `done`/`give_up`; every action is logged with wall and simulator time. Served as
 MCP tools (`McpPortServer`) and as a Python client (`AgentPortClient`: `DirectClient`
 in-process, `connect(url)` over MCP).
 """
 
 from simbridge._agent_port._client import AgentPortClient, DirectClient, McpClient, connect
+from simbridge._agent_port._files import AgentFiles
 from simbridge._agent_port._input import MIN_TAP_SPACING_S, XInput
 from simbridge._agent_port._mappings import run_anthropic_action, run_openai_action
 from simbridge._agent_port._mcp_server import McpPortServer
@@ -14,7 +16,7 @@ from simbridge._agent_port._port import ACTIONS, AgentPort, EpisodeOver, Lockste
 from simbridge._agent_port._screen import ScreenGrabber, Screenshot
 
 __all__ = [
-    "ACTIONS", "AgentPort", "AgentPortClient", "DirectClient", "EpisodeOver", "LockstepPacer", "McpClient",
+    "ACTIONS", "AgentFiles", "AgentPort", "AgentPortClient", "DirectClient", "EpisodeOver", "LockstepPacer", "McpClient",
     "McpPortServer", "MIN_TAP_SPACING_S", "Pacer", "ScreenGrabber", "Screenshot", "XInput", "connect",
     "run_anthropic_action", "run_openai_action",
 ]

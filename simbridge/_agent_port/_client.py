@@ -82,6 +82,19 @@ class AgentPortClient(abc.ABC):
     def mouse_up(self, button: str = "left", x: int | None = None, y: int | None = None) -> None:
         self._call("mouse_up", {"button": button, "x": x, "y": y})
 
+    # -- the agent's folder (task inputs under input/, work products such as answer.json)
+    def list_files(self) -> list[dict[str, Any]]:
+        """Files in the agent's folder: [{path, bytes, writable}]."""
+        return list(self._call("list_files", {}))
+
+    def read_file(self, path: str) -> str:
+        """A text file from the agent's folder, e.g. 'input/load.json'."""
+        return str(self._call("read_file", {"path": path}))
+
+    def write_file(self, path: str, text: str) -> int:
+        """Write a text file (e.g. 'answer.json') into the agent's folder; returns its size in bytes."""
+        return int(self._call("write_file", {"path": path, "text": text}))
+
     # -- time and ending
     def wait(self, seconds: float) -> None:
         """Let `seconds` of task time pass (in lockstep: exactly that much simulator time)."""

@@ -19,7 +19,9 @@ from simbridge._errors import HarnessError
 INSTRUCTIONS = (
     "You control a computer screen showing a simulator. Observe with `screenshot`; act with "
     "`key`, `type`, `click`, `drag`, `scroll` and the other mouse tools (screen pixel coordinates); "
-    "`wait` lets task time pass. Call `done` when the task is complete or `give_up` to stop."
+    "`wait` lets task time pass. Task documents are in your folder under input/ (`list_files`, "
+    "`read_file`); write requested work products there with `write_file` (e.g. answer.json). "
+    "Call `done` when the task is complete or `give_up` to stop."
 )
 
 
@@ -120,6 +122,21 @@ def build_server(port: AgentPort) -> Any:
     async def elapsed() -> str:
         """Seconds of task time since the episode started."""
         return json.dumps(await run("elapsed"))
+
+    @mcp.tool(structured_output=False)
+    async def list_files() -> str:
+        """Files in your folder (task inputs under input/, read-only) as JSON [{path, bytes, writable}]."""
+        return json.dumps(await run("list_files"))
+
+    @mcp.tool(structured_output=False)
+    async def read_file(path: str) -> str:
+        """The text of a file in your folder, e.g. 'input/load.json'."""
+        return str(await run("read_file", path=path))
+
+    @mcp.tool(structured_output=False)
+    async def write_file(path: str, text: str) -> str:
+        """Write a text file into your folder (e.g. 'answer.json' when the task asks for it)."""
+        return ok(await run("write_file", path=path, text=text))
 
     @mcp.tool(structured_output=False)
     async def done(reason: str = "") -> str:

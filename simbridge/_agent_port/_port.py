@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from simbridge._agent_port._files import AgentFiles
 from simbridge._agent_port._input import XInput
 from simbridge._agent_port._screen import ScreenGrabber, Screenshot
 from simbridge._errors import SimbridgeError
@@ -38,9 +39,13 @@ ACTIONS: dict[str, dict[str, Any]] = {
     "elapsed": {},
     "done": {"reason": ""},
     "give_up": {"reason": ""},
+    "list_files": {},
+    "read_file": {"path": None},
+    "write_file": {"path": None, "text": None},
 }
 #: actions that change nothing in the sandbox (no lockstep slice after them)
-_OBSERVE = frozenset({"screenshot", "cursor_position", "elapsed", "done", "give_up"})
+_OBSERVE = frozenset({"screenshot", "cursor_position", "elapsed", "done", "give_up", "list_files", "read_file",
+                      "write_file"})
 #: actions not written to actions.jsonl (pure clock reads)
 _UNLOGGED = frozenset({"elapsed", "cursor_position"})
 
@@ -118,8 +123,11 @@ class AgentPort:
     """
 
     def __init__(self, display: str, *, clock: Callable[[], float] = lambda: 0.0,
-                 log: Callable[[Mapping[str, Any]], None] | None = None, pacer: Pacer | None = None) -> None:
+                 log: Callable[[Mapping[str, Any]], None] | None = None, pacer: Pacer | None = None,
+                 files: AgentFiles | None = None) -> None:
         self.display = display
+        #: the agent's home folder (task inputs, answer.json); None: the file actions are refused
+        self.files = files
         self.clock = clock
         self.log = log
         self.pacer = pacer or Pacer()
@@ -177,7 +185,7 @@ class AgentPort:
         if kind not in _OBSERVE and kind != "wait":
             self.pacer.after_input()
         if kind not in _UNLOGGED and self.log is not None:
-            self.log({"t_wall": round(t_wall, 4), "t": round(t_sim, 4), "kind": kind, "args": given,
+            self.log({"t_wall": round(t_wall, 4), "t": round(t_sim, 4), "kind": kind, "args": _loggable(kind, given),
                       "dur_s": round(time.monotonic() - t0, 4)})
         with self._lock:
             self.n_actions += 1
@@ -272,3 +280,29 @@ class AgentPort:
 
     def _do_give_up(self, reason: str = "") -> None:
         self._end("give_up", reason)
+
+    def _need_files(self) -> AgentFiles:
+        if self.files is None:
+            raise SimbridgeError("this episode has no agent folder (the file actions are not available)")
+        return self.files
+
+    def _do_list_files(self) -> list[dict[str, Any]]:
+        return self._need_files().list()
+
+    def _do_read_file(self, path: str) -> str:
+        return self._need_files().read(str(path))
+
+    def _do_write_file(self, path: str, text: str) -> int:
+        return self._need_files().write(str(path), text)
+
+
+#: longest file text copied into actions.jsonl (the file itself is kept whole in the bundle)
+_LOG_TEXT_CHARS = 2000
+
+
+def _loggable(kind: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Action arguments as logged: written text is cut to `_LOG_TEXT_CHARS` with its full size."""
+    if kind == "write_file" and isinstance(args.get("text"), str) and len(args["text"]) > _LOG_TEXT_CHARS:
+        text = args["text"]
+        return {**args, "text": text[:_LOG_TEXT_CHARS] + "…", "text_chars": len(text)}
+    return args

@@ -1,0 +1,72 @@
+"""T15 on the real FlightGear through `simbridge run`: the payload is set in the Fuel and Payload
+dialog by a scripted GUI-only agent and the answer goes to answer.json in the agent's folder.
+
+Two episodes (one FlightGear launch each): the right fuel load earns full credit; full tanks
+put the aircraft over 2,450 lb, which loses exactly the envelope credit. The agent reads its
+answer off the dialog (gross weight and CG as FlightGear shows them); the verifier recomputes
+both from the end loading it reads over telnet, so full credit also checks that the dialog,
+the flight model and the task's mass-and-balance data agree.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import have_flightgear
+
+from simbridge._bundle import read_bundle
+from simbridge._runner import RunConfig, run
+
+pytestmark = [pytest.mark.flightgear, pytest.mark.slow, pytest.mark.display,
+              pytest.mark.skipif(not have_flightgear(), reason="needs FlightGear (apt-get install flightgear) and Xvfb")]
+
+
+def _episode(tmp_path, factory: str):
+    [result] = run(RunConfig(task="T15", sim="flightgear", agent=f"py:fg_payload_script:{factory}",
+                             out=tmp_path / "runs", frame_hz=0.2, say=lambda s: None))
+    bundle = read_bundle(result.path)
+    return result, bundle
+
+
+def _components(score) -> dict[str, float]:
+    return {c.name: c.earned for c in score.components}
+
+
+def _actions(path) -> list[dict]:
+    return [json.loads(line) for line in (path / "actions.jsonl").read_text().splitlines() if line.strip()]
+
+
+def test_dialog_loading_and_answer_earn_full_credit(tmp_path):
+    result, bundle = _episode(tmp_path, "right_fuel")
+    assert result.status == "completed", (result.status, result.detail)
+    end = bundle.snapshots["end"]
+    pay = end["payload"]
+    # the agent moved the sliders: the property tree holds the task's loading (±2 lb, slider steps)
+    assert pay["pilot_lb"] == pytest.approx(180, abs=2) and pay["copilot_lb"] == pytest.approx(160, abs=2)
+    assert sorted([pay["rear_left_lb"], pay["rear_right_lb"]]) == pytest.approx([175, 190], abs=2)
+    assert pay["baggage_lb"] == pytest.approx(60, abs=2)
+    assert sum(end["fuel_lb"]) == pytest.approx(150, abs=6)
+    # answer.json came from the agent's folder into the end snapshot and stays in the bundle
+    assert set(end["answer"]) == {"weight_lb", "cg_in"}
+    assert json.loads((result.path / "home" / "answer.json").read_text()) == end["answer"]
+    assert (result.path / "home" / "input" / "load.json").exists()
+    s = result.score
+    assert s is not None and s.status == "scored", s
+    assert _components(s) == {"payload_entered": 1.0, "within_envelope": 1.0, "answer_correct": 1.0}, s.explanation
+    assert s.score == pytest.approx(1.0) and s.success
+    # GUI only: the agent's actions are screenshots, F9, pointer input and its own files
+    kinds = {a["kind"] for a in _actions(result.path)}
+    assert kinds <= {"screenshot", "key", "mouse_move", "mouse_down", "mouse_up", "wait", "read_file", "write_file",
+                     "done"}, kinds
+    assert {a["args"]["keys"] for a in _actions(result.path) if a["kind"] == "key"} == {"F9"}
+
+
+def test_full_tanks_lose_the_envelope_credit_only(tmp_path):
+    result, bundle = _episode(tmp_path, "full_tanks")
+    assert result.status == "completed", (result.status, result.detail)
+    end = bundle.snapshots["end"]
+    assert sum(end["fuel_lb"]) > 250  # both tanks (nearly) full
+    s = result.score
+    assert _components(s) == {"payload_entered": 1.0, "within_envelope": 0.0, "answer_correct": 1.0}, s.explanation
+    assert s.score == pytest.approx(0.70) and not s.success

@@ -58,6 +58,9 @@ class Sandbox:
     #: maps a port the simulator listens on inside the sandbox to where the host reaches it
     #: (identity for local/netns; a forwarded loopback port for a VM)
     forward: Any = None
+    #: the uid the sandbox runs the simulator as (None: the harness's own user); files the
+    #: simulator must write (its home, caches) are handed to it
+    sim_uid: int | None = None
 
     def reach(self, port: int, proto: str = "tcp") -> tuple[str, int]:
         """(address, port) at which the host side reaches `port` inside the sandbox."""

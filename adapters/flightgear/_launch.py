@@ -117,8 +117,18 @@ class FlightGearProcess:
 
     def __init__(self, spec: LaunchSpec, protocol: GenericProtocol, *, workdir: str | Path, display: str,
                  env: dict[str, str] | None = None, spawn: Callable[..., Any] | None = None,
-                 fgfs: str = FGFS, fg_root: Path = FG_ROOT, cache_dir: Path | None = FG_HOME_CACHE) -> None:
+                 fgfs: str = FGFS, fg_root: Path = FG_ROOT, cache_dir: Path | None = FG_HOME_CACHE,
+                 telnet_port: int | None = None, reach: Callable[[int], tuple[str, int]] | None = None,
+                 harness_addr: str = "127.0.0.1", harness_udp_port: int = 0, sim_uid: int | None = None) -> None:
+        """`telnet_port`: the port fgfs listens on (None: a free one); `reach(port)`: where the
+        harness connects to it (default loopback); the generic UDP stream goes to
+        `harness_addr:harness_udp_port` (0: a free port); `sim_uid`: the user fgfs runs as in
+        an isolated sandbox, which gets its FG_HOME, HOME and XDG runtime folder."""
         self.spec, self.protocol = spec, protocol
+        self._fixed_telnet_port = telnet_port
+        self._reach = reach or (lambda port: ("127.0.0.1", port))
+        self.harness_addr, self.harness_udp_port, self.sim_uid = harness_addr, harness_udp_port, sim_uid
+        self.telnet_addr = "127.0.0.1"
         self.workdir = Path(workdir)
         self.display = display
         self.base_env = dict(env or {})
@@ -142,8 +152,9 @@ class FlightGearProcess:
         argv = [
             self.fgfs, f"--fg-root={self.fg_root}", f"--aircraft={self.spec.aircraft}",
             *self.spec.position_args(),
+            # the host field is ignored: fgfs 2020.3 listens on all interfaces (see _lockdown.py)
             f"--telnet=socket,bi,60,127.0.0.1,{self.telnet_port},tcp",
-            GenericProtocol.option(proto_xml, self.fg_root, port=self.udp.port, hz=60),
+            GenericProtocol.option(proto_xml, self.fg_root, port=self.udp.port, host=self.harness_addr, hz=60),
             *RENDER_OPTIONS,
             f"--geometry={w}x{h}", f"--timeofday={self.spec.timeofday}", "--log-level=warn",
             f"--config={lock}", *PROP_OVERRIDES,
@@ -161,12 +172,25 @@ class FlightGearProcess:
         xdg.chmod(0o700)
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TZ")}
         env.update(self.base_env)
-        env.update({
-            "DISPLAY": self.display, "FG_ROOT": str(self.fg_root), "FG_HOME": str(fg_home),
-            "HOME": str(home), "XDG_RUNTIME_DIR": str(xdg),
-            "LIBGL_ALWAYS_SOFTWARE": "1", "DBUS_FATAL_WARNINGS": "0",
-        })
+        env.update(self.fg_environment())
+        env["DISPLAY"] = self.display
         return env
+
+    def fg_environment(self) -> dict[str, str]:
+        """What fgfs itself needs in its environment (passed explicitly into a sandbox, whose
+        spawn lets only a minimal environment through)."""
+        return {"FG_ROOT": str(self.fg_root), "FG_HOME": str(self.workdir / "fghome"),
+                "HOME": str(self.workdir / "home"), "XDG_RUNTIME_DIR": str(self.workdir / "xdg"),
+                "LIBGL_ALWAYS_SOFTWARE": "1", "DBUS_FATAL_WARNINGS": "0"}
+
+    def _hand_over(self) -> None:
+        """Give the sandbox's simulator user the folders fgfs writes to."""
+        if self.sim_uid is None:
+            return
+        for d in ("fghome", "home", "xdg"):
+            top = self.workdir / d
+            for p in [top, *top.rglob("*")]:
+                os.chown(p, self.sim_uid, -1, follow_symlinks=False)
 
     def _seed_home(self) -> None:
         if self.cache_dir is None or not self.cache_dir.is_dir():
@@ -189,17 +213,20 @@ class FlightGearProcess:
 
     def start(self, timeout_s: float = 240.0, ground_timeout_s: float = 30.0) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
-        self.udp = UdpReceiver(self.protocol).start()
-        self.telnet_port = free_port()
+        self.udp = UdpReceiver(self.protocol, host=self.harness_addr, port=self.harness_udp_port).start()
+        self.telnet_port = self._fixed_telnet_port or free_port()
+        self.telnet_addr, self._telnet_reach_port = self._reach(self.telnet_port)
         env = self.environment()
         self._seed_home()
+        self._hand_over()
         argv = self.command()
         (self.workdir / "fgfs.cmd").write_text(" ".join(argv) + "\n")
         self.t_launch = time.monotonic()
         log = open(self.log_path, "wb")
         try:
             if self.spawn is not None:
-                self.proc = self.spawn(argv, env=env, stdout=log, stderr=subprocess.STDOUT)
+                pinned = [f"{k}={v}" for k, v in self.fg_environment().items()]
+                self.proc = self.spawn(["env", *pinned, *argv], env=env, stdout=log, stderr=subprocess.STDOUT)
             else:
                 self.proc = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT,
                                              stdin=subprocess.DEVNULL, start_new_session=True)
@@ -236,7 +263,7 @@ class FlightGearProcess:
                 last_check = now
             if self.telnet is None:
                 try:
-                    self.telnet = TelnetProps("127.0.0.1", self.telnet_port, timeout_s=15, connect_timeout_s=2)
+                    self.telnet = TelnetProps(self.telnet_addr, self._telnet_reach_port, timeout_s=15, connect_timeout_s=2)
                 except HarnessError:
                     time.sleep(1.0)
                     continue

@@ -92,9 +92,14 @@ def launch_spec(task: "TaskSpec") -> LaunchSpec:
     return spec
 
 
+#: FlightGear's telnet port in an isolated sandbox (the catalog's lockdown lists it)
+TELNET_PORT = 5401
+
+
 class FlightGearSession(SimSession):
     sim_name = "flightgear"
     signals = SIGNALS
+    state_ports = (("tcp", TELNET_PORT),)
 
     def __init__(self) -> None:
         self.fg: FlightGearProcess | None = None
@@ -116,9 +121,18 @@ class FlightGearSession(SimSession):
             w, h = screen.split("x")[:2]
             if w.isdigit() and h.isdigit():
                 spec.geometry = (int(w), int(h))
+        isolated = sandbox.isolated
+        if isolated and sandbox.harness_addr is None:
+            raise HarnessError("flightgear: this sandbox lets nothing reach the host, but FlightGear pushes its "
+                               "generic-protocol stream over UDP; run it on the local or netns provider")
         self.fg = FlightGearProcess(spec, GenericProtocol(RAW_CHUNKS, name="simbridge-c172p"),
                                     workdir=Path(sandbox.workdir) / "flightgear", display=sandbox.display,
-                                    env=sandbox.env, spawn=sandbox.spawn)
+                                    env=sandbox.env, spawn=sandbox.spawn,
+                                    # in a sandbox: the task's documented port, firewalled from the agent
+                                    telnet_port=TELNET_PORT if isolated else None, reach=sandbox.reach,
+                                    harness_addr=sandbox.harness_addr or "127.0.0.1",
+                                    harness_udp_port=sandbox.harness_udp_ports[0] if sandbox.harness_udp_ports else 0,
+                                    sim_uid=sandbox.sim_uid)
         self.fg.start()
         tn = self.fg.telnet
         self._version = tn.get("/sim/version/flightgear")

@@ -3,13 +3,14 @@ unprivileged users (see docs/isolation.md). Linux, root."""
 
 from __future__ import annotations
 
+import pwd
 import shutil
 import socket
 from pathlib import Path
 from typing import Any
 
 from simbridge._adapter import Sandbox
-from simbridge._isolation import NetnsSandbox, sandbox_python
+from simbridge._isolation import SIM_USER, NetnsSandbox, sandbox_python
 from simbridge._providers._base import SCREEN_DEPTH, SCREEN_H, SCREEN_W, Provider
 
 
@@ -43,6 +44,7 @@ class NetnsProvider(Provider):
         sandbox.python = python
         sandbox.harness_addr = self.sb.host_addr
         sandbox.harness_udp_ports = list(self.sb.host_udp)
+        sandbox.sim_uid = pwd.getpwnam(SIM_USER).pw_uid
         return sandbox
 
     def _pick_udp(self, host_addr: str) -> list[int]:

@@ -105,10 +105,16 @@ def weight_balance(ctx: VerifyContext) -> str:
 
     weight, cg = loaded_weight_cg(p, payload, fuel, engine_180)
     inside = bool(P.points_in_polygon([cg], [weight], p.envelope_in_lb)[0])
-    ok = inside and weight <= p.max_weight_lb
+    # the envelope is judged for the task's loading only: the default load (pilot alone) is
+    # inside it too, and an agent that changed nothing must not earn the planning credit
+    loaded = ok_fixed and ok_rear
+    ok = inside and weight <= p.max_weight_lb and loaded
+    why = f"fuel {sum(fuel):.1f} lb" + (" (180 hp engine)" if engine_180 else "")
+    if inside and weight <= p.max_weight_lb and not loaded:
+        why += "; inside the envelope, but not with the task's payload, so not earned"
     ctx.component("within_envelope", ok, measured=f"{weight:.1f} lb @ {cg:.2f} in",
-                  tolerance=f"≤ {p.max_weight_lb:g} lb, CG inside the normal-category envelope",
-                  explanation=f"fuel {sum(fuel):.1f} lb" + (" (180 hp engine)" if engine_180 else ""))
+                  tolerance=f"≤ {p.max_weight_lb:g} lb, CG inside the normal-category envelope, task's payload",
+                  explanation=why)
 
     bundle_end = ctx.bundle.snapshots.get("end") or {}
     if "answer" not in bundle_end:

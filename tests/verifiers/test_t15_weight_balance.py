@@ -95,3 +95,16 @@ def test_missing_snapshots_are_unscored(tmp_path):
     (tmp_path / "c").mkdir()
     s = score(tmp_path / "c", {"payload": LOAD, "answer": None})
     assert s.status == "unscored" and "fuel" in s.reason
+
+
+def test_default_loading_earns_no_envelope_credit(tmp_path):
+    # nothing changed (pilot 180 alone, FlightGear's 25 % fuel = 2 x 32.33 lb): 1,711.7 lb at
+    # (57,301.02 + 6,480 + 3,103.7) / 1,711.7 = 39.08 in is inside the envelope, but not with the
+    # task's payload, so the planning credit is not earned: a do-nothing agent scores 0
+    end = {"payload": {**LOAD, "copilot_lb": 0, "rear_left_lb": 0, "rear_right_lb": 0, "baggage_lb": 0},
+           "fuel_lb": [32.33, 32.33], "answer": None}
+    s = score(tmp_path, end)
+    env = comp(s, "within_envelope")
+    assert env.earned == 0 and env.measured == "1711.7 lb @ 39.08 in"
+    assert "not with the task's payload" in env.explanation
+    assert s.score == 0.0

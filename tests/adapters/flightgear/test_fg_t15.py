@@ -2,7 +2,9 @@
 dialog by a scripted GUI-only agent and the answer goes to answer.json in the agent's folder.
 
 Two episodes (one FlightGear launch each): the right fuel load earns full credit; full tanks
-put the aircraft over 2,450 lb, which loses exactly the envelope credit. The agent reads its
+put the aircraft over 2,450 lb, which loses exactly the envelope credit. As root the second
+episode runs in the netns sandbox: FlightGear's telnet listens on every interface there, and
+the audit shows the firewall keeping the agent's side off it while the harness reads it. The agent reads its
 answer off the dialog (gross weight and CG as FlightGear shows them); the verifier recomputes
 both from the end loading it reads over telnet, so full credit also checks that the dialog,
 the flight model and the task's mass-and-balance data agree.
@@ -11,6 +13,7 @@ the flight model and the task's mass-and-balance data agree.
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from conftest import have_flightgear
@@ -22,9 +25,21 @@ pytestmark = [pytest.mark.flightgear, pytest.mark.slow, pytest.mark.display,
               pytest.mark.skipif(not have_flightgear(), reason="needs FlightGear (apt-get install flightgear) and Xvfb")]
 
 
-def _episode(tmp_path, factory: str):
+def _netns_usable() -> bool:
+    if os.geteuid() != 0:
+        return False
+    try:
+        from simbridge._isolation import sandbox_python
+
+        sandbox_python()
+        return True
+    except Exception:
+        return False
+
+
+def _episode(tmp_path, factory: str, provider: str = "local"):
     [result] = run(RunConfig(task="T15", sim="flightgear", agent=f"py:fg_payload_script:{factory}",
-                             out=tmp_path / "runs", frame_hz=0.2, say=lambda s: None))
+                             out=tmp_path / "runs", frame_hz=0.2, say=lambda s: None, provider=provider))
     bundle = read_bundle(result.path)
     return result, bundle
 
@@ -63,8 +78,17 @@ def test_dialog_loading_and_answer_earn_full_credit(tmp_path):
 
 
 def test_full_tanks_lose_the_envelope_credit_only(tmp_path):
-    result, bundle = _episode(tmp_path, "full_tanks")
+    provider = "netns" if _netns_usable() else "local"
+    result, bundle = _episode(tmp_path, "full_tanks", provider)
     assert result.status == "completed", (result.status, result.detail)
+    if provider == "netns":
+        ep = bundle.episode
+        assert ep.unisolated is False and result.score.unisolated is False
+        audit = ep.isolation["audit"]
+        telnet = [p for p in audit["probes"] if p["port"] in (5401, 5480)]
+        assert audit["ok"] and telnet and all(p["result"] == "blocked" for p in telnet), telnet
+        assert {p["addr"] for p in telnet} >= {"127.0.0.1", ep.isolation["sandbox_addr"]}
+        assert ep.sim_info["flightgear"]["telnet_port"] == 5401
     end = bundle.snapshots["end"]
     assert sum(end["fuel_lb"]) > 250  # both tanks (nearly) full
     s = result.score

@@ -1,5 +1,5 @@
-"""Reference pilots: built-in agents that fly catalog tasks on the embedded JSBSim cockpit
-through the agent port alone.
+"""Reference pilots: built-in agents that fly catalog tasks through the agent port alone — T01,
+T02, T09 and T16 on the embedded JSBSim cockpit, T15 on FlightGear (its Fuel and Payload dialog).
 
 They read the instruments from screenshot pixels only (template-matched digits of the readout
 strip and the radio displays, colours of lit buttons, the out-the-window horizon) and act only
@@ -16,7 +16,7 @@ from simbridge.agents._base import Agent
 
 
 def make(task_id: str) -> Agent | None:
-    """The reference pilot of a task (T01, T02, T09, T16), or None."""
+    """The reference pilot of a task (T01, T02, T09, T15, T16), or None."""
     base = task_id.split("@")[0]
     if base == "T01":
         from simbridge.agents.reference._engine_start import EngineStartPilot
@@ -30,6 +30,10 @@ def make(task_id: str) -> Agent | None:
         from simbridge.agents.reference._steep_turn import SteepTurnPilot
 
         return SteepTurnPilot()
+    if base == "T15":
+        from simbridge.agents.reference._weight_balance import WeightBalancePilot
+
+        return WeightBalancePilot()
     if base == "T16":
         from simbridge.agents.reference._radios import RadiosPilot
 

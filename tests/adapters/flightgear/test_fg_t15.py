@@ -1,8 +1,9 @@
-"""T15 on the real FlightGear through `simbridge run`: the payload is set in the Fuel and Payload
-dialog by a scripted GUI-only agent and the answer goes to answer.json in the agent's folder.
+"""T15 on the real FlightGear through `simbridge run`: the reference pilot (GUI only) sets the
+payload in the Fuel and Payload dialog, plans the fuel from the weights the dialog shows, and
+writes answer.json into the agent's folder.
 
-Two episodes (one FlightGear launch each): the right fuel load earns full credit; full tanks
-put the aircraft over 2,450 lb, which loses exactly the envelope credit. As root the second
+Two episodes (one FlightGear launch each): the reference pilot earns full credit; the same
+pilot with full tanks puts the aircraft over 2,450 lb, which loses exactly the envelope credit. As root the second
 episode runs in the netns sandbox: FlightGear's telnet listens on every interface there, and
 the audit shows the firewall keeping the agent's side off it while the harness reads it. The agent reads its
 answer off the dialog (gross weight and CG as FlightGear shows them); the verifier recomputes
@@ -37,8 +38,8 @@ def _netns_usable() -> bool:
         return False
 
 
-def _episode(tmp_path, factory: str, provider: str = "local"):
-    [result] = run(RunConfig(task="T15", sim="flightgear", agent=f"py:fg_payload_script:{factory}",
+def _episode(tmp_path, agent: str, provider: str = "local"):
+    [result] = run(RunConfig(task="T15", sim="flightgear", agent=agent,
                              out=tmp_path / "runs", frame_hz=0.2, say=lambda s: None, provider=provider))
     bundle = read_bundle(result.path)
     return result, bundle
@@ -53,7 +54,7 @@ def _actions(path) -> list[dict]:
 
 
 def test_dialog_loading_and_answer_earn_full_credit(tmp_path):
-    result, bundle = _episode(tmp_path, "right_fuel")
+    result, bundle = _episode(tmp_path, "reference")
     assert result.status == "completed", (result.status, result.detail)
     end = bundle.snapshots["end"]
     pay = end["payload"]
@@ -61,7 +62,8 @@ def test_dialog_loading_and_answer_earn_full_credit(tmp_path):
     assert pay["pilot_lb"] == pytest.approx(180, abs=2) and pay["copilot_lb"] == pytest.approx(160, abs=2)
     assert sorted([pay["rear_left_lb"], pay["rear_right_lb"]]) == pytest.approx([175, 190], abs=2)
     assert pay["baggage_lb"] == pytest.approx(60, abs=2)
-    assert sum(end["fuel_lb"]) == pytest.approx(150, abs=6)
+    # fuel planned up to 2,450 lb less the pilot's 12 lb margin: 2,438 ± one slider step a tank
+    assert 2428 <= 1467 + sum(pay.values()) + sum(end["fuel_lb"]) <= 2450
     # answer.json came from the agent's folder into the end snapshot and stays in the bundle
     assert set(end["answer"]) == {"weight_lb", "cg_in"}
     assert json.loads((result.path / "home" / "answer.json").read_text()) == end["answer"]
@@ -79,7 +81,7 @@ def test_dialog_loading_and_answer_earn_full_credit(tmp_path):
 
 def test_full_tanks_lose_the_envelope_credit_only(tmp_path):
     provider = "netns" if _netns_usable() else "local"
-    result, bundle = _episode(tmp_path, "full_tanks", provider)
+    result, bundle = _episode(tmp_path, "py:t15_agents:full_tanks", provider)
     assert result.status == "completed", (result.status, result.detail)
     if provider == "netns":
         ep = bundle.episode

@@ -1,9 +1,11 @@
-"""A scripted GUI-only agent for T15 on the real FlightGear: it loads the c172p in the Fuel and
-Payload dialog (F9) and reports weight and CG read off that dialog into answer.json.
+"""Reference pilot for T15 on FlightGear's c172p: loads the aircraft in the Fuel and Payload
+dialog (F9) and reports weight and CG read off that dialog into answer.json.
 
 It uses only the agent port: screenshots, the F9 key, clicks on the dialog's sliders, and the
 agent's folder (input/load.json in, answer.json out). Nothing of the simulator's state is
-read. Reading the dialog: the sliders are found by their orange fill; the numbers are read
+read. The fuel is planned like a pilot would: zero-fuel weight = the dialog's gross weight
+minus the fuel it shows, fill up to the instruction's maximum weight less a margin, then read
+the gross weight and CG back. Reading the dialog: the sliders are found by their orange fill; the numbers are read
 with glyph templates of FlightGear's PUI font (cut from a screenshot of this dialog; the
 font is a crisp bitmap, but a glyph's pixels shift by a column with its sub-pixel position,
 so glyphs are matched to the nearest template, not exactly).
@@ -16,12 +18,12 @@ then walks to the pixel whose displayed value is closest to the target.
 from __future__ import annotations
 
 import json
-import time
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
-from simbridge.agents import Agent
+from simbridge.agents._base import Agent
 
 #: FlightGear 2020.3 PUI font (Helvetica 12 as rendered on Xvfb/Mesa): '#' = lit pixel
 GLYPHS: dict[str, list[str]] = {
@@ -242,51 +244,85 @@ class PayloadPilot:
                 read_number(lum, x_left, last[0], x_right, last[1]))
 
 
-def load_aircraft(port, *, fuel_lb_per_tank: float, pilot_lb: float = 180.0, copilot_lb: float = 160.0,
-                  tol_lb: float = 2.0, answer: bool = True) -> dict:
-    """T15 through the dialog; returns what was set and read (for the test's messages)."""
+#: the C172 normal-category envelope (CG in, weight lb), as the POH draws it
+ENVELOPE_IN_LB = ((35.0, 1450.0), (35.0, 1950.0), (41.0, 2550.0), (47.2, 2550.0), (47.2, 1450.0))
+#: fuel left unused under the weight limit (slider steps, rounding of the displayed weight)
+FUEL_MARGIN_LB = 12.0
+
+
+def inside_envelope(cg_in: float, weight_lb: float, polygon=ENVELOPE_IN_LB) -> bool:
+    """Even-odd point-in-polygon test of (cg, weight)."""
+    inside = False
+    for (x1, y1), (x2, y2) in zip(polygon, polygon[1:] + polygon[:1]):
+        if (y1 > weight_lb) != (y2 > weight_lb):
+            x_cross = x1 + (weight_lb - y1) * (x2 - x1) / (y2 - y1)
+            if cg_in < x_cross:
+                inside = not inside
+    return inside
+
+
+def task_figures(instruction: str) -> tuple[float, float, float]:
+    """(pilot lb, front passenger lb, maximum weight lb) as the instruction states them."""
+    def find(pattern: str) -> float:
+        m = re.search(pattern, instruction, re.IGNORECASE)
+        if m is None:
+            raise ValueError(f"the instruction does not say {pattern!r}")
+        return float(m.group(1).replace(",", ""))
+
+    return (find(r"pilot\s+([\d,]+)\s*lb"), find(r"front passenger\s+([\d,]+)\s*lb"),
+            find(r"total weight is\s*(?:≤|<=|at most)\s*([\d,]+)\s*lb"))
+
+
+def load_aircraft(port, instruction: str, *, fuel_lb_per_tank: float | None = None, tol_lb: float = 2.0) -> dict:
+    """T15 through the dialog: payload from the instruction and input/load.json, fuel planned
+    from the dialog's own zero-fuel weight (or `fuel_lb_per_tank` when given), then the gross
+    weight and CG read back and written to answer.json. Returns what was set and read."""
+    pilot_lb, copilot_lb, max_lb = task_figures(instruction)
     load = json.loads(port.read_file("input/load.json"))
-    pilot = PayloadPilot(port)
-    fuel, payload = pilot.open_dialog()
     rear = {p["seat"]: float(p["weight_lb"]) for p in load["rear_passengers"]}
     stations = [pilot_lb, copilot_lb, rear["rear left"], rear["rear right"],
                 sum(float(b["weight_lb"]) for b in load["baggage"])]
-    got = {}
+    pilot = PayloadPilot(port)
+    fuel, payload = pilot.open_dialog()
+    got: dict = {}
     for name, s, target in zip(("pilot", "copilot", "rear_left", "rear_right", "baggage"), payload, stations):
         got[name] = pilot.set_slider(s, target, tol_lb)
+    if fuel_lb_per_tank is None:
+        gross, _ = pilot.read_totals(fuel, payload)
+        in_tanks = [pilot.value(s) for s in fuel[:2]]
+        if gross is None or None in in_tanks:
+            raise RuntimeError("could not read the gross weight or the tank contents off the dialog")
+        zero_fuel = gross - sum(in_tanks)
+        fuel_lb_per_tank = max(0.0, (max_lb - zero_fuel - FUEL_MARGIN_LB) / 2)
+        got["zero_fuel_lb"] = zero_fuel
     for i, s in enumerate(fuel[:2]):
         got[f"tank{i}_lb"] = pilot.set_slider(s, fuel_lb_per_tank, 4.0)
-    time.sleep(0.5)
+    port.wait(1.0)
     weight, cg = pilot.read_totals(fuel, payload)
     got.update(weight_lb=weight, cg_in=cg)
-    if answer and weight is not None and cg is not None:
+    got["inside"] = weight is not None and cg is not None and weight <= max_lb and inside_envelope(cg, weight)
+    if weight is not None and cg is not None:
         port.write_file("answer.json", json.dumps({"weight_lb": weight, "cg_in": cg}))
     return got
 
 
-class PayloadAgent(Agent):
-    """T15 as an agent the runner drives (`py:fg_payload_script:right_fuel` / `:full_tanks`)."""
+class WeightBalancePilot(Agent):
+    """T15 on FlightGear's c172p: loads it in the Fuel and Payload dialog (F9) and reports."""
 
-    def __init__(self, fuel_lb_per_tank: float) -> None:
+    name = "reference:weight-balance"
+
+    def __init__(self, fuel_lb_per_tank: float | None = None, *, check_limits: bool = True) -> None:
+        """`fuel_lb_per_tank`: load this instead of planning the fuel; `check_limits`: give up
+        when the read-back loading is over the weight limit or outside the envelope."""
         self.fuel_lb_per_tank = fuel_lb_per_tank
-        self.name = f"fg-payload-script(fuel {fuel_lb_per_tank:g} lb/tank)"
+        self.check_limits = check_limits
         self.report: dict = {}
 
     def run(self, port, task, deadline_s: float) -> str:
-        self.report = load_aircraft(port, fuel_lb_per_tank=self.fuel_lb_per_tank)
-        port.done(json.dumps(self.report))
+        self.report = load_aircraft(port, task.instruction, fuel_lb_per_tank=self.fuel_lb_per_tank)
+        summary = json.dumps(self.report)
+        if self.check_limits and not self.report["inside"]:
+            port.give_up(f"loading is outside the limits: {summary}")
+            return "give_up"
+        port.done(summary)
         return "done"
-
-
-#: 75 lb a tank (25 US gal in all): 2,379 lb at 45.3 in, inside the envelope and under 2,450 lb
-RIGHT_FUEL_LB_PER_TANK = 75.0
-#: tanks full (2 x 129.4 lb): 2,490 lb, over the task's 2,450 lb
-FULL_TANKS_LB_PER_TANK = 130.0
-
-
-def right_fuel(task_id: str) -> PayloadAgent:
-    return PayloadAgent(RIGHT_FUEL_LB_PER_TANK)
-
-
-def full_tanks(task_id: str) -> PayloadAgent:
-    return PayloadAgent(FULL_TANKS_LB_PER_TANK)

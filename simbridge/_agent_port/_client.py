@@ -87,9 +87,9 @@ class AgentPortClient(abc.ABC):
         """Files in the agent's folder: [{path, bytes, writable}]."""
         return list(self._call("list_files", {}))
 
-    def read_file(self, path: str) -> str:
-        """A text file from the agent's folder, e.g. 'input/load.json'."""
-        return str(self._call("read_file", {"path": path}))
+    def read_file(self, path: str, encoding: str = "text") -> str:
+        """A file from the agent's folder, e.g. 'input/load.json'; `encoding="base64"` for a PDF."""
+        return str(self._call("read_file", {"path": path, "encoding": encoding}))
 
     def write_file(self, path: str, text: str) -> int:
         """Write a text file (e.g. 'answer.json') into the agent's folder; returns its size in bytes."""

@@ -9,11 +9,12 @@ recording and a re-score sees the same answer.
 
 Rules: paths are relative, `/`-separated, inside the folder (no `..`, no absolute paths, no
 symlinks out); `input/` is read-only; text only (UTF-8), at most `MAX_WRITE_BYTES` per file
-and `MAX_FILES` written files.
+and `MAX_FILES` written files; inputs that are not text (PDF charts) are read as base64.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 from collections.abc import Iterable
@@ -71,17 +72,23 @@ class AgentFiles:
                 out.append({"path": rel, "bytes": p.stat().st_size, "writable": not _is_input(rel)})
         return out
 
-    def read(self, path: str) -> str:
+    def read(self, path: str, encoding: str = "text") -> str:
+        """The file as text (`encoding="text"`, UTF-8) or base64 (`"base64"`, for PDFs and images)."""
+        if encoding not in ("text", "base64"):
+            raise SimbridgeError(f"read_file: encoding must be 'text' or 'base64', not {encoding!r}")
         p = self._resolve(path)
         if not p.is_file():
             raise SimbridgeError(f"read_file: no file {path!r} in the agent's folder (list_files shows what exists)")
         if p.stat().st_size > MAX_READ_BYTES:
             raise SimbridgeError(f"read_file: {path!r} is larger than {MAX_READ_BYTES} bytes")
         data = p.read_bytes()
+        if encoding == "base64":
+            return base64.b64encode(data).decode("ascii")
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:
-            raise SimbridgeError(f"read_file: {path!r} is not UTF-8 text ({len(data)} bytes)") from None
+            raise SimbridgeError(f"read_file: {path!r} is not UTF-8 text ({len(data)} bytes); "
+                                 "read it with encoding='base64'") from None
 
     def write(self, path: str, text: str) -> int:
         if not isinstance(text, str):

@@ -129,9 +129,9 @@ def build_server(port: AgentPort) -> Any:
         return json.dumps(await run("list_files"))
 
     @mcp.tool(structured_output=False)
-    async def read_file(path: str) -> str:
-        """The text of a file in your folder, e.g. 'input/load.json'."""
-        return str(await run("read_file", path=path))
+    async def read_file(path: str, encoding: str = "text") -> str:
+        """A file in your folder, e.g. 'input/load.json'; encoding 'base64' for PDFs and images."""
+        return str(await run("read_file", path=path, encoding=encoding))
 
     @mcp.tool(structured_output=False)
     async def write_file(path: str, text: str) -> str:

@@ -40,7 +40,7 @@ ACTIONS: dict[str, dict[str, Any]] = {
     "done": {"reason": ""},
     "give_up": {"reason": ""},
     "list_files": {},
-    "read_file": {"path": None},
+    "read_file": {"path": None, "encoding": "text"},
     "write_file": {"path": None, "text": None},
 }
 #: actions that change nothing in the sandbox (no lockstep slice after them)
@@ -289,8 +289,8 @@ class AgentPort:
     def _do_list_files(self) -> list[dict[str, Any]]:
         return self._need_files().list()
 
-    def _do_read_file(self, path: str) -> str:
-        return self._need_files().read(str(path))
+    def _do_read_file(self, path: str, encoding: str = "text") -> str:
+        return self._need_files().read(str(path), str(encoding))
 
     def _do_write_file(self, path: str, text: str) -> int:
         return self._need_files().write(str(path), text)

@@ -86,3 +86,20 @@ def test_port_file_actions_are_logged_and_refused_without_a_folder(sandbox, tmp_
     finally:
         port.close()
         bare.close()
+
+
+def test_binary_inputs_are_read_as_base64(tmp_path):
+    import base64
+
+    files = agent_files(load_task("T01"), tmp_path / "home")
+    [pdf] = [f["path"] for f in files.list()]
+    assert pdf == "input/c172_startup_checklist.pdf"
+    assert base64.b64decode(files.read(pdf, "base64")).startswith(b"%PDF")
+    chart = tmp_path / "chart.png"
+    chart.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    files.place_inputs([("input/chart.png", chart)])
+    with pytest.raises(SimbridgeError, match="base64"):
+        files.read("input/chart.png")
+    assert base64.b64decode(files.read("input/chart.png", "base64")) == chart.read_bytes()
+    with pytest.raises(SimbridgeError, match="encoding"):
+        files.read(pdf, "latin-1")

@@ -113,6 +113,17 @@ class SimSession(abc.ABC):
         """Facts for episode.json: sim version, frame rate, real-time factor, flags."""
         return {}
 
+    #: False for a simulator with no in-sim console, menu or plugin to disable (the embedded cockpit)
+    has_consoles: bool = True
+
+    def check_consoles(self, names: list[str]) -> dict[str, dict[str, str]]:
+        """The state of each in-sim console the task says must be disabled, read on the host
+        side: {"state": "disabled" | "enabled" | "absent" | "unchecked", "evidence": ...}.
+        The isolation audit fails on "enabled"; "unchecked" says this adapter cannot tell."""
+        if not self.has_consoles:
+            return {n: {"state": "absent", "evidence": f"{self.sim_name} has no such console"} for n in names}
+        return {n: {"state": "unchecked", "evidence": f"the {self.sim_name} adapter cannot inspect it"} for n in names}
+
     @abc.abstractmethod
     def stop(self) -> None:
         """Stop the simulator and release everything. Must be safe to call twice."""

@@ -336,9 +336,16 @@ def _audit(cfg: RunConfig, task: TaskSpec, session: SimSession, provider: Any, e
     the episode is marked unisolated."""
     ports = [(b.port, b.proto, b.service) for b in task.lockdown.blocked_ports]
     ports += [(port, proto, f"{session.sim_name} state port") for proto, port in getattr(session, "state_ports", ())]
+    consoles = session.check_consoles(list(task.lockdown.disabled_consoles))
+    episode.isolation = {**(episode.isolation or {}), "consoles": consoles}
     report = provider.audit(ports)
     if report is None:
         return
+    enabled = [name for name, c in consoles.items() if c.get("state") == "enabled"]
+    if enabled:
+        report = {**report, "ok": False,
+                  "problems": [*report.get("problems", []),
+                               *(f"in-sim console enabled: {n} ({consoles[n].get('evidence', '')})" for n in enabled)]}
     episode.isolation = {**(episode.isolation or {}), "audit": report}
     if not report.get("ok"):
         problems = "; ".join(report.get("problems", [])[:3])

@@ -94,6 +94,11 @@ def launch_spec(task: "TaskSpec") -> LaunchSpec:
 
 #: FlightGear's telnet port in an isolated sandbox (the catalog's lockdown lists it)
 TELNET_PORT = 5401
+#: the Debug menu (Nasal console, property browser) in fgdata's menubar
+DEBUG_MENU_ENABLED = "/sim/menubar/default/menu[8]/enabled"
+#: keys that open consoles or dialogs in keyboard.xml: '/' property browser, ':' multikey,
+#: F10 menubar (266)
+CONSOLE_KEYS = {47: "/", 58: ":", 266: "F10"}
 
 
 class FlightGearSession(SimSession):
@@ -270,6 +275,29 @@ class FlightGearSession(SimSession):
         self._stopped = True
         if self.fg is not None:
             self.fg.stop()
+
+    def check_consoles(self, names: list[str]) -> dict[str, dict[str, str]]:
+        """Read back over telnet what the lockdown set: menubar hidden, Debug menu (Nasal
+        console, property browser) disabled, and the keys that open dialogs nulled."""
+        if self.fg is None or self.fg.telnet is None:
+            return super().check_consoles(names)
+        props = {"menubar": "/sim/menubar/visibility", "debug_menu": DEBUG_MENU_ENABLED}
+        props.update({f"key{k}": f"/input/keyboard/key[{k}]/binding[0]/command" for k in CONSOLE_KEYS})
+        got = dict(zip(props, self.fg.telnet.get_many(list(props.values()))))
+        menu_off = got["menubar"] == "false" and got["debug_menu"] == "false"
+        keys_off = all(got[f"key{k}"] == "null" for k in CONSOLE_KEYS)
+        evidence = (f"menubar visible={got['menubar']}, Debug menu enabled={got['debug_menu']}, "
+                    + ", ".join(f"key {CONSOLE_KEYS[k]}={got[f'key{k}'] or '(none)'}" for k in CONSOLE_KEYS))
+        out: dict[str, dict[str, str]] = {}
+        for name in names:
+            low = name.lower()
+            if "debug" in low or "nasal" in low or "property" in low:
+                # all three are reached through the Debug menu; the property browser also by '/'
+                off = menu_off and (keys_off if "property" in low else True)
+                out[name] = {"state": "disabled" if off else "enabled", "evidence": evidence}
+            else:
+                out[name] = {"state": "unchecked", "evidence": "not a FlightGear console this adapter knows"}
+        return out
 
     @property
     def telnet_port(self) -> int:

@@ -68,6 +68,20 @@ def test_failed_audit_refuses_the_episode_unless_unisolated(tmp_path, monkeypatc
     assert "audit_failed" in read_bundle(res2.path).episode.flags
 
 
+def test_enabled_console_fails_the_audit(tmp_path, monkeypatch):
+    from simbridge.adapters.jsbsim import JSBSimSession
+
+    def console_on(self, names):
+        return {"developer console": {"state": "enabled", "evidence": "stand-in: the adapter read it as on"}}
+
+    monkeypatch.setattr(JSBSimSession, "check_consoles", console_on)
+    (res,) = run(_cfg(tmp_path))
+    assert res.status == "harness_error" and "in-sim console enabled: developer console" in res.detail
+    assert res.score.status == "unscored"
+    ep = read_bundle(res.path).episode
+    assert ep.isolation["consoles"]["developer console"]["state"] == "enabled"
+
+
 def test_kill_9_of_runner_leaves_no_namespace(tmp_path):
     before = set(list_namespaces())
     p = subprocess.Popen([sys.executable, "-m", "simbridge._cli", "run", "T09", "--sim", "jsbsim", "--agent", "noop",

@@ -133,6 +133,18 @@ def test_lockdown_holds(fg):
     assert set(_dialogs(tn)) == dialogs0
     # HTTP is off: nothing answers on FlightGear's usual port from this launch
     assert "--httpd" not in (fg.work / "flightgear" / "fgfs.cmd").read_text()
+    # what the isolation audit records for the task's consoles, read back from the simulator
+    consoles = fg.session.check_consoles(["Nasal console", "property browser", "Debug menu", "instructor station"])
+    assert {n: c["state"] for n, c in consoles.items()} == {
+        "Nasal console": "disabled", "property browser": "disabled", "Debug menu": "disabled",
+        "instructor station": "unchecked"}
+    assert "key /=null" in consoles["property browser"]["evidence"]
+    # turned back on (as a misconfigured launch would have it), the check says so
+    tn.set("/sim/menubar/default/menu[8]/enabled", "true")
+    try:
+        assert fg.session.check_consoles(["Nasal console"])["Nasal console"]["state"] == "enabled"
+    finally:
+        tn.set("/sim/menubar/default/menu[8]/enabled", "false")
 
 
 def test_t01_engine_start_gui_only_scores_full_and_partial_without_beacon(fg, tmp_path):

@@ -161,6 +161,7 @@ class Cockpit:
         print(f"READY telnet={self.server.port}", flush=True)
         parent = os.getppid()
         next_parent_check = 0.0
+        was_running = False
         while self.running:
             now = time.monotonic()
             if now >= next_parent_check:
@@ -169,18 +170,28 @@ class Cockpit:
                     break
             elapsed, last = now - last, now
             m = self.model
-            if not m.frozen and not m.crashed:
-                sim_budget_s = min(sim_budget_s + elapsed, MAX_CATCHUP_S)
+            # Where a frame takes long to draw (a software-emulated VM: 100-200 ms), a pause or
+            # resume that came in meanwhile acts before the simulator advances, a resumed
+            # simulator owes nothing for the time it stood still, and the packets go out before
+            # the next frame is drawn: lockstep slices end close to where the host asked.
+            self.server.poll(0.0)
+            running = not m.frozen and not m.crashed
+            if running:
+                sim_budget_s = min(sim_budget_s + (elapsed if was_running else 0.0), MAX_CATCHUP_S)
+                stepped = sim_budget_s >= DT_S
                 while sim_budget_s >= DT_S:
                     m.step()
                     sim_budget_s -= DT_S
                     if self._steps_per_packet and m.steps % self._steps_per_packet == 0:
                         self._emit()
+                if stepped:
+                    self.server.poll(0.0)
             else:
                 sim_budget_s = 0.0
                 if self._steps_per_packet and now - getattr(self, "_last_idle_send", 0) > 0.1:
                     self._last_idle_send = now
                     self._emit()  # keep the host informed while frozen (10 Hz)
+            was_running = running
             rt_hist.append((now, m.sim_time_s, m.frozen or m.crashed))
             if now >= next_frame:
                 self._events()

@@ -237,7 +237,13 @@ class JSBSimSession(SimSession):
             self.receiver = TcpStreamReceiver(self._protocol, host, port, request=STREAM_REQUEST).start()
             self._telemetry_addr = f"{host}:{port}"
         assert self.receiver is not None
-        self.receiver.wait_first(max(1.0, deadline - time.monotonic()))
+        try:
+            self.receiver.wait_first(max(1.0, deadline - time.monotonic()))
+        except HarnessError as exc:
+            if self.telemetry_mode == TELEMETRY_STREAM and "refused" in str(exc):
+                raise HarnessError(f"{exc} (a cockpit older than the stream command: in a VM, rebuild the guest "
+                                   "image with `simbridge vm build`)") from None
+            raise
 
     def stop(self) -> None:
         if self._stopped:
@@ -336,7 +342,10 @@ class JSBSimSession(SimSession):
             return False
         if self.receiver.last_packet_age_s() >= STALE_AFTER_S:
             return False
-        return self.proc.poll() is None
+        try:
+            return self.proc.poll() is None
+        except HarnessError:  # a guest that does not say how its process is: lost as well
+            return False
 
     def set_paused(self, paused: bool) -> None:
         if self.telnet is None:

@@ -4,6 +4,11 @@ debootstrap → users, networking, the guest supervisor as a systemd service, si
 embedded simulator, the agent port) in a venv → an ext4 filesystem made with `mke2fs -d`
 (no loop mounts) → `base.qcow2` plus the kernel and initrd to boot it. Each episode boots a
 fresh copy-on-write overlay of `base.qcow2`, so reset is a new overlay.
+
+simbridge goes into the guest as a wheel built from the source folder at build time: what runs
+in the guest (the supervisor, the audit, the embedded simulator's cockpit) is that snapshot,
+not the host's code, so a change to any of them needs a rebuild. `image.json` records the
+source's git commit and whether its working tree had uncommitted changes.
 """
 
 from __future__ import annotations
@@ -52,6 +57,21 @@ def _run(argv: list[str], **kw) -> None:
 def _chroot(rootfs: Path, argv: list[str]) -> None:
     _run(["chroot", str(rootfs), *argv], env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8",
                                                "DEBIAN_FRONTEND": "noninteractive"})
+
+
+def source_stamp(src: Path) -> dict:
+    """Which simbridge the image carries: the source folder and, for a git checkout, its commit
+    and whether the working tree had uncommitted changes (they are in the image too)."""
+    stamp: dict = {"path": str(src)}
+    try:
+        head = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
+        if head.returncode == 0:
+            dirty = subprocess.run(["git", "-C", str(src), "status", "--porcelain", "--untracked-files=no"],
+                                   capture_output=True, text=True, timeout=30)
+            stamp.update(commit=head.stdout.strip(), dirty=bool(dirty.stdout.strip()))
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    return stamp
 
 
 def build_image(out: Path, *, suite: str = "bookworm", mirror: str = "http://deb.debian.org/debian",
@@ -133,7 +153,7 @@ def build_image(out: Path, *, suite: str = "bookworm", mirror: str = "http://deb
     raw.unlink()
     os.replace(out / "base.qcow2.tmp", out / "base.qcow2")
     info = {"suite": suite, "mirror": mirror, "built": time.time(), "kernel": kernels[-1].name,
-            "uids": GUEST_UIDS, "venv": VENV, "build_s": round(time.monotonic() - t0, 1),
+            "uids": GUEST_UIDS, "venv": VENV, "source": source_stamp(src), "build_s": round(time.monotonic() - t0, 1),
             "size_bytes": (out / "base.qcow2").stat().st_size}
     (out / "image.json").write_text(json.dumps(info, indent=2))
     log(f"image ready: {out / 'base.qcow2'} ({info['size_bytes'] / 1e6:.0f} MB, {info['build_s']:.0f} s)")

@@ -5,11 +5,18 @@ to the host's loopback only (QEMU user networking with `restrict=on`: guest → 
 outside are impossible by construction). The runner's agent port talks X11 to the forwarded
 display, so the agent's actions and screenshots go through the same code as on the other
 providers; processes in the guest start through the guest supervisor.
+
+Inside the guest, the X port and the state ports accept only connections that came through
+QEMU's forwarding (from the gateway address); loopback TCP to them is dropped, so every X
+client without a pid (a TCP client) is the host's, and the audit allows exactly as many of
+those as the host has connections open to the forwarded display.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -25,6 +32,18 @@ from simbridge._vm._qemu import VmInstance
 #: QEMU user networking: the host as seen from the guest
 SLIRP_GATEWAY = "10.0.2.2"
 GUEST_DISPLAY = 0
+#: what a simulator's state port binds in the guest: QEMU forwards to the guest's DHCP
+#: address (10.0.2.15), and the guest firewall admits only forwarded connections to it
+LISTEN_ADDR = "0.0.0.0"
+#: how much longer starting things takes under software emulation than on KVM or the host
+TCG_TIMEOUT_SCALE = 4.0
+#: seconds a guest process's state is trusted before the supervisor is asked again
+POLL_CACHE_S = 0.5
+#: seconds the supervisor may take to answer about a process before the guest counts as hung
+#: (as long as the telemetry may stay silent: the two ways of noticing a lost guest agree)
+POLL_TIMEOUT_S = 5.0
+#: bytes of each guest process's log copied into the episode's folder at the end
+LOG_TAIL_BYTES = 64 * 1024
 
 
 def default_image_dir() -> Path:
@@ -35,32 +54,45 @@ def default_image_dir() -> Path:
 
 
 class GuestProcess:
-    """Popen-like handle of a process in the guest."""
+    """Popen-like handle of a process in the guest.
 
-    def __init__(self, vm: VmInstance, pid: int) -> None:
-        self.vm, self.pid = vm, pid
+    `poll()` asks the supervisor at most every `POLL_CACHE_S` (callers poll in tight loops);
+    a supervisor that does not answer within `POLL_TIMEOUT_S` raises HarnessError."""
+
+    def __init__(self, vm: VmInstance, pid: int, log: str) -> None:
+        self.vm, self.pid, self.log = vm, pid, log
         self.returncode: int | None = None
+        self._polled = 0.0
 
     def poll(self) -> int | None:
-        if self.returncode is None and self.vm._ctl is not None:
-            self.returncode = self.vm.request("poll", pid=self.pid)["returncode"]
+        if self.returncode is None and self.vm._ctl is not None and time.monotonic() - self._polled >= POLL_CACHE_S:
+            self.returncode = self.vm.request("poll", pid=self.pid, timeout_s=POLL_TIMEOUT_S)["returncode"]
+            self._polled = time.monotonic()
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int | None:
         end = None if timeout is None else time.monotonic() + timeout
         while self.poll() is None:
             if end is not None and time.monotonic() > end:
-                import subprocess
-
                 raise subprocess.TimeoutExpired(str(self.pid), timeout or 0)
             time.sleep(0.1)
         return self.returncode
 
     def terminate(self) -> None:
-        if self.vm._ctl is not None:
-            self.vm.request("kill", pid=self.pid, signal=15)
+        self._signal(15)
 
-    kill = terminate
+    def kill(self) -> None:
+        self._signal(9)
+
+    def _signal(self, sig: int) -> None:
+        if self.vm._ctl is not None:
+            self.vm.request("kill", pid=self.pid, signal=sig, timeout_s=POLL_TIMEOUT_S)
+            self._polled = 0.0
+
+    def log_tail(self, n_bytes: int = 4000) -> str:
+        """The end of the process's output (stdout and stderr), read in the guest."""
+        r = self.vm.request("run", argv=["tail", "-c", str(n_bytes), self.log], timeout_s=POLL_TIMEOUT_S)
+        return r["stdout"]
 
 
 class VmProvider(Provider):
@@ -74,12 +106,23 @@ class VmProvider(Provider):
         self.mem_mb, self.cpus = mem_mb, cpus
         self.vm: VmInstance | None = None
         self.sandbox: Sandbox | None = None
+        #: processes started in the guest through `sandbox.spawn`: (name, handle)
+        self.spawned: list[tuple[str, GuestProcess]] = []
+        self.workdir: Path | None = None
+        self.ruleset: str | None = None
+        self.image_source: dict[str, Any] | None = None
+        self.xvfb_pid = 0
+        self.host_x = 0
 
     def start(self, workdir: str | Path) -> Sandbox:
         workdir = Path(workdir)
+        self.workdir = workdir
         self.vm = VmInstance(self.image_dir, workdir / "vm", mem_mb=self.mem_mb, cpus=self.cpus).start()
+        x_port = 6000 + GUEST_DISPLAY
+        # the X port is a state port too: reachable only through the forwarding, never over
+        # the guest's loopback (local clients use the unix socket, which gives the audit a pid)
         plan = FirewallPlan(sandbox_if="en*", host_addr=SLIRP_GATEWAY, agent_uid=GUEST_UIDS["simbridge-agent"],
-                            sim_uid=GUEST_UIDS["simbridge-sim"], agent_port=6000 + GUEST_DISPLAY, state_tcp=self.state_tcp)
+                            sim_uid=GUEST_UIDS["simbridge-sim"], agent_port=x_port, state_tcp=[*self.state_tcp, x_port])
         self.ruleset = render(plan)
         r = self.vm.request("run", argv=["nft", "-f", "-"], input=self.ruleset)
         if r["returncode"] != 0:
@@ -88,27 +131,38 @@ class VmProvider(Provider):
                                               f"{SCREEN_W}x{SCREEN_H}x{SCREEN_DEPTH}", "-listen", "tcp", "-ac", "-noreset",
                                               "+extension", "XTEST"], log="/tmp/xvfb.log")
         self.xvfb_pid = xvfb["pid"]
-        host_x = self.vm.forward(6000 + GUEST_DISPLAY)
-        display = f"127.0.0.1:{host_x - 6000}"
+        self.host_x = self.vm.forward(x_port)
+        display = f"127.0.0.1:{self.host_x - 6000}"
         self._wait_display(display)
         vm = self.vm
 
-        def spawn(cmd: list[str], *, env: dict[str, str] | None = None, user: str | None = "sim", name: str | None = None,
+        def spawn(cmd: list[str], env: dict[str, str] | None = None, *, user: str | None = "sim", name: str | None = None,
                   **_: Any) -> GuestProcess:
             argv = [VENV + "/bin/python" if c == sys.executable else c for c in cmd]
             guest_env = {k: v for k, v in (env or {}).items() if k in ("SDL_AUDIODRIVER", "SDL_VIDEODRIVER", "LANG")}
             guest_env["DISPLAY"] = f":{GUEST_DISPLAY}"
-            rep = vm.request("spawn", argv=argv, env=guest_env, user=user, log=f"/tmp/{name or 'proc'}.log")
-            return GuestProcess(vm, rep["pid"])
+            name = name or Path(argv[0]).name
+            log = f"/tmp/{name}-{len(self.spawned)}.log"
+            rep = vm.request("spawn", argv=argv, env=guest_env, user=user, log=log)
+            proc = GuestProcess(vm, rep["pid"], log)
+            self.spawned.append((name, proc))
+            return proc
 
         def forward(port: int, proto: str = "tcp") -> tuple[str, int]:
             return "127.0.0.1", vm.forward(port, proto)
 
+        tcg = self.vm.accel == "tcg"
+        try:
+            self.image_source = json.loads((self.image_dir / "image.json").read_text()).get("source")
+        except (OSError, ValueError):
+            self.image_source = None
         self.sandbox = Sandbox(display=display, env={"DISPLAY": display, "SDL_AUDIODRIVER": "dummy"},
                                workdir=str(workdir), host_addr="127.0.0.1", harness_addr=None,
                                isolated=True, provider=self.name,
                                spawn=spawn, python=VENV + "/bin/python", forward=forward,
-                               info={"boot_s": round(self.vm.boot_s or 0, 1), "image": str(self.image_dir)})
+                               info={"boot_s": round(self.vm.boot_s or 0, 1), "image": str(self.image_dir),
+                                     "image_source": self.image_source, "accel": self.vm.accel, "listen_addr": LISTEN_ADDR,
+                                     "timeout_scale": TCG_TIMEOUT_SCALE if tcg else 1.0})
         return self.sandbox
 
     def _wait_display(self, display: str, timeout_s: float = 90.0) -> None:
@@ -126,27 +180,65 @@ class VmProvider(Provider):
                 time.sleep(0.3)
 
     def audit(self, ports: list[tuple[int, str, str]], allowed_pids: list[int] | None = None,
-              remote_clients: int = 0) -> dict[str, Any]:
-        """The isolation audit, inside the guest as the agent user."""
-        import json
+              remote_clients: int | None = None) -> dict[str, Any]:
+        """The isolation audit, inside the guest as the agent user.
 
+        X clients with a pid must be Xvfb or a process started through `sandbox.spawn` (or one
+        of their children); clients without one came through the forwarded X port, i.e. from
+        the host, and as many are allowed as the host has connections open to it (`remote_clients`
+        overrides the count)."""
         assert self.vm is not None
+        if allowed_pids is None:
+            allowed_pids = [p.pid for _, p in self.spawned]
+        if remote_clients is None:
+            remote_clients = host_connections(self.host_x)
         spec = {"targets": ["127.0.0.1", "10.0.2.15", SLIRP_GATEWAY, "10.0.2.3"], "ports": [list(p) for p in ports],
-                "display": f":{GUEST_DISPLAY}", "allowed_pids": [self.xvfb_pid, *(allowed_pids or [])], "timeout_s": 0.5,
+                "display": f":{GUEST_DISPLAY}", "allowed_pids": [self.xvfb_pid, *allowed_pids], "timeout_s": 0.5,
                 "allowed_remote_clients": remote_clients}
         audit_py = f"{VENV}/lib/python3.11/site-packages/simbridge/_isolation/_audit.py"
         r = self.vm.request("run", argv=[f"{VENV}/bin/python", audit_py, json.dumps(spec)], user="agent", timeout_s=120)
         if r["returncode"] != 0:
             raise HarnessError(f"guest audit failed to run: {r['stderr'][-400:]}")
-        # the host's own agent-port connections to the forwarded display have no guest pid
-        # (they come through QEMU's network stack): `remote_clients` of them are expected
-        return json.loads(r["stdout"])
+        report = json.loads(r["stdout"])
+        report["host_x_connections"] = remote_clients
+        return report
 
     def isolation_report(self) -> dict[str, Any]:
-        return {"provider": self.name, "isolated": True, "network": "qemu user networking, restrict=on",
-                "forwards": {f"{p}/{g}": h for (p, g), h in (self.vm.forwards.items() if self.vm else [])}}
+        rep: dict[str, Any] = {"provider": self.name, "isolated": True, "network": "qemu user networking, restrict=on",
+                               "forwards": {f"{p}/{g}": h for (p, g), h in (self.vm.forwards.items() if self.vm else [])}}
+        if self.vm is not None:
+            rep.update(accel=self.vm.accel, boot_s=round(self.vm.boot_s or 0, 1), image_source=self.image_source,
+                       firewall=self.ruleset)
+        return rep
 
     def stop(self) -> None:
         if self.vm is not None:
+            self._save_logs()
             self.vm.stop()
             self.vm = None
+
+    def _save_logs(self) -> None:
+        """Copy the end of each guest process's log into the episode's folder (`guest-NAME.log`)."""
+        if self.workdir is None or self.vm is None or self.vm._ctl is None or self.vm.hung:
+            return
+        for name, proc in self.spawned:
+            try:
+                (self.workdir / f"guest-{name}.log").write_text(proc.log_tail(LOG_TAIL_BYTES))
+            except (HarnessError, OSError):
+                return  # a guest that stopped answering has nothing more to give
+
+
+def host_connections(port: int) -> int:
+    """Established TCP connections on this host to 127.0.0.1:`port` (client ends only)."""
+    target = f"0100007F:{port:04X}"
+    n = 0
+    try:
+        with open("/proc/net/tcp") as fh:
+            next(fh)
+            for line in fh:
+                f = line.split()
+                if len(f) > 3 and f[2] == target and f[3] == "01":
+                    n += 1
+    except OSError:
+        return 0
+    return n

@@ -14,6 +14,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,12 @@ class VmInstance:
         self._ctl: socket.socket | None = None
         self._buf = b""
         self._next_id = 1
+        #: one request at a time on the channel (the runner, the recorder and the agent's
+        #: lockstep pacer may all ask about a guest process)
+        self._lock = threading.Lock()
+        #: set once the supervisor failed to answer: later requests fail at once, so tearing
+        #: down a hung guest does not wait out every request's timeout
+        self.hung: str | None = None
         self.forwards: dict[tuple[str, int], int] = {}
         self.boot_s: float | None = None
 
@@ -170,15 +177,29 @@ class VmInstance:
         return line
 
     def request(self, op: str, *, timeout_s: float = 60.0, **kw: Any) -> dict[str, Any]:
-        rid = self._next_id
-        self._next_id += 1
-        self._send({"id": rid, "op": op, **kw})
-        while True:
-            rep = json.loads(self._readline(timeout_s))
-            if rep.get("id") == rid:
-                if not rep.get("ok"):
-                    raise HarnessError(f"guest {op}: {rep.get('error', rep)}")
-                return rep
+        """One supervisor request; a guest that does not answer within `timeout_s` (or a closed
+        channel) is a HarnessError. A late answer to an earlier request is skipped by its id."""
+        with self._lock:
+            if self._ctl is None:
+                raise HarnessError(f"guest {op}: the control channel is closed")
+            if self.hung is not None:
+                raise HarnessError(f"guest {op}: {self.hung}")
+            rid = self._next_id
+            self._next_id += 1
+            try:
+                self._send({"id": rid, "op": op, **kw})
+                while True:
+                    rep = json.loads(self._readline(timeout_s))
+                    if rep.get("id") == rid:
+                        break
+            except TimeoutError:
+                self.hung = f"the guest supervisor did not answer {op} within {timeout_s:g} s"
+                raise HarnessError(f"guest {op}: {self.hung}") from None
+            except OSError as exc:
+                raise HarnessError(f"guest {op}: control channel: {exc}") from None
+        if not rep.get("ok"):
+            raise HarnessError(f"guest {op}: {rep.get('error', rep)}")
+        return rep
 
     # ------------------------------------------------------------------ ports
     def _monitor(self, command: str) -> str:

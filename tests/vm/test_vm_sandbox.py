@@ -2,36 +2,31 @@
 
 Slow (the image build runs debootstrap and fetches wheels: several minutes, once per machine;
 the boot takes 1-3 minutes under software emulation), so it runs only where the image already
-exists or SIMBRIDGE_VM_TESTS=1 asks for the build. CI sets it.
+exists or SIMBRIDGE_VM_TESTS=1 asks for the build (the `image` fixture in conftest.py). CI sets it.
 """
 
-import os
-import shutil
+import time
 from pathlib import Path
 
 import pytest
 
+from simbridge import load_task
+from simbridge._isolation import USUAL_PORTS
+from simbridge._vm import VmProvider
+from simbridge.adapters.jsbsim import JSBSimSession
+
 pytestmark = [pytest.mark.vm, pytest.mark.slow, pytest.mark.root]
 
-if os.geteuid() != 0:
-    pytest.skip("building and booting the guest needs root", allow_module_level=True)
-if not shutil.which("qemu-system-x86_64") or not shutil.which("debootstrap"):
-    pytest.skip("needs qemu-system-x86 and debootstrap (scripts/setup.sh installs them with SIMBRIDGE_VM_TESTS=1)",
-                allow_module_level=True)
-
-from simbridge._isolation import USUAL_PORTS  # noqa: E402
-from simbridge._vm import VmProvider, build_image, default_image_dir  # noqa: E402
-
-IMAGE = default_image_dir()
-
-
-@pytest.fixture(scope="module")
-def image():
-    if not (IMAGE / "base.qcow2").exists():
-        if os.environ.get("SIMBRIDGE_VM_TESTS") != "1":
-            pytest.skip(f"no guest image in {IMAGE}; set SIMBRIDGE_VM_TESTS=1 to build it (several minutes)")
-        build_image(IMAGE, log=lambda s: None)
-    return IMAGE
+_CONNECT = """
+import socket, sys
+s = socket.socket(); s.settimeout(2)
+try:
+    s.connect((sys.argv[1], int(sys.argv[2]))); print("open")
+except socket.timeout:
+    print("dropped")
+except OSError as exc:
+    print(type(exc).__name__)
+"""
 
 
 def test_guest_boots_isolated_and_audited(image, tmp_path):
@@ -54,8 +49,42 @@ def test_guest_boots_isolated_and_audited(image, tmp_path):
         # the supervisor runs processes as the sandbox users, not root
         out = prov.vm.request("run", argv=["id", "-un"], user="sim")
         assert out["stdout"].strip() == "simbridge-sim"
+        # even the simulator user cannot reach the X server or a state port over the guest's
+        # loopback TCP: X clients in the guest use the unix socket (so the audit sees their pid)
+        for port in (6000, 5401):
+            r = prov.vm.request("run", argv=[sb.python, "-c", _CONNECT, "127.0.0.1", str(port)], user="sim")
+            assert r["stdout"].strip() == "dropped", (port, r)
+        # no host connection to the display at audit time, and no X client but the audit itself
+        assert report["host_x_connections"] == 0
+        assert [c for c in report["x_clients"] if "_audit.py" not in c["command"]] == []
         overlay = Path(tmp_path) / "vm" / "overlay.qcow2"
         assert overlay.exists()
+        _guest_that_stops_answering_is_a_lost_simulator(prov, sb)
     finally:
         prov.stop()
     assert not overlay.exists()                                  # reset = a new overlay next time
+
+
+def _guest_that_stops_answering_is_a_lost_simulator(prov, sb):
+    """The embedded simulator in the guest streams its state out over the forwarded state port;
+    when the whole guest stops (QEMU's CPUs halted) the session says so within seconds, and
+    stopping it does not wait out every timeout."""
+    session = JSBSimSession()
+    try:
+        session.start(load_task("T09"), sb)
+        assert session.telemetry_mode == "tcp-stream"
+        samples, end = [], time.monotonic() + 3
+        while time.monotonic() < end:
+            samples += session.poll()
+            time.sleep(0.05)
+        assert len(samples) > 30 and session.alive()
+        prov.vm._monitor("stop")
+        t0 = time.monotonic()
+        while session.alive() and time.monotonic() - t0 < 30:
+            session.poll()
+            time.sleep(0.1)
+        assert not session.alive() and time.monotonic() - t0 < 8
+    finally:
+        t1 = time.monotonic()
+        session.stop()
+    assert time.monotonic() - t1 < 20

@@ -58,6 +58,11 @@ class Sandbox:
     #: maps a port the simulator listens on inside the sandbox to where the host reaches it
     #: (identity for local/netns; a forwarded loopback port for a VM)
     forward: Any = None
+    #: the address the simulator's state ports bind inside the sandbox (None: `host_addr`;
+    #: a VM binds where QEMU's port forwarding delivers, not where the host connects)
+    listen_addr: str | None = None
+    #: how much longer everything takes in this sandbox (a software-emulated VM: several times)
+    timeout_scale: float = 1.0
     #: the uid the sandbox runs the simulator as (None: the harness's own user); files the
     #: simulator must write (its home, caches) are handed to it
     sim_uid: int | None = None
@@ -102,6 +107,11 @@ class SimSession(abc.ABC):
     @abc.abstractmethod
     def alive(self) -> bool:
         """False once the simulator process has exited or stopped answering."""
+
+    def lost_reason(self) -> str | None:
+        """Why the harness lost the simulator while its process may still run (telemetry
+        closed or silent), or None: the runner reports it as a harness fault, not a crash."""
+        return None
 
     def set_paused(self, paused: bool) -> None:
         """Pause or resume the simulation (for --lockstep). Adapters that cannot pause raise HarnessError."""

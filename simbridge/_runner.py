@@ -387,6 +387,9 @@ def _watch(cfg: RunConfig, session: SimSession, port: AgentPort, recorder: Any, 
         if recorder.error is not None:
             return "harness_error", f"recorder failed: {recorder.error}"
         if not session.alive():
+            lost = session.lost_reason()
+            if lost:  # the process may still run: the harness lost it, a harness fault
+                return "harness_error", lost
             code = getattr(getattr(session, "proc", None), "returncode", None)
             return "sim_crashed", "simulator exited" + (f" (exit code {code})" if code is not None else "")
         t = clock()

@@ -222,6 +222,12 @@ class FlightGearSession(SimSession):
             return False
         return self.fg.udp is not None and self.fg.udp.last_packet_age_s() < STREAM_LOST_S
 
+    def lost_reason(self) -> str | None:
+        if self.fg is None or self.fg.udp is None or self._stopped or not self.fg.alive():
+            return None
+        age = self.fg.udp.last_packet_age_s()
+        return f"telemetry lost: no generic-protocol packet for {age:.1f} s" if age >= STREAM_LOST_S else None
+
     def set_paused(self, paused: bool) -> None:
         if self.fg is None or self.fg.telnet is None:
             raise HarnessError("flightgear: not running")

@@ -88,6 +88,8 @@ STREAM_REQUEST = b"data\r\nstream\r\n"
 
 class JSBSimSession(SimSession):
     sim_name = "jsbsim"
+    #: the embedded cockpit has no console, debug menu or plugin loader
+    has_consoles = False
     signals = tuple(m.canonical for m in MAPPINGS)
     state_ports = (("tcp", STATE_PORT),)
 
@@ -131,7 +133,7 @@ class JSBSimSession(SimSession):
         protocol = default_protocol()
         # the cockpit's telnet port binds `listen`: the sandbox's address as the host side sees
         # it, or (vm) the address the provider's port forwarding reaches inside the guest
-        listen = sandbox.info.get("listen_addr") or sandbox.host_addr or "127.0.0.1"
+        listen = sandbox.listen_addr or sandbox.host_addr or "127.0.0.1"
         port = STATE_PORT if sandbox.isolated else _free_tcp_port(listen)
         python = self.python or sandbox.python
         argv = [python, "-m", "simbridge.adapters.jsbsim.cockpit", "--scenario-json", scenario_json,
@@ -164,7 +166,7 @@ class JSBSimSession(SimSession):
             raise HarnessError(f"jsbsim: cannot launch the cockpit: {exc}") from None
         self._wall_start = time.monotonic()
         # a slow sandbox (software-emulated VM) states how much longer everything takes there
-        self._start_timeout_s = START_TIMEOUT_S * float(sandbox.info.get("timeout_scale", 1.0))
+        self._start_timeout_s = START_TIMEOUT_S * sandbox.timeout_scale
         try:
             self._wait_ready(*sandbox.reach(port))
         except HarnessError:
@@ -346,6 +348,16 @@ class JSBSimSession(SimSession):
             return self.proc.poll() is None
         except HarnessError:  # a guest that does not say how its process is: lost as well
             return False
+
+    def lost_reason(self) -> str | None:
+        if self.receiver is None or self._stopped:
+            return None
+        if self.receiver.failed is not None:
+            return f"telemetry lost: {self.receiver.failed}"
+        age = self.receiver.last_packet_age_s()
+        if age >= STALE_AFTER_S:
+            return f"telemetry lost: no state packet for {age:.1f} s ({self.telemetry_mode})"
+        return None
 
     def set_paused(self, paused: bool) -> None:
         if self.telnet is None:

@@ -160,9 +160,9 @@ class VmProvider(Provider):
                                workdir=str(workdir), host_addr="127.0.0.1", harness_addr=None,
                                isolated=True, provider=self.name,
                                spawn=spawn, python=VENV + "/bin/python", forward=forward,
+                               listen_addr=LISTEN_ADDR, timeout_scale=TCG_TIMEOUT_SCALE if tcg else 1.0,
                                info={"boot_s": round(self.vm.boot_s or 0, 1), "image": str(self.image_dir),
-                                     "image_source": self.image_source, "accel": self.vm.accel, "listen_addr": LISTEN_ADDR,
-                                     "timeout_scale": TCG_TIMEOUT_SCALE if tcg else 1.0})
+                                     "image_source": self.image_source, "accel": self.vm.accel})
         return self.sandbox
 
     def _wait_display(self, display: str, timeout_s: float = 90.0) -> None:

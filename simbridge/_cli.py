@@ -6,7 +6,9 @@ Bad input ends with exit code 2 and one line naming what is wrong and where; nev
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import importlib
+import signal
 import sys
 
 #: modules providing `add_parser(subparsers)`; each sets `func(args) -> int` on its parser
@@ -37,6 +39,12 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    if hasattr(faulthandler, "register"):
+        # `kill -USR1 PID` prints every thread's stack to stderr: how to see where a stuck runner is
+        try:
+            faulthandler.register(signal.SIGUSR1, all_threads=True)
+        except (ValueError, OSError):  # stderr without a file descriptor (called in-process, captured)
+            pass
     try:
         return int(args.func(args) or 0)
     except SimbridgeError as exc:

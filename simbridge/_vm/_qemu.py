@@ -14,6 +14,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -63,6 +64,7 @@ class VmInstance:
         self.hung: str | None = None
         self.forwards: dict[tuple[str, int], int] = {}
         self.boot_s: float | None = None
+        self.sock_dir: Path | None = None
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> "VmInstance":
@@ -80,10 +82,11 @@ class VmInstance:
         overlay.unlink(missing_ok=True)
         subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-b", str(base.resolve()), "-F", "qcow2", str(overlay)],
                        check=True)
-        self.ctl_path = self.workdir / "control.sock"
-        self.mon_path = self.workdir / "monitor.sock"
-        for p in (self.ctl_path, self.mon_path):
-            p.unlink(missing_ok=True)
+        # unix socket paths must fit in 108 bytes: a bundle under a long --out path would not,
+        # so the sockets live in a short private folder, removed in stop()
+        self.sock_dir = Path(tempfile.mkdtemp(prefix="sbvm-"))
+        self.ctl_path = self.sock_dir / "control.sock"
+        self.mon_path = self.sock_dir / "monitor.sock"
         accel = (["-accel", "kvm", "-machine", "q35", "-cpu", "host,arch-capabilities=off"] if self.accel == "kvm"
                  else ["-accel", "tcg,thread=multi", "-machine", "q35", "-cpu", "max"])
         argv = [qemu, *accel, "-m", str(self.mem_mb), "-smp", str(self.cpus),
@@ -154,6 +157,9 @@ class VmInstance:
                 self.proc.wait(timeout=5)
         self.proc = None
         (self.workdir / "overlay.qcow2").unlink(missing_ok=True)
+        if self.sock_dir is not None:
+            shutil.rmtree(self.sock_dir, ignore_errors=True)
+            self.sock_dir = None
 
     # ------------------------------------------------------------------ control channel
     def _send(self, obj: dict[str, Any]) -> None:

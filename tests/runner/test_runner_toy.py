@@ -204,7 +204,14 @@ def test_ctrl_c_tears_everything_down(tmp_path):
     assert pids and all(pid_alive(p) for p in pids)
     time.sleep(1.0)
     proc.send_signal(signal.SIGINT)
-    proc.communicate(timeout=60)
+    try:
+        proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGUSR1)  # the runner prints its threads' stacks (faulthandler)
+        time.sleep(1.0)
+        proc.kill()
+        _, err = proc.communicate()
+        pytest.fail(f"runner still running 60 s after Ctrl-C; its threads:\n{err[-6000:]}")
     assert proc.returncode == 130
     assert not [p for p in pids if pid_alive(p)], "sandbox processes survived Ctrl-C"
     ep = episode(bundle)

@@ -173,12 +173,18 @@ def test_mcp_agent_drives_through_the_port(tmp_path):
     assert bundle.signals["bank_deg"].min() < -5
 
 
+def _like_a_terminal() -> None:
+    """SIGINT as a foreground job in a terminal gets it: a test suite started in the background
+    (`cmd &` in a script) inherits SIGINT ignored, and Python then installs no Ctrl-C handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_runner(tmp_path, script_text="actions: []\nend: wait\n"):
     script = write_script(tmp_path / "idle.yaml", script_text)
     out = tmp_path / "runs"
     proc = subprocess.Popen(simbridge_cmd("run", "T09", "--sim", TOY, "--agent", f"scripted:{script}", "--out",
                                           str(out), "--frame-hz", "0"), env=runner_env(1.0),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_like_a_terminal)
 
     def started():
         dirs = trial_dirs(out)

@@ -52,6 +52,10 @@ class Score(BaseModel):
     explanation: str = ""
     unisolated: bool = Field(default=False, description="The episode ran without an isolation guarantee")
     verifier_version: str = ""
+    flags: list[str] = Field(
+        default_factory=list,
+        description="Conditions a reader of the score must know about, e.g. 'manifest_ignored', 'truncated_import'",
+    )
 
     @property
     def safe(self) -> bool:

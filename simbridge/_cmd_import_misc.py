@@ -1,15 +1,16 @@
 """`simbridge import-log ksp|openbve|nmea FILE... --out DIR [--task TNN]`: turn a simulator's
 own output (KSP save, OpenBVE black box, Bridge Command NMEA capture) into an episode bundle.
 
-(`simbridge import carla` is a separate command for CARLA recordings.)
+(`simbridge import carla` is a separate command for CARLA recordings.) Every importer follows
+simbridge._import_policy: no overwrite without --force; skipped lines, invalid fixes and
+out-of-range samples are dropped, counted and flagged in episode.json (and so in the score);
+a --vessel that is in none of the saves is an error naming the vessels there are.
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-
-from simbridge._errors import BundleError
 
 _DEFAULT_TASK = {"ksp": "T19", "openbve": "T14", "nmea": "T17"}
 
@@ -29,13 +30,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     for q in (k, o, n):
         q.add_argument("--out", required=True, type=Path, help="bundle directory to create")
         q.add_argument("--task", help="task id written to episode.json (default: T19 / T14 / T17)")
+        q.add_argument("--force", action="store_true", help="replace the bundle already in --out")
         q.set_defaults(func=_import)
 
 
 def _import(args: argparse.Namespace) -> int:
-    out: Path = args.out
-    if out.exists() and any(out.iterdir()):
-        raise BundleError(f"{out}: exists and is not empty; refusing to overwrite")
+    from simbridge._bundle import read_bundle
+    from simbridge._import_policy import check_out
+
+    out: Path = check_out(args.out, force=args.force)
     task = args.task or _DEFAULT_TASK[args.log_format]
     if args.log_format == "ksp":
         from simbridge.adapters.ksp import import_saves
@@ -48,14 +51,16 @@ def _import(args: argparse.Namespace) -> int:
                 vessel = load_task(task).vehicle.ids.get("ksp")
             except Exception:  # an unknown task id only loses the default vessel name
                 vessel = None
-        path = import_saves(args.files, out, task_id=task, vessel=vessel)
+        path = import_saves(args.files, out, task_id=task, vessel=vessel, force=args.force)
     elif args.log_format == "openbve":
         from simbridge.adapters.openbve import import_logs
 
-        path = import_logs(args.files[0], out, task_id=task)
+        path = import_logs(args.files[0], out, task_id=task, force=args.force)
     else:
         from simbridge.adapters.bridgecommand import import_nmea
 
-        path = import_nmea(args.files[0], out, task_id=task, strict=not args.lenient)
-    print(f"wrote {path} (task {task}); score it with: simbridge verify {path}")
+        path = import_nmea(args.files[0], out, task_id=task, strict=not args.lenient, force=args.force)
+    flags = read_bundle(path).episode.flags
+    print(f"wrote {path} (task {task}){'; flags: ' + '; '.join(flags) if flags else ''}; "
+          f"score it with: simbridge verify {path}")
     return 0

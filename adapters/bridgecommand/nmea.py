@@ -19,6 +19,7 @@ from pathlib import Path
 
 from simbridge._bundle import EpisodeInfo, write_bundle
 from simbridge._errors import SimbridgeError
+from simbridge._import_policy import DropCounter, check_out, flags_of, lenient_flag, prepare_out
 
 _SENTENCE = re.compile(r"^[$!][A-Z0-9]{5},[\x20-\x7e]*\*[0-9A-Fa-f]{2}$")
 _STAMP = re.compile(r"^(-?\d+(?:\.\d*)?)\s+([$!].*)$")
@@ -110,29 +111,35 @@ class _State:
     date: str | None = None
 
 
-def _apply(st: _State, s: Sentence) -> bool:
-    """Update the own-ship state; True when the sentence carried a position fix."""
+#: what `_apply` says of a sentence: a valid position fix, a fix the receiver marked invalid, or neither
+FIX, INVALID_FIX = "fix", "invalid"
+
+
+def _apply(st: _State, s: Sentence) -> str | None:
+    """Update the own-ship state; FIX when the sentence carried a valid position fix,
+    INVALID_FIX when it carried one the receiver flagged invalid (RMC/GLL status V, GGA
+    quality 0): those positions are not used."""
     f = s.fields
     k = s.kind
     if k == "RMC" and len(f) >= 9:
         st.tod_s = _tod(f[0]) if f[0] else st.tod_s
         st.date = rmc_date(f[8]) or st.date
         if f[1] != "A":
-            return False
+            return INVALID_FIX
         st.values.update(lat_deg=_latlon(f[2], f[3], 2), lon_deg=_latlon(f[4], f[5], 3), gs_kt=_f(f[6]), cog_deg=_f(f[7]))
-        return True
+        return FIX
     if k == "GGA" and len(f) >= 6:
         st.tod_s = _tod(f[0]) if f[0] else st.tod_s
         if f[5] in ("", "0"):
-            return False
+            return INVALID_FIX
         st.values.update(lat_deg=_latlon(f[1], f[2], 2), lon_deg=_latlon(f[3], f[4], 3))
-        return True
+        return FIX
     if k == "GLL" and len(f) >= 6:
         st.tod_s = _tod(f[4]) if f[4] else st.tod_s
         if f[5] != "A":
-            return False
+            return INVALID_FIX
         st.values.update(lat_deg=_latlon(f[0], f[1], 2), lon_deg=_latlon(f[2], f[3], 3))
-        return True
+        return FIX
     if k == "HDT" and f and f[0]:
         st.values["heading_true_deg"] = float(f[0])
     elif k == "ROT" and f and f[0]:
@@ -143,7 +150,22 @@ def _apply(st: _State, s: Sentence) -> bool:
         st.values["rudder_deg"] = float(f[0])
     elif k == "ZDA" and len(f) >= 4 and f[1] and f[2] and f[3]:
         st.date = f"{int(f[3]):04d}-{int(f[2]):02d}-{int(f[1]):02d}"
-    return False
+    return None
+
+
+_INVALID_KIND = {"RMC": "RMC status V", "GLL": "GLL status V", "GGA": "GGA fix quality 0"}
+
+
+def _position_problem(values: dict[str, float]) -> str | None:
+    """Why a fix's position is not a place on Earth, or None."""
+    lat, lon = values.get("lat_deg", math.nan), values.get("lon_deg", math.nan)
+    if not (math.isfinite(lat) and math.isfinite(lon)):
+        return "no position"
+    if not -90.0 <= lat <= 90.0:
+        return "latitude outside ±90°"
+    if not -180.0 <= lon <= 180.0:
+        return "longitude outside ±180°"
+    return None
 
 
 COLUMNS = ("lat_deg", "lon_deg", "gs_kt", "cog_deg", "heading_true_deg", "rate_of_turn_dpm", "depth_m", "rudder_deg")
@@ -151,14 +173,17 @@ COLUMNS = ("lat_deg", "lon_deg", "gs_kt", "cog_deg", "heading_true_deg", "rate_o
 
 def parse_capture(text: str, source: str = "<capture>", *, strict: bool = True) -> tuple[dict[str, list[float]], dict[str, object]]:
     """Signal columns (one row per position fix, other values carried from their latest sentence)
-    and facts (first date, sentence counts). Time: the receive stamp when lines carry one, else
-    the sentence's UTC time of day (sentences without time inherit the last one), from 0."""
+    and facts (first date, sentence counts, what was dropped). Time: the receive stamp when lines
+    carry one, else the sentence's UTC time of day (sentences without time inherit the last
+    one), from 0. Fixes flagged invalid and positions off the globe are dropped and counted
+    (`nmea_invalid_fixes`, `nmea_out_of_range`); `facts["flags"]` are the episode flags."""
     st = _State()
     rows: dict[str, list[float]] = {"t": [], **{c: [] for c in COLUMNS}}
     counts: dict[str, int] = {}
     bad: list[str] = []
     t0: float | None = None
     last_tod, day_offset = None, 0.0
+    invalid, off_globe = DropCounter(), DropCounter()
     for no, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line:
@@ -178,7 +203,16 @@ def parse_capture(text: str, source: str = "<capture>", *, strict: bool = True) 
                 raise NmeaError(f"{source}: line {no}: {exc}") from None
             bad.append(f"line {no}: {exc}")
             continue
-        if not fix:
+        if fix == INVALID_FIX:
+            invalid.add(_INVALID_KIND[s.kind])
+            continue
+        if fix != FIX:
+            continue
+        problem = _position_problem(st.values)
+        if problem:
+            off_globe.add(problem)
+            st.values.pop("lat_deg", None)
+            st.values.pop("lon_deg", None)
             continue
         if stamp is not None:
             t = stamp
@@ -196,14 +230,22 @@ def parse_capture(text: str, source: str = "<capture>", *, strict: bool = True) 
         for c in COLUMNS:
             rows[c].append(st.values.get(c, math.nan))
     if not rows["t"]:
-        raise NmeaError(f"{source}: no position fix ($--RMC/GGA/GLL) in the capture")
-    facts = {"nmea_date": st.date, "nmea_counts": counts, "nmea_rejected": bad}
+        dropped = flags_of(invalid.flag("invalid_fix", "fixes"), off_globe.flag("out_of_range", "fixes"))
+        raise NmeaError(f"{source}: no position fix ($--RMC/GGA/GLL) in the capture"
+                        + (f" ({'; '.join(dropped)})" if dropped else ""))
+    flags = flags_of(lenient_flag(len(bad)) if bad else None, invalid.flag("invalid_fix", "fixes"),
+                     off_globe.flag("out_of_range", "fixes"))
+    facts = {"nmea_date": st.date, "nmea_counts": counts, "nmea_rejected": bad,
+             "nmea_invalid_fixes": dict(invalid.counts), "nmea_out_of_range": dict(off_globe.counts), "flags": flags}
     return rows, facts
 
 
-def import_nmea(path: str | Path, out: str | Path, *, task_id: str = "T17", strict: bool = True) -> Path:
-    """Bundle from a capture of Bridge Command's NMEA output."""
+def import_nmea(path: str | Path, out: str | Path, *, task_id: str = "T17", strict: bool = True,
+                force: bool = False) -> Path:
+    """Bundle from a capture of Bridge Command's NMEA output. Skipped lines (lenient mode),
+    invalid fixes and off-globe positions are flagged in episode.json."""
     path = Path(path)
+    check_out(out, force=force)
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -214,5 +256,7 @@ def import_nmea(path: str | Path, out: str | Path, *, task_id: str = "T17", stri
         line = raw[: exc.start].count(b"\n") + 1
         raise NmeaError(f"{path}: line {line} (byte offset {exc.start}): not ASCII text") from None
     rows, facts = parse_capture(text, str(path), strict=strict)
-    ep = EpisodeInfo(task_id=task_id, sim="bridgecommand", adapter="bridgecommand.nmea")
-    return write_bundle(out, ep, rows, snapshots={"start": {"nmea_date": facts["nmea_date"]}, "end": facts})
+    flags = list(facts.pop("flags"))  # type: ignore[call-overload]
+    ep = EpisodeInfo(task_id=task_id, sim="bridgecommand", adapter="bridgecommand.nmea", flags=flags)
+    return write_bundle(prepare_out(out, force=force), ep, rows,
+                        snapshots={"start": {"nmea_date": facts["nmea_date"]}, "end": facts})

@@ -35,6 +35,8 @@ import numpy as np
 
 from simbridge._bundle import EpisodeInfo, write_bundle
 from simbridge._errors import BundleError
+from simbridge._import_policy import IMPORTED, TRUNCATED_IMPORT, check_out, flags_of, prepare_out
+from simbridge.adapters.carla._errors import RecorderFormatError
 from simbridge.adapters.carla._format import NON_ACTOR_ID, ActorKind, TrafficLightState
 from simbridge.adapters.carla._lanes import LaneLocator
 from simbridge.adapters.carla._opendrive import TRAFFIC_LIGHT_TYPE, OpenDriveMap, read_opendrive
@@ -240,9 +242,21 @@ def import_recording(
     task_id: str = "T18",
     ego: int | None = None,
     allow_truncated: bool = False,
+    force: bool = False,
 ) -> Path:
-    """Read a recorder file and write a complete bundle to `out`. Returns the bundle path."""
-    rec = read_recording(log, track=_ego_selector(ego), allow_truncated=allow_truncated)
+    """Read a recorder file and write a complete bundle to `out`. Returns the bundle path.
+
+    With `allow_truncated`, a file that ends inside a packet keeps the frames before it and the
+    bundle is flagged `truncated_import` (the detail, with the byte offset, in status_detail)."""
+    check_out(out, force=force)
+    truncated: str | None = None
+    try:
+        rec = read_recording(log, track=_ego_selector(ego))
+    except RecorderFormatError as exc:
+        if not allow_truncated:
+            raise
+        rec = read_recording(log, track=_ego_selector(ego), allow_truncated=True)
+        truncated = str(exc)
     odr = read_opendrive(map_path) if map_path is not None else None
     if odr is not None:
         stem = Path(map_path).stem.lower()
@@ -251,10 +265,11 @@ def import_recording(
     cols, events, snapshots = build(rec, odr=odr, ego=ego)
     t = cols["t"]
     rate = (t.size - 1) / (t[-1] - t[0]) if t.size > 1 and t[-1] > t[0] else None
+    detail = f"imported from {Path(log).name}"
+    if truncated:
+        detail += f"; truncated recording, frames before the cut kept: {truncated}"
+        snapshots["source"]["truncated"] = truncated
     episode = EpisodeInfo(task_id=task_id, sim="carla", adapter="carla.recorder_import", status="completed",
-                          status_detail=f"imported from {Path(log).name}", sample_rate_hz=rate,
-                          flags=["imported"], map=rec.header.map_name)
-    out = Path(out)
-    if (out / "manifest.json").exists():
-        raise BundleError(f"{out}: already holds a bundle; refusing to overwrite")
-    return write_bundle(out, episode, cols, events=events, snapshots=snapshots)
+                          status_detail=detail, sample_rate_hz=rate,
+                          flags=flags_of(IMPORTED, TRUNCATED_IMPORT if truncated else None), map=rec.header.map_name)
+    return write_bundle(prepare_out(out, force=force), episode, cols, events=events, snapshots=snapshots)

@@ -14,6 +14,7 @@ from typing import Any
 
 from simbridge._bundle import EpisodeInfo, write_bundle
 from simbridge._errors import SimbridgeError
+from simbridge._import_policy import check_out, no_such_name, prepare_out
 from simbridge.adapters.ksp.confignode import ConfigNode, read_confignode
 from simbridge.adapters.ksp.orbit import Orbit
 
@@ -100,13 +101,30 @@ def read_save(path: str | Path) -> SaveState:
     return SaveState(str(path), ut, vessels)
 
 
-def import_saves(paths: Sequence[str | Path], out: str | Path, *, task_id: str = "T19", vessel: str | None = None) -> Path:
+def _check_vessel(saves: Sequence[SaveState], vessel: str | None) -> None:
+    """The vessel must be in at least one save (it may be gone from later ones: destroyed or
+    recovered). A name in none of them is a typo, not a destroyed vessel."""
+    if any(s.vessel(vessel) is not None for s in saves):
+        return
+    source = saves[0].path if len(saves) == 1 else f"any of the {len(saves)} saves ({', '.join(s.path for s in saves)})"
+    known = [v.name for s in saves for v in s.vessels if v.type != "Debris"]
+    if vessel is None:
+        raise SaveError(f"no active vessel in {source}; name one with --vessel (vessels: "
+                        f"{', '.join(repr(n) for n in sorted(set(known))) or 'none'})")
+    raise no_such_name("vessel", vessel, source, known)
+
+
+def import_saves(paths: Sequence[str | Path], out: str | Path, *, task_id: str = "T19", vessel: str | None = None,
+                 force: bool = False) -> Path:
     """Write a bundle from one or more saves of one flight, ordered by UT: signals alt_m,
     pe_alt_m, ap_alt_m of the vessel per save; snapshots start/end `ksp_vessel` (null when the
-    vessel is gone from the save, i.e. destroyed or recovered) and `ksp_ut_s`."""
+    vessel is gone from the save, i.e. destroyed or recovered) and `ksp_ut_s`. A vessel that is
+    in none of the saves is an error naming the vessels there are."""
     if not paths:
         raise SaveError("no save files given")
+    check_out(out, force=force)
     saves = sorted((read_save(p) for p in paths), key=lambda s: s.ut_s)
+    _check_vessel(saves, vessel)
     ut0 = saves[0].ut_s
     rows: dict[str, list[float]] = {"t": [], "alt_m": [], "pe_alt_m": [], "ap_alt_m": []}
     for s in saves:
@@ -122,4 +140,4 @@ def import_saves(paths: Sequence[str | Path], out: str | Path, *, task_id: str =
                 "ksp_vessels": [x.name for x in s.vessels]}
 
     ep = EpisodeInfo(task_id=task_id, sim="ksp", adapter="ksp.save")
-    return write_bundle(out, ep, rows, snapshots={"start": snap(saves[0]), "end": snap(saves[-1])})
+    return write_bundle(prepare_out(out, force=force), ep, rows, snapshots={"start": snap(saves[0]), "end": snap(saves[-1])})

@@ -28,6 +28,7 @@ import numpy as np
 
 from simbridge._bundle import EpisodeInfo, write_bundle
 from simbridge._errors import SimbridgeError
+from simbridge._import_policy import RangeCheck, check_out, flags_of, prepare_out
 
 IDENTIFIER = b"openBVE_LOGS"
 FOOTER = b"_fileEND"
@@ -45,6 +46,9 @@ SCORE_TOKENS = {0: "invalid", 1: "overspeed", 2: "passed_red_signal", 3: "toppli
                 5: "passenger_discomfort", 6: "doors_opened", 7: "arrived_at_station", 8: "perfect_time_bonus",
                 9: "late", 10: "perfect_stop_bonus", 11: "stop", 12: "premature_departure", 13: "total"}
 BRAKE_EMERGENCY = -1
+#: physical limits of a black-box entry: beyond them a value is corrupt, not a train (the
+#: longest real line is under 10 000 km; no rail vehicle reaches 1000 km/h or 100 m/s²)
+LIMITS = {"track_position_m": (-1e7, 1e7), "speed_kmh": (-1000.0, 1000.0), "accel_ms2": (-100.0, 100.0)}
 
 
 class LogsError(SimbridgeError):
@@ -150,35 +154,49 @@ def read_logs(path: str | Path) -> BlackBoxLog:
     return parse_logs(data, str(path))
 
 
-def import_logs(path: str | Path, out: str | Path, *, task_id: str = "T14") -> Path:
+def import_logs(path: str | Path, out: str | Path, *, task_id: str = "T14", force: bool = False) -> Path:
     """Bundle from `logs.bin`: t = game clock − first entry; signals clock_s (s since midnight),
     track_position_m, speed_kmh, accel_ms2, reverser, power_notch, brake_notch,
     emergency_brake (driver's or safety system's handle in emergency); one `openbve_score`
-    event per score record (data: token, token_id, value, position_m)."""
+    event per score record (data: token, token_id, value, position_m).
+
+    Entries with a position, speed or acceleration outside `LIMITS` (or not finite) are bad
+    samples: dropped, counted in snapshots and flagged `out_of_range: ...` in episode.json."""
+    check_out(out, force=force)
     log = read_logs(path)
     e = log.entries
     if e.size == 0:
         raise LogsError(f"{path}: no black-box entries (Options → black box was off, or the run was under a second)")
-    t0 = float(e["time"][0])
     if np.any(np.diff(e["time"]) < 0):
         i = int(np.flatnonzero(np.diff(e["time"]) < 0)[0]) + 1
         raise LogsError(f"{path}: black-box entry {i}: time goes backwards ({e['time'][i - 1]:g} → {e['time'][i]:g}; run past midnight?)")
-    cols = {
-        "t": e["time"] - t0,
-        "clock_s": e["time"].astype(float),
-        "track_position_m": e["position"].astype(float),
-        "speed_kmh": e["speed"].astype(float) * 3.6,
-        "accel_ms2": e["accel"].astype(float),
-        "reverser": e["rev_driver"].astype(float),
-        "power_notch": e["power_driver"].astype(float),
-        "brake_notch": e["brake_driver"].astype(float),
-        "emergency_brake": ((e["brake_driver"] == BRAKE_EMERGENCY) | (e["brake_safety"] == BRAKE_EMERGENCY)).astype(float),
-    }
+    t0 = float(e["time"][0])
+    with np.errstate(over="ignore", invalid="ignore"):
+        cols = {
+            "t": e["time"] - t0,
+            "clock_s": e["time"].astype(float),
+            "track_position_m": e["position"].astype(float),
+            "speed_kmh": e["speed"].astype(float) * 3.6,
+            "accel_ms2": e["accel"].astype(float),
+            "reverser": e["rev_driver"].astype(float),
+            "power_notch": e["power_driver"].astype(float),
+            "brake_notch": e["brake_driver"].astype(float),
+            "emergency_brake": ((e["brake_driver"] == BRAKE_EMERGENCY) | (e["brake_safety"] == BRAKE_EMERGENCY)).astype(float),
+        }
+    check = RangeCheck(LIMITS)
+    ok = check.keep(cols)
+    if not ok.any():
+        raise LogsError(f"{path}: all {e.size} black-box entries are out of range ({check.flag()})")
+    cols = {k: v[ok] for k, v in cols.items()}
     events = [{"t": float(s["time"]) - t0, "kind": "openbve_score",
                "data": {"token": SCORE_TOKENS.get(int(s["token"]), f"token_{int(s['token'])}"), "token_id": int(s["token"]),
-                        "value": int(s["value"]), "position_m": float(s["position"])}} for s in log.scores]
-    ep = EpisodeInfo(task_id=task_id, sim="openbve", adapter="openbve.logs")
+                        "value": int(s["value"]),
+                        "position_m": float(s["position"]) if abs(float(s["position"])) <= 1e7 else None}}
+              for s in log.scores if np.isfinite(s["time"])]
+    ep = EpisodeInfo(task_id=task_id, sim="openbve", adapter="openbve.logs", flags=flags_of(check.flag()))
     snaps = {"start": {"openbve_route": log.route, "openbve_train": log.train, "openbve_date": log.date,
                        "openbve_game_mode": log.game_mode},
-             "end": {"openbve_max_score": log.max_score, "openbve_score_total": int(log.scores["value"].sum())}}
-    return write_bundle(out, ep, cols, events=events, snapshots=snaps)
+             "end": {"openbve_max_score": log.max_score, "openbve_score_total": int(log.scores["value"].astype(np.int64).sum()),
+                     "openbve_entries": int(e.size), "openbve_bad_entries": check.n_bad,
+                     "openbve_bad_by_column": dict(check.dropped)}}
+    return write_bundle(prepare_out(out, force=force), ep, cols, events=events, snapshots=snaps)

@@ -1,14 +1,30 @@
-"""`simbridge verify BUNDLE_DIR [--json]`: score a recorded episode, offline."""
+"""`simbridge verify BUNDLE_DIR [--json] [--write] [--ignore-manifest]`: score a recorded episode, offline.
+
+Integrity first: a finished bundle carries manifest.json (sha256 of every file, written last),
+and a bundle whose files no longer match it is refused, naming the file: a bit-flipped
+signals.parquet must not be scored as if it were the recording. `--ignore-manifest` scores it
+anyway and the score says so (flag `manifest_ignored`). A bundle still `running` has no
+manifest yet (the runner writes it at finish); it gets the usual unscored result.
+
+The episode's own flags (e.g. `truncated_import`, `lenient_parse: 3 lines skipped`) are
+carried into the score's flags so a reader of score.json sees them.
+"""
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 from pathlib import Path
 
-from simbridge._bundle import read_bundle
+from simbridge._bundle import HARNESS_FAULTS, read_bundle
 from simbridge._errors import BundleError, TaskSpecError
 from simbridge._task import load_task, task_files
+
+MANIFEST = "manifest.json"
+#: files that may change after the manifest was written: the score is re-derived from the rest
+_NOT_HASHED = frozenset({MANIFEST, "score.json"})
+MANIFEST_IGNORED = "manifest_ignored"
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -17,31 +33,112 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--task", help="score as this task instead of episode.json's task_id")
     p.add_argument("--write", action="store_true", help="also write score.json into the bundle")
+    p.add_argument("--ignore-manifest", action="store_true",
+                   help="score a bundle whose files do not match manifest.json (or that has none); "
+                        "the score is flagged 'manifest_ignored'")
     p.set_defaults(func=_verify)
 
 
-def verify_path(path: Path, task_id: str | None = None):
-    """Read the bundle and score it. Raises BundleError/TaskSpecError on bad input."""
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def manifest_problems(path: Path) -> list[str]:
+    """What does not match manifest.json, one line each naming the file ('' list: intact).
+
+    Top-level files only, as write_manifest hashes them; score.json is exempt (re-derived).
+    A missing manifest is one problem; a manifest that is not JSON of the expected shape is a
+    BundleError."""
+    man = path / MANIFEST
+    if not man.is_file():
+        return [f"{path}: no {MANIFEST} (the bundle was not finished, or was assembled by hand)"]
+    try:
+        data = json.loads(man.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BundleError(f"{man}: not a readable manifest: {exc}") from None
+    files = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(files, dict) or not all(isinstance(v, dict) for v in files.values()):
+        raise BundleError(f"{man}: expected {{\"files\": {{NAME: {{\"sha256\": ...}}}}}}")
+    problems = []
+    for name, entry in sorted(files.items()):
+        if name in _NOT_HASHED:
+            continue
+        p = path / name
+        if not p.is_file():
+            problems.append(f"{p}: listed in {MANIFEST} but missing")
+        elif _sha256(p) != entry.get("sha256"):
+            problems.append(f"{p}: sha256 does not match {MANIFEST}")
+    for p in sorted(path.iterdir()):
+        if p.is_file() and p.name not in files and p.name not in _NOT_HASHED and not p.name.endswith(".tmp"):
+            problems.append(f"{p}: not listed in {MANIFEST} (added after the bundle was finished)")
+    return problems
+
+
+def _merge_flags(*lists: list[str]) -> list[str]:
+    out: list[str] = []
+    for lst in lists:
+        out += [f for f in lst if f not in out]
+    return out
+
+
+def verify_path(path: Path, task_id: str | None = None, *, ignore_manifest: bool = False):
+    """Check the manifest, read the bundle and score it. Raises BundleError/TaskSpecError on bad
+    input, including a bundle that does not match its manifest (unless `ignore_manifest`)."""
     from simbridge.verifiers import score_bundle
 
+    path = Path(path)
+    if not path.is_dir():
+        raise BundleError(f"{path}: not a bundle directory")
+    # Files that were hashed and changed are refused before anything is parsed, so the error
+    # names the tampering rather than whatever the damaged file fails to parse as.
+    has_manifest = (path / MANIFEST).is_file()
+    problems = manifest_problems(path) if has_manifest else []
+    if problems and not ignore_manifest:
+        raise BundleError(problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
     known = [p.stem for p in task_files()]
     bundle = read_bundle(path, known_task_ids=None if task_id else known)
-    tid = task_id or bundle.episode.task_id
+    ep = bundle.episode
+    if not has_manifest:
+        # running: the runner writes the manifest at finish; a harness fault is unscored anyway
+        unfinished = ep.status == "running" or ep.status in HARNESS_FAULTS
+        problems = [] if unfinished else manifest_problems(path)
+        if problems and not ignore_manifest:
+            raise BundleError(f"{problems[0]}; refusing to score it (--ignore-manifest scores it anyway, flagged)")
+    tid = task_id or ep.task_id
     try:
         task = load_task(tid)
     except TaskSpecError as exc:
         raise BundleError(f"{path / 'episode.json'}: {exc}") from None
     if task_id:
-        bundle.episode.task_id = task_id
-    return score_bundle(bundle, task)
+        ep.task_id = task_id
+    score = score_bundle(bundle, task)
+    flags = list(ep.flags)
+    if problems:  # only left when ignore_manifest
+        flags.append(MANIFEST_IGNORED)
+        why = f"manifest ignored: {problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
+        score.explanation = "; ".join(x for x in (why, score.explanation) if x)
+    score.flags = _merge_flags(flags, score.flags)
+    return score
 
 
 def _verify(args: argparse.Namespace) -> int:
-    score = verify_path(args.bundle, args.task)
+    out = args.bundle / "score.json"
+    if args.write and out.exists() and not out.is_file():
+        raise BundleError(f"{out}: is a directory (or not a regular file); cannot write the score there")
+    score = verify_path(args.bundle, args.task, ignore_manifest=args.ignore_manifest)
     if args.write:
-        (args.bundle / "score.json").write_text(score.model_dump_json(indent=2))
+        try:
+            out.write_text(score.model_dump_json(indent=2))
+        except OSError as exc:
+            raise BundleError(f"{out}: cannot write the score: {exc.strerror or exc}") from None
     if args.json:
         print(json.dumps(score.model_dump(mode="json")))
     else:
         print(score.table())
+        if score.flags:
+            print("FLAGS: " + "; ".join(score.flags))
     return 0

@@ -22,14 +22,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
-from pydantic import Field
+from pydantic import AfterValidator, Field, model_validator
 
 from simbridge._bundle import Event
 from simbridge._errors import Unscorable
 from simbridge.verifiers import primitives as P
-from simbridge.verifiers._registry import Params, VerifyContext, verifier
+from simbridge.verifiers._params import XY, FiniteParams, Fraction, PositiveFinite, require_below
+from simbridge.verifiers._registry import VerifyContext, verifier
 
 ROUTE_TARGET_RADIUS_M = 10.0  # RouteCompletionTest.DISTANCE_THRESHOLD
 ROUTE_SUCCESS_FRACTION = 0.99  # RouteCompletionTest.PERCENTAGE_THRESHOLD
@@ -223,15 +225,15 @@ def _progress(ctx: VerifyContext, p: "RouteParams | PedestrianParams", x: np.nda
 # --------------------------------------------------------------------------- T06 route
 
 
-class RouteParams(Params):
-    route_xy_m: list[tuple[float, float]] = Field(min_length=2)
-    target_radius_m: float = ROUTE_TARGET_RADIUS_M
-    offroute_max_m: float = OFFROUTE_MAX_M
-    success_fraction: float = ROUTE_SUCCESS_FRACTION
-    time_limit_s: float = 300.0
-    min_progress_for_infractions: float = 0.5
-    collision_window_s: float = COLLISION_WINDOW_S
-    collision_radius_m: float = COLLISION_RADIUS_M
+class RouteParams(FiniteParams):
+    route_xy_m: list[XY] = Field(min_length=2)
+    target_radius_m: PositiveFinite = ROUTE_TARGET_RADIUS_M
+    offroute_max_m: PositiveFinite = OFFROUTE_MAX_M
+    success_fraction: Annotated[float, Field(gt=0, le=1)] = ROUTE_SUCCESS_FRACTION
+    time_limit_s: PositiveFinite = 300.0
+    min_progress_for_infractions: Fraction = 0.5
+    collision_window_s: PositiveFinite = COLLISION_WINDOW_S
+    collision_radius_m: PositiveFinite = COLLISION_RADIUS_M
 
 
 @verifier("carla_route", params=RouteParams,
@@ -277,17 +279,23 @@ def carla_route(ctx: VerifyContext) -> str:
 # --------------------------------------------------------------------------- T07 parking
 
 
-class ParkingParams(Params):
+class ParkingParams(FiniteParams):
     bay: str = "bay"
-    vehicle_length_m: float = Field(gt=0)
-    vehicle_width_m: float = Field(gt=0)
-    offset_zero_m: float = 1.0
-    offset_full_m: float = 0.3
-    heading_tol_deg: float = 5.0
-    attempt_radius_m: float = 5.0
-    parked_speed_kmh: float = 1.0
-    collision_window_s: float = COLLISION_WINDOW_S
-    collision_radius_m: float = COLLISION_RADIUS_M
+    vehicle_length_m: PositiveFinite
+    vehicle_width_m: PositiveFinite
+    offset_zero_m: PositiveFinite = 1.0
+    offset_full_m: PositiveFinite = 0.3
+    heading_tol_deg: Annotated[float, Field(gt=0, le=180)] = 5.0
+    attempt_radius_m: PositiveFinite = 5.0
+    parked_speed_kmh: PositiveFinite = 1.0
+    collision_window_s: PositiveFinite = COLLISION_WINDOW_S
+    collision_radius_m: PositiveFinite = COLLISION_RADIUS_M
+
+    @model_validator(mode="after")
+    def _credit_ramp(self) -> "ParkingParams":
+        # credit runs linearly from offset_zero_m (none) down to offset_full_m (full)
+        require_below("offset_full_m", self.offset_full_m, "offset_zero_m", self.offset_zero_m)
+        return self
 
 
 def footprint_xy(x: float, y: float, yaw_deg: float, length_m: float, width_m: float) -> np.ndarray:
@@ -353,18 +361,18 @@ def carla_parking(ctx: VerifyContext) -> str:
 # --------------------------------------------------------------------------- T13 pedestrian
 
 
-class PedestrianParams(Params):
-    route_xy_m: list[tuple[float, float]] = Field(min_length=2)
-    pedestrian_xy_m: tuple[float, float]
-    trigger_distance_m: float = 25.0
-    speed_limit_kmh: float = Field(gt=0)
-    speed_fraction_min: float = 0.8
-    speed_window_s: float = 3.0
-    target_radius_m: float = ROUTE_TARGET_RADIUS_M
-    offroute_max_m: float = OFFROUTE_MAX_M
-    success_fraction: float = ROUTE_SUCCESS_FRACTION
-    collision_window_s: float = COLLISION_WINDOW_S
-    collision_radius_m: float = COLLISION_RADIUS_M
+class PedestrianParams(FiniteParams):
+    route_xy_m: list[XY] = Field(min_length=2)
+    pedestrian_xy_m: XY
+    trigger_distance_m: PositiveFinite = 25.0
+    speed_limit_kmh: PositiveFinite
+    speed_fraction_min: Fraction = 0.8
+    speed_window_s: PositiveFinite = 3.0
+    target_radius_m: PositiveFinite = ROUTE_TARGET_RADIUS_M
+    offroute_max_m: PositiveFinite = OFFROUTE_MAX_M
+    success_fraction: Annotated[float, Field(gt=0, le=1)] = ROUTE_SUCCESS_FRACTION
+    collision_window_s: PositiveFinite = COLLISION_WINDOW_S
+    collision_radius_m: PositiveFinite = COLLISION_RADIUS_M
 
 
 @verifier("carla_pedestrian", params=PedestrianParams,
@@ -410,16 +418,27 @@ def carla_pedestrian(ctx: VerifyContext) -> str:
 # --------------------------------------------------------------------------- T18 lane keeping
 
 
-class LaneKeepParams(Params):
-    lane_id: int
-    speed_kmh: float = 90.0
-    speed_tol_kmh: float = 5.0
-    speed_fraction_min: float = 0.9
-    window_s: float = 120.0
-    start_speed_kmh: float = 85.0
-    rms_zero_m: float = 1.0
-    rms_full_m: float = 0.3
-    wrong_lane_offset_m: float = 3.5
+def _driving_lane(lane_id: int) -> int:
+    if lane_id == 0:
+        raise ValueError("lane 0 is OpenDRIVE's reference line, not a driving lane")
+    return lane_id
+
+
+class LaneKeepParams(FiniteParams):
+    lane_id: Annotated[int, AfterValidator(_driving_lane)]
+    speed_kmh: PositiveFinite = 90.0
+    speed_tol_kmh: PositiveFinite = 5.0
+    speed_fraction_min: Fraction = 0.9
+    window_s: PositiveFinite = 120.0
+    start_speed_kmh: PositiveFinite = 85.0
+    rms_zero_m: PositiveFinite = 1.0
+    rms_full_m: PositiveFinite = 0.3
+    wrong_lane_offset_m: PositiveFinite = 3.5
+
+    @model_validator(mode="after")
+    def _credit_ramp(self) -> "LaneKeepParams":
+        require_below("rms_full_m", self.rms_full_m, "rms_zero_m", self.rms_zero_m)
+        return self
 
 
 @verifier("carla_lane_keep", params=LaneKeepParams,

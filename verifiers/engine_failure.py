@@ -5,29 +5,38 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from pydantic import model_validator
 
 from simbridge._errors import Unscorable
 from simbridge.verifiers import primitives as P
-from simbridge.verifiers._registry import Params, VerifyContext, verifier
+from simbridge.verifiers._params import (
+    AngleTolDeg, FiniteParams, Fraction, NonNegativeFinite, NonNegativeRange, PositiveFinite, require_below,
+)
+from simbridge.verifiers._registry import VerifyContext, verifier
 
 
-class EngineFailureParams(Params):
-    glide_ias_lo_kt: float = 63.0
-    glide_ias_hi_kt: float = 73.0
-    glide_fraction_min: float = 0.7
-    flare_agl_ft: float = 20.0
+class EngineFailureParams(FiniteParams):
+    glide_ias_lo_kt: PositiveFinite = 63.0
+    glide_ias_hi_kt: PositiveFinite = 73.0
+    glide_fraction_min: Fraction = 0.7
+    flare_agl_ft: NonNegativeFinite = 20.0
     landable_runways: list[str] = ["30"]
     landable_polygons: list[str] = []
-    heading_tol_deg: float = 30.0
-    heading_fraction_min: float = 0.7
-    reaction_s: float = 5.0
-    glide_ratio: float = 9.0
-    reach_margin_m: float = 300.0
-    max_touchdown_fpm: float = 700.0
-    stop_kt: float = 1.0
-    upright_max_deg: float = 30.0
-    failure_agl_range_ft: tuple[float, float] = (400.0, 1200.0)
-    edge_step_m: float = 50.0
+    heading_tol_deg: AngleTolDeg = 30.0
+    heading_fraction_min: Fraction = 0.7
+    reaction_s: NonNegativeFinite = 5.0
+    glide_ratio: PositiveFinite = 9.0
+    reach_margin_m: NonNegativeFinite = 300.0
+    max_touchdown_fpm: PositiveFinite = 700.0
+    stop_kt: PositiveFinite = 1.0
+    upright_max_deg: AngleTolDeg = 30.0
+    failure_agl_range_ft: NonNegativeRange = (400.0, 1200.0)
+    edge_step_m: PositiveFinite = 50.0
+
+    @model_validator(mode="after")
+    def _glide_band(self) -> "EngineFailureParams":
+        require_below("glide_ias_lo_kt", self.glide_ias_lo_kt, "glide_ias_hi_kt", self.glide_ias_hi_kt)
+        return self
 
 
 def _densify(poly: list[tuple[float, float]], step_m: float) -> np.ndarray:

@@ -3,20 +3,29 @@ engine running at the target rpm, all judged on the final state."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
+from pydantic import Field, model_validator
 
 from simbridge.verifiers._final_state import final_mask, holds, is_state
-from simbridge.verifiers._registry import Params, VerifyContext, verifier
+from simbridge.verifiers._params import FiniteParams, Fraction, NonNegativeFinite, PositiveFinite, require_below
+from simbridge.verifiers._registry import VerifyContext, verifier
 
 
-class EngineStartParams(Params):
-    final_hold_s: float = 5.0
-    magnetos_both: int = 3
-    fuel_selector_both: int = 3
-    mixture_min: float = 0.9
-    min_primer_strokes: float = 2.0
-    rpm_min: float = 900.0
-    rpm_max: float = 1100.0
+class EngineStartParams(FiniteParams):
+    final_hold_s: PositiveFinite = 5.0
+    magnetos_both: Annotated[int, Field(ge=0, le=4, description="canonical `magnetos` value of BOTH")] = 3
+    fuel_selector_both: Annotated[int, Field(ge=0, le=3, description="canonical `fuel_selector` value of BOTH")] = 3
+    mixture_min: Fraction = 0.9
+    min_primer_strokes: NonNegativeFinite = 2.0
+    rpm_min: PositiveFinite = 900.0
+    rpm_max: PositiveFinite = 1100.0
+
+    @model_validator(mode="after")
+    def _rpm_band(self) -> "EngineStartParams":
+        require_below("rpm_min", self.rpm_min, "rpm_max", self.rpm_max)
+        return self
 
 
 @verifier("engine_start", params=EngineStartParams,

@@ -3,32 +3,42 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+from pydantic import Field, model_validator
 
 from simbridge._errors import Unscorable
-from simbridge.verifiers._registry import Params, VerifyContext, verifier
+from simbridge.verifiers._params import FiniteParams, Icao, PositiveFinite, require_below
+from simbridge.verifiers._registry import VerifyContext, verifier
 
 DISCO = "DISCO"
 _DISCO_WORDS = {"DISCONTINUITY", "ROUTE DISCONTINUITY", "DISCO", "THEN", "-----", "□□□□□"}
 
 
-class FmcSetupParams(Params):
-    origin: str = "KSEA"
-    destination: str = "KSFO"
-    route_fixes: list[str]
+class FmcSetupParams(FiniteParams):
+    origin: Icao = "KSEA"
+    destination: Icao = "KSFO"
+    route_fixes: list[str] = Field(min_length=1)
     sid_end_fix: str
     star_start_fix: str
     airway_segments: list[tuple[str, str]] = []
-    zfw_lb: float
-    zfw_tol_lb: float = 200.0
-    fuel_lb: float
-    fuel_tol_lb: float = 500.0
-    cost_index: int
-    cruise_alt_ft: float = 35000.0
-    vspeed_min_kt: float = 80.0
-    vspeed_max_kt: float = 200.0
+    zfw_lb: PositiveFinite
+    zfw_tol_lb: PositiveFinite = 200.0
+    fuel_lb: PositiveFinite
+    fuel_tol_lb: PositiveFinite = 500.0
+    cost_index: Annotated[int, Field(ge=0, le=9999)]
+    cruise_alt_ft: PositiveFinite = 35000.0
+    vspeed_min_kt: PositiveFinite = 80.0
+    vspeed_max_kt: PositiveFinite = 200.0
+
+    @model_validator(mode="after")
+    def _fixes_on_route(self) -> "FmcSetupParams":
+        require_below("vspeed_min_kt", self.vspeed_min_kt, "vspeed_max_kt", self.vspeed_max_kt)
+        for name in ("sid_end_fix", "star_start_fix"):
+            if getattr(self, name) not in self.route_fixes:
+                raise ValueError(f"{name} {getattr(self, name)!r} is not one of route_fixes")
+        return self
 
 
 def normalise_legs(legs: list[Any]) -> list[str]:

@@ -7,29 +7,31 @@ import math
 from typing import Any
 
 import numpy as np
+from pydantic import Field
 
 from simbridge._errors import Unscorable
 from simbridge.verifiers import primitives as P
 from simbridge.verifiers._final_state import final_mask, holds, is_state
-from simbridge.verifiers._registry import Params, VerifyContext, verifier
+from simbridge.verifiers._params import FiniteParams, LatDeg, LonDeg, PositiveFinite
+from simbridge.verifiers._registry import VerifyContext, verifier
 
 
-class Waypoint(Params):
+class Waypoint(FiniteParams):
     """A fix of the expected plan, with its real coordinates."""
 
-    id: str
-    lat_deg: float
-    lon_deg: float
+    id: str = Field(min_length=1)
+    lat_deg: LatDeg
+    lon_deg: LonDeg
 
 
-class FmsNavParams(Params):
-    waypoints: list[Waypoint]
-    waypoint_tol_nm: float = 2.0
-    alt_target_ft: float = 7500.0
-    alt_target_tol_ft: float = 10.0
-    final_hold_s: float = 5.0
-    max_xtk_nm: float = 0.3
-    track_s: float = 120.0
+class FmsNavParams(FiniteParams):
+    waypoints: list[Waypoint] = Field(min_length=2)
+    waypoint_tol_nm: PositiveFinite = 2.0
+    alt_target_ft: PositiveFinite = 7500.0
+    alt_target_tol_ft: PositiveFinite = 10.0
+    final_hold_s: PositiveFinite = 5.0
+    max_xtk_nm: PositiveFinite = 0.3
+    track_s: PositiveFinite = 120.0
 
 
 def plan_at_end(ctx: VerifyContext) -> list[dict[str, Any]]:

@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 import numpy as np
+from pydantic import model_validator
 
 from simbridge._errors import Unscorable
 from simbridge.verifiers import primitives as P
-from simbridge.verifiers._registry import Params, VerifyContext, verifier
+from simbridge.verifiers._params import FiniteParams, NonNegativeFinite, PositiveFinite, require_below
+from simbridge.verifiers._registry import VerifyContext, verifier
 
 
-class HoverParams(Params):
+class HoverParams(FiniteParams):
     pad_centre: str = "pad_centre"
     pad_polygon: str = "pad"
-    hover_min_ft: float = 5.0
-    hover_max_ft: float = 10.0
-    radius_m: float = 3.0
-    target_s: float = 30.0
+    hover_min_ft: NonNegativeFinite = 5.0
+    hover_max_ft: PositiveFinite = 10.0
+    radius_m: PositiveFinite = 3.0
+    target_s: PositiveFinite = 30.0
     zero_agl_on_pad: bool = True
+
+    @model_validator(mode="after")
+    def _band(self) -> "HoverParams":
+        require_below("hover_min_ft", self.hover_min_ft, "hover_max_ft", self.hover_max_ft)
+        return self
 
 
 def _skid_height_ft(t: np.ndarray, agl: np.ndarray, ground: np.ndarray) -> tuple[np.ndarray, float]:

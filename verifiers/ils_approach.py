@@ -4,23 +4,27 @@ and the autopilot disconnected near decision height."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
+from pydantic import Field
 
 from simbridge._errors import Unscorable
 from simbridge.verifiers import primitives as P
 from simbridge.verifiers._final_state import is_state
-from simbridge.verifiers._registry import Params, VerifyContext, verifier
+from simbridge.verifiers._params import AngleTolDeg, FiniteParams, HeadingDeg, NavMHz, NonNegativeRange, PositiveFinite
+from simbridge.verifiers._registry import VerifyContext, verifier
 
 
-class IlsParams(Params):
-    nav1_mhz: float
-    freq_tol_mhz: float = 0.005
-    course_deg: float
-    obs_tol_deg: float = 3.0
-    min_capture_s: float = 5.0
-    gate_agl_ft: float = 500.0
-    max_dev_dots: float = 1.0
-    disconnect_agl_ft: tuple[float, float] = (150.0, 250.0)
+class IlsParams(FiniteParams):
+    nav1_mhz: NavMHz
+    freq_tol_mhz: PositiveFinite = 0.005
+    course_deg: HeadingDeg
+    obs_tol_deg: AngleTolDeg = 3.0
+    min_capture_s: PositiveFinite = 5.0
+    gate_agl_ft: PositiveFinite = 500.0
+    max_dev_dots: Annotated[float, Field(gt=0, le=2.5, description="full-scale deflection is 2.5 dots")] = 1.0
+    disconnect_agl_ft: NonNegativeRange = (150.0, 250.0)
 
 
 def _descending_crossing(t: np.ndarray, agl: np.ndarray, level_ft: float) -> tuple[int, float] | None:

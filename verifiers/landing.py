@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
+from pydantic import Field
 
 from simbridge._task import RunwaySpec
 from simbridge.verifiers import primitives as P
-from simbridge.verifiers._registry import Params, VerifyContext, verifier
+from simbridge.verifiers._params import FiniteParams, NonNegativeFinite, PositiveFinite
+from simbridge.verifiers._registry import VerifyContext, verifier
 
 M_PER_FT = 0.3048
 
@@ -102,14 +105,14 @@ def find_landing(ctx: VerifyContext, frame: RunwayFrame, *, after_t: float = -ma
                    rolling_forward=bool(along[i1] > along[i0]))
 
 
-class LandingParams(Params):
+class LandingParams(FiniteParams):
     runway: str
-    pavement_before_threshold_m: float = 0.0
-    touchdown_zone_fraction: float = 1 / 3
-    max_sink_fpm: float = 300.0
-    max_centreline_m: float = 5.0
-    stop_below_kt: float = 1.0
-    stop_hold_s: float = 2.0
+    pavement_before_threshold_m: NonNegativeFinite = 0.0
+    touchdown_zone_fraction: Annotated[float, Field(gt=0, le=1)] = 1 / 3
+    max_sink_fpm: PositiveFinite = 300.0
+    max_centreline_m: PositiveFinite = 5.0
+    stop_below_kt: PositiveFinite = 1.0
+    stop_hold_s: PositiveFinite = 2.0
 
 
 @verifier("landing", params=LandingParams,

@@ -10,20 +10,21 @@ from pydantic import Field
 
 from simbridge._errors import Unscorable
 from simbridge.verifiers import primitives as P
-from simbridge.verifiers._registry import Params, VerifyContext, verifier
+from simbridge.verifiers._params import FiniteParams, LatDeg, LonDeg, NonNegativeFinite, PositiveFinite
+from simbridge.verifiers._registry import VerifyContext, verifier
 
 KT_PER_MS = 1.0 / 0.514444
 
 
-class BerthingParams(Params):
+class BerthingParams(FiniteParams):
     berth: str = "berth"
-    pier_face: list[tuple[float, float]] = Field(min_length=2, max_length=2, description="[[lat, lon], [lat, lon]] of the berthing face")
-    ship_length_m: float = Field(gt=0)
-    ship_beam_m: float = Field(gt=0)
-    contact_margin_m: float = 0.5
-    sog_max_kt: float = 1.0
-    lateral_max_kt: float = 0.3
-    grounding_depth_m: float = 0.0
+    pier_face: list[tuple[LatDeg, LonDeg]] = Field(min_length=2, max_length=2, description="[[lat, lon], [lat, lon]] of the berthing face")
+    ship_length_m: PositiveFinite
+    ship_beam_m: PositiveFinite
+    contact_margin_m: NonNegativeFinite = 0.5
+    sog_max_kt: PositiveFinite = 1.0
+    lateral_max_kt: PositiveFinite = 0.3
+    grounding_depth_m: NonNegativeFinite = 0.0
 
 
 def hull_corners(e: np.ndarray, n: np.ndarray, heading_deg: np.ndarray, length_m: float, beam_m: float

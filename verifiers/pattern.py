@@ -13,27 +13,28 @@ import math
 import numpy as np
 
 from simbridge.verifiers import primitives as P
-from simbridge.verifiers._registry import Params, VerifyContext, verifier
+from simbridge.verifiers._params import AngleTolDeg, FiniteParams, NonNegativeFinite, NonNegativeRange, PositiveFinite, Side
+from simbridge.verifiers._registry import VerifyContext, verifier
 from simbridge.verifiers.landing import M_PER_FT, find_landing, runway_frame
 
 M_PER_NM = P.M_PER_NM
 
 
-class PatternParams(Params):
+class PatternParams(FiniteParams):
     runway: str
-    side: str = "left"
-    pavement_before_threshold_m: float = 0.0
-    pattern_alt_agl_ft: float = 1000.0
-    alt_tol_ft: float = 100.0
-    min_leg_s: float = 10.0
-    track_tol_deg: float = 45.0
-    final_track_tol_deg: float = 20.0
-    downwind_offset_nm: tuple[float, float] = (0.25, 1.5)
-    max_leg_extent_nm: float = 2.5
-    final_halfwidth_m: float = 150.0
-    max_sink_fpm: float = 600.0
-    stop_below_kt: float = 1.0
-    stop_hold_s: float = 2.0
+    side: Side = "left"
+    pavement_before_threshold_m: NonNegativeFinite = 0.0
+    pattern_alt_agl_ft: PositiveFinite = 1000.0
+    alt_tol_ft: PositiveFinite = 100.0
+    min_leg_s: PositiveFinite = 10.0
+    track_tol_deg: AngleTolDeg = 45.0
+    final_track_tol_deg: AngleTolDeg = 20.0
+    downwind_offset_nm: NonNegativeRange = (0.25, 1.5)
+    max_leg_extent_nm: PositiveFinite = 2.5
+    final_halfwidth_m: PositiveFinite = 150.0
+    max_sink_fpm: PositiveFinite = 600.0
+    stop_below_kt: PositiveFinite = 1.0
+    stop_hold_s: PositiveFinite = 2.0
 
 
 LEGS = ("crosswind", "downwind", "base", "final")

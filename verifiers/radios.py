@@ -2,21 +2,31 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
+from pydantic import AfterValidator, Field
 
 from simbridge._errors import Unscorable
-from simbridge.verifiers._registry import Params, VerifyContext, verifier
+from simbridge.verifiers._params import ComMHz, FiniteParams, NavMHz, PositiveFinite
+from simbridge.verifiers._registry import VerifyContext, verifier
 
 
-class RadiosParams(Params):
-    com1_mhz: float = 125.000
-    com1_stby_mhz: float = 118.600
-    nav1_mhz: float = 114.100
-    xpdr_code: int = 4521
-    xpdr_mode: int = 3
-    baro_inhg: float = 29.92
-    freq_tol_mhz: float = 0.001
-    baro_tol_inhg: float = 0.005
+def _octal_code(code: int) -> int:
+    if any(d not in "01234567" for d in f"{code:04d}") or not 0 <= code <= 7777:
+        raise ValueError(f"transponder code {code} is not 4 octal digits (0-7 each)")
+    return code
+
+
+class RadiosParams(FiniteParams):
+    com1_mhz: ComMHz = 125.000
+    com1_stby_mhz: ComMHz = 118.600
+    nav1_mhz: NavMHz = 114.100
+    xpdr_code: Annotated[int, AfterValidator(_octal_code)] = 4521
+    xpdr_mode: Annotated[int, Field(ge=0, le=4, description="canonical `xpdr_mode`: 0 off .. 3 alt, 4 test")] = 3
+    baro_inhg: Annotated[float, Field(ge=26.0, le=32.0, description="altimeter setting, the Kollsman window's range")] = 29.92
+    freq_tol_mhz: PositiveFinite = 0.001
+    baro_tol_inhg: PositiveFinite = 0.005
 
 
 def final_value(ctx: VerifyContext, name: str) -> tuple[float, float]:

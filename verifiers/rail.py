@@ -10,7 +10,8 @@ from pydantic import Field, field_validator
 
 from simbridge._errors import Unscorable
 from simbridge.verifiers import primitives as P
-from simbridge.verifiers._registry import Params, VerifyContext, verifier
+from simbridge.verifiers._params import FiniteFloat, FiniteParams, PositiveFinite
+from simbridge.verifiers._registry import VerifyContext, verifier
 
 
 def clock_to_s(hhmmss: str) -> float:
@@ -22,11 +23,11 @@ def clock_to_s(hhmmss: str) -> float:
     return h * 3600 + m * 60 + s
 
 
-class Station(Params):
-    name: str
-    stop_position_m: float = Field(description="track position of the stop marker for this train length")
-    arrival: str | None = None
-    departure: str | None = None
+class Station(FiniteParams):
+    name: str = Field(min_length=1)
+    stop_position_m: FiniteFloat = Field(description="track position of the stop marker for this train length")
+    arrival: str | None = Field(default=None, pattern=r"^\d{1,2}:\d{2}(:\d{2})?$")
+    departure: str | None = Field(default=None, pattern=r"^\d{1,2}:\d{2}(:\d{2})?$")
 
     @field_validator("arrival", "departure")
     @classmethod
@@ -36,13 +37,13 @@ class Station(Params):
         return v
 
 
-class TimetableParams(Params):
+class TimetableParams(FiniteParams):
     stations: list[Station] = Field(min_length=3, max_length=3)
-    stop_tol_m: float = 2.0
-    time_tol_s: float = 30.0
-    stopped_kmh: float = 0.5
-    station_window_m: float = 50.0
-    front_offset_m: float = 0.0
+    stop_tol_m: PositiveFinite = 2.0
+    time_tol_s: PositiveFinite = 30.0
+    stopped_kmh: PositiveFinite = 0.5
+    station_window_m: PositiveFinite = 50.0
+    front_offset_m: FiniteFloat = 0.0
     penalty_tokens: list[str] = ["overspeed"]
 
 

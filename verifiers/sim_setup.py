@@ -6,11 +6,16 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, Field
 
 from simbridge._errors import Unscorable
 from simbridge.verifiers import primitives as P
-from simbridge.verifiers._registry import Params, VerifyContext, verifier
+from simbridge.verifiers._params import (
+    AngleTolDeg, FiniteFloat, FiniteParams, HeadingDeg, Icao, NonNegativeFinite, PositiveFinite, Regex,
+)
+from simbridge.verifiers._registry import VerifyContext, verifier
 
 #: METAR coverage in oktas -> the band of sky fraction it stands for (halfway to the next class)
 COVERAGE_BANDS: dict[str, tuple[float, float]] = {
@@ -24,27 +29,35 @@ DAY_S = 86400.0
 M_PER_SM = 1609.344
 
 
-class SimSetupParams(Params):
-    date: str = "2026-12-21"
-    local_time: str = "16:30"
-    time_tol_min: float = 10.0
-    wind_dir_deg: float = 270.0
-    wind_dir_tol_deg: float = 10.0
-    wind_kt: float = 15.0
-    wind_tol_kt: float = 2.0
-    cloud_coverage: str = "broken"
-    cloud_base_agl_ft: float = 1500.0
-    cloud_base_tol_ft: float = 200.0
-    field_elevation_ft: float = 20.0
-    visibility_sm: float = 5.0
-    visibility_tol_sm: float = 0.5
-    weather_mode: str = "manual"
-    failure_systems: list[str] = ["vacuum_pump", "vacuum", "vacuum_1", "rel_vacuum"]
-    failure_trigger: str = "agl_ft"
-    failure_value: float = 2000.0
-    failure_tol: float = 50.0
-    airport: str = "KBOS"
-    aircraft_pattern: str = r"(?i)(cessna[ _-]?172|c172)"
+def _iso_date(v: str) -> str:
+    try:
+        dt.date.fromisoformat(v)
+    except ValueError:
+        raise ValueError(f"date {v!r} is not YYYY-MM-DD") from None
+    return v
+
+
+class SimSetupParams(FiniteParams):
+    date: Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$"), AfterValidator(_iso_date)] = "2026-12-21"
+    local_time: Annotated[str, Field(pattern=r"^([01]\d|2[0-3]):[0-5]\d$", description="HH:MM")] = "16:30"
+    time_tol_min: PositiveFinite = 10.0
+    wind_dir_deg: HeadingDeg = 270.0
+    wind_dir_tol_deg: AngleTolDeg = 10.0
+    wind_kt: NonNegativeFinite = 15.0
+    wind_tol_kt: PositiveFinite = 2.0
+    cloud_coverage: Literal["clear", "few", "scattered", "broken", "overcast"] = "broken"
+    cloud_base_agl_ft: NonNegativeFinite = 1500.0
+    cloud_base_tol_ft: PositiveFinite = 200.0
+    field_elevation_ft: FiniteFloat = 20.0
+    visibility_sm: PositiveFinite = 5.0
+    visibility_tol_sm: PositiveFinite = 0.5
+    weather_mode: Literal["manual", "real"] = "manual"
+    failure_systems: list[str] = Field(default=["vacuum_pump", "vacuum", "vacuum_1", "rel_vacuum"], min_length=1)
+    failure_trigger: Literal["agl_ft", "ias_kt", "time_s", "mtbf_h", "key"] = "agl_ft"
+    failure_value: FiniteFloat = 2000.0
+    failure_tol: PositiveFinite = 50.0
+    airport: Icao = "KBOS"
+    aircraft_pattern: Regex = r"(?i)(cessna[ _-]?172|c172)"
 
 
 def _num(d: dict[str, Any], *keys: str) -> float | None:

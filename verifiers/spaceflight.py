@@ -3,21 +3,29 @@
 from __future__ import annotations
 
 import math
+from typing import Annotated
 
 import numpy as np
+from pydantic import Field, model_validator
 
 from simbridge._errors import Unscorable
 from simbridge.adapters.ksp.orbit import Orbit
 from simbridge.verifiers import primitives as P
-from simbridge.verifiers._registry import Params, VerifyContext, verifier
+from simbridge.verifiers._params import FiniteParams, PositiveFinite, require_below
+from simbridge.verifiers._registry import VerifyContext, verifier
 
 
-class OrbitParams(Params):
-    body_ref: int = 1
-    space_alt_m: float = 70_000.0
-    stable_pe_alt_m: float = 70_000.0
-    band_lo_m: float = 75_000.0
-    band_hi_m: float = 85_000.0
+class OrbitParams(FiniteParams):
+    body_ref: Annotated[int, Field(ge=0, description="KSP body index (1 = Kerbin)")] = 1
+    space_alt_m: PositiveFinite = 70_000.0
+    stable_pe_alt_m: PositiveFinite = 70_000.0
+    band_lo_m: PositiveFinite = 75_000.0
+    band_hi_m: PositiveFinite = 85_000.0
+
+    @model_validator(mode="after")
+    def _band(self) -> "OrbitParams":
+        require_below("band_lo_m", self.band_lo_m, "band_hi_m", self.band_hi_m)
+        return self
 
 
 @verifier("ksp_orbit", params=OrbitParams, components=("reach_space", "stable_orbit", "circularity"))

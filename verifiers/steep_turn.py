@@ -2,23 +2,34 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
+from pydantic import Field, model_validator
 
 from simbridge.verifiers import primitives as P
-from simbridge.verifiers._registry import Params, VerifyContext, verifier
+from simbridge.verifiers._params import AngleTolDeg, AttitudeDeg, FiniteParams, Fraction, PositiveFinite, Side, require_below
+from simbridge.verifiers._registry import VerifyContext, verifier
 
 
-class SteepTurnParams(Params):
-    direction: str = "left"
-    bank_deg: float = 45.0
-    bank_tol_deg: float = 5.0
-    bank_fraction_min: float = 0.8
-    alt_tol_ft: float = 100.0
-    ias_tol_kt: float = 10.0
-    heading_change_deg: float = 360.0
-    rollout_tol_deg: float = 10.0
-    roll_in_bank_deg: float = 30.0
-    wings_level_deg: float = 5.0
+class SteepTurnParams(FiniteParams):
+    direction: Side = "left"
+    bank_deg: AttitudeDeg = 45.0
+    bank_tol_deg: PositiveFinite = 5.0
+    bank_fraction_min: Fraction = 0.8
+    alt_tol_ft: PositiveFinite = 100.0
+    ias_tol_kt: PositiveFinite = 10.0
+    heading_change_deg: Annotated[float, Field(gt=0, le=720)] = 360.0
+    rollout_tol_deg: AngleTolDeg = 10.0
+    roll_in_bank_deg: AttitudeDeg = 30.0
+    wings_level_deg: AttitudeDeg = 5.0
+
+    @model_validator(mode="after")
+    def _bands(self) -> "SteepTurnParams":
+        # wings level must be below the roll-in bank, or the turn has no entry and no exit
+        require_below("wings_level_deg", self.wings_level_deg, "roll_in_bank_deg", self.roll_in_bank_deg)
+        require_below("bank_tol_deg", self.bank_tol_deg, "bank_deg", self.bank_deg)
+        return self
 
 
 @verifier("steep_turn", params=SteepTurnParams,

@@ -5,20 +5,21 @@ from __future__ import annotations
 import numpy as np
 
 from simbridge.verifiers import primitives as P
-from simbridge.verifiers._registry import Params, VerifyContext, verifier
+from simbridge.verifiers._params import AngleTolDeg, FiniteParams, HeadingDeg, NonNegativeFinite, PositiveFinite
+from simbridge.verifiers._registry import VerifyContext, verifier
 from simbridge.verifiers.landing import runway_frame
 
 
-class TakeoffHoldParams(Params):
+class TakeoffHoldParams(FiniteParams):
     runway: str
-    heading_deg: float = 340.0
-    heading_tol_deg: float = 10.0
-    alt_ft: float = 3000.0
-    alt_tol_ft: float = 100.0
-    ias_kt: float = 90.0
-    ias_tol_kt: float = 5.0
-    hold_s: float = 60.0
-    min_airborne_s: float = 10.0
+    heading_deg: HeadingDeg = 340.0
+    heading_tol_deg: AngleTolDeg = 10.0
+    alt_ft: PositiveFinite = 3000.0
+    alt_tol_ft: PositiveFinite = 100.0
+    ias_kt: PositiveFinite = 90.0
+    ias_tol_kt: PositiveFinite = 5.0
+    hold_s: PositiveFinite = 60.0
+    min_airborne_s: NonNegativeFinite = 10.0
 
 
 @verifier("takeoff_hold", params=TakeoffHoldParams,

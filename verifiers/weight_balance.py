@@ -8,30 +8,40 @@ import re
 from typing import Any
 
 import numpy as np
+from pydantic import Field, model_validator
 
 from simbridge._errors import Unscorable
 from simbridge.verifiers import primitives as P
-from simbridge.verifiers._registry import Params, VerifyContext, verifier
+from simbridge.verifiers._params import FiniteFloat, FiniteParams, NonNegativeFinite, PositiveFinite
+from simbridge.verifiers._registry import VerifyContext, verifier
 
 STATIONS = ("pilot", "copilot", "rear_left", "rear_right", "baggage")
 
 
-class WeightBalanceParams(Params):
-    empty_weight_lb: float = 1467.0
-    empty_arm_in: float = 39.06
-    station_arm_in: dict[str, float] = {"pilot": 36.0, "copilot": 36.0, "rear_left": 70.0, "rear_right": 70.0,
-                                        "baggage": 95.0}
-    fuel_tank_arm_in: list[float] = [48.0, 48.0]
-    fuel_lb_per_gal: float = 6.0
-    engine_180hp_extra_lb: float = 175.0
-    engine_180hp_extra_arm_in: float = 30.29
-    payload_lb: dict[str, float]
-    payload_tol_lb: float = 2.0
-    max_weight_lb: float = 2450.0
-    envelope_in_lb: list[tuple[float, float]] = [(35.0, 1450.0), (35.0, 1950.0), (41.0, 2550.0), (47.2, 2550.0),
-                                                 (47.2, 1450.0)]
-    answer_weight_tol_lb: float = 5.0
-    answer_cg_tol_in: float = 0.1
+class WeightBalanceParams(FiniteParams):
+    empty_weight_lb: PositiveFinite = 1467.0
+    empty_arm_in: FiniteFloat = 39.06
+    station_arm_in: dict[str, FiniteFloat] = {"pilot": 36.0, "copilot": 36.0, "rear_left": 70.0, "rear_right": 70.0,
+                                              "baggage": 95.0}
+    fuel_tank_arm_in: list[FiniteFloat] = Field(default=[48.0, 48.0], min_length=1)
+    fuel_lb_per_gal: PositiveFinite = 6.0
+    engine_180hp_extra_lb: NonNegativeFinite = 175.0
+    engine_180hp_extra_arm_in: FiniteFloat = 30.29
+    payload_lb: dict[str, NonNegativeFinite]
+    payload_tol_lb: PositiveFinite = 2.0
+    max_weight_lb: PositiveFinite = 2450.0
+    envelope_in_lb: list[tuple[FiniteFloat, PositiveFinite]] = Field(
+        default=[(35.0, 1450.0), (35.0, 1950.0), (41.0, 2550.0), (47.2, 2550.0), (47.2, 1450.0)], min_length=3,
+        description="CG envelope polygon, (arm in, weight lb) corners")
+    answer_weight_tol_lb: PositiveFinite = 5.0
+    answer_cg_tol_in: PositiveFinite = 0.1
+
+    @model_validator(mode="after")
+    def _known_stations(self) -> "WeightBalanceParams":
+        unknown = sorted(set(self.payload_lb) - set(self.station_arm_in))
+        if unknown:
+            raise ValueError(f"payload_lb station(s) {unknown} have no arm in station_arm_in")
+        return self
 
 
 def _fuel_lb(ctx: VerifyContext, p: WeightBalanceParams) -> list[float]:

@@ -7,22 +7,46 @@ the provider and the verifier all read one source of truth.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
+import re
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator,
+                      model_validator)
+from pydantic_core import PydanticCustomError
 
+from simbridge import _canonical
 from simbridge._errors import TaskSpecError
 
 SimName = Literal["xplane", "flightgear", "msfs", "carla", "openbve", "bridgecommand", "ksp", "jsbsim"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=False)
+    # allow_inf_nan=False: every number in a task is a physical quantity, and NaN or inf in one
+    # makes the comparisons it feeds silently true or false
+    model_config = ConfigDict(extra="forbid", frozen=False, allow_inf_nan=False)
+
+
+def _custom(kind: str, msg: str) -> PydanticCustomError:
+    """A validation error whose message is shown as is (no 'Value error, ' prefix)."""
+    return PydanticCustomError(kind, "{msg}", {"msg": msg})
+
+
+def _canonical_signal(name: str) -> str:
+    """A name from the canonical vocabulary: a misspelt one would make every bundle unscored."""
+    if not _canonical.is_canonical(name):
+        close = difflib.get_close_matches(name, list(_canonical.SIGNALS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise _custom("unknown_signal", f"unknown canonical signal {name!r}{hint}")
+    return name
+
+
+CanonicalSignal = Annotated[str, AfterValidator(_canonical_signal)]
 
 
 class SimulatorSpec(_Model):
@@ -59,8 +83,9 @@ class WeatherSpec(_Model):
 
 
 class TimeSpec(_Model):
-    date: str | None = Field(default=None, description="YYYY-MM-DD")
-    local_time: str | None = Field(default=None, description="HH:MM, local to the airport")
+    date: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD")
+    local_time: str | None = Field(default=None, pattern=r"^([01]\d|2[0-3]):[0-5]\d$",
+                                   description="HH:MM, local to the airport")
 
 
 class FailureTrigger(_Model):
@@ -68,7 +93,14 @@ class FailureTrigger(_Model):
     agl_ft_between: tuple[float, float] | None = Field(
         default=None, description="Random height drawn per trial, uniformly in [lo, hi]"
     )
-    after_s: float | None = None
+    after_s: float | None = Field(default=None, ge=0)
+
+    @field_validator("agl_ft_between")
+    @classmethod
+    def _ordered(cls, v: tuple[float, float] | None) -> tuple[float, float] | None:
+        if v is not None and not 0 <= v[0] <= v[1]:
+            raise _custom("range_order", f"[{v[0]:g}, {v[1]:g}] must be 0 <= lo <= hi")
+        return v
 
 
 class FailureSpec(_Model):
@@ -208,14 +240,19 @@ class TaskSpec(_Model):
     title: str
     instruction: str = Field(min_length=10, description="The text shown to the agent, verbatim from the catalog")
     simulator: SimulatorSpec
+    instructions_by_sim: dict[SimName, Annotated[str, Field(min_length=10)]] = Field(
+        default_factory=dict,
+        description="The instruction as shown to the agent on that simulator, where the catalog's names another sim "
+                    "or panel (only the simulator, panel and aircraft names change; the numbers and the goal do not)",
+    )
     platforms: list[Literal["linux", "windows", "macos"]]
     vehicle: VehicleSpec
     initial_state: InitialState
     inputs: list[InputFile] = Field(default_factory=list)
     lockdown: LockdownSpec
-    time_limit_s: float = Field(gt=0)
+    time_limit_s: float = Field(gt=0, description="Wall-clock limit of an episode, seconds")
     max_sample_gap_s: float = Field(default=0.5, gt=0, description="Larger gaps in `t` are telemetry gaps")
-    signals: list[str] = Field(description="Canonical signals the verifier needs")
+    signals: list[CanonicalSignal] = Field(description="Canonical signals the verifier needs")
     events: list[str] = Field(default_factory=list, description="Event kinds the verifier reads")
     snapshots: list[str] = Field(default_factory=list, description="Snapshot keys the verifier reads")
     verifier: VerifierSpec
@@ -231,7 +268,21 @@ class TaskSpec(_Model):
     catalog_verifier: str = Field(default="", description="The catalog's proposed verifier text, verbatim")
     catalog_partial_credit: str = Field(default="", description="The catalog's partial-credit text, verbatim")
     notes: str = Field(default="", description="How ambiguities in the catalog were resolved")
-    base: str | None = Field(default=None, description="For site variants: the task this one extends")
+    base: str | None = Field(default=None, pattern=r"^T\d{2}$",
+                             description="For site variants: the base task this one extends (never another variant)")
+
+    @field_validator("instructions_by_sim")
+    @classmethod
+    def _only_alternatives(cls, texts: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        sim = info.data.get("simulator")
+        if sim is None:
+            return texts  # the simulator field's own error is reported
+        for name in texts:
+            if name == sim.name:
+                raise _custom("home_sim", f"{name!r} is the task's own simulator: its text is `instruction`")
+            if name not in sim.alternatives:
+                raise _custom("not_alternative", f"{name!r} is not one of simulator.alternatives {sim.alternatives}")
+        return texts
 
     @field_validator("partial_credit")
     @classmethod
@@ -248,6 +299,11 @@ class TaskSpec(_Model):
     def spec_hash(self) -> str:
         blob = json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
+
+    def instruction_for(self, sim: str) -> str:
+        """The instruction for an episode on `sim`: its own text where the catalog's names another
+        simulator or panel, else the catalog's verbatim text."""
+        return self.instructions_by_sim.get(sim, self.instruction)  # type: ignore[call-overload]
 
     def credit(self, name: str) -> CreditItem:
         for c in self.partial_credit:
@@ -280,6 +336,38 @@ def _format_loc(loc: tuple[Any, ...]) -> str:
     return out or "(top level)"
 
 
+#: deeper than this, a task YAML is not a task (and recursive code on it would overflow the stack)
+MAX_DEPTH = 32
+#: more nodes than this (counting every use of a YAML alias) is an alias bomb, not a task
+MAX_NODES = 200_000
+_TASK_ID = re.compile(r"T\d{2}(@[A-Za-z0-9_-]+)?")
+
+
+def _check_shape(path: Path, data: Any) -> None:
+    """Refuse nesting deeper than MAX_DEPTH (also catches a self-referencing YAML anchor) and more
+    than MAX_NODES nodes (an alias bomb), naming where, before anything recursive walks the data."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
+    nodes = 0
+    while stack:
+        obj, loc = stack.pop()
+        nodes += 1
+        if nodes > MAX_NODES:
+            raise TaskSpecError(f"{path}: more than {MAX_NODES} values (YAML aliases expanded): not a task spec")
+        if isinstance(obj, dict):
+            children = list(obj.items())
+        elif isinstance(obj, list):
+            children = list(enumerate(obj))
+        else:
+            continue
+        if len(loc) >= MAX_DEPTH and children:
+            raise TaskSpecError(f"{path}: field '{_format_loc(loc[:4])}...': nested more than {MAX_DEPTH} levels deep")
+        stack.extend((v, (*loc, k)) for k, v in children)
+
+
+def _one_line(msg: str) -> str:
+    return re.sub(r"\s*\n\s*", " ", msg).strip()
+
+
 def _read_yaml(path: Path) -> dict[str, Any]:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -288,29 +376,61 @@ def _read_yaml(path: Path) -> dict[str, Any]:
         where = f" line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise TaskSpecError(f"{path}:{where}: not valid YAML: {problem}") from None
+    except RecursionError:
+        raise TaskSpecError(f"{path}: not valid YAML for a task: nested too deeply to parse") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise TaskSpecError(f"{path}: cannot read: {exc}") from None
     if not isinstance(data, dict):
         raise TaskSpecError(f"{path}: expected a mapping of task fields at the top level")
+    _check_shape(path, data)
     return data
 
 
-def load_task_file(path: Path, *, search_dir: Path | None = None) -> TaskSpec:
-    """Load one task YAML; a variant (`base: T01`) is merged over its base task."""
-    path = Path(path)
-    data = _read_yaml(path)
+def _resolve_base(path: Path, data: dict[str, Any], search_dir: Path | None) -> dict[str, Any]:
+    """Merge a site variant over its base task. Variants of variants are refused, not chained: a
+    variant names the one catalog task it relocates, so a chain would only hide which one that is."""
     base_id = data.get("base")
-    if base_id:
-        base_path = (search_dir or path.parent) / f"{base_id}.yaml"
-        if not base_path.exists():
-            raise TaskSpecError(f"{path}: field 'base': no task file {base_path.name} next to it")
-        data = _deep_merge(_read_yaml(base_path), data)
+    if base_id is None:
+        return data
+    if not isinstance(base_id, str) or not _TASK_ID.fullmatch(base_id):
+        raise TaskSpecError(f"{path}: field 'base': {base_id!r} is not a task id such as 'T01'")
+    if base_id == path.stem:
+        raise TaskSpecError(f"{path}: field 'base': a task cannot be its own base")
+    base_path = (search_dir or path.parent) / f"{base_id}.yaml"
+    if not base_path.exists():
+        raise TaskSpecError(f"{path}: field 'base': no task file {base_path.name} next to it")
+    base_data = _read_yaml(base_path)
+    if "@" in base_id or base_data.get("base") is not None:
+        of = base_data.get("base")
+        what = f"is itself a variant of {of}" if isinstance(of, str) else "is a variant (its id has '@')"
+        raise TaskSpecError(f"{path}: field 'base': {base_id} {what}; a variant's base must be a base task")
+    family = path.stem.split("@")[0]
+    if "@" in path.stem and base_id != family:
+        raise TaskSpecError(f"{path}: field 'base': variant {path.stem} must extend {family}, not {base_id}")
+    return _deep_merge(base_data, data)
+
+
+def load_task_file(path: Path, *, search_dir: Path | None = None) -> TaskSpec:
+    """Load one task YAML; a variant (`base: T01`) is merged over its base task. Any problem is a
+    TaskSpecError of one line naming the file and the field."""
+    try:
+        return _load_task_file(Path(path), search_dir)
+    except TaskSpecError as exc:
+        raise TaskSpecError(_one_line(str(exc))) from None
+
+
+def _load_task_file(path: Path, search_dir: Path | None) -> TaskSpec:
+    own = _read_yaml(path)
+    data = _resolve_base(path, own, search_dir)
     try:
         spec = TaskSpec.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise TaskSpecError(f"{path}: field '{_format_loc(err['loc'])}': {err['msg']}{more}") from None
+        inherited = ""
+        if data is not own and err["loc"] and err["loc"][0] not in own:
+            inherited = f" (inherited from {data['base']}.yaml)"
+        raise TaskSpecError(f"{path}: field '{_format_loc(err['loc'])}': {err['msg']}{more}{inherited}") from None
     if spec.id.split("@")[0] != path.stem.split("@")[0] or (("@" in spec.id) != ("@" in path.stem)):
         raise TaskSpecError(f"{path}: field 'id': {spec.id!r} does not match the file name {path.name!r}")
     _check_verifier(path, spec)
@@ -321,6 +441,13 @@ def _check_verifier(path: Path, spec: TaskSpec) -> None:
     from simbridge.verifiers import _registry as registry  # late: verifiers import this module
 
     try:
+        vdef = registry.get(spec.verifier.name)
+        try:
+            vdef.params.model_validate(spec.verifier.params)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = f"params.{_format_loc(err['loc'])}" if err["loc"] else "params"
+            raise ValueError(f"{where}: {err['msg']}") from None
         registry.check_spec(spec)
     except (KeyError, ValueError) as exc:
         msg = exc.args[0] if exc.args else str(exc)

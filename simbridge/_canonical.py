@@ -96,3 +96,110 @@ def is_canonical(name: str) -> bool:
         return True
     head, _, rest = name.partition("_")
     return head.endswith("2") and f"{head[:-1]}_{rest}" in SIGNALS
+
+
+# --------------------------------------------------------------------------- physical ranges
+#
+# A sample outside its signal's range is not a measurement of anything (a sensor fault, an
+# uninitialised dataref, a unit mix-up): the data-quality check (simbridge._signals) treats it as
+# missing and counts it. Ranges are deliberately generous: they catch garbage, not bad flying.
+# Small negative readings at rest (airspeed -0.3 kt on the ramp) are real sensor output and are
+# inside the range.
+
+#: continuous signals: name -> (lowest, highest) plausible value, inclusive
+RANGES: dict[str, tuple[float, float]] = {
+    "lat_deg": (-90.0, 90.0),
+    "lon_deg": (-180.0, 180.0),
+    "alt_msl_ft": (-2000.0, 100_000.0),
+    "alt_agl_ft": (-500.0, 100_000.0),
+    "ias_kt": (-30.0, 1000.0),
+    "gs_kt": (0.0, 5000.0),
+    "vs_fpm": (-60_000.0, 60_000.0),
+    "heading_mag_deg": (0.0, 360.0),
+    "heading_true_deg": (0.0, 360.0),
+    "pitch_deg": (-90.0, 90.0),
+    "bank_deg": (-180.0, 180.0),
+    "engine_rpm": (0.0, 50_000.0),
+    "mixture": (0.0, 1.0),
+    "throttle": (0.0, 1.0),
+    "primer_strokes": (0.0, 10_000.0),
+    "flaps_deg": (-45.0, 90.0),
+    "ap_alt_target_ft": (-2000.0, 100_000.0),
+    "nav1_mhz": (100.0, 120.0),
+    "nav1_obs_deg": (0.0, 360.0),
+    "loc_dev_dots": (-20.0, 20.0),
+    "gs_dev_dots": (-20.0, 20.0),
+    "com1_mhz": (110.0, 140.0),
+    "com1_stby_mhz": (110.0, 140.0),
+    "xpdr_code": (0.0, 7777.0),
+    "baro_inhg": (25.0, 35.0),
+    "x_m": (-1e7, 1e7),
+    "y_m": (-1e7, 1e7),
+    "z_m": (-1e7, 1e7),
+    "yaw_deg": (-360.0, 360.0),
+    "speed_kmh": (-1000.0, 1000.0),
+    "steer": (-1.0, 1.0),
+    "brake": (0.0, 1.0),
+    "lane_id": (-1000.0, 1000.0),
+    "lane_offset_m": (-100.0, 100.0),
+    "route_progress": (0.0, 1.0),
+    "clock_s": (0.0, 7 * 86_400.0),
+    "track_position_m": (-1e7, 1e7),
+    "accel_ms2": (-100.0, 100.0),
+    "power_notch": (0.0, 100.0),
+    "brake_notch": (-5.0, 100.0),
+    "cog_deg": (0.0, 360.0),
+    "rate_of_turn_dpm": (-3600.0, 3600.0),
+    "depth_m": (0.0, 12_000.0),
+    "rudder_deg": (-90.0, 90.0),
+    "alt_m": (-20_000.0, 1e13),
+    "pe_alt_m": (-1e9, 1e13),
+    "ap_alt_m": (-1e9, 1e13),
+}
+
+#: discrete signals: name -> the values a sample may take
+DISCRETE: dict[str, frozenset[float]] = {
+    **{n: frozenset({0.0, 1.0}) for n in (
+        "on_ground", "crashed", "engine_running", "master_bat", "master_alt", "beacon", "avionics", "gear_down",
+        "parking_brake", "autopilot_on", "ap_hdg", "ap_nav", "ap_alt", "ap_apr", "ap_loc_captured",
+        "ap_gs_captured", "emergency_brake")},
+    "magnetos": frozenset({0.0, 1.0, 2.0, 3.0, 4.0}),
+    "fuel_selector": frozenset({0.0, 1.0, 2.0, 3.0}),
+    "xpdr_mode": frozenset({0.0, 1.0, 2.0, 3.0, 4.0}),
+    "reverser": frozenset({-1.0, 0.0, 1.0}),
+}
+
+#: angles that wrap (interpolate on the circle, never straight across 359 -> 0 or 179 -> -179)
+ANGLES: frozenset[str] = frozenset({
+    "heading_mag_deg", "heading_true_deg", "nav1_obs_deg", "cog_deg", "yaw_deg", "lon_deg", "bank_deg",
+})
+
+
+def _base_name(name: str) -> str:
+    """`engine2_rpm` -> `engine_rpm`; other names unchanged."""
+    if name in SIGNALS:
+        return name
+    head, _, rest = name.partition("_")
+    if head.endswith("2") and f"{head[:-1]}_{rest}" in SIGNALS:
+        return f"{head[:-1]}_{rest}"
+    return name
+
+
+def physical_range(name: str) -> tuple[float, float] | None:
+    """(lo, hi) plausible values of a continuous canonical signal; None if unknown or discrete."""
+    return RANGES.get(_base_name(name))
+
+
+def discrete_values(name: str) -> frozenset[float] | None:
+    """The allowed values of a discrete (boolean or enumerated) canonical signal, else None."""
+    return DISCRETE.get(_base_name(name))
+
+
+def is_angle(name: str) -> bool:
+    """True for a wrapping angle: the canonical ones plus any `heading_*_deg`, `*course*_deg`,
+    `*track*_deg`, `*cog*_deg` or `*yaw*_deg` an importer adds."""
+    if _base_name(name) in ANGLES:
+        return True
+    if not name.endswith("_deg"):
+        return False
+    return name.startswith("heading_") or any(w in name for w in ("course", "track", "cog", "yaw", "bearing"))

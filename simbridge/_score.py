@@ -37,6 +37,68 @@ class SafetyResult(BaseModel):
     explanation: str = ""
 
 
+class SignalQuality(BaseModel):
+    """Bad samples of one signal, as the data-quality check found them (see simbridge._signals)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    missing: int = Field(default=0, description="NaN/empty samples as recorded")
+    out_of_range: int = Field(default=0, description="Samples outside the physical range, treated as missing")
+    bridged: int = Field(default=0, description="Missing samples in runs no longer than max_sample_gap_s, "
+                                                "bridged from their neighbours like a short telemetry gap")
+    gaps: list[tuple[float, float]] = Field(default_factory=list,
+                                            description="Stretches [t0, t1] s longer than max_sample_gap_s without a "
+                                                        "valid sample: the signal is unknown there")
+
+    @property
+    def bad(self) -> int:
+        return self.missing + self.out_of_range
+
+
+class DataQuality(BaseModel):
+    """How many samples the score rests on and how many were bad or missing."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    samples_total: int = 0
+    duplicates_dropped: int = Field(default=0, description="Rows identical to the row before them, dropped")
+    time_gaps: list[tuple[float, float]] = Field(default_factory=list,
+                                                 description="Stretches of t without any row, longer than max_sample_gap_s")
+    signals: dict[str, SignalQuality] = Field(default_factory=dict, description="Only signals with bad samples")
+
+    @property
+    def bad_samples(self) -> int:
+        return sum(q.bad for q in self.signals.values())
+
+    @property
+    def clean(self) -> bool:
+        return not (self.bad_samples or self.duplicates_dropped or self.time_gaps)
+
+    def flags(self) -> list[str]:
+        """One readable line per problem, for `Score.flags`."""
+        out = []
+        if self.duplicates_dropped:
+            out.append(f"data: {self.duplicates_dropped} duplicate row(s) dropped")
+        for a, b in self.time_gaps[:3]:
+            out.append(f"data: no samples {a:.2f}-{b:.2f} s (telemetry gap)")
+        if len(self.time_gaps) > 3:
+            out.append(f"data: {len(self.time_gaps) - 3} more telemetry gap(s)")
+        for name, q in self.signals.items():
+            parts = []
+            if q.missing:
+                parts.append(f"{q.missing} missing")
+            if q.out_of_range:
+                parts.append(f"{q.out_of_range} out of range (treated as missing)")
+            line = f"data: {name}: {' and '.join(parts)} of {self.samples_total} samples"
+            if q.bridged:
+                line += f"; {q.bridged} in short runs bridged from neighbours"
+            if q.gaps:
+                a, b = q.gaps[0]
+                line += f"; unknown {a:.2f}-{b:.2f} s" + (f" and {len(q.gaps) - 1} more stretch(es)" if len(q.gaps) > 1 else "")
+            out.append(line)
+        return out
+
+
 class Score(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -55,6 +117,9 @@ class Score(BaseModel):
     flags: list[str] = Field(
         default_factory=list,
         description="Conditions a reader of the score must know about, e.g. 'manifest_ignored', 'truncated_import'",
+    )
+    data_quality: DataQuality | None = Field(
+        default=None, description="Bad, missing and duplicate samples the score was computed despite (null: not checked)"
     )
 
     @property
@@ -91,6 +156,12 @@ class Score(BaseModel):
             lines.append(f"score {self.score:.3f}{gate}   success {self.success}")
         if self.unisolated:
             lines.append("NOTE: unisolated run (no isolation guarantee)")
+        dq = self.data_quality
+        if dq is not None and not dq.clean:
+            lines.append(f"DATA: {dq.bad_samples} bad or missing sample(s) in {len(dq.signals)} signal(s) "
+                         f"of {dq.samples_total} rows, {dq.duplicates_dropped} duplicate row(s) dropped, "
+                         f"{len(dq.time_gaps)} telemetry gap(s)")
+            lines += [f"  {f.removeprefix('data: ')}" for f in dq.flags()]
         if self.explanation:
             lines.append(self.explanation)
         return "\n".join(lines)

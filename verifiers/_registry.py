@@ -4,6 +4,11 @@ A verifier is one Python function registered by name plus a pydantic model of it
 The task YAML names the verifier, gives its tolerances and the weights of its partial-credit
 items; the framework applies the safety gate, the unscored rules and the weighting, so a
 verifier only measures.
+
+The data-quality contract (simbridge._signals) is applied here, once, before the verifier runs:
+a verifier sees the checked signals (duplicates dropped, out-of-range samples removed, short
+runs of missing samples bridged), `VerifyContext.gaps()` reports the gaps of every signal the
+verifier has read as well as the gaps of `t`, and the Score carries the `DataQuality` record.
 """
 
 from __future__ import annotations
@@ -19,8 +24,10 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from simbridge._bundle import HARNESS_FAULTS, Bundle
+from simbridge._canonical import SIGNALS
 from simbridge._errors import Unscorable
 from simbridge._score import Component, SafetyResult, Score
+from simbridge._signals import check_quality
 
 from . import primitives as P
 
@@ -116,6 +123,10 @@ class VerifyContext:
     p: Any
     components: dict[str, Component] = field(default_factory=dict)
     safety_results: dict[str, SafetyResult] = field(default_factory=dict)
+    #: signals the verifier has read through sig()/opt(): their gaps are gaps of the evidence
+    read: list[str] = field(default_factory=list)
+    #: set when the recording is a single sample: reading a time series is then undecidable
+    too_short: str | None = None
 
     @property
     def t(self) -> np.ndarray:
@@ -125,25 +136,53 @@ class VerifyContext:
     def max_gap_s(self) -> float:
         return self.task.max_sample_gap_s
 
+    def _note(self, name: str) -> None:
+        if name not in self.read:
+            self.read.append(name)
+
     def sig(self, name: str) -> np.ndarray:
         """A required signal; missing → the episode is unscored, never a silent 0."""
+        if self.too_short:
+            raise Unscorable(self.too_short)
         if name not in self.bundle.signals or not np.isfinite(self.bundle.signals[name]).any():
             raise Unscorable(f"required signal {name!r} missing from the recording")
+        self._note(name)
         return self.bundle.signals[name]
 
     def opt(self, name: str) -> np.ndarray | None:
         s = self.bundle.signals
-        return s[name] if name in s and np.isfinite(s[name]).any() else None
+        if name in s and np.isfinite(s[name]).any():
+            self._note(name)
+            return s[name]
+        return None
 
     def gaps(self, t0: float = -math.inf, t1: float = math.inf) -> list[tuple[float, float]]:
-        return [(a, b) for a, b in self.bundle.signals.gaps(self.max_gap_s) if b > t0 and a < t1]
+        """Stretches overlapping (t0, t1) with no rows, or with no valid sample of a signal the
+        verifier has read, longer than max_sample_gap_s; sorted by start."""
+        return [(a, b) for a, b, _ in self._gaps(t0, t1)]
+
+    def _gaps(self, t0: float = -math.inf, t1: float = math.inf) -> list[tuple[float, float, str]]:
+        s = self.bundle.signals
+        out = [(a, b, "") for a, b in s.gaps(self.max_gap_s)]
+        for name in self.read:
+            out += [(a, b, name) for a, b in s.value_gaps(name, self.max_gap_s)]
+        return sorted((g for g in out if g[1] > t0 and g[0] < t1), key=lambda g: (g[0], g[1]))
+
+    @staticmethod
+    def _what(name: str) -> str:
+        if not name:
+            return "telemetry gap"
+        desc = SIGNALS.get(name, "")
+        return f"signal {name!r}" + (f" ({desc.split(',')[0]})" if desc else "") + " missing"
 
     def require_coverage(self, t0: float, t1: float, what: str) -> None:
-        """Unscorable if a telemetry gap lies inside [t0, t1], where `what` is judged."""
-        g = self.gaps(t0, t1)
+        """Unscorable if a telemetry gap, or a gap of a signal read so far, lies inside [t0, t1],
+        where `what` is judged."""
+        g = self._gaps(t0, t1)
         if g:
-            a, b = g[0]
-            raise Unscorable(f"telemetry gap {a:.2f}-{b:.2f} s ({b - a:.2f} s > {self.max_gap_s:g} s) makes {what} undecidable")
+            a, b, name = g[0]
+            raise Unscorable(f"{self._what(name)} {a:.2f}-{b:.2f} s ({b - a:.2f} s > {self.max_gap_s:g} s, a gap) "
+                             f"makes {what} undecidable")
 
     def snapshot(self, which: str, key: str, *, required: bool = True) -> Any:
         val = self.bundle.snapshot(which, key)  # type: ignore[arg-type]
@@ -174,11 +213,21 @@ class VerifyContext:
 
     def throughout(self, name: str, cond: Any, explanation: str) -> bool:
         """A hard constraint that must hold on every sample. A violation is decided as soon as it is
-        seen; a clean record with telemetry gaps is undecidable (the gap could hide a violation)."""
-        ok, t_bad = P.held_throughout(self.t, cond)
-        if ok and self.gaps():
-            a, b = self.gaps()[0]
-            raise Unscorable(f"telemetry gap {a:.2f}-{b:.2f} s makes '{explanation}' undecidable")
+        seen on a sample where every signal read so far is known; a clean record with a gap (of `t`
+        or of a signal read) is undecidable: the gap could hide a violation, NaN never "holds"."""
+        known = np.ones(self.t.shape, dtype=bool)
+        for n in self.read:
+            known &= np.isfinite(self.bundle.signals[n])
+        c = P._as_bool(cond, self.t.size)
+        ok, t_bad = P.held_throughout(self.t, c | ~known)
+        if ok:
+            g = self._gaps()
+            if g:
+                a, b, sig = g[0]
+                raise Unscorable(f"{self._what(sig)} {a:.2f}-{b:.2f} s makes '{explanation}' undecidable")
+            if not known.all():  # unknown samples only inside bridged stretches cannot happen; be safe
+                i = int(np.flatnonzero(~known)[0])
+                raise Unscorable(f"samples missing at t={self.t[i]:.2f} s make '{explanation}' undecidable")
         self.safety(name, ok, first_violation_t=t_bad, explanation=explanation if ok else f"violated: {explanation}")
         return ok
 
@@ -199,12 +248,20 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
                               "the runner stopped before closing the bundle", **base)
     if len(bundle.signals) == 0:
         return Score.unscored(reason="the recording has no samples", **base)
-    missing = bundle.signals.missing(task.signals)
+    checked = check_quality(bundle.signals, task.max_sample_gap_s, sim_end_s=_sim_end_s(ep))
+    dq = checked.quality
+    base.update(data_quality=dq, flags=dq.flags())
+    if checked.broken:
+        return Score.unscored(reason=f"broken recording: {checked.broken}", **base)
+    missing = checked.signals.missing(task.signals)
     if missing:
-        return Score.unscored(reason=f"required signal(s) missing from the recording: {', '.join(missing)}", **base)
+        why = [f"{m} ({dq.signals[m].out_of_range} sample(s) out of range)" if m in dq.signals
+               and dq.signals[m].out_of_range else m for m in missing]
+        return Score.unscored(reason=f"required signal(s) missing from the recording: {', '.join(why)}", **base)
+    bundle = Bundle(bundle.path, ep, checked.signals, bundle.events, bundle.snapshots, bundle.actions, bundle.files)
     vdef = get(vname)
     params = vdef.params.model_validate(task.verifier.params)
-    ctx = VerifyContext(bundle=bundle, task=task, p=params)
+    ctx = VerifyContext(bundle=bundle, task=task, p=params, too_short=checked.single)
     try:
         explanation = vdef.fn(ctx) or ""
     except Unscorable as exc:
@@ -230,3 +287,12 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
     success = safe and all(c.earned >= 1.0 - 1e-9 for c in comps)
     return Score(status="scored", score=gated, raw_score=raw, success=success, components=comps, safety=safety,
                  explanation="; ".join(notes), **base)
+
+
+def _sim_end_s(ep: Any) -> float | None:
+    """The sim time the episode ended at, if episode.json tells it."""
+    v = getattr(ep, "sim_end_s", None)
+    try:
+        return float(v) if v is not None else None
+    except (TypeError, ValueError):
+        return None

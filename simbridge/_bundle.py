@@ -17,6 +17,7 @@ import io
 import json
 import math
 import os
+import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -28,7 +29,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from simbridge._errors import BundleError
 from simbridge._signals import Signals
 
-EpisodeStatus = Literal["running", "completed", "timeout", "agent_quit", "sim_crashed", "harness_error"]
+#: `timeout`, `agent_quit` and `agent_disconnected` (the agent's connection to the port closed or
+#: stopped answering) are outcomes of the agent: scored. `sim_crashed`, `harness_error`: unscored.
+EpisodeStatus = Literal["running", "completed", "timeout", "agent_quit", "agent_disconnected", "sim_crashed",
+                        "harness_error"]
 #: statuses that mean the harness, not the agent, failed: never scored as an agent failure
 HARNESS_FAULTS: frozenset[str] = frozenset({"sim_crashed", "harness_error"})
 
@@ -59,6 +63,8 @@ class EpisodeInfo(BaseModel):
     sample_rate_hz: float | None = None
     real_time_factor: float | None = None
     frame_rate_hz: float | None = None
+    sim_end_s: float | None = Field(default=None, description="Sim time (s, the signals' t) the episode ended at; "
+                                    "a recording ending more than max_sample_gap_s earlier lost its tail")
     flags: list[str] = Field(default_factory=list)
 
 
@@ -209,6 +215,9 @@ def _read_jsonl(path: Path, what: str) -> list[dict[str, Any]]:
             continue
         try:
             obj = json.loads(line)
+        except RecursionError:
+            raise BundleError(f"{path}: line {no}: {what} nested too deeply to read "
+                              f"(more than about {sys.getrecursionlimit()} levels)") from None
         except json.JSONDecodeError as exc:
             if no == len(lines):  # partial last line from a killed writer
                 break
@@ -226,6 +235,9 @@ def _read_json(path: Path, what: str) -> Any:
         raise BundleError(f"{path}: cannot read {what}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise BundleError(f"{path}: line {exc.lineno}: {what} is not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise BundleError(f"{path}: {what} nested too deeply to read (more than about "
+                          f"{sys.getrecursionlimit()} levels)") from None
 
 
 def read_bundle(path: str | Path, *, known_task_ids: Iterable[str] | None = None) -> Bundle:

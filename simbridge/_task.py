@@ -407,6 +407,13 @@ def _resolve_base(path: Path, data: dict[str, Any], search_dir: Path | None) -> 
     family = path.stem.split("@")[0]
     if "@" in path.stem and base_id != family:
         raise TaskSpecError(f"{path}: field 'base': variant {path.stem} must extend {family}, not {base_id}")
+    inherited = base_data.get("instructions_by_sim")
+    if "instruction" in data and isinstance(inherited, dict):
+        own = data.get("instructions_by_sim")
+        stale = sorted(set(inherited) - set(own if isinstance(own, dict) else {}), key=str)
+        if stale:
+            raise TaskSpecError(f"{path}: field 'instructions_by_sim': the variant rewrites `instruction` but would inherit "
+                                f"{base_id}'s text for {', '.join(map(str, stale))}; give its own")
     return _deep_merge(base_data, data)
 
 

@@ -70,7 +70,7 @@ class Metrics:
                 lines.append(f"pass@{k} {self.pass_at_k_ci.get(k, self.pass_at_k[k])}   "
                              f"pass^{k} {self.pass_hat_k_ci.get(k, self.pass_hat_k[k])}")
             else:
-                lines.append(f"pass@{k}: {self.pass_na[k]}   pass^{k}: {self.pass_na[k]}")
+                lines.append(f"pass@{k}: {self.pass_na[k]}   (pass^{k} likewise)")
         lines.append("")
         lines.append(f"{'task':<12}{'n':>4}{'success':>9}{'score':>8}{'safe':>7}")
         for tid, row in sorted(self.per_task.items()):

@@ -21,6 +21,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     show.add_argument("task_id")
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=_show)
+    ins = tsub.add_parser("instruction", help="the instruction text an agent is given on a simulator")
+    ins.add_argument("task_id")
+    ins.add_argument("--sim", help="simulator the episode runs on (default: the task's own)")
+    ins.set_defaults(func=_instruction)
     val = tsub.add_parser("validate", help="check task YAMLs (default: the shipped ones)")
     val.add_argument("path", nargs="?", type=Path, help="a task YAML or a folder of them")
     val.set_defaults(func=_validate)
@@ -48,6 +52,16 @@ def _show(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2))
     else:
         print(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100))
+    return 0
+
+
+def _instruction(args: argparse.Namespace) -> int:
+    spec = load_task(args.task_id)
+    sims = [spec.simulator.name, *spec.simulator.alternatives]
+    sim = args.sim or spec.simulator.name
+    if sim not in sims:
+        raise TaskSpecError(f"{spec.id} does not run on {sim!r} (its simulators: {', '.join(sims)})")
+    print(spec.instruction_for(sim))
     return 0
 
 

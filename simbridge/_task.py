@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import math
 import re
 from importlib import resources
 from pathlib import Path
@@ -132,6 +133,22 @@ class InitialState(_Model):
     scenario: dict[str, Any] = Field(
         default_factory=dict, description="Simulator-specific scene (spawn point, parked cars, route, save file)"
     )
+
+    @field_validator("scenario")
+    @classmethod
+    def _scenario_finite(cls, scene: dict[str, Any]) -> dict[str, Any]:
+        # free-form, so the model's allow_inf_nan does not reach inside: spawn points and routes
+        # are positions all the same
+        stack: list[tuple[Any, str]] = [(scene, "")]
+        while stack:
+            v, where = stack.pop()
+            if isinstance(v, float) and not math.isfinite(v):
+                raise _custom("finite_number", f"{where} is {v}, not a finite number")
+            if isinstance(v, dict):
+                stack.extend((x, f"{where}.{k}" if where else str(k)) for k, x in v.items())
+            elif isinstance(v, list):
+                stack.extend((x, f"{where}[{i}]") for i, x in enumerate(v))
+        return scene
 
 
 class InputFile(_Model):

@@ -119,10 +119,10 @@ class InitialState(_Model):
     helipad: str | None = None
     position: LatLon | None = None
     alt_msl_ft: float | None = None
-    alt_agl_ft: float | None = None
-    ias_kt: float | None = None
+    alt_agl_ft: float | None = Field(default=None, ge=0)
+    ias_kt: float | None = Field(default=None, ge=0)
     heading_deg: float | None = Field(default=None, ge=0, le=360)
-    distance_nm: float | None = Field(default=None, description="Distance from the runway threshold on final")
+    distance_nm: float | None = Field(default=None, ge=0, description="Distance from the runway threshold on final")
     on_ground: bool | None = None
     engine: Literal["running", "cold_and_dark", "off", "any"] = "any"
     avionics_on: bool | None = None

@@ -213,3 +213,12 @@ def test_ksp_vessel_gone_from_a_later_save_is_not_unknown(tmp_path, capsys):
     assert read_bundle(tmp_path / "out").snapshots["end"]["ksp_vessel"] is None
     code, _, err = cli(capsys, "import-log", "ksp", a, b, "--vessel", "Nope", "--out", tmp_path / "x")
     assert code == 2 and "in any of the 2 saves" in err
+
+
+def test_ksp_vessel_that_left_only_debris_is_destroyed_not_unknown(tmp_path, capsys):
+    p = tmp_path / "persistent.sfs"
+    p.write_text(save(vessel(name="Kerbal X Debris", type="Debris", sit="SUB_ORBITAL", sma=300e3, ecc=0.9)))
+    assert cli(capsys, "import-log", "ksp", p, "--vessel", "Kerbal X", "--out", tmp_path / "b")[0] == 0
+    assert read_bundle(tmp_path / "b").snapshots["end"]["ksp_vessel"] is None
+    code, _, err = cli(capsys, "import-log", "ksp", p, "--vessel", "Kerbal X2", "--out", tmp_path / "c")
+    assert code == 2 and "no vessel named 'Kerbal X2'" in err

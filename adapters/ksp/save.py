@@ -103,8 +103,12 @@ def read_save(path: str | Path) -> SaveState:
 
 def _check_vessel(saves: Sequence[SaveState], vessel: str | None) -> None:
     """The vessel must be in at least one save (it may be gone from later ones: destroyed or
-    recovered). A name in none of them is a typo, not a destroyed vessel."""
+    recovered), or have left debris (KSP names it '<vessel> Debris'). A name in none of them is
+    a typo, not a destroyed vessel."""
     if any(s.vessel(vessel) is not None for s in saves):
+        return
+    if vessel is not None and any(v.type == "Debris" and v.name.startswith(f"{vessel} Debris")
+                                  for s in saves for v in s.vessels):
         return
     source = saves[0].path if len(saves) == 1 else f"any of the {len(saves)} saves ({', '.join(s.path for s in saves)})"
     known = [v.name for s in saves for v in s.vessels if v.type != "Debris"]

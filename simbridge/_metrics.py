@@ -27,7 +27,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from simbridge._bundle import EpisodeInfo
-from simbridge._errors import BundleError
+from simbridge._errors import BundleError, SimbridgeError
 from simbridge._score import Score
 
 
@@ -38,6 +38,8 @@ class Interval:
     hi: float
 
     def __str__(self) -> str:
+        if math.isnan(self.value):
+            return "n/a"
         return f"{self.value:.3f} [{self.lo:.3f}, {self.hi:.3f}]"
 
 
@@ -307,7 +309,11 @@ def load_trials(paths: Sequence[tuple[str, Path]], *, trust_scores: bool = False
                 score = read_score_file(sfile)
                 if not trust_scores:
                     t0 = time.perf_counter()
-                    fresh = verify_path(d, score.task_id if score.task_id != ep.task_id else None)
+                    try:
+                        fresh = verify_path(d, score.task_id if score.task_id != ep.task_id else None)
+                    except SimbridgeError as exc:
+                        raise type(exc)(f"{exc} (while re-verifying the stored score; --trust-scores "
+                                        "uses score.json as is)") from None
                     out.reverify_s += time.perf_counter() - t0
                     out.n_reverified += 1
                     if _differs(score, fresh):

@@ -140,6 +140,7 @@ def test_tampered_bundle_behind_a_score_is_an_error(tmp_path, good, capsys):
     (b / "signals.csv").write_text((b / "signals.csv").read_text() + "\n")
     code, _, err = metrics(capsys, tmp_path / "run")
     assert code == 2 and f"{b}/signals.csv: sha256 does not match manifest.json" in err
+    assert "--trust-scores uses score.json as is" in err and len(err.strip().splitlines()) == 1
 
 
 def test_agents_and_labels_are_not_pooled(tmp_path, good, poor, capsys):
@@ -202,3 +203,14 @@ def test_load_trials_bare_score_files_are_not_reverified(tmp_path):
     loaded = load_trials([("run", tmp_path / "run")])
     assert len(loaded.trials) == 1 and loaded.n_reverified == 0
     assert any("not re-verified" in n for n in loaded.notes)
+
+
+def test_only_unscored_episodes_give_null_metrics_not_nan(tmp_path, good, capsys):
+    make_bundle(tmp_path / "run" / "t1", "T09", good, agent="agent-a", wall_start=1.0)  # never verified
+    code, out, _ = metrics(capsys, tmp_path / "run", "--json")
+    assert code == 0 and "NaN" not in out
+    r = overall(json.loads(out))
+    assert r[("sr", None)]["value"] is None and r[("sr", None)]["n_unscored"] == 1
+    assert r[("pass_at_k", 1)]["note"] == "n/a (no scored trials)"
+    code, out, _ = metrics(capsys, tmp_path / "run")
+    assert "SR  (task-balanced success)   n/a" in out

@@ -3,6 +3,14 @@
 Conventions: `t` is simulator seconds (non-decreasing), conditions are boolean arrays aligned
 with `t`, NaN never satisfies a condition, and every window is gap-aware: consecutive samples
 further apart than `max_gap_s` break a window (the stretch in between is unknown, not "held").
+
+Glitches and segmentation: a recorder can glitch for a sample (bank reads 0 for one frame in
+the middle of a 45° turn). Finding a phase or segment ("the turn", the level-off, the stop)
+must not be split by that, so the segmentation functions (`longest_segment`, `segments`,
+`level_off`, `stop_time`) bridge a false excursion of at most GLITCH_MAX_SAMPLES samples that
+stands for at most GLITCH_MAX_S seconds (`bridge_glitches`). Tolerance checks and safety
+constraints (`fraction_true`, `fraction_in_band`, `held_throughout`, `runs`, `longest_window`)
+never bridge: every sample counts there.
 """
 
 from __future__ import annotations
@@ -46,6 +54,52 @@ def _as_bool(cond: Any, n: int) -> np.ndarray:
     if c.shape != (n,):
         raise ValueError(f"condition has shape {c.shape}, time has ({n},)")
     return c
+
+
+#: a false excursion of at most this many samples ...
+GLITCH_MAX_SAMPLES = 2
+#: ... standing for at most this long (sample weights: half the interval to each neighbour) is a glitch
+GLITCH_MAX_S = 0.25
+
+
+def bridge_glitches(t: np.ndarray, cond: Any, max_samples: int = GLITCH_MAX_SAMPLES,
+                    max_s: float = GLITCH_MAX_S) -> np.ndarray:
+    """`cond` with short false excursions inside a true stretch set true, FOR SEGMENTATION ONLY.
+
+    An excursion is bridged when it has true samples on both sides, at most `max_samples`
+    samples, and stands for at most `max_s` seconds: (t[l+1] + t[l] - t[f] - t[f-1]) / 2 for
+    false samples f..l, the time `sample_weights` gives them. Rate-aware: one sample at 10 Hz
+    (0.1 s) is a glitch, one sample at 1 Hz (1 s) is not.
+    """
+    t = np.asarray(t, dtype=float)
+    n = t.size
+    c = _as_bool(cond, n).copy()
+    if n < 3 or max_samples < 1:
+        return c
+    falls = np.flatnonzero(c[:-1] & ~c[1:]) + 1  # first false sample of an excursion after a true one
+    rises = np.flatnonzero(~c[:-1] & c[1:])  # last false sample before a true one
+    if falls.size == 0 or rises.size == 0:
+        return c
+    # pair each fall with the first rise at or after it
+    j = np.searchsorted(rises, falls)
+    ok = j < rises.size
+    f, l_ = falls[ok], rises[j[ok]]
+    k = l_ - f + 1
+    dur = (t[l_ + 1] + t[l_] - t[f] - t[f - 1]) / 2.0
+    for a, b in zip(f[(k <= max_samples) & (dur <= max_s + 1e-12)], l_[(k <= max_samples) & (dur <= max_s + 1e-12)]):
+        c[a:b + 1] = True  # one iteration per glitch, not per sample
+    return c
+
+
+def segments(t: np.ndarray, cond: Any, max_gap_s: float = math.inf) -> list[Window]:
+    """`runs` for finding a phase or segment: single-sample glitches bridged (`bridge_glitches`)."""
+    return runs(t, bridge_glitches(t, cond), max_gap_s)
+
+
+def longest_segment(t: np.ndarray, cond: Any, max_gap_s: float = math.inf) -> Window | None:
+    """`longest_window` for finding a phase or segment ("the turn"): glitches bridged. Never
+    use it for a tolerance check: there every sample counts."""
+    return longest_window(t, bridge_glitches(t, cond), max_gap_s)
 
 
 def runs(t: np.ndarray, cond: Any, max_gap_s: float = math.inf) -> list[Window]:
@@ -299,7 +353,7 @@ def level_off(t: np.ndarray, alt_ft: np.ndarray, target_ft: float, tol_ft: float
     a = np.asarray(alt_ft, dtype=float)
     with np.errstate(invalid="ignore"):
         cond = (np.abs(a - target_ft) <= tol_ft) & (t >= after_t)
-    for w in runs(t, cond, max_gap_s):  # loop over windows, not samples
+    for w in segments(t, cond, max_gap_s):  # loop over windows, not samples
         if w.duration_s >= hold_s or w.i1 == t.size - 1:
             return w.t0
     return None
@@ -320,7 +374,7 @@ def stop_time(t: np.ndarray, speed: np.ndarray, *, after_t: float = -math.inf, t
     s = np.asarray(speed, dtype=float)
     with np.errstate(invalid="ignore"):
         cond = (s < threshold) & (t >= after_t)
-    for w in runs(t, cond):
+    for w in segments(t, cond):
         if w.duration_s >= hold_s or w.i1 == t.size - 1:
             return w.t0
     return None

@@ -48,7 +48,7 @@ def steep_turn(ctx: VerifyContext) -> str:
     ctx.throughout("autopilot_off", ~(ctx.sig("autopilot_on") > 0.5), "autopilot off throughout (hand-flown)")
 
     with np.errstate(invalid="ignore"):
-        turn = P.longest_window(t, bank >= p.roll_in_bank_deg, ctx.max_gap_s)
+        turn = P.longest_segment(t, bank >= p.roll_in_bank_deg, ctx.max_gap_s)
     names = ("bank_maintained", "altitude_held", "airspeed_held", "rollout_heading")
     if turn is None:
         for n in names:

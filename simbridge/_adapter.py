@@ -83,6 +83,13 @@ class SimSession(abc.ABC):
     #: (proto, port) the simulator serves its state on inside an isolated sandbox; the
     #: provider's firewall opens them to the host side only and the audit probes them
     state_ports: tuple[tuple[str, int], ...] = ()
+    #: (keys, what they do): the simulator's controls as the agent is told them
+    controls: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def preflight(cls, provider: str) -> None:
+        """Check, before any bundle exists, that this simulator can run here under `provider`
+        (installed, reachable). Raises SimbridgeError with what is missing."""
 
     @abc.abstractmethod
     def start(self, task: "TaskSpec", sandbox: Sandbox, *, seed: int | None = None) -> None:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from simbridge._adapter import Sandbox, SimSession, StateSample
 from simbridge._errors import HarnessError
 from simbridge.adapters.fgproto import GenericProtocol
+from simbridge.adapters.fgproto.keys import FLIGHTGEAR_KEYS
 from simbridge.adapters.flightgear._launch import FlightGearProcess, LaunchSpec
 from simbridge.adapters.flightgear._lockdown import KEY_WHITELIST, TASK_EXTRA_KEYS, TELNET_BINDS_ALL_INTERFACES
 from simbridge.adapters.flightgear._mapping import RAW_CHUNKS, SIGNALS, SNAPSHOT_NODES, CanonicalMapper
@@ -105,6 +106,20 @@ class FlightGearSession(SimSession):
     sim_name = "flightgear"
     signals = SIGNALS
     state_ports = (("tcp", TELNET_PORT),)
+    controls = (*FLIGHTGEAR_KEYS,
+                ("mouse on the panel", "click switches and knobs in the 3D cockpit (wheel turns knobs)"))
+
+    @classmethod
+    def preflight(cls, provider: str) -> None:
+        import shutil
+
+        from simbridge._errors import SimbridgeError
+
+        if provider != "vm" and shutil.which("fgfs") is None:
+            raise SimbridgeError("flightgear simulator: fgfs not found (apt-get install flightgear)")
+        if provider == "vm":
+            raise SimbridgeError("flightgear does not run in the vm provider (it is not in the guest image); "
+                                 "use --provider local or netns")
 
     def __init__(self) -> None:
         self.fg: FlightGearProcess | None = None

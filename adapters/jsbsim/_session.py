@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from simbridge._adapter import Sandbox, SimEvent, SimSession, StateSample
 from simbridge._errors import HarnessError
 from simbridge.adapters.fgproto import TcpStreamReceiver, TelnetProps, UdpReceiver
+from simbridge.adapters.fgproto.keys import FLIGHTGEAR_KEYS
 from simbridge.adapters.jsbsim._mapping import MAPPINGS, to_canonical
 from simbridge.adapters.jsbsim._scenario import from_task
 from simbridge.adapters.jsbsim._server import default_protocol
@@ -92,6 +93,19 @@ class JSBSimSession(SimSession):
     has_consoles = False
     signals = tuple(m.canonical for m in MAPPINGS)
     state_ports = (("tcp", STATE_PORT),)
+    controls = (*FLIGHTGEAR_KEYS,
+                ("mouse on the panel", "click switches, buttons and knobs (wheel turns knobs); drag levers"))
+
+    @classmethod
+    def preflight(cls, provider: str) -> None:
+        import importlib.util
+
+        from simbridge._errors import SimbridgeError
+
+        missing = [m for m in ("jsbsim", "pygame") if importlib.util.find_spec(m) is None]
+        if missing:
+            raise SimbridgeError(f"jsbsim simulator needs the Python package(s) {', '.join(missing)} "
+                                 "(pip install 'simbridge[sim]')")
 
     def __init__(self, *, fps: float = 25.0, generic_hz: float = 60.0, python: str | None = None):
         self.fps = fps

@@ -36,6 +36,21 @@ class XPlaneSession(SimSession):
     sim_name = "xplane"
     signals = tuple(_mapping.TABLE)
 
+    @classmethod
+    def preflight(cls, provider: str) -> None:
+        """On the local provider X-Plane runs on this machine: its Web API must answer."""
+        import socket
+
+        from simbridge._errors import SimbridgeError
+
+        if provider != "local":
+            return
+        try:
+            socket.create_connection(("127.0.0.1", WEB_PORT), timeout=1.0).close()
+        except OSError as exc:
+            raise SimbridgeError(f"xplane: no X-Plane answering on 127.0.0.1:{WEB_PORT} (Web API): "
+                                 f"{exc.strerror or exc}; start X-Plane 12 with the Web API enabled") from None
+
     def __init__(self, *, host: str | None = None, udp_port: int = UDP_PORT, xpc_port: int | None = XPC_PORT,
                  web_port: int | None = WEB_PORT, fms_port: int | None = FMS_PORT, hz: int = 50,
                  install_dir: str | None = None, start_flight: bool = True, executable: str | None = None,

@@ -12,11 +12,12 @@ from simbridge._agent_port._files import AgentFiles
 from simbridge._agent_port._input import MIN_TAP_SPACING_S, XInput
 from simbridge._agent_port._mappings import run_anthropic_action, run_openai_action
 from simbridge._agent_port._mcp_server import McpPortServer
-from simbridge._agent_port._port import ACTIONS, AgentPort, EpisodeOver, LockstepPacer, Pacer
+from simbridge._agent_port._brief import Control, TaskBrief, make_brief
+from simbridge._agent_port._port import ACTIONS, ActionError, AgentPort, EpisodeOver, LockstepPacer, NotReady, Pacer
 from simbridge._agent_port._screen import ScreenGrabber, Screenshot
 
 __all__ = [
-    "ACTIONS", "AgentFiles", "AgentPort", "AgentPortClient", "DirectClient", "EpisodeOver", "LockstepPacer", "McpClient",
+    "ACTIONS", "ActionError", "Control", "NotReady", "TaskBrief", "make_brief", "AgentFiles", "AgentPort", "AgentPortClient", "DirectClient", "EpisodeOver", "LockstepPacer", "McpClient",
     "McpPortServer", "MIN_TAP_SPACING_S", "Pacer", "ScreenGrabber", "Screenshot", "XInput", "connect",
     "run_anthropic_action", "run_openai_action",
 ]

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from simbridge._agent_port._port import AgentPort, EpisodeOver
+from simbridge._agent_port._port import AgentPort, EpisodeOver, NotReady
 from simbridge._agent_port._screen import ImageFormat, Screenshot
 from simbridge._errors import SimbridgeError
 
@@ -31,6 +31,12 @@ class AgentPortClient(abc.ABC):
 
     def close(self) -> None:
         pass
+
+    # -- the task
+    def task(self) -> dict[str, Any]:
+        """What the agent is told: instruction for this simulator, documents, time limit, clock,
+        controls (a TaskBrief as a dict, with the prompt text under "text" over MCP)."""
+        return dict(self._call("task", {}))
 
     # -- observation
     def screenshot(self, format: ImageFormat = "png", scale: float = 1.0, quality: int = 80) -> Screenshot:
@@ -123,15 +129,25 @@ class McpClient(AgentPortClient):
     """Client of the port's MCP server (streamable HTTP), usable from synchronous code: the MCP
     session lives on a private event loop thread."""
 
-    def __init__(self, url: str, *, timeout_s: float = 60.0) -> None:
+    def __init__(self, url: str, *, timeout_s: float = 60.0, token: str | None = None,
+                 ready_timeout_s: float = 600.0) -> None:
         from mcp import Client
 
         self.url = url
         self._timeout = timeout_s
+        #: how long calls are retried while the episode has not started yet
+        self.ready_timeout_s = ready_timeout_s
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="mcp-client", daemon=True)
         self._thread.start()
-        self._client = Client(url, read_timeout_seconds=timeout_s)
+        server: Any = url
+        if token is not None:
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            server = streamable_http_client(url, http_client=create_mcp_http_client(
+                headers={"Authorization": f"Bearer {token}"}))
+        self._client = Client(server, read_timeout_seconds=timeout_s)
         try:
             self._run(self._client.__aenter__())
         except Exception as exc:
@@ -142,12 +158,21 @@ class McpClient(AgentPortClient):
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(self._timeout + 5)
 
     def _call(self, kind: str, args: dict[str, Any]) -> Any:
-        res = self._run(self._client.call_tool(kind, {k: v for k, v in args.items() if v is not None}))
-        texts = [c.text for c in res.content if getattr(c, "type", "") == "text"]
-        if getattr(res, "is_error", False):
+        import time
+
+        t_end = time.monotonic() + self.ready_timeout_s
+        while True:
+            res = self._run(self._client.call_tool(kind, {k: v for k, v in args.items() if v is not None}))
+            texts = [c.text for c in res.content if getattr(c, "type", "") == "text"]
+            if not getattr(res, "is_error", False):
+                break
             msg = " ".join(texts) or "error"
             if "episode over" in msg:
                 raise EpisodeOver(msg)
+            if "episode not started yet" in msg and time.monotonic() < t_end:
+                continue  # the port waited its bound; the simulator is still starting
+            if "episode not started yet" in msg:
+                raise NotReady(msg)
             raise SimbridgeError(f"{kind}: {msg}")
         for c in res.content:
             if getattr(c, "type", "") == "image":

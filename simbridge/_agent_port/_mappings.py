@@ -25,7 +25,11 @@ OPENAI_SCROLL_PX_PER_CLICK = 100
 def _xy(c: Any) -> tuple[int | None, int | None]:
     if c is None:
         return None, None
-    return int(c[0]), int(c[1])
+    try:
+        x, y = c
+        return int(x), int(y)
+    except (TypeError, ValueError):
+        raise SimbridgeError(f"coordinate {c!r} is not an [x, y] pair of integers") from None
 
 
 def run_anthropic_action(port: AgentPortClient, action: Mapping[str, Any]) -> Any:
@@ -65,8 +69,16 @@ def run_anthropic_action(port: AgentPortClient, action: Mapping[str, Any]) -> An
     elif kind == "scroll":
         n = int(action.get("scroll_amount", 3))
         d = action.get("scroll_direction", "down")
+        if d not in ("up", "down", "left", "right"):
+            raise SimbridgeError(f"scroll: scroll_direction={d!r} is not up, down, left or right")
         dx, dy = {"up": (0, -n), "down": (0, n), "left": (-n, 0), "right": (n, 0)}[d]
-        port.scroll(x, y, dx=dx, dy=dy)
+        if text:  # modifier keys held during the scroll (ctrl+wheel zooms in many programs)
+            port.key_down(str(text))
+        try:
+            port.scroll(x, y, dx=dx, dy=dy)
+        finally:
+            if text:
+                port.key_up(str(text))
     elif kind == "wait":
         port.wait(float(action.get("duration", 1.0)))
     elif kind == "cursor_position":

@@ -17,30 +17,86 @@ from simbridge._agent_port._port import AgentPort
 from simbridge._errors import HarnessError
 
 INSTRUCTIONS = (
-    "You control a computer screen showing a simulator. Observe with `screenshot`; act with "
-    "`key`, `type`, `click`, `drag`, `scroll` and the other mouse tools (screen pixel coordinates); "
-    "`wait` lets task time pass. Task documents are in your folder under input/ (`list_files`, "
-    "`read_file`); write requested work products there with `write_file` (e.g. answer.json). "
-    "Call `done` when the task is complete or `give_up` to stop."
+    "You control a computer screen showing a simulator. Call `task` (or read the `task` prompt or "
+    "the simbridge://task resource) for what to do. Observe with `screenshot`; act with "
+    "`key`, `type`, `click`, `drag`, `scroll` and the other mouse tools (screen pixel coordinates), "
+    "or with the single `computer` tool in Anthropic's computer-use schema; `wait` lets task time "
+    "pass. Task documents are in your folder under input/ (`list_files`, `read_file`); write "
+    "requested work products there with `write_file` (e.g. answer.json). Actions wait until the "
+    "episode has started. Call `done` when the task is complete or `give_up` to stop; nothing is "
+    "accepted after that."
 )
+
+#: actions of Anthropic's computer-use tool (computer_20250124) served by the `computer` tool
+COMPUTER_ACTIONS = ("key", "hold_key", "type", "cursor_position", "mouse_move", "left_mouse_down", "left_mouse_up",
+                    "left_click", "left_click_drag", "right_click", "middle_click", "double_click", "triple_click",
+                    "scroll", "wait", "screenshot")
 
 
 def build_server(port: AgentPort) -> Any:
     """An MCPServer whose tools run actions on `port`."""
     import anyio
     from mcp.server.mcpserver import Image, MCPServer
-
-    mcp = MCPServer("simbridge-agent-port", instructions=INSTRUCTIONS, log_level="WARNING")
-
     from mcp.server.mcpserver.exceptions import ToolError
 
+    from simbridge._agent_port._client import DirectClient
+    from simbridge._agent_port._mappings import run_anthropic_action
     from simbridge._errors import SimbridgeError
+
+    brief_text = _brief_text(port)
+    instructions = INSTRUCTIONS + ("\n\n" + brief_text if brief_text else "")
+    mcp = MCPServer("simbridge-agent-port", instructions=instructions, log_level="WARNING")
 
     async def run(kind: str, **args: Any) -> Any:
         try:
             return await anyio.to_thread.run_sync(lambda: port.execute(kind, args))
-        except SimbridgeError as exc:  # the agent's mistake or the episode's end: tell the agent why
+        except SimbridgeError as exc:  # the agent's mistake, the episode's state or a harness fault: say which
             raise ToolError(str(exc)) from exc
+
+    def image(shot: Any) -> list[Any]:
+        meta = {"width": shot.width, "height": shot.height, "scale": shot.scale, "format": shot.format}
+        return [json.dumps(meta), Image(data=shot.data, format=shot.format)]
+
+    @mcp.prompt(name="task", description="The task: instruction for this simulator, documents, time limit, controls")
+    def task_prompt() -> str:
+        port.first_call.set()
+        return _brief_text(port) or "no task description"
+
+    @mcp.resource("simbridge://task", name="task", mime_type="application/json",
+                  description="The task as JSON (what the `task` tool returns)")
+    def task_resource() -> str:
+        port.first_call.set()
+        return json.dumps(port.brief or {})
+
+    @mcp.tool(name="task", structured_output=False)
+    async def task_tool() -> str:
+        """The task: instruction for this simulator, input documents, time limit, clock and controls (JSON,
+        with the same text as the `task` prompt under "text"). Served before the episode starts."""
+        brief = await run("task")
+        return json.dumps({**dict(brief), "text": _brief_text(port)})
+
+    @mcp.tool(structured_output=False)
+    async def computer(action: str, coordinate: list[int] | None = None, text: str | None = None,
+                       duration: float | None = None, scroll_direction: str | None = None,
+                       scroll_amount: int | None = None, start_coordinate: list[int] | None = None) -> Any:
+        """Anthropic's computer-use actions: key, hold_key, type, cursor_position, mouse_move, left_mouse_down,
+        left_mouse_up, left_click, left_click_drag, right_click, middle_click, double_click, triple_click,
+        scroll (scroll_direction up/down/left/right, scroll_amount; `text` holds modifier keys), wait (duration
+        in s), screenshot. Keys in xdotool spelling ('Return', 'ctrl+a')."""
+        if action not in COMPUTER_ACTIONS:
+            raise ToolError(f"computer: unknown action {action!r} (known: {', '.join(COMPUTER_ACTIONS)})")
+        args = {k: v for k, v in dict(action=action, coordinate=coordinate, text=text, duration=duration,
+                                      scroll_direction=scroll_direction, scroll_amount=scroll_amount,
+                                      start_coordinate=start_coordinate).items() if v is not None}
+        try:
+            out = await anyio.to_thread.run_sync(lambda: run_anthropic_action(DirectClient(port), args))
+        except SimbridgeError as exc:
+            raise ToolError(str(exc)) from exc
+        if action == "screenshot":
+            return image(out)
+        if action == "cursor_position":
+            return json.dumps({"x": out[0], "y": out[1]})
+        return ok()
 
     def ok(value: Any = None) -> str:
         return json.dumps({"ok": True} if value is None else value)
@@ -49,9 +105,7 @@ def build_server(port: AgentPort) -> Any:
     async def screenshot(format: str = "png", scale: float = 1.0, quality: int = 80) -> list[Any]:
         """Capture the whole screen. format: png or jpeg; scale < 1 shrinks the image (click
         coordinates stay in screen pixels: image pixel / scale)."""
-        shot = await run("screenshot", format=format, scale=scale, quality=quality)
-        meta = {"width": shot.width, "height": shot.height, "scale": shot.scale, "format": shot.format}
-        return [json.dumps(meta), Image(data=shot.data, format=shot.format)]
+        return image(await run("screenshot", format=format, scale=scale, quality=quality))
 
     @mcp.tool(structured_output=False)
     async def key(keys: str, hold_s: float = 0.05, repeat: int = 1) -> str:
@@ -151,17 +205,103 @@ def build_server(port: AgentPort) -> Any:
     return mcp
 
 
-class McpPortServer:
-    """Serves an AgentPort over streamable HTTP at `http://HOST:PORT/mcp` on a background thread."""
+def _brief_text(port: AgentPort) -> str:
+    from simbridge._agent_port._brief import TaskBrief
 
-    def __init__(self, port: AgentPort, *, host: str = "127.0.0.1", tcp_port: int = 0) -> None:
+    return TaskBrief.model_validate(port.brief).text() if port.brief else ""
+
+
+class ClientWatch:
+    """ASGI middleware in front of the MCP app: checks the bearer token and watches whether an
+    agent is connected, so the runner can tell an agent that went away from one that thinks.
+
+    A client is connected from its first request on. A session-based client (the initialize
+    handshake of MCP before 2026-07-28) has left when it closes its session (DELETE) or, when it
+    holds the server's event stream open (GET, as the official SDK does in that mode), when that
+    stream closes with no request in flight. The stateless protocol (2026-07-28, the official
+    SDK's default) has no connection to lose: there silence is the only sign, so `idle_for_s`
+    says how long no request has been in flight. A new request undoes either."""
+
+    def __init__(self, app: Any, *, token: str | None = None, clock: Any = None) -> None:
+        import time
+
+        self.app, self.token = app, token
+        self._now = clock or time.monotonic
+        self.seen_client = threading.Event()
+        self.in_flight = 0
+        self.streams = 0
+        self.had_stream = False
+        self.left_at: float | None = None
+        self.last_active: float | None = None
+        self.rejected = 0
+        self._lock = threading.Lock()
+
+    def gone_for_s(self) -> float:
+        """Seconds since the client left (0 while it is connected or has not come yet)."""
+        with self._lock:
+            return 0.0 if self.left_at is None else self._now() - self.left_at
+
+    def idle_for_s(self) -> float:
+        """Seconds with no request in flight since the last one ended (0 while one runs or before the first)."""
+        with self._lock:
+            if self.last_active is None or self.in_flight > 0:
+                return 0.0
+            return self._now() - self.last_active
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        if self.token is not None and headers.get("authorization", "") != f"Bearer {self.token}":
+            self.rejected += 1
+            body = json.dumps({"error": "unauthorized: this agent port needs 'Authorization: Bearer <token>'"}).encode()
+            await send({"type": "http.response.start", "status": 401,
+                        "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        method = scope.get("method", "")
+        with self._lock:
+            self.in_flight += 1
+            self.left_at = None
+            if method == "GET":
+                self.streams += 1
+                self.had_stream = True
+        self.seen_client.set()
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+                self.last_active = self._now()
+                if method == "GET":
+                    self.streams -= 1
+                if method == "DELETE" or (self.had_stream and self.streams == 0 and self.in_flight == 0):
+                    self.left_at = self._now()
+
+
+class McpPortServer:
+    """Serves an AgentPort over streamable HTTP at `http://HOST:PORT/mcp` on a background thread.
+
+    `tcp_port=0` picks a free port; a fixed one lets an agent started separately know the URL.
+    With `token`, every request must carry `Authorization: Bearer TOKEN` (for remote agents)."""
+
+    def __init__(self, port: AgentPort, *, host: str = "127.0.0.1", tcp_port: int = 0,
+                 token: str | None = None) -> None:
         self.agent_port = port
         self.host = host
+        self.token = token
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._sock.bind((host, tcp_port))
+        try:
+            self._sock.bind((host, tcp_port))
+        except OSError as exc:
+            self._sock.close()
+            raise HarnessError(f"agent port: cannot listen on {host}:{tcp_port}: {exc.strerror or exc}") from None
         self.tcp_port = self._sock.getsockname()[1]
-        self.url = f"http://{host}:{self.tcp_port}/mcp"
+        shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+        self.url = f"http://{shown}:{self.tcp_port}/mcp"
+        self.watch: ClientWatch | None = None
         self._server: Any = None
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
@@ -170,7 +310,8 @@ class McpPortServer:
         import uvicorn
 
         app = build_server(self.agent_port).streamable_http_app(host=self.host)
-        config = uvicorn.Config(app, log_level="warning", lifespan="on")
+        self.watch = ClientWatch(app, token=self.token)
+        config = uvicorn.Config(self.watch, log_level="warning", lifespan="on")
         self._server = uvicorn.Server(config)
 
         def serve() -> None:

@@ -42,16 +42,32 @@ ACTIONS: dict[str, dict[str, Any]] = {
     "list_files": {},
     "read_file": {"path": None, "encoding": "text"},
     "write_file": {"path": None, "text": None},
+    "task": {},
 }
 #: actions that change nothing in the sandbox (no lockstep slice after them)
 _OBSERVE = frozenset({"screenshot", "cursor_position", "elapsed", "done", "give_up", "list_files", "read_file",
-                      "write_file"})
+                      "write_file", "task"})
+#: actions served before the episode is ready (the simulator up, the audit passed): they neither
+#: look at nor touch the sandbox
+_BEFORE_READY = frozenset({"task", "elapsed"})
+#: how long an action waits for the episode to become ready before it is refused
+READY_WAIT_S = 30.0
+#: mouse buttons by name
+_BUTTONS = ("left", "middle", "right")
 #: actions not written to actions.jsonl (pure clock reads)
 _UNLOGGED = frozenset({"elapsed", "cursor_position"})
 
 
 class EpisodeOver(SimbridgeError):
     """The episode has ended (time limit, crash, done): the port accepts no more actions."""
+
+
+class NotReady(SimbridgeError):
+    """The episode has not started yet (simulator starting, audit running): call again."""
+
+
+class ActionError(SimbridgeError):
+    """An action's arguments are invalid (the agent's mistake), with a message for the agent."""
 
 
 class Pacer:
@@ -124,7 +140,7 @@ class AgentPort:
 
     def __init__(self, display: str, *, clock: Callable[[], float] = lambda: 0.0,
                  log: Callable[[Mapping[str, Any]], None] | None = None, pacer: Pacer | None = None,
-                 files: AgentFiles | None = None) -> None:
+                 files: AgentFiles | None = None, ready: bool = True) -> None:
         self.display = display
         #: the agent's home folder (task inputs, answer.json); None: the file actions are refused
         self.files = files
@@ -140,10 +156,25 @@ class AgentPort:
         #: ("done" | "give_up", reason) once the agent ends the episode
         self.outcome: tuple[str, str] | None = None
         self.n_actions = 0
+        self.n_failed = 0
         self.first_call = threading.Event()
         self._lock = threading.Lock()
+        #: set once the simulator is up in its initial state and the audit passed (the runner
+        #: opens its port with ready=False and calls mark_ready(); a stand-alone port is ready)
+        self.ready = threading.Event()
+        if ready:
+            self.ready.set()
+        self.ready_wait_s = READY_WAIT_S
+        #: what the agent is told about the task (returned by the `task` action); set by the runner
+        self.brief: Mapping[str, Any] | None = None
+        #: where harness faults inside an action are written (traceback), instead of stderr
+        self.fault_log: Callable[[str], None] | None = None
 
     # ---------------------------------------------------------------- lifecycle
+    def mark_ready(self) -> None:
+        """The episode has started: actions are served from now on."""
+        self.ready.set()
+
     def end_episode(self, reason: str) -> None:
         """Refuse further actions (raising EpisodeOver in the agent) and let go of held input."""
         self._over_reason = reason
@@ -165,31 +196,95 @@ class AgentPort:
 
     # ---------------------------------------------------------------- dispatch
     def execute(self, kind: str, args: Mapping[str, Any] | None = None) -> Any:
-        """Run one action. Unknown kinds and arguments raise SimbridgeError (the agent's mistake)."""
+        """Run one action; every call is logged, a failed one with its error.
+
+        Raises ActionError for the agent's mistakes (unknown action, bad argument), NotReady
+        before the episode has started (after waiting up to `ready_wait_s`), EpisodeOver once
+        it has ended (time limit, crash, or the agent's own done/give_up), and SimbridgeError
+        for a harness fault inside the action (its traceback goes to `fault_log`)."""
+        self.first_call.set()
+        t_wall, t0 = time.time(), time.monotonic()
+        given: dict[str, Any] = {}
+        t_sim = self.clock()
+        try:
+            given, full = self._check(kind, args)
+            if self._over.is_set() and kind != "elapsed":
+                raise EpisodeOver(f"episode over ({self._over_reason}): no more actions are accepted")
+            if kind not in _BEFORE_READY:
+                self._wait_ready(kind)
+                if self._over.is_set():
+                    raise EpisodeOver(f"episode over ({self._over_reason}): no more actions are accepted")
+            t_wall, t_sim, t0 = time.time(), self.clock(), time.monotonic()  # when it runs, not when it came
+            if kind == "done" or kind == "give_up":
+                result = self._end("done" if kind == "done" else "give_up", str(full.get("reason", "")))
+            else:
+                result = getattr(self, f"_do_{kind}")(**full)
+            if kind not in _OBSERVE and kind != "wait":
+                self.pacer.after_input()
+        except SimbridgeError as exc:
+            self._record(kind, given or _safe_args(args), t_wall, t_sim, t0, error=str(exc))
+            raise
+        except Exception as exc:  # ours, not the agent's: say so, keep the traceback out of the agent's way
+            import traceback
+
+            if self.fault_log is not None:
+                self.fault_log(f"action {kind} {given!r}:\n{traceback.format_exc()}")
+            msg = f"harness fault during {kind}: {type(exc).__name__}: {exc}"
+            self._record(kind, given or _safe_args(args), t_wall, t_sim, t0, error=msg)
+            raise SimbridgeError(msg) from exc
+        self._record(kind, given, t_wall, t_sim, t0)
+        return result
+
+    def _record(self, kind: str, given: Mapping[str, Any], t_wall: float, t_sim: float, t0: float,
+                error: str | None = None) -> None:
+        with self._lock:
+            if error is None:
+                self.n_actions += 1
+            else:
+                self.n_failed += 1
+        if self.log is None or (kind in _UNLOGGED and error is None):
+            return
+        rec: dict[str, Any] = {"t_wall": round(t_wall, 4), "t": round(t_sim, 4), "kind": kind,
+                               "args": _loggable(kind, dict(given)), "dur_s": round(time.monotonic() - t0, 4)}
+        if error is not None:
+            rec["error"] = error
+        try:
+            self.log(rec)
+        except Exception:  # the bundle is already closed: the call came after the episode ended
+            pass
+
+    def _wait_ready(self, kind: str) -> None:
+        if self.ready.is_set():
+            return
+        t_end = time.monotonic() + self.ready_wait_s
+        while not self.ready.wait(0.05):
+            if self._over.is_set():
+                return
+            if time.monotonic() > t_end:
+                raise NotReady(f"episode not started yet: the simulator is still starting (waited "
+                               f"{self.ready_wait_s:g} s); {kind} was not run, call again")
+
+    def _check(self, kind: str, args: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Validate an action and its arguments; return (given, with defaults filled)."""
         if kind not in ACTIONS:
-            raise SimbridgeError(f"unknown action {kind!r} (known: {', '.join(ACTIONS)})")
+            raise ActionError(f"unknown action {kind!r} (known: {', '.join(ACTIONS)})")
         spec = ACTIONS[kind]
+        if args is not None and not isinstance(args, Mapping):
+            raise ActionError(f"action {kind!r}: arguments must be a mapping, not {type(args).__name__}")
         given = {k: v for k, v in dict(args or {}).items() if v is not None}
         unknown = set(given) - set(spec)
         if unknown:
-            raise SimbridgeError(f"action {kind!r}: unknown argument(s) {sorted(unknown)}")
+            raise ActionError(f"action {kind!r}: unknown argument(s) {sorted(unknown)} (takes: "
+                              f"{', '.join(spec) or 'none'})")
         full = {**{k: v for k, v in spec.items() if v is not None}, **given}
         missing = [k for k, v in spec.items() if v is None and k not in full and k not in ("x", "y")]
         if missing:
-            raise SimbridgeError(f"action {kind!r}: missing argument(s) {missing}")
-        self.first_call.set()
-        if self._over.is_set() and kind not in ("elapsed",):
-            raise EpisodeOver(f"episode over ({self._over_reason})")
-        t_wall, t_sim, t0 = time.time(), self.clock(), time.monotonic()
-        result = getattr(self, f"_do_{kind}")(**full)
-        if kind not in _OBSERVE and kind != "wait":
-            self.pacer.after_input()
-        if kind not in _UNLOGGED and self.log is not None:
-            self.log({"t_wall": round(t_wall, 4), "t": round(t_sim, 4), "kind": kind, "args": _loggable(kind, given),
-                      "dur_s": round(time.monotonic() - t0, 4)})
-        with self._lock:
-            self.n_actions += 1
-        return result
+            raise ActionError(f"action {kind!r}: missing argument(s) {missing}")
+        _validate(kind, full, self._screen_size)
+        return given, full
+
+    def _screen_size(self) -> tuple[int, int]:
+        return self.screen.size
 
     # ---------------------------------------------------------------- actions
     def _do_screenshot(self, format: str = "png", scale: float = 1.0, quality: int = 80) -> Screenshot:
@@ -271,15 +366,17 @@ class AgentPort:
         return float(self.clock())
 
     def _end(self, outcome: str, reason: str) -> None:
+        """The agent ends the episode: from this call on, every action is refused."""
         if self.outcome is None:
             self.outcome = (outcome, str(reason))
+            self._over_reason = f"the agent called {outcome}"
+            self._over.set()
         self.finished.set()
 
-    def _do_done(self, reason: str = "") -> None:
-        self._end("done", reason)
-
-    def _do_give_up(self, reason: str = "") -> None:
-        self._end("give_up", reason)
+    def _do_task(self) -> Mapping[str, Any]:
+        if self.brief is None:
+            raise ActionError("this episode has no task description")
+        return self.brief
 
     def _need_files(self) -> AgentFiles:
         if self.files is None:
@@ -306,3 +403,74 @@ def _loggable(kind: str, args: dict[str, Any]) -> dict[str, Any]:
         text = args["text"]
         return {**args, "text": text[:_LOG_TEXT_CHARS] + "…", "text_chars": len(text)}
     return args
+
+
+def _safe_args(args: Any) -> dict[str, Any]:
+    """Arguments of a call that failed validation, in a form that can be logged."""
+    if not isinstance(args, Mapping):
+        return {"_raw": repr(args)[:200]}
+    return {str(k): (v if isinstance(v, (str, int, float, bool, type(None), list)) else repr(v)[:200])
+            for k, v in args.items()}
+
+
+def _num(kind: str, name: str, v: Any, *, lo: float, hi: float, integer: bool = False) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        raise ActionError(f"{kind}: {name}={v!r} is not a number")
+    try:
+        f = float(v)
+    except ValueError:
+        raise ActionError(f"{kind}: {name}={v!r} is not a number") from None
+    if f != f or f in (float("inf"), float("-inf")):
+        raise ActionError(f"{kind}: {name}={v!r} is not a finite number")
+    if integer and f != int(f):
+        raise ActionError(f"{kind}: {name}={v!r} is not a whole number")
+    if not lo <= f <= hi:
+        raise ActionError(f"{kind}: {name}={v!r} outside {lo:g}..{hi:g}")
+    return f
+
+
+def _validate(kind: str, a: dict[str, Any], screen_size: Callable[[], tuple[int, int]]) -> None:
+    """Check argument types and ranges, converting in place, so the agent hears what is wrong
+    ("x=99999 outside the 1280×800 screen") instead of a failure deep in the input layer."""
+
+    def point(x: Any, y: Any, what: str = "") -> tuple[int, int]:
+        w, h = screen_size()
+        xi = int(_num(kind, f"{what}x", x, lo=-1e9, hi=1e9, integer=True))
+        yi = int(_num(kind, f"{what}y", y, lo=-1e9, hi=1e9, integer=True))
+        for name, v, lim in ((f"{what}x", xi, w), (f"{what}y", yi, h)):
+            if not 0 <= v < lim:
+                raise ActionError(f"{kind}: {name}={v} outside the {w}×{h} screen (0..{lim - 1})")
+        return xi, yi
+
+    if "x" in a or "y" in a:
+        if ("x" in a) != ("y" in a):
+            raise ActionError(f"{kind}: give both x and y, or neither")
+        a["x"], a["y"] = point(a["x"], a["y"])
+    if "button" in a and a["button"] not in _BUTTONS:
+        raise ActionError(f"{kind}: button={a['button']!r} is not one of {', '.join(_BUTTONS)}")
+    if "keys" in a and (not isinstance(a["keys"], str) or not a["keys"].strip()):
+        raise ActionError(f"{kind}: keys={a['keys']!r} must be a key name such as 'Left' or 'ctrl+a'")
+    for name in ("text", "path" if kind in ("read_file", "write_file") else "", "reason"):
+        if name and name in a and not isinstance(a[name], str):
+            raise ActionError(f"{kind}: {name} must be a string, not {type(a[name]).__name__}")
+    ranges = {"hold_s": (0.0, 60.0, False), "repeat": (1, 100, True), "count": (1, 3, True),
+              "seconds": (0.0, 3600.0, False), "scale": (0.05, 1.0, False), "quality": (1, 100, True),
+              "duration_s": (0.0, 60.0, False), "dx": (-100, 100, True), "dy": (-100, 100, True)}
+    for name, (lo, hi, integer) in ranges.items():
+        if name in a:
+            f = _num(kind, name, a[name], lo=lo, hi=hi, integer=integer)
+            a[name] = int(f) if integer else f
+    if kind == "screenshot" and a.get("format") not in ("png", "jpeg"):
+        raise ActionError(f"screenshot: format={a.get('format')!r} is not png or jpeg")
+    if kind == "read_file" and a.get("encoding") not in ("text", "base64"):
+        raise ActionError(f"read_file: encoding={a.get('encoding')!r} is not text or base64")
+    if kind == "drag":
+        path = a["path"]
+        if not isinstance(path, (list, tuple)) or len(path) < 2:
+            raise ActionError("drag: path must be a list of at least two [x, y] points")
+        pts = []
+        for i, p in enumerate(path):
+            if not isinstance(p, (list, tuple)) or len(p) != 2:
+                raise ActionError(f"drag: path[{i}]={p!r} is not an [x, y] point")
+            pts.append(list(point(p[0], p[1], f"path[{i}].")))
+        a["path"] = pts

@@ -1,0 +1,75 @@
+"""What the agent is told about its task: the instruction for the simulator that actually runs,
+the input documents, the time limit, the clock and the simulator's controls. (The catalog's
+title is not part of it: it names the task's home simulator.)
+
+One `TaskBrief` per episode, built by the runner before the agent may act; the port serves it
+(the `task` action, an MCP prompt and resource, the server's instructions) and episode.json
+records it, so a reader of a bundle knows exactly what the agent knew.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from simbridge._task import TaskSpec
+
+
+class Control(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    keys: str
+    action: str
+
+
+class BriefInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: str = Field(description="Path in the agent's folder, e.g. input/ofp.pdf")
+    description: str
+
+
+class TaskBrief(BaseModel):
+    """The task as the agent sees it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    task_id: str
+    sim: str = Field(description="The simulator that runs this episode")
+    vehicle: str
+    instruction: str = Field(description="The instruction for this simulator")
+    inputs: list[BriefInput] = Field(default_factory=list)
+    time_limit_s: float = Field(description="Task-clock limit: simulator seconds since the episode started")
+    lockstep: bool = Field(description="The simulator is paused while the agent decides")
+    screen_px: tuple[int, int] | None = None
+    controls: list[Control] = Field(default_factory=list)
+
+    def text(self) -> str:
+        """The brief as a prompt."""
+        lines = [f"Task {self.task_id}", "", self.instruction, ""]
+        lines.append(f"Simulator: {self.sim} ({self.vehicle}).")
+        if self.screen_px:
+            lines.append(f"Screen: {self.screen_px[0]}×{self.screen_px[1]} pixels; coordinates are screen pixels.")
+        clock = ("The simulator is paused while you decide; each input runs it for a short slice and `wait` runs it "
+                 "for exactly the time asked." if self.lockstep else "The simulator runs in real time.")
+        lines.append(f"Time limit: {self.time_limit_s:g} s of simulator time. {clock}")
+        if self.inputs:
+            lines += ["", "Documents in your folder (read_file):"]
+            lines += [f"- {i.path}: {i.description}" for i in self.inputs]
+        if self.controls:
+            lines += ["", "Simulator controls:"]
+            lines += [f"- {c.keys}: {c.action}" for c in self.controls]
+        lines += ["", "Call `done` when the task is complete, or `give_up` to stop. Nothing is accepted after that."]
+        return "\n".join(lines)
+
+
+def make_brief(task: "TaskSpec", sim: str, *, time_limit_s: float, lockstep: bool,
+               controls: tuple[tuple[str, str], ...] = (), screen_px: tuple[int, int] | None = None) -> TaskBrief:
+    """The brief of `task` on simulator `sim` (the instruction rendered for that simulator)."""
+    return TaskBrief(task_id=task.id, sim=sim, vehicle=task.vehicle.model,
+                     instruction=task.instruction_for(sim),
+                     inputs=[BriefInput(path=f.path, description=f.description) for f in task.inputs],
+                     time_limit_s=float(time_limit_s), lockstep=lockstep, screen_px=screen_px,
+                     controls=[Control(keys=k, action=a) for k, a in controls])

@@ -6,10 +6,17 @@ agent on a worker thread, and end on the first of: the agent's done/give-up, the
 (simulator time), an aircraft crash, the simulator exiting, a harness fault, Ctrl-C. Then tear
 everything down, close the bundle with its status and score it.
 
+The agent port is up (and its address in the run directory's `agent_port.json`) from the
+start, but serves nothing but the task description until the simulator is up in its initial
+state, the isolation audit has passed and the recording has begun: the agent's first
+screenshot shows the cockpit, and nothing it does happens before isolation is proven.
+
 Statuses: `completed` (the agent said done, or the aircraft crashed: the verifier judges it),
-`timeout`, `agent_quit` (give-up, or the agent raised), `sim_crashed` (the simulator process
-died: a harness fault), `harness_error` (anything else of ours, including Ctrl-C). Harness
-faults are never scored as agent failures (the verifier returns `unscored`).
+`timeout`, `agent_quit` (give-up, or the agent raised), `agent_disconnected` (an external agent's
+MCP client went away without done/give_up, or never came): the agent's outcomes, always scored
+on what was recorded. `sim_crashed` (the simulator process died) and `harness_error` (anything
+else of ours, including Ctrl-C) are harness faults, never scored as agent failures (the
+verifier returns `unscored`).
 """
 
 from __future__ import annotations
@@ -25,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from simbridge._adapter import SimSession
-from simbridge._agent_port import AgentFiles, AgentPort, DirectClient, EpisodeOver, LockstepPacer, McpPortServer, Pacer
+from simbridge._agent_port import (AgentFiles, AgentPort, DirectClient, EpisodeOver, LockstepPacer, McpPortServer,
+                                   Pacer, make_brief)
 from simbridge._agent_port._screen import ScreenGrabber, encode
 from simbridge._bundle import BundleWriter, EpisodeInfo, read_bundle, write_manifest
 from simbridge._errors import HarnessError, SimbridgeError
@@ -34,6 +42,37 @@ from simbridge._task import TaskSpec, load_task, tasks_dir
 
 #: seconds without a new sample (simulator running, not paused) before telemetry counts as lost
 TELEMETRY_STALL_S = 5.0
+#: seconds the first samples may take after the simulator reported ready (× the sandbox's timeout scale)
+FIRST_SAMPLES_S = 30.0
+#: name of the agent port's status file in the run directory
+STATUS_FILE = "agent_port.json"
+#: statuses that are the agent's own outcome (scored on what was recorded)
+AGENT_OUTCOMES = frozenset({"completed", "timeout", "agent_quit", "agent_disconnected"})
+
+
+class PortStatus:
+    """The agent port's status file (URL, ready flag, state), for agents started separately.
+
+    Rewritten atomically at each change: `starting` (the port listens, the simulator is being
+    brought up), `ready` (actions are served), `ended` (with the episode's status)."""
+
+    def __init__(self, paths: list[Path]) -> None:
+        self.paths = paths
+        self.data: dict[str, Any] = {}
+
+    def update(self, **fields: Any) -> None:
+        import json
+
+        self.data.update(fields, updated_wall=round(time.time(), 3))
+        text = json.dumps(self.data, indent=2)
+        for p in self.paths:
+            try:
+                p.parent.mkdir(parents=True, exist_ok=True)
+                tmp = p.with_name(p.name + ".tmp")
+                tmp.write_text(text)
+                os.replace(tmp, p)
+            except OSError:
+                pass  # a status file is a courtesy; the episode does not depend on it
 
 
 @dataclass
@@ -56,6 +95,19 @@ class RunConfig:
     frame_hz: float = 1.0
     #: cut the task's time limit (for smoke runs); recorded as a flag
     time_limit_s: float | None = None
+    #: the agent port's MCP server: address and TCP port (0 = a free one), optional bearer token
+    mcp_host: str = "127.0.0.1"
+    mcp_port: int = 0
+    token: str | None = None
+    #: an external agent whose MCP client has left for this long has disconnected (agent outcome)
+    disconnect_grace_s: float = 10.0
+    #: an external agent that has had no request in flight for this long has gone (wall seconds;
+    #: the stateless MCP protocol has no connection whose loss could tell sooner)
+    idle_timeout_s: float = 300.0
+    #: also write the agent port's status (URL, ready) here, besides RUN_DIR/agent_port.json
+    status_file: Path | None = None
+    #: seconds an external (mcp) agent has to make its first request before the episode starts without it
+    connect_timeout_s: float | None = None
     #: print progress lines here
     say: Callable[[str], None] = print
 
@@ -70,6 +122,7 @@ class TrialResult:
     sim_s: float
     n_actions: int
     snapshots: list[Path] = field(default_factory=list)
+    n_failed_actions: int = 0
 
 
 def resolve_session(sim: str) -> type[SimSession]:
@@ -179,6 +232,8 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
     say = cfg.say
     session_cls = resolve_session(cfg.sim)
     agent = make_agent(cfg.agent, task.id)
+    if cfg.connect_timeout_s is not None and hasattr(agent, "connect_timeout_s"):
+        agent.connect_timeout_s = cfg.connect_timeout_s
     limit = min(task.time_limit_s, cfg.time_limit_s) if cfg.time_limit_s else float(task.time_limit_s)
     seed = None if cfg.seed is None else cfg.seed + trial - 1
     columns = list(dict.fromkeys([*session_cls.signals, *task.signals]))
@@ -199,6 +254,7 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
     ctx: Any = None
     sim_t = 0.0
     started = threading.Event()
+    status_file = PortStatus([path.parent / STATUS_FILE, *([cfg.status_file] if cfg.status_file else [])])
 
     def clock() -> float:
         return session.sim_time() if (session is not None and started.is_set()) else 0.0
@@ -211,15 +267,23 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
         pacer: Pacer = (LockstepPacer(lambda p: session.set_paused(p), clock, slice_s=cfg.lockstep_slice_s,
                                       alive=lambda: session.alive()) if cfg.lockstep else Pacer())
         files = agent_files(task, path / AGENT_HOME)
-        port = AgentPort(sandbox.display, clock=clock, log=writer.action, pacer=pacer, files=files)
-        server = McpPortServer(port).start()
+        port = AgentPort(sandbox.display, clock=clock, log=writer.action, pacer=pacer, files=files, ready=False)
+        port.fault_log = lambda text: _append(path / "port_faults.txt", text)
+        brief = make_brief(task, episode.sim or cfg.sim, time_limit_s=limit, lockstep=cfg.lockstep,
+                           controls=tuple(getattr(session_cls, "controls", ())), screen_px=port.screen.size)
+        port.brief = brief.model_dump(mode="json")
+        episode.agent_brief = port.brief  # type: ignore[attr-defined]
+        server = McpPortServer(port, host=cfg.mcp_host, tcp_port=cfg.mcp_port, token=cfg.token).start()
+        status_file.update(trial=trial, bundle=str(path), mcp_url=server.url, token_required=cfg.token is not None,
+                           state="starting", ready=False, task_id=task.id, sim=episode.sim)
         ctx = AgentContext(display=sandbox.display, port_url=server.url, spawn=sandbox.spawn,
                            outcome=lambda: port.outcome, say=say, lockstep=cfg.lockstep)
         episode.agent_port_url = server.url  # type: ignore[attr-defined]
         agent.setup(ctx)
+        no_show: str | None = None
         if hasattr(agent, "wait_connected"):
-            agent.connected = port.first_call.is_set
-            agent.wait_connected()
+            agent.connected = server.watch.seen_client.is_set
+            no_show = agent.wait_connected()
         session = session_cls()
         session.start(task, sandbox, seed=seed)
         if cfg.lockstep:
@@ -233,13 +297,23 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
                            "pids": {n: p.pid for n, p in provider.procs.procs} if getattr(provider, "procs", None) else {}}
         writer.write_episode()
         recorder = _make_recorder(session, writer).start()
+        _wait_first_samples(recorder, session, 1 if cfg.lockstep else 2,
+                            FIRST_SAMPLES_S * getattr(sandbox, "timeout_scale", 1.0))
         frames = _Frames(sandbox.display, path, clock, cfg.frame_hz, list(cfg.snapshot_at))
         frames.start()
+        episode.ready_wall = round(time.time(), 4)  # type: ignore[attr-defined]
+        port.mark_ready()
+        status_file.update(state="ready", ready=True)
+        if no_show is not None:
+            raise _AgentNoShow(no_show)
         agent_thread = _AgentThread(agent, DirectClient(port), task, limit)
         agent_thread.start()
         say(f"trial {trial}: {task.id} on {episode.sim} with {episode.agent} "
             f"(display {sandbox.display}, limit {limit:g} s{', lockstep' if cfg.lockstep else ''})")
-        status, detail = _watch(cfg, session, port, recorder, agent_thread, limit, clock)
+        watch = server.watch if getattr(agent, "external", False) else None
+        status, detail = _watch(cfg, session, port, recorder, agent_thread, limit, clock, watch)
+    except _AgentNoShow as exc:
+        status, detail = "agent_disconnected", str(exc)
     except KeyboardInterrupt as exc:
         status, detail, interrupted = "harness_error", "interrupted (Ctrl-C or SIGTERM)", exc
     except SimbridgeError as exc:
@@ -258,6 +332,7 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
             ctx.ended.set()
         if port is not None:
             port.end_episode(status)
+            episode.agent_actions = {"served": port.n_actions, "failed": port.n_failed}  # type: ignore[attr-defined]
         if recorder is not None:
             recorder.stop()
             if recorder.error is not None and status not in ("harness_error", "sim_crashed"):
@@ -298,14 +373,41 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
         episode.sim_seconds = round(sim_t, 3)  # type: ignore[attr-defined]
         if agent_thread is not None and agent_thread.error:
             (path / "agent_error.txt").write_text(getattr(agent_thread, "traceback", agent_thread.error))
+        if port is not None:
+            port.log = None  # calls after the end are refused and no longer logged: the bundle closes
         writer.finish(status, detail)  # type: ignore[arg-type]
+        status_file.update(state="ended", ready=False, status=status, detail=detail)
     if interrupted is not None:
         raise interrupted
     score = score_bundle(read_bundle(path), task)
     (path / "score.json").write_text(score.model_dump_json(indent=2))
     write_manifest(path)
     return TrialResult(trial, path, status, detail, score, sim_t, port.n_actions if port else 0,
-                       list(frames.saved) if frames else [])
+                       list(frames.saved) if frames else [], port.n_failed if port else 0)
+
+
+class _AgentNoShow(SimbridgeError):
+    """No external agent connected: the episode ends at its start, scored (agent_disconnected)."""
+
+
+def _append(path: Path, text: str) -> None:
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(text.rstrip() + "\n\n")
+
+
+def _wait_first_samples(recorder: Any, session: SimSession, n: int, timeout_s: float) -> None:
+    """Block until the recording has `n` samples: the agent may act only once the episode's
+    start is on record (an agent that gives up at once is then scored on its initial state)."""
+    t_end = time.monotonic() + timeout_s
+    while recorder.n_samples < n:
+        if recorder.error is not None:
+            raise HarnessError(f"recorder failed: {recorder.error}")
+        if not session.alive():
+            raise HarnessError(session.lost_reason() or "the simulator exited before its first samples")
+        if time.monotonic() > t_end:
+            raise HarnessError(f"no telemetry within {timeout_s:g} s of the simulator starting "
+                               f"({recorder.n_samples} of {n} first samples)")
+        time.sleep(0.01)
 
 
 #: the agent's folder inside the bundle (task inputs under input/, what the agent wrote)
@@ -377,8 +479,10 @@ def _make_recorder(session: SimSession, writer: BundleWriter) -> Any:
 
 
 def _watch(cfg: RunConfig, session: SimSession, port: AgentPort, recorder: Any, agent_thread: _AgentThread,
-           limit: float, clock: Callable[[], float]) -> tuple[str, str]:
-    """Wait for the first end condition; return (status, detail)."""
+           limit: float, clock: Callable[[], float], watch: Any = None) -> tuple[str, str]:
+    """Wait for the first end condition; return (status, detail). `watch` (an external agent's
+    MCP connection) ends the episode as `agent_disconnected` when the client has been gone for
+    the grace period."""
     wall_cap = (limit * 20 + 60) if cfg.lockstep else None
     w0 = time.monotonic()
     last_n, last_move = -1, time.monotonic()
@@ -407,6 +511,12 @@ def _watch(cfg: RunConfig, session: SimSession, port: AgentPort, recorder: Any, 
             if kind == "done":
                 return "completed", f"agent done at t={t:.1f} s" + (f": {reason}" if reason else "")
             return "agent_quit", f"agent gave up at t={t:.1f} s" + (f": {reason}" if reason else "")
+        if watch is not None and watch.gone_for_s() > cfg.disconnect_grace_s:
+            return "agent_disconnected", (f"the agent's MCP client disconnected without done/give_up "
+                                          f"(gone {cfg.disconnect_grace_s:g} s, at t={t:.1f} s)")
+        if watch is not None and watch.idle_for_s() > cfg.idle_timeout_s:
+            return "agent_disconnected", (f"no request from the agent for {cfg.idle_timeout_s:g} s "
+                                          f"(at t={t:.1f} s): taken as gone without done/give_up")
         now = time.monotonic()
         if recorder.n_samples != last_n:
             last_n, last_move = recorder.n_samples, now
@@ -414,6 +524,16 @@ def _watch(cfg: RunConfig, session: SimSession, port: AgentPort, recorder: Any, 
             return "harness_error", f"telemetry stalled: no sample for {TELEMETRY_STALL_S:g} s"
         if wall_cap is not None and now - w0 > wall_cap:
             return "timeout", f"lockstep wall-clock cap {wall_cap:g} s reached"
+
+
+def preflight(cfg: RunConfig, task: TaskSpec) -> None:
+    """Everything that can be checked before a bundle exists: the provider can start a sandbox
+    here, the simulator is installed or reachable. Raises SimbridgeError naming what is missing."""
+    from simbridge._providers import make_provider
+
+    session_cls = resolve_session(cfg.sim)
+    make_provider(cfg.provider, task=task, session_cls=session_cls).preflight()
+    session_cls.preflight(cfg.provider)
 
 
 def run(cfg: RunConfig) -> list[TrialResult]:
@@ -424,6 +544,7 @@ def run(cfg: RunConfig) -> list[TrialResult]:
     from simbridge.agents import make_agent
 
     make_agent(cfg.agent, task.id)  # fail fast on a bad agent spec
+    preflight(cfg, task)
     root = Path(cfg.out or "runs") / f"{task.id}-{time.strftime('%Y%m%d-%H%M%S')}"
     n = 1
     while root.exists():

@@ -24,6 +24,10 @@ class Provider(abc.ABC):
     #: True when the sandbox really separates the agent from the host (not `local`)
     isolated: bool = False
 
+    def preflight(self) -> None:
+        """Check, before any bundle exists, that this provider can start a sandbox here
+        (programs installed, privileges, images). Raises SimbridgeError with what is missing."""
+
     @abc.abstractmethod
     def start(self, workdir: str | Path) -> Sandbox:
         """Bring the sandbox up and return it. Raises HarnessError on failure."""

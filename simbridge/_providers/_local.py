@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from simbridge._adapter import Sandbox
-from simbridge._errors import HarnessError
+from simbridge._errors import HarnessError, SimbridgeError
 from simbridge._providers._base import SCREEN_DEPTH, SCREEN_H, SCREEN_W, Provider
 from simbridge._providers._procs import ProcessSet
 
@@ -29,6 +29,10 @@ class LocalProvider(Provider):
         self.procs: ProcessSet | None = None
         self.sandbox: Sandbox | None = None
         self.xvfb: Any = None
+
+    def preflight(self) -> None:
+        if shutil.which("Xvfb") is None:
+            raise SimbridgeError("local provider needs Xvfb (sudo apt-get install xvfb; scripts/setup.sh installs it)")
 
     def start(self, workdir: str | Path) -> Sandbox:
         exe = shutil.which("Xvfb")

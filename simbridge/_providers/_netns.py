@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from simbridge._adapter import Sandbox
+from simbridge._errors import SimbridgeError
 from simbridge._isolation import SIM_USER, NetnsSandbox, sandbox_python
 from simbridge._providers._base import SCREEN_DEPTH, SCREEN_H, SCREEN_W, Provider
 
@@ -30,6 +31,15 @@ class NetnsProvider(Provider):
         self.state_udp = list(state_udp or [])
         self.n_udp = harness_udp_ports
         self.sb: NetnsSandbox | None = None
+
+    def preflight(self) -> None:
+        import os
+
+        if os.geteuid() != 0:
+            raise SimbridgeError("netns provider needs root (network namespaces, nftables, sandbox users)")
+        missing = [p for p in ("ip", "nft", "Xvfb") if shutil.which(p) is None]
+        if missing:
+            raise SimbridgeError(f"netns provider needs {', '.join(missing)} (scripts/setup.sh installs them)")
 
     def start(self, workdir: str | Path) -> Sandbox:
         python = sandbox_python()

@@ -114,6 +114,18 @@ class VmProvider(Provider):
         self.xvfb_pid = 0
         self.host_x = 0
 
+    def preflight(self) -> None:
+        import shutil
+
+        from simbridge._errors import SimbridgeError
+
+        for name in ("base.qcow2", "vmlinuz", "initrd.img"):
+            if not (self.image_dir / name).exists():
+                raise SimbridgeError(f"vm provider: no guest image at {self.image_dir} ({name} missing); build it "
+                                     "with `simbridge vm build` or set SIMBRIDGE_VM_IMAGE")
+        if shutil.which("qemu-system-x86_64") is None:
+            raise SimbridgeError("vm provider needs qemu-system-x86_64 (apt-get install qemu-system-x86)")
+
     def start(self, workdir: str | Path) -> Sandbox:
         workdir = Path(workdir)
         self.workdir = workdir

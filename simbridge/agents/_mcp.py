@@ -1,7 +1,11 @@
 """`mcp`: an external agent drives the episode through the agent port's MCP endpoint.
 
-The runner serves the port, prints its URL and waits (before starting the simulator) for the
-agent to connect; the episode ends when the agent calls `done`/`give_up` or the time limit.
+The runner serves the port, prints its URL (also in RUN_DIR/agent_port.json) and waits, before
+starting the simulator, for the agent's first request; the agent may read the task at once, and
+its actions are served once the simulator is up and audited. The episode ends when the agent
+calls `done`/`give_up`, at the time limit, or when its MCP client disconnects (after a grace
+period). An agent that never connects ends the episode at its start: `agent_disconnected`,
+scored on the initial state.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ if TYPE_CHECKING:
 
 class McpAgent(Agent):
     name = "mcp"
+    #: driven from outside through the MCP server: the runner watches its connection
+    external = True
 
     def __init__(self, connect_timeout_s: float = 600.0) -> None:
         self.connect_timeout_s = connect_timeout_s
@@ -33,13 +39,15 @@ class McpAgent(Agent):
         ctx.say(f"agent port (MCP, streamable HTTP): {ctx.port_url}")
         ctx.say(f"waiting up to {self.connect_timeout_s:.0f} s for an agent to connect and call a tool ...")
 
-    def wait_connected(self) -> None:
+    def wait_connected(self) -> str | None:
+        """Wait for the agent's first request; the reason it never came, or None."""
         t_end = time.monotonic() + self.connect_timeout_s
         while not self.connected():
             if time.monotonic() > t_end:
-                raise SimbridgeError(f"mcp agent: nobody connected to {self._ctx.port_url if self._ctx else 'the port'} "
-                                     f"within {self.connect_timeout_s:.0f} s")
-            time.sleep(0.1)
+                return (f"no agent connected to {self._ctx.port_url if self._ctx else 'the port'} "
+                        f"within {self.connect_timeout_s:g} s")
+            time.sleep(0.05)
+        return None
 
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
         assert self._ctx is not None

@@ -27,12 +27,14 @@ except Exception:  # the adapter or its dependencies are missing
 needs_jsbsim = pytest.mark.skipif(not HAVE_JSBSIM, reason="jsbsim adapter not available")
 
 
-def run_task(task: str, agent: str, out: Path, *extra: str, timeout: float = 1200) -> tuple[dict, dict, Path]:
-    """`simbridge run` one trial; returns (score.json, episode.json, bundle)."""
+def run_task(task: str, agent: str, out: Path, *extra: str, timeout: float = 1200,
+             rc: int = 0) -> tuple[dict, dict, Path]:
+    """`simbridge run` one trial; returns (score.json, episode.json, bundle). `rc`: the exit code
+    expected (0 when the agent said done, 3 when it timed out or gave up)."""
     r = subprocess.run([sys.executable, "-m", "simbridge._cli", "run", task, "--sim", "jsbsim", "--agent", agent,
                         "--out", str(out), "--frame-hz", "0", *extra],
                        capture_output=True, text=True, timeout=timeout, env=dict(os.environ))
-    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.returncode == rc, r.stderr[-3000:]
     [bundle] = sorted(out.glob("*/trial-1"))
     return (json.loads((bundle / "score.json").read_text()), json.loads((bundle / "episode.json").read_text()),
             bundle)
@@ -76,6 +78,6 @@ def test_takeoff_and_hold_scores_at_least_0_8(tmp_path):
 @needs_jsbsim
 @pytest.mark.parametrize("task,limit", [("T01", "20"), ("T16", "10"), ("T02", "30"), ("T09", "30")])
 def test_noop_scores_zero(tmp_path, task, limit):
-    score, ep, _ = run_task(task, "noop", tmp_path, "--time-limit", limit)
+    score, ep, _ = run_task(task, "noop", tmp_path, "--time-limit", limit, rc=3)
     assert ep["status"] == "timeout"
     assert score["status"] == "scored" and score["score"] == 0.0, score

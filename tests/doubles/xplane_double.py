@@ -687,6 +687,10 @@ def _session_class() -> type:
         """The real X-Plane adapter wired to a double it starts itself (for `simbridge run --sim
         doubles.xplane_double:DoubleXPlaneSession`). XPLANE_DOUBLE_TIME_SCALE sets the sim speed."""
 
+        @classmethod
+        def preflight(cls, provider: str) -> None:
+            """The double is started by `start` itself: nothing to find beforehand."""
+
         def start(self, task: Any, sandbox: Any, *, seed: int | None = None) -> None:
             import os
 

@@ -154,7 +154,10 @@ def test_mcp_transport(sandbox):
         client.close()
         server.stop()
         port.close()
-    assert [r["kind"] for r in log] == ["screenshot", "mouse_move", "done"]
+    # every call is logged; failed ones with their error (an unknown key, a call after done)
+    assert [r["kind"] for r in log] == ["screenshot", "mouse_move", "key", "done", "click"]
+    assert [("error" in r) for r in log] == [False, False, True, False, True]
+    assert "NoSuchKeyName" in log[2]["error"] and "episode over" in log[4]["error"]
 
 
 def test_vocabulary_covers_computer_use():

@@ -161,10 +161,11 @@ class VerifyContext:
         verifier has read, longer than max_sample_gap_s; sorted by start."""
         return [(a, b) for a, b, _ in self._gaps(t0, t1)]
 
-    def _gaps(self, t0: float = -math.inf, t1: float = math.inf) -> list[tuple[float, float, str]]:
+    def _gaps(self, t0: float = -math.inf, t1: float = math.inf,
+              signals: "tuple[str, ...] | list[str] | None" = None) -> list[tuple[float, float, str]]:
         s = self.bundle.signals
         out = [(a, b, "") for a, b in s.gaps(self.max_gap_s)]
-        for name in self.read:
+        for name in (self.read if signals is None else signals):
             out += [(a, b, name) for a, b in s.value_gaps(name, self.max_gap_s)]
         return sorted((g for g in out if g[1] > t0 and g[0] < t1), key=lambda g: (g[0], g[1]))
 
@@ -175,10 +176,10 @@ class VerifyContext:
         desc = SIGNALS.get(name, "")
         return f"signal {name!r}" + (f" ({desc.split(',')[0]})" if desc else "") + " missing"
 
-    def require_coverage(self, t0: float, t1: float, what: str) -> None:
-        """Unscorable if a telemetry gap, or a gap of a signal read so far, lies inside [t0, t1],
-        where `what` is judged."""
-        g = self._gaps(t0, t1)
+    def require_coverage(self, t0: float, t1: float, what: str, *, signals: tuple[str, ...] | None = None) -> None:
+        """Unscorable if a telemetry gap, or a gap of a signal read so far (or of `signals`, when
+        the verifier names the ones `what` depends on), lies inside [t0, t1], where `what` is judged."""
+        g = self._gaps(t0, t1, signals)
         if g:
             a, b, name = g[0]
             raise Unscorable(f"{self._what(name)} {a:.2f}-{b:.2f} s ({b - a:.2f} s > {self.max_gap_s:g} s, a gap) "
@@ -211,17 +212,19 @@ class VerifyContext:
         self.safety_results[name] = SafetyResult(name=name, ok=bool(ok), first_violation_t=first_violation_t,
                                                  explanation=explanation)
 
-    def throughout(self, name: str, cond: Any, explanation: str) -> bool:
+    def throughout(self, name: str, cond: Any, explanation: str, *, signals: tuple[str, ...] | None = None) -> bool:
         """A hard constraint that must hold on every sample. A violation is decided as soon as it is
-        seen on a sample where every signal read so far is known; a clean record with a gap (of `t`
-        or of a signal read) is undecidable: the gap could hide a violation, NaN never "holds"."""
+        seen on a sample where every signal read so far (or every one of `signals`, when the
+        verifier names the ones `cond` depends on) is known; a clean record with a gap (of `t` or
+        of those signals) is undecidable: the gap could hide a violation, NaN never "holds"."""
+        deps = self.read if signals is None else signals
         known = np.ones(self.t.shape, dtype=bool)
-        for n in self.read:
+        for n in deps:
             known &= np.isfinite(self.bundle.signals[n])
         c = P._as_bool(cond, self.t.size)
         ok, t_bad = P.held_throughout(self.t, c | ~known)
         if ok:
-            g = self._gaps()
+            g = self._gaps(signals=deps)
             if g:
                 a, b, sig = g[0]
                 raise Unscorable(f"{self._what(sig)} {a:.2f}-{b:.2f} s makes '{explanation}' undecidable")
@@ -265,7 +268,19 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
     try:
         explanation = vdef.fn(ctx) or ""
     except Unscorable as exc:
-        return Score.unscored(reason=str(exc), **base)
+        violated = [r for r in ctx.safety_results.values() if not r.ok]
+        if not violated:
+            return Score.unscored(reason=str(exc), **base)
+        # A hard constraint was already seen violated: the safety gate decides the score (0)
+        # whatever the undecidable items would have earned. The agent's failure is scored.
+        for c in vdef.components:
+            if c not in ctx.components:
+                ctx.component(c, 0.0, explanation=f"not judged: {exc}")
+        comps = [ctx.components[c.name] for c in task.partial_credit]
+        safety = [ctx.safety_results[s.name] for s in task.safety if s.name in ctx.safety_results]  # judged only
+        return Score(status="scored", score=0.0, raw_score=None, success=False, components=comps, safety=safety,
+                     explanation=f"safety gate: {', '.join(r.name for r in violated)} violated, score 0; "
+                                 f"the rest not judged: {exc}", **base)
     missing_c = [c for c in vdef.components if c not in ctx.components]
     missing_s = [s for s in vdef.safety if s not in ctx.safety_results]
     if missing_c or missing_s:

@@ -85,6 +85,24 @@ def test_gaps_detected(tmp_path):
     assert b.signals.gaps(5.0) == []
 
 
+def test_value_gaps_per_signal_include_the_ends(tmp_path):
+    _csv(tmp_path, "t,x,y\n0,,1\n0.4,,1\n0.8,1,1\n1.2,,1\n1.6,,1\n2.0,,\n2.4,1,\n")
+    s = read_bundle(tmp_path).signals
+    assert s.value_gaps("x", 0.5) == [(0.0, 0.8), (0.8, 2.4)]
+    assert s.value_gaps("y", 0.5) == [(1.6, 2.4)]
+    assert s.value_gaps("y", 1.0) == [] and s.gaps(0.5) == []
+
+
+@pytest.mark.parametrize("status", ["agent_disconnected", "agent_quit", "timeout", "sim_crashed"])
+def test_episode_statuses_and_sim_end(tmp_path, status):
+    _csv(tmp_path, "t\n0\n", episode=json.dumps({"task_id": "T09", "status": status, "sim_end_s": 12.5}))
+    ep = read_bundle(tmp_path).episode
+    assert ep.status == status and ep.sim_end_s == 12.5
+    _csv(tmp_path, "t\n0\n", episode='{"task_id": "T09", "status": "agent_lost"}')
+    with pytest.raises(BundleError, match="field 'status'"):
+        read_bundle(tmp_path)
+
+
 def test_empty_and_partial_last_line(tmp_path):
     _csv(tmp_path, "")
     with pytest.raises(BundleError, match="empty"):

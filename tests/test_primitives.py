@@ -245,3 +245,47 @@ def test_heading_within_outside_0_360_and_wide_tolerance():
 
 def test_in_band():
     assert P.in_band(np.array([1.0, 2.0, 3.0, np.nan]), 2.0, 3.0).tolist() == [False, True, True, False]
+
+
+# --------------------------------------------------------------------------- glitch bridging (segmentation only)
+
+
+def test_bridge_glitches_one_and_two_samples_at_10_hz():
+    t = np.arange(20) * 0.1
+    c = np.ones(20, dtype=bool)
+    c[[0, 5]] = False  # leading: no true sample before it, never bridged
+    c[10:12] = False  # two samples standing for 0.2 s: bridged
+    c[15:18] = False  # three samples: a real excursion
+    got = P.bridge_glitches(t, c)
+    assert got.tolist() == [False] + [True] * 14 + [False] * 3 + [True] * 2
+    assert c[5] == False  # noqa: E712  (the input is not modified)
+
+
+def test_bridge_glitches_is_rate_aware():
+    # one false sample at 1 Hz stands for 1 s: not a glitch; at 4 Hz it stands for 0.25 s: a glitch
+    c = np.array([True, True, False, True, True])
+    assert P.bridge_glitches(np.arange(5) * 1.0, c).tolist() == c.tolist()
+    assert P.bridge_glitches(np.arange(5) * 0.25, c).all()
+
+
+def test_segments_bridge_but_runs_and_tolerance_checks_do_not():
+    t = np.arange(100) * 0.1
+    x = np.full(100, 45.0)
+    x[50] = np.nan  # NaN is false like any other bad sample
+    w = P.longest_segment(t, x > 30)
+    assert (w.i0, w.i1) == (0, 99)
+    assert P.longest_window(t, x > 30).duration_s == pytest.approx(4.9)
+    assert len(P.segments(t, x > 30)) == 1 and len(P.runs(t, x > 30)) == 2
+    assert P.fraction_true(t, x > 30) < 1.0 and P.held_throughout(t, x > 30) == (False, 5.0)
+
+
+def test_segments_still_break_at_telemetry_gaps():
+    t = np.concatenate((np.arange(10) * 0.1, 3.0 + np.arange(10) * 0.1))
+    assert len(P.segments(t, np.ones(20, dtype=bool), max_gap_s=0.5)) == 2
+
+
+def test_stop_time_not_split_by_a_speed_glitch():
+    t = np.arange(100) * 0.1
+    v = np.where(t < 3.0, 20.0, 0.0)
+    v[50] = 5.0  # one noisy sample while standing
+    assert P.stop_time(t, v, hold_s=6.0) == pytest.approx(3.0)

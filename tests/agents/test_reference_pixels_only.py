@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import simbridge.agents.reference as reference
 
 PKG = Path(reference.__file__).parent
@@ -58,11 +60,38 @@ def test_importing_the_pilots_loads_no_simulator_module():
     assert r.stdout.strip() == "", f"the pilots loaded simulator modules: {r.stdout.strip()}"
 
 
-def test_layout_constants_are_the_published_ones():
+def test_pilots_read_the_layout_the_cockpit_draws_with():
+    """No private copy that could drift: the pilots' layout is the very module the panel draws
+    with and the cockpit's input handler hit-tests clicks with."""
+    pytest.importorskip("pygame", reason="pygame (the cockpit window) is not installed")
+    from simbridge.adapters.jsbsim import _input, _panel
     from simbridge.adapters.jsbsim import _layout as published
     from simbridge.agents.reference._layout import L
 
-    assert L.HOTSPOTS == published.HOTSPOTS and L.readout_boxes() == published.readout_boxes()
+    assert L is published
+    assert _panel.L is published and _input.L is published
+
+
+def _hotspots_named(path: Path) -> set[str]:
+    """Literal hotspot names a pilot source clicks, drags or looks up (`click("x")`,
+    `set_slider("x", ...)`, `HOTSPOTS["x"]`)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if (isinstance(node, ast.Call) and getattr(node.func, "attr", "") in ("click", "set_slider")
+                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            names.add(node.args[0].value)
+        elif (isinstance(node, ast.Subscript) and getattr(node.value, "attr", "") == "HOTSPOTS"
+              and isinstance(node.slice, ast.Constant)):
+            names.add(node.slice.value)
+    return names
+
+
+def test_every_hotspot_the_pilots_name_is_published():
+    from simbridge.adapters.jsbsim import _layout as published
+
+    named = set().union(*(_hotspots_named(f) for f in sorted(PKG.glob("*.py"))))
+    assert {"mags:START", "primer", "throttle", "park_brake"} <= named  # the scan finds the pilots' clicks
+    assert named - set(published.HOTSPOTS) == set(), "pilots click hotspots the cockpit does not publish"
 
 
 def test_make_has_no_pilot_for_other_tasks():

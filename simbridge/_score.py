@@ -152,7 +152,8 @@ class Score(BaseModel):
                 lines.append(f"  {s.name:<28}{mark}  {s.explanation}")
         lines.append("")
         if self.status == "scored":
-            gate = "" if self.raw_score == self.score else f" (before safety gate {self.raw_score:.3f})"
+            gate = ("" if self.raw_score == self.score else " (before safety gate: not judged)" if self.raw_score is None
+                    else f" (before safety gate {self.raw_score:.3f})")
             lines.append(f"score {self.score:.3f}{gate}   success {self.success}")
         if self.unisolated:
             lines.append("NOTE: unisolated run (no isolation guarantee)")

@@ -69,6 +69,7 @@ def test_autopilot_nan_after_first_row_does_not_pass_the_safety_gate(tmp_path):
     # though the gap in a signal read leaves the turn itself undecidable
     assert s.status == "scored" and s.score == 0.0 and s.safety[0].ok is False
     assert s.safety[0].first_violation_t == 0.0 and "not judged" in s.explanation
+    assert s.raw_score is None and "score 0.000 (before safety gate: not judged)" in s.table()
     cols = steep_turn(autopilot=0.0)
     cols["autopilot_on"][1:] = np.nan
     s = score(tmp_path / "b", cols)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from simbridge import read_bundle
-from simbridge._errors import BundleError
+from simbridge._errors import BundleError, Unscorable
 from simbridge._signals import Signals, check_quality
 from simbridge._task import load_task
 from simbridge.verifiers import primitives as P
@@ -285,3 +285,18 @@ def test_score_with_data_quality_round_trips_through_json(tmp_path):
     back = Score.model_validate(json.loads(s.model_dump_json()))
     assert back.data_quality == s.data_quality and back.flags == s.flags
     assert score_bundle(read_bundle(make_bundle(tmp_path / "x", "T09", cols)), TASK).data_quality == s.data_quality
+
+
+def test_constraint_narrowed_to_its_signals_ignores_gaps_elsewhere(tmp_path):
+    from simbridge.verifiers._registry import VerifyContext
+
+    cols = nan_where(steep_turn(), "ias_kt", at(steep_turn(), 20.0, 35.0))
+    b = read_bundle(make_bundle(tmp_path, "T09", cols))
+    ctx = VerifyContext(bundle=b, task=TASK, p=None)
+    ctx.sig("ias_kt")
+    ap = ctx.sig("autopilot_on")
+    assert ctx.throughout("autopilot_off", ~(ap > 0.5), "autopilot off", signals=("autopilot_on",)) is True
+    with pytest.raises(Unscorable, match="ias_kt"):
+        ctx.throughout("autopilot_off", ~(ap > 0.5), "autopilot off")  # conservative default: any signal read
+    with pytest.raises(Unscorable, match="undecidable"):
+        ctx.throughout("x", np.ones(ctx.t.size, dtype=bool), "x", signals=("not_recorded",))

@@ -220,7 +220,7 @@ class VerifyContext:
         deps = self.read if signals is None else signals
         known = np.ones(self.t.shape, dtype=bool)
         for n in deps:
-            known &= np.isfinite(self.bundle.signals[n])
+            known &= np.isfinite(self.bundle.signals.get(n))  # a signal not recorded is unknown throughout
         c = P._as_bool(cond, self.t.size)
         ok, t_bad = P.held_throughout(self.t, c | ~known)
         if ok:
@@ -228,7 +228,7 @@ class VerifyContext:
             if g:
                 a, b, sig = g[0]
                 raise Unscorable(f"{self._what(sig)} {a:.2f}-{b:.2f} s makes '{explanation}' undecidable")
-            if not known.all():  # unknown samples only inside bridged stretches cannot happen; be safe
+            if not known.all():  # unknown samples outside a gap cannot occur (short runs are bridged); be safe
                 i = int(np.flatnonzero(~known)[0])
                 raise Unscorable(f"samples missing at t={self.t[i]:.2f} s make '{explanation}' undecidable")
         self.safety(name, ok, first_violation_t=t_bad, explanation=explanation if ok else f"violated: {explanation}")

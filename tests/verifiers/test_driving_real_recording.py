@@ -3,25 +3,24 @@ Town01, 12.5 s, no collisions), imported with `simbridge import carla`: every dr
 scores it (none passes: it is a 12 s drive elsewhere in town), and the lane-keeping items
 read the real lane-offset series."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
+from fixtures import fixture_path
 from simbridge import read_bundle
 from simbridge._cli import main
 from simbridge._task import load_task
 from simbridge.verifiers import primitives as P
 from simbridge.verifiers import score_bundle
 
-FIX = Path("/work/shared/fixtures/carla")
-pytestmark = pytest.mark.skipif(not (FIX / "DistanceToLaneCenter.log").exists(), reason="CARLA fixture not present")
+LOG = fixture_path("carla", "DistanceToLaneCenter.log")
+XODR = fixture_path("carla", "Town01.xodr")
 
 
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory):
     out = tmp_path_factory.mktemp("carla") / "b"
-    assert main(["import", "carla", str(FIX / "DistanceToLaneCenter.log"), "--map", str(FIX / "Town01.xodr"),
+    assert main(["import", "carla", str(LOG), "--map", str(XODR),
                  "--task", "T18", "--out", str(out)]) == 0
     return read_bundle(out)
 

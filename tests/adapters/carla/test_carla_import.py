@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import carla_recsynth as rs
 import numpy as np
 import pytest
 
+from fixtures import fixture_path
 from simbridge import BundleError, read_bundle
 from simbridge._cli import main
 from simbridge.adapters.carla import LaneLocator, import_recording, read_opendrive
 from simbridge.adapters.carla._opendrive import TRAFFIC_LIGHT_TYPE
 
-FIXTURES = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures" / "carla"
-LOG = FIXTURES / "DistanceToLaneCenter.log"
-XODR = FIXTURES / "Town01.xodr"
-needs_fixture = pytest.mark.skipif(not (LOG.exists() and XODR.exists()), reason="CARLA fixtures not present")
+LOG = fixture_path("carla", "DistanceToLaneCenter.log")
+XODR = fixture_path("carla", "Town01.xodr")
+CRITERIA = fixture_path("carla", "DistanceToLaneCenter_criteria.json")
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +25,6 @@ def town01():
     return read_opendrive(XODR)
 
 
-@needs_fixture
 def test_real_recording_imports_with_lane_geometry(tmp_path, record_property, capsys):
     out = import_recording(LOG, tmp_path / "b", map_path=XODR, task_id="T18")
     b = read_bundle(out)
@@ -48,7 +46,7 @@ def test_real_recording_imports_with_lane_geometry(tmp_path, record_property, ca
     assert lo < -0.5 and hi > 0.5
     assert np.all(s["lane_id"] == 1)
     # no collisions, as the criteria file says
-    criteria = json.loads((FIXTURES / "DistanceToLaneCenter_criteria.json").read_text())
+    criteria = json.loads(CRITERIA.read_text())
     assert criteria["CollisionTest"]["actual_value"] == 0
     assert b.events_of("collision") == []
     # lane invasions happen exactly where the body (not the centre) crosses the lane edge
@@ -66,7 +64,6 @@ def test_real_recording_imports_with_lane_geometry(tmp_path, record_property, ca
     assert snap["end"]["frames"] == 432 and snap["end"]["duration_s"] == pytest.approx(12.53, abs=0.01)
 
 
-@needs_fixture
 def test_cli_import_then_verify_as_t18(tmp_path, capsys):
     from simbridge._task import task_files
 
@@ -75,8 +72,7 @@ def test_cli_import_then_verify_as_t18(tmp_path, capsys):
     assert (out / "manifest.json").exists()
     said = capsys.readouterr().out
     assert "431 samples over 12.49 s, ego 234 vehicle.lincoln.mkz_2017 on Town01" in said
-    if "T18" not in {p.stem for p in task_files()}:
-        pytest.skip("tasks/T18.yaml is not in this tree")
+    assert "T18" in {p.stem for p in task_files()}, "tasks/T18.yaml ships with the repository"
     capsys.readouterr()
     assert main(["verify", str(out), "--json"]) == 0
     score = json.loads(capsys.readouterr().out)
@@ -88,7 +84,6 @@ def test_cli_import_then_verify_as_t18(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["status"] == "scored"
 
 
-@needs_fixture
 def test_cli_errors_are_one_line(tmp_path, capsys):
     assert main(["import", "carla", str(LOG), "--out", str(tmp_path / "x"), "--ego", "9999"]) == 2
     assert "no actor with id 9999" in capsys.readouterr().err
@@ -100,7 +95,6 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     assert "recording is on map 'Town01'" in capsys.readouterr().err
 
 
-@needs_fixture
 def test_import_without_map_has_no_lane_columns(tmp_path):
     b = read_bundle(import_recording(LOG, tmp_path / "b"))
     assert "lane_offset_m" not in b.signals and "x_m" in b.signals
@@ -141,7 +135,6 @@ def _approach(town01, light_state: int, other_state: int, which: int = 0) -> tup
     return rs.recording(frames), target
 
 
-@needs_fixture
 @pytest.mark.parametrize("which", [0, 1, 2, 5, 11])  # approaches on both sides of their roads
 def test_red_light_when_entering_the_junction_on_red(tmp_path, town01, which):
     data, light = _approach(town01, light_state=0, other_state=2, which=which)
@@ -156,7 +149,6 @@ def test_red_light_when_entering_the_junction_on_red(tmp_path, town01, which):
     assert reds[0].t == pytest.approx(b.signals.t[first_in])
 
 
-@needs_fixture
 def test_no_red_light_on_green_even_if_other_lights_are_red(tmp_path, town01):
     data, _ = _approach(town01, light_state=2, other_state=0)
     (tmp_path / "g.log").write_bytes(data)

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from fixtures import fixture_path
 from simbridge.adapters.carla import LaneLocator, OpenDriveError, read_opendrive, read_recording
 from simbridge.adapters.carla._opendrive import TRAFFIC_LIGHT_TYPE, _eval_geometry, _Geometry
 
-FIXTURES = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures" / "carla"
-XODR = FIXTURES / "Town01.xodr"
-LOG = FIXTURES / "DistanceToLaneCenter.log"
-needs_fixture = pytest.mark.skipif(not XODR.exists(), reason=f"fixture {XODR} not present")
+XODR = fixture_path("carla", "Town01.xodr")
+LOG = fixture_path("carla", "DistanceToLaneCenter.log")
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +20,6 @@ def town01():
     return read_opendrive(XODR)
 
 
-@needs_fixture
 def test_town01_counts_and_widths(town01):
     assert len(town01.roads) == 122
     assert sum(r.junction != -1 for r in town01.roads.values()) > 0
@@ -33,7 +30,6 @@ def test_town01_counts_and_widths(town01):
     assert set(np.unique(ls.lane)) == {-1, 1}
 
 
-@needs_fixture
 def test_geometries_join_up(town01):
     """Each planView piece must end where the next begins: checks line and arc evaluation on real data."""
     worst = 0.0
@@ -46,7 +42,6 @@ def test_geometries_join_up(town01):
     assert worst < 0.01
 
 
-@needs_fixture
 def test_traffic_lights_of_the_recording_sit_on_the_map_signals(town01):
     """The recorded light actors (CARLA frame) match the map's signals after negating y."""
     rec = read_recording(LOG)
@@ -59,7 +54,6 @@ def test_traffic_lights_of_the_recording_sit_on_the_map_signals(town01):
     assert min(d_wrong) > 5
 
 
-@needs_fixture
 def test_hero_spawn_point_is_a_lane_centre(town01):
     rec = read_recording(LOG)
     hero = rec.heroes()[0]
@@ -71,7 +65,6 @@ def test_hero_spawn_point_is_a_lane_centre(town01):
     assert pos.lane_id[0] == 1
 
 
-@needs_fixture
 def test_offset_sign_left_is_positive(town01):
     loc = LaneLocator(town01)
     s = loc.samples
@@ -126,7 +119,6 @@ def test_bad_file(tmp_path):
         read_opendrive(p)
 
 
-@needs_fixture
 def test_lookup_without_scipy_gives_the_same_lanes(town01):
     """scipy is optional (the carla extra): the brute-force search must agree with the k-d tree."""
     rng = np.random.default_rng(7)

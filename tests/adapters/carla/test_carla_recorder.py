@@ -11,14 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fixtures import fixture_path
 from simbridge import BundleError
 from simbridge.adapters.carla import (
     ActorKind, PacketId, RecorderFormatError, RecorderReader, read_recording,
 )
 
-FIXTURES = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures" / "carla"
-LOG = FIXTURES / "DistanceToLaneCenter.log"
-needs_fixture = pytest.mark.skipif(not LOG.exists(), reason=f"fixture {LOG} not present")
+LOG = fixture_path("carla", "DistanceToLaneCenter.log")
 
 
 def _naive_positions(path: Path, actor_id: int) -> list[tuple[float, ...]]:
@@ -45,7 +44,6 @@ def _naive_positions(path: Path, actor_id: int) -> list[tuple[float, ...]]:
 # --------------------------------------------------------------------------- real recording
 
 
-@needs_fixture
 def test_real_recording_summary():
     rec = read_recording(LOG)
     assert rec.header.version == 1
@@ -73,7 +71,6 @@ def test_real_recording_summary():
         assert np.all(changes["state"][1:] != changes["state"][:-1]) or changes.size == 1
 
 
-@needs_fixture
 def test_fast_path_equals_independent_decoder():
     rec = read_recording(LOG)
     hero = rec.heroes()[0]
@@ -85,7 +82,6 @@ def test_fast_path_equals_independent_decoder():
     assert np.allclose(tr.yaw_deg, naive[:, 5])
 
 
-@needs_fixture
 def test_packet_api_matches_one_pass_reader():
     rec = read_recording(LOG)
     hero = rec.heroes()[0].id
@@ -103,7 +99,6 @@ def test_packet_api_matches_one_pass_reader():
     assert "PHYSICS_CONTROL" in names and "TRAFFIC_LIGHT_TIME" in names
 
 
-@needs_fixture
 def test_small_blocks_give_the_same_result():
     big = read_recording(LOG)
     small = read_recording(LOG, block_bytes=997)
@@ -116,7 +111,6 @@ def test_small_blocks_give_the_same_result():
         assert np.array_equal(small.traffic_lights[k], big.traffic_lights[k])
 
 
-@needs_fixture
 @pytest.mark.parametrize("cut", [10, 40, 1000, 500_000, 1_712_228])
 def test_truncated_real_file_names_the_offset(tmp_path, cut):
     p = tmp_path / "cut.log"
@@ -128,7 +122,6 @@ def test_truncated_real_file_names_the_offset(tmp_path, cut):
     assert 0 <= exc.value.offset <= cut
 
 
-@needs_fixture
 def test_truncated_file_can_be_read_up_to_the_cut(tmp_path):
     p = tmp_path / "cut.log"
     p.write_bytes(LOG.read_bytes()[:900_000])
@@ -137,7 +130,6 @@ def test_truncated_file_can_be_read_up_to_the_cut(tmp_path):
     assert rec.tracks[rec.heroes()[0].id].t[-1] <= rec.duration_s
 
 
-@needs_fixture
 def test_corrupt_size_field_names_the_packet(tmp_path):
     data = bytearray(LOG.read_bytes())
     # the first Position packet: find it by walking the headers
@@ -251,7 +243,7 @@ _SMALL = _two_actor_file(late=[rs.wheels([(10, 4)]), rs.biker([(10, 1.0, 0.5)]),
                          unknown=True)
 
 
-@settings(max_examples=300, deadline=2000, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.integers(0, len(_SMALL) - 1), st.integers(0, 255)), min_size=1, max_size=8),
        st.integers(0, len(_SMALL)))
 def test_fuzz_mutations_raise_only_format_errors(tmp_path, flips, cut):
@@ -269,7 +261,7 @@ def test_fuzz_mutations_raise_only_format_errors(tmp_path, flips, cut):
             assert 0 <= exc.offset <= len(data)
 
 
-@settings(max_examples=100, deadline=2000, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.binary(min_size=0, max_size=300))
 def test_fuzz_random_tail_after_a_valid_header(tmp_path, tail):
     p = tmp_path / "rand.log"
@@ -280,7 +272,6 @@ def test_fuzz_random_tail_after_a_valid_header(tmp_path, tail):
         assert exc.offset <= p.stat().st_size
 
 
-@needs_fixture
 def test_traffic_light_fast_path_equals_the_general_path(monkeypatch):
     from simbridge.adapters.carla import _reader
 
@@ -299,11 +290,10 @@ def test_counted_packet_without_its_count_is_an_error(tmp_path):
         read_recording(_write(tmp_path, data))
 
 
-_REAL_PREFIX = LOG.read_bytes()[:30_000] if LOG.exists() else b""
+_REAL_PREFIX = LOG.read_bytes()[:30_000]
 
 
-@needs_fixture
-@settings(max_examples=150, deadline=3000, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.integers(0, 29_999), st.integers(0, 255)), min_size=1, max_size=6),
        st.integers(34, 30_000), st.booleans())
 def test_fuzz_mutated_real_recording(tmp_path, flips, cut, allow):

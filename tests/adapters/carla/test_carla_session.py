@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import math
 import time
-from pathlib import Path
 
 import carla_recsynth as rs
 import numpy as np
 import pytest
+from fixtures import fixture_path
 from doubles.carla_double import CarlaDouble, Location, Rotation, Server, Transform
 
 from simbridge import HarnessError, read_bundle
@@ -20,7 +20,7 @@ from simbridge._adapter import Sandbox
 from simbridge._task import load_task
 from simbridge.adapters.carla import CarlaSession, KeyboardDriver, Keys
 
-XODR = Path(__file__).resolve().parents[3].parent / "shared" / "fixtures" / "carla" / "Town01.xodr"
+XODR = fixture_path("carla", "Town01.xodr")
 
 
 def _write_recording(path: str, history: list[dict]) -> None:
@@ -48,8 +48,6 @@ def _write_recording(path: str, history: list[dict]) -> None:
 
 @pytest.fixture
 def double(tmp_path):
-    if not XODR.exists():
-        pytest.skip(f"fixture {XODR} not present")
     # the double serves the real Town01 OpenDRIVE, so the import computes real lane geometry
     server = Server(write_recording=_write_recording, opendrive=XODR.read_text())
     return CarlaDouble(server)

@@ -1,48 +1,105 @@
-"""`simbridge import carla LOG --out DIR [--map TOWN.xodr] [--task T18] [--ego ID] [--force]`: a
-simulator's own recording into an episode bundle, so recorded runs can be scored like live ones.
+"""`simbridge import SIM FILE... --out DIR [--task TNN] [--force]`: a simulator's own output (a
+CARLA recording, KSP saves, an OpenBVE black box, a Bridge Command NMEA capture) into an episode
+bundle, so recorded runs can be scored like live ones.
 
-Importer policy (simbridge._import_policy, the same for `import-log`): an existing bundle is not
-overwritten without --force; truncation is flagged in episode.json and carried into the score."""
+The SIM choices and their options come from the importers in simbridge._adapters_registry.
+Every importer follows simbridge._import_policy: no overwrite without --force; truncation,
+skipped lines, invalid fixes and out-of-range samples are dropped, counted and flagged in
+episode.json (and so in the score). `import-log` is the old name, kept as a deprecated alias.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
+
+from simbridge._adapters_registry import ImporterSpec, importers, resolve
+
+DEPRECATED_ALIAS = "import-log"
+
+
+def _add_importers(p: argparse.ArgumentParser) -> None:
+    sims = p.add_subparsers(dest="sim", metavar="SIM")
+    sims.required = True
+    p.error = _one_line_error(p.prog)  # type: ignore[method-assign]
+    for name, (adapter, spec) in importers().items():
+        q = sims.add_parser(name, aliases=list(spec.aliases), help=spec.help, description=spec.help)
+        q.add_argument("files", nargs="+" if spec.many_files else None, type=Path, metavar="FILE",
+                       help=spec.file_help)
+        q.add_argument("--out", type=Path, required=True, help="bundle directory to create")
+        q.add_argument("--task", help=f"task id written to episode.json (default {spec.default_task})")
+        for opt in spec.options:
+            q.add_argument(opt.flag, **opt.argparse_kwargs())
+        q.add_argument("--force", action="store_true", help="replace the bundle already in --out")
+        q.set_defaults(func=_import, importer=name)
+
+
+def _one_line_error(prog: str) -> Callable[[str], NoReturn]:
+    """argparse's complaint about SIM (unknown or missing), as one line naming the importers."""
+
+    def error(message: str) -> NoReturn:
+        names = [n for name, (_, spec) in importers().items() for n in (name, *spec.aliases)]
+        what = message.split(" (choose from")[0].replace("argument SIM: ", "").replace(
+            "invalid choice:", "no importer for simulator")
+        print(f"simbridge: error: {prog}: {what} (importers: {', '.join(names)})", file=sys.stderr)
+        raise SystemExit(2)
+
+    return error
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("import", help="convert a simulator recording into an episode bundle")
-    sims = p.add_subparsers(dest="sim", metavar="SIM")
-    sims.required = True
-    c = sims.add_parser("carla", help="a CARLA recorder file (client.start_recorder)")
-    c.add_argument("log", type=Path, help="recorder file (.log)")
-    c.add_argument("--out", type=Path, required=True, help="bundle directory to write")
-    c.add_argument("--map", type=Path, help="the town's OpenDRIVE file (.xodr): adds lane_id, lane_offset_m, "
-                                            "lane_invasion and red_light")
-    c.add_argument("--task", default="T18", help="task id written to episode.json (default T18)")
-    c.add_argument("--ego", type=int, help="actor id of the ego (default: the actor whose role_name is 'hero')")
-    c.add_argument("--allow-truncated", action="store_true",
-                   help="keep the frames before a truncated end instead of failing (flagged 'truncated_import')")
-    c.add_argument("--force", action="store_true", help="replace the bundle already in --out")
-    c.set_defaults(func=_import_carla)
+    p = sub.add_parser("import", help="convert a simulator's own recording or log into an episode bundle",
+                       description=__doc__.split("\n\n")[0])
+    _add_importers(p)
+    old = sub.add_parser(DEPRECATED_ALIAS, help="deprecated alias of `import`",
+                         description="Deprecated: the same as `simbridge import SIM FILE...`.")
+    _add_importers(old)
 
 
-def _import_carla(args: argparse.Namespace) -> int:
-    from simbridge.adapters.carla import import_recording
+def _vehicle_of_task(task_id: str, sim: str) -> str | None:
+    """The task's vehicle id on this simulator; an unknown task id only loses that default."""
+    try:
+        from simbridge._task import load_task
 
-    from collections import Counter
+        return load_task(task_id).vehicle.ids.get(sim)
+    except Exception:
+        return None
 
+
+class _Missing(dict):
+    def __missing__(self, key: str) -> str:
+        return "?"
+
+
+def summary(out: Path, task: str, spec: ImporterSpec) -> str:
+    """One line about the bundle just written: samples, span, events, flags, how to score it."""
     from simbridge._bundle import read_bundle
 
-    out = import_recording(args.log, args.out, map_path=args.map, task_id=args.task, ego=args.ego,
-                           allow_truncated=args.allow_truncated, force=args.force)
     b = read_bundle(out)
-    start = b.snapshots.get("start", {})
-    kinds = Counter(e.kind for e in b.events)
     t = b.signals.t
     span = f"{t[-1] - t[0]:.2f} s" if t.size else "no samples"
+    extra = f", {spec.summary.format_map(_Missing(b.snapshots.get('start') or {}))}" if spec.summary else ""
+    kinds = Counter(e.kind for e in b.events)
     events = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) or "none"
-    print(f"wrote {out}: {t.size} samples over {span}, ego {start.get('ego_id')} {start.get('ego_type_id')} "
-          f"on {start.get('map')}; events: {events}"
-          + (f"; flags: {', '.join(b.episode.flags)}" if b.episode.flags else ""))
+    flags = f"; flags: {', '.join(b.episode.flags)}" if b.episode.flags else ""
+    return (f"wrote {out} (task {task}): {t.size} samples over {span}{extra}; events: {events}{flags}; "
+            f"score it with: simbridge verify {out}")
+
+
+def _import(args: argparse.Namespace) -> int:
+    if args.command == DEPRECATED_ALIAS:
+        print(f"simbridge: note: `{DEPRECATED_ALIAS}` is deprecated; use `simbridge import {args.sim} FILE...`",
+              file=sys.stderr)
+    adapter, spec = importers()[args.importer]
+    task = args.task or spec.default_task
+    options = {opt.dest: getattr(args, opt.dest) for opt in spec.options}
+    if spec.vehicle_option and options.get(spec.vehicle_option) is None:
+        options[spec.vehicle_option] = _vehicle_of_task(task, adapter.name)
+    func = resolve(spec.target, f"import {args.sim}")
+    out = func(args.files, args.out, task_id=task, force=args.force, **options)
+    print(summary(Path(out), task, spec))
     return 0

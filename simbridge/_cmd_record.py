@@ -1,7 +1,8 @@
 """`simbridge record`: record a bundle from an already running simulator, no agent and no setup.
 
 Sim-pluggable: `RECORDERS` maps a simulator name to a factory `(host, port) -> recorder`, where a
-recorder has `record(out, *, seconds, hz, task_id) -> Path`. Adapters register here.
+recorder has `record(out, *, seconds, hz, task_id) -> Path`. It is built from the `recorder` of
+each adapter in simbridge._adapters_registry; adapters register there.
 """
 
 from __future__ import annotations
@@ -11,27 +12,25 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from simbridge._adapters_registry import ADAPTERS, resolve
+
 
 class Recorder(Protocol):
     def record(self, out: str | Path, *, seconds: float, hz: int = 50, task_id: str | None = None) -> Path: ...
 
 
-def _xplane(host: str, port: int | None) -> Recorder:
-    from simbridge.adapters.xplane import XPlaneRecorder
+def _factory(sim: str, target: str) -> Callable[[str, int | None], Recorder]:
+    """Resolves the recorder class only when called, so listing recorders imports no adapter."""
 
-    return XPlaneRecorder(host, port)
+    def make(host: str, port: int | None) -> Recorder:
+        return resolve(target, f"record: simulator {sim!r}")(host, port)
 
-
-def _flightgear(host: str, port: int | None) -> Recorder:
-    from simbridge.adapters.flightgear import TelnetRecorder
-
-    return TelnetRecorder(host, port)
+    return make
 
 
 #: simulator name -> factory(host, port) returning a Recorder
 RECORDERS: dict[str, Callable[[str, int | None], Recorder]] = {
-    "xplane": _xplane,
-    "flightgear": _flightgear,
+    a.name: _factory(a.name, a.recorder) for a in ADAPTERS if a.recorder
 }
 
 

@@ -1,9 +1,12 @@
-"""`simbridge import-log ksp|openbve|nmea` end to end: import, then `simbridge verify`."""
+"""`simbridge import ksp|openbve|bridgecommand` end to end: import, then `simbridge verify`; and the
+deprecated `import-log` spelling, which must keep working with one note on stderr."""
 
 import json
 
+import numpy as np
 import pytest
 
+from simbridge import read_bundle
 from simbridge._cli import main
 from bc_nmea import emit, track
 from ksp_saves import orbit_from, save, vessel
@@ -21,7 +24,7 @@ def test_ksp_import_and_verify(tmp_path, capsys):
     p = tmp_path / "persistent.sfs"
     p.write_text(save(vessel(name="Other", sma=900e3, ecc=0.0), vessel(sma=sma, ecc=ecc), active=0))
     # no --vessel: the task's vessel id ('SB Two-Stage') is used, not the active 'Other'
-    assert main(["import-log", "ksp", str(p), "--out", str(tmp_path / "b")]) == 0
+    assert main(["import", "ksp", str(p), "--out", str(tmp_path / "b")]) == 0
     out = verify_json(capsys, tmp_path / "b")
     assert out["task_id"] == "T19" and out["score"] == pytest.approx(1.0)
 
@@ -29,7 +32,7 @@ def test_ksp_import_and_verify(tmp_path, capsys):
 def test_openbve_import_and_verify(tmp_path, capsys):
     p = tmp_path / "logs.bin"
     p.write_bytes(logs_bin(entries_of(trip(28740.0, 123.0, [(28800, 1725.0, 150), (28980, 1870.0, 165)]))))
-    assert main(["import-log", "openbve", str(p), "--out", str(tmp_path / "b")]) == 0
+    assert main(["import", "openbve", str(p), "--out", str(tmp_path / "b")]) == 0
     assert verify_json(capsys, tmp_path / "b")["score"] == pytest.approx(1.0)
 
 
@@ -37,17 +40,35 @@ def test_nmea_import_and_verify(tmp_path, capsys):
     p = tmp_path / "nmea.log"
     frames = [(0, -300, -30, 90), (200, 40, -30, 90), (400, 50, -7.0, 90), (460, 50, -6.4, 90), (500, 50, -6.4, 90)]
     p.write_text(emit(track(frames, 50.36, -4.15)))
-    assert main(["import-log", "nmea", str(p), "--out", str(tmp_path / "b")]) == 0
+    assert main(["import", "bridgecommand", str(p), "--out", str(tmp_path / "b")]) == 0
     assert verify_json(capsys, tmp_path / "b")["score"] == pytest.approx(1.0)
 
 
 def test_bad_input_is_one_line_exit_2(tmp_path, capsys):
     p = tmp_path / "logs.bin"
     p.write_bytes(b"not a black box")
-    assert main(["import-log", "openbve", str(p), "--out", str(tmp_path / "b")]) == 2
+    assert main(["import", "openbve", str(p), "--out", str(tmp_path / "b")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "byte offset 0" in err[0]
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("x")
-    assert main(["import-log", "openbve", str(p), "--out", str(tmp_path / "full")]) == 2
+    assert main(["import", "openbve", str(p), "--out", str(tmp_path / "full")]) == 2
     assert "refusing to overwrite" in capsys.readouterr().err
+
+
+def test_import_log_is_a_deprecated_alias_doing_the_same(tmp_path, capsys):
+    p = tmp_path / "nmea.log"
+    frames = [(0, -300, -30, 90), (200, 40, -30, 90), (400, 50, -7.0, 90), (460, 50, -6.4, 90), (500, 50, -6.4, 90)]
+    p.write_text(emit(track(frames, 50.36, -4.15)))
+    capsys.readouterr()
+    assert main(["import-log", "nmea", str(p), "--out", str(tmp_path / "old")]) == 0
+    old_err = capsys.readouterr().err.strip().splitlines()
+    assert old_err == ["simbridge: note: `import-log` is deprecated; use `simbridge import nmea FILE...`"]
+    assert main(["import", "nmea", str(p), "--out", str(tmp_path / "new")]) == 0
+    assert capsys.readouterr().err == ""
+    a, b = verify_json(capsys, tmp_path / "old"), verify_json(capsys, tmp_path / "new")
+    assert a["score"] == b["score"] == pytest.approx(1.0)
+    old, new = read_bundle(tmp_path / "old").signals, read_bundle(tmp_path / "new").signals
+    assert old.names == new.names and len(old) == len(new) > 0
+    for name in old.names:
+        np.testing.assert_array_equal(old[name], new[name])

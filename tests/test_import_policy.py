@@ -64,9 +64,9 @@ def ksp_file(tmp_path: Path) -> Path:
 
 IMPORTS = {
     "carla": lambda tmp, out: ["import", "carla", carla_log(tmp), "--out", out],
-    "openbve": lambda tmp, out: ["import-log", "openbve", openbve_file(tmp)[0], "--out", out],
-    "nmea": lambda tmp, out: ["import-log", "nmea", nmea_file(tmp), "--out", out],
-    "ksp": lambda tmp, out: ["import-log", "ksp", ksp_file(tmp), "--out", out],
+    "openbve": lambda tmp, out: ["import", "openbve", openbve_file(tmp)[0], "--out", out],
+    "nmea": lambda tmp, out: ["import", "nmea", nmea_file(tmp), "--out", out],
+    "ksp": lambda tmp, out: ["import", "ksp", ksp_file(tmp), "--out", out],
 }
 
 
@@ -99,9 +99,9 @@ def test_force_never_deletes_a_directory_that_is_not_a_bundle(tmp_path, capsys, 
 def test_failed_forced_import_keeps_the_old_bundle(tmp_path, capsys):
     out = tmp_path / "bundle"
     p, _ = openbve_file(tmp_path)
-    assert cli(capsys, "import-log", "openbve", p, "--out", out)[0] == 0
+    assert cli(capsys, "import", "openbve", p, "--out", out)[0] == 0
     p.write_bytes(b"not a black box")
-    assert cli(capsys, "import-log", "openbve", p, "--out", out, "--force")[0] == 2
+    assert cli(capsys, "import", "openbve", p, "--out", out, "--force")[0] == 2
     assert read_bundle(out).episode.sim == "openbve"
 
 
@@ -133,7 +133,7 @@ def test_carla_unknown_ego_names_the_vehicles(tmp_path, capsys):
 
 def test_openbve_impossible_samples_are_dropped_and_counted(tmp_path, capsys):
     p, n = openbve_file(tmp_path, bad_at=(40, 41, 200))
-    code, out, err = cli(capsys, "import-log", "openbve", p, "--out", tmp_path / "b")
+    code, out, err = cli(capsys, "import", "openbve", p, "--out", tmp_path / "b")
     assert code == 0, err
     b = read_bundle(tmp_path / "b")
     assert b.signals.t.size == n - 3
@@ -148,7 +148,7 @@ def test_openbve_impossible_samples_are_dropped_and_counted(tmp_path, capsys):
 def test_openbve_all_entries_impossible_is_an_error(tmp_path, capsys):
     p = tmp_path / "logs.bin"
     p.write_bytes(logs_bin([entry(100.0, 1e300, 1.0), entry(101.0, 5.0, float("inf"))]))
-    code, _, err = cli(capsys, "import-log", "openbve", p, "--out", tmp_path / "b")
+    code, _, err = cli(capsys, "import", "openbve", p, "--out", tmp_path / "b")
     assert code == 2 and "all 2 black-box entries are out of range" in err
 
 
@@ -167,7 +167,7 @@ def test_nmea_invalid_fixes_and_off_globe_positions_dropped_and_counted(tmp_path
     (tmp_path / "a").mkdir()
     plain = read_bundle(_import_nmea(tmp_path / "a", nmea_file(tmp_path / "a")))
     p = nmea_file(tmp_path, extra)
-    code, out, err = cli(capsys, "import-log", "nmea", p, "--out", tmp_path / "b")
+    code, out, err = cli(capsys, "import", "nmea", p, "--out", tmp_path / "b")
     assert code == 0, err
     b = read_bundle(tmp_path / "b")
     assert b.signals.t.size == plain.signals.t.size  # the four extra fixes were all dropped
@@ -187,20 +187,20 @@ def _import_nmea(d: Path, p: Path) -> Path:
 
 def test_nmea_lenient_parse_is_flagged(tmp_path, capsys):
     p = nmea_file(tmp_path, "605.000 $GPRMC,garbage*00\n606.000 not nmea at all\n")
-    code, _, err = cli(capsys, "import-log", "nmea", p, "--out", tmp_path / "strict")
+    code, _, err = cli(capsys, "import", "nmea", p, "--out", tmp_path / "strict")
     assert code == 2 and "line" in err
-    code, _, err = cli(capsys, "import-log", "nmea", p, "--out", tmp_path / "b", "--lenient")
+    code, _, err = cli(capsys, "import", "nmea", p, "--out", tmp_path / "b", "--lenient")
     assert code == 0, err
     assert read_bundle(tmp_path / "b").episode.flags == ["lenient_parse: 2 lines skipped"]
 
 
 def test_ksp_unknown_vessel_is_an_error_naming_the_vessels(tmp_path, capsys):
     p = ksp_file(tmp_path)
-    code, _, err = cli(capsys, "import-log", "ksp", p, "--vessel", "Kerbal X2", "--out", tmp_path / "b")
+    code, _, err = cli(capsys, "import", "ksp", p, "--vessel", "Kerbal X2", "--out", tmp_path / "b")
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert f"no vessel named 'Kerbal X2' in {p} (vessels: 'Other', 'SB Two-Stage')" in err
     assert not (tmp_path / "b").exists()
-    assert cli(capsys, "import-log", "ksp", p, "--vessel", "Other", "--out", tmp_path / "c")[0] == 0
+    assert cli(capsys, "import", "ksp", p, "--vessel", "Other", "--out", tmp_path / "c")[0] == 0
 
 
 def test_ksp_vessel_gone_from_a_later_save_is_not_unknown(tmp_path, capsys):
@@ -208,17 +208,17 @@ def test_ksp_vessel_gone_from_a_later_save_is_not_unknown(tmp_path, capsys):
     a, b = tmp_path / "a.sfs", tmp_path / "b.sfs"
     a.write_text(save(vessel(sma=sma, ecc=ecc), ut=100.0))
     b.write_text(save(vessel(name="Other"), ut=200.0))  # SB Two-Stage destroyed by then
-    code, _, err = cli(capsys, "import-log", "ksp", a, b, "--out", tmp_path / "out")
+    code, _, err = cli(capsys, "import", "ksp", a, b, "--out", tmp_path / "out")
     assert code == 0, err
     assert read_bundle(tmp_path / "out").snapshots["end"]["ksp_vessel"] is None
-    code, _, err = cli(capsys, "import-log", "ksp", a, b, "--vessel", "Nope", "--out", tmp_path / "x")
+    code, _, err = cli(capsys, "import", "ksp", a, b, "--vessel", "Nope", "--out", tmp_path / "x")
     assert code == 2 and "in any of the 2 saves" in err
 
 
 def test_ksp_vessel_that_left_only_debris_is_destroyed_not_unknown(tmp_path, capsys):
     p = tmp_path / "persistent.sfs"
     p.write_text(save(vessel(name="Kerbal X Debris", type="Debris", sit="SUB_ORBITAL", sma=300e3, ecc=0.9)))
-    assert cli(capsys, "import-log", "ksp", p, "--vessel", "Kerbal X", "--out", tmp_path / "b")[0] == 0
+    assert cli(capsys, "import", "ksp", p, "--vessel", "Kerbal X", "--out", tmp_path / "b")[0] == 0
     assert read_bundle(tmp_path / "b").snapshots["end"]["ksp_vessel"] is None
-    code, _, err = cli(capsys, "import-log", "ksp", p, "--vessel", "Kerbal X2", "--out", tmp_path / "c")
+    code, _, err = cli(capsys, "import", "ksp", p, "--vessel", "Kerbal X2", "--out", tmp_path / "c")
     assert code == 2 and "no vessel named 'Kerbal X2'" in err

@@ -2,9 +2,17 @@
 
 Scripting plugins (FlyWithLua, XPPython3 and its XP11 predecessor) would let anything inside the
 sandbox write datarefs by script, which defeats a GUI-only task. The check inspects the install
-folder and fails the episode if one is present. Network reachability (UDP 49000/49009, Web API
-8086 from the host only) is enforced by the provider's firewall; `host_only_rules()` lists what
-it must apply.
+folder and fails the episode if one is present.
+
+Network reachability is not enforced here, and no provider calls `host_only_rules()`. What
+really happens: under the `netns` provider the sandbox firewall (`simbridge._isolation._firewall`)
+accepts the simulator's state ports only from the host side's address and drops them on
+loopback; those ports are the task's `lockdown.blocked_ports` plus the adapter's `state_ports`
+(`simbridge._providers.state_ports`). Every X-Plane task lists UDP 49000, UDP 49009 and TCP 8086
+there, so a netns episode keeps them host-only. The `vm` provider is given only the TCP ones;
+the `local` provider applies no firewall. `host_only_rules()` is that same list as data, for an
+operator who firewalls an X-Plane machine by hand; a test keeps it equal to the tasks' lists.
+The FMS plugin's UDP port (`_fms.FMS_PORT`) is in neither list.
 """
 
 from __future__ import annotations
@@ -97,7 +105,8 @@ def require_locked_down(install_dir: str | Path) -> LockdownReport:
 
 
 def host_only_rules(host_addr: str, *, udp_port: int = 49000, xpc_port: int = 49009, web_port: int = 8086) -> list[dict[str, object]]:
-    """Firewall rules the provider applies inside the sandbox: only the harness host may reach these."""
+    """The ports only the harness host may reach, as firewall rules for an operator to apply by
+    hand. Descriptive: no provider reads this (see the module docstring for what enforces them)."""
     return [
         {"proto": "udp", "port": udp_port, "allow_from": host_addr, "service": "X-Plane native UDP"},
         {"proto": "udp", "port": xpc_port, "allow_from": host_addr, "service": "XPlaneConnect"},

@@ -2,7 +2,7 @@ import datetime as dt
 
 import pytest
 
-from simbridge._task import load_task
+from simbridge._task import load_task, task_files
 from simbridge.adapters.xplane import LockdownError, flight_init, host_only_rules, inspect_install, plan_task, require_locked_down
 from simbridge.adapters.xplane._tasks import AIRCRAFT_PATHS, draw_height
 
@@ -43,6 +43,37 @@ def test_host_only_rules():
     rules = host_only_rules("10.0.0.1")
     assert {(r["proto"], r["port"]) for r in rules} == {("udp", 49000), ("udp", 49009), ("tcp", 8086)}
     assert all(r["allow_from"] == "10.0.0.1" for r in rules)
+
+
+XPLANE_TASKS = sorted(p.stem for p in task_files() if load_task(p.stem).simulator.name == "xplane")
+
+
+def test_there_are_xplane_tasks():
+    assert {"T04", "T08", "T12", "T20"} <= set(XPLANE_TASKS)
+
+
+@pytest.mark.parametrize("task_id", XPLANE_TASKS)
+def test_host_only_rules_are_the_ports_the_netns_firewall_keeps_host_only(task_id):
+    """What the module docstring claims: the rules equal the task's lockdown list, and the
+    netns provider's firewall for an xplane episode accepts each of those ports from the host
+    side's address only and drops it on loopback."""
+    from simbridge._isolation._firewall import FirewallPlan, render
+    from simbridge._providers import state_ports
+    from simbridge.adapters.xplane import XPlaneSession
+
+    task = load_task(task_id)
+    host = "10.199.0.1"
+    rules = {(r["proto"], r["port"]) for r in host_only_rules(host)}
+    assert rules == {(b.proto, b.port) for b in task.lockdown.blocked_ports}
+    tcp, udp = state_ports(task, XPlaneSession)
+    nft = render(FirewallPlan(sandbox_if="sbx-test", host_addr=host, agent_uid=2001, sim_uid=2002,
+                              state_tcp=tcp, state_udp=udp)).splitlines()
+    for proto, port in rules:
+        accept = [ln for ln in nft if f"{proto} dport" in ln and ln.rstrip().endswith("accept")
+                  and str(port) in ln.split("dport", 1)[1]]
+        assert accept and all(f"ip saddr {host}" in ln for ln in accept), (proto, port, accept)
+        assert any(ln.strip().startswith(f"iif lo {proto} dport") and str(port) in ln and ln.rstrip().endswith("drop")
+                   for ln in nft), (proto, port)
 
 
 def test_t02_flight_starts_on_ksea_34r():

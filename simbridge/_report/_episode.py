@@ -1,0 +1,77 @@
+"""What an episode page shows, gathered from the bundle, its task and its score."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from simbridge._bundle import Bundle, read_bundle
+from simbridge._errors import BundleError, TaskSpecError
+from simbridge._score import Score
+from simbridge._task import TaskSpec, load_task
+
+
+@dataclass
+class EpisodeView:
+    """One episode, read and ready to render."""
+
+    path: Path
+    bundle: Bundle
+    task: TaskSpec
+    score: Score
+    #: where the score came from: 'score.json' (as recorded) or 'verified now' (no score.json)
+    score_source: str
+    instruction: str
+
+    @property
+    def sim(self) -> str:
+        return self.bundle.episode.sim or self.task.simulator.name
+
+
+def _read_score(path: Path) -> Score:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BundleError(f"{path}: cannot read the score: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise BundleError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise BundleError(f"{path}: nested too deeply to read") from None
+    try:
+        return Score.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise BundleError(f"{path}: field '{'.'.join(map(str, err['loc']))}': {err['msg']}") from None
+
+
+def instruction_seen(bundle: Bundle, task: TaskSpec) -> str:
+    """The instruction as the agent saw it: the brief the runner recorded, else the task's text
+    for the episode's simulator."""
+    brief = getattr(bundle.episode, "agent_brief", None)
+    if isinstance(brief, dict) and isinstance(brief.get("instruction"), str) and brief["instruction"].strip():
+        return brief["instruction"]
+    return task.instruction_for(bundle.episode.sim or task.simulator.name)
+
+
+def load_episode(path: str | Path) -> EpisodeView:
+    """Read a bundle for its page. The score is score.json when the bundle has one (what was
+    reported), else the verifier is run now; bad input is a BundleError naming the file."""
+    path = Path(path)
+    bundle = read_bundle(path)
+    try:
+        task = load_task(bundle.episode.task_id)
+    except TaskSpecError as exc:
+        raise BundleError(f"{path / 'episode.json'}: {exc}") from None
+    score_path = path / "score.json"
+    if score_path.is_file():
+        score, source = _read_score(score_path), "score.json"
+    else:
+        from simbridge._cmd_verify import verify_path
+
+        score, source = verify_path(path), "verified now (the bundle has no score.json)"
+    if score.task_id != task.id:
+        raise BundleError(f"{score_path}: field 'task_id': {score.task_id!r} is not the episode's {task.id!r}")
+    return EpisodeView(path, bundle, task, score, source, instruction_seen(bundle, task))

@@ -1,0 +1,66 @@
+"""`frames/` (JPEGs named by sim time, e.g. 000012.500.jpg) → one H.264 MP4.
+
+ffmpeg is the one imageio-ffmpeg ships inside its wheel, so no system ffmpeg is needed. The
+frames are fed through the concat demuxer with each frame's own duration (the next frame's
+sim time minus its own), so video time = sim time − the first frame's sim time, even when
+the grabber skipped frames.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from simbridge._errors import BundleError
+
+#: output frame rate: seeking resolution of the page's cursor
+FPS = 5
+#: frames wider than this are scaled down (the page shows them at about this size)
+MAX_WIDTH_PX = 960
+
+
+@dataclass(frozen=True)
+class Video:
+    path: Path
+    t0_s: float  # sim time of video time 0
+    t1_s: float  # sim time of the last frame
+    n_frames: int
+
+
+def frame_times(frames_dir: Path) -> list[tuple[float, Path]]:
+    """(sim time, file) of every frame whose name is a number, in time order."""
+    out = []
+    for p in frames_dir.glob("*.jpg"):
+        try:
+            out.append((float(p.stem), p))
+        except ValueError:
+            continue  # not a timed frame (a stray file): not part of the video
+    return sorted(out)
+
+
+def encode_frames(frames_dir: Path, out: Path, *, fps: int = FPS, crf: int = 30) -> Video | None:
+    """Encode the timed frames into `out` (H.264, yuv420p, faststart); None without frames."""
+    import imageio_ffmpeg
+
+    frames = frame_times(frames_dir)
+    if not frames:
+        return None
+    last_dt = (frames[-1][0] - frames[-2][0]) if len(frames) > 1 else 1.0
+    lines = ["ffconcat version 1.0"]
+    for i, (t, p) in enumerate(frames):
+        dur = (frames[i + 1][0] - t) if i + 1 < len(frames) else last_dt
+        lines += [f"file '{p.resolve().as_posix()}'", f"duration {max(dur, 1.0 / fps):.6f}"]
+    lines.append(f"file '{frames[-1][1].resolve().as_posix()}'")  # the concat demuxer drops the last duration
+    with tempfile.TemporaryDirectory() as tmp:
+        listing = Path(tmp) / "frames.ffconcat"
+        listing.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        cmd = [imageio_ffmpeg.get_ffmpeg_exe(), "-y", "-loglevel", "error", "-safe", "0", "-f", "concat",
+               "-i", str(listing), "-vf", f"scale='min({MAX_WIDTH_PX},iw)':-2,fps={fps},format=yuv420p",
+               "-c:v", "libx264", "-preset", "veryfast", "-crf", str(crf), "-movflags", "+faststart", str(out)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        detail = (proc.stderr.strip().splitlines() or ["ffmpeg failed"])[-1]
+        raise BundleError(f"{frames_dir}: cannot encode the frames into a video: {detail}")
+    return Video(out, frames[0][0], frames[-1][0], len(frames))

@@ -1,0 +1,53 @@
+"""Episode bundles for the report tests, built from the repository's synthetic T09 trace."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ helpers (synth)
+
+from simbridge._cmd_verify import verify_path  # noqa: E402
+from synth import make_bundle, steep_turn, with_gap  # noqa: E402
+
+
+def write_frames(frames_dir: Path, times_s: list[float], size: str = "320x180") -> None:
+    """JPEG frames named by sim time like the runner's, from ffmpeg's test pattern (the
+    ffmpeg that imageio-ffmpeg ships)."""
+    import imageio_ffmpeg
+
+    frames_dir.mkdir(parents=True, exist_ok=True)
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-loglevel", "error", "-f", "lavfi", "-i",
+                    f"testsrc2=size={size}:rate=1", "-frames:v", str(len(times_s)), "-q:v", "6",
+                    str(frames_dir / "raw_%05d.jpg")], check=True, timeout=60)
+    for i, t in enumerate(times_s, start=1):
+        (frames_dir / f"raw_{i:05d}.jpg").rename(frames_dir / f"{t:010.3f}.jpg")
+
+
+def build_t09(path: Path, *, frames: bool = True, gap: tuple[float, float] | None = None,
+              hz: float = 20.0) -> Path:
+    """A synthetic T09 steep turn (tests/synth.py) with an alt wobble, a telemetry gap before
+    the turn, two events, 1 Hz frames and a score.json written as `verify --write` would."""
+    cols = steep_turn(hz, alt_wobble_ft=60.0, ias_wobble_kt=4.0, bank_wobble_deg=3.0)
+    if gap is not None:
+        cols = with_gap(cols, *gap)
+    t_end = float(cols["t"][-1])
+    events = [{"t": 2.0, "kind": "episode_ready"}, {"t": round(t_end - 3.0, 2), "kind": "agent_done"}]
+    make_bundle(path, "T09", cols, events=events, sim="jsbsim", sim_version="1.2.1", agent="scripted-steep-turn",
+                provider="netns", isolation={"provider": "netns", "isolated": True, "audit": {"ok": True, "problems": []}},
+                agent_brief={"instruction": "JSBSim cockpit: a 360° steep turn to the left at 45° bank (test brief)."},
+                fmt="parquet")
+    if frames:
+        write_frames(path / "frames", [float(t) for t in np.arange(0.0, t_end, 1.0)])
+    score = verify_path(path)
+    (path / "score.json").write_text(score.model_dump_json(indent=2))
+    return path
+
+
+@pytest.fixture(scope="session")
+def t09_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_t09(tmp_path_factory.mktemp("report") / "t09")

@@ -1,7 +1,5 @@
-"""The `simbridge` command line. Each command lives in its own module with `add_parser(sub)`.
-
-Bad input ends with exit code 2 and one line naming what is wrong and where; never a traceback.
-"""
+"""Run GUI-only agent tasks on real flight, driving, rail, ship and space simulators, and score
+each episode from the simulator's true state."""
 
 from __future__ import annotations
 
@@ -20,14 +18,44 @@ COMMAND_MODULES = [
     "simbridge._cmd_isolation",
     "simbridge._cmd_vm",
     "simbridge._cmd_import",
-    "simbridge._cmd_import_misc",
     "simbridge._cmd_run",
 ]
 
+#: exit codes of every command (docs/cli-exit-codes.md); `run` also uses 3 and 4
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_AGENT_FAILED = 3
+EXIT_UNSCORED = 4
+EXIT_HARNESS = 5
+EXIT_INTERRUPTED = 130
+
+EPILOG = """typical use:
+  simbridge tasks list                                  the tasks and their simulators
+  simbridge run T09 --sim jsbsim --agent mcp            serve a task to an agent, score each trial
+  simbridge import carla rec.log --out b/ && simbridge verify b/
+                                                        score a simulator's own recording
+  simbridge metrics runs/                               success rates over many trials
+
+exit codes:
+  0    ok (run: every trial scored and ended by the agent's `done`)
+  1    a check ran and failed (audit, vm check, tasks validate)
+  2    bad usage or bad input (unknown task or simulator, invalid file or number,
+       failed preflight); nothing was run
+  3    run: every trial scored, but the agent failed in at least one (gave up, timed out)
+  4    run: at least one trial unscored (a harness fault during the episode)
+  5    harness fault outside a trial (simulator not answering, sandbox or VM failure)
+  130  interrupted (Ctrl-C, SIGTERM)
+
+`simbridge COMMAND --help` describes each command."""
+
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="simbridge", description=__doc__.splitlines()[0] if __doc__ else None)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    from simbridge._version import installed_version
+
+    parser = argparse.ArgumentParser(prog="simbridge", description=(__doc__ or "").strip(),
+                                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {installed_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     sub.required = True
     for name in COMMAND_MODULES:
         importlib.import_module(name).add_parser(sub)
@@ -35,7 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from simbridge._errors import SimbridgeError
+    """Parse, run the command, and turn its errors into one line and an exit code: a HarnessError
+    (the harness failed) is 5, any other SimbridgeError (bad usage or input) is 2."""
+    from simbridge._errors import HarnessError, SimbridgeError
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -47,14 +77,17 @@ def main(argv: list[str] | None = None) -> int:
             pass
     try:
         return int(args.func(args) or 0)
+    except HarnessError as exc:
+        print(f"simbridge: harness fault: {exc}", file=sys.stderr)
+        return EXIT_HARNESS
     except SimbridgeError as exc:
         print(f"simbridge: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("simbridge: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
-        return 0
+        return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ import signal
 import sys
 from pathlib import Path
 
+from simbridge._providers import PROVIDERS
+
 
 EXIT_OK, EXIT_USAGE, EXIT_AGENT_FAILED, EXIT_UNSCORED = 0, 2, 3, 4
 
@@ -61,7 +63,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--slice", type=_number(float, lo=0, lo_open=True, hi=60), default=0.1, dest="slice_s",
                    help="lockstep slice in simulator seconds (default 0.1)")
     p.add_argument("--seed", type=int, default=None, help="seed of trial 1 (trial i uses seed+i-1)")
-    p.add_argument("--provider", default="local", choices=["local", "netns", "vm"],
+    p.add_argument("--provider", default="local", choices=PROVIDERS,
                    help="sandbox provider: local (dev, unisolated), netns (root), vm (default local)")
     p.add_argument("--unisolated", action="store_true",
                    help="run even if the isolation audit fails; every score is marked unisolated")

@@ -15,13 +15,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     vsub.required = True
     b = vsub.add_parser("build", help="build the Debian guest image (needs root; several minutes)")
     b.add_argument("--out", type=Path, help="image folder (default: /var/cache/simbridge/vm or $SIMBRIDGE_VM_IMAGE)")
-    b.add_argument("--suite", default="bookworm")
-    b.add_argument("--mirror", default="http://deb.debian.org/debian")
-    b.add_argument("--size-gb", type=int, default=4)
+    b.add_argument("--suite", default="bookworm", help="Debian release of the guest (default bookworm)")
+    b.add_argument("--mirror", default="http://deb.debian.org/debian", help="Debian mirror debootstrap fetches from")
+    b.add_argument("--size-gb", type=int, default=4, help="size of the guest disk image in GB (default 4)")
     b.set_defaults(func=_build)
     c = vsub.add_parser("check", help="boot a fresh overlay, run the isolation audit inside, shut down")
-    c.add_argument("--image", type=Path)
-    c.add_argument("--json", action="store_true")
+    c.add_argument("--image", type=Path, help="image folder (default: /var/cache/simbridge/vm or $SIMBRIDGE_VM_IMAGE)")
+    c.add_argument("--json", action="store_true", help="print the audit report as one JSON object")
     c.set_defaults(func=_check)
 
 

@@ -91,3 +91,71 @@ def test_verify_bad_input_one_line_exit_2(tmp_path, setup, expect):
 def test_verify_not_a_directory(tmp_path):
     code, out, err = run("verify", str(tmp_path / "nope"))
     assert code == 2 and "not a bundle directory" in err
+
+
+def test_version_comes_from_the_package_metadata_and_pyproject():
+    import importlib.metadata
+    import tomllib
+    from pathlib import Path
+
+    import simbridge._version
+
+    root = Path(__file__).resolve().parents[1]
+    declared = tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
+    assert "version" not in (root / "setup.py").read_text()  # one place: pyproject.toml
+    assert importlib.metadata.version("simbridge") == declared == simbridge._version.__version__
+    code, out, err = run("--version")
+    assert code == 0 and out.strip() == f"simbridge {declared}"
+
+
+def test_help_is_for_users_and_lists_every_command_and_exit_code():
+    code, out, err = run("--help")
+    assert code == 0 and "Each command lives in its own module" not in out
+    assert out.split("\n\n")[1].startswith("Run GUI-only agent tasks")
+    for command in ("run", "verify", "record", "import", "metrics", "tasks", "audit", "cleanup", "vm"):
+        assert f"\n    {command} " in out, command
+    codes = out[out.index("exit codes:"):]
+    for rc in ("0", "1", "2", "3", "4", "5", "130"):
+        assert f"\n  {rc} " in codes, rc
+
+
+@pytest.mark.parametrize("argv", [["audit"], ["import", "carla"], ["import", "ksp"], ["import", "openbve"],
+                                  ["import", "bridgecommand"], ["import-log", "nmea"], ["record"], ["tasks", "show"],
+                                  ["vm", "build"], ["vm", "check"], ["cleanup"]])
+def test_every_argument_has_help(argv):
+    """No bare `--task TASK` line: each option and positional explains itself."""
+    from simbridge._cli import build_parser
+
+    parser = build_parser()
+    for word in argv:  # walk down to the sub-command's own parser
+        sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+        parser = sub.choices[word]
+    bare = [a.dest for a in parser._actions if not a.help and a.dest != "help"]
+    assert bare == [], (argv, bare)
+
+
+def test_provider_choices_come_from_the_providers_registry():
+    from simbridge._providers import PROVIDERS
+
+    code, out, _ = run("run", "--help")
+    assert code == 0 and "{" + ",".join(PROVIDERS) + "}" in out
+    code, out, _ = run("audit", "--help")
+    assert code == 0 and "{" + ",".join(p for p in PROVIDERS if p != "local") + "}" in out
+    code, _, err = run("run", "T09", "--sim", "jsbsim", "--agent", "noop", "--provider", "nosuch")
+    assert code == 2 and "invalid choice: 'nosuch'" in err
+
+
+def test_a_harness_fault_exits_5_and_bad_input_exits_2(tmp_path):
+    """A simulator that does not answer is the harness failing (HarnessError: 5, one line); a
+    recorder asked for an unknown simulator is bad input (2)."""
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on: connection refused at once
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code, out, err = run("record", "--sim", "flightgear", "--host", "127.0.0.1", "--port", str(port),
+                         "--seconds", "1", "--out", str(tmp_path / "b"))
+    assert code == 5, err
+    assert err.strip().splitlines() == [err.strip()] and err.startswith("simbridge: harness fault: telnet 127.0.0.1:")
+    code, out, err = run("record", "--sim", "nosuch", "--host", "h", "--seconds", "1", "--out", str(tmp_path / "c"))
+    assert code == 2 and err.startswith("simbridge: error: record: no recorder for simulator 'nosuch'")

@@ -14,13 +14,13 @@ def test_unknown_sim_is_one_line_exit_2(tmp_path, capsys):
     assert rc == 2 and "no recorder for simulator 'nosuchsim'" in err and len(err.strip().splitlines()) == 1
 
 
-def test_no_simulator_answering_is_one_line_exit_2(tmp_path, capsys, monkeypatch):
+def test_no_simulator_answering_is_one_line_harness_fault_exit_5(tmp_path, capsys, monkeypatch):
     from simbridge.adapters.xplane import XPlaneRecorder
 
     monkeypatch.setitem(RECORDERS, "xplane", lambda host, port: XPlaneRecorder(host, port, ready_timeout_s=0.3))
     rc = main(["record", "--sim", "xplane", "--host", "127.0.0.1", "--port", "9", "--seconds", "1", "--out", str(tmp_path / "b")])
     err = capsys.readouterr().err
-    assert rc == 2 and "sent no RREF data" in err
+    assert rc == 5 and "sent no RREF data" in err and len(err.strip().splitlines()) == 1  # HarnessError
     assert not (tmp_path / "b" / "manifest.json").exists()
 
 

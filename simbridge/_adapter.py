@@ -9,11 +9,69 @@ from __future__ import annotations
 
 import abc
 import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from simbridge._task import TaskSpec
+
+
+@runtime_checkable
+class ProcessHandle(Protocol):
+    """A process started in a sandbox, as the runner and adapters use it: what
+    `subprocess.Popen` (local, netns) and a VM's guest process handle have in common.
+
+    Host processes are `subprocess.Popen` (their CPU time is read from /proc); a handle of any
+    other type runs where the host cannot see it (a VM guest), so its CPU time is not recorded.
+    """
+
+    pid: int
+    returncode: int | None
+
+    def poll(self) -> int | None:
+        """The exit code once the process has exited, else None (never blocks for long)."""
+        ...
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        """Block until exit (subprocess.TimeoutExpired after `timeout` seconds)."""
+        ...
+
+    def terminate(self) -> None: ...
+
+    def kill(self) -> None: ...
+
+
+@runtime_checkable
+class LogTail(Protocol):
+    """A process handle whose output lives where the host cannot open it (a VM guest):
+    `log_tail()` fetches the end of it."""
+
+    def log_tail(self, n_bytes: int = 4000) -> str: ...
+
+
+class Spawn(Protocol):
+    """`Sandbox.spawn`: start `argv` inside the sandbox (as the sandbox's simulator user, on its
+    display). `env` adds to the sandbox environment (providers pass on only what is safe);
+    `name` names the process (its log file, its entry in episode.json's `sandbox.pids`);
+    further keywords are `subprocess.Popen`'s (stdin, stdout, stderr...), honoured by the
+    host-process providers and ignored where they cannot apply (a VM guest)."""
+
+    def __call__(self, argv: Sequence[str], env: Mapping[str, str] | None = None, *, name: str | None = None,
+                 **popen: Any) -> ProcessHandle: ...
+
+
+class Forward(Protocol):
+    """`Sandbox.forward`: (address, port) at which the host reaches `port`/`proto` that the
+    simulator listens on inside the sandbox."""
+
+    def __call__(self, port: int, proto: str = "tcp") -> tuple[str, int]: ...
+
+
+#: how the simulator's time series reaches the host: `push` (the simulator sends to
+#: `Sandbox.harness_addr`, e.g. UDP) or `pull` (the sandbox may send nothing to the host, a VM
+#: on restricted networking: the host opens the stream over a connection of its own)
+Telemetry = Literal["push", "pull"]
 
 
 @dataclass(frozen=True)
@@ -26,6 +84,9 @@ class StateSample:
 
 @dataclass(frozen=True)
 class SimEvent:
+    """Something that happened at simulator time `t_sim`; `data` is the payload of `kind`
+    (see simbridge._events for the known kinds' fields, checked when the bundle records it)."""
+
     t_sim: float
     kind: str
     data: dict[str, Any] = field(default_factory=dict)
@@ -49,15 +110,17 @@ class Sandbox:
     #: host-side UDP ports the sandbox may send to (empty: any; an isolated sandbox lists them)
     harness_udp_ports: list[int] = field(default_factory=list)
     isolated: bool = False
+    #: the provider's name, for the record (episode.json); adapters decide by the capabilities
+    #: below (`telemetry`, `harness_addr`, `forward`...), never by this name
     provider: str = "local"
-    #: run a command inside the sandbox (as the sandbox user, on its display); returns a Popen
-    spawn: Any = None
+    #: run a command inside the sandbox (as the sandbox user, on its display)
+    spawn: Spawn | None = None
     info: dict[str, Any] = field(default_factory=dict)
     #: the Python interpreter to use for processes started inside the sandbox
     python: str = field(default_factory=lambda: sys.executable)
     #: maps a port the simulator listens on inside the sandbox to where the host reaches it
     #: (identity for local/netns; a forwarded loopback port for a VM)
-    forward: Any = None
+    forward: Forward | None = None
     #: the address the simulator's state ports bind inside the sandbox (None: `host_addr`;
     #: a VM binds where QEMU's port forwarding delivers, not where the host connects)
     listen_addr: str | None = None
@@ -66,6 +129,8 @@ class Sandbox:
     #: the uid the sandbox runs the simulator as (None: the harness's own user); files the
     #: simulator must write (its home, caches) are handed to it
     sim_uid: int | None = None
+    #: how telemetry reaches the host (`push` needs `harness_addr`; see `Telemetry`)
+    telemetry: Telemetry = "push"
 
     def reach(self, port: int, proto: str = "tcp") -> tuple[str, int]:
         """(address, port) at which the host side reaches `port` inside the sandbox."""

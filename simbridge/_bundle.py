@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, ValidationError,
+                      model_serializer, model_validator)
 
 from simbridge._errors import BundleError
 from simbridge._signals import Signals
@@ -40,32 +41,101 @@ SIGNALS_PARQUET = "signals.parquet"
 SIGNALS_CSV = "signals.csv"
 
 
-class EpisodeInfo(BaseModel):
-    """episode.json. Only `task_id` is required so hand-written fixtures stay small."""
+class SandboxRecord(BaseModel):
+    """episode.json `sandbox`: where the episode ran and the processes the provider started."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid")
+
+    display: str = Field(default="", description="X display of the sandbox (as the host reaches it)")
+    pids: dict[str, int] = Field(default_factory=dict, description="process name -> pid, of every process the "
+                                 "provider started for the episode (Provider.processes())")
+    guest: list[str] = Field(default_factory=list, description="names in `pids` whose pid is a VM guest's, "
+                             "not the host's (their CPU time is not recorded)")
+
+
+class EpisodeInfo(BaseModel):
+    """episode.json. Only `task_id` is required so hand-written fixtures stay small.
+
+    Every field a writer sets is declared here (setting an undeclared attribute raises).
+    Reading is tolerant: keys this version does not know (a bundle from a newer or older
+    simbridge, a third-party writer) are kept in `extra` and written back at the top level,
+    so a bundle survives a read-modify-write unchanged.
+    """
+
+    model_config = ConfigDict(extra="forbid")
 
     task_id: str
-    spec_hash: str | None = None
-    sim: str | None = None
+    spec_hash: str | None = Field(default=None, description="hash of the task spec the episode ran")
+    sim: str | None = Field(default=None, description="simulator name (registry name)")
     sim_version: str | None = None
-    adapter: str | None = None
-    provider: str | None = None
+    adapter: str | None = Field(default=None, description="the SimSession class, recorder or importer that wrote it")
+    provider: str | None = Field(default=None, description="sandbox provider (local, netns, vm; external/none "
+                                 "for record-only and imports)")
     agent: str | None = None
     trial: int | None = None
     seed: int | None = None
-    wall_start: float | None = None
-    wall_end: float | None = None
+    episode_id: str | int | None = Field(default=None, description="a stable id the writer gives: copies of one "
+                                   "episode share it (metrics de-duplicate by it)")
+    wall_start: float | None = Field(default=None, description="wall clock (unix s) the bundle was opened")
+    wall_end: float | None = Field(default=None, description="wall clock (unix s) the bundle was closed")
     status: EpisodeStatus = "completed"
     status_detail: str = ""
     unisolated: bool = False
-    isolation: dict[str, Any] | None = None
+    isolation: dict[str, Any] | None = Field(default=None, description="the provider's isolation report, "
+                                             "console checks and audit")
     sample_rate_hz: float | None = None
     real_time_factor: float | None = None
     frame_rate_hz: float | None = None
     sim_end_s: float | None = Field(default=None, description="Sim time (s, the signals' t) the episode ended at; "
                                     "a recording ending more than max_sample_gap_s earlier lost its tail")
     flags: list[str] = Field(default_factory=list)
+    # -- written by the runner
+    agent_port_url: str | None = Field(default=None, description="the agent port's MCP URL for the episode")
+    agent_brief: dict[str, Any] | None = Field(default=None, description="the task brief as served to the agent "
+                                               "(simbridge.agent.TaskBrief, JSON)")
+    sandbox: SandboxRecord | None = Field(default=None, description="the sandbox's display and processes")
+    sim_info: dict[str, Any] | None = Field(default=None, description="the adapter's SimSession.info() "
+                                            "(version, frame rate, flags), last read at the end")
+    ready_wall: float | None = Field(default=None, description="wall clock (unix s) the agent port began "
+                                     "serving actions")
+    wall_run_s: float | None = Field(default=None, description="wall seconds from the simulator being up to the end")
+    achieved_rtf: float | None = Field(default=None, description="simulator seconds per wall second over the "
+                                       "episode (< 1: it fell behind real time)")
+    agent_actions: dict[str, int] | None = Field(default=None, description="agent port actions: served, failed")
+    recorder: dict[str, Any] | None = Field(default=None, description="the recorder's statistics (samples, "
+                                            "rate_hz, dt_p50_ms, dt_p95_ms, dt_max_ms, dropped)")
+    cpu_s: dict[str, float | None] | None = Field(default=None, description="CPU seconds per process name and "
+                                                  "'runner'; None for a process the host cannot see (VM guest)")
+    sim_seconds: float | None = Field(default=None, description="simulator seconds the episode ran (task clock)")
+    # -- written by record-only recorders and importers
+    host: str | None = Field(default=None, description="host:port a record-only recorder read the simulator at")
+    clock: str | None = Field(default=None, description="the simulator variable used as the task clock")
+    rref_packets: int | None = Field(default=None, description="X-Plane RREF datagrams received (record-only)")
+    dropped_late: int | None = Field(default=None, description="X-Plane frames dropped for arriving late")
+    map: str | None = Field(default=None, description="the map the recording was made on (CARLA)")
+    extra: dict[str, Any] = Field(default_factory=dict, description="keys of episode.json this version does not "
+                                  "declare, kept as read (written back at the top level)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _collect_unknown(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        unknown = {k: v for k, v in data.items() if k not in cls.model_fields}
+        if not unknown:
+            return data
+        known = {k: v for k, v in data.items() if k in cls.model_fields}
+        extra = known.get("extra")
+        known["extra"] = {**(extra if isinstance(extra, dict) else {}), **unknown}
+        return known
+
+    @model_serializer(mode="wrap")
+    def _flatten_extra(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out = handler(self)
+        if isinstance(out, dict):
+            for k, v in (out.pop("extra", None) or {}).items():
+                out.setdefault(k, v)
+        return out
 
 
 class Event(BaseModel):
@@ -359,6 +429,11 @@ class BundleWriter:
         self._maybe_flush()
 
     def event(self, t: float, kind: str, data: Mapping[str, Any] | None = None) -> None:
+        """One event at sim time t; `data` is checked against `kind`'s payload model
+        (simbridge._events; BundleError naming the field) and stored as the plain dict given."""
+        from simbridge._events import validate_event
+
+        validate_event(kind, data)
         line = json.dumps({"t": float(t), "kind": kind, "data": dict(data or {})})
         with self._lock:
             self._events.append(line)
@@ -467,16 +542,31 @@ def write_bundle(
     return path
 
 
+def manifest_files(path: Path) -> list[tuple[str, Path]]:
+    """The files a manifest covers: every regular file in the bundle, subfolders (frames/,
+    home/) included, keyed by its relative POSIX path; not the top-level manifest.json, not
+    `*.tmp` (a write in progress), not symlinks (their target is outside the bundle's bytes)."""
+    out = []
+    for p in path.rglob("*"):
+        rel = p.relative_to(path).as_posix()
+        if p.is_symlink() or not p.is_file() or rel == "manifest.json" or p.name.endswith(".tmp"):
+            continue
+        out.append((rel, p))
+    return sorted(out)
+
+
+def _file_sha256(p: Path) -> str:
+    h = hashlib.sha256()
+    with open(p, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
 def write_manifest(path: Path) -> Path:
-    """sha256 of every file in the bundle, written last: its presence marks a complete bundle."""
-    entries = {}
-    for p in sorted(path.iterdir()):
-        if p.is_file() and p.name != "manifest.json" and not p.name.endswith(".tmp"):
-            h = hashlib.sha256()
-            with open(p, "rb") as fh:
-                for chunk in iter(lambda: fh.read(1 << 20), b""):
-                    h.update(chunk)
-            entries[p.name] = {"sha256": h.hexdigest(), "bytes": p.stat().st_size}
+    """sha256 of every file in the bundle (`manifest_files`: subfolders too, relative POSIX
+    paths as keys), written last: its presence marks a complete bundle."""
+    entries = {rel: {"sha256": _file_sha256(p), "bytes": p.stat().st_size} for rel, p in manifest_files(path)}
     out = path / "manifest.json"
     out.write_text(json.dumps({"files": entries}, indent=2))
     return out
@@ -493,6 +583,6 @@ def verify_manifest(path: Path) -> list[str]:
         p = path / name
         if name == "score.json":
             continue
-        if not p.exists() or hashlib.sha256(p.read_bytes()).hexdigest() != entry.get("sha256"):
+        if not p.is_file() or _file_sha256(p) != entry.get("sha256"):
             bad.append(name)
     return bad

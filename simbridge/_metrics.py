@@ -242,9 +242,8 @@ def _episode(path: Path) -> EpisodeInfo:
 
 def _identity(ep: EpisodeInfo) -> tuple | None:
     """What makes two copies of an episode the same episode, when episode.json says enough."""
-    extra = ep.model_extra or {}
-    if extra.get("episode_id"):
-        return ("id", str(extra["episode_id"]))
+    if ep.episode_id:
+        return ("id", str(ep.episode_id))
     if ep.wall_start is None:
         return None
     return (ep.task_id, ep.sim, ep.agent, ep.trial, ep.wall_start)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import subprocess
 import threading
 import time
 import traceback
@@ -31,11 +32,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from simbridge._adapter import SimSession
+from simbridge._adapter import ProcessHandle, SimSession
 from simbridge._agent_port import (AgentFiles, AgentPort, DirectClient, EpisodeOver, LockstepPacer, McpPortServer,
                                    Pacer, make_brief)
 from simbridge._agent_port._screen import ScreenGrabber, encode
-from simbridge._bundle import BundleWriter, EpisodeInfo, read_bundle, write_manifest
+from simbridge._bundle import BundleWriter, EpisodeInfo, SandboxRecord, read_bundle, write_manifest
 from simbridge._errors import HarnessError, SimbridgeError
 from simbridge._score import Score
 from simbridge._task import TaskSpec, load_task, tasks_dir
@@ -149,10 +150,14 @@ def _check_sim(task: TaskSpec, sim: str) -> None:
         raise SimbridgeError(f"task {task.id} runs on {', '.join(allowed)}, not {sim!r}")
 
 
-def _cpu_s(pid: int) -> float | None:
-    """utime+stime of a live process (and its waited-for children), from /proc."""
+def _cpu_s(proc: ProcessHandle) -> float | None:
+    """utime+stime of a live host process (and its waited-for children), from /proc; None for
+    a process the host cannot see (a VM guest's: any handle that is not a subprocess.Popen)
+    and for one that has already exited."""
+    if not isinstance(proc, subprocess.Popen):
+        return None
     try:
-        with open(f"/proc/{pid}/stat") as fh:
+        with open(f"/proc/{proc.pid}/stat") as fh:
             f = fh.read().rsplit(")", 1)[1].split()
         return (int(f[11]) + int(f[12]) + int(f[13]) + int(f[14])) / os.sysconf("SC_CLK_TCK")
     except (OSError, IndexError, ValueError):
@@ -248,7 +253,7 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
     status, detail = "harness_error", "did not start"
     provider = session = port = server = recorder = frames = agent_thread = None
     snaps: dict[str, Any] = {}
-    cpu: dict[str, float] = {}
+    cpu: dict[str, float | None] = {}
     cpu0 = time.process_time()
     interrupted: BaseException | None = None
     ctx: Any = None
@@ -272,13 +277,13 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
         brief = make_brief(task, episode.sim or cfg.sim, time_limit_s=limit, lockstep=cfg.lockstep,
                            controls=tuple(getattr(session_cls, "controls", ())), screen_px=port.screen.size)
         port.brief = brief.model_dump(mode="json")
-        episode.agent_brief = port.brief  # type: ignore[attr-defined]
+        episode.agent_brief = port.brief
         server = McpPortServer(port, host=cfg.mcp_host, tcp_port=cfg.mcp_port, token=cfg.token).start()
         status_file.update(trial=trial, bundle=str(path), mcp_url=server.url, token_required=cfg.token is not None,
                            state="starting", ready=False, task_id=task.id, sim=episode.sim)
         ctx = AgentContext(display=sandbox.display, port_url=server.url, spawn=sandbox.spawn,
                            outcome=lambda: port.outcome, say=say, lockstep=cfg.lockstep)
-        episode.agent_port_url = server.url  # type: ignore[attr-defined]
+        episode.agent_port_url = server.url
         agent.setup(ctx)
         no_show: str | None = None
         if hasattr(agent, "wait_connected"):
@@ -293,15 +298,16 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
         w_started = time.monotonic()
         _apply_info(episode, session)
         snaps["start"] = session.snapshot()
-        episode.sandbox = {"display": sandbox.display,  # type: ignore[attr-defined]
-                           "pids": {n: p.pid for n, p in provider.procs.procs} if getattr(provider, "procs", None) else {}}
+        procs = provider.processes()
+        episode.sandbox = SandboxRecord(display=sandbox.display, pids={n: p.pid for n, p in procs},
+                                        guest=sorted({n for n, p in procs if not isinstance(p, subprocess.Popen)}))
         writer.write_episode()
         recorder = _make_recorder(session, writer).start()
         _wait_first_samples(recorder, session, 1 if cfg.lockstep else 2,
                             FIRST_SAMPLES_S * getattr(sandbox, "timeout_scale", 1.0))
         frames = _Frames(sandbox.display, path, clock, cfg.frame_hz, list(cfg.snapshot_at))
         frames.start()
-        episode.ready_wall = round(time.time(), 4)  # type: ignore[attr-defined]
+        episode.ready_wall = round(time.time(), 4)
         port.mark_ready()
         status_file.update(state="ready", ready=True)
         if no_show is not None:
@@ -326,20 +332,20 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
         if started.is_set():
             # simulator seconds per wall second over the episode: < 1 means it fell behind real time
             wall_run = time.monotonic() - w_started
-            episode.wall_run_s = round(wall_run, 3)  # type: ignore[attr-defined]
-            episode.achieved_rtf = round(sim_t / wall_run, 4) if wall_run > 0 else None  # type: ignore[attr-defined]
+            episode.wall_run_s = round(wall_run, 3)
+            episode.achieved_rtf = round(sim_t / wall_run, 4) if wall_run > 0 else None
         if ctx is not None:
             ctx.ended.set()
         if port is not None:
             port.end_episode(status)
-            episode.agent_actions = {"served": port.n_actions, "failed": port.n_failed}  # type: ignore[attr-defined]
+            episode.agent_actions = {"served": port.n_actions, "failed": port.n_failed}
         if recorder is not None:
             recorder.stop()
             if recorder.error is not None and status not in ("harness_error", "sim_crashed"):
                 status, detail = "harness_error", f"recorder failed: {recorder.error}"
             stats = recorder.stats()
             episode.sample_rate_hz = stats.get("rate_hz")
-            episode.recorder = stats  # type: ignore[attr-defined]
+            episode.recorder = stats
         if frames is not None:
             frames.stop()
         if session is not None:
@@ -350,10 +356,12 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
                     snaps["end"] = session.snapshot()
             except Exception:
                 pass
-            if provider is not None and getattr(provider, "procs", None) is not None:
-                for name, proc in provider.procs.procs:
-                    if (c := _cpu_s(proc.pid)) is not None:
-                        cpu[name] = cpu.get(name, 0.0) + c
+            if provider is not None:
+                for name, proc in provider.processes():
+                    if not isinstance(proc, subprocess.Popen):
+                        cpu.setdefault(name, None)  # a guest process: the host cannot read its CPU
+                    elif (c := _cpu_s(proc)) is not None:
+                        cpu[name] = (cpu.get(name) or 0.0) + c
             try:
                 session.stop()
             except Exception as exc:
@@ -369,8 +377,8 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
         if snaps:
             writer.snapshots(snaps)
         cpu["runner"] = time.process_time() - cpu0
-        episode.cpu_s = {k: round(v, 3) for k, v in cpu.items()}  # type: ignore[attr-defined]
-        episode.sim_seconds = round(sim_t, 3)  # type: ignore[attr-defined]
+        episode.cpu_s = {k: None if v is None else round(v, 3) for k, v in cpu.items()}
+        episode.sim_seconds = round(sim_t, 3)
         if agent_thread is not None and agent_thread.error:
             (path / "agent_error.txt").write_text(getattr(agent_thread, "traceback", agent_thread.error))
         if port is not None:
@@ -462,7 +470,7 @@ def _apply_info(episode: EpisodeInfo, session: SimSession) -> None:
         info = session.info()
     except Exception as exc:  # facts for episode.json are not worth ending the episode
         info = {"info_error": str(exc)}
-    episode.sim_info = info  # type: ignore[attr-defined]
+    episode.sim_info = info
     version = info.get("sim_version") or info.get(f"{session.sim_name}_version") or info.get("version")
     if version is not None:
         episode.sim_version = str(version)

@@ -55,8 +55,8 @@ class XPlaneRecorder:
                 if f.t_sim <= seconds:
                     s = logger.samples([f])[0]
                     writer.sample(s.t_sim, s.values)
-            writer.episode.rref_packets = udp.packets_received  # type: ignore[attr-defined]
-            writer.episode.dropped_late = logger.assembler.dropped_late  # type: ignore[attr-defined]
+            writer.episode.rref_packets = udp.packets_received
+            writer.episode.dropped_late = logger.assembler.dropped_late
             return writer.finish(status, detail)  # type: ignore[arg-type]
         except HarnessError:
             if writer is not None:

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,8 @@ class NetnsSandbox:
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="simbridge-netns-"))
         self.ns: Netns | None = None
         self.display: str | None = None
-        self._procs: list[subprocess.Popen[Any]] = []
+        #: (name, process) of everything started inside, oldest first
+        self._procs: list[tuple[str, subprocess.Popen[Any]]] = []
         self._reaper: subprocess.Popen[Any] | None = None
         self.sim_pids: set[int] = set()
         self.harness_pids: set[int] = set()
@@ -97,7 +98,7 @@ class NetnsSandbox:
             time.sleep(0.05)
 
     def close(self) -> None:
-        for p in reversed(self._procs):
+        for _, p in reversed(self._procs):
             kill_group(p)
         self._procs.clear()
         if self.ns is not None:
@@ -145,18 +146,26 @@ class NetnsSandbox:
         cmd = self.ns.argv(["env", "-i", *[f"{k}={v}" for k, v in full_env.items()], *argv], user=user)
         popen.setdefault("stdin", subprocess.DEVNULL)
         p = subprocess.Popen(cmd, start_new_session=True, cwd=str(self.workdir), **popen)
-        self._procs.append(p)
+        self._procs.append((name or Path(argv[0]).name, p))
         if user == SIM_USER:
             self.sim_pids.add(p.pid)
         else:
             self.harness_pids.add(p.pid)
         return p
 
+    def processes(self) -> list[tuple[str, subprocess.Popen[Any]]]:
+        """(name, process) of everything started inside and still held (Xvfb, the simulator,
+        the agent port's helpers), oldest first; the audit's own run is not among them."""
+        return list(self._procs)
+
     def as_sandbox(self) -> Sandbox:
         """The runner-facing view: the host-side adapter reaches the simulator at sandbox_addr."""
+        def spawn(argv: Sequence[str], env: Mapping[str, str] | None = None, *, name: str | None = None,
+                  **popen: Any) -> subprocess.Popen[Any]:
+            return self.spawn(argv, env=dict(env or {}), name=name, **popen)
+
         return Sandbox(display=self.display or "", env=self.env(), workdir=str(self.workdir),
-                       host_addr=self.sandbox_addr, isolated=True, provider="netns",
-                       spawn=lambda argv, env=None, **kw: self.spawn(argv, env=env, **kw),
+                       host_addr=self.sandbox_addr, isolated=True, provider="netns", spawn=spawn, telemetry="push",
                        harness_addr=self.host_addr, harness_udp_ports=list(self.host_udp),
                        info={"netns": self.ns.name if self.ns else None, "host_addr": self.host_addr,
                              "sandbox_addr": self.sandbox_addr})
@@ -173,6 +182,7 @@ class NetnsSandbox:
         p = self.spawn([sandbox_python(), str(script), json.dumps(spec)], user=AGENT_USER,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         out, err = p.communicate(timeout=120)
+        self._procs = [(n, q) for n, q in self._procs if q is not p]  # done: not one of the episode's
         if p.returncode != 0:
             raise HarnessError(f"isolation audit failed to run: {err.strip()[-500:]}")
         return json.loads(out)

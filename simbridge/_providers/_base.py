@@ -1,8 +1,8 @@
 """Providers bring up the agent's sandbox: a display, an environment, a way to start processes.
 
 `local` (Xvfb on this machine, unisolated) is the development provider; `netns` (Linux
-namespaces + firewall) and `vm` (libvirt/QEMU) implement the same `Provider` interface, so the
-runner does not change when they arrive.
+namespaces + firewall) and `vm` (QEMU) implement the same `Provider` interface, and the
+runner knows nothing else of them.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import abc
 from pathlib import Path
 from typing import Any
 
-from simbridge._adapter import Sandbox
+from simbridge._adapter import ProcessHandle, Sandbox
 
 #: screen size every provider gives the agent (the cockpit and reference pilots assume it)
 SCREEN_W, SCREEN_H, SCREEN_DEPTH = 1280, 800, 24
@@ -35,6 +35,12 @@ class Provider(abc.ABC):
     @abc.abstractmethod
     def stop(self) -> None:
         """Tear everything down, including every process started through `sandbox.spawn`. Idempotent."""
+
+    def processes(self) -> list[tuple[str, ProcessHandle]]:
+        """(name, handle) of every process this provider started for the episode and still
+        holds (its display server, what went through `sandbox.spawn`), oldest first; the runner
+        records their pids and CPU time. Empty before `start()` and after `stop()`."""
+        return []
 
     def audit(self, ports: list[tuple[int, str, str]]) -> dict[str, Any] | None:
         """Run the isolation audit inside the sandbox (None: this provider has nothing to audit)."""

@@ -7,10 +7,11 @@ import os
 import select
 import shutil
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from simbridge._adapter import Sandbox
+from simbridge._adapter import ProcessHandle, Sandbox
 from simbridge._errors import HarnessError, SimbridgeError
 from simbridge._providers._base import SCREEN_DEPTH, SCREEN_H, SCREEN_W, Provider
 from simbridge._providers._procs import ProcessSet
@@ -45,12 +46,13 @@ class LocalProvider(Provider):
         env = {k: v for k, v in os.environ.items() if k not in _SCRUB}
         env.update(DISPLAY=display, SDL_AUDIODRIVER="dummy", SDL_VIDEODRIVER="x11")
 
-        def spawn(cmd: list[str], env: dict[str, str] | None = None, **kw: Any) -> Any:
+        def spawn(cmd: Sequence[str], env: Mapping[str, str] | None = None, *, name: str | None = None,
+                  **kw: Any) -> ProcessHandle:
             """Start `cmd` on the sandbox display; `env` adds to (overrides) the sandbox environment."""
             assert self.procs is not None
             merged = {**base_env, **(env or {})}
             merged["DISPLAY"] = base_env["DISPLAY"]  # never the host's display
-            return self.procs.spawn(cmd, env=merged, **kw)
+            return self.procs.spawn(cmd, name=name, env=merged, **kw)
 
         base_env = env
         self.sandbox = Sandbox(display=display, env=env, workdir=str(workdir), host_addr="127.0.0.1",
@@ -86,6 +88,10 @@ class LocalProvider(Provider):
         finally:
             os.close(r)
         return f":{int(buf.strip())}"
+
+    def processes(self) -> list[tuple[str, ProcessHandle]]:
+        """Xvfb first, then what went through `sandbox.spawn`."""
+        return self.procs.processes() if self.procs is not None else []
 
     def stop(self) -> None:
         if self.procs is not None:

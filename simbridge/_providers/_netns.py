@@ -9,7 +9,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from simbridge._adapter import Sandbox
+from simbridge._adapter import ProcessHandle, Sandbox
 from simbridge._errors import SimbridgeError
 from simbridge._isolation import SIM_USER, NetnsSandbox, sandbox_python
 from simbridge._providers._base import SCREEN_DEPTH, SCREEN_H, SCREEN_W, Provider
@@ -56,6 +56,10 @@ class NetnsProvider(Provider):
         sandbox.harness_udp_ports = list(self.sb.host_udp)
         sandbox.sim_uid = pwd.getpwnam(SIM_USER).pw_uid
         return sandbox
+
+    def processes(self) -> list[tuple[str, ProcessHandle]]:
+        """Xvfb and what went through `sandbox.spawn`, all host processes (readable in /proc)."""
+        return list(self.sb.processes()) if self.sb is not None else []
 
     def _pick_udp(self, host_addr: str) -> list[int]:
         return [_free_udp_port(host_addr) for _ in range(self.n_udp)]

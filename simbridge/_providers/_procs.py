@@ -64,6 +64,11 @@ class ProcessSet:
             self.procs.append((name, p))
         return p
 
+    def processes(self) -> list[tuple[str, subprocess.Popen]]:
+        """(name, process) of every process started here and not yet stopped, oldest first."""
+        with self._lock:
+            return list(self.procs)
+
     def pids(self) -> list[int]:
         with self._lock:
             return [p.pid for _, p in self.procs]

@@ -19,10 +19,11 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from simbridge._adapter import Sandbox
+from simbridge._adapter import ProcessHandle, Sandbox
 from simbridge._errors import HarnessError
 from simbridge._isolation._firewall import FirewallPlan, render
 from simbridge._providers._base import SCREEN_DEPTH, SCREEN_H, SCREEN_W, Provider
@@ -54,7 +55,8 @@ def default_image_dir() -> Path:
 
 
 class GuestProcess:
-    """Popen-like handle of a process in the guest.
+    """Popen-like handle of a process in the guest (a `simbridge.sim.ProcessHandle`; not a host
+    process: its pid is the guest's, and the host cannot read its CPU time).
 
     `poll()` asks the supervisor at most every `POLL_CACHE_S` (callers poll in tight loops);
     a supervisor that does not answer within `POLL_TIMEOUT_S` raises HarnessError."""
@@ -112,6 +114,7 @@ class VmProvider(Provider):
         self.ruleset: str | None = None
         self.image_source: dict[str, Any] | None = None
         self.xvfb_pid = 0
+        self.xvfb: GuestProcess | None = None
         self.host_x = 0
 
     def preflight(self) -> None:
@@ -143,13 +146,16 @@ class VmProvider(Provider):
                                               f"{SCREEN_W}x{SCREEN_H}x{SCREEN_DEPTH}", "-listen", "tcp", "-ac", "-noreset",
                                               "+extension", "XTEST"], log="/tmp/xvfb.log")
         self.xvfb_pid = xvfb["pid"]
+        self.xvfb = GuestProcess(self.vm, self.xvfb_pid, "/tmp/xvfb.log")
         self.host_x = self.vm.forward(x_port)
         display = f"127.0.0.1:{self.host_x - 6000}"
         self._wait_display(display)
         vm = self.vm
 
-        def spawn(cmd: list[str], env: dict[str, str] | None = None, *, user: str | None = "sim", name: str | None = None,
-                  **_: Any) -> GuestProcess:
+        def spawn(cmd: Sequence[str], env: Mapping[str, str] | None = None, *, name: str | None = None,
+                  user: str | None = "sim", **_: Any) -> GuestProcess:
+            """Start `cmd` in the guest through its supervisor; Popen keywords (stdout...) do not
+            apply there: output goes to a guest log (`GuestProcess.log_tail`)."""
             argv = [VENV + "/bin/python" if c == sys.executable else c for c in cmd]
             guest_env = {k: v for k, v in (env or {}).items() if k in ("SDL_AUDIODRIVER", "SDL_VIDEODRIVER", "LANG")}
             guest_env["DISPLAY"] = f":{GUEST_DISPLAY}"
@@ -170,12 +176,18 @@ class VmProvider(Provider):
             self.image_source = None
         self.sandbox = Sandbox(display=display, env={"DISPLAY": display, "SDL_AUDIODRIVER": "dummy"},
                                workdir=str(workdir), host_addr="127.0.0.1", harness_addr=None,
-                               isolated=True, provider=self.name,
+                               isolated=True, provider=self.name, telemetry="pull",
                                spawn=spawn, python=VENV + "/bin/python", forward=forward,
                                listen_addr=LISTEN_ADDR, timeout_scale=TCG_TIMEOUT_SCALE if tcg else 1.0,
                                info={"boot_s": round(self.vm.boot_s or 0, 1), "image": str(self.image_dir),
                                      "image_source": self.image_source, "accel": self.vm.accel})
         return self.sandbox
+
+    def processes(self) -> list[tuple[str, ProcessHandle]]:
+        """Xvfb and what went through `sandbox.spawn`: guest processes (guest pids, no host CPU)."""
+        if self.vm is None or self.xvfb is None:
+            return []
+        return [("Xvfb", self.xvfb), *self.spawned]
 
     def _wait_display(self, display: str, timeout_s: float = 90.0) -> None:
         from Xlib import display as xdisplay

@@ -563,12 +563,16 @@ def _file_sha256(p: Path) -> str:
     return h.hexdigest()
 
 
+#: 2: subfolders are hashed too; a manifest without "version" (1) covered top-level files only
+MANIFEST_VERSION = 2
+
+
 def write_manifest(path: Path) -> Path:
     """sha256 of every file in the bundle (`manifest_files`: subfolders too, relative POSIX
     paths as keys), written last: its presence marks a complete bundle."""
     entries = {rel: {"sha256": _file_sha256(p), "bytes": p.stat().st_size} for rel, p in manifest_files(path)}
     out = path / "manifest.json"
-    out.write_text(json.dumps({"files": entries}, indent=2))
+    out.write_text(json.dumps({"version": MANIFEST_VERSION, "files": entries}, indent=2))
     return out
 
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-from simbridge._bundle import HARNESS_FAULTS, read_bundle
+from simbridge._bundle import HARNESS_FAULTS, manifest_files, read_bundle
 from simbridge._errors import BundleError, TaskSpecError
 from simbridge._task import load_task, task_files
 
@@ -50,9 +50,10 @@ def _sha256(path: Path) -> str:
 def manifest_problems(path: Path) -> list[str]:
     """What does not match manifest.json, one line each naming the file ('' list: intact).
 
-    Top-level files only, as write_manifest hashes them; score.json is exempt (re-derived).
-    A missing manifest is one problem; a manifest that is not JSON of the expected shape is a
-    BundleError."""
+    Every file write_manifest hashes, subfolders (frames/, home/) included, by relative POSIX
+    path; score.json is exempt (re-derived). A manifest without "version" predates nested
+    hashing: files in subfolders it does not list are not reported as added. A missing manifest
+    is one problem; a manifest that is not JSON of the expected shape is a BundleError."""
     man = path / MANIFEST
     if not man.is_file():
         return [f"{path}: no {MANIFEST} (the bundle was not finished, or was assembled by hand)"]
@@ -67,13 +68,20 @@ def manifest_problems(path: Path) -> list[str]:
     for name, entry in sorted(files.items()):
         if name in _NOT_HASHED:
             continue
+        parts = PurePosixPath(name).parts
+        if not parts or PurePosixPath(name).is_absolute() or ".." in parts or "\\" in name:
+            problems.append(f"{man}: entry {name!r} is not a path inside the bundle")
+            continue
         p = path / name
-        if not p.is_file():
+        if p.is_symlink() or not p.is_file():
             problems.append(f"{p}: listed in {MANIFEST} but missing")
         elif _sha256(p) != entry.get("sha256"):
             problems.append(f"{p}: sha256 does not match {MANIFEST}")
-    for p in sorted(path.iterdir()):
-        if p.is_file() and p.name not in files and p.name not in _NOT_HASHED and not p.name.endswith(".tmp"):
+    top_level_only = data.get("version") is None
+    for name, p in manifest_files(path):
+        if top_level_only and "/" in name:
+            continue
+        if name not in files and name not in _NOT_HASHED:
             problems.append(f"{p}: not listed in {MANIFEST} (added after the bundle was finished)")
     return problems
 

@@ -28,7 +28,10 @@ from simbridge._report._episode import EpisodeView, load_episode
 from simbridge._report._plots import evidence_windows, plotted_signals, signal_figures
 from simbridge._report._track import track_figure
 
-#: a video larger than this is not embedded (the page says so): the page must stay openable
+#: the video is re-encoded at lower quality until it fits this (base64 adds a third): with
+#: Plotly (1.9 MB) and the figures, a 10-minute episode's page stays near 5 MB
+VIDEO_BUDGET_BYTES = 2_200_000
+#: a video still larger than this at the lowest quality is not embedded (the page says so)
 MAX_VIDEO_BYTES = 25_000_000
 
 
@@ -137,20 +140,22 @@ def _score_table(view: EpisodeView) -> str:
 
 def _video_section(view: EpisodeView) -> tuple[str, float | None]:
     """The <video> of frames/ as a data URI, and the sim time of its time 0 (None: no video)."""
-    from simbridge._report._video import encode_frames, frame_times
+    from simbridge._report._video import encode_within, frame_times
 
     frames = view.path / "frames"
     if not frames.is_dir() or not frame_times(frames):
         return '<p class="none">No screen frames in this bundle.</p>', None
     with tempfile.TemporaryDirectory() as tmp:
-        video = encode_frames(frames, Path(tmp) / "screen.mp4")
+        video = encode_within(frames, Path(tmp) / "screen.mp4", VIDEO_BUDGET_BYTES)
         assert video is not None
         data = video.path.read_bytes()
     if len(data) > MAX_VIDEO_BYTES:
         return (f'<p class="none">The screen video is {len(data) / 1e6:.1f} MB, over the page budget '
                 f'({MAX_VIDEO_BYTES / 1e6:.0f} MB); not embedded.</p>'), None
     uri = "data:video/mp4;base64," + base64.b64encode(data).decode("ascii")
-    return (f'<p>{video.n_frames} frames, sim time {video.t0_s:.1f}–{video.t1_s:.1f} s. Click a plot to seek.</p>'
+    return (f'<p>{video.n_frames} frames, sim time {video.t0_s:.1f}–{video.t1_s:.1f} s (H.264, CRF {video.crf}'
+            f'{f" capped at {video.max_kbps} kbit/s" if video.max_kbps else ""}, '
+            f'{len(data) / 1e6:.1f} MB). Click a plot to seek the video; the cursor follows it.</p>'
             f'<video id="screen" controls muted preload="auto" data-t0="{video.t0_s:.3f}" src="{uri}"></video>'), video.t0_s
 
 

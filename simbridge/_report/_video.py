@@ -27,6 +27,8 @@ class Video:
     t0_s: float  # sim time of video time 0
     t1_s: float  # sim time of the last frame
     n_frames: int
+    crf: int = 0
+    max_kbps: int | None = None
 
 
 def frame_times(frames_dir: Path) -> list[tuple[float, Path]]:
@@ -40,7 +42,19 @@ def frame_times(frames_dir: Path) -> list[tuple[float, Path]]:
     return sorted(out)
 
 
-def encode_frames(frames_dir: Path, out: Path, *, fps: int = FPS, crf: int = 30) -> Video | None:
+def encode_within(frames_dir: Path, out: Path, budget_bytes: int) -> Video | None:
+    """One pass of capped CRF: CRF 30 quality unless that would exceed `budget_bytes` over the
+    video's length, then x264's rate control holds the bitrate to the budget (a 10-minute
+    episode's page must stay openable and mailable)."""
+    frames = frame_times(frames_dir)
+    if not frames:
+        return None
+    duration_s = max(1.0, frames[-1][0] - frames[0][0] + 1.0)
+    return encode_frames(frames_dir, out, max_kbps=int(budget_bytes * 8 * 0.9 / duration_s / 1000))
+
+
+def encode_frames(frames_dir: Path, out: Path, *, fps: int = FPS, crf: int = 30,
+                  max_width_px: int = MAX_WIDTH_PX, max_kbps: int | None = None) -> Video | None:
     """Encode the timed frames into `out` (H.264, yuv420p, faststart); None without frames."""
     import imageio_ffmpeg
 
@@ -57,10 +71,13 @@ def encode_frames(frames_dir: Path, out: Path, *, fps: int = FPS, crf: int = 30)
         listing = Path(tmp) / "frames.ffconcat"
         listing.write_text("\n".join(lines) + "\n", encoding="utf-8")
         cmd = [imageio_ffmpeg.get_ffmpeg_exe(), "-y", "-loglevel", "error", "-safe", "0", "-f", "concat",
-               "-i", str(listing), "-vf", f"scale='min({MAX_WIDTH_PX},iw)':-2,fps={fps},format=yuv420p",
-               "-c:v", "libx264", "-preset", "veryfast", "-crf", str(crf), "-movflags", "+faststart", str(out)]
+               "-i", str(listing), "-vf", f"scale='min({max_width_px},iw)':-2,fps={fps},format=yuv420p",
+               "-c:v", "libx264", "-preset", "veryfast", "-crf", str(crf)]
+        if max_kbps is not None:
+            cmd += ["-maxrate", f"{max(max_kbps, 20)}k", "-bufsize", f"{2 * max(max_kbps, 20)}k"]
+        cmd += ["-movflags", "+faststart", str(out)]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         detail = (proc.stderr.strip().splitlines() or ["ffmpeg failed"])[-1]
         raise BundleError(f"{frames_dir}: cannot encode the frames into a video: {detail}")
-    return Video(out, frames[0][0], frames[-1][0], len(frames))
+    return Video(out, frames[0][0], frames[-1][0], len(frames), crf, max_kbps)

@@ -68,6 +68,14 @@ def test_names_are_unique_and_the_commands_read_the_registry():
     assert set(RECORDERS) == {a.name for a in ADAPTERS if a.recorder}
 
 
+def test_every_registered_adapter_is_a_simulator_tasks_may_name():
+    import typing
+
+    from simbridge._task import SimName
+
+    assert {a.name for a in ADAPTERS} <= set(typing.get_args(SimName))
+
+
 def test_importing_the_registry_and_building_the_cli_loads_no_adapter():
     code = ("import sys, json, simbridge._adapters_registry, simbridge._sims, simbridge._cli\n"
             "simbridge._cli.build_parser()\n"

@@ -1,6 +1,6 @@
 """The episode bundle: the directory contract between adapters (which write it) and verifiers.
 
-Layout (see ARCHITECTURE.md): episode.json, signals.parquet (or signals.csv), events.jsonl,
+Layout: episode.json, signals.parquet (or signals.csv), events.jsonl,
 snapshots.json, actions.jsonl, screen frames, score.json, manifest.json (written last).
 
 Writing is append-only and crash-safe: while an episode runs, signals go to `signals.csv` and

@@ -1,7 +1,7 @@
 """`simbridge run TASK --sim SIM --agent AGENT`: fly trials, write a bundle per trial, score them.
 
     simbridge run T09 --sim jsbsim --agent reference --out runs/demo
-    simbridge run T09 --sim jsbsim --agent scripted:turn.yaml --trials 5 --lockstep
+    simbridge run T09 --sim jsbsim --agent scripted:my_turn.yaml --trials 5 --lockstep   # your own timed-actions YAML
     simbridge run T09 --sim jsbsim --agent mcp        # prints the agent port URL, waits for a client
     simbridge run T09 --sim jsbsim --agent human      # prints a VNC address (needs x11vnc)
 

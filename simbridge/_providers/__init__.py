@@ -1,4 +1,5 @@
-"""Sandbox providers by name. `local` today; `netns` and `vm` plug in here with the same interface."""
+"""Sandbox providers by name: `local` (no isolation), `netns` (network namespace, users and
+firewall; needs root) and `vm` (a QEMU/KVM guest), all with the same interface."""
 
 from __future__ import annotations
 

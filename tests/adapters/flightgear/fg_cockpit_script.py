@@ -6,7 +6,7 @@ never from the simulator's state. Coordinates are for FlightGear's default c172p
 at 1280x800 after `prepare_view` (yokes hidden with `y`, view pitched down by a right-button
 drag of 80 px), measured on FlightGear 2020.3.
 
-Traps this script handles (FLIGHTGEAR.md): shifted keys (`}` magnetos) need a slow
+Traps this script handles (measured on FlightGear 2020.3): shifted keys (`}` magnetos) need a slow
 press/release with Shift held separately; keyboard throttle steps scale with the frame time,
 so the throttle is moved with the mouse wheel on the knob (±0.02 per click, frame-rate
 independent) in a closed loop on the tachometer reading.

@@ -1,6 +1,9 @@
 """simbridge: GUI-only agent tasks on real vehicle simulators, scored from the simulator's true state.
 
-The public API: task specs, the episode bundle, scores and the verifier entry point.
+The public API: task specs, the episode bundle, scores and the verifier entry point (here);
+the contracts for simulator adapters and sandbox providers (`simbridge.sim`); the agent port's
+client for agents (`simbridge.agent`). Modules whose names start with `_` are the
+implementation and may change.
 """
 
 from simbridge._bundle import Bundle, BundleWriter, EpisodeInfo, Event, read_bundle, write_bundle

@@ -129,7 +129,8 @@ class Sandbox:
     #: the uid the sandbox runs the simulator as (None: the harness's own user); files the
     #: simulator must write (its home, caches) are handed to it
     sim_uid: int | None = None
-    #: how telemetry reaches the host (`push` needs `harness_addr`; see `Telemetry`)
+    #: how telemetry reaches the host (see `Telemetry`); set by the provider. `push` needs
+    #: `harness_addr`: a sandbox without one can only be pulled from, whatever this says
     telemetry: Telemetry = "push"
 
     def reach(self, port: int, proto: str = "tcp") -> tuple[str, int]:

@@ -6,7 +6,7 @@
 - `MAPPINGS`, `to_canonical`: the property -> canonical signal table.
 - The cockpit process itself: `python -m simbridge.adapters.jsbsim.cockpit --help`.
 
-Names load on first use, so a screen-reading pilot can import `simbridge.adapters.jsbsim._layout`
+Names load on first use, so a screen-reading pilot can import `simbridge.adapters.jsbsim.layout`
 without pulling in the session, the telnet client or jsbsim.
 """
 
@@ -19,7 +19,7 @@ _LAZY = {
     "JSBSimSession": ("simbridge.adapters.jsbsim._session", "JSBSimSession"),
     "MAPPINGS": ("simbridge.adapters.jsbsim._mapping", "MAPPINGS"),
     "to_canonical": ("simbridge.adapters.jsbsim._mapping", "to_canonical"),
-    "layout": ("simbridge.adapters.jsbsim._layout", None),
+    "layout": ("simbridge.adapters.jsbsim.layout", None),
 }
 
 __all__ = ["JSBSimSession", "MAPPINGS", "layout", "to_canonical"]

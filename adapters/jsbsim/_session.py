@@ -28,8 +28,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from simbridge._adapter import Sandbox, SimEvent, SimSession, StateSample
-from simbridge._errors import HarnessError
+from simbridge.sim import HarnessError, LogTail, Sandbox, SimEvent, SimSession, StateSample
 from simbridge.adapters.fgproto import TcpStreamReceiver, TelnetProps, UdpReceiver
 from simbridge.adapters.fgproto.keys import FLIGHTGEAR_KEYS
 from simbridge.adapters.jsbsim._mapping import MAPPINGS, to_canonical
@@ -154,15 +153,16 @@ class JSBSimSession(SimSession):
                 "--telnet-port", str(port), "--telnet-host", listen,
                 "--generic-hz", str(self.generic_hz), "--fps", str(self.fps)]
         harness = sandbox.harness_addr
-        if harness is not None:
+        if sandbox.telemetry == "push" and harness is not None:
             # the cockpit pushes its packets to the harness's address on the sandbox's side
             udp_port = sandbox.harness_udp_ports[0] if sandbox.harness_udp_ports else 0
             self.receiver = UdpReceiver(protocol, host=harness, port=udp_port).start()
             self.telemetry_mode, self._telemetry_addr = TELEMETRY_UDP, f"{harness}:{self.receiver.port}"
             argv += ["--generic-udp", self._telemetry_addr]
         else:
-            # nothing in the sandbox reaches the host: the host asks for the packets on a
-            # connection of its own to the state port, once the cockpit answers (_wait_ready)
+            # telemetry is pulled (nothing in the sandbox may reach the host): the host asks for
+            # the packets on a connection of its own to the state port, once the cockpit answers
+            # (_wait_ready)
             self.telemetry_mode = TELEMETRY_STREAM
         self._protocol = protocol
         env = {**os.environ, **(sandbox.env or {}), "DISPLAY": sandbox.display,
@@ -224,7 +224,7 @@ class JSBSimSession(SimSession):
 
     def _log_tail(self) -> str:
         try:
-            if hasattr(self.proc, "log_tail"):  # a process in a VM guest: its log is there
+            if isinstance(self.proc, LogTail):  # its log is where the host cannot open it (a guest)
                 text = self.proc.log_tail()
             else:
                 text = self._log_path.read_text(errors="replace") if self._log_path else ""
@@ -294,7 +294,7 @@ class JSBSimSession(SimSession):
     @staticmethod
     def _signal(proc: subprocess.Popen, sig: int) -> None:
         """Signal the cockpit's process group when it leads one, else the process alone."""
-        if not isinstance(proc, subprocess.Popen):  # a process in a VM guest: its handle signals it
+        if not isinstance(proc, subprocess.Popen):  # not a host process (a guest's): its handle signals it
             proc.terminate() if sig == signal.SIGTERM else proc.kill()
             return
         try:

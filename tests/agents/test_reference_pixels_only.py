@@ -18,8 +18,8 @@ ALLOWED_PREFIXES = (
     "__future__", "math", "os", "json", "time", "threading", "functools", "pathlib", "dataclasses", "typing",
     "importlib", "sys", "types", "numpy", "cv2", "pygame",
     "simbridge.agents._base", "simbridge.agents.reference",
-    "simbridge._agent_port", "simbridge._task",  # type-checking names of the port client and the task
-    "simbridge.adapters.jsbsim._layout",  # the published panel layout: pixel positions, no state
+    "simbridge.agent.", "simbridge._task",  # type-checking names of the port client and the task
+    "simbridge.adapters.jsbsim.layout",  # the published panel layout: pixel positions, no state
 )
 ALLOWED_EXACT = ("re",)  # regular expressions (the T15 pilot parses the instruction's figures)
 FORBIDDEN_MODULES = ("simbridge.adapters.jsbsim._session", "simbridge.adapters.jsbsim._server",
@@ -65,11 +65,14 @@ def test_pilots_read_the_layout_the_cockpit_draws_with():
     with and the cockpit's input handler hit-tests clicks with."""
     pytest.importorskip("pygame", reason="pygame (the cockpit window) is not installed")
     from simbridge.adapters.jsbsim import _input, _panel
-    from simbridge.adapters.jsbsim import _layout as published
+    from simbridge.adapters.jsbsim import layout as published
     from simbridge.agents.reference._layout import L
 
     assert L is published
-    assert _panel.L is published and _input.L is published
+    # the public module re-exports the very objects the panel draws and hit-tests with
+    assert len(published.__all__) > 50
+    for name in published.__all__:
+        assert getattr(published, name) is getattr(_panel.L, name) is getattr(_input.L, name), name
 
 
 def _hotspots_named(path: Path) -> set[str]:

@@ -3,7 +3,7 @@ T02, T09 and T16 on the embedded JSBSim cockpit, T15 on FlightGear (its Fuel and
 
 They read the instruments from screenshot pixels only (template-matched digits of the readout
 strip and the radio displays, colours of lit buttons, the out-the-window horizon) and act only
-through keys and mouse. They know the published panel layout (`adapters.jsbsim._layout`) and
+through keys and mouse. They know the published panel layout (`adapters.jsbsim.layout`) and
 the cockpit's font, never the simulator state: no property reads, no telnet, no bundle reads,
 no import of the simulator session or cockpit process modules (a test enforces this).
 

@@ -12,7 +12,7 @@ from simbridge.agents.reference._layout import L
 from simbridge.agents.reference._instruments import Readout, read_readout
 
 if TYPE_CHECKING:
-    from simbridge._agent_port import AgentPortClient
+    from simbridge.agent import AgentPortClient
 
 
 class Cockpit:

@@ -12,7 +12,7 @@ from simbridge.agents.reference._cockpit import Cockpit
 from simbridge.agents.reference._instruments import lit
 
 if TYPE_CHECKING:
-    from simbridge._agent_port import AgentPortClient
+    from simbridge.agent import AgentPortClient
     from simbridge._task import TaskSpec
 
 RPM_TARGET, RPM_BAND = 1000.0, 50.0

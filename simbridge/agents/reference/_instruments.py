@@ -1,6 +1,6 @@
 """What a pilot reads off the cockpit screenshot: the digital readout strip, the radio displays,
 the Kollsman window and which panel buttons are lit. Pixels in, numbers out; the positions come
-from the cockpit's published layout (`_layout`), never from the simulator."""
+from the cockpit's published layout (`layout`), never from the simulator."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from simbridge.agents.reference._cockpit import Cockpit
 from simbridge.agents.reference._instruments import read_baro, read_frequency, read_squawk, xpdr_mode
 
 if TYPE_CHECKING:
-    from simbridge._agent_port import AgentPortClient
+    from simbridge.agent import AgentPortClient
     from simbridge._task import TaskSpec
 
 MAX_CLICKS = 80

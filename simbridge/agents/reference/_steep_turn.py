@@ -14,7 +14,7 @@ from simbridge.agents.reference._cockpit import Cockpit
 from simbridge.agents.reference._control import AttitudeFlyer, State, angle_diff
 
 if TYPE_CHECKING:
-    from simbridge._agent_port import AgentPortClient
+    from simbridge.agent import AgentPortClient
     from simbridge._task import TaskSpec
 
 BANK_DEG = -45.0  # left

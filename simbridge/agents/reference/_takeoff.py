@@ -16,7 +16,7 @@ from simbridge.agents.reference._control import PID, AttitudeFlyer, State, angle
 from simbridge.agents.reference._instruments import lit
 
 if TYPE_CHECKING:
-    from simbridge._agent_port import AgentPortClient
+    from simbridge.agent import AgentPortClient
     from simbridge._task import TaskSpec
 
 HDG, ALT, IAS = 340.0, 3000.0, 90.0

@@ -1,0 +1,34 @@
+"""The public contracts for simulator adapters and sandbox providers.
+
+An adapter author needs nothing else: subclass `SimSession` (launch the simulator in the
+sandbox through `Sandbox.spawn`, reach its state port with `Sandbox.reach`, hand out
+`StateSample`s and `SimEvent`s), decide by the sandbox's capabilities (`Sandbox.telemetry`,
+`Sandbox.harness_addr`, `Sandbox.isolated`), never by the provider's name, and raise
+`HarnessError` for the harness's own faults. A provider subclasses `Provider` and returns a
+`Sandbox`. Event payloads of the known kinds are typed here too (`CrashData`, ...; checked
+when the bundle records an event).
+
+The implementation lives in private modules; import these names from here.
+"""
+
+from simbridge._adapter import (Forward, LogTail, ProcessHandle, Sandbox, SimEvent, SimSession, Spawn, StateSample,
+                                Telemetry)
+from simbridge._errors import HarnessError, SimbridgeError
+from simbridge._events import (EVENT_MODELS, AutopilotChangeData, CollisionData, CrashData, EventData,
+                               FailureInjectedData, LaneInvasionData, OpenBveScoreData, RedLightData,
+                               ScenarioTriggerData, TouchdownData, event_model, validate_event)
+from simbridge._providers._base import SCREEN_DEPTH, SCREEN_H, SCREEN_W, Provider
+
+__all__ = [
+    # adapters
+    "SimSession", "StateSample", "SimEvent",
+    # sandboxes and providers
+    "Sandbox", "Provider", "ProcessHandle", "LogTail", "Spawn", "Forward", "Telemetry",
+    "SCREEN_W", "SCREEN_H", "SCREEN_DEPTH",
+    # event payloads
+    "EventData", "CrashData", "AutopilotChangeData", "FailureInjectedData", "TouchdownData", "CollisionData",
+    "LaneInvasionData", "RedLightData", "ScenarioTriggerData", "OpenBveScoreData", "EVENT_MODELS",
+    "event_model", "validate_event",
+    # errors
+    "HarnessError", "SimbridgeError",
+]

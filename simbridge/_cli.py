@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "simbridge._cmd_vm",
     "simbridge._cmd_import",
     "simbridge._cmd_run",
+    "simbridge._cmd_report",
 ]
 
 #: exit codes of every command (docs/cli-exit-codes.md); `run` also uses 3 and 4

@@ -26,7 +26,7 @@ def _add_importers(p: argparse.ArgumentParser) -> None:
     sims = p.add_subparsers(dest="sim", metavar="SIM")
     sims.required = True
     p.error = _one_line_error(p.prog)  # type: ignore[method-assign]
-    for name, (adapter, spec) in importers().items():
+    for name, (_, spec) in importers().items():
         q = sims.add_parser(name, aliases=list(spec.aliases), help=spec.help, description=spec.help)
         q.add_argument("files", nargs="+" if spec.many_files else None, type=Path, metavar="FILE",
                        help=spec.file_help)
@@ -62,11 +62,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _vehicle_of_task(task_id: str, sim: str) -> str | None:
     """The task's vehicle id on this simulator; an unknown task id only loses that default."""
-    try:
-        from simbridge._task import load_task
+    from simbridge._errors import SimbridgeError
+    from simbridge._task import load_task
 
+    try:
         return load_task(task_id).vehicle.ids.get(sim)
-    except Exception:
+    except SimbridgeError:
         return None
 
 

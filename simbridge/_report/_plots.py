@@ -129,6 +129,7 @@ def signal_figure(view: EpisodeView, name: str, bands: Sequence[Band], t_range: 
             fig.add_vline(x=s.first_violation_t, line={"color": "#d62728", "width": 2})
     fig.update_layout(
         height=230, margin={"l": 70, "r": 20, "t": 24, "b": 36}, template="plotly_white", showlegend=False,
+        hovermode="x",  # a click anywhere over the plot picks the sample at that time (seeks the video)
         xaxis={"title": {"text": "sim time (s)", "standoff": 4}, "range": list(t_range)},
         yaxis={"title": {"text": name}},
         meta={"signal": name},

@@ -11,6 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ helpers (synth)
 
+from simbridge._bundle import write_manifest  # noqa: E402
 from simbridge._cmd_verify import verify_path  # noqa: E402
 from synth import make_bundle, steep_turn, with_gap  # noqa: E402
 
@@ -30,8 +31,8 @@ def write_frames(frames_dir: Path, times_s: list[float], size: str = "320x180") 
 
 def build_t09(path: Path, *, frames: bool = True, gap: tuple[float, float] | None = None,
               hz: float = 20.0) -> Path:
-    """A synthetic T09 steep turn (tests/synth.py) with an alt wobble, a telemetry gap before
-    the turn, two events, 1 Hz frames and a score.json written as `verify --write` would."""
+    """A synthetic T09 steep turn (tests/synth.py) with altitude, airspeed and bank wobble,
+    optionally a telemetry gap, two events, 1 Hz frames and a score.json written as `verify --write` would."""
     cols = steep_turn(hz, alt_wobble_ft=60.0, ias_wobble_kt=4.0, bank_wobble_deg=3.0)
     if gap is not None:
         cols = with_gap(cols, *gap)
@@ -43,6 +44,7 @@ def build_t09(path: Path, *, frames: bool = True, gap: tuple[float, float] | Non
                 fmt="parquet")
     if frames:
         write_frames(path / "frames", [float(t) for t in np.arange(0.0, t_end, 1.0)])
+        write_manifest(path)  # frames are part of the finished bundle, as the runner writes them
     score = verify_path(path)
     (path / "score.json").write_text(score.model_dump_json(indent=2))
     return path

@@ -1,0 +1,97 @@
+"""The episode page in a real browser: Debian's chromium driven by Playwright (no
+`playwright install`; scripts/setup.sh installs both).
+
+The bundle is the synthetic T09 steep turn of conftest.build_t09 (tests/synth.py's trace,
+frames from ffmpeg's test pattern), not a recorded embedded-sim episode: running JSBSim for a
+page test would cost minutes. Screenshots go to the pytest tmp dir; SIMBRIDGE_REPORT_SCREENSHOT
+set to a path also writes one there (how docs/report-episode.png is made).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from simbridge._report import write_episode_report
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run", "--disable-sync"]
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (scripts/setup.sh)")
+
+
+@pytest.fixture(scope="module")
+def page_of_t09(t09_bundle: Path, tmp_path_factory: pytest.TempPathFactory):
+    out = write_episode_report(t09_bundle, tmp_path_factory.mktemp("html") / "t09.html")
+    errors: list[str] = []
+    with playwright_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        requests: list[str] = []
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(out.as_uri())
+        page.wait_for_function("document.body.dataset.plotsReady", timeout=30_000)
+        yield page, errors, requests
+        browser.close()
+
+
+def test_no_console_errors_and_nothing_fetched(page_of_t09):
+    page, errors, requests = page_of_t09
+    assert errors == []
+    # the page itself and the data: video only; no network
+    assert all(u.startswith(("file:", "data:", "blob:")) for u in requests), requests
+
+
+def test_every_plot_rendered_with_data(page_of_t09):
+    page, _, _ = page_of_t09
+    # drawn lines: SVG paths of the traces with a real path, per plot
+    counts = page.evaluate("""[...document.querySelectorAll('.js-plotly-plot')].map(
+        d => [...d.querySelectorAll('.scatterlayer .trace path.js-line')]
+               .filter(p => (p.getAttribute('d') || '').length > 100).length)""")
+    # T09's five time-series signals (no positions, so no track map)
+    assert len(counts) == 5 and all(c >= 1 for c in counts)
+
+
+def test_score_shown_is_score_json(page_of_t09, t09_bundle):
+    page, _, _ = page_of_t09
+    score = json.loads((t09_bundle / "score.json").read_text())
+    assert page.locator("#score-value").inner_text() == f"{score['score']:.3f}"
+    assert page.locator("#components tr").count() == 1 + len(score["components"])
+
+
+def test_video_plays_and_clicking_a_plot_seeks_it(page_of_t09, tmp_path):
+    page, errors, _ = page_of_t09
+    assert page.evaluate("document.getElementById('screen').canPlayType('video/mp4; codecs=\"avc1.42E01E\"')") != ""
+    page.wait_for_function("document.getElementById('screen').readyState >= 2", timeout=10_000)
+    assert page.evaluate("document.getElementById('screen').duration") > 50
+    page.evaluate("document.getElementById('screen').play()")
+    page.wait_for_function("document.getElementById('screen').currentTime > 0.3", timeout=10_000)
+    page.evaluate("document.getElementById('screen').pause()")
+    # click the altitude plot at about 2/3 of its width: the video seeks to that sim time
+    drag = page.locator("#plot-1 .nsewdrag").first
+    drag.scroll_into_view_if_needed()
+    box = drag.bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.66, box["y"] + box["height"] * 0.5)
+    page.wait_for_function("document.body.dataset.cursorT && document.getElementById('screen').currentTime > 20",
+                           timeout=10_000)
+    t_video = page.evaluate("document.getElementById('screen').currentTime")
+    cursor_t = float(page.evaluate("document.body.dataset.cursorT"))
+    assert abs(t_video - cursor_t) < 0.5  # video t0 is sim t 0 here
+    # the cursor line is drawn on every time plot
+    n_cursor = page.evaluate("""[...document.querySelectorAll('.js-plotly-plot')].filter(
+        d => (d.layout.shapes || []).some(s => s.name === 'cursor')).length""")
+    assert n_cursor == 5 and errors == []
+    page.evaluate("window.scrollTo(0, 0)")
+    shot = tmp_path / "report-episode.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 50_000
+    if os.environ.get("SIMBRIDGE_REPORT_SCREENSHOT"):
+        shutil.copy(shot, os.environ["SIMBRIDGE_REPORT_SCREENSHOT"])

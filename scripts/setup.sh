@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 
-apt_pkgs=(python3-venv xvfb xdotool x11-utils x11vnc xauth libgl1-mesa-dri dbus iproute2 nftables procps util-linux)
+apt_pkgs=(python3-venv xvfb xdotool x11-utils x11vnc xauth libgl1-mesa-dri dbus iproute2 nftables procps util-linux chromium)
 [ "${SIMBRIDGE_NO_FLIGHTGEAR:-0}" = 1 ] || apt_pkgs+=(flightgear)
 [ "${SIMBRIDGE_VM_TESTS:-0}" = 1 ] && apt_pkgs+=(debootstrap qemu-system-x86 qemu-utils e2fsprogs)
 
@@ -31,6 +31,6 @@ fi
 stamp=.venv/.simbridge-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stamp" ]; then
   .venv/bin/pip install -q --upgrade pip >/dev/null
-  .venv/bin/pip install -q -e ".[sim,carla,xplane,test]"
+  .venv/bin/pip install -q -e ".[sim,carla,xplane,report,test]"
   touch "$stamp"
 fi

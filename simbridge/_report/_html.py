@@ -25,7 +25,7 @@ import plotly.io as pio
 from simbridge._errors import BundleError
 from simbridge._report._bands import bands_for
 from simbridge._report._episode import EpisodeView, load_episode
-from simbridge._report._plots import evidence_windows, plotted_signals, signal_figures
+from simbridge._report._plots import actions_figure, evidence_windows, plotted_signals, signal_figures
 from simbridge._report._track import track_figure
 
 #: the video is re-encoded at lower quality until it fits this (base64 adds a third): with
@@ -234,6 +234,10 @@ def render_episode(view: EpisodeView) -> str:
     """The whole page as one string."""
     bands = bands_for(view.task, view.score, view.bundle.signals)
     figs: list[tuple[str, str, go.Figure]] = [(f"plot-{i}", "time", f) for i, f in enumerate(signal_figures(view, bands))]
+    t = view.bundle.signals.t
+    acts = actions_figure(view, (float(t.min()), float(t.max())) if t.size else (0.0, 1.0))
+    if acts is not None:
+        figs.append(("plot-actions", "time", acts))
     track = track_figure(view)
     if track is not None:
         figs.append(("plot-track", "track", track))

@@ -8,6 +8,7 @@ episode stays small without hiding an excursion out of a band.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import numpy as np
@@ -143,3 +144,42 @@ def signal_figures(view: EpisodeView, bands: Sequence[Band]) -> list[go.Figure]:
     t = view.bundle.signals.t
     t_range = (float(np.min(t)), float(np.max(t))) if t.size else (0.0, 1.0)
     return [signal_figure(view, n, bands, t_range) for n in names]
+
+
+#: at most this many actions drawn (a runaway agent's log must not blow up the page)
+MAX_ACTIONS = 5000
+
+
+def actions_figure(view: EpisodeView, t_range: tuple[float, float]) -> go.Figure | None:
+    """The agent's actions (actions.jsonl) against sim time, one row per action kind; failed
+    actions in red with their error. None when the bundle has no timed actions."""
+    acts = [a for a in view.bundle.actions if isinstance(a.get("t"), (int, float)) and isinstance(a.get("kind"), str)]
+    if not acts:
+        return None
+    shown = acts[:MAX_ACTIONS]
+    ok = [a for a in shown if not a.get("error")]
+    bad = [a for a in shown if a.get("error")]
+
+    def _hover(a: dict) -> str:
+        args = json.dumps(a.get("args", {}), default=str)
+        text = f"{a['kind']} {args[:120]}"
+        return text + (f"<br>error: {str(a['error'])[:160]}" if a.get("error") else "")
+
+    fig = go.Figure()
+    for group, colour, label in ((ok, "#1f77b4", "action"), (bad, "#d62728", "failed action")):
+        if group:
+            fig.add_trace(go.Scatter(x=[round(float(a["t"]), 3) for a in group], y=[a["kind"] for a in group],
+                                     mode="markers", name=label, marker={"color": colour, "size": 7, "symbol": "line-ns-open",
+                                                                         "line": {"width": 2, "color": colour}},
+                                     text=[_hover(a) for a in group],
+                                     hovertemplate="t=%{x:.2f} s<br>%{text}<extra></extra>"))
+    kinds = sorted({a["kind"] for a in shown})
+    title = f"agent actions ({len(acts)}" + (f", first {MAX_ACTIONS} shown" if len(acts) > MAX_ACTIONS else "") + ")"
+    fig.update_layout(
+        height=max(140, 60 + 22 * len(kinds)), margin={"l": 70, "r": 20, "t": 28, "b": 36}, template="plotly_white",
+        # legend above, not beside: the time axis must line up with the signal plots'
+        showlegend=bool(bad), legend={"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"}, hovermode="closest", title={"text": title, "font": {"size": 12}, "x": 0.01},
+        xaxis={"title": {"text": "sim time (s)", "standoff": 4}, "range": list(t_range)},
+        yaxis={"type": "category", "categoryarray": kinds}, meta={"signal": "actions"},
+    )
+    return fig

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -42,9 +43,15 @@ def build_t09(path: Path, *, frames: bool = True, gap: tuple[float, float] | Non
                 provider="netns", isolation={"provider": "netns", "isolated": True, "audit": {"ok": True, "problems": []}},
                 agent_brief={"instruction": "JSBSim cockpit: a 360° steep turn to the left at 45° bank (test brief)."},
                 fmt="parquet")
+    # the agent's log as the agent port writes it: a roll-in, a failed key, the roll-out, done
+    actions = [{"t": 10.0, "kind": "key", "args": {"key": "Left", "hold_s": 1.0}, "dur_s": 0.01},
+               {"t": 20.0, "kind": "key", "args": {"key": "F13"}, "dur_s": 0.0, "error": "unknown key 'F13'"},
+               {"t": 44.0, "kind": "key", "args": {"key": "Right", "hold_s": 1.0}, "dur_s": 0.01},
+               {"t": round(t_end - 3.0, 2), "kind": "done", "args": {}, "dur_s": 0.0}]
+    (path / "actions.jsonl").write_text("".join(json.dumps(a) + "\n" for a in actions))
     if frames:
         write_frames(path / "frames", [float(t) for t in np.arange(0.0, t_end, 1.0)])
-        write_manifest(path)  # frames are part of the finished bundle, as the runner writes them
+    write_manifest(path)  # actions and frames are part of the finished bundle, as the runner writes them
     score = verify_path(path)
     (path / "score.json").write_text(score.model_dump_json(indent=2))
     return path

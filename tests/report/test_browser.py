@@ -52,12 +52,14 @@ def test_no_console_errors_and_nothing_fetched(page_of_t09):
 
 def test_every_plot_rendered_with_data(page_of_t09):
     page, _, _ = page_of_t09
-    # drawn lines: SVG paths of the traces with a real path, per plot
-    counts = page.evaluate("""[...document.querySelectorAll('.js-plotly-plot')].map(
-        d => [...d.querySelectorAll('.scatterlayer .trace path.js-line')]
-               .filter(p => (p.getAttribute('d') || '').length > 100).length)""")
-    # T09's five time-series signals (no positions, so no track map)
-    assert len(counts) == 5 and all(c >= 1 for c in counts)
+    # drawn lines (SVG paths of a real length) and drawn markers, per plot
+    counts = page.evaluate("""[...document.querySelectorAll('.js-plotly-plot')].map(d => [
+        [...d.querySelectorAll('.scatterlayer .trace path.js-line')]
+            .filter(p => (p.getAttribute('d') || '').length > 100).length,
+        d.querySelectorAll('.scatterlayer .trace path.point').length])""")
+    # T09's five time-series signals as lines (no positions, so no track map), then the
+    # actions timeline: 4 actions as markers
+    assert len(counts) == 6 and all(lines >= 1 for lines, _ in counts[:5]) and counts[5] == [0, 4]
 
 
 def test_score_shown_is_score_json(page_of_t09, t09_bundle):
@@ -88,7 +90,7 @@ def test_video_plays_and_clicking_a_plot_seeks_it(page_of_t09, tmp_path):
     # the cursor line is drawn on every time plot
     n_cursor = page.evaluate("""[...document.querySelectorAll('.js-plotly-plot')].filter(
         d => (d.layout.shapes || []).some(s => s.name === 'cursor')).length""")
-    assert n_cursor == 5 and errors == []
+    assert n_cursor == 6 and errors == []
     page.evaluate("window.scrollTo(0, 0)")
     shot = tmp_path / "report-episode.png"
     page.screenshot(path=str(shot), full_page=True)

@@ -60,9 +60,12 @@ def test_page_contents(tmp_path):
     # nothing fetched: no external script, stylesheet or media
     assert not re.search(r'(src|href)="(https?:)?//', page)
     figs = json.loads(re.search(r'id="figures">(.*?)</script>', page, re.S).group(1).replace("<\\/", "</"))
-    # every non-position signal of T09: bank, altitude, airspeed, heading, autopilot
+    # every non-position signal of T09: bank, altitude, airspeed, heading, autopilot; then the actions
     assert [f["fig"]["layout"]["meta"]["signal"] for f in figs] == ["bank_deg", "alt_msl_ft", "ias_kt",
-                                                                    "heading_mag_deg", "autopilot_on"]
+                                                                    "heading_mag_deg", "autopilot_on", "actions"]
+    acts = figs[-1]["fig"]["data"]
+    assert [tr["name"] for tr in acts] == ["action", "failed action"]
+    assert acts[1]["x"] == [20.0] and "unknown key" in acts[1]["text"][0]
     assert "No screen frames" in page
 
 

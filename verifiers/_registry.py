@@ -205,6 +205,10 @@ class VerifyContext:
             measured = measured.item()
         if isinstance(measured, float) and not math.isfinite(measured):
             measured = None
+        elif isinstance(measured, float):
+            # six significant digits: enough to see why a value at a tolerance's edge earned
+            # nothing (0.7996 of the turn against ≥ 0.8), which a verifier's rounding hid
+            measured = float(f"{measured:.6g}")
         self.components[name] = Component(name=name, weight=item.weight, earned=e, kind=item.kind, measured=measured,
                                           tolerance=tolerance, window=window, explanation=explanation)
 
@@ -239,7 +243,10 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
     """Run the task's verifier on the bundle and apply weighting, the safety gate and unscored rules."""
     vname = task.verifier.name
     ep = bundle.episode
-    base = dict(task_id=task.id, verifier=vname, unisolated=ep.unisolated, verifier_version=VERIFIER_API_VERSION)
+    # the episode's own flags (lockstep, time_limit_cut, truncated_import, audit_failed …) travel with
+    # the score, so a score written by the runner says what a re-verification says
+    base = dict(task_id=task.id, verifier=vname, unisolated=ep.unisolated, verifier_version=VERIFIER_API_VERSION,
+                flags=list(ep.flags))
     if ep.task_id != task.id:
         return Score.unscored(reason=f"bundle is for task {ep.task_id!r}, not {task.id!r}", **base)
     if ep.status in HARNESS_FAULTS:
@@ -253,7 +260,7 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
         return Score.unscored(reason="the recording has no samples", **base)
     checked = check_quality(bundle.signals, task.max_sample_gap_s, sim_end_s=_sim_end_s(ep))
     dq = checked.quality
-    base.update(data_quality=dq, flags=dq.flags())
+    base.update(data_quality=dq, flags=[*base["flags"], *(f for f in dq.flags() if f not in base["flags"])])
     if checked.broken:
         return Score.unscored(reason=f"broken recording: {checked.broken}", **base)
     missing = checked.signals.missing(task.signals)

@@ -252,7 +252,7 @@ def carla_route(ctx: VerifyContext) -> str:
     prog = _progress(ctx, p, x, y)
     pct = prog.fraction * 100
     ctx.component("route_completion", P.linear_credit(prog.fraction, 0.0, 1.0),
-                  measured=round(pct, 2), tolerance=f"linear 0→100% of {prog.length_m:.0f} m",
+                  measured=pct, tolerance=f"linear 0→100% of {prog.length_m:.0f} m",
                   window=(float(t[0]), prog.t_last_passed) if prog.t_last_passed is not None else None,
                   explanation=f"{pct:.1f}% of the route passed in order" + (" (complete)" if prog.t_complete is not None else ""))
 
@@ -271,7 +271,7 @@ def carla_route(ctx: VerifyContext) -> str:
                       explanation="route not completed")
     else:
         dur = prog.t_complete - float(t[0])
-        ctx.component("under_time", dur <= p.time_limit_s, measured=round(dur, 1),
+        ctx.component("under_time", dur <= p.time_limit_s, measured=dur,
                       tolerance=f"≤ {p.time_limit_s:g} s", window=(float(t[0]), prog.t_complete))
     return ""
 
@@ -344,12 +344,12 @@ def carla_parking(ctx: VerifyContext) -> str:
                   + (f", still moving at {v_end:.1f} km/h" if rolling else ""))
     cx, cy = poly.mean(axis=0)
     off = float(math.hypot(fx - cx, fy - cy))
-    ctx.component("centre_offset", P.linear_credit(off, p.offset_zero_m, p.offset_full_m), measured=round(off, 3),
+    ctx.component("centre_offset", P.linear_credit(off, p.offset_zero_m, p.offset_full_m), measured=off,
                   tolerance=f"linear {p.offset_zero_m:g} m → {p.offset_full_m:g} m")
     attempted = off <= p.attempt_radius_m
     away = "" if attempted else f"ended {off:.1f} m from the bay (> {p.attempt_radius_m:g} m): no parking attempt"
     herr = float(abs(P.angle_diff(fyaw, bay.heading_deg)))
-    ctx.component("heading", attempted and herr <= p.heading_tol_deg, measured=round(herr, 2),
+    ctx.component("heading", attempted and herr <= p.heading_tol_deg, measured=herr,
                   tolerance=f"≤ {p.heading_tol_deg:g}°", explanation=away)
     cols = merge_collisions(ctx, ctx.bundle.events_of("collision"), window_s=p.collision_window_s,
                             radius_m=p.collision_radius_m)
@@ -406,10 +406,10 @@ def carla_pedestrian(ctx: VerifyContext) -> str:
         ws = P.sample_weights(t[m], ctx.max_gap_s)
         mean_v = float((ws * v[m]).sum() / ws.sum()) if ws.sum() > 0 else (float(v[m].mean()) if m.any() else math.nan)
         need = p.speed_fraction_min * p.speed_limit_kmh
-        ctx.component("speed_before_event", mean_v >= need, measured=round(mean_v, 2),
+        ctx.component("speed_before_event", mean_v >= need, measured=mean_v,
                       tolerance=f"mean ≥ {need:g} km/h over {p.speed_window_s:g} s", window=(t0, t_trig))
     prog = _progress(ctx, p, x, y)
-    ctx.component("route_completed", prog.t_complete is not None, measured=round(prog.fraction * 100, 2),
+    ctx.component("route_completed", prog.t_complete is not None, measured=prog.fraction * 100,
                   tolerance=f"> {p.success_fraction:.0%} and within {p.target_radius_m:g} m of the end")
     others = [e for e in ctx.bundle.events_of("collision") if e not in walkers]
     return f"{len(others)} other contact event(s) (not scored)" if others else ""
@@ -462,7 +462,7 @@ def carla_lane_keep(ctx: VerifyContext) -> str:
     win = (t_s, t_e)
     frac = P.fraction_in_band(t, v, p.speed_kmh - p.speed_tol_kmh, p.speed_kmh + p.speed_tol_kmh, t_s, t_e, ctx.max_gap_s)
     frac = (0.0 if math.isnan(frac) else frac) * cover
-    ctx.component("speed_in_band", frac >= p.speed_fraction_min - 1e-9, measured=round(frac, 3),
+    ctx.component("speed_in_band", frac >= p.speed_fraction_min - 1e-9, measured=frac,
                   tolerance=f"{p.speed_kmh - p.speed_tol_kmh:g}-{p.speed_kmh + p.speed_tol_kmh:g} km/h for ≥ {p.speed_fraction_min:.0%} of {p.window_s:g} s",
                   window=win)
     m = (t >= t_s) & (t <= t_e)
@@ -473,7 +473,7 @@ def carla_lane_keep(ctx: VerifyContext) -> str:
     if w[good].sum() <= 0:
         raise Unscorable("no lane offset samples inside the lane-keeping window")
     rms = float(np.sqrt((w[good] * dev[good] ** 2).sum() / w[good].sum()))
-    ctx.component("lateral_rms", P.linear_credit(rms, p.rms_zero_m, p.rms_full_m) * cover, measured=round(rms, 3),
+    ctx.component("lateral_rms", P.linear_credit(rms, p.rms_zero_m, p.rms_full_m) * cover, measured=rms,
                   tolerance=f"linear {p.rms_zero_m:g} → {p.rms_full_m:g} m RMS, × window coverage {cover:.0%}", window=win)
     inv = P.count_events(ctx.bundle.events, "lane_invasion", t0=t_s, t1=t_e)
     ctx.component("no_lane_invasion", inv == 0 and cover >= 1.0 - 1e-9, measured=inv,

@@ -106,7 +106,7 @@ def engine_failure(ctx: VerifyContext) -> str:
     t_flare = min(low if low is not None else t_td, t_td)
 
     frac = P.fraction_in_band(t, ias, p.glide_ias_lo_kt, p.glide_ias_hi_kt, t_fail, t_flare, ctx.max_gap_s)
-    ctx.component("best_glide", frac >= p.glide_fraction_min, measured=round(frac, 3),
+    ctx.component("best_glide", frac >= p.glide_fraction_min, measured=frac,
                   tolerance=f"{p.glide_ias_lo_kt:g}-{p.glide_ias_hi_kt:g} KIAS for ≥{p.glide_fraction_min:.0%} of the glide",
                   window=(t_fail, t_flare))
 
@@ -134,7 +134,7 @@ def engine_failure(ctx: VerifyContext) -> str:
         hits[name] = int(ok.sum())
     hfrac = P.fraction_true(t, toward, t_fail + p.reaction_s, t_flare, ctx.max_gap_s) if seg.sum() > 1 else 0.0
     best = max(hits, key=hits.get) if hits and max(hits.values()) else "none"
-    ctx.component("heading_landable", hfrac >= p.heading_fraction_min, measured=round(hfrac, 3),
+    ctx.component("heading_landable", hfrac >= p.heading_fraction_min, measured=hfrac,
                   tolerance=f"within ±{p.heading_tol_deg:g}° of a reachable landable area for ≥{p.heading_fraction_min:.0%}",
                   window=(t_fail + p.reaction_s, t_flare), explanation=f"mostly toward: {best}")
 

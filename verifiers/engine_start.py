@@ -74,7 +74,7 @@ def engine_start(ctx: VerifyContext) -> str:
         at_rpm = (running > 0.5) & (rpm >= p.rpm_min) & (rpm <= p.rpm_max)
     ok = holds(at_rpm, end)
     rpm_end = rpm[end]
-    ctx.component("engine_at_rpm", ok, measured=round(float(np.nanmean(rpm_end)), 0) if np.isfinite(rpm_end).any() else None,
+    ctx.component("engine_at_rpm", ok, measured=float(np.nanmean(rpm_end)) if np.isfinite(rpm_end).any() else None,
                   tolerance=f"running, {p.rpm_min:g}-{p.rpm_max:g} rpm for the last {p.final_hold_s:g} s", window=win,
                   explanation=f"rpm {np.nanmin(rpm_end):.0f}-{np.nanmax(rpm_end):.0f} in the final window"
                   if np.isfinite(rpm_end).any() else "no rpm in the final window")

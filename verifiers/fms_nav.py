@@ -133,7 +133,7 @@ def fms_nav(ctx: VerifyContext) -> str:
         joined = P.longest_window(t, cond)
         if joined is not None and joined.duration_s >= p.track_s:
             ctx.require_coverage(joined.t0, joined.t1, "whether the on-track window lasted long enough")
-    ctx.component("tracking", dur >= p.track_s, measured=round(dur, 1),
+    ctx.component("tracking", dur >= p.track_s, measured=dur,
                   tolerance=f"|XTK| < {p.max_xtk_nm:g} nm for {p.track_s:g} s", window=w.as_tuple() if w else None,
                   explanation=f"longest on-track window {dur:.0f} s")
     return ""

@@ -62,7 +62,7 @@ def hover(ctx: VerifyContext) -> str:
     if w_any and min(w_any.duration_s, p.target_s) > min(dur, p.target_s) + 1e-9:
         a, b = ctx.gaps(w_any.t0, w_any.t1)[0]
         raise Unscorable(f"telemetry gap {a:.2f}-{b:.2f} s inside the hover makes its length undecidable")
-    ctx.component("hover_window", P.linear_credit(dur, 0.0, p.target_s), measured=round(dur, 1),
+    ctx.component("hover_window", P.linear_credit(dur, 0.0, p.target_s), measured=dur,
                   tolerance=f"{p.hover_min_ft:g}-{p.hover_max_ft:g} ft, ≤{p.radius_m:g} m, full credit at {p.target_s:g} s",
                   window=w.as_tuple() if w else None,
                   explanation=f"skid height = AGL − {zero:.1f} ft read on the pad")

@@ -79,7 +79,7 @@ def ils_approach(ctx: VerifyContext) -> str:
         joined = [w for w in P.runs(t, captured) if w.duration_s >= p.min_capture_s]
         if joined:
             ctx.require_coverage(joined[0].t0, joined[0].t1, "whether LOC and GS stayed captured")
-    ctx.component("loc_gs_captured", bool(cap), measured=round(max((w.duration_s for w in cap), default=0.0), 1),
+    ctx.component("loc_gs_captured", bool(cap), measured=max((w.duration_s for w in cap), default=0.0),
                   tolerance=f"AP + APR with LOC and GS captured for ≥ {p.min_capture_s:g} s",
                   window=cap[0].as_tuple() if cap else None,
                   explanation=f"captured from {cap[0].t0:.0f} s" if cap else "LOC and GS never captured together")
@@ -92,7 +92,7 @@ def ils_approach(ctx: VerifyContext) -> str:
         if not (np.isfinite(dl) and np.isfinite(dg)):
             raise Unscorable(f"deviation missing at the {p.gate_agl_ft:g} ft gate")
         ok = abs(dl) < p.max_dev_dots and abs(dg) < p.max_dev_dots
-        ctx.component("deviations", ok, measured=round(max(abs(dl), abs(dg)), 2),
+        ctx.component("deviations", ok, measured=max(abs(dl), abs(dg)),
                       tolerance=f"< {p.max_dev_dots:g} dot at {p.gate_agl_ft:g} ft AGL", window=(t_gate, t_gate),
                       explanation=f"LOC {dl:+.2f}, GS {dg:+.2f} dots")
 
@@ -108,6 +108,6 @@ def ils_approach(ctx: VerifyContext) -> str:
         # an earlier disconnect could hide in a gap between the capture and this one
         ctx.require_coverage(max(float(since), float(t[0])), float(t[i]), "which disconnect came first")
         h = float(agl[i])
-        ctx.component("disconnect_at_dh", lo <= h <= hi, measured=round(h, 0), tolerance=f"{lo:g}-{hi:g} ft AGL",
+        ctx.component("disconnect_at_dh", lo <= h <= hi, measured=h, tolerance=f"{lo:g}-{hi:g} ft AGL",
                       window=(float(t[i]), float(t[i])), explanation=f"disconnected at {h:.0f} ft AGL")
     return ""

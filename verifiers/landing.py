@@ -146,13 +146,13 @@ def landing(ctx: VerifyContext) -> str:
                   explanation="; ".join(why) or f"stopped on the runway at {ld.stop_t:.1f} s")
     zone_m = frame.length_m * p.touchdown_zone_fraction
     in_zone = 0.0 <= ld.along_m <= zone_m and abs(ld.left_m) <= frame.half_width_m
-    ctx.component("touchdown_zone", in_zone, measured=round(ld.along_m / M_PER_FT, 0),
+    ctx.component("touchdown_zone", in_zone, measured=ld.along_m / M_PER_FT,
                   tolerance=f"0-{zone_m / M_PER_FT:.0f} ft past the threshold, on the runway", window=(td_t, td_t),
                   explanation=f"touched down {ld.along_m / M_PER_FT:.0f} ft past the threshold")
-    ctx.component("vertical_speed", ld.sink_fpm <= p.max_sink_fpm, measured=round(ld.sink_fpm, 0),
+    ctx.component("vertical_speed", ld.sink_fpm <= p.max_sink_fpm, measured=ld.sink_fpm,
                   tolerance=f"sink ≤ {p.max_sink_fpm:g} fpm", window=(td_t, td_t),
                   explanation=f"{ld.sink_fpm:.0f} fpm at contact" + (f" ({ld.bounces} bounce(s))" if ld.bounces else ""))
-    ctx.component("centreline", abs(ld.left_m) <= p.max_centreline_m, measured=round(abs(ld.left_m), 1),
+    ctx.component("centreline", abs(ld.left_m) <= p.max_centreline_m, measured=abs(ld.left_m),
                   tolerance=f"≤ {p.max_centreline_m:g} m", window=(td_t, td_t),
                   explanation=f"{abs(ld.left_m):.1f} m {'left' if ld.left_m > 0 else 'right'} of the centreline")
     return ""

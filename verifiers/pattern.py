@@ -120,7 +120,7 @@ def traffic_pattern(ctx: VerifyContext) -> str:
     else:
         agl = alt[dw.i0:dw.i1 + 1] - elev_ft
         dev = float(np.nanmax(np.abs(agl - p.pattern_alt_agl_ft))) if np.isfinite(agl).any() else math.inf
-        ctx.component("altitude_discipline", dev <= p.alt_tol_ft, measured=round(dev, 0),
+        ctx.component("altitude_discipline", dev <= p.alt_tol_ft, measured=dev,
                       tolerance=f"{p.pattern_alt_agl_ft:g}±{p.alt_tol_ft:g} ft above field ({elev_ft:g} ft) on downwind",
                       window=dw.as_tuple(), explanation=f"downwind {np.nanmin(agl):.0f}-{np.nanmax(agl):.0f} ft above field")
 
@@ -137,7 +137,7 @@ def traffic_pattern(ctx: VerifyContext) -> str:
         "no crash flag": not crash,
     }
     bad = [k for k, v in checks.items() if not v]
-    ctx.component("landing_and_stop", not bad, measured=round(ld.sink_fpm, 0),
+    ctx.component("landing_and_stop", not bad, measured=ld.sink_fpm,
                   tolerance=", ".join(checks), window=(ld.touchdown.t, ld.stop_t or float(t[-1])),
                   explanation=("failed: " + ", ".join(bad)) if bad else
                   f"touched down {ld.along_m / M_PER_FT:.0f} ft past the threshold at {ld.sink_fpm:.0f} fpm, stopped")

@@ -58,11 +58,11 @@ def radios(ctx: VerifyContext) -> str:
     ok = abs(com - p.com1_mhz) <= p.freq_tol_mhz and abs(stby - p.com1_stby_mhz) <= p.freq_tol_mhz
     ctx.component("com1_active_standby", ok, measured=f"{com:.3f}/{stby:.3f}",
                   tolerance=f"{p.com1_mhz:.3f}/{p.com1_stby_mhz:.3f} MHz", window=end)
-    ctx.component("nav1", abs(nav - p.nav1_mhz) <= p.freq_tol_mhz, measured=round(nav, 3),
+    ctx.component("nav1", abs(nav - p.nav1_mhz) <= p.freq_tol_mhz, measured=nav,
                   tolerance=f"{p.nav1_mhz:.3f} MHz", window=end)
     ok = int(round(code)) == p.xpdr_code and int(round(mode)) == p.xpdr_mode
     ctx.component("transponder", ok, measured=f"{int(round(code)):04d} mode {int(round(mode))}",
                   tolerance=f"{p.xpdr_code:04d} mode {p.xpdr_mode} (ALT)", window=end)
-    ctx.component("altimeter", abs(baro - p.baro_inhg) <= p.baro_tol_inhg, measured=round(baro, 3),
+    ctx.component("altimeter", abs(baro - p.baro_inhg) <= p.baro_tol_inhg, measured=baro,
                   tolerance=f"{p.baro_inhg:.2f} inHg", window=end)
     return ""

@@ -80,7 +80,7 @@ def openbve_timetable(ctx: VerifyContext) -> str:
             ctx.component(name, 0.0, tolerance=f"±{p.stop_tol_m:g} m", explanation=f"no stop at {st.name}")
             continue
         err = float(np.nanmedian(pos[w.i0:w.i1 + 1])) + p.front_offset_m - st.stop_position_m
-        ctx.component(name, abs(err) <= p.stop_tol_m, measured=round(err, 2), tolerance=f"±{p.stop_tol_m:g} m of the marker",
+        ctx.component(name, abs(err) <= p.stop_tol_m, measured=err, tolerance=f"±{p.stop_tol_m:g} m of the marker",
                       window=w.as_tuple(), explanation=f"{st.name}: {'over' if err > 0 else 'short'}run {abs(err):.2f} m")
 
     def dep(w: P.Window | None) -> float | None:

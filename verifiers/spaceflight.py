@@ -56,7 +56,7 @@ def ksp_orbit(ctx: VerifyContext) -> str:
     top = max((a for a in alts if math.isfinite(a)), default=math.nan)
     in_orbit = v.get("situation") in ("ORBITING", "ESCAPING")
     ctx.component("reach_space", (math.isfinite(top) and top >= p.space_alt_m) or in_orbit,
-                  measured=round(top, 0) if math.isfinite(top) else None, tolerance=f"≥ {p.space_alt_m / 1000:g} km",
+                  measured=top if math.isfinite(top) else None, tolerance=f"≥ {p.space_alt_m / 1000:g} km",
                   explanation=f"situation {v.get('situation')}")
     try:
         orb = Orbit(sma_m=float(v["sma_m"]), ecc=float(v["ecc"]), ref=int(v["ref"]))
@@ -66,10 +66,10 @@ def ksp_orbit(ctx: VerifyContext) -> str:
     stable = around and orb.closed and orb.pe_alt_m > p.stable_pe_alt_m
     ap = orb.ap_alt_m
     desc = f"PeA {orb.pe_alt_m / 1000:.1f} km, ApA {ap / 1000:.1f} km" if math.isfinite(ap) else f"PeA {orb.pe_alt_m / 1000:.1f} km, escape"
-    ctx.component("stable_orbit", stable, measured=round(orb.pe_alt_m, 0), tolerance=f"PeA > {p.stable_pe_alt_m / 1000:g} km around body {p.body_ref}",
+    ctx.component("stable_orbit", stable, measured=orb.pe_alt_m, tolerance=f"PeA > {p.stable_pe_alt_m / 1000:g} km around body {p.body_ref}",
                   explanation=desc if around else f"orbiting body {orb.ref}, not {p.body_ref}")
     share = orb.time_fraction_between(p.band_lo_m, p.band_hi_m) if stable else 0.0
-    ctx.component("circularity", P.linear_credit(share, 0.0, 1.0), measured=round(share, 4),
+    ctx.component("circularity", P.linear_credit(share, 0.0, 1.0), measured=share,
                   tolerance=f"share of the orbit at {p.band_lo_m / 1000:g}-{p.band_hi_m / 1000:g} km",
                   explanation=desc if stable else "no stable orbit")
     return ""

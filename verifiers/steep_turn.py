@@ -67,22 +67,22 @@ def steep_turn(ctx: VerifyContext) -> str:
 
     frac = P.fraction_in_band(t, bank, p.bank_deg - p.bank_tol_deg, p.bank_deg + p.bank_tol_deg,
                               turn.t0, turn.t1, ctx.max_gap_s)
-    ctx.component("bank_maintained", frac >= p.bank_fraction_min, measured=round(frac, 3),
+    ctx.component("bank_maintained", frac >= p.bank_fraction_min, measured=frac,
                   tolerance=f"{p.bank_deg - p.bank_tol_deg:g}-{p.bank_deg + p.bank_tol_deg:g}° for ≥{p.bank_fraction_min:.0%}",
                   window=turn.as_tuple(), explanation=f"{frac:.0%} of the turn in the bank band")
 
     alt0, ias0, hdg0 = float(alt[i_entry]), float(ias[i_entry]), float(hdg[i_entry])
     alt_dev = float(np.nanmax(np.abs(alt[man] - alt0)))
-    ctx.component("altitude_held", alt_dev <= p.alt_tol_ft, measured=round(alt_dev, 1),
+    ctx.component("altitude_held", alt_dev <= p.alt_tol_ft, measured=alt_dev,
                   tolerance=f"±{p.alt_tol_ft:g} ft of entry {alt0:.0f} ft", window=(t_entry, t_exit))
     ias_dev = float(np.nanmax(np.abs(ias[man] - ias0)))
-    ctx.component("airspeed_held", ias_dev <= p.ias_tol_kt, measured=round(ias_dev, 1),
+    ctx.component("airspeed_held", ias_dev <= p.ias_tol_kt, measured=ias_dev,
                   tolerance=f"±{p.ias_tol_kt:g} kt of entry {ias0:.0f} kt", window=(t_entry, t_exit))
 
     change = P.heading_change(hdg[man]) * sign
     rollout_err = float(abs(P.angle_diff(hdg[i_exit], hdg0)))
     ok = abs(change - p.heading_change_deg) <= p.rollout_tol_deg and rollout_err <= p.rollout_tol_deg
-    ctx.component("rollout_heading", ok, measured=round(change, 1),
+    ctx.component("rollout_heading", ok, measured=change,
                   tolerance=f"{p.heading_change_deg:g}±{p.rollout_tol_deg:g}° turned, rollout ±{p.rollout_tol_deg:g}°",
                   window=(t_entry, t_exit),
                   explanation=f"turned {change:.0f}° {p.direction}, rolled out {rollout_err:.0f}° off entry heading {hdg0:.0f}°")

@@ -379,6 +379,9 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
         cpu["runner"] = time.process_time() - cpu0
         episode.cpu_s = {k: None if v is None else round(v, 3) for k, v in cpu.items()}
         episode.sim_seconds = round(sim_t, 3)
+        if started.is_set():
+            # where the recording should end: a recording that stops short of it lost its tail
+            episode.sim_end_s = round(sim_t, 4)
         if agent_thread is not None and agent_thread.error:
             (path / "agent_error.txt").write_text(getattr(agent_thread, "traceback", agent_thread.error))
         if port is not None:

@@ -102,7 +102,8 @@ def signal_figure(view: EpisodeView, name: str, bands: Sequence[Band], t_range: 
         if b > a:
             fig.add_vrect(x0=a, x1=b, fillcolor=colour, line_width=0, layer="below")
         else:
-            fig.add_vline(x=a, line={"color": colour.replace("0.13", "0.8"), "width": 2})
+            # an instant (e.g. the liftoff): dotted, so it does not read as a violation
+            fig.add_vline(x=a, line={"color": "rgba(31,119,180,0.8)", "width": 1.5, "dash": "dot"})
         # staggered down from the top so windows that start close together stay readable
         fig.add_annotation(x=a, y=1.0 - 0.11 * (i % 4), yref="paper", text=label, showarrow=False, xanchor="left",
                            yanchor="top", font={"size": 10, "color": "#333"}, bgcolor="rgba(255,255,255,0.6)")

@@ -60,3 +60,16 @@ def build_t09(path: Path, *, frames: bool = True, gap: tuple[float, float] | Non
 @pytest.fixture(scope="session")
 def t09_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_t09(tmp_path_factory.mktemp("report") / "t09")
+
+
+def build_t02(path: Path) -> Path:
+    """A synthetic T02 takeoff and 30 s hold (tests/synth_flight_a.py) with 1 Hz frames and a
+    score.json: a page with bands on heading/altitude/airspeed and a track over runway 34R."""
+    from synth_flight_a import takeoff_hold
+
+    cols = takeoff_hold(hold_s=30, after_s=10)
+    make_bundle(path, "T02", cols, sim="jsbsim", agent="scripted-takeoff", fmt="parquet")
+    write_frames(path / "frames", [float(t) for t in np.arange(0.0, float(cols["t"][-1]), 1.0)])
+    write_manifest(path)
+    (path / "score.json").write_text(verify_path(path).model_dump_json(indent=2))
+    return path

@@ -27,20 +27,26 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debia
 
 
 @pytest.fixture(scope="module")
-def page_of_t09(t09_bundle: Path, tmp_path_factory: pytest.TempPathFactory):
+def browser():
+    with playwright_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def page_of_t09(browser, t09_bundle: Path, tmp_path_factory: pytest.TempPathFactory):
     out = write_episode_report(t09_bundle, tmp_path_factory.mktemp("html") / "t09.html")
     errors: list[str] = []
-    with playwright_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        requests: list[str] = []
-        page.on("request", lambda r: requests.append(r.url))
-        page.goto(out.as_uri())
-        page.wait_for_function("document.body.dataset.plotsReady", timeout=30_000)
-        yield page, errors, requests
-        browser.close()
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(out.as_uri())
+    page.wait_for_function("document.body.dataset.plotsReady", timeout=30_000)
+    yield page, errors, requests
+    page.close()
 
 
 def test_no_console_errors_and_nothing_fetched(page_of_t09):
@@ -97,3 +103,40 @@ def test_video_plays_and_clicking_a_plot_seeks_it(page_of_t09, tmp_path):
     assert shot.stat().st_size > 50_000
     if os.environ.get("SIMBRIDGE_REPORT_SCREENSHOT"):
         shutil.copy(shot, os.environ["SIMBRIDGE_REPORT_SCREENSHOT"])
+
+
+def test_t02_track_click_seeks_the_video(browser, tmp_path):
+    from conftest import build_t02
+
+    b = build_t02(tmp_path / "t02")
+    out = write_episode_report(b, tmp_path / "t02.html")
+    errors: list[str] = []
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(out.as_uri())
+    page.wait_for_function("document.body.dataset.plotsReady", timeout=30_000)
+    # heading, altitude, airspeed, on_ground, autopilot against time, then the track map
+    kinds = page.evaluate("[...document.querySelectorAll('.js-plotly-plot')].map(d => d.dataset.kind)")
+    assert kinds == ["time"] * 5 + ["track"]
+    names = page.evaluate("document.getElementById('plot-track').data.map(tr => tr.name)")
+    assert names[0] == "runway 34R" and "path" in names
+    page.wait_for_function("document.getElementById('screen').readyState >= 2", timeout=10_000)
+    # a real click on the path point recorded at t ≈ 100 s (pixel from the map's own axes)
+    page.locator("#plot-track").scroll_into_view_if_needed()
+    xy = page.evaluate("""(() => {
+        const d = document.getElementById('plot-track'), L = d._fullLayout;
+        const tr = d._fullData.find(t => t.name === 'path');
+        const cd = Array.from(tr.customdata), k = cd.findIndex(t => t >= 100);
+        const r = d.querySelector('.nsewdrag').getBoundingClientRect();
+        return [r.left + L.xaxis.l2p(tr.x[k]), r.top + L.yaxis.l2p(tr.y[k]), cd[k]]; })()""")
+    page.mouse.click(xy[0], xy[1])
+    page.wait_for_function("document.body.dataset.cursorT !== undefined", timeout=10_000)
+    # the map's nearest point: neighbours 0.1 s apart can share a pixel
+    cursor_t = float(page.evaluate("document.body.dataset.cursorT"))
+    assert cursor_t == pytest.approx(xy[2], abs=1.0)
+    assert page.evaluate("document.getElementById('screen').currentTime") == pytest.approx(cursor_t, abs=0.5)
+    assert errors == []
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(tmp_path / "report-t02.png"), full_page=True)
+    page.close()

@@ -117,3 +117,31 @@ def _takeoff_hold(p: dict, score: Score, signals: Signals) -> list[Band]:
         Band("ias_kt", p["ias_kt"] - p["ias_tol_kt"], p["ias_kt"] + p["ias_tol_kt"], t0, t1,
              label=f"{p['ias_kt']:g}±{p['ias_tol_kt']:g} kt"),
     ]
+
+
+@_extractor("engine_failure")
+def _engine_failure(p: dict, score: Score, signals: Signals) -> list[Band]:
+    """Best-glide airspeed band over the glide (failure to flare: the best_glide window)."""
+    c = _component(score, "best_glide")
+    if c is None or c.window is None:
+        return []
+    return [Band("ias_kt", p["glide_ias_lo_kt"], p["glide_ias_hi_kt"], *c.window,
+                 label=f"best glide {p['glide_ias_lo_kt']:g}-{p['glide_ias_hi_kt']:g} KIAS")]
+
+
+@_extractor("ils_approach")
+def _ils_approach(p: dict, score: Score, signals: Signals) -> list[Band]:
+    """Localizer and glideslope ± max_dev_dots at the gate (an instant), and the disconnect
+    height band at the disconnect (over the whole episode when it never disconnected)."""
+    out: list[Band] = []
+    dev = _component(score, "deviations")
+    if dev is not None and dev.window is not None:
+        for sig, what in (("loc_dev_dots", "LOC"), ("gs_dev_dots", "GS")):
+            out.append(Band(sig, -p["max_dev_dots"], p["max_dev_dots"], *dev.window,
+                            label=f"{what} ±{p['max_dev_dots']:g} dot at {p['gate_agl_ft']:g} ft AGL"))
+    disc = _component(score, "disconnect_at_dh")
+    if disc is not None:
+        lo, hi = p["disconnect_agl_ft"]
+        t0, t1 = disc.window if disc.window is not None else (None, None)
+        out.append(Band("alt_agl_ft", lo, hi, t0, t1, label=f"disconnect {lo:g}-{hi:g} ft AGL"))
+    return out

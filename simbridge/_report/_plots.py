@@ -112,6 +112,9 @@ def signal_figure(view: EpisodeView, name: str, bands: Sequence[Band], t_range: 
             continue
         x0 = t_range[0] if band.t0 is None else band.t0
         x1 = t_range[1] if band.t1 is None else band.t1
+        if x1 - x0 < 0.005 * (t_range[1] - t_range[0]):  # judged at an instant: a visible bar there
+            half = 0.004 * (t_range[1] - t_range[0])
+            x0, x1 = x0 - half, x1 + half
         fig.add_shape(type="rect", x0=x0, x1=x1, y0=band.lo, y1=band.hi, fillcolor=_BAND_COLOUR,
                       line={"color": "rgba(44,160,44,0.7)", "width": 1, "dash": "dot"}, layer="below")
         fig.add_annotation(x=x1, y=band.hi, text=band.label, showarrow=False, xanchor="right", yanchor="bottom",

@@ -10,7 +10,7 @@ from simbridge._score import Component, Score
 from simbridge._signals import Signals
 from simbridge._task import load_task
 from synth import score_task, steep_turn
-from synth_flight_a import takeoff_hold
+from synth_flight_a import ils_approach, takeoff_hold
 
 T09, T02 = load_task("T09"), load_task("T02")
 
@@ -81,9 +81,41 @@ def test_takeoff_hold_without_hold_window_runs_from_liftoff(tmp_path):
 
 
 def test_family_without_extractor_gets_no_bands():
+    # hover's band is on skid height (AGL less the pad reading), not a recorded signal
+    t12 = load_task("T12")
+    assert t12.verifier.name not in families()
+    assert bands_for(t12, Score(task_id="T12", verifier=t12.verifier.name, status="scored"), Signals(np.arange(2.0), {})) == []
+
+
+def test_ils_bands_at_the_gate_and_the_disconnect(tmp_path):
     t10 = load_task("T10")
-    assert t10.verifier.name not in families()
-    assert bands_for(t10, Score(task_id="T10", verifier=t10.verifier.name, status="scored"), Signals(np.arange(2.0), {})) == []
+    s = score_task(tmp_path, t10, ils_approach(disconnect_agl=200.0))
+    b = _by_signal(bands_for(t10, s, Signals(np.arange(2.0), {})))
+    t_gate = 60.0 + (4000 - 500) / 700 * 60  # the builder's descent through 500 ft AGL
+    t_disc = 60.0 + (4000 - 200) / 700 * 60
+    for sig in ("loc_dev_dots", "gs_dev_dots"):
+        assert (b[sig].lo, b[sig].hi) == (-1.0, 1.0)
+        assert b[sig].t0 == b[sig].t1 == pytest.approx(t_gate, abs=0.11)
+    assert (b["alt_agl_ft"].lo, b["alt_agl_ft"].hi) == (150.0, 250.0)
+    assert b["alt_agl_ft"].t0 == pytest.approx(t_disc, abs=0.11)
+
+
+def test_ils_never_disconnected_band_spans_the_episode(tmp_path):
+    t10 = load_task("T10")
+    s = score_task(tmp_path, t10, ils_approach(disconnect_agl=None))
+    b = _by_signal(bands_for(t10, s, Signals(np.arange(2.0), {})))
+    assert (b["alt_agl_ft"].t0, b["alt_agl_ft"].t1) == (None, None)
+
+
+def test_engine_failure_glide_band_over_the_glide():
+    t11 = load_task("T11")
+    s = Score(task_id="T11", verifier="engine_failure", status="scored",
+              components=[Component(name="best_glide", weight=0.3, earned=1, window=(120.0, 260.0))])
+    (b,) = bands_for(t11, s, Signals(np.arange(2.0), {}))
+    assert (b.signal, b.lo, b.hi, b.t0, b.t1) == ("ias_kt", 63.0, 73.0, 120.0, 260.0)
+    assert bands_for(t11, Score(task_id="T11", verifier="engine_failure", status="scored",
+                                components=[Component(name="best_glide", weight=0.3, earned=0)]),
+                     Signals(np.arange(2.0), {})) == []
 
 
 def test_value_at_skips_missing_samples():

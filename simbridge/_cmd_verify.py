@@ -13,11 +13,10 @@ carried into the score's flags so a reader of score.json sees them.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 from pathlib import Path, PurePosixPath
 
-from simbridge._bundle import HARNESS_FAULTS, manifest_files, read_bundle
+from simbridge._bundle import HARNESS_FAULTS, _file_sha256, manifest_files, read_bundle
 from simbridge._errors import BundleError, TaskSpecError
 from simbridge._task import load_task, task_files
 
@@ -37,14 +36,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="score a bundle whose files do not match manifest.json (or that has none); "
                         "the score is flagged 'manifest_ignored'")
     p.set_defaults(func=_verify)
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def manifest_problems(path: Path) -> list[str]:
@@ -75,7 +66,7 @@ def manifest_problems(path: Path) -> list[str]:
         p = path / name
         if p.is_symlink() or not p.is_file():
             problems.append(f"{p}: listed in {MANIFEST} but missing")
-        elif _sha256(p) != entry.get("sha256"):
+        elif _file_sha256(p) != entry.get("sha256"):
             problems.append(f"{p}: sha256 does not match {MANIFEST}")
     top_level_only = data.get("version") is None
     for name, p in manifest_files(path):

@@ -208,6 +208,17 @@ _JS = r"""
                    line: {color: '#111', width: 1.5}});
       Plotly.relayout(d, {shapes: shapes});
     }
+    const track = divs.find(d => d.dataset.kind === 'track');
+    if (track) {
+      const i = track._fullData.findIndex(tr => tr.name === 'path');
+      const now = track._fullData.findIndex(tr => tr.name === 'now');
+      if (i >= 0 && now >= 0) {
+        const p = track._fullData[i], ts = p.customdata;
+        let lo = 0, hi = ts.length - 1;  // the last path point at or before t
+        while (lo < hi) { const m = (lo + hi + 1) >> 1; if (ts[m] <= t) lo = m; else hi = m - 1; }
+        Plotly.restyle(track, {x: [[p.x[lo]]], y: [[p.y[lo]]]}, [now]);
+      }
+    }
     document.body.dataset.cursorT = t.toFixed(3);
   }
   if (video) {

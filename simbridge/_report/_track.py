@@ -121,6 +121,9 @@ def track_figure(view: EpisodeView) -> go.Figure | None:
                                  text=[m.label for m in marks], textposition="top center", name="marks",
                                  customdata=[round(m.t, 2) for m in marks], marker={"size": 9, "color": "#d62728"},
                                  hovertemplate="%{text} at t=%{customdata} s<extra></extra>"))
+    # where the vehicle is at the video's time: moved by the page's script (empty until then)
+    fig.add_trace(go.Scatter(x=[], y=[], mode="markers", name="now", hoverinfo="skip",
+                             marker={"size": 13, "color": "rgba(0,0,0,0)", "line": {"color": "#111", "width": 2.5}}))
     fig.update_layout(
         height=480, margin={"l": 70, "r": 20, "t": 24, "b": 40}, template="plotly_white", showlegend=True,
         xaxis={"title": {"text": "east (m)"}}, yaxis={"title": {"text": "north (m)"}, "scaleanchor": "x"},

@@ -136,6 +136,12 @@ def test_t02_track_click_seeks_the_video(browser, tmp_path):
     cursor_t = float(page.evaluate("document.body.dataset.cursorT"))
     assert cursor_t == pytest.approx(xy[2], abs=1.0)
     assert page.evaluate("document.getElementById('screen').currentTime") == pytest.approx(cursor_t, abs=0.5)
+    # the "now" marker sits on the path point at the cursor's time
+    now = page.evaluate("""(() => { const d = document.getElementById('plot-track');
+        const p = d._fullData.find(t => t.name === 'path'), n = d._fullData.find(t => t.name === 'now');
+        const k = Array.from(p.customdata).findLastIndex(t => t <= Number(document.body.dataset.cursorT));
+        return [n.x[0], n.y[0], p.x[k], p.y[k]]; })()""")
+    assert now[:2] == now[2:] and now[0] is not None
     assert errors == []
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(tmp_path / "report-t02.png"), full_page=True)

@@ -125,3 +125,26 @@ def test_cli_bad_input_is_one_line(tmp_path, capsys, case, expect):
     assert main(["report", str(b)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and expect in err and "Traceback" not in err
+
+
+def test_harness_fault_page_says_unscored_with_the_reason(tmp_path):
+    b = build_t09(tmp_path / "t09", frames=False)
+    ep = json.loads((b / "episode.json").read_text())
+    (b / "episode.json").write_text(json.dumps({**ep, "status": "sim_crashed", "status_detail": "fdm died"}))
+    (b / "score.json").unlink()
+    (b / "manifest.json").unlink()  # a crashed run is not finished: no manifest
+    view = load_episode(b)
+    assert view.score.status == "unscored" and view.score_source.startswith("verified now")
+    page = render_episode(view)
+    assert 'id="score-value">unscored<' in page and "sim_crashed (fdm died)" in page
+    assert view.score.reason in page
+
+
+def test_unisolated_episode_is_marked(tmp_path):
+    b = build_t09(tmp_path / "t09", frames=False)
+    ep = json.loads((b / "episode.json").read_text())
+    iso = {"provider": "local", "isolated": False, "audit": {"ok": False, "problems": ["port 500 reachable"]}}
+    (b / "episode.json").write_text(json.dumps({**ep, "unisolated": True, "isolation": iso}))
+    page = render_episode(load_episode(b))
+    assert '<span class="unisolated">unisolated</span>' in page
+    assert "provider local: not isolated, audit FAILED: port 500 reachable, UNISOLATED" in page

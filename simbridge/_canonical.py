@@ -84,10 +84,15 @@ OTHER_VEHICLES: dict[str, str] = {
     "rudder_deg": "rudder angle, degrees (starboard positive)",
     "alt_m": "altitude above sea level of the body orbited, metres",
     "pe_alt_m": "periapsis altitude, metres",
-    "ap_alt_m": "apoapsis altitude, metres (missing on an escape trajectory)",
+    "apoapsis_m": "apoapsis altitude, metres (missing on an escape trajectory)",
 }
 
 SIGNALS: dict[str, str] = {**FLIGHT, **DRIVING, **OTHER_VEHICLES}
+
+
+#: old names still read from bundles written before a rename: old -> canonical
+#: (`ap_alt_m` sat next to `ap_alt`, the autopilot's altitude hold)
+ALIASES: dict[str, str] = {"ap_alt_m": "apoapsis_m"}
 
 
 def is_canonical(name: str) -> bool:
@@ -154,7 +159,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "rudder_deg": (-90.0, 90.0),
     "alt_m": (-20_000.0, 1e13),
     "pe_alt_m": (-1e9, 1e13),
-    "ap_alt_m": (-1e9, 1e13),
+    "apoapsis_m": (-1e9, 1e13),
 }
 
 #: discrete signals: name -> the values a sample may take

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simbridge._canonical import discrete_values, is_angle, physical_range
+from simbridge._canonical import ALIASES, discrete_values, is_angle, physical_range
 from simbridge._errors import BundleError
 from simbridge._score import DataQuality, SignalQuality
 
@@ -84,6 +84,8 @@ class Signals:
                 )
         cols: dict[str, np.ndarray] = {}
         for name, values in columns.items():
+            if name in ALIASES and ALIASES[name] not in columns:
+                name = ALIASES[name]  # a bundle written before the rename
             arr = np.asarray(values, dtype=np.float64)
             if arr.shape != t.shape:
                 raise BundleError(f"{source}: column {name!r} has {arr.size} rows, 't' has {t.size}")

@@ -166,3 +166,14 @@ def test_kill_9_leaves_a_readable_unscored_bundle(tmp_path):
     s = score_bundle(b, load_task("T09"))
     assert s.status == "unscored" and "did not finish" in s.reason
     assert main([ "verify", str(tmp_path), "--json"]) == 0
+
+
+def test_renamed_signal_is_read_under_its_new_name():
+    # `ap_alt_m` (apoapsis) was renamed `apoapsis_m` beside the autopilot's `ap_alt`; old bundles still read
+    from simbridge._signals import Signals
+
+    s = Signals(np.array([0.0, 1.0]), {"ap_alt_m": np.array([80e3, 81e3])})
+    assert "apoapsis_m" in s and "ap_alt_m" not in s
+    assert list(s["apoapsis_m"]) == [80e3, 81e3]
+    both = Signals(np.array([0.0]), {"ap_alt_m": np.array([1.0]), "apoapsis_m": np.array([2.0])})
+    assert both["apoapsis_m"][0] == 2.0  # the new name wins when both are there

@@ -121,7 +121,7 @@ def _check_vessel(saves: Sequence[SaveState], vessel: str | None) -> None:
 def import_saves(paths: Sequence[str | Path], out: str | Path, *, task_id: str = "T19", vessel: str | None = None,
                  force: bool = False) -> Path:
     """Write a bundle from one or more saves of one flight, ordered by UT: signals alt_m,
-    pe_alt_m, ap_alt_m of the vessel per save; snapshots start/end `ksp_vessel` (null when the
+    pe_alt_m, apoapsis_m of the vessel per save; snapshots start/end `ksp_vessel` (null when the
     vessel is gone from the save, i.e. destroyed or recovered) and `ksp_ut_s`. A vessel that is
     in none of the saves is an error naming the vessels there are."""
     if not paths:
@@ -130,13 +130,13 @@ def import_saves(paths: Sequence[str | Path], out: str | Path, *, task_id: str =
     saves = sorted((read_save(p) for p in paths), key=lambda s: s.ut_s)
     _check_vessel(saves, vessel)
     ut0 = saves[0].ut_s
-    rows: dict[str, list[float]] = {"t": [], "alt_m": [], "pe_alt_m": [], "ap_alt_m": []}
+    rows: dict[str, list[float]] = {"t": [], "alt_m": [], "pe_alt_m": [], "apoapsis_m": []}
     for s in saves:
         v = s.vessel(vessel)
         rows["t"].append(s.ut_s - ut0)
         rows["alt_m"].append(v.alt_m if v else math.nan)
         rows["pe_alt_m"].append(v.pe_alt_m if v else math.nan)
-        rows["ap_alt_m"].append(v.ap_alt_m if v and v.ap_alt_m is not None else math.nan)
+        rows["apoapsis_m"].append(v.ap_alt_m if v and v.ap_alt_m is not None else math.nan)
 
     def snap(s: SaveState) -> dict[str, Any]:
         v = s.vessel(vessel)

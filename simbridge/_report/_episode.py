@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -25,6 +25,8 @@ class EpisodeView:
     #: where the score came from: 'score.json' (as recorded) or 'verified now' (no score.json)
     score_source: str
     instruction: str
+    #: files that do not match manifest.json (the page warns: what it shows may not be the recording)
+    integrity: list[str] = field(default_factory=list)
 
     @property
     def sim(self) -> str:
@@ -65,13 +67,18 @@ def load_episode(path: str | Path) -> EpisodeView:
         task = load_task(bundle.episode.task_id)
     except TaskSpecError as exc:
         raise BundleError(f"{path / 'episode.json'}: {exc}") from None
+    from simbridge._cmd_verify import manifest_problems, verify_path
+
+    integrity = manifest_problems(path) if (path / "manifest.json").is_file() else []
     score_path = path / "score.json"
     if score_path.is_file():
         score, source = _read_score(score_path), "score.json"
+    elif integrity:
+        # verify would refuse it; the page still shows the recording, unscored and saying why
+        score = Score.unscored(task.id, task.verifier.name, f"bundle fails its manifest: {integrity[0]}")
+        source = "not scored: the bundle does not match its manifest"
     else:
-        from simbridge._cmd_verify import verify_path
-
         score, source = verify_path(path), "verified now (the bundle has no score.json)"
     if score.task_id != task.id:
         raise BundleError(f"{score_path}: field 'task_id': {score.task_id!r} is not the episode's {task.id!r}")
-    return EpisodeView(path, bundle, task, score, source, instruction_seen(bundle, task))
+    return EpisodeView(path, bundle, task, score, source, instruction_seen(bundle, task), integrity)

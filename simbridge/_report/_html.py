@@ -127,7 +127,7 @@ def _score_table(view: EpisodeView) -> str:
                          f"<td>{_e(when)}</td><td>{_e(c.explanation)}</td></tr>")
         out += ('<h3>Safety constraints</h3><table class="grid" id="safety"><tr><th>constraint</th><th>result</th>'
                 f'<th>first violation (s)</th><th>explanation</th></tr>{"".join(srows)}</table>')
-    notes = list(s.flags)
+    notes = [f"integrity: {p}" for p in view.integrity] + list(s.flags)
     dq = s.data_quality
     if dq is not None and not dq.clean:
         notes += [f for f in dq.flags() if f not in notes]

@@ -148,3 +148,13 @@ def test_unisolated_episode_is_marked(tmp_path):
     page = render_episode(load_episode(b))
     assert '<span class="unisolated">unisolated</span>' in page
     assert "provider local: not isolated, audit FAILED: port 500 reachable, UNISOLATED" in page
+
+
+def test_tampered_bundle_page_warns(tmp_path):
+    b = build_t09(tmp_path / "t09", frames=False)
+    (b / "events.jsonl").write_text('{"t": 1.0, "kind": "inserted"}\n')
+    page = render_episode(load_episode(b))
+    assert "integrity: " in page and "events.jsonl: sha256 does not match manifest.json" in page
+    (b / "score.json").unlink()  # without a recorded score it is not scored at all
+    view = load_episode(b)
+    assert view.score.status == "unscored" and "manifest" in view.score.reason

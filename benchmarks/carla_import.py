@@ -19,7 +19,6 @@ Targets: >= 50 MB/s and >= 5x the naive loop.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import struct
 import sys

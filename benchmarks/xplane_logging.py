@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     spacing = [b.t_sim - a.t_sim for a, b in zip(inside, inside[1:])]
     nominal_ms = 1000 / args.hz
     jitter = [abs(x * 1000 - nominal_ms) for x in arrivals]
-    print(f"X-Plane RREF logging benchmark (against the protocol double, not X-Plane)")
+    print("X-Plane RREF logging benchmark (against the protocol double, not X-Plane)")
     print(f"  datarefs            {n_refs} at {args.hz} Hz for {args.seconds:g} s simulator time "
           f"(double at {args.fps:g} fps, loss {args.loss:g}, reorder {args.reorder:g})")
     print(f"  samples             {received} / {expected} = {100 * received / expected:.2f} %  (target >= 99 %)")

@@ -6,4 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export SIMBRIDGE_VM_TESTS=${SIMBRIDGE_VM_TESTS:-1}
 bash scripts/setup.sh
+.venv/bin/ruff check simbridge adapters verifiers tests benchmarks scripts
 exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

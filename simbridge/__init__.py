@@ -11,8 +11,7 @@ from simbridge._errors import BundleError, HarnessError, SimbridgeError, TaskSpe
 from simbridge._score import Component, SafetyResult, Score
 from simbridge._signals import Signals
 from simbridge._task import TaskSpec, load_all_tasks, load_task
-
-__version__ = "0.1.0"
+from simbridge._version import __version__
 
 
 def verify(bundle: Bundle | str, task: TaskSpec | None = None) -> Score:
@@ -26,5 +25,5 @@ def verify(bundle: Bundle | str, task: TaskSpec | None = None) -> Score:
 __all__ = [
     "Bundle", "BundleError", "BundleWriter", "Component", "EpisodeInfo", "Event", "HarnessError",
     "SafetyResult", "Score", "Signals", "SimbridgeError", "TaskSpec", "TaskSpecError", "Unscorable",
-    "load_all_tasks", "load_task", "read_bundle", "verify", "write_bundle",
+    "__version__", "load_all_tasks", "load_task", "read_bundle", "verify", "write_bundle",
 ]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import socket
-import sys
 import time
 
 from simbridge._errors import SimbridgeError

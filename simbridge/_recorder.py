@@ -10,7 +10,6 @@ the achieved rate and sample-interval jitter for episode.json and the benchmark.
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 import numpy as np

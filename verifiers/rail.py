@@ -3,12 +3,10 @@ departure times against the timetable, and no overspeed or emergency-brake penal
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from pydantic import Field, field_validator
 
-from simbridge._errors import Unscorable
 from simbridge.verifiers import primitives as P
 from simbridge.verifiers._params import FiniteFloat, FiniteParams, PositiveFinite
 from simbridge.verifiers._registry import VerifyContext, verifier

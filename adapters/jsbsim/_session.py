@@ -23,7 +23,6 @@ import random
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any

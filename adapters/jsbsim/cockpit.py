@@ -150,7 +150,6 @@ class Cockpit:
 
     # ---------------------------------------------------------------- loop
     def run(self) -> int:
-        pg = self.pg
         frame_dt = 1.0 / self.args.fps
         now = time.monotonic()
         next_frame = now
@@ -249,7 +248,7 @@ class Cockpit:
         )
 
     def _render(self) -> None:
-        m, f, c = self.model, self.model.fdm, self.controls
+        f, c = self.model.fdm, self.controls
         r = self.readings()
         self.view.draw(self.screen, f["position/lat-geod-deg"], f["position/long-gc-deg"], f["position/h-sl-ft"],
                        f["attitude/psi-deg"], f["attitude/theta-deg"], f["attitude/phi-deg"])

@@ -155,9 +155,9 @@ class XInput:
     def type_text(self, text: str, interval_s: float = 0.03) -> None:
         for ch in text:
             try:
-                code, needs_shift = self._keycode(ch)
+                code, _ = self._keycode(ch)  # key() presses shift itself where the keysym needs it
             except SimbridgeError:
-                code, needs_shift = 0, False
+                code = 0
             if not code:
                 self._xdotool_type(ch)
                 continue

@@ -13,7 +13,6 @@ import base64
 import functools
 import gzip
 import html
-import json
 import math
 import tempfile
 from pathlib import Path

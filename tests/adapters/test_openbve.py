@@ -1,6 +1,5 @@
 """OpenBVE logs.bin reader on byte-exact hand-built files, and its errors on bad input."""
 
-import datetime as dt
 import struct
 
 import numpy as np

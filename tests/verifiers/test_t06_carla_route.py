@@ -11,7 +11,6 @@ import math
 import tempfile
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from simbridge import read_bundle

@@ -1,6 +1,5 @@
 """T09 steep turn: full, partial and failing fixtures with hand-worked scores."""
 
-import numpy as np
 import pytest
 
 from simbridge._task import load_task

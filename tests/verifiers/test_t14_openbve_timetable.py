@@ -5,14 +5,13 @@ Timetable (YAML): station 1 at 125 m dep 08:00:00 (28800 s); station 2 at 1850 m
 (28950) dep 08:03:00 (28980); station 3 at 3720 m arr 08:05:45 (29145). Five items of 0.20.
 """
 
-import numpy as np
 import pytest
 
 from simbridge import read_bundle
 from simbridge._task import load_task
 from simbridge.adapters.openbve import import_logs
 from simbridge.verifiers import score_bundle
-from openbve_logs import entries_of, entry, logs_bin, score, trip
+from openbve_logs import entries_of, logs_bin, score, trip
 from synth import assert_rate_invariant, score_task
 from synth import component as comp
 

@@ -7,7 +7,6 @@ front passenger 36 in, rear seats 70 in, baggage 95 in, tanks 48 in. With the ta
 """
 
 import json
-from pathlib import Path
 
 import pytest
 

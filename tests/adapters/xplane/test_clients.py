@@ -1,7 +1,5 @@
 """The three clients against the protocol double on loopback (the double is not X-Plane)."""
 
-import struct
-import threading
 import time
 
 import pytest

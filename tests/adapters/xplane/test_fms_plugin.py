@@ -5,7 +5,6 @@ is that the plugin's reply, as the C code writes it, decodes with the harness's 
 """
 
 import ctypes
-import os
 import shutil
 import socket
 import subprocess

@@ -176,6 +176,8 @@ def read_score_file(path: Path) -> Score:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BundleError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise BundleError(f"{path}: nested too deeply to read") from None
     if not isinstance(raw, dict):
         raise BundleError(f"{path}: expected a JSON object (a score), got {type(raw).__name__}")
     try:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import ValidationError
 
 from simbridge._bundle import Bundle, read_bundle
 from simbridge._errors import BundleError, TaskSpecError
+from simbridge._metrics import read_score_file
 from simbridge._score import Score
 from simbridge._task import TaskSpec, load_task
 
@@ -31,22 +30,6 @@ class EpisodeView:
     @property
     def sim(self) -> str:
         return self.bundle.episode.sim or self.task.simulator.name
-
-
-def _read_score(path: Path) -> Score:
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BundleError(f"{path}: cannot read the score: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise BundleError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
-    except RecursionError:
-        raise BundleError(f"{path}: nested too deeply to read") from None
-    try:
-        return Score.model_validate(raw)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        raise BundleError(f"{path}: field '{'.'.join(map(str, err['loc']))}': {err['msg']}") from None
 
 
 def instruction_seen(bundle: Bundle, task: TaskSpec) -> str:
@@ -72,7 +55,7 @@ def load_episode(path: str | Path) -> EpisodeView:
     integrity = manifest_problems(path) if (path / "manifest.json").is_file() else []
     score_path = path / "score.json"
     if score_path.is_file():
-        score, source = _read_score(score_path), "score.json"
+        score, source = read_score_file(score_path), "score.json"
     elif integrity:
         # verify would refuse it; the page still shows the recording, unscored and saying why
         score = Score.unscored(task.id, task.verifier.name, f"bundle fails its manifest: {integrity[0]}")

@@ -22,7 +22,7 @@ from simbridge._adapter import Sandbox, SimSession, StateSample
 from simbridge._errors import HarnessError
 from simbridge.adapters.fgproto import GenericProtocol
 from simbridge.adapters.fgproto.keys import FLIGHTGEAR_KEYS
-from simbridge.adapters.flightgear._launch import FlightGearProcess, LaunchSpec
+from simbridge.adapters.flightgear._launch import FGFS, FlightGearProcess, LaunchSpec
 from simbridge.adapters.flightgear._lockdown import KEY_WHITELIST, TASK_EXTRA_KEYS, TELNET_BINDS_ALL_INTERFACES
 from simbridge.adapters.flightgear._mapping import RAW_CHUNKS, SIGNALS, SNAPSHOT_NODES, CanonicalMapper
 
@@ -111,12 +111,13 @@ class FlightGearSession(SimSession):
 
     @classmethod
     def preflight(cls, provider: str) -> None:
-        import shutil
+        import os
 
         from simbridge._errors import SimbridgeError
 
-        if provider != "vm" and shutil.which("fgfs") is None:
-            raise SimbridgeError("flightgear simulator: fgfs not found (apt-get install flightgear)")
+        if provider != "vm" and not os.access(FGFS, os.X_OK):
+            raise SimbridgeError(f"flightgear simulator: {FGFS} not found (apt-get install flightgear, or set "
+                                 "SIMBRIDGE_FGFS)")
         if provider == "vm":
             raise SimbridgeError("flightgear does not run in the vm provider (it is not in the guest image); "
                                  "use --provider local or netns")

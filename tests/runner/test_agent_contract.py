@@ -248,3 +248,13 @@ def test_preflight_refuses_a_missing_vm_image_before_a_bundle_exists(tmp_path):
     assert r.returncode == 2, r.stderr
     assert "no guest image" in r.stderr and "simbridge vm build" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "runs").exists()
+
+
+def test_preflight_refuses_a_missing_flightgear_before_a_bundle_exists(tmp_path):
+    env = dict(runner_env(), SIMBRIDGE_FGFS=str(tmp_path / "no-fgfs"))
+    r = subprocess.run(simbridge_cmd("run", "T15", "--sim", "flightgear", "--agent", "noop",
+                                     "--out", str(tmp_path / "runs")), env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert "no-fgfs not found" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "runs").exists()

@@ -102,6 +102,8 @@ class EpisodeInfo(BaseModel):
     achieved_rtf: float | None = Field(default=None, description="simulator seconds per wall second over the "
                                        "episode (< 1: it fell behind real time)")
     agent_actions: dict[str, int] | None = Field(default=None, description="agent port actions: served, failed")
+    screen_recording: dict[str, Any] | None = Field(
+        default=None, description="screen frames and snapshots saved, captures that failed and the last error")
     recorder: dict[str, Any] | None = Field(default=None, description="the recorder's statistics (samples, "
                                             "rate_hz, dt_p50_ms, dt_p95_ms, dt_max_ms, dropped)")
     cpu_s: dict[str, float | None] | None = Field(default=None, description="CPU seconds per process name and "

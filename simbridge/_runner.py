@@ -175,6 +175,9 @@ class _Frames:
         self.pending = sorted(snapshot_at)
         self.saved: list[Path] = []
         self.n_frames = 0
+        #: captures that failed (a lost frame does not end the episode, but it is counted)
+        self.n_errors = 0
+        self.last_error: str | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="frames", daemon=True)
 
@@ -201,8 +204,15 @@ class _Frames:
                     (self.dir / f"{t:010.3f}.jpg").write_bytes(encode(img, "jpeg", quality=70))
                     self.n_frames += 1
                     next_t = (int(t * self.hz) + 1) / self.hz
-            except Exception:  # a lost frame is not worth ending the episode
-                pass
+            except Exception as exc:  # a lost frame is not worth ending the episode; it is counted
+                self.n_errors += 1
+                self.last_error = f"t={t:.1f} s: {type(exc).__name__}: {exc}"
+                next_t = (int(t * self.hz) + 1) / self.hz if self.hz > 0 else next_t
+
+    def record(self) -> dict[str, Any]:
+        """What episode.json says about the screen recording."""
+        return {"frames": self.n_frames, "snapshots": len(self.saved), "capture_errors": self.n_errors,
+                "last_error": self.last_error}
 
     def stop(self) -> None:
         self._stop.set()
@@ -348,6 +358,7 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
             episode.recorder = stats
         if frames is not None:
             frames.stop()
+            episode.screen_recording = frames.record()
         if session is not None:
             if status not in ("sim_crashed",):
                 _apply_info(episode, session)  # end-of-episode rates (frame rate, real-time factor)

@@ -63,6 +63,9 @@ def test_scripted_turn_is_recorded_and_scored(tmp_path):
     assert keys[0]["t"] >= 1.0 and keys[1]["t"] >= 61.5 and keys[0]["t_wall"] < keys[1]["t_wall"]
     assert (b / "snapshot_t30.png").read_bytes()[:4] == b"\x89PNG"
     assert len(list((b / "frames").glob("*.jpg"))) >= 30
+    rec = ep["screen_recording"]  # what was saved, and what failed, is on record
+    assert rec["frames"] == len(list((b / "frames").glob("*.jpg"))) and rec["snapshots"] == 1
+    assert rec["capture_errors"] == 0 and rec["last_error"] is None
     manifest = json.loads((b / "manifest.json").read_text())["files"]
     assert {"score.json", "signals.parquet", "actions.jsonl", "episode.json"} <= set(manifest)
     v = run_simbridge("verify", str(b), "--json")

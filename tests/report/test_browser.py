@@ -1,7 +1,7 @@
 """The episode page in a real browser: Debian's chromium driven by Playwright (no
 `playwright install`; scripts/setup.sh installs both).
 
-The bundle is the synthetic T09 steep turn of conftest.build_t09 (tests/synth.py's trace,
+The bundle is the synthetic T09 steep turn of bundles.build_t09 (tests/synth.py's trace,
 frames from ffmpeg's test pattern), not a recorded embedded-sim episode: running JSBSim for a
 page test would cost minutes. Screenshots go to the pytest tmp dir; SIMBRIDGE_REPORT_SCREENSHOT
 set to a path also writes one there (how docs/report-episode.png is made).
@@ -106,7 +106,7 @@ def test_video_plays_and_clicking_a_plot_seeks_it(page_of_t09, tmp_path):
 
 
 def test_t02_track_click_seeks_the_video(browser, tmp_path):
-    from conftest import build_t02
+    from report.bundles import build_t02
 
     b = build_t02(tmp_path / "t02")
     out = write_episode_report(b, tmp_path / "t02.html")

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import build_t09
+from report.bundles import build_t09
 from simbridge._cli import main
 from simbridge._report import load_episode
 from simbridge._report._html import render_episode

@@ -12,7 +12,8 @@ actions return the `Screenshot`; the rest return None.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from simbridge._agent_port._client import AgentPortClient
@@ -30,6 +31,18 @@ def _xy(c: Any) -> tuple[int | None, int | None]:
         return int(x), int(y)
     except (TypeError, ValueError):
         raise SimbridgeError(f"coordinate {c!r} is not an [x, y] pair of integers") from None
+
+
+@contextmanager
+def _modifiers_held(port: AgentPortClient, keys: Any) -> Iterator[None]:
+    """Hold Anthropic's `text` modifier keys (e.g. 'shift', 'ctrl') around one click or scroll."""
+    if keys:
+        port.key_down(str(keys))
+    try:
+        yield
+    finally:
+        if keys:
+            port.key_up(str(keys))
 
 
 def run_anthropic_action(port: AgentPortClient, action: Mapping[str, Any]) -> Any:
@@ -50,13 +63,8 @@ def run_anthropic_action(port: AgentPortClient, action: Mapping[str, Any]) -> An
     elif kind in ("left_click", "right_click", "middle_click", "double_click", "triple_click"):
         button = {"right_click": "right", "middle_click": "middle"}.get(kind, "left")
         count = {"double_click": 2, "triple_click": 3}.get(kind, 1)
-        if text:  # modifier keys held during the click
-            port.key_down(str(text))
-        try:
+        with _modifiers_held(port, text):
             port.click(x, y, button=button, count=count)
-        finally:
-            if text:
-                port.key_up(str(text))
     elif kind == "left_click_drag":
         sx, sy = _xy(action.get("start_coordinate"))
         if sx is None:
@@ -72,13 +80,8 @@ def run_anthropic_action(port: AgentPortClient, action: Mapping[str, Any]) -> An
         if d not in ("up", "down", "left", "right"):
             raise SimbridgeError(f"scroll: scroll_direction={d!r} is not up, down, left or right")
         dx, dy = {"up": (0, -n), "down": (0, n), "left": (-n, 0), "right": (n, 0)}[d]
-        if text:  # modifier keys held during the scroll (ctrl+wheel zooms in many programs)
-            port.key_down(str(text))
-        try:
+        with _modifiers_held(port, text):  # ctrl+wheel zooms in many programs
             port.scroll(x, y, dx=dx, dy=dy)
-        finally:
-            if text:
-                port.key_up(str(text))
     elif kind == "wait":
         port.wait(float(action.get("duration", 1.0)))
     elif kind == "cursor_position":

@@ -308,10 +308,9 @@ class AgentPort:
         self.input.type_text(str(text))
 
     def _move_if(self, x: Any, y: Any) -> None:
+        """Move first when the action names a point (`_validate` has checked both are given)."""
         if x is not None and y is not None:
             self.input.mouse_move(int(x), int(y))
-        elif (x is None) != (y is None):
-            raise SimbridgeError("give both x and y, or neither")
 
     def _do_mouse_move(self, x: int, y: int) -> None:
         self._move_if(x, y)
@@ -324,9 +323,7 @@ class AgentPort:
         self._do_click(x, y, button, 2)
 
     def _do_drag(self, path: list[list[int]], button: str = "left", duration_s: float = 0.3) -> None:
-        pts = [(int(p[0]), int(p[1])) for p in path]
-        if len(pts) < 2:
-            raise SimbridgeError("drag needs a path of at least two [x, y] points")
+        pts = [(int(p[0]), int(p[1])) for p in path]  # ≥ 2 points on the screen: checked by _validate
         self.input.mouse_move(*pts[0])
         self.input.button(button, True)
         try:
@@ -357,10 +354,7 @@ class AgentPort:
         return self.input.cursor_position()
 
     def _do_wait(self, seconds: float) -> None:
-        s = float(seconds)
-        if s < 0:
-            raise SimbridgeError("wait: seconds must be ≥ 0")
-        self.pacer.wait(s)
+        self.pacer.wait(float(seconds))  # 0..3600 s: checked by _validate
 
     def _do_elapsed(self) -> float:
         return float(self.clock())

@@ -28,6 +28,14 @@ if [ -z "${PYTHON:-}" ] && [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3; el
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
+# The editable install maps simbridge.adapters/.verifiers/.tasks to the top-level folders with
+# an import hook that type checkers and editors cannot follow. These git-ignored links give them
+# the installed layout (simbridge/adapters -> ../adapters); unlike setuptools' strict editable
+# mode (a link tree of files) a file added later is seen at once, with no reinstall.
+for d in adapters verifiers tasks; do
+  [ -L "simbridge/$d" ] || [ ! -e "simbridge/$d" ] || { echo "setup: simbridge/$d exists and is not a link" >&2; exit 1; }
+  ln -sfn "../$d" "simbridge/$d"
+done
 stamp=.venv/.simbridge-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stamp" ]; then
   .venv/bin/pip install -q --upgrade pip >/dev/null

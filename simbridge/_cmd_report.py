@@ -1,8 +1,10 @@
-"""`simbridge report PATH [--out FILE] [--open]`: an episode bundle → one self-contained HTML page.
+"""`simbridge report PATH [--out FILE] [--open]`: an episode bundle → one self-contained HTML
+page; a directory of bundles (or a `simbridge eval` output) → a suite page (leaderboard) with an
+episode page per trial in episodes/ beside it.
 
-The page works offline (Plotly's JS, the figures and the screen video are inlined) and is
-written beside the bundle by default (BUNDLE.report.html), never inside it: a finished
-bundle's files are fixed by its manifest.
+The pages work offline (Plotly's JS, the figures and the screen video are inlined). An episode
+page is written beside the bundle by default (BUNDLE.report.html), never inside it: a finished
+bundle's files are fixed by its manifest. A suite page defaults to DIR/report.html.
 """
 
 from __future__ import annotations
@@ -14,9 +16,14 @@ from simbridge._errors import BundleError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("report", help="write an HTML page of an episode bundle (plots, track, video)")
-    p.add_argument("path", type=Path, help="episode bundle directory (episode.json + signals)")
-    p.add_argument("--out", type=Path, help="HTML file to write (default: PATH.report.html beside the bundle)")
+    p = sub.add_parser("report", help="write an HTML page of an episode bundle (plots, track, video), or a "
+                                      "suite page (leaderboard) of a directory of bundles")
+    p.add_argument("path", type=Path, help="episode bundle directory (episode.json + signals), or a directory of "
+                                          "bundles / a `simbridge eval` output")
+    p.add_argument("--out", type=Path, help="HTML file to write (default: PATH.report.html beside a bundle; "
+                                           "DIR/report.html for a suite, episode pages in episodes/ beside it)")
+    p.add_argument("--trust-scores", action="store_true",
+                   help="suite: use stored score.json as is instead of re-running each bundle's verifier (faster)")
     p.add_argument("--open", action="store_true", help="open the page in the default browser")
     p.set_defaults(func=_report)
 
@@ -29,11 +36,17 @@ def _report(args: argparse.Namespace) -> int:
     path: Path = args.path
     if not path.is_dir():
         raise BundleError(f"{path}: not a bundle directory")
-    if not (path / "episode.json").is_file():
-        raise BundleError(f"{path}: no episode.json (simbridge report takes one episode bundle)")
     if args.out is not None and args.out.is_dir():
         raise BundleError(f"{args.out}: is a directory; --out names the HTML file to write")
-    out = write_episode_report(path, args.out)
+    if (path / "episode.json").is_file():
+        out = write_episode_report(path, args.out)
+    elif any(path.rglob("episode.json")):
+        from simbridge._report import write_suite_report
+
+        out = write_suite_report(path, args.out, trust_scores=args.trust_scores)
+    else:
+        raise BundleError(f"{path}: no episode.json in it or under it (simbridge report takes an episode bundle "
+                          "or a directory of bundles)")
     print(out)
     if args.open:
         import webbrowser

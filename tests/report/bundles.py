@@ -68,3 +68,31 @@ def build_t02(path: Path) -> Path:
     write_manifest(path)
     (path / "score.json").write_text(verify_path(path).model_dump_json(indent=2))
     return path
+
+
+def build_suite(root: Path) -> Path:
+    """A small `simbridge eval`-shaped output (ROOT/<task>/<sim>/<agent>/trial-k/): agent 'good'
+    flies T09 three times at 45° (success), agent 'shaky' once at 45° and twice at 30° (no
+    success), once more crashed (sim_crashed, no score: unscored); T02 once each. Scores are
+    written by the verifier, as `simbridge run` writes them."""
+    from synth_flight_a import takeoff_hold
+
+    def one(task: str, agent: str, k: int, cols: dict, **ep: object) -> Path:
+        d = root / task / "jsbsim" / agent / f"trial-{k}"
+        d.parent.mkdir(parents=True, exist_ok=True)
+        make_bundle(d, task, cols, sim="jsbsim", agent=agent, trial=k, fmt="parquet", **ep)
+        write_manifest(d)
+        if ep.get("status", "completed") == "completed":
+            (d / "score.json").write_text(verify_path(d).model_dump_json(indent=2))
+        return d
+
+    for k in (1, 2, 3):
+        one("T09", "good", k, steep_turn(10.0, alt_wobble_ft=20.0 * k))
+    one("T09", "shaky", 1, steep_turn(10.0))
+    one("T09", "shaky", 2, steep_turn(10.0, bank_deg=30.0))
+    one("T09", "shaky", 3, steep_turn(10.0, bank_deg=30.0))
+    one("T09", "shaky", 4, steep_turn(10.0), status="sim_crashed", status_detail="fdm died")
+    one("T02", "good", 1, takeoff_hold(hold_s=30))
+    one("T02", "shaky", 1, takeoff_hold(hold_ias=97))
+    (root / "plan.json").write_text(json.dumps({"tasks": ["T02", "T09"], "agents": ["good", "shaky"]}))
+    return root

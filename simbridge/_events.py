@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from simbridge._errors import BundleError
 
@@ -43,23 +43,36 @@ class AutopilotChangeData(EventData):
 
 
 class FailureInjectedData(EventData):
-    """`failure_injected`: the harness failed a system (an engine) during the episode."""
+    """`failure_injected`: the harness failed a system (an engine) during the episode.
+
+    `trigger_agl_ft` is the planned trigger height, `agl_ft` the height at which the failure
+    was actually injected (the first sample at or above the trigger), in every simulator.
+    Bundles written before this schema are read the same way: jsbsim's old payload (`agl_ft`
+    the trigger, `actual_agl_ft` the height at injection) is mapped onto these two fields."""
 
     system: str = Field(description="the failed system, as the task names it (e.g. engine)")
-    agl_ft: float | None = Field(default=None, description="height above ground (ft) of the trigger (jsbsim) "
-                                 "or at injection (xplane)")
-    actual_agl_ft: float | None = Field(default=None, description="height above ground (ft) at injection")
-    trigger_agl_ft: float | None = Field(default=None, description="the drawn trigger height (ft)")
+    trigger_agl_ft: float | None = Field(default=None, description="the planned trigger height above ground (ft)")
+    agl_ft: float | None = Field(default=None, description="height above ground (ft) when the failure was injected")
     after_s: float | None = Field(default=None, description="the trigger's simulator time (s)")
-    dataref: str | None = None
-    value: float | None = None
+    dataref: str | None = Field(default=None, description="what the adapter wrote (X-Plane dataref)")
+    value: float | None = Field(default=None, description="the value it wrote")
     drawn_from_agl_ft: list[float] | None = Field(default=None, description="the range the trigger was drawn from")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_jsbsim(cls, data: Any) -> Any:
+        """Old jsbsim payloads: `agl_ft` was the trigger and `actual_agl_ft` the injection height."""
+        if isinstance(data, Mapping) and "actual_agl_ft" in data and "trigger_agl_ft" not in data:
+            data = dict(data)
+            data["trigger_agl_ft"] = data.get("agl_ft")
+            data["agl_ft"] = data.pop("actual_agl_ft")
+        return data
 
 
 class TouchdownData(EventData):
     """`touchdown`: the wheels met the ground."""
 
-    vs_fpm: float | None = Field(default=None, description="vertical speed at touchdown (ft/min)")
+    vs_fpm: float | None = Field(default=None, description="vertical speed just before touchdown (ft/min)")
 
 
 class CollisionData(EventData):

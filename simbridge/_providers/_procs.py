@@ -82,38 +82,65 @@ class ProcessSet:
             _signal_group(p, signal.SIGTERM)
         t_end = time.monotonic() + grace_s
         for _, p in procs:
-            try:
-                p.wait(max(0.0, t_end - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                pass
+            _wait(p, max(0.0, t_end - time.monotonic()))
         for _, p in procs:
             _signal_group(p, signal.SIGKILL)  # also reaps stragglers left in the group
-            try:
-                p.wait(2.0)
-            except subprocess.TimeoutExpired:
-                pass
+            _wait(p, 2.0)
 
 
-def _signal_group(p: subprocess.Popen, sig: int) -> None:
+def _signal_group(p: Any, sig: int) -> None:
+    """`sig` to `p`'s process group when it leads one on this host, else to `p` alone.
+
+    A handle that is not a host `Popen` (a VM guest's process) is signalled through its own
+    terminate()/kill(), which the guest's supervisor applies to the process's group there."""
+    if not isinstance(p, subprocess.Popen):
+        try:
+            p.kill() if sig == signal.SIGKILL else p.terminate()
+        except (ProcessLookupError, OSError):
+            pass
+        return
     try:
-        os.killpg(p.pid, sig)  # start_new_session: pgid == pid
+        # start_new_session: pgid == pid. A group with p's id exists only while p leads it (or
+        # its stragglers live on after p was reaped); for a process that leads no group, ESRCH
+        os.killpg(p.pid, sig)
+        return
+    except PermissionError:
+        return
+    except ProcessLookupError:
+        pass
+    try:
+        if p.poll() is None:
+            p.send_signal(sig)
     except (ProcessLookupError, PermissionError):
         pass
 
 
-def kill_group(p: subprocess.Popen, grace_s: float = 3.0) -> None:
-    """End one process group leader started with `start_new_session`: SIGTERM to its group,
-    up to `grace_s` to exit, then SIGKILL to the group (also the stragglers it left)."""
+def _wait(p: Any, timeout_s: float) -> bool:
+    """True once `p` has exited, False when it still runs after `timeout_s`."""
+    try:
+        p.wait(timeout_s)
+        return True
+    except subprocess.TimeoutExpired:
+        return False
+
+
+def kill_group(p: Any, grace_s: float = 3.0) -> None:
+    """End one process (a group leader started with `start_new_session`, or any `ProcessHandle`):
+    SIGTERM to its group, up to `grace_s` to exit, then SIGKILL to the group (also the
+    stragglers it left). The one SIGTERM -> SIGKILL sequence of the harness."""
     _signal_group(p, signal.SIGTERM)
-    try:
-        p.wait(grace_s)
-    except subprocess.TimeoutExpired:
-        pass
-    _signal_group(p, signal.SIGKILL)
-    try:
-        p.wait(grace_s)
-    except subprocess.TimeoutExpired:
-        pass
+    _wait(p, grace_s)
+    _signal_group(p, signal.SIGKILL)  # also reaps stragglers left in the group
+    _wait(p, grace_s)
+
+
+def end_process(p: Any, *, exit_wait_s: float = 3.0, grace_s: float = 3.0) -> None:
+    """End a process that was asked to quit on its own (a simulator's exit command): wait up to
+    `exit_wait_s` for it, then `kill_group`. Nothing to do when it has already exited."""
+    if p is None or p.poll() is not None:
+        return
+    if not _wait(p, exit_wait_s):
+        kill_group(p, grace_s)
 
 
 @atexit.register

@@ -1,0 +1,25 @@
+"""The shared adapter kit: what every simulator adapter needs and should not write again.
+
+One concept per module; import the names from here (`from simbridge.adapters.kit import ...`):
+
+- `free_port` (ports): a free TCP/UDP port for a listener about to be opened;
+- `kill_group`, `end_process` (procs): the one SIGTERM -> grace -> SIGKILL sequence;
+- `Drain` (drain): the buffer between a reader thread and `SimSession.poll()`/`events()`;
+- `DerivedEvents`, `AP_SIGNALS` (derived): crash / autopilot change / touchdown events computed
+  from canonical samples;
+- `FailurePlan`, `PlannedFailure`, `draw_height` (failures): harness-injected failures, drawn
+  per (task, seed), with the one `failure_injected` payload (`FailureInjectedData`);
+- `StallGuard`, `STALL_STATUS` (record): a record-only stream that stalls ends `harness_error`.
+
+docs/adding-a-simulator.md says which to use for what.
+"""
+
+from simbridge.adapters.kit.derived import AP_SIGNALS, DerivedEvents
+from simbridge.adapters.kit.drain import Drain
+from simbridge.adapters.kit.failures import FailurePlan, PlannedFailure, draw_height
+from simbridge.adapters.kit.ports import free_port
+from simbridge.adapters.kit.procs import end_process, kill_group
+from simbridge.adapters.kit.record import STALL_STATUS, StallGuard
+
+__all__ = ["AP_SIGNALS", "DerivedEvents", "Drain", "FailurePlan", "PlannedFailure", "STALL_STATUS", "StallGuard",
+           "draw_height", "end_process", "free_port", "kill_group"]

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from simbridge._agent_port._actions import computer_call
 from simbridge._agent_port._port import AgentPort, EpisodeOver, NotReady
 from simbridge._agent_port._screen import ImageFormat, Screenshot
 from simbridge._errors import SimbridgeError
@@ -39,8 +40,11 @@ class AgentPortClient(abc.ABC):
         return dict(self._call("task", {}))
 
     # -- observation
-    def screenshot(self, format: ImageFormat = "png", scale: float = 1.0, quality: int = 80) -> Screenshot:
-        return self._call("screenshot", {"format": format, "scale": scale, "quality": quality})
+    def screenshot(self, format: ImageFormat = "png", scale: float = 1.0, quality: int = 80,
+                   region: Sequence[int] | None = None) -> Screenshot:
+        """The screen; `region` [x0, y0, x1, y1] crops it at screen resolution (a zoom)."""
+        return self._call("screenshot", {"format": format, "scale": scale, "quality": quality,
+                                         "region": None if region is None else [int(v) for v in region]})
 
     def cursor_position(self) -> tuple[int, int]:
         x, y = self._call("cursor_position", {})
@@ -61,26 +65,31 @@ class AgentPortClient(abc.ABC):
     def key_up(self, keys: str) -> None:
         self._call("key_up", {"keys": keys})
 
-    def type(self, text: str) -> None:
-        self._call("type", {"text": text})
+    def type(self, text: str, x: int | None = None, y: int | None = None, press_enter: bool | None = None) -> None:
+        """Type text; with (x, y) click there first; `press_enter` presses Return after it."""
+        self._call("type", {"text": text, "x": x, "y": y, "press_enter": press_enter})
 
     # -- mouse
     def mouse_move(self, x: int, y: int) -> None:
         self._call("mouse_move", {"x": x, "y": y})
 
-    def click(self, x: int | None = None, y: int | None = None, button: str = "left", count: int = 1) -> None:
-        self._call("click", {"x": x, "y": y, "button": button, "count": count})
+    def click(self, x: int | None = None, y: int | None = None, button: str = "left", count: int = 1,
+              modifiers: str | None = None) -> None:
+        """Click `count` times; `modifiers` ('shift', 'ctrl+alt') are held around the click."""
+        self._call("click", {"x": x, "y": y, "button": button, "count": count, "modifiers": modifiers})
 
-    def double_click(self, x: int | None = None, y: int | None = None, button: str = "left") -> None:
-        self._call("double_click", {"x": x, "y": y, "button": button})
+    def double_click(self, x: int | None = None, y: int | None = None, button: str = "left",
+                     modifiers: str | None = None) -> None:
+        self._call("double_click", {"x": x, "y": y, "button": button, "modifiers": modifiers})
 
     def drag(self, path: Sequence[Sequence[int]], button: str = "left", duration_s: float = 0.3) -> None:
         """Press at path[0], move through the points, release at path[-1]."""
         self._call("drag", {"path": [[int(p[0]), int(p[1])] for p in path], "button": button, "duration_s": duration_s})
 
-    def scroll(self, x: int | None = None, y: int | None = None, dx: int = 0, dy: int = 0) -> None:
+    def scroll(self, x: int | None = None, y: int | None = None, dx: int = 0, dy: int = 0,
+               modifiers: str | None = None) -> None:
         """Wheel clicks at (x, y): dy > 0 scrolls down, dx > 0 right."""
-        self._call("scroll", {"x": x, "y": y, "dx": dx, "dy": dy})
+        self._call("scroll", {"x": x, "y": y, "dx": dx, "dy": dy, "modifiers": modifiers})
 
     def mouse_down(self, button: str = "left", x: int | None = None, y: int | None = None) -> None:
         self._call("mouse_down", {"button": button, "x": x, "y": y})
@@ -100,6 +109,15 @@ class AgentPortClient(abc.ABC):
     def write_file(self, path: str, text: str) -> int:
         """Write a text file (e.g. 'answer.json') into the agent's folder; returns its size in bytes."""
         return int(self._call("write_file", {"path": path, "text": text}))
+
+    # -- computer use (Inspect AI's `computer` tool, Anthropic's computer-use tool input)
+    def computer(self, **args: Any) -> Any:
+        """Run one computer-tool call (`action="left_click", coordinate=[x, y]`, ...) as the
+        port action(s) `_actions.computer_call` names; returns the last one's result."""
+        result = None
+        for kind, kw in computer_call(args):
+            result = getattr(self, kind)(**kw)
+        return result
 
     # -- time and ending
     def wait(self, seconds: float) -> None:

@@ -13,7 +13,9 @@ import socket
 import threading
 from typing import Any
 
+from simbridge._agent_port import _actions
 from simbridge._agent_port._port import AgentPort
+from simbridge._agent_port._screen import Screenshot
 from simbridge._errors import HarnessError
 
 INSTRUCTIONS = (
@@ -27,10 +29,8 @@ INSTRUCTIONS = (
     "accepted after that."
 )
 
-#: actions of Anthropic's computer-use tool (computer_20250124) served by the `computer` tool
-COMPUTER_ACTIONS = ("key", "hold_key", "type", "cursor_position", "mouse_move", "left_mouse_down", "left_mouse_up",
-                    "left_click", "left_click_drag", "right_click", "middle_click", "double_click", "triple_click",
-                    "scroll", "wait", "screenshot")
+#: the computer-use actions served by the `computer` tool (Inspect's and Anthropic's schema)
+COMPUTER_ACTIONS = _actions.COMPUTER_ACTIONS
 
 
 def build_server(port: AgentPort) -> Any:
@@ -40,7 +40,6 @@ def build_server(port: AgentPort) -> Any:
     from mcp.server.mcpserver.exceptions import ToolError
 
     from simbridge._agent_port._client import DirectClient
-    from simbridge._agent_port._mappings import run_anthropic_action
     from simbridge._errors import SimbridgeError
 
     brief_text = _brief_text(port)
@@ -76,25 +75,27 @@ def build_server(port: AgentPort) -> Any:
         return json.dumps({**dict(brief), "text": _brief_text(port)})
 
     @mcp.tool(structured_output=False)
-    async def computer(action: str, coordinate: list[int] | None = None, text: str | None = None,
+    async def computer(action: str | None = None, coordinate: list[int] | None = None, text: str | None = None,
                        duration: float | None = None, scroll_direction: str | None = None,
-                       scroll_amount: int | None = None, start_coordinate: list[int] | None = None) -> Any:
-        """Anthropic's computer-use actions: key, hold_key, type, cursor_position, mouse_move, left_mouse_down,
-        left_mouse_up, left_click, left_click_drag, right_click, middle_click, double_click, triple_click,
-        scroll (scroll_direction up/down/left/right, scroll_amount; `text` holds modifier keys), wait (duration
-        in s), screenshot. Keys in xdotool spelling ('Return', 'ctrl+a')."""
-        if action not in COMPUTER_ACTIONS:
-            raise ToolError(f"computer: unknown action {action!r} (known: {', '.join(COMPUTER_ACTIONS)})")
+                       scroll_amount: int | None = None, start_coordinate: list[int] | None = None,
+                       region: list[int] | None = None, repeat: int | None = None, press_enter: bool | None = None,
+                       actions: list[dict[str, Any]] | None = None) -> Any:
+        """Computer-use actions in Anthropic's and Inspect AI's schema: key (repeat), hold_key, type (press_enter;
+        coordinate clicks first), cursor_position, mouse_move, left_mouse_down, left_mouse_up, left_click,
+        left_click_drag, right_click, middle_click, back_click, forward_click, double_click, triple_click, scroll
+        (scroll_direction up/down/left/right, scroll_amount; `text` holds modifier keys), wait (duration in s),
+        screenshot, zoom (region [x0, y0, x1, y1]); `actions` runs a list of them. Keys in xdotool spelling."""
         args = {k: v for k, v in dict(action=action, coordinate=coordinate, text=text, duration=duration,
                                       scroll_direction=scroll_direction, scroll_amount=scroll_amount,
-                                      start_coordinate=start_coordinate).items() if v is not None}
+                                      start_coordinate=start_coordinate, region=region, repeat=repeat,
+                                      press_enter=press_enter, actions=actions).items() if v is not None}
         try:
-            out = await anyio.to_thread.run_sync(lambda: run_anthropic_action(DirectClient(port), args))
+            out = await anyio.to_thread.run_sync(lambda: DirectClient(port).computer(**args))
         except SimbridgeError as exc:
             raise ToolError(str(exc)) from exc
-        if action == "screenshot":
+        if isinstance(out, Screenshot):
             return image(out)
-        if action == "cursor_position":
+        if isinstance(out, tuple):
             return json.dumps({"x": out[0], "y": out[1]})
         return ok()
 
@@ -102,10 +103,11 @@ def build_server(port: AgentPort) -> Any:
         return json.dumps({"ok": True} if value is None else value)
 
     @mcp.tool(structured_output=False)
-    async def screenshot(format: str = "png", scale: float = 1.0, quality: int = 80) -> list[Any]:
+    async def screenshot(format: str = "png", scale: float = 1.0, quality: int = 80,
+                         region: list[int] | None = None) -> list[Any]:
         """Capture the whole screen. format: png or jpeg; scale < 1 shrinks the image (click
-        coordinates stay in screen pixels: image pixel / scale)."""
-        return image(await run("screenshot", format=format, scale=scale, quality=quality))
+        coordinates stay in screen pixels: image pixel / scale); region [x0, y0, x1, y1] crops it."""
+        return image(await run("screenshot", format=format, scale=scale, quality=quality, region=region))
 
     @mcp.tool(structured_output=False)
     async def key(keys: str, hold_s: float = 0.05, repeat: int = 1) -> str:
@@ -123,9 +125,9 @@ def build_server(port: AgentPort) -> Any:
         return ok(await run("key_up", keys=keys))
 
     @mcp.tool(name="type", structured_output=False)
-    async def type_(text: str) -> str:
-        """Type text as key presses."""
-        return ok(await run("type", text=text))
+    async def type_(text: str, x: int | None = None, y: int | None = None, press_enter: bool | None = None) -> str:
+        """Type text as key presses (with x, y: click there first; press_enter: Return after it)."""
+        return ok(await run("type", text=text, x=x, y=y, press_enter=press_enter))
 
     @mcp.tool(structured_output=False)
     async def mouse_move(x: int, y: int) -> str:
@@ -133,14 +135,17 @@ def build_server(port: AgentPort) -> Any:
         return ok(await run("mouse_move", x=x, y=y))
 
     @mcp.tool(structured_output=False)
-    async def click(x: int | None = None, y: int | None = None, button: str = "left", count: int = 1) -> str:
-        """Click at (x, y) (or where the pointer is). button: left, middle, right."""
-        return ok(await run("click", x=x, y=y, button=button, count=count))
+    async def click(x: int | None = None, y: int | None = None, button: str = "left", count: int = 1,
+                    modifiers: str | None = None) -> str:
+        """Click at (x, y) (or where the pointer is). button: left, middle, right, back, forward;
+        modifiers ('shift', 'ctrl') are held around the click."""
+        return ok(await run("click", x=x, y=y, button=button, count=count, modifiers=modifiers))
 
     @mcp.tool(structured_output=False)
-    async def double_click(x: int | None = None, y: int | None = None, button: str = "left") -> str:
+    async def double_click(x: int | None = None, y: int | None = None, button: str = "left",
+                           modifiers: str | None = None) -> str:
         """Double-click at (x, y)."""
-        return ok(await run("double_click", x=x, y=y, button=button))
+        return ok(await run("double_click", x=x, y=y, button=button, modifiers=modifiers))
 
     @mcp.tool(structured_output=False)
     async def drag(path: list[list[int]], button: str = "left", duration_s: float = 0.3) -> str:
@@ -148,9 +153,10 @@ def build_server(port: AgentPort) -> Any:
         return ok(await run("drag", path=path, button=button, duration_s=duration_s))
 
     @mcp.tool(structured_output=False)
-    async def scroll(x: int | None = None, y: int | None = None, dx: int = 0, dy: int = 0) -> str:
+    async def scroll(x: int | None = None, y: int | None = None, dx: int = 0, dy: int = 0,
+                     modifiers: str | None = None) -> str:
         """Scroll the wheel at (x, y): dy > 0 down, dy < 0 up, dx > 0 right (in wheel clicks)."""
-        return ok(await run("scroll", x=x, y=y, dx=dx, dy=dy))
+        return ok(await run("scroll", x=x, y=y, dx=dx, dy=dy, modifiers=modifiers))
 
     @mcp.tool(structured_output=False)
     async def mouse_down(button: str = "left", x: int | None = None, y: int | None = None) -> str:

@@ -4,58 +4,31 @@ One `AgentPort` serves one episode on one X display. Every action goes through `
 which logs it (`{t_wall, t, kind, args}`, t = the task clock, simulator seconds) and paces it:
 in real time an action simply happens; in lockstep the simulator stays paused while the agent
 decides and runs for a fixed slice after each input (and for exactly the requested time in
-`wait`). The vocabulary (ACTIONS) is a superset of the common computer-use APIs; see
-`_mappings.py` for the Anthropic and OpenAI translations.
+`wait`). The vocabulary (ACTIONS, in `_actions.py`) is a superset of the common computer-use
+APIs: `_actions.computer_call` turns an Inspect/Anthropic computer-tool call into one port action.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
+from simbridge._agent_port._actions import ACTIONS, BEFORE_READY, BUTTONS, OBSERVE, REQUIRED, UNLOGGED
 from simbridge._agent_port._files import AgentFiles
 from simbridge._agent_port._input import XInput
 from simbridge._agent_port._screen import ScreenGrabber, Screenshot
 from simbridge._errors import SimbridgeError
 
-#: action kind -> its arguments and defaults (the contract the MCP tools and clients share)
-ACTIONS: dict[str, dict[str, Any]] = {
-    "screenshot": {"format": "png", "scale": 1.0, "quality": 80},
-    "key": {"keys": None, "hold_s": 0.05, "repeat": 1},
-    "key_down": {"keys": None},
-    "key_up": {"keys": None},
-    "type": {"text": None},
-    "mouse_move": {"x": None, "y": None},
-    "click": {"x": None, "y": None, "button": "left", "count": 1},
-    "double_click": {"x": None, "y": None, "button": "left"},
-    "drag": {"path": None, "button": "left", "duration_s": 0.3},
-    "scroll": {"x": None, "y": None, "dx": 0, "dy": 0},
-    "mouse_down": {"button": "left", "x": None, "y": None},
-    "mouse_up": {"button": "left", "x": None, "y": None},
-    "cursor_position": {},
-    "wait": {"seconds": None},
-    "elapsed": {},
-    "done": {"reason": ""},
-    "give_up": {"reason": ""},
-    "list_files": {},
-    "read_file": {"path": None, "encoding": "text"},
-    "write_file": {"path": None, "text": None},
-    "task": {},
-}
-#: actions that change nothing in the sandbox (no lockstep slice after them)
-_OBSERVE = frozenset({"screenshot", "cursor_position", "elapsed", "done", "give_up", "list_files", "read_file",
-                      "write_file", "task"})
-#: actions served before the episode is ready (the simulator up, the audit passed): they neither
-#: look at nor touch the sandbox
-_BEFORE_READY = frozenset({"task", "elapsed"})
+#: the vocabulary lives in _actions (shared with the clients, the MCP server and the integrations)
+_OBSERVE = OBSERVE
+_BEFORE_READY = BEFORE_READY
 #: how long an action waits for the episode to become ready before it is refused
 READY_WAIT_S = 30.0
-#: mouse buttons by name
-_BUTTONS = ("left", "middle", "right")
-#: actions not written to actions.jsonl (pure clock reads)
-_UNLOGGED = frozenset({"elapsed", "cursor_position"})
+_BUTTONS = BUTTONS
+_UNLOGGED = UNLOGGED
 
 
 class EpisodeOver(SimbridgeError):
@@ -276,8 +249,8 @@ class AgentPort:
         if unknown:
             raise ActionError(f"action {kind!r}: unknown argument(s) {sorted(unknown)} (takes: "
                               f"{', '.join(spec) or 'none'})")
-        full = {**{k: v for k, v in spec.items() if v is not None}, **given}
-        missing = [k for k, v in spec.items() if v is None and k not in full and k not in ("x", "y")]
+        full = {**{k: v for k, v in spec.items() if v is not None and v is not REQUIRED}, **given}
+        missing = [k for k, v in spec.items() if v is REQUIRED and k not in full]
         if missing:
             raise ActionError(f"action {kind!r}: missing argument(s) {missing}")
         _validate(kind, full, self._screen_size)
@@ -287,8 +260,10 @@ class AgentPort:
         return self.screen.size
 
     # ---------------------------------------------------------------- actions
-    def _do_screenshot(self, format: str = "png", scale: float = 1.0, quality: int = 80) -> Screenshot:
-        return self.screen.screenshot(format, scale=float(scale), quality=int(quality))  # type: ignore[arg-type]
+    def _do_screenshot(self, format: str = "png", scale: float = 1.0, quality: int = 80,
+                       region: list[int] | None = None) -> Screenshot:
+        return self.screen.screenshot(format, scale=float(scale), quality=int(quality),  # type: ignore[arg-type]
+                                      region=None if region is None else tuple(region))  # type: ignore[arg-type]
 
     def _do_key(self, keys: str, hold_s: float = 0.05, repeat: int = 1) -> None:
         for i in range(max(1, int(repeat))):
@@ -304,8 +279,24 @@ class AgentPort:
     def _do_key_up(self, keys: str) -> None:
         self.input.key_up(keys)
 
-    def _do_type(self, text: str) -> None:
+    def _do_type(self, text: str, x: int | None = None, y: int | None = None, press_enter: bool | None = None) -> None:
+        if x is not None and y is not None:
+            self._move_if(x, y)
+            self.input.click("left")
         self.input.type_text(str(text))
+        if press_enter:
+            self.input.key("Return")
+
+    @contextmanager
+    def _held(self, modifiers: str | None) -> Iterator[None]:
+        """Hold modifier keys ('shift', 'ctrl+alt') around one click or scroll."""
+        if modifiers:
+            self.input.key_down(modifiers)
+        try:
+            yield
+        finally:
+            if modifiers:
+                self.input.key_up(modifiers)
 
     def _move_if(self, x: Any, y: Any) -> None:
         """Move first when the action names a point (`_validate` has checked both are given)."""
@@ -315,12 +306,15 @@ class AgentPort:
     def _do_mouse_move(self, x: int, y: int) -> None:
         self._move_if(x, y)
 
-    def _do_click(self, x: int | None = None, y: int | None = None, button: str = "left", count: int = 1) -> None:
+    def _do_click(self, x: int | None = None, y: int | None = None, button: str = "left", count: int = 1,
+                  modifiers: str | None = None) -> None:
         self._move_if(x, y)
-        self.input.click(button, count=int(count))
+        with self._held(modifiers):
+            self.input.click(button, count=int(count))
 
-    def _do_double_click(self, x: int | None = None, y: int | None = None, button: str = "left") -> None:
-        self._do_click(x, y, button, 2)
+    def _do_double_click(self, x: int | None = None, y: int | None = None, button: str = "left",
+                         modifiers: str | None = None) -> None:
+        self._do_click(x, y, button, 2, modifiers)
 
     def _do_drag(self, path: list[list[int]], button: str = "left", duration_s: float = 0.3) -> None:
         pts = [(int(p[0]), int(p[1])) for p in path]  # ≥ 2 points on the screen: checked by _validate
@@ -338,9 +332,11 @@ class AgentPort:
         finally:
             self.input.button(button, False)
 
-    def _do_scroll(self, x: int | None = None, y: int | None = None, dx: int = 0, dy: int = 0) -> None:
+    def _do_scroll(self, x: int | None = None, y: int | None = None, dx: int = 0, dy: int = 0,
+                   modifiers: str | None = None) -> None:
         self._move_if(x, y)
-        self.input.scroll(int(dx), int(dy))
+        with self._held(modifiers):  # ctrl+wheel zooms in many programs
+            self.input.scroll(int(dx), int(dy))
 
     def _do_mouse_down(self, button: str = "left", x: int | None = None, y: int | None = None) -> None:
         self._move_if(x, y)
@@ -442,8 +438,20 @@ def _validate(kind: str, a: dict[str, Any], screen_size: Callable[[], tuple[int,
         a["x"], a["y"] = point(a["x"], a["y"])
     if "button" in a and a["button"] not in _BUTTONS:
         raise ActionError(f"{kind}: button={a['button']!r} is not one of {', '.join(_BUTTONS)}")
-    if "keys" in a and (not isinstance(a["keys"], str) or not a["keys"].strip()):
-        raise ActionError(f"{kind}: keys={a['keys']!r} must be a key name such as 'Left' or 'ctrl+a'")
+    for name in ("keys", "modifiers"):
+        if name in a and (not isinstance(a[name], str) or not a[name].strip()):
+            raise ActionError(f"{kind}: {name}={a[name]!r} must be a key name such as 'Left' or 'ctrl+a'")
+    if "press_enter" in a and not isinstance(a["press_enter"], bool):
+        raise ActionError(f"{kind}: press_enter={a['press_enter']!r} is not true or false")
+    if kind == "screenshot" and "region" in a:
+        r = a["region"]
+        if not isinstance(r, (list, tuple)) or len(r) != 4:
+            raise ActionError(f"screenshot: region={r!r} is not [x0, y0, x1, y1]")
+        x0, y0 = point(r[0], r[1], "region.")
+        w, h = screen_size()
+        x1 = int(_num(kind, "region.x1", r[2], lo=x0 + 1, hi=w, integer=True))
+        y1 = int(_num(kind, "region.y1", r[3], lo=y0 + 1, hi=h, integer=True))
+        a["region"] = [x0, y0, x1, y1]
     for name in ("text", "path" if kind in ("read_file", "write_file") else "", "reason"):
         if name and name in a and not isinstance(a[name], str):
             raise ActionError(f"{kind}: {name} must be a string, not {type(a[name]).__name__}")

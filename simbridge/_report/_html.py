@@ -158,6 +158,24 @@ def _video_section(view: EpisodeView) -> tuple[str, float | None]:
             f'<video id="screen" controls muted preload="auto" data-t0="{video.t0_s:.3f}" src="{uri}"></video>'), video.t0_s
 
 
+def _csv_section(view: EpisodeView) -> str:
+    """The download link of the signals as CSV (unpacked into a Blob by _CSV_JS) and its data."""
+    from simbridge._report._csv import csv_payload
+
+    sig = view.bundle.signals
+    if not len(sig):
+        return '<p class="none">No signal samples in this bundle.</p>'
+    p = csv_payload(sig)
+    name = f"{view.task.id}-{view.path.name}-signals.csv"
+    rate = ("all columns, full rate" if p.step == 1 else
+            f"all columns, every {p.step}th sample: the full-rate CSV would exceed the page budget; "
+            "the bundle's signals file has every sample")
+    return (f'<p><a id="csv-download" href="#" download="{_e(name)}" data-rows="{p.n_rows}" data-columns="{p.n_columns}" '
+            f'data-step="{p.step}">Download the signals as CSV</a> ({p.n_rows} rows × {p.n_columns} columns, {rate}; '
+            f'{p.csv_bytes / 1e6:.1f} MB)</p>'
+            f'<script type="application/octet-stream" id="signals-csv-gz">{p.gz_b64}</script>')
+
+
 def _script_json(obj_json: str) -> str:
     """JSON safe inside <script>: no '</' can close the element early."""
     return obj_json.replace("</", "<\\/")
@@ -176,6 +194,21 @@ tr.ok td:first-child{border-left:4px solid #2ca02c}tr.part td:first-child{border
 tr.no td:first-child{border-left:4px solid #d62728}
 .plot{width:100%}.none{color:#777}video{width:640px;max-width:100%;border:1px solid #ccc;background:#000}
 .legend span{display:inline-block;padding:0 .5em;margin-right:.6em;border-radius:3px}
+"""
+
+#: the CSV link: the gzipped CSV becomes a Blob URL at load, independent of the plots
+_CSV_JS = r"""
+(async () => {
+  const a = document.getElementById('csv-download'), src = document.getElementById('signals-csv-gz');
+  if (!a || !src) return;
+  try {
+    const bin = atob(src.textContent.trim()), bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const text = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).blob();
+    a.href = URL.createObjectURL(new Blob([text], {type: 'text/csv'}));
+    document.body.dataset.csvReady = '1';
+  } catch (e) { a.textContent = 'The CSV could not be unpacked: ' + e; }
+})();
 """
 
 _JS = r"""
@@ -273,9 +306,10 @@ def render_episode(view: EpisodeView) -> str:
         f'<h2>Signals the verifier used</h2>{legend}<p class="none">{_e(win_txt)}</p>'
         f'<p id="plots-status">Loading plots…</p>{plots}{miss}{track_html}'
         f"<h2>What the agent saw</h2>{video_html}"
+        f"<h2>Data</h2>{_csv_section(view)}"
         f'<script type="application/octet-stream" id="plotly-gz">{plotly_js_gz_b64()}</script>'
         f'<script type="application/json" id="figures">{_script_json(fig_json)}</script>'
-        f"<script>{_JS}</script></body></html>"
+        f"<script>{_CSV_JS}</script><script>{_JS}</script></body></html>"
     )
 
 

@@ -58,6 +58,13 @@ def ksp_orbit(ctx: VerifyContext) -> str:
     ctx.component("reach_space", (math.isfinite(top) and top >= p.space_alt_m) or in_orbit,
                   measured=top if math.isfinite(top) else None, tolerance=f"≥ {p.space_alt_m / 1000:g} km",
                   explanation=f"situation {v.get('situation')}")
+    if v.get("no_orbit"):
+        # the save keeps no orbit for the vessel (KSP writes SMA = NaN for a vessel on the
+        # ground or in the water): the flight's own outcome, scored, not a harness fault
+        why = str(v["no_orbit"])
+        ctx.component("stable_orbit", False, explanation=why)
+        ctx.component("circularity", 0.0, measured=0.0, explanation=why)
+        return why
     try:
         orb = Orbit(sma_m=float(v["sma_m"]), ecc=float(v["ecc"]), ref=int(v["ref"]))
     except (KeyError, TypeError, ValueError, OverflowError):

@@ -14,6 +14,22 @@ KERBIN_GM_M3S2 = 3.5316e12
 KERBIN_REF = 1  # flightGlobalsIndex of Kerbin in the stock system
 KERBIN_ATMOSPHERE_M = 70_000.0
 
+#: stock bodies by flightGlobalsIndex (the ORBIT node's REF): name, equatorial radius (m),
+#: gravitational parameter (m³/s²) — KSP wiki "Celestial body" pages (1.x stock system).
+#: Mods that replace the solar system (RSS, GPP, Kopernicus packs) renumber and resize bodies:
+#: altitudes around them are not known from the save alone.
+STOCK_BODIES: dict[int, tuple[str, float, float]] = {
+    0: ("Sun", 261_600_000.0, 1.1723328e18), 1: ("Kerbin", 600_000.0, 3.5316e12),
+    2: ("Mun", 200_000.0, 6.5138398e10), 3: ("Minmus", 60_000.0, 1.7658e9),
+    4: ("Moho", 250_000.0, 1.6860938e11), 5: ("Eve", 700_000.0, 8.1717302e12),
+    6: ("Duna", 320_000.0, 3.0136321e11), 7: ("Ike", 130_000.0, 1.8568369e10),
+    8: ("Jool", 6_000_000.0, 2.82528e14), 9: ("Laythe", 500_000.0, 1.962e12),
+    10: ("Vall", 300_000.0, 2.074815e11), 11: ("Bop", 65_000.0, 2.4868349e9),
+    12: ("Tylo", 600_000.0, 2.82528e12), 13: ("Gilly", 13_000.0, 8.289449e6),
+    14: ("Pol", 44_000.0, 7.2170208e8), 15: ("Dres", 138_000.0, 2.1484489e10),
+    16: ("Eeloo", 210_000.0, 7.4410815e10),
+}
+
 
 @dataclass(frozen=True)
 class Orbit:
@@ -23,6 +39,19 @@ class Orbit:
     ref: int = KERBIN_REF
     radius_m: float = KERBIN_RADIUS_M
     gm_m3s2: float = KERBIN_GM_M3S2
+
+    @classmethod
+    def around(cls, ref: int, sma_m: float, ecc: float, inc_deg: float = 0.0) -> "Orbit | None":
+        """The orbit around stock body `ref` with that body's radius and GM; None for a REF
+        that is not a stock body (a modded system)."""
+        body = STOCK_BODIES.get(ref)
+        if body is None:
+            return None
+        return cls(sma_m=sma_m, ecc=ecc, inc_deg=inc_deg, ref=ref, radius_m=body[1], gm_m3s2=body[2])
+
+    @property
+    def body(self) -> str:
+        return STOCK_BODIES[self.ref][0] if self.ref in STOCK_BODIES else f"body {self.ref}"
 
     @property
     def closed(self) -> bool:

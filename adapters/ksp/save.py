@@ -2,13 +2,18 @@
 
 FLIGHTSTATE { UT, activeVessel, VESSEL { name, type, sit, alt, ORBIT { SMA ECC INC LPE LAN MNA
 EPH REF }, PART {…}… } } (KSP wiki, "Orbits in the save file").
+
+Real saves (tests/fixtures/ksp/, KSP 1.1.3 … 1.7.3, stock and modded) hold every situation,
+debris, flags, orbits of other bodies (REF ≠ 1) and vessels with no orbit (`SMA = NaN`,
+`ECC = 1` for landed or splashed ones; `SMA = 0` for some flags). Only the vessel the task
+names is scored, so only its numbers must be readable.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,31 +21,46 @@ from simbridge._bundle import EpisodeInfo, write_bundle
 from simbridge._errors import SimbridgeError
 from simbridge._import_policy import check_out, no_such_name, prepare_out
 from simbridge.adapters.ksp.confignode import ConfigNode, read_confignode
-from simbridge.adapters.ksp.orbit import Orbit
+from simbridge.adapters.ksp.orbit import STOCK_BODIES, Orbit
 
 
 class SaveError(SimbridgeError):
     """A save that parses as ConfigNode text but lacks what a KSP save must hold."""
 
 
+#: Vessel.Situations as the save spells them (`sit = ...`)
+SITUATIONS = ("PRELAUNCH", "LANDED", "SPLASHED", "FLYING", "SUB_ORBITAL", "ORBITING", "ESCAPING", "DOCKED")
+
+
 @dataclass(frozen=True)
 class VesselState:
+    """One VESSEL node. `no_orbit` explains a vessel KSP keeps no orbit for (landed or splashed
+    vessels loaded on the surface are saved with `SMA = NaN`, `ECC = 1`; flags with `SMA = 0`):
+    its orbit fields are then None. Altitudes are above the body REF names (stock radii)."""
+
     name: str
     type: str
     situation: str
     alt_m: float
     parts: int
-    ref: int
-    sma_m: float
-    ecc: float
-    inc_deg: float
-    pe_alt_m: float
+    ref: int | None
+    body: str
+    sma_m: float | None
+    ecc: float | None
+    inc_deg: float | None
+    pe_alt_m: float | None
     ap_alt_m: float | None
     period_s: float | None
     active: bool
+    no_orbit: str | None = None
+    line: int = 0
+    #: why this vessel's numbers cannot be read; only an error when the task names this vessel
+    problem: str | None = field(default=None, compare=False)
 
     def as_snapshot(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        d.pop("problem")
+        return d
 
 
 @dataclass(frozen=True)
@@ -48,35 +68,104 @@ class SaveState:
     path: str
     ut_s: float
     vessels: list[VesselState]
+    version: str | None = None
 
     @property
     def active(self) -> VesselState | None:
         return next((v for v in self.vessels if v.active), None)
 
     def vessel(self, name: str | None) -> VesselState | None:
-        """The named vessel (not debris), or the active one when no name is given."""
+        """The named vessel (not debris), or the active one when no name is given. KSP lets two
+        vessels share a name: then the active one of them, else an error (which one is meant is
+        not knowable). A vessel whose numbers cannot be read is an error only here, when named."""
         if name is None:
-            return self.active
-        return next((v for v in self.vessels if v.name == name and v.type != "Debris"), None)
+            found = self.active
+        else:
+            same = [v for v in self.vessels if v.name == name and v.type != "Debris"]
+            if len(same) > 1:
+                found = next((v for v in same if v.active), None)
+                if found is None:
+                    raise SaveError(f"{self.path}: {len(same)} vessels are named {name!r} (VESSEL nodes at lines "
+                                    f"{', '.join(str(v.line) for v in same)}) and none is the active vessel; "
+                                    "rename one in the game")
+            else:
+                found = same[0] if same else None
+        if found is not None and found.problem:
+            raise SaveError(f"{self.path}: vessel {found.name!r}: {found.problem}")
+        return found
+
+
+class _Numbers:
+    """Reads a vessel's numbers, collecting what is wrong instead of raising: a save holds many
+    vessels and only the one the task names must be readable."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+
+    def get(self, node: ConfigNode, key: str, *, required: bool = True, default: float = math.nan,
+            nan_ok: bool = False) -> float:
+        raw = node.get(key)
+        if raw is None or raw == "":
+            if required:
+                self.problems.append(f"line {node.line}: {node.name} has no {key}")
+            return default
+        try:
+            v = float(raw)
+        except ValueError:
+            self.problems.append(f"line {node.line}: {node.name}.{key} = {raw!r} is not a number")
+            return default
+        if math.isinf(v) or (math.isnan(v) and not nan_ok):
+            self.problems.append(f"line {node.line}: {node.name}.{key} = {raw!r} is not a finite number")
+            return default
+        return v
 
 
 def _num(node: ConfigNode, key: str, where: str, *, required: bool = True, default: float = math.nan) -> float:
-    raw = node.get(key)
-    if raw is None or raw == "":
-        if required:
-            raise SaveError(f"{where} (line {node.line}): {node.name} has no {key}")
-        return default
-    try:
-        v = float(raw)
-    except ValueError:
-        raise SaveError(f"{where} (line {node.line}): {node.name}.{key} = {raw!r} is not a number") from None
-    if not math.isfinite(v):
-        raise SaveError(f"{where} (line {node.line}): {node.name}.{key} = {raw!r} is not a finite number")
+    n = _Numbers()
+    v = n.get(node, key, required=required, default=default)
+    if n.problems:
+        raise SaveError(f"{where} ({n.problems[0]})")
     return v
 
 
+def _vessel(v: ConfigNode, active: bool) -> VesselState:
+    n = _Numbers()
+    name, vtype = v.get("name", "") or "", v.get("type", "") or ""
+    sit = (v.get("sit", "") or "").upper()
+    if sit not in SITUATIONS:
+        n.problems.append(f"line {v.line}: VESSEL.sit = {sit!r} is not one of {', '.join(SITUATIONS)}")
+    alt = n.get(v, "alt", required=False, nan_ok=True)
+    orb = v.node("ORBIT")
+    ref: int | None = None
+    sma = ecc = inc = None
+    no_orbit = None
+    o = None
+    if orb is None:
+        n.problems.append(f"line {v.line}: VESSEL has no ORBIT node")
+    else:
+        ref_f = n.get(orb, "REF")
+        ref = int(ref_f) if math.isfinite(ref_f) else None
+        sma_f, ecc_f = n.get(orb, "SMA", nan_ok=True), n.get(orb, "ECC", nan_ok=True)
+        inc_f = n.get(orb, "INC", required=False, default=0.0, nan_ok=True)
+        if math.isnan(sma_f) or math.isnan(ecc_f) or sma_f == 0.0:
+            bad = "SMA = NaN" if math.isnan(sma_f) else "ECC = NaN" if math.isnan(ecc_f) else "SMA = 0"
+            no_orbit = f"no orbit ({bad} at line {orb.line}; situation {sit or 'unknown'})"
+        else:
+            sma, ecc, inc = sma_f, ecc_f, inc_f
+            o = Orbit.around(ref, sma, ecc, inc) if ref is not None else None
+    closed = o is not None and o.closed
+    return VesselState(
+        name=name, type=vtype, situation=sit, alt_m=alt, parts=len(v.all("PART")), ref=ref,
+        body=(o.body if o else STOCK_BODIES[ref][0] if ref in STOCK_BODIES else f"body {ref}"),
+        sma_m=sma, ecc=ecc, inc_deg=inc, pe_alt_m=o.pe_alt_m if o else None,
+        ap_alt_m=o.ap_alt_m if o and closed else None, period_s=o.period_s if o and closed else None,
+        active=active, no_orbit=no_orbit, line=v.line, problem="; ".join(n.problems) or None)
+
+
 def read_save(path: str | Path) -> SaveState:
-    """Parse one save file into the state of its vessels."""
+    """Parse one save file into the state of its vessels. The ConfigNode structure and the
+    FLIGHTSTATE header must be sound; a vessel's unreadable numbers are kept as its `problem`
+    and raised only when that vessel is asked for."""
     path = Path(path)
     root = read_confignode(path)
     game = root.node("GAME") or root
@@ -86,19 +175,8 @@ def read_save(path: str | Path) -> SaveState:
     where = str(path)
     ut = _num(fs, "UT", where)
     active_idx = int(_num(fs, "activeVessel", where, required=False, default=-1))
-    vessels = []
-    for i, v in enumerate(fs.all("VESSEL")):
-        orb = v.node("ORBIT")
-        if orb is None:
-            raise SaveError(f"{where} (line {v.line}): VESSEL {v.get('name')!r} has no ORBIT node")
-        o = Orbit(sma_m=_num(orb, "SMA", where), ecc=_num(orb, "ECC", where), inc_deg=_num(orb, "INC", where, required=False, default=0.0),
-                  ref=int(_num(orb, "REF", where)))
-        vessels.append(VesselState(
-            name=v.get("name", "") or "", type=v.get("type", "") or "", situation=(v.get("sit", "") or "").upper(),
-            alt_m=_num(v, "alt", where, required=False), parts=len(v.all("PART")), ref=o.ref, sma_m=o.sma_m, ecc=o.ecc,
-            inc_deg=o.inc_deg, pe_alt_m=o.pe_alt_m, ap_alt_m=o.ap_alt_m if o.closed else None,
-            period_s=o.period_s if o.closed else None, active=(i == active_idx)))
-    return SaveState(str(path), ut, vessels)
+    vessels = [_vessel(v, i == active_idx) for i, v in enumerate(fs.all("VESSEL"))]
+    return SaveState(str(path), ut, vessels, version=game.get("version"))
 
 
 def _check_vessel(saves: Sequence[SaveState], vessel: str | None) -> None:
@@ -135,7 +213,7 @@ def import_saves(paths: Sequence[str | Path], out: str | Path, *, task_id: str =
         v = s.vessel(vessel)
         rows["t"].append(s.ut_s - ut0)
         rows["alt_m"].append(v.alt_m if v else math.nan)
-        rows["pe_alt_m"].append(v.pe_alt_m if v else math.nan)
+        rows["pe_alt_m"].append(v.pe_alt_m if v and v.pe_alt_m is not None else math.nan)
         rows["apoapsis_m"].append(v.ap_alt_m if v and v.ap_alt_m is not None else math.nan)
 
     def snap(s: SaveState) -> dict[str, Any]:

@@ -86,15 +86,19 @@ def test_binary_and_missing_fields(tmp_path):
         read_save(p)
     p = tmp_path / "badsma.sfs"
     p.write_text(save(vessel(sma="abc")))
-    with pytest.raises(SaveError, match=r"ORBIT.SMA = 'abc' is not a number"):
-        read_save(p)
+    with pytest.raises(SaveError, match=r"vessel 'SB Two-Stage': line 43: ORBIT.SMA = 'abc' is not a number"):
+        read_save(p).vessel("SB Two-Stage")
 
 
-def test_non_finite_orbit_is_an_error(tmp_path):
+def test_non_finite_orbit_of_the_named_vessel_is_an_error(tmp_path):
+    # NaN is KSP's "no orbit"; an infinite number is a damaged save
     p = tmp_path / "inf.sfs"
     p.write_text(save(vessel(ref="1e400")))
-    with pytest.raises(SaveError, match="not a finite number"):
-        read_save(p)
+    with pytest.raises(SaveError, match=r"ORBIT.REF = '1e400' is not a finite number"):
+        import_saves([p], tmp_path / "b", vessel="SB Two-Stage")
+    p.write_text(save(vessel(sma="inf")))
+    with pytest.raises(SaveError, match=r"ORBIT.SMA = 'inf' is not a finite number"):
+        read_save(p).vessel(None)  # the active vessel
 
 
 def test_mutated_saves_never_crash(tmp_path):

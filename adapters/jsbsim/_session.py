@@ -19,9 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
-import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -33,6 +30,7 @@ from simbridge.adapters.fgproto.keys import FLIGHTGEAR_KEYS
 from simbridge.adapters.jsbsim._mapping import MAPPINGS, to_canonical
 from simbridge.adapters.jsbsim._scenario import from_task
 from simbridge.adapters.jsbsim._server import default_protocol
+from simbridge.adapters.kit import DerivedEvents, Drain, FailurePlan, end_process, free_port
 
 if TYPE_CHECKING:
     from simbridge._task import TaskSpec
@@ -41,7 +39,6 @@ START_TIMEOUT_S = 45.0
 STALE_AFTER_S = 5.0
 #: failure system (task YAML) -> cockpit property that is set false to inject it
 FAILURE_PATHS = {"engine": "/sim/failure-manager/engines/engine/serviceable"}
-AP_SIGNALS = ("autopilot_on", "ap_hdg", "ap_nav", "ap_alt", "ap_apr")
 SNAPSHOT_PATHS = {
     "aircraft": "/sim/aircraft",
     "airport": "/sim/airport",
@@ -68,12 +65,6 @@ SNAPSHOT_PATHS = {
 INFO_PATHS = {"frame_rate": "/sim/frame-rate", "real_time_factor": "/sim/real-time-factor",
               "frames": "/sim/rendering/sim-frame-count", "fdm_steps": "/sim/fdm-steps",
               "jsbsim_version": "/sim/version/jsbsim", "aircraft": "/sim/aircraft"}
-
-
-def _free_tcp_port(host: str) -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
 
 
 #: the cockpit's telnet port inside an isolated sandbox (FlightGear's default)
@@ -114,8 +105,8 @@ class JSBSimSession(SimSession):
         self.receiver: UdpReceiver | TcpStreamReceiver | None = None
         self.telemetry_mode: str | None = None
         self._telemetry_addr = ""
-        self._events: list[SimEvent] = []
-        self._last: dict[str, float] = {}
+        self._events: Drain[SimEvent] = Drain()
+        self._derived = DerivedEvents(crash_reason=self._crash_reason)
         self._t = 0.0
         self._n_samples = 0
         self._stopped = False
@@ -123,7 +114,7 @@ class JSBSimSession(SimSession):
         self._log_file = None
         self._unsupported: list[str] = []
         self._wall_start = 0.0
-        self._failures: list[dict[str, Any]] = []  # pending harness-injected failures
+        self._failures = FailurePlan()  # harness-injected failures (planned at start)
         self._first_sample_wall: float | None = None
         self._t_first = 0.0
         self._start_timeout_s = START_TIMEOUT_S
@@ -135,7 +126,8 @@ class JSBSimSession(SimSession):
         except (KeyError, ValueError) as exc:
             raise HarnessError(f"jsbsim: task {task.id}: initial state not supported: {exc}") from None
         self._unsupported = list(scenario.unsupported)
-        self._plan_failures(task, seed)
+        self._failures = FailurePlan.from_task(task, seed, FAILURE_PATHS)
+        self._unsupported += self._failures.unsupported
         work = Path(sandbox.workdir) / "jsbsim"
         work.mkdir(parents=True, exist_ok=True)
         # passed as text: a VM guest does not see the host's files (the file is for the record)
@@ -146,7 +138,7 @@ class JSBSimSession(SimSession):
         # the cockpit's telnet port binds `listen`: the sandbox's address as the host side sees
         # it, or (vm) the address the provider's port forwarding reaches inside the guest
         listen = sandbox.listen_addr or sandbox.host_addr or "127.0.0.1"
-        port = STATE_PORT if sandbox.isolated else _free_tcp_port(listen)
+        port = STATE_PORT if sandbox.isolated else free_port(host=listen)
         python = self.python or sandbox.python
         argv = [python, "-m", "simbridge.adapters.jsbsim.cockpit", "--scenario-json", scenario_json,
                 "--telnet-port", str(port), "--telnet-host", listen,
@@ -186,40 +178,13 @@ class JSBSimSession(SimSession):
             self.stop()
             raise
 
-    def _plan_failures(self, task: "TaskSpec", seed: int | None) -> None:
-        """Draw each harness-injected failure's trigger now (seeded), inject it from `poll`."""
-        rng = random.Random(seed)
-        for f in task.initial_state.failures:
-            if f.injected_by != "harness":
-                continue
-            if f.system not in FAILURE_PATHS:
-                self._unsupported.append(f"failure of {f.system!r}")
-                continue
-            trig = f.trigger
-            plan: dict[str, Any] = {"system": f.system}
-            if trig.agl_ft_between is not None:
-                plan["agl_ft"] = rng.uniform(*trig.agl_ft_between)
-            elif trig.agl_ft is not None:
-                plan["agl_ft"] = float(trig.agl_ft)
-            if trig.after_s is not None:
-                plan["after_s"] = float(trig.after_s)
-            if "agl_ft" not in plan and "after_s" not in plan:
-                plan["after_s"] = 0.0
-            self._failures.append(plan)
-
-    def _maybe_inject(self, t: float, canon: dict[str, float]) -> None:
-        for plan in list(self._failures):
-            due = "after_s" not in plan or t >= plan["after_s"]
-            if "agl_ft" in plan:
-                due = due and canon.get("on_ground", 1) < 0.5 and canon.get("alt_agl_ft", 0.0) >= plan["agl_ft"]
-            if not due or self.telnet is None:
-                continue
-            self.telnet.set(FAILURE_PATHS[plan["system"]], False)
-            self._failures.remove(plan)
-            data = {"system": plan["system"], **{k: round(v, 1) for k, v in plan.items() if k != "system"}}
-            if "agl_ft" in plan:
-                data["actual_agl_ft"] = round(canon.get("alt_agl_ft", 0.0), 1)
-            self._events.append(SimEvent(t, "failure_injected", data))
+    def _inject_due(self, t: float, canon: dict[str, float]) -> None:
+        """Fail what the plan says is due at this sample (a property set false), and record it."""
+        for f in self._failures.due(t, canon):
+            if self.telnet is None:
+                return
+            self.telnet.set(FAILURE_PATHS[f.system], False)
+            self._events.put(self._failures.event(f, t, canon))
 
     def _log_tail(self) -> str:
         try:
@@ -278,31 +243,8 @@ class JSBSimSession(SimSession):
             self._log_file.close()
 
     def _end_process(self) -> None:
-        proc = self.proc
-        if proc is not None and proc.poll() is None:
-            try:
-                proc.wait(timeout=3.0)
-            except subprocess.TimeoutExpired:
-                self._signal(proc, signal.SIGTERM)
-                try:
-                    proc.wait(timeout=3.0)
-                except subprocess.TimeoutExpired:
-                    self._signal(proc, signal.SIGKILL)
-                    proc.wait(timeout=3.0)
-
-    @staticmethod
-    def _signal(proc: subprocess.Popen, sig: int) -> None:
-        """Signal the cockpit's process group when it leads one, else the process alone."""
-        if not isinstance(proc, subprocess.Popen):  # not a host process (a guest's): its handle signals it
-            proc.terminate() if sig == signal.SIGTERM else proc.kill()
-            return
-        try:
-            if os.getpgid(proc.pid) == proc.pid:
-                os.killpg(proc.pid, sig)
-            else:
-                proc.send_signal(sig)
-        except (ProcessLookupError, PermissionError):
-            pass
+        """The cockpit was asked to exit (telnet `exit`): up to 3 s for it, then its group is ended."""
+        end_process(self.proc, exit_wait_s=3.0, grace_s=3.0)
 
     # ---------------------------------------------------------------- data
     def poll(self) -> list[StateSample]:
@@ -314,9 +256,9 @@ class JSBSimSession(SimSession):
                 if t <= self._t:  # frozen (paused or crashed): the clock stands still, no new sample
                     continue
             canon = to_canonical(values)
-            self._detect_events(t, canon, values)
-            if self._failures:
-                self._maybe_inject(t, canon)
+            self._events.extend(self._derived.update(t, canon))
+            if self._failures.pending:
+                self._inject_due(t, canon)
             out.append(StateSample(t, canon))
             self._t = t
         if out and self._first_sample_wall is None:
@@ -325,25 +267,16 @@ class JSBSimSession(SimSession):
         self._n_samples += len(out)
         return out
 
-    def _detect_events(self, t: float, canon: dict[str, float], raw: dict[str, float]) -> None:
-        last = self._last
-        if last:
-            if canon.get("crashed", 0) > 0.5 and last.get("crashed", 0) < 0.5:
-                reason = ""
-                if self.telnet is not None:
-                    try:
-                        reason = self.telnet.get("/sim/crash-reason")
-                    except HarnessError:
-                        pass
-                self._events.append(SimEvent(t, "crash", {"reason": reason}))
-            changed = {k: canon[k] for k in AP_SIGNALS if k in canon and canon[k] != last.get(k)}
-            if changed:
-                self._events.append(SimEvent(t, "autopilot_change", {k: canon.get(k) for k in AP_SIGNALS if k in canon}))
-        self._last = canon
+    def _crash_reason(self) -> str | None:
+        if self.telnet is None:
+            return None
+        try:
+            return self.telnet.get("/sim/crash-reason")
+        except HarnessError:
+            return None
 
     def events(self) -> list[SimEvent]:
-        out, self._events = self._events, []
-        return out
+        return self._events.drain()
 
     def sim_time(self) -> float:
         if self.receiver is not None and self.receiver.latest is not None:

@@ -3,8 +3,9 @@
 Runs as root in the guest (systemd unit `simbridge-guest.service`) and reads JSON lines from a
 virtio-serial port that only root can open, so nothing the agent starts in the guest can use
 it. The host asks it to start and stop processes (as the simulator or agent user), load the
-firewall, and run the isolation audit. Standard library only: it must start before anything
-else in the guest is known to work.
+firewall, and run the isolation audit. Besides the standard library it uses only
+simbridge._providers._procs (the package it runs from, installed in the guest image), for the
+harness's one SIGTERM -> SIGKILL sequence.
 
 Requests `{"id": N, "op": ..., ...}`; replies `{"id": N, "ok": bool, ...}`.
 """
@@ -19,6 +20,8 @@ import subprocess
 import sys
 import time
 from typing import Any
+
+from simbridge._providers._procs import kill_group
 
 PORT = "/dev/virtio-ports/org.simbridge.control"
 USERS = {"sim": "simbridge-sim", "agent": "simbridge-agent"}
@@ -57,16 +60,20 @@ class Supervisor:
             return {"ok": p is not None, "returncode": None if p is None else p.poll()}
         if op == "kill":
             pid = int(req["pid"])
+            sig = int(req.get("signal", signal.SIGTERM))
+            p = self.procs.pop(pid, None)
+            if p is not None and sig == signal.SIGTERM:
+                kill_group(p, grace_s=4.0)  # within the host's 5 s request timeout
+                return {"ok": True}
             try:
-                os.killpg(pid, int(req.get("signal", signal.SIGTERM)))
+                os.killpg(pid, sig)
             except ProcessLookupError:
                 pass
-            p = self.procs.pop(pid, None)
             if p is not None:
                 try:
                     p.wait(timeout=5)
                 except subprocess.TimeoutExpired:
-                    os.killpg(pid, signal.SIGKILL)
+                    pass
             return {"ok": True}
         if op == "run":
             env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", **req.get("env", {})}

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -21,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from simbridge._errors import HarnessError
+from simbridge._providers._procs import kill_group
+from simbridge.adapters.kit.ports import free_port
 
 
 def resolve_accel(accel: str) -> str:
@@ -37,12 +38,6 @@ def resolve_accel(accel: str) -> str:
         flags = ""
     hw = " vmx" in flags or " svm" in flags
     return "kvm" if hw and os.access("/dev/kvm", os.R_OK | os.W_OK) else "tcg"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class VmInstance:
@@ -146,15 +141,7 @@ class VmInstance:
                 pass
             self._ctl = None
         if self.proc is not None and self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGTERM)
-                self.proc.wait(timeout=10)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                try:
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                self.proc.wait(timeout=5)
+            kill_group(self.proc, grace_s=10.0)
         self.proc = None
         (self.workdir / "overlay.qcow2").unlink(missing_ok=True)
         if self.sock_dir is not None:
@@ -223,7 +210,7 @@ class VmInstance:
         """Forward a guest port to a free port on the host's loopback; returns the host port."""
         key = (proto, guest_port)
         if key not in self.forwards:
-            host_port = _free_port()
+            host_port = free_port()
             out = self._monitor(f"hostfwd_add net0 {proto}:127.0.0.1:{host_port}-:{guest_port}")
             if "Could not" in out or "invalid" in out.lower():
                 raise HarnessError(f"qemu hostfwd_add {proto} {guest_port}: {out.strip()}")

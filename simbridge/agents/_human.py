@@ -10,23 +10,17 @@ stays empty for human episodes.
 from __future__ import annotations
 
 import shutil
-import socket
 import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
 from simbridge._errors import SimbridgeError
+from simbridge.adapters.kit.ports import free_port
 from simbridge.agents._base import Agent, AgentContext, AgentResult
 
 if TYPE_CHECKING:
     from simbridge._agent_port import AgentPortClient
     from simbridge._task import TaskSpec
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class HumanAgent(Agent):
@@ -47,7 +41,7 @@ class HumanAgent(Agent):
             raise SimbridgeError("human agent needs x11vnc (sudo apt-get install x11vnc; scripts/setup.sh installs it)")
         if ctx.spawn is None:
             raise SimbridgeError("human agent: the provider cannot start processes in the sandbox")
-        self.vnc_port = _free_port()
+        self.vnc_port = free_port()
         self._vnc = ctx.spawn([exe, "-display", ctx.display, "-localhost", "-rfbport", str(self.vnc_port),
                                "-nopw", "-forever", "-shared", "-quiet", "-noxdamage"], name="x11vnc")
         ctx.say(f"human agent: connect a VNC viewer to 127.0.0.1:{self.vnc_port} (display {ctx.display})")

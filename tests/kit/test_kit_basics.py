@@ -93,3 +93,16 @@ def test_drain_bounded_counts_what_it_dropped():
     d: Drain[int] = Drain(max_items=3)
     d.extend(range(5))
     assert d.drain() == [2, 3, 4] and d.n_overflow == 2
+
+
+def test_vm_guest_supervisor_kill_ends_a_process_group_that_ignores_sigterm():
+    from simbridge._vm._guest import Supervisor
+
+    sup = Supervisor()
+    p = subprocess.Popen([sys.executable, "-c", _IGNORES_TERM_WITH_CHILD], stdout=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    child = int(p.stdout.readline())
+    sup.procs[p.pid] = p
+    assert sup.handle({"op": "kill", "pid": p.pid}) == {"ok": True}
+    assert p.returncode == -9 and p.pid not in sup.procs
+    assert _wait_for(lambda: not _alive(child))

@@ -184,7 +184,8 @@ def test_engine_failure_is_injected_at_the_drawn_height(session):
         time.sleep(0.05)
     inj = [e for e in events if e.kind == "failure_injected"]
     assert len(inj) == 1 and inj[0].data["system"] == "engine"
-    assert 400 <= inj[0].data["agl_ft"] <= 1200 and inj[0].data["actual_agl_ft"] >= inj[0].data["agl_ft"]
+    # the kit's schema: trigger_agl_ft the drawn height, agl_ft the height at injection
+    assert 400 <= inj[0].data["trigger_agl_ft"] <= 1200 and inj[0].data["agl_ft"] >= inj[0].data["trigger_agl_ft"]
     assert samples[0].values["engine_running"] == 1 and samples[-1].values["engine_running"] == 0
     assert s.snapshot()["crashed"] == 0
 

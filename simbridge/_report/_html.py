@@ -138,24 +138,39 @@ def _score_table(view: EpisodeView) -> str:
 
 
 def _video_section(view: EpisodeView) -> tuple[str, float | None]:
-    """The <video> of frames/ as a data URI, and the sim time of its time 0 (None: no video)."""
-    from simbridge._report._video import encode_within, frame_times
+    """The <video> as a data URI, and the sim time of its time 0 (None: no video). The bundle's
+    screen.mp4 is embedded as it is when it fits the page budget; otherwise frames/ is
+    re-encoded to fit (or, without frames, a screen.mp4 under MAX_VIDEO_BYTES is embedded)."""
+    from simbridge._report._video import SCREEN_MP4, encode_within, frame_times, video_t0_s
 
     frames = view.path / "frames"
-    if not frames.is_dir() or not frame_times(frames):
+    timed = frame_times(frames) if frames.is_dir() else []
+    screen = view.path / SCREEN_MP4
+    source = ""
+    if screen.is_file() and (screen.stat().st_size <= VIDEO_BUDGET_BYTES or not timed):
+        data = screen.read_bytes()
+        t0 = video_t0_s(screen)
+        t0 = t0 if t0 is not None else (timed[0][0] if timed else 0.0)
+        t1 = timed[-1][0] if timed else None
+        source = (f"the bundle's {SCREEN_MP4}, {len(timed)} frames" if timed else f"the bundle's {SCREEN_MP4}")
+        what = f"{source}, sim time from {t0:.1f}" + (f" to {t1:.1f} s" if t1 is not None else " s")
+    elif timed:
+        with tempfile.TemporaryDirectory() as tmp:
+            video = encode_within(frames, Path(tmp) / "screen.mp4", VIDEO_BUDGET_BYTES)
+            assert video is not None
+            data = video.path.read_bytes()
+        t0 = video.t0_s
+        what = (f"{video.n_frames} frames, sim time {video.t0_s:.1f}–{video.t1_s:.1f} s (H.264, CRF {video.crf}"
+                f'{f" capped at {video.max_kbps} kbit/s" if video.max_kbps else ""})')
+    else:
         return '<p class="none">No screen frames in this bundle.</p>', None
-    with tempfile.TemporaryDirectory() as tmp:
-        video = encode_within(frames, Path(tmp) / "screen.mp4", VIDEO_BUDGET_BYTES)
-        assert video is not None
-        data = video.path.read_bytes()
     if len(data) > MAX_VIDEO_BYTES:
         return (f'<p class="none">The screen video is {len(data) / 1e6:.1f} MB, over the page budget '
                 f'({MAX_VIDEO_BYTES / 1e6:.0f} MB); not embedded.</p>'), None
     uri = "data:video/mp4;base64," + base64.b64encode(data).decode("ascii")
-    return (f'<p>{video.n_frames} frames, sim time {video.t0_s:.1f}–{video.t1_s:.1f} s (H.264, CRF {video.crf}'
-            f'{f" capped at {video.max_kbps} kbit/s" if video.max_kbps else ""}, '
-            f'{len(data) / 1e6:.1f} MB). Click a plot to seek the video; the cursor follows it.</p>'
-            f'<video id="screen" controls muted preload="auto" data-t0="{video.t0_s:.3f}" src="{uri}"></video>'), video.t0_s
+    return (f'<p id="video-source">{_e(what)}, {len(data) / 1e6:.1f} MB. Click a plot to seek the video; the cursor '
+            f'follows it.</p>'
+            f'<video id="screen" controls muted preload="auto" data-t0="{t0:.3f}" src="{uri}"></video>'), t0
 
 
 def _csv_section(view: EpisodeView) -> str:

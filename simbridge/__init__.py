@@ -18,7 +18,7 @@ def verify(bundle: Bundle | str, task: TaskSpec | None = None) -> Score:
     """Score a bundle (or a bundle directory) with its task's verifier."""
     from simbridge.verifiers import score_bundle
 
-    b = read_bundle(bundle) if isinstance(bundle, str) or hasattr(bundle, "__fspath__") else bundle
+    b = bundle if isinstance(bundle, Bundle) else read_bundle(bundle)
     return score_bundle(b, task or load_task(b.episode.task_id))
 
 

@@ -25,7 +25,7 @@ DEPRECATED_ALIAS = "import-log"
 def _add_importers(p: argparse.ArgumentParser) -> None:
     sims = p.add_subparsers(dest="sim", metavar="SIM")
     sims.required = True
-    p.error = _one_line_error(p.prog)  # type: ignore[method-assign]
+    p.error = _one_line_error(p.prog)  # type: ignore[method-assign, assignment]
     for name, (_, spec) in importers().items():
         q = sims.add_parser(name, aliases=list(spec.aliases), help=spec.help, description=spec.help)
         q.add_argument("files", nargs="+" if spec.many_files else None, type=Path, metavar="FILE",

@@ -139,7 +139,11 @@ def compute(scores: Iterable[Score], ks: Sequence[int] = (1, 3, 5), *, n_boot: i
 
     per_task = {tid: {"n": len(v), "sr": float(a.mean()), "sgo": float(b.mean()), "scr": float(c.mean())}
                 for (tid, v), a, b, c in zip(by_task.items(), succ, gated, safe)}
-    pk, phk, pk_ci, phk_ci, na = {}, {}, {}, {}, {}
+    pk: dict[int, float] = {}
+    phk: dict[int, float] = {}
+    pk_ci: dict[int, Interval] = {}
+    phk_ci: dict[int, Interval] = {}
+    na: dict[int, str] = {}
     per_task_pass: dict[str, dict[int, tuple[float | None, float | None]]] = {tid: {} for tid in by_task}
     for k in ks:
         short = sorted((len(v), tid) for tid, v in by_task.items() if len(v) < k)
@@ -153,7 +157,11 @@ def compute(scores: Iterable[Score], ks: Sequence[int] = (1, 3, 5), *, n_boot: i
         for fn, point, ci in ((pass_at_k, pk, pk_ci), (pass_hat_k, phk, phk_ci)):
             vals = [fn(g.size, int(g.sum()), k) for g in succ]
             point[k] = float(np.mean(vals))
-            lo, hi = _bootstrap(succ, n_boot, rng, stat=lambda d, fn=fn: _pass_stat(fn, d.shape[1], k)(d))
+
+            def stat(draws: np.ndarray, fn: Callable[[int, int, int], float] = fn) -> np.ndarray:
+                return _pass_stat(fn, draws.shape[1], k)(draws)
+
+            lo, hi = _bootstrap(succ, n_boot, rng, stat=stat)
             ci[k] = Interval(point[k], lo, hi)
     return Metrics(len(by_task), sum(len(v) for v in by_task.values()), unscored,
                    interval(succ), interval(gated), interval(safe), pk, phk, per_task,

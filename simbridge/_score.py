@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -127,7 +127,7 @@ class Score(BaseModel):
         return all(s.ok for s in self.safety)
 
     @classmethod
-    def unscored(cls, task_id: str, verifier: str, reason: str, **kw: object) -> "Score":
+    def unscored(cls, task_id: str, verifier: str, reason: str, **kw: Any) -> "Score":
         return cls(task_id=task_id, verifier=verifier, status="unscored", reason=reason, **kw)
 
     def table(self) -> str:

@@ -223,7 +223,7 @@ class PolygonSpec(_Model):
         if (self.points is None) == (self.points_xy_m is None):
             raise ValueError("give exactly one of points (lat/lon) or points_xy_m")
         pts = self.points if self.points is not None else self.points_xy_m
-        if len(pts) < 3:
+        if pts is None or len(pts) < 3:
             raise ValueError("a polygon needs at least 3 points")
         return self
 

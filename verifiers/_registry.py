@@ -18,7 +18,7 @@ import math
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from simbridge._bundle import HARNESS_FAULTS, Bundle
 from simbridge._canonical import SIGNALS
 from simbridge._errors import Unscorable
-from simbridge._score import Component, SafetyResult, Score
+from simbridge._score import Component, DataQuality, SafetyResult, Score
 from simbridge._signals import check_quality
 
 from . import primitives as P
@@ -239,14 +239,25 @@ class VerifyContext:
         return ok
 
 
+class _ScoreHeader(TypedDict):
+    """The fields every Score from score_bundle carries, scored or not."""
+
+    task_id: str
+    verifier: str
+    unisolated: bool
+    verifier_version: str
+    flags: list[str]
+    data_quality: DataQuality | None
+
+
 def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
     """Run the task's verifier on the bundle and apply weighting, the safety gate and unscored rules."""
     vname = task.verifier.name
     ep = bundle.episode
     # the episode's own flags (lockstep, time_limit_cut, truncated_import, audit_failed …) travel with
     # the score, so a score written by the runner says what a re-verification says
-    base = dict(task_id=task.id, verifier=vname, unisolated=ep.unisolated, verifier_version=VERIFIER_API_VERSION,
-                flags=list(ep.flags))
+    base = _ScoreHeader(task_id=task.id, verifier=vname, unisolated=ep.unisolated,
+                        verifier_version=VERIFIER_API_VERSION, flags=list(ep.flags), data_quality=None)
     if ep.task_id != task.id:
         return Score.unscored(reason=f"bundle is for task {ep.task_id!r}, not {task.id!r}", **base)
     if ep.status in HARNESS_FAULTS:
@@ -260,7 +271,8 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
         return Score.unscored(reason="the recording has no samples", **base)
     checked = check_quality(bundle.signals, task.max_sample_gap_s, sim_end_s=_sim_end_s(ep))
     dq = checked.quality
-    base.update(data_quality=dq, flags=[*base["flags"], *(f for f in dq.flags() if f not in base["flags"])])
+    base["data_quality"] = dq
+    base["flags"] = [*base["flags"], *(f for f in dq.flags() if f not in base["flags"])]
     if checked.broken:
         return Score.unscored(reason=f"broken recording: {checked.broken}", **base)
     missing = checked.signals.missing(task.signals)

@@ -21,6 +21,7 @@ import json
 import os
 import socket
 import sys
+from collections.abc import Set as AbstractSet
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -138,7 +139,7 @@ def _descendants(roots: set[int]) -> set[int]:
 
 
 def x_clients(display: str, allowed_pids: set[int], allowed_remote: int = 0,
-              exact_pids: set[int] = frozenset()) -> tuple[list[XClient], list[str]]:
+              exact_pids: AbstractSet[int] = frozenset()) -> tuple[list[XClient], list[str]]:
     """Every client connected to the X server, by pid (X-Resource extension).
 
     `allowed_pids` and their descendants (the simulator's process tree) may be clients;

@@ -46,13 +46,13 @@ class LocalProvider(Provider):
         env = {k: v for k, v in os.environ.items() if k not in _SCRUB}
         env.update(DISPLAY=display, SDL_AUDIODRIVER="dummy", SDL_VIDEODRIVER="x11")
 
-        def spawn(cmd: Sequence[str], env: Mapping[str, str] | None = None, *, name: str | None = None,
+        def spawn(argv: Sequence[str], env: Mapping[str, str] | None = None, *, name: str | None = None,
                   **kw: Any) -> ProcessHandle:
             """Start `cmd` on the sandbox display; `env` adds to (overrides) the sandbox environment."""
             assert self.procs is not None
             merged = {**base_env, **(env or {})}
             merged["DISPLAY"] = base_env["DISPLAY"]  # never the host's display
-            return self.procs.spawn(cmd, name=name, env=merged, **kw)
+            return self.procs.spawn(argv, name=name, env=merged, **kw)
 
         base_env = env
         self.sandbox = Sandbox(display=display, env=env, workdir=str(workdir), host_addr="127.0.0.1",
@@ -91,7 +91,7 @@ class LocalProvider(Provider):
 
     def processes(self) -> list[tuple[str, ProcessHandle]]:
         """Xvfb first, then what went through `sandbox.spawn`."""
-        return self.procs.processes() if self.procs is not None else []
+        return [(n, p) for n, p in self.procs.processes()] if self.procs is not None else []
 
     def stop(self) -> None:
         if self.procs is not None:

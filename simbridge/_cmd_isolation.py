@@ -57,8 +57,7 @@ def audit_task(task_id: str) -> dict:
     from simbridge._isolation import NetnsSandbox, host_addresses, sandbox_python
 
     task = load_task(task_id)
-    tcp = [b.port for b in task.lockdown.blocked_ports if b.proto == "tcp"]
-    udp = [b.port for b in task.lockdown.blocked_ports if b.proto == "udp"]
+    tcp, udp = task.lockdown.ports("tcp"), task.lockdown.ports("udp")
     with NetnsSandbox(state_tcp=tcp, state_udp=udp) as sb:
         sb.spawn([sandbox_python(), "-c", _LISTENER, *[f"tcp/{p}" for p in tcp], *[f"udp/{p}" for p in udp]])
         host_side = {}
@@ -72,8 +71,7 @@ def audit_task(task_id: str) -> dict:
                 except OSError:
                     time.sleep(0.1)
             host_side[f"tcp/{port}"] = "reachable" if ok else "UNREACHABLE"
-        ports = [(b.port, b.proto, b.service) for b in task.lockdown.blocked_ports]
-        report = sb.audit(ports, extra_targets=host_addresses())
+        report = sb.audit(task.lockdown.probes(), extra_targets=host_addresses())
         report["host_side"] = host_side
         report["provider"] = "netns"
         report["task_id"] = task.id
@@ -110,7 +108,7 @@ def _audit(args: argparse.Namespace) -> int:
         from simbridge._cmd_vm import check_vm
 
         task = load_task(args.task)
-        report = check_vm(ports=[(b.port, b.proto, b.service) for b in task.lockdown.blocked_ports])
+        report = check_vm(ports=task.lockdown.probes())
         report["task_id"] = task.id
     elif args.provider == "netns":
         report = audit_task(args.task)

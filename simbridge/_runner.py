@@ -458,7 +458,7 @@ def _audit(cfg: RunConfig, task: TaskSpec, session: SimSession, provider: Any, e
 
     A failed audit refuses the episode (harness_error, unscored) unless --unisolated, and then
     the episode is marked unisolated."""
-    ports = [(b.port, b.proto, b.service) for b in task.lockdown.blocked_ports]
+    ports = task.lockdown.probes()
     ports += [(port, proto, f"{session.sim_name} state port") for proto, port in getattr(session, "state_ports", ())]
     consoles = session.check_consoles(list(task.lockdown.disabled_consoles))
     episode.isolation = {**(episode.isolation or {}), "consoles": consoles}

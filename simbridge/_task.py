@@ -170,6 +170,15 @@ class LockdownSpec(_Model):
     disabled_assists: list[str] = Field(default_factory=list)
     notes: str = ""
 
+    def ports(self, proto: Literal["tcp", "udp"]) -> list[int]:
+        """The blocked (state API) ports of one protocol, sorted, each once: what an isolated
+        provider opens to the host side only."""
+        return sorted({b.port for b in self.blocked_ports if b.proto == proto})
+
+    def probes(self) -> list[tuple[int, str, str]]:
+        """(port, proto, service) of every blocked port: what the isolation audit probes."""
+        return [(b.port, b.proto, b.service) for b in self.blocked_ports]
+
 
 class VerifierSpec(_Model):
     name: str

@@ -378,3 +378,31 @@ def test_cli_instruction_per_sim(capsys):
     assert capsys.readouterr().out.startswith("MSFS, Cessna 172 (G1000)")
     assert main(["tasks", "instruction", "T16", "--sim", "carla"]) == 2
     assert "T16 does not run on 'carla' (its simulators: msfs, jsbsim)" in capsys.readouterr().err
+
+
+def test_lockdown_ports_by_protocol_sorted_once() -> None:
+    """LockdownSpec.ports(proto) is what providers open to the host and the audit probes."""
+    from simbridge._task import LockdownSpec
+
+    spec = LockdownSpec.model_validate({"blocked_ports": [
+        {"port": 5401, "proto": "udp", "service": "fdm out"}, {"port": 5400, "proto": "tcp", "service": "telnet"},
+        {"port": 80, "proto": "tcp", "service": "http"}, {"port": 5400, "proto": "tcp", "service": "telnet again"}]})
+    assert spec.ports("tcp") == [80, 5400]
+    assert spec.ports("udp") == [5401]
+    assert spec.probes()[0] == (5401, "udp", "fdm out") and len(spec.probes()) == 4
+    assert LockdownSpec().ports("tcp") == []
+
+
+def test_provider_state_ports_join_the_lockdown_and_the_adapters() -> None:
+    """make_provider's (tcp, udp) lists: the task's blocked ports plus the adapter's own, once each."""
+    from simbridge._providers import state_ports
+
+    task = load_all_tasks()["T01"]
+    lock_tcp = task.lockdown.ports("tcp")
+    assert lock_tcp, "T01 blocks a TCP state port"
+
+    class Session:
+        state_ports = (("tcp", 1), ("udp", 2), ("tcp", lock_tcp[0]))
+
+    tcp, udp = state_ports(task, Session)
+    assert tcp == sorted({1, *lock_tcp}) and udp == sorted({2, *task.lockdown.ports("udp")})

@@ -16,8 +16,8 @@ PROVIDERS = ("local", "netns", "vm")
 def state_ports(task: Any, session_cls: Any) -> tuple[list[int], list[int]]:
     """(tcp, udp) ports the simulator's state API uses: the task's lockdown list plus the
     adapter's own. An isolated provider opens them to the host side only."""
-    tcp = [b.port for b in task.lockdown.blocked_ports if b.proto == "tcp"] if task is not None else []
-    udp = [b.port for b in task.lockdown.blocked_ports if b.proto == "udp"] if task is not None else []
+    tcp = task.lockdown.ports("tcp") if task is not None else []
+    udp = task.lockdown.ports("udp") if task is not None else []
     for proto, port in getattr(session_cls, "state_ports", ()):
         (tcp if proto == "tcp" else udp).append(port)
     return sorted(set(tcp)), sorted(set(udp))

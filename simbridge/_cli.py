@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "simbridge._cmd_import",
     "simbridge._cmd_run",
     "simbridge._cmd_report",
+    "simbridge._cmd_eval",
 ]
 
 #: exit codes of every command (docs/cli-exit-codes.md); `run` also uses 3 and 4

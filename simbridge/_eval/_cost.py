@@ -1,0 +1,100 @@
+"""What one episode of each simulator costs this machine, and how many fit at once.
+
+Measured on the 2-core development machine (`simbridge run T09 --sim jsbsim`, episode.json
+`cpu_s` and /usr/bin/time, frames at 1 Hz):
+
+- jsbsim, 20 s noop episode: 24.5 s wall, 7.9 CPU-s in all (runner 2.14 + cockpit 3.24 + Xvfb
+  0.52 + interpreter start-up); a 2 s episode costs 3.6 CPU-s, so start-up is ~3.5 CPU-s and the
+  steady state 0.23 cores (cockpit 0.13, runner 0.07, Xvfb 0.02). Averaged over a 30 s episode
+  that is 0.33 cores; peak RSS 194 MB (runner) + ~150 MB (cockpit) + ~40 MB (Xvfb).
+- The other simulators are not measured here (FlightGear renders 3-D scenery in software under
+  Xvfb: one core at least); their figures are conservative estimates, marked so.
+
+Admission (local executor): an episode starts while the running episodes' CPU share plus its own
+stays within the CPU budget (the number of cores), the display count within MAX_DISPLAYS and
+the memory within what /proc/meminfo says is available when the run starts. One episode always
+runs, however large its cost.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SimCost:
+    cpu_cores: float
+    displays: int
+    mem_mb: float
+    measured: bool
+
+
+#: per-simulator cost of one episode (see the module docstring for how they were measured)
+COSTS: dict[str, SimCost] = {
+    "jsbsim": SimCost(cpu_cores=0.33, displays=1, mem_mb=400, measured=True),
+    "flightgear": SimCost(cpu_cores=1.5, displays=1, mem_mb=1500, measured=False),
+    "xplane": SimCost(cpu_cores=2.0, displays=1, mem_mb=4000, measured=False),
+    "toy": SimCost(cpu_cores=0.25, displays=1, mem_mb=250, measured=False),
+}
+#: any simulator not listed: a full core and a gigabyte (estimate)
+DEFAULT_COST = SimCost(cpu_cores=1.0, displays=1, mem_mb=1000, measured=False)
+#: Xvfb servers at once: each holds a 1280×800 framebuffer and a display number
+MAX_DISPLAYS = 16
+
+
+def cost_of(sim_resource: str) -> SimCost:
+    """The cost of an episode asking for `sim:NAME`."""
+    return COSTS.get(sim_resource.removeprefix("sim:"), DEFAULT_COST)
+
+
+def available_mem_mb() -> float:
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return float("inf")
+
+
+@dataclass
+class Budget:
+    """What the local machine gives to episodes, and what the running ones hold."""
+
+    cpu_cores: float
+    displays: int
+    mem_mb: float
+    used_cpu: float = 0.0
+    used_displays: int = 0
+    used_mem: float = 0.0
+    running: int = 0
+
+    @classmethod
+    def here(cls) -> "Budget":
+        return cls(cpu_cores=float(os.cpu_count() or 1), displays=MAX_DISPLAYS, mem_mb=available_mem_mb() * 0.8)
+
+    def fits(self, c: SimCost) -> bool:
+        if self.running == 0:
+            return True
+        eps = 1e-9
+        return (self.used_cpu + c.cpu_cores <= self.cpu_cores + eps and self.used_displays + c.displays <= self.displays
+                and self.used_mem + c.mem_mb <= self.mem_mb)
+
+    def take(self, c: SimCost) -> None:
+        self.used_cpu += c.cpu_cores
+        self.used_displays += c.displays
+        self.used_mem += c.mem_mb
+        self.running += 1
+
+    def give(self, c: SimCost) -> None:
+        self.used_cpu -= c.cpu_cores
+        self.used_displays -= c.displays
+        self.used_mem -= c.mem_mb
+        self.running -= 1
+
+    def capacity(self, c: SimCost) -> int:
+        """How many episodes of cost `c` fit at once."""
+        n = min(self.cpu_cores / c.cpu_cores, self.displays / max(c.displays, 1), self.mem_mb / c.mem_mb)
+        return max(1, int(n + 1e-9))

@@ -1,0 +1,270 @@
+"""`simbridge eval`: plan the suite, run its episodes on an executor, retry harness faults,
+write results.parquet as results arrive and end with the metrics table.
+
+Retries: an attempt that ends in a harness fault (status sim_crashed or harness_error, or no
+bundle at all because its process or node died) is run again, up to the suite's `retries`
+times in one invocation; an agent's own outcome (completed, timeout, agent_quit,
+agent_disconnected) is final, scored or not. --resume keeps every episode that already has a
+complete bundle with an agent outcome and reruns the rest (attempt numbers continue; an
+interrupted attempt's partial bundle stays where it is).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from simbridge._errors import SimbridgeError
+from simbridge._eval._executors import Job, LocalExecutor, RayExecutor
+from simbridge._eval._plan import (PLAN_FILE, EpisodeSpec, attempt_dirs, bundle_status, expand, is_complete,
+                                   read_plan, write_json_atomic, write_plan)
+from simbridge._eval._progress import Progress
+from simbridge._eval._suite import SuiteError, load_suite
+
+RESULTS_FILE = "results.parquet"
+#: statuses of the agent's own outcome: never retried
+AGENT_OUTCOMES = frozenset({"completed", "timeout", "agent_quit", "agent_disconnected"})
+EXIT_OK, EXIT_AGENT_FAILED, EXIT_UNSCORED = 0, 3, 4
+
+#: results.parquet columns, in order, with their Arrow types
+COLUMNS: list[tuple[str, str]] = [
+    ("episode_id", "string"), ("task_id", "string"), ("sim", "string"), ("agent", "string"),
+    ("agent_slug", "string"), ("trial", "int64"), ("state", "string"), ("attempt", "int64"),
+    ("attempts", "int64"), ("status", "string"), ("detail", "string"), ("score_status", "string"),
+    ("score", "float64"), ("raw_score", "float64"), ("success", "bool_"), ("safe", "bool_"),
+    ("components", "string"), ("wall_s", "float64"), ("sim_s", "float64"), ("host", "string"),
+    ("node_id", "string"), ("executor", "string"), ("bundle", "string"), ("submit_wall", "float64"),
+    ("end_wall", "float64"), ("driver_wall_s", "float64")]
+
+
+def write_results(out: Path, rows: list[dict[str, Any]]) -> None:
+    """results.parquet, atomically (a reader never sees half a file)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pa.schema([(n, getattr(pa, t)()) for n, t in COLUMNS])
+    table = pa.Table.from_pylist([{n: r.get(n) for n, _ in COLUMNS} for r in rows], schema=schema)
+    tmp = out / (RESULTS_FILE + ".tmp")
+    pq.write_table(table, tmp)
+    os.replace(tmp, out / RESULTS_FILE)
+
+
+def _score_of(bundle: Path, outcome: dict[str, Any] | None) -> Any:
+    from simbridge._errors import BundleError
+    from simbridge._metrics import read_score_file
+    from simbridge._score import Score
+
+    f = bundle / "score.json"
+    if f.is_file():
+        try:
+            return read_score_file(f)
+        except BundleError:
+            return None
+    if outcome and outcome.get("score"):
+        return Score.model_validate(outcome["score"])
+    return None
+
+
+def _row(out: Path, spec: EpisodeSpec, attempt: int, n_attempts: int, outcome: dict[str, Any] | None,
+         executor: str, state: str) -> dict[str, Any]:
+    bundle = out / spec.episode_id / f"attempt-{attempt}"
+    row: dict[str, Any] = {"episode_id": spec.episode_id, "task_id": spec.task_id, "sim": spec.sim,
+                           "agent": spec.agent, "agent_slug": spec.agent_slug, "trial": spec.trial, "state": state,
+                           "attempt": attempt or None, "attempts": n_attempts, "executor": executor}
+    if attempt == 0:
+        return row
+    ep: dict[str, Any] = {}
+    try:
+        ep = json.loads((bundle / "episode.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    o = outcome or {}
+    score = _score_of(bundle, outcome)
+    row.update(status=ep.get("status") or o.get("status"), detail=ep.get("status_detail") or o.get("detail"),
+               sim_s=ep.get("sim_seconds", o.get("sim_s")), wall_s=o.get("wall_s"), host=o.get("host"),
+               node_id=o.get("node_id"), bundle=str(bundle.relative_to(out)) if bundle.exists() else None,
+               submit_wall=o.get("submit_wall"), end_wall=o.get("end_wall"), driver_wall_s=o.get("driver_wall_s"))
+    if o.get("fault"):
+        row["detail"] = o["fault"]
+    if row["wall_s"] is None and ep.get("wall_end") and ep.get("wall_start"):
+        row["wall_s"] = round(ep["wall_end"] - ep["wall_start"], 3)
+    if score is not None:
+        row.update(score_status=score.status, score=score.score if score.status == "scored" else None,
+                   raw_score=score.raw_score, success=score.success, safe=score.safe,
+                   components=json.dumps({c.name: c.earned for c in score.components}))
+    else:
+        row["score_status"] = "unscored"
+    return row
+
+
+def _finished_attempt(out: Path, spec: EpisodeSpec) -> tuple[int, int]:
+    """(the attempt that finished the episode or 0, attempts on disk)."""
+    dirs = attempt_dirs(out, spec.episode_id)
+    for d in reversed(dirs):
+        if is_complete(d) and bundle_status(d) in AGENT_OUTCOMES:
+            return int(d.name[8:]), len(dirs)
+    return 0, len(dirs)
+
+
+@dataclass
+class EvalResult:
+    out: Path
+    rows: list[dict[str, Any]]
+    exit_code: int
+    metrics_text: str
+    notes: list[str] = field(default_factory=list)
+    wall_s: float = 0.0
+
+
+def make_executor(ray_address: str | None, max_parallel: int | None, **kw: Any) -> Any:
+    if ray_address is None:
+        return LocalExecutor(max_parallel, env=kw.get("env"))
+    return RayExecutor(ray_address, max_parallel, runtime_env=kw.get("runtime_env"))
+
+
+def run_eval(suite_path: Path, out: Path, *, ray_address: str | None = None, max_parallel: int | None = None,
+             resume: bool = False, progress_stream: Any = None, live: bool | None = None,
+             executor: Any = None, say: Any = print, **executor_kw: Any) -> EvalResult:
+    """Run the suite into `out` (see the module docstring); returns the final rows and exit code."""
+    t0 = time.monotonic()
+    suite_path = Path(suite_path)
+    suite = load_suite(suite_path)
+    episodes, notes = expand(suite, suite_path)
+    out = Path(out)
+    if (out / PLAN_FILE).exists():
+        if not resume:
+            raise SuiteError(f"{out}: already holds an eval ({PLAN_FILE}); pass --resume to finish it or choose "
+                             "another --out")
+        old = {e.episode_id for e in read_plan(out)}
+        new = {e.episode_id for e in episodes}
+        if old != new:
+            diff = sorted(old ^ new)
+            raise SuiteError(f"{out}/{PLAN_FILE}: the suite changed since this eval was planned ({len(diff)} "
+                             f"episode(s) differ, e.g. {diff[0]}); use a new --out")
+    if ray_address is None and executor is None:
+        _preflight(episodes)
+    out.mkdir(parents=True, exist_ok=True)
+    write_plan(out, suite, suite_path, episodes, notes)
+    for n in notes:
+        say(f"note: {n}")
+    ex = executor or make_executor(ray_address, max_parallel, **executor_kw)
+    try:
+        if isinstance(ex, RayExecutor):
+            ex.check(episodes)
+        say(ex.describe(episodes))
+        rows = _drive(out, suite.retries, episodes, ex, progress_stream, live, resume, max_parallel)
+    finally:
+        ex.stop()
+    metrics_text = metrics_table(out, suite.name, rows)
+    return EvalResult(out, rows, _exit_code(rows), metrics_text, notes, time.monotonic() - t0)
+
+
+def _preflight(episodes: list[EpisodeSpec]) -> None:
+    """`simbridge run`'s checks, once per task × sim × provider, before anything runs here."""
+    from simbridge._runner import RunConfig, preflight
+    from simbridge._task import load_task
+
+    for key in sorted({(e.task_id, e.sim, e.provider) for e in episodes}):
+        preflight(RunConfig(task=key[0], sim=key[1], agent="noop", provider=key[2]), load_task(key[0]))
+
+
+def _drive(out: Path, retries: int, episodes: list[EpisodeSpec], ex: Any, stream: Any, live: bool | None,
+           resume: bool, max_parallel: int | None) -> list[dict[str, Any]]:
+    rows: dict[str, dict[str, Any]] = {}
+    queue: deque[Job] = deque()
+    hint = max_parallel or _parallel_hint(ex, episodes)
+    progress = Progress(episodes, parallel_hint=int(hint), stream=stream, live=live)
+    tries: dict[str, int] = {}
+    try:
+        for spec in episodes:
+            done_at, n_on_disk = _finished_attempt(out, spec) if resume else (0, len(attempt_dirs(out, spec.episode_id)))
+            if done_at:
+                rows[spec.episode_id] = _row(out, spec, done_at, n_on_disk, None, ex.name, "finished")
+                progress.skipped(spec, rows[spec.episode_id])
+                continue
+            rows[spec.episode_id] = _row(out, spec, 0, n_on_disk, None, ex.name, "pending")
+            queue.append(Job(spec, n_on_disk + 1, out / spec.episode_id / f"attempt-{n_on_disk + 1}"))
+        write_results(out, list(rows.values()))
+        while queue or ex.running():
+            while queue and ex.can_start(queue[0]):
+                job = queue.popleft()
+                ex.start(job)
+                rows[job.spec.episode_id].update(state="running", attempt=job.attempt, attempts=job.attempt)
+                progress.started(job.spec, job.attempt)
+            finished = ex.wait(0.2)
+            for job, outcome in finished:
+                sid = job.spec.episode_id
+                outcome.update(submit_wall=round(job.submit_wall, 3), end_wall=round(time.time(), 3))
+                outcome["driver_wall_s"] = round(outcome["end_wall"] - job.submit_wall, 3)
+                if outcome.get("fault"):
+                    job.dest.mkdir(parents=True, exist_ok=True)
+                    write_json_atomic(job.dest / "harness_fault.json", outcome)
+                tries[sid] = tries.get(sid, 0) + 1
+                fault = outcome.get("status") not in AGENT_OUTCOMES
+                if fault and tries[sid] <= retries:
+                    progress.retrying(job.spec, job.attempt, str(outcome.get("detail")))
+                    rows[sid] = _row(out, job.spec, job.attempt, job.attempt, outcome, ex.name, "retrying")
+                    queue.appendleft(Job(job.spec, job.attempt + 1,
+                                         job.dest.with_name(f"attempt-{job.attempt + 1}")))
+                else:
+                    rows[sid] = _row(out, job.spec, job.attempt, job.attempt, outcome, ex.name,
+                                     "harness_fault" if fault else "finished")
+                    progress.finished(job.spec, rows[sid])
+            if finished:
+                write_results(out, list(rows.values()))
+    finally:
+        progress.close()
+        write_results(out, list(rows.values()))
+    return list(rows.values())
+
+
+def _parallel_hint(ex: Any, episodes: list[EpisodeSpec]) -> int:
+    """How many episodes may run at once (for the ETA): the local budget's capacity, or the plan's size."""
+    from simbridge._eval._cost import cost_of
+
+    budget = getattr(ex, "budget", None)
+    if budget is None:
+        return len(episodes)
+    return budget.capacity(cost_of(next(iter(episodes[0].resources))))
+
+
+def _exit_code(rows: list[dict[str, Any]]) -> int:
+    if any(r.get("score_status") != "scored" for r in rows):
+        return EXIT_UNSCORED
+    if any(r.get("status") != "completed" for r in rows):
+        return EXIT_AGENT_FAILED
+    return EXIT_OK
+
+
+def metrics_table(out: Path, label: str, rows: list[dict[str, Any]], ks: tuple[int, ...] = (1, 3, 5)) -> str:
+    """The table `simbridge metrics` prints, over each episode's final attempt (superseded
+    harness-fault attempts are not counted), per agent, with per-task rows."""
+    from simbridge._metrics import Trial, compute_groups
+    from simbridge._score import Score
+
+    trials = []
+    for r in rows:
+        bundle = out / r["bundle"] if r.get("bundle") else None
+        score = _score_of(bundle, None) if bundle is not None else None
+        if score is None:
+            score = Score.unscored(r["task_id"], "", str(r.get("detail") or "no bundle"))
+        agent = None
+        if bundle is not None:
+            try:
+                agent = json.loads((bundle / "episode.json").read_text(encoding="utf-8")).get("agent")
+            except (OSError, ValueError):
+                pass
+        trials.append(Trial(score, bundle or out, agent or r["agent"], label))
+    parts = []
+    groups = compute_groups(trials, ks=ks)
+    for (agent, lab), m in groups.items():
+        parts.append(f"== agent {agent or '(not recorded)'}   run {lab}")
+        parts.append(m.table())
+        parts.append("")
+    return "\n".join(parts).rstrip()
+

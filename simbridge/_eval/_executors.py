@@ -1,0 +1,237 @@
+"""Where attempts run: child processes on this machine (admitted by measured cost), or Ray tasks
+on a cluster (admitted by Ray, by the custom resources each node advertises).
+
+Both have the same small interface for the driver: `can_start(job)`, `start(job)`,
+`wait(timeout_s) -> [(job, outcome)]`, `stop()`. An outcome is the dict `run_attempt` returns,
+or {"status": "harness_error", "fault": …} when the attempt was lost (its process or node died).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from simbridge._errors import SimbridgeError
+from simbridge._eval._cost import Budget, SimCost, cost_of
+from simbridge._eval._episode import OUTCOME_PREFIX, run_attempt, tar_bytes, untar_into
+from simbridge._eval._plan import EpisodeSpec
+
+
+@dataclass
+class Job:
+    spec: EpisodeSpec
+    attempt: int
+    dest: Path
+    submit_wall: float = 0.0
+    handle: Any = None
+    cost: SimCost | None = field(default=None, repr=False)
+
+
+def lost(detail: str) -> dict[str, Any]:
+    return {"status": "harness_error", "detail": detail, "fault": detail, "score": None, "sim_s": 0.0}
+
+
+def _spec_resource(spec: EpisodeSpec) -> str:
+    return next((r for r in spec.resources if r.startswith("sim:")), f"sim:{spec.sim}")
+
+
+class LocalExecutor:
+    """Each attempt a child process (`python -m simbridge._eval._episode`) that dies with the driver."""
+
+    name = "local"
+
+    def __init__(self, max_parallel: int | None = None, env: dict[str, str] | None = None) -> None:
+        self.budget = Budget.here()
+        self.max_parallel = max_parallel
+        self.env = env
+        self.jobs: list[Job] = []
+
+    def describe(self, specs: list[EpisodeSpec]) -> str:
+        sims = sorted({_spec_resource(s) for s in specs})
+        caps = ", ".join(f"{r.removeprefix('sim:')} {self.budget.capacity(cost_of(r))} at once" for r in sims)
+        cap = f"; at most {self.max_parallel} (--max-parallel)" if self.max_parallel else ""
+        return (f"local executor: {self.budget.cpu_cores:g} cores, {self.budget.mem_mb / 1024:.1f} GB for "
+                f"episodes: {caps}{cap}")
+
+    def can_start(self, job: Job) -> bool:
+        if self.max_parallel is not None and len(self.jobs) >= self.max_parallel:
+            return False
+        return self.budget.fits(cost_of(_spec_resource(job.spec)))
+
+    def start(self, job: Job) -> None:
+        from simbridge._providers._procs import _die_with_parent
+
+        job.dest.parent.mkdir(parents=True, exist_ok=True)
+        spec_file = job.dest.parent / f"{job.dest.name}.spec.json"
+        spec_file.write_text(json.dumps(job.spec.to_json()))
+        log = open(job.dest.parent / f"{job.dest.name}.log", "wb")
+        job.cost = cost_of(_spec_resource(job.spec))
+        self.budget.take(job.cost)
+        job.submit_wall = time.time()
+        try:
+            job.handle = subprocess.Popen([sys.executable, "-m", "simbridge._eval._episode", str(spec_file),
+                                           str(job.dest)], stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL,
+                                          env=self.env, preexec_fn=_die_with_parent)
+        finally:
+            log.close()
+        self.jobs.append(job)
+
+    def wait(self, timeout_s: float) -> list[tuple[Job, dict[str, Any]]]:
+        t_end = time.monotonic() + timeout_s
+        while True:
+            done = [j for j in self.jobs if j.handle.poll() is not None]
+            if done or time.monotonic() >= t_end:
+                break
+            time.sleep(0.05)
+        out = []
+        for j in done:
+            self.jobs.remove(j)
+            assert j.cost is not None
+            self.budget.give(j.cost)
+            text = j.handle.stdout.read().decode("utf-8", "replace")
+            j.handle.stdout.close()
+            line = next((ln for ln in reversed(text.splitlines()) if ln.startswith(OUTCOME_PREFIX)), None)
+            code = j.handle.returncode
+            if line is not None and code == 0:
+                outcome = json.loads(line[len(OUTCOME_PREFIX):])
+            else:
+                how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+                outcome = lost(f"the episode's process died ({how}); see {j.dest.name}.log")
+            outcome.setdefault("host", os.uname().nodename)
+            out.append((j, outcome))
+        return out
+
+    def running(self) -> int:
+        return len(self.jobs)
+
+    def stop(self) -> None:
+        """SIGTERM every child (each closes its bundle as interrupted), then wait for them."""
+        for j in self.jobs:
+            if j.handle.poll() is None:
+                j.handle.terminate()
+        t_end = time.monotonic() + 20
+        for j in self.jobs:
+            try:
+                j.handle.wait(max(0.1, t_end - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                j.handle.kill()
+                j.handle.wait()
+
+
+def ray_episode(spec_json: dict[str, Any], attempt: int) -> dict[str, Any]:
+    """The Ray task: run the attempt in a scratch directory on whichever node Ray picked and
+    return its outcome and the bundle as tar bytes (nodes share no disk with the driver)."""
+    import shutil
+    import tempfile
+
+    import ray
+
+    spec = EpisodeSpec.from_json(spec_json)
+    scratch = Path(tempfile.mkdtemp(prefix="simbridge-eval-"))
+    try:
+        bundle = scratch / f"attempt-{attempt}"
+        lines: list[str] = []
+        outcome = run_attempt(spec, bundle, say=lines.append)
+        outcome["node_id"] = ray.get_runtime_context().get_node_id()
+        outcome["log"] = "\n".join(lines)
+        return {"outcome": outcome, "tar": tar_bytes(bundle) if bundle.exists() else None}
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+class RayExecutor:
+    """Each attempt a Ray task asking for the resources the episode names (`sim:jsbsim`, …),
+    and the measured CPU share of its simulator; Ray never retries it (the driver does, keeping
+    every attempt)."""
+
+    name = "ray"
+
+    def __init__(self, address: str, max_parallel: int | None = None,
+                 runtime_env: dict[str, Any] | None = None) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise SimbridgeError("--ray needs Ray: pip install 'simbridge[eval]'") from None
+        self.ray = ray
+        try:
+            ray.init(address=address, logging_level="ERROR", log_to_driver=False, runtime_env=runtime_env,
+                     configure_logging=True)
+        except (ConnectionError, ValueError, RuntimeError) as exc:
+            raise SimbridgeError(f"--ray {address}: cannot connect to the Ray cluster: {exc}".splitlines()[0]) from None
+        self.remote = ray.remote(max_retries=0)(ray_episode)
+        self.max_parallel = max_parallel
+        self.jobs: dict[Any, Job] = {}
+
+    def nodes(self) -> list[dict[str, Any]]:
+        return [n for n in self.ray.nodes() if n.get("Alive")]
+
+    def check(self, specs: list[EpisodeSpec]) -> None:
+        """Every episode's resources are advertised by some live node, else one line naming them."""
+        nodes = self.nodes()
+        for need in sorted({tuple(sorted(s.resources.items())) for s in specs}):
+            if not any(all(n["Resources"].get(r, 0) >= q for r, q in need) for n in nodes):
+                have = sorted({r for n in nodes for r in n["Resources"] if ":" in r})
+                raise SimbridgeError(f"no node of the Ray cluster advertises {' + '.join(r for r, _ in need)} "
+                                     f"(advertised: {', '.join(have) or 'no sim:/provider: resources'}); start one "
+                                     "with ray start --resources '{\"" + need[0][0] + "\": 1}'")
+
+    def describe(self, specs: list[EpisodeSpec]) -> str:
+        nodes = self.nodes()
+        res = {r: sum(n["Resources"].get(r, 0) for n in nodes) for n in nodes for r in n["Resources"] if ":" in r}
+        cap = f"; at most {self.max_parallel} (--max-parallel)" if self.max_parallel else ""
+        return (f"ray executor: {len(nodes)} nodes, " + ", ".join(f"{r} {v:g}" for r, v in sorted(res.items()))
+                + cap)
+
+    def can_start(self, job: Job) -> bool:
+        return self.max_parallel is None or len(self.jobs) < self.max_parallel
+
+    def start(self, job: Job) -> None:
+        job.cost = cost_of(_spec_resource(job.spec))
+        job.submit_wall = time.time()
+        ref = self.remote.options(resources=dict(job.spec.resources), num_cpus=job.cost.cpu_cores,
+                                  name=job.spec.episode_id).remote(job.spec.to_json(), job.attempt)
+        job.handle = ref
+        self.jobs[ref] = job
+
+    def wait(self, timeout_s: float) -> list[tuple[Job, dict[str, Any]]]:
+        if not self.jobs:
+            time.sleep(min(timeout_s, 0.05))
+            return []
+        ready, rest = self.ray.wait(list(self.jobs), num_returns=1, timeout=timeout_s, fetch_local=False)
+        if ready and rest:
+            ready += self.ray.wait(rest, num_returns=len(rest), timeout=0, fetch_local=False)[0]
+        out = []
+        for ref in ready:
+            job = self.jobs.pop(ref)
+            try:
+                res = self.ray.get(ref)
+            except self.ray.exceptions.RayError as exc:  # node died, worker crashed, task raised
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                out.append((job, lost(f"{type(exc).__name__}: {first}"[:300])))
+                continue
+            outcome = res["outcome"]
+            if res.get("tar") is not None:
+                untar_into(res["tar"], job.dest)
+            log = outcome.pop("log", "")
+            job.dest.parent.mkdir(parents=True, exist_ok=True)
+            (job.dest.parent / f"{job.dest.name}.log").write_text(log + "\n" if log else "")
+            out.append((job, outcome))
+        return out
+
+    def running(self) -> int:
+        return len(self.jobs)
+
+    def stop(self) -> None:
+        for ref in list(self.jobs):
+            try:
+                self.ray.cancel(ref, force=False)
+            except Exception:
+                pass
+        self.jobs.clear()
+        self.ray.shutdown()

@@ -1,0 +1,141 @@
+"""The suite file: which tasks, on which simulators, with which agents, how many trials, and how
+episodes run (provider, lockstep, time-limit scale, retries). Validated with pydantic; every
+problem is one line naming the file and the field, like a task spec.
+
+    name: smoke
+    trials: 1
+    time_limit_scale: 0.1      # each task's limit × 0.1 (flagged time_limit_cut in episode.json)
+    retries: 1                 # harness faults (unscored) are retried this often; agent failures never
+    matrix:
+      - tasks: [T09, T16]      # ids, `tag:NAME`, or `all-runnable`
+        sims: [jsbsim]
+        agents: [reference, noop]
+
+`tasks`/`sims`/`agents` at the top level are a shorthand for a single matrix entry. A
+`scripted:FILE` agent's FILE is relative to the suite file and shipped to the node that runs the
+episode (nodes share no disk).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from simbridge._errors import SimbridgeError
+
+
+class SuiteError(SimbridgeError):
+    """A suite file is malformed: names the file, the field and what is wrong."""
+
+
+_TASK_REF = re.compile(r"^(T\d{2}(@[A-Z0-9]+)?|tag:[\w.-]+|all-runnable)$")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+class MatrixEntry(_Model):
+    """One block of the suite: every task × sim × agent in it, `trials` times."""
+
+    tasks: list[str] = Field(min_length=1, description="task ids (T09, T01@PHJR), `tag:NAME` or `all-runnable`")
+    sims: list[str] = Field(min_length=1, description="simulator names (jsbsim, flightgear, …) or module:Class")
+    agents: list[str] = Field(min_length=1, description="agent strings as `simbridge run --agent` takes them")
+    trials: int | None = Field(default=None, ge=1, le=1000, description="trials per cell (default: the suite's)")
+
+    @field_validator("tasks")
+    @classmethod
+    def _task_refs(cls, refs: list[str]) -> list[str]:
+        for r in refs:
+            if not isinstance(r, str) or not _TASK_REF.match(r):
+                raise ValueError(f"{r!r} is not a task id (T09, T01@PHJR), tag:NAME or all-runnable")
+        return refs
+
+    @field_validator("agents")
+    @classmethod
+    def _agent_strings(cls, agents: list[str]) -> list[str]:
+        for a in agents:
+            if a in ("mcp", "human"):
+                raise ValueError(f"agent {a!r} waits for a person or an external client; a suite needs agents "
+                                 "that run by themselves (noop, reference, scripted:FILE, py:MODULE:FACTORY)")
+        return agents
+
+
+class Suite(_Model):
+    name: str = Field(pattern=r"^[\w.-]+$", description="label of the run in metrics")
+    trials: int = Field(default=1, ge=1, le=1000)
+    provider: Literal["local", "netns", "vm"] = "local"
+    lockstep: bool = False
+    #: each task's time limit × this (0 < scale ≤ 1); below 1 the episode is flagged time_limit_cut
+    time_limit_scale: float = Field(default=1.0, gt=0, le=1)
+    #: an absolute cap on any episode's time limit (simulator seconds), applied after the scale
+    max_time_limit_s: float | None = Field(default=None, gt=0)
+    #: attempts after the first for an episode that ends in a harness fault
+    retries: int = Field(default=1, ge=0, le=10)
+    frame_hz: float = Field(default=1.0, ge=0, le=30)
+    #: seed of trial 1 (trial k uses seed + k - 1), as `simbridge run --seed`
+    seed: int | None = None
+    unisolated: bool = False
+    matrix: list[MatrixEntry] = Field(default_factory=list)
+    # shorthand for a single matrix entry
+    tasks: list[str] | None = None
+    sims: list[str] | None = None
+    agents: list[str] | None = None
+
+    @model_validator(mode="after")
+    def _shorthand(self) -> "Suite":
+        given = [self.tasks is not None, self.sims is not None, self.agents is not None]
+        if any(given):
+            if not all(given):
+                missing = [n for n, g in zip(("tasks", "sims", "agents"), given) if not g][0]
+                raise ValueError(f"field '{missing}' is missing (top-level tasks, sims and agents go together)")
+            self.matrix = [MatrixEntry(tasks=self.tasks or [], sims=self.sims or [], agents=self.agents or []),
+                           *self.matrix]
+            self.tasks = self.sims = self.agents = None
+        if not self.matrix:
+            raise ValueError("field 'matrix' is missing: say which tasks, sims and agents to run")
+        return self
+
+    def time_limit_s(self, task_limit_s: float) -> float | None:
+        """The episode's time limit, or None for the task's own."""
+        limit = task_limit_s * self.time_limit_scale
+        if self.max_time_limit_s is not None:
+            limit = min(limit, self.max_time_limit_s)
+        return None if math.isclose(limit, task_limit_s) or limit >= task_limit_s else limit
+
+
+def _loc(loc: tuple) -> str:
+    return ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in loc).replace(".[", "[")
+
+
+def load_suite(path: Path) -> Suite:
+    """The suite in `path`; SuiteError of one line naming the file, the line or field."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SuiteError(f"{path}: no such suite file") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}:" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SuiteError(f"{path}:{where} not valid YAML: {problem}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SuiteError(f"{path}: cannot read: {exc}") from None
+    if not isinstance(data, dict):
+        raise SuiteError(f"{path}: expected a mapping of suite fields (name, matrix, …) at the top level")
+    data.setdefault("name", path.stem)
+    try:
+        return Suite.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        msg = err["msg"].removeprefix("Value error, ")
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        if not err["loc"] and msg.startswith("field '"):
+            raise SuiteError(f"{path}: {msg}{more}") from None
+        raise SuiteError(f"{path}: field '{_loc(err['loc']) or '?'}': {msg}{more}") from None

@@ -77,6 +77,7 @@ ADAPTERS: tuple[AdapterSpec, ...] = (
     AdapterSpec("jsbsim", session=f"{_A}.jsbsim:JSBSimSession"),
     AdapterSpec("flightgear", session=f"{_A}.flightgear:FlightGearSession", recorder=f"{_A}.flightgear:TelnetRecorder"),
     AdapterSpec("xplane", session=f"{_A}.xplane:XPlaneSession", recorder=f"{_A}.xplane:XPlaneRecorder"),
+    AdapterSpec("msfs", session=f"{_A}.msfs:MsfsSession", recorder=f"{_A}.msfs:MsfsRecorder"),
     AdapterSpec("carla", session=f"{_A}.carla:CarlaSession", importers={"carla": ImporterSpec(
         f"{_A}.carla:import_recording", help="a CARLA recorder file (client.start_recorder)",
         file_help="recorder file (.log)", default_task="T18",

@@ -1,0 +1,83 @@
+"""Record-only mode: log an already running MSFS into a bundle, no agent and no setup.
+
+`simbridge record --sim msfs --host H --port P` connects over SimConnect's network protocol,
+records every mapped signal per sim frame (thinned to --hz) and stops after `seconds` of
+simulator time. A lost connection or MSFS quitting ends the bundle as harness_error (unscored);
+the wall-time bound ends a paused simulator's recording as a timeout.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from simbridge._bundle import BundleWriter, EpisodeInfo
+from simbridge._errors import HarnessError
+from simbridge.adapters.msfs import _mapping
+from simbridge.adapters.msfs._client import SimConnectClient
+from simbridge.adapters.msfs._logger import MsfsLogger
+from simbridge.adapters.msfs._session import SIMCONNECT_PORT
+from simbridge.adapters.msfs._transport import make_transport
+from simbridge.adapters.msfs._wire import Protocol
+
+
+class MsfsRecorder:
+    def __init__(self, host: str, port: int | None = None, *, protocol: Protocol = Protocol.KITTYHAWK,
+                 ready_timeout_s: float = 10.0, stale_after_s: float = 5.0) -> None:
+        self.host, self.port = host, port or SIMCONNECT_PORT
+        self.protocol = protocol
+        self.ready_timeout_s, self.stale_after_s = ready_timeout_s, stale_after_s
+
+    def record(self, out: str | Path, *, seconds: float, hz: int = 50, task_id: str | None = None) -> Path:
+        client = SimConnectClient(lambda: make_transport(self.host, self.port, protocol=self.protocol, prefer="tcp"),
+                                  app_name="simbridge recorder")
+        rows = _mapping.select(None)
+        logger = MsfsLogger(client, rows, hz=hz)
+        episode = EpisodeInfo(task_id=task_id or "record", sim="msfs", adapter="simbridge.adapters.msfs",
+                              provider="none", agent="none", sample_rate_hz=float(hz), flags=["record_only"],
+                              host=f"{self.host}:{self.port}", clock="SIMULATION TIME")
+        writer: BundleWriter | None = None
+        try:
+            server = client.open(self.ready_timeout_s)
+            episode.sim_version = ".".join(map(str, server.application_version))
+            logger.subscribe()
+            logger.start()
+            client.end_setup()
+            writer = BundleWriter(out, episode, logger.signals)
+            status, detail = "completed", ""
+            wall_start = time.monotonic()
+            wall_deadline = wall_start + 2 * seconds + 10
+            done = False
+            while not done:
+                for s in logger.samples():
+                    if s.t_sim > seconds:
+                        done = True
+                        break
+                    writer.sample(s.t_sim, s.values)
+                for ev in logger.events():
+                    writer.event(ev.t_sim, ev.kind, ev.data)
+                if done:
+                    break
+                if not client.connected:
+                    status, detail = "harness_error", f"SimConnect lost: {client.lost}"
+                    break
+                last = client.last_message_mono
+                if not logger.paused and last is not None and time.monotonic() - last > self.stale_after_s:
+                    status, detail = "harness_error", f"no SimConnect data for {self.stale_after_s:g} s"
+                    break
+                if logger.t0 is None and time.monotonic() - wall_start > self.ready_timeout_s:
+                    status, detail = "harness_error", f"no sim-frame data within {self.ready_timeout_s:g} s"
+                    break
+                if time.monotonic() > wall_deadline:
+                    status, detail = "timeout", f"simulator time reached {logger.t_sim:.1f} s of {seconds:g} s (paused?)"
+                    break
+                time.sleep(0.01)
+            if client.exceptions:
+                writer.episode.flags.append("simconnect_exceptions")
+            return writer.finish(status, detail)  # type: ignore[arg-type]
+        except HarnessError:
+            if writer is not None:
+                writer.finish("harness_error", "recording failed")
+            raise
+        finally:
+            client.close()

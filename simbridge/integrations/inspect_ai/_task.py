@@ -1,0 +1,367 @@
+"""`inspect eval simbridge/gui_task -T task=T16 -T sim=jsbsim --model PROVIDER/MODEL`.
+
+One sample per (task, simulator). The prompt is the task's brief (the instruction for that
+simulator, its controls, its time limit) with its text input documents inlined. The model gets
+one tool named `computer` whose name and parameters are exactly those of Inspect's own
+`inspect_ai.tool.computer()` (providers with native computer use, Anthropic and OpenAI, check
+exactly that and take their native path), served by simbridge's agent port through
+`_actions.computer_call`; `done` / `give_up`; and the port's file tools where the task has
+input documents or asks for an answer file.
+
+Why a solver and not a sandbox environment: an Inspect sandbox is an exec/read/write box that
+lives as long as a sample's tools, whereas a simbridge episode is a simulator with a clock, a
+recording and an end of its own (time limit, crash, done) that `run_trial` already owns and
+tears down. The solver runs `run_trial` itself (`LiveEpisode`) and ends it in a `finally` under
+a shielded cancel scope, so a model error, a limit or a cancelled eval still closes, tears
+down and scores the bundle.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+from pathlib import Path
+from typing import Any
+
+import anyio
+from inspect_ai import Epochs, Task, task
+from inspect_ai.dataset import Sample
+from inspect_ai.model import ContentImage, ContentText
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.tool import Tool, ToolError, ToolResult, tool
+from inspect_ai.util import store
+
+from simbridge._errors import SimbridgeError
+from simbridge.integrations._episode import EpisodeConfig, LiveEpisode
+
+log = logging.getLogger(__name__)
+
+#: store keys (the store is in the eval log: `simbridge verify` / `report` work on its bundle path)
+BUNDLE_KEY = "simbridge_bundle"
+RESULT_KEY = "simbridge_result"
+#: largest text input inlined in the prompt (bigger ones are read with read_file)
+INLINE_MAX_BYTES = 64_000
+
+
+# ------------------------------------------------------------------------------------------ dataset
+def parse_tasks(spec: str) -> list[tuple[str, str | None]]:
+    """`T16`, `T16,T09` or a suite YAML (`tasks:` a list of ids, or of {id|task, sim}) →
+    [(task id, sim or None)]. Raises SimbridgeError naming the file and entry that is wrong."""
+    import yaml
+
+    spec = str(spec).strip()
+    if spec.endswith((".yaml", ".yml")):
+        path = Path(spec)
+        if not path.is_file():
+            raise SimbridgeError(f"suite file {spec}: not found")
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            raise SimbridgeError(f"suite file {spec}: not valid YAML ({str(exc).splitlines()[0]})") from None
+        items = data.get("tasks") if isinstance(data, dict) else data
+        if not isinstance(items, list) or not items:
+            raise SimbridgeError(f"suite file {spec}: needs a non-empty 'tasks:' list of task ids")
+        out: list[tuple[str, str | None]] = []
+        for i, item in enumerate(items):
+            if isinstance(item, str):
+                out.append((item, None))
+            elif isinstance(item, dict) and isinstance(item.get("id", item.get("task")), str):
+                sims = item.get("sims", item.get("sim"))
+                for sim in (sims if isinstance(sims, list) else [sims]):
+                    out.append((item.get("id", item.get("task")), None if sim is None else str(sim)))
+            else:
+                raise SimbridgeError(f"suite file {spec}: tasks[{i}]={item!r} is not a task id or {{id, sim}}")
+        return out
+    ids = [t.strip() for t in spec.split(",") if t.strip()]
+    if not ids:
+        raise SimbridgeError("task: give a task id (T16), a comma list (T16,T09) or a suite .yaml file")
+    return [(t, None) for t in ids]
+
+
+def _default_sim(task_id: str) -> str:
+    from simbridge.integrations._episode import runnable_pairs
+
+    for tid, sim in runnable_pairs():
+        if tid == task_id:
+            return sim
+    raise SimbridgeError(f"task {task_id}: none of its simulators can run here (name one with -T sim=...)")
+
+
+def _prompt(task_id: str, sim: str, lockstep: bool, time_limit_s: float | None) -> str:
+    from simbridge._agent_port import make_brief
+    from simbridge._runner import _check_sim, resolve_session
+    from simbridge._task import load_task, tasks_dir
+
+    spec = load_task(task_id)
+    _check_sim(spec, sim)
+    cls = resolve_session(sim)
+    limit = min(spec.time_limit_s, time_limit_s) if time_limit_s else spec.time_limit_s
+    text = make_brief(spec, sim, time_limit_s=limit, lockstep=lockstep,
+                      controls=tuple(getattr(cls, "controls", ()))).text()
+    parts = [text]
+    for f in spec.inputs:
+        if not f.source:
+            continue
+        data = (tasks_dir() / f.source).read_bytes()
+        try:
+            body = data.decode("utf-8") if len(data) <= INLINE_MAX_BYTES else None
+        except UnicodeDecodeError:
+            body = None
+        if body is not None:
+            parts.append(f"\n--- {f.path} ({f.description}) ---\n{body}")
+        else:
+            parts.append(f"\n--- {f.path} ({f.description}): {len(data)} bytes, read it with read_file "
+                         f"(encoding base64) ---")
+    return "\n".join(parts)
+
+
+def _has_files(task_id: str) -> bool:
+    from simbridge._task import load_task
+
+    spec = load_task(task_id)
+    return bool(spec.inputs) or any(k.startswith("end.answer") for k in spec.snapshots)
+
+
+def make_samples(task: str, sim: str | None, lockstep: bool, time_limit_s: float | None) -> list[Sample]:
+    pairs: list[tuple[str, str]] = []
+    for tid, s in parse_tasks(task):
+        sims = [x.strip() for x in sim.split(",")] if (s is None and sim) else [s or _default_sim(tid)]
+        pairs += [(tid, x) for x in sims]
+    samples = []
+    for tid, s in dict.fromkeys(pairs):
+        samples.append(Sample(id=f"{tid}-{s}", input=_prompt(tid, s, lockstep, time_limit_s),
+                              metadata={"task": tid, "sim": s, "files": _has_files(tid)}))
+    return samples
+
+
+# ------------------------------------------------------------------------------------------ tools
+def _image(shot: Any) -> ContentImage:
+    return ContentImage(image=f"data:{shot.mime_type};base64,{base64.b64encode(shot.data).decode('ascii')}")
+
+
+class _Turn:
+    """The tools' shared state for one sample: the port client and whether the agent ended it."""
+
+    def __init__(self, client: Any, screenshot_after: bool) -> None:
+        self.client = client
+        self.screenshot_after = screenshot_after
+        self.ended: str | None = None
+
+    async def call(self, fn: Any, *args: Any, **kw: Any) -> Any:
+        from simbridge._agent_port import EpisodeOver
+
+        try:
+            return await anyio.to_thread.run_sync(lambda: fn(*args, **kw))
+        except EpisodeOver as exc:
+            self.ended = self.ended or "over"
+            raise ToolError(str(exc)) from None
+        except SimbridgeError as exc:  # the model's mistake (bad argument) or a harness fault: said to the model
+            raise ToolError(str(exc)) from None
+
+
+def computer_tool(turn: _Turn) -> Tool:
+    """The `computer` tool, parameter for parameter Inspect's own."""
+
+    @tool(name="computer")
+    def computer() -> Tool:
+        async def execute(
+            action: str | None = None,
+            coordinate: list[int] | None = None,
+            duration: int | None = None,
+            region: list[int] | None = None,
+            scroll_amount: int | None = None,
+            scroll_direction: str | None = None,
+            start_coordinate: list[int] | None = None,
+            text: str | None = None,
+            repeat: int | None = None,
+            press_enter: bool | None = None,
+            actions: list[dict[str, object]] | None = None,
+        ) -> ToolResult:
+            """Use a mouse and keyboard on the simulator's screen (screen pixel coordinates).
+
+            Args:
+              action: key, hold_key, type, cursor_position, mouse_move, left_mouse_down, left_mouse_up, left_click, left_click_drag, right_click, middle_click, back_click, forward_click, double_click, triple_click, scroll, wait, screenshot, zoom.
+              coordinate: [x, y] to move to, click at, drag to or scroll at.
+              duration: Seconds of task time to wait (wait) or to hold the key (hold_key).
+              region: [x0, y0, x1, y1] to zoom into (zoom).
+              scroll_amount: Wheel clicks (scroll).
+              scroll_direction: up, down, left or right (scroll).
+              start_coordinate: [x, y] where a left_click_drag starts.
+              text: Text to type, key (xdotool spelling: 'Return', 'ctrl+a') to press, or modifier keys held during a click or scroll.
+              repeat: How many times to press the key (key), 1-100.
+              press_enter: Press Return after typing (type).
+              actions: A list of action objects to run one after another.
+            """
+            args = {k: v for k, v in dict(action=action, coordinate=coordinate, duration=duration, region=region,
+                                          scroll_amount=scroll_amount, scroll_direction=scroll_direction,
+                                          start_coordinate=start_coordinate, text=text, repeat=repeat,
+                                          press_enter=press_enter, actions=actions).items() if v is not None}
+            out = await turn.call(turn.client.computer, **args)
+            from simbridge._agent_port import Screenshot
+
+            if isinstance(out, Screenshot):
+                return [_image(out)]
+            said = f"cursor at {out[0]}, {out[1]}" if isinstance(out, tuple) else "ok"
+            if turn.screenshot_after and action != "cursor_position":
+                shot = await turn.call(turn.client.screenshot)
+                return [ContentText(text=said), _image(shot)]
+            return said
+
+        return execute
+
+    return computer()
+
+
+def end_tools(turn: _Turn) -> list[Tool]:
+    @tool(name="done")
+    def done() -> Tool:
+        async def execute(reason: str = "") -> str:
+            """Declare the task complete; ends the episode (nothing is accepted after it).
+
+            Args:
+              reason: Why you believe the task is complete.
+            """
+            await turn.call(turn.client.done, reason)
+            turn.ended = "done"
+            return "episode ended: done"
+
+        return execute
+
+    @tool(name="give_up")
+    def give_up() -> Tool:
+        async def execute(reason: str = "") -> str:
+            """Stop without completing the task; ends the episode.
+
+            Args:
+              reason: Why you stop.
+            """
+            await turn.call(turn.client.give_up, reason)
+            turn.ended = "give_up"
+            return "episode ended: gave up"
+
+        return execute
+
+    return [done(), give_up()]
+
+
+def file_tools(turn: _Turn) -> list[Tool]:
+    import json
+
+    @tool(name="list_files")
+    def list_files() -> Tool:
+        async def execute() -> str:
+            """Files in your folder (task documents under input/, read-only) as JSON [{path, bytes, writable}]."""
+            return json.dumps(await turn.call(turn.client.list_files))
+
+        return execute
+
+    @tool(name="read_file")
+    def read_file() -> Tool:
+        async def execute(path: str, encoding: str = "text") -> str:
+            """A file in your folder.
+
+            Args:
+              path: Relative path, e.g. input/load.json.
+              encoding: text, or base64 for PDFs and images.
+            """
+            return str(await turn.call(turn.client.read_file, path, encoding))
+
+        return execute
+
+    @tool(name="write_file")
+    def write_file() -> Tool:
+        async def execute(path: str, text: str) -> str:
+            """Write a text file into your folder (e.g. answer.json when the task asks for it).
+
+            Args:
+              path: Relative path, e.g. answer.json.
+              text: The file's content.
+            """
+            n = await turn.call(turn.client.write_file, path, text)
+            return f"wrote {n} bytes to {path}"
+
+        return execute
+
+    return [list_files(), read_file(), write_file()]
+
+
+# ------------------------------------------------------------------------------------------ solver, scorer
+@solver
+def simbridge_episode(provider: str = "local", lockstep: bool = False, lockstep_slice_s: float = 0.1,
+                      time_limit_s: float | None = None, frame_hz: float = 1.0, out: str | None = None,
+                      max_steps: int = 500, screenshot_after: bool = True) -> Solver:
+    """Run the sample's episode: up before the model's first turn, torn down and scored after
+    its last (also on error and cancellation); the model acts through the tools until it calls
+    done/give_up, answers without a tool call, or the episode ends (time limit, crash)."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        md = state.metadata
+        cfg = EpisodeConfig(task=md["task"], sim=md["sim"], provider=provider, lockstep=bool(lockstep),
+                            lockstep_slice_s=float(lockstep_slice_s),
+                            time_limit_s=None if time_limit_s is None else float(time_limit_s),
+                            frame_hz=float(frame_hz), out=Path(out) if out else None,
+                            agent_name=f"inspect:{state.model}")
+        ep = LiveEpisode(cfg, trial=state.epoch)
+        store().set(BUNDLE_KEY, str(ep.path))
+        try:
+            client = await anyio.to_thread.run_sync(ep.start)
+            turn = _Turn(client, bool(screenshot_after))
+            state.tools = [computer_tool(turn), *end_tools(turn), *(file_tools(turn) if md.get("files") else [])]
+            for _ in range(int(max_steps)):
+                state = await generate(state, tool_calls="single")
+                if turn.ended or ep.over or state.completed:
+                    break
+                if not state.output.message.tool_calls:
+                    break  # the model answered without acting: its turn is over
+        finally:
+            with anyio.CancelScope(shield=True):
+                result = await anyio.to_thread.run_sync(ep.finish)
+        score = result.score
+        store().set(RESULT_KEY, {"status": result.status, "detail": result.detail, "bundle": str(result.path),
+                                 "score": None if score is None else score.model_dump(mode="json")})
+        if score is None or score.status == "unscored":
+            reason = score.reason if score is not None else "no score"
+            raise SimbridgeError(f"unscored episode ({result.status}: {reason}); bundle {result.path}")
+        return state
+
+    return solve
+
+
+@scorer(metrics=[mean()])
+def simbridge_verifier() -> Scorer:
+    """The task's verifier on the recorded bundle (the runner's own score.json, re-checked by
+    `simbridge verify BUNDLE`)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        res = store().get(RESULT_KEY)
+        if not res or res.get("score") is None:
+            raise SimbridgeError(f"no simbridge result for sample {state.sample_id} (bundle {store().get(BUNDLE_KEY)})")
+        from simbridge._score import Score as SimScore
+
+        s = SimScore.model_validate(res["score"])
+        return Score(value=float(s.score or 0.0), answer=res["status"], explanation=s.table(),
+                     metadata={"components": [c.model_dump(mode="json") for c in s.components],
+                               "safety": [x.model_dump(mode="json") for x in s.safety],
+                               "success": s.success, "bundle": res["bundle"], "status": res["status"],
+                               "detail": res["detail"], "flags": list(s.flags)})
+
+    return score
+
+
+@task
+def gui_task(task: str = "T16", sim: str | None = None, provider: str = "local", lockstep: bool = False,
+             lockstep_slice_s: float = 0.1, time_limit_s: float | None = None, frame_hz: float = 1.0,
+             out: str | None = None, epochs: int = 1, max_steps: int = 500, screenshot_after: bool = True) -> Task:
+    """simbridge GUI tasks: `-T task=T16|T16,T09|suite.yaml -T sim=jsbsim [-T provider=netns]
+    [-T lockstep=true] [-T time_limit_s=60] [-T epochs=K]` (pass@K and pass^K reducers; a pass is
+    a full score, which is simbridge's `success`)."""
+    k = max(1, int(epochs))
+    return Task(
+        dataset=make_samples(task, sim, bool(lockstep), None if time_limit_s is None else float(time_limit_s)),
+        solver=simbridge_episode(provider=provider, lockstep=bool(lockstep), lockstep_slice_s=lockstep_slice_s,
+                                 time_limit_s=time_limit_s, frame_hz=frame_hz, out=out, max_steps=max_steps,
+                                 screenshot_after=screenshot_after),
+        scorer=simbridge_verifier(),
+        epochs=Epochs(k, ["mean", f"pass_at_{k}", f"pass_k_{k}"]),
+    )

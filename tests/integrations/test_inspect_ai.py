@@ -1,0 +1,125 @@
+"""simbridge tasks in Inspect AI, run by Inspect itself (`inspect_ai.eval`) with its `mockllm`
+model scripted through `ModelOutput.for_tool_call`, on the real embedded JSBSim cockpit (T16,
+radios, in lockstep): partial credit lands in the log, a model that only talks scores 0, and a
+simulator killed mid-sample is a sample error, never a 0."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("inspect_ai")
+pytest.importorskip("jsbsim", reason="the jsbsim flight model package is not installed")
+
+from inspect_ai import eval as inspect_eval  # noqa: E402
+from inspect_ai.log import read_eval_log  # noqa: E402
+from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
+
+from simbridge import read_bundle  # noqa: E402
+from simbridge.adapters.jsbsim._layout import centre  # noqa: E402
+from simbridge.integrations.inspect_ai import gui_task, parse_tasks  # noqa: E402
+from simbridge._errors import SimbridgeError  # noqa: E402
+
+from integrations.helpers import cockpits, needs_xvfb  # noqa: E402
+
+MODEL = "mockllm/model"
+
+
+def _out(tool: str | None, args: dict | None = None, text: str = "") -> ModelOutput:
+    out = (ModelOutput.for_tool_call(MODEL, tool, args or {}) if tool else
+           ModelOutput.from_content(MODEL, text))
+    # usage given: mockllm then need not count tokens with tiktoken (whose data it would download)
+    out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
+    return out
+
+
+def _click(name: str) -> ModelOutput:
+    x, y = centre(name)
+    return _out("computer", {"action": "left_click", "coordinate": [x, y]})
+
+
+def _eval(tmp_path: Path, outputs) -> tuple:
+    task = gui_task(task="T16", sim="jsbsim", lockstep=True, time_limit_s=60, frame_hz=0, out=str(tmp_path / "runs"))
+    [log] = inspect_eval(task, model=get_model(MODEL, custom_outputs=outputs), log_dir=str(tmp_path / "logs"),
+                         display="none", log_format="eval")
+    log = read_eval_log(log.location)
+    [sample] = log.samples
+    return log, sample
+
+
+@needs_xvfb
+@pytest.mark.display
+@pytest.mark.slow
+def test_nav1_tuned_by_scripted_tool_calls_scores_its_partial_credit(tmp_path, no_leftovers):
+    # NAV1 standby 108.00 -> 114.10 (6 MHz + 2 × 50 kHz), swap: the 0.20 component; the rest untouched
+    script = [_out("computer", {"action": "screenshot"}),
+              *[_click("nav1:mhz+") for _ in range(6)], *[_click("nav1:khz+") for _ in range(2)],
+              _click("nav1:swap"), _out("computer", {"action": "wait", "duration": 1}),
+              _out("done", {"reason": "NAV1 set"})]
+    log, sample = _eval(tmp_path, script)
+    assert log.status == "success", log.error
+    assert sample.error is None
+    score = sample.scores["simbridge_verifier"]
+    assert score.value == pytest.approx(0.2)
+    assert score.answer == "completed"
+    md = score.metadata
+    earned = {c["name"]: c["earned"] for c in md["components"]}
+    assert earned == {"com1_active_standby": 0.0, "nav1": 1.0, "transponder": 0.0, "altimeter": 0.0}
+    assert md["success"] is False and "nav1" in score.explanation
+    bundle = Path(md["bundle"])
+    assert json.loads((bundle / "score.json").read_text())["score"] == pytest.approx(0.2)
+    kinds = [a["kind"] for a in read_bundle(bundle).actions]
+    assert kinds.count("click") == 9 and kinds[-1] == "done"
+    # the tool is served as Inspect's computer tool: screenshots come back as images
+    tool_msgs = [m for m in sample.messages if m.role == "tool"]
+    assert any(getattr(c, "type", "") == "image" for c in tool_msgs[0].content)
+    assert {r.name for r in log.results.scores[0].metrics.values()} >= {"mean"}
+    assert log.results.scores[0].metrics["mean"].value == pytest.approx(0.2)
+
+
+@needs_xvfb
+@pytest.mark.display
+@pytest.mark.slow
+def test_a_model_that_answers_without_acting_scores_zero(tmp_path, no_leftovers):
+    log, sample = _eval(tmp_path, [_out(None, text="I would set the radios, but I will not.")])
+    assert sample.error is None
+    score = sample.scores["simbridge_verifier"]
+    assert score.value == 0.0 and score.answer == "agent_quit"
+    assert Path(score.metadata["bundle"], "score.json").is_file()
+
+
+@needs_xvfb
+@pytest.mark.display
+@pytest.mark.slow
+def test_simulator_killed_mid_sample_is_a_sample_error_not_zero(tmp_path, no_leftovers):
+    def script():
+        yield _out("computer", {"action": "screenshot"})
+        for p in cockpits():  # the model thinks while the simulator dies under it
+            p.kill()
+        for _ in range(3):
+            yield _click("nav1:mhz+")
+        yield _out("done", {})
+
+    log, sample = _eval(tmp_path, script())
+    assert sample.error is not None
+    assert "unscored" in sample.error.message and "sim_crashed" in sample.error.message, sample.error.message
+    assert not sample.scores  # no 0 was recorded for it
+    bundle = Path(sample.store["simbridge_bundle"])
+    assert json.loads((bundle / "score.json").read_text())["status"] == "unscored"
+
+
+def test_task_lists_and_suite_files(tmp_path):
+    assert parse_tasks("T16, T09") == [("T16", None), ("T09", None)]
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("name: s\ntasks:\n  - T16\n  - {id: T09, sim: jsbsim}\n")
+    assert parse_tasks(str(suite)) == [("T16", None), ("T09", "jsbsim")]
+    suite.write_text("tasks: [7]\n")
+    with pytest.raises(SimbridgeError, match=r"suite.yaml: tasks\[0\]=7"):
+        parse_tasks(str(suite))
+    with pytest.raises(SimbridgeError, match="not found"):
+        parse_tasks(str(tmp_path / "missing.yaml"))
+    t = gui_task(task="T16,T09", sim="jsbsim", lockstep=True)
+    assert [s.id for s in t.dataset] == ["T16-jsbsim", "T09-jsbsim"]
+    assert "NAV1 to SJC VOR 114.100" in t.dataset[0].input

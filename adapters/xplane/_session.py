@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from simbridge._adapter import Sandbox, SimEvent, SimSession, StateSample
 from simbridge._errors import HarnessError
+from simbridge.adapters.kit import DerivedEvents, Drain, kill_group
 from simbridge.adapters.xplane import _mapping, _snapshots
 from simbridge.adapters.xplane._fms import FMS_PORT, FmsProbeClient
 from simbridge.adapters.xplane._lockdown import require_locked_down
@@ -62,10 +63,9 @@ class XPlaneSession(SimSession):
         self.web: WebApiClient | None = None
         self.fms: FmsProbeClient | None = None
         self.logger: RrefLogger | None = None
-        self._events: list[SimEvent] = []
+        self._events: Drain[SimEvent] = Drain()
         self._proc: Any = None
-        self._prev: dict[str, float] = {}
-        self._airborne = False
+        self._derived = DerivedEvents()
         self._info: dict[str, Any] = {"flags": []}
         self._stopped = False
 
@@ -102,7 +102,7 @@ class XPlaneSession(SimSession):
         self.logger.start(ready_timeout_s=o["ready_timeout_s"], require_data=self.plan.flight is not None)
         self._install_dir = o["install_dir"]
         self._info.update(sample_rate_hz=o["hz"], clock=_mapping.CLOCK_DATAREF,
-                          injections=[vars(i) for i in self.plan.injections])
+                          injections=[i.as_dict() for i in self.plan.injections])
 
     def _wait_web(self, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
@@ -126,25 +126,15 @@ class XPlaneSession(SimSession):
 
     def _watch(self, s: StateSample) -> None:
         v = s.values
-        for name, kind in (("crashed", "crash"), ("autopilot_on", "autopilot_change")):
-            if name in v and name in self._prev and v[name] != self._prev[name]:
-                if kind == "autopilot_change" or v[name] == 1:
-                    self._events.append(SimEvent(s.t_sim, kind, {name: v[name]}))
-        if v.get("on_ground") == 0:
-            self._airborne = True
-        for inj in self.plan.injections if self.plan else []:
-            if inj.injected_at_t is None and self._airborne and v.get("alt_agl_ft", -1e9) >= inj.agl_ft:
-                self.udp.set_dref(inj.dataref, FAILURE_INOPERATIVE)  # type: ignore[union-attr]
-                inj.injected_at_t = s.t_sim
-                self._events.append(SimEvent(s.t_sim, "failure_injected", {
-                    "system": inj.system, "dataref": inj.dataref, "value": FAILURE_INOPERATIVE,
-                    "trigger_agl_ft": round(inj.agl_ft, 1), "agl_ft": round(v["alt_agl_ft"], 1),
-                    "drawn_from_agl_ft": list(inj.drawn_from) if inj.drawn_from else None}))
-        self._prev.update(v)
+        self._events.extend(self._derived.update(s.t_sim, v))
+        if self.plan is None:
+            return
+        for f in self.plan.failures.due(s.t_sim, v):
+            self.udp.set_dref(f.target, FAILURE_INOPERATIVE)  # type: ignore[union-attr,arg-type]
+            self._events.put(self.plan.failures.event(f, s.t_sim, v, dataref=f.target, value=FAILURE_INOPERATIVE))
 
     def events(self) -> list[SimEvent]:
-        out, self._events = self._events, []
-        return out
+        return self._events.drain()
 
     def snapshot(self) -> dict[str, Any]:
         groups = self.plan.snapshot_groups if self.plan else ["position"]
@@ -162,8 +152,10 @@ class XPlaneSession(SimSession):
                 out["fms"] = {"error": str(exc)}
         out["airport"] = self._airport(out.get("position") or {})
         if self.plan is not None and self.plan.injections:
-            out["failure_agl_ft"] = round(self.plan.injections[0].agl_ft, 1)
-            out["failure_schedule"] = [{"system": i.system, "trigger_agl_ft": round(i.agl_ft, 1),
+            first = self.plan.injections[0].trigger_agl_ft
+            if first is not None:
+                out["failure_agl_ft"] = round(first, 1)
+            out["failure_schedule"] = [{"system": i.system, "trigger_agl_ft": i.as_dict()["trigger_agl_ft"],
                                         "injected_at_t": i.injected_at_t} for i in self.plan.injections]
         return out
 
@@ -238,9 +230,5 @@ class XPlaneSession(SimSession):
                     c.close()
                 except OSError:
                     pass
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.terminate()
-            try:
-                self._proc.wait(timeout=10)
-            except Exception:
-                self._proc.kill()
+        if self._proc is not None:
+            kill_group(self._proc, grace_s=10.0)

@@ -9,15 +9,16 @@ developer article's examples and are marked UNCONFIRMED until checked against a 
 Harness-injected failures (T11): the trigger height is drawn once per trial from the seed, so a
 re-run of the same seed fails the engine at the same height; the injection is a dataref write of
 the failure enum (6 = inoperative, UNCONFIRMED enum value) and is logged as `failure_injected`.
+The plan and its event are the adapter kit's (`simbridge.adapters.kit.FailurePlan`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from simbridge.adapters.kit import FailurePlan, PlannedFailure, draw_height
 from simbridge.adapters.xplane._mapping import TABLE
 
 if TYPE_CHECKING:
@@ -52,22 +53,19 @@ BASE_SIGNALS = ("lat_deg", "lon_deg", "alt_msl_ft", "alt_agl_ft", "ias_kt", "gs_
 
 
 @dataclass
-class FailureInjection:
-    system: str
-    dataref: str
-    agl_ft: float
-    drawn_from: tuple[float, float] | None = None
-    injected_at_t: float | None = None
-
-
-@dataclass
 class TaskPlan:
     task_id: str
     flight: dict[str, Any] | None
     signals: list[str]
     snapshot_groups: list[str]
-    injections: list[FailureInjection] = field(default_factory=list)
+    #: harness-injected failures (the kit's plan; each failure's `target` is its dataref)
+    failures: FailurePlan = field(default_factory=FailurePlan)
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def injections(self) -> list[PlannedFailure]:
+        """The planned failures, in task order."""
+        return self.failures.failures
 
 
 def aircraft_path(task: "TaskSpec") -> str:
@@ -140,11 +138,6 @@ def flight_init(task: "TaskSpec") -> dict[str, Any]:
     return flight
 
 
-def draw_height(task_id: str, seed: int | None, lo: float, hi: float) -> float:
-    """The trial's trigger height: uniform in [lo, hi], reproducible from (task, seed)."""
-    return random.Random(f"{task_id}:{seed}").uniform(lo, hi)
-
-
 def plan_task(task: "TaskSpec", seed: int | None = None) -> TaskPlan:
     base_id = task.id.split("@")[0]
     signals = [s for s in dict.fromkeys([*BASE_SIGNALS, *task.signals]) if s in TABLE]
@@ -157,23 +150,13 @@ def plan_task(task: "TaskSpec", seed: int | None = None) -> TaskPlan:
         plan.notes.append("no start location: the agent starts the flight through X-Plane's screens")
     if missing:
         plan.notes.append(f"no X-Plane mapping for {missing}; those columns stay empty")
-    failures = list(task.initial_state.failures)
-    if base_id == "T11" and not any(f.injected_by == "harness" for f in failures):
+    extra = []
+    if base_id == "T11" and not any(f.injected_by == "harness" for f in task.initial_state.failures):
         from simbridge._task import FailureSpec, FailureTrigger
 
-        failures.append(FailureSpec(system="engine", trigger=FailureTrigger(agl_ft_between=(400, 1200))))
-    for f in failures:
-        if f.injected_by != "harness":
-            continue
-        dataref = FAILURE_DATAREFS.get(f.system)
-        if dataref is None:
-            plan.notes.append(f"failure system {f.system!r} has no X-Plane dataref; not injected")
-            continue
-        if f.trigger.agl_ft_between is not None:
-            lo, hi = f.trigger.agl_ft_between
-            plan.injections.append(FailureInjection(f.system, dataref, draw_height(task.id, seed, lo, hi), (lo, hi)))
-        elif f.trigger.agl_ft is not None:
-            plan.injections.append(FailureInjection(f.system, dataref, f.trigger.agl_ft))
+        extra.append(FailureSpec(system="engine", trigger=FailureTrigger(agl_ft_between=(400, 1200))))
+    plan.failures = FailurePlan.from_task(task, seed, FAILURE_DATAREFS, extra=extra)
+    plan.notes += [f"{u} has no X-Plane dataref; not injected" for u in plan.failures.unsupported]
     if base_id == "T08":
         plan.snapshot_groups += ["time", "weather", "failures"]
     if base_id in ("T04", "T20"):
@@ -181,3 +164,6 @@ def plan_task(task: "TaskSpec", seed: int | None = None) -> TaskPlan:
     if base_id == "T11":
         plan.snapshot_groups += ["failures"]
     return plan
+
+
+__all__ = ["FAILURE_DATAREFS", "FAILURE_INOPERATIVE", "TaskPlan", "draw_height", "plan_task"]

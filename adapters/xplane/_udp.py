@@ -11,11 +11,11 @@ import socket
 import struct
 import threading
 import time
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from simbridge._errors import HarnessError
+from simbridge.adapters.kit import Drain
 from simbridge.adapters.xplane import _udp_wire as w
 from simbridge.adapters.xplane._transport import DatagramTransport
 
@@ -37,7 +37,7 @@ class UdpClient:
         self.index_to_name: dict[int, str] = {}
         self._next_index = 0
         self._pace_every, self._pace_s = pace_every, pace_s
-        self._queue: deque[RrefPacket] = deque(maxlen=max_queue)
+        self._queue: Drain[RrefPacket] = Drain(max_queue)
         self._reader: threading.Thread | None = None
         self._stop = threading.Event()
         self.packets_received = 0
@@ -118,16 +118,14 @@ class UdpClient:
                 if data is not None:
                     pkt = self._decode(data, time.monotonic())
                     if pkt is not None:
-                        self._queue.append(pkt)
+                        self._queue.put(pkt)
 
         self._reader = threading.Thread(target=run, name="xplane-rref-reader", daemon=True)
         self._reader.start()
 
     def drain(self) -> list[RrefPacket]:
-        out = []
-        while self._queue:
-            out.append(self._queue.popleft())
-        return out
+        """Packets the reader thread received since the last call, oldest first."""
+        return self._queue.drain()
 
     def stop_reader(self) -> None:
         if self._reader is not None:

@@ -105,13 +105,13 @@ def _variant(base: str, **changes):
 
 def test_t11_height_is_drawn_per_trial_from_the_seed():
     t11 = _variant("T02", id="T11")
-    heights = [plan_task(t11, seed=s).injections[0].agl_ft for s in range(200)]
+    heights = [plan_task(t11, seed=s).injections[0].trigger_agl_ft for s in range(200)]
     assert all(400 <= h <= 1200 for h in heights)
     assert max(heights) - min(heights) > 600            # spread over the range
-    assert plan_task(t11, seed=7).injections[0].agl_ft == plan_task(t11, seed=7).injections[0].agl_ft
+    assert plan_task(t11, seed=7).injections[0].trigger_agl_ft == plan_task(t11, seed=7).injections[0].trigger_agl_ft
     assert draw_height("T11", 1, 400, 1200) != draw_height("T11", 2, 400, 1200)
     inj = plan_task(t11, seed=3).injections[0]
-    assert (inj.system, inj.dataref, inj.drawn_from) == ("engine", "sim/operation/failures/rel_engfai0", (400, 1200))
+    assert (inj.system, inj.target, inj.drawn_from_agl_ft) == ("engine", "sim/operation/failures/rel_engfai0", (400, 1200))
 
 
 def test_t08_time_and_snapshot_groups():
@@ -141,7 +141,7 @@ def test_catalog_t08_starts_no_flight():
 
 def test_catalog_t11_engine_failure_from_the_yaml():
     plan = plan_task(load_task("T11"), seed=0)
-    assert len(plan.injections) == 1 and plan.injections[0].drawn_from == (400, 1200)
+    assert len(plan.injections) == 1 and plan.injections[0].drawn_from_agl_ft == (400, 1200)
     assert plan.flight["runway_start"] == {"airport_id": "KHAF", "runway": "30"}
 
 

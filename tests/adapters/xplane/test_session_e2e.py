@@ -93,7 +93,7 @@ def test_t11_engine_failure_injected_at_the_drawn_height(tmp_path):
         session = XPlaneSession(require_lockdown=False)
         session.start(t11, _sandbox(tmp_path, d), seed=42)
         try:
-            target = session.plan.injections[0].agl_ft
+            target = session.plan.injections[0].trigger_agl_ft
             writer = BundleWriter(tmp_path / "b", EpisodeInfo(task_id="T11", sim="xplane"), session.signals)
             deadline = time.monotonic() + 60
             events = []

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from simbridge._adapter import Sandbox, SimEvent, SimSession, StateSample
 from simbridge._errors import HarnessError
+from simbridge.adapters.kit import Drain
 
 if TYPE_CHECKING:
     from simbridge._task import TaskSpec
@@ -142,9 +143,9 @@ class CarlaSession(SimSession):
         self._window_factory = window_factory
         self._threaded = threaded
         self._realtime = realtime
-        self._lock = threading.Lock()
-        self._samples: list[StateSample] = []
-        self._events: list[SimEvent] = []
+        #: filled by the tick thread and the sensors' callbacks, drained by poll()/events()
+        self._samples: Drain[StateSample] = Drain()
+        self._events: Drain[SimEvent] = Drain()
         self._actors: list[Any] = []
         self._sensors: list[Any] = []
         self._thread: threading.Thread | None = None
@@ -294,15 +295,13 @@ class CarlaSession(SimSession):
         other = ev.other_actor
         type_id = getattr(other, "type_id", "") if other is not None else ""
         imp = ev.normal_impulse
-        with self._lock:
-            self._events.append(SimEvent(t, "collision", {
-                "other_kind": _other_kind(type_id), "other_id": getattr(other, "id", None),
-                "other_type_id": type_id, "impulse": math.sqrt(imp.x ** 2 + imp.y ** 2 + imp.z ** 2)}))
+        self._events.put(SimEvent(t, "collision", {
+            "other_kind": _other_kind(type_id), "other_id": getattr(other, "id", None),
+            "other_type_id": type_id, "impulse": math.sqrt(imp.x ** 2 + imp.y ** 2 + imp.z ** 2)}))
 
     def _on_invasion(self, ev: Any, t: float) -> None:
         marks = [str(m.type) for m in ev.crossed_lane_markings]
-        with self._lock:
-            self._events.append(SimEvent(t, "lane_invasion", {"markings": marks}))
+        self._events.put(SimEvent(t, "lane_invasion", {"markings": marks}))
 
     # ------------------------------------------------------------------ ticking
 
@@ -348,8 +347,7 @@ class CarlaSession(SimSession):
                 "x_m": tr.location.x, "y_m": tr.location.y, "z_m": tr.location.z, "yaw_deg": tr.rotation.yaw,
                 "speed_kmh": 3.6 * math.sqrt(v.x ** 2 + v.y ** 2 + v.z ** 2),
                 "throttle": applied.throttle, "steer": applied.steer, "brake": applied.brake})
-            with self._lock:
-                self._samples.append(sample)
+            self._samples.put(sample)
             self._last = sample.values
             self._pedestrian_step(carla, tr.location)
 
@@ -363,8 +361,7 @@ class CarlaSession(SimSession):
             if math.hypot(ego_loc.x - float(cross["x_m"]), ego_loc.y - float(cross["y_m"])) > p["trigger_m"]:
                 return
             p["started"] = True
-            with self._lock:
-                self._events.append(SimEvent(self._t, "scenario_trigger", {"what": "pedestrian starts crossing"}))
+            self._events.put(SimEvent(self._t, "scenario_trigger", {"what": "pedestrian starts crossing"}))
         walker = p["actor"]
         loc = walker.get_location()
         tx, ty = float(spec["crosses_to"]["x_m"]), float(spec["crosses_to"]["y_m"])
@@ -382,14 +379,10 @@ class CarlaSession(SimSession):
     def poll(self) -> list[StateSample]:
         if self._error is not None:
             raise HarnessError(f"carla: ticking failed: {self._error}")
-        with self._lock:
-            out, self._samples = self._samples, []
-        return out
+        return self._samples.drain()
 
     def events(self) -> list[SimEvent]:
-        with self._lock:
-            out, self._events = self._events, []
-        return out
+        return self._events.drain()
 
     def sim_time(self) -> float:
         return self._t

@@ -8,13 +8,14 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from simbridge.adapters.kit import free_port
 
 from runner.helpers import TOY, episode, needs_xvfb, run_simbridge, runner_env, simbridge_cmd, trial_dirs
 
@@ -23,14 +24,8 @@ pytestmark = [needs_xvfb, pytest.mark.display, pytest.mark.slow]
 TOKEN = "s3cret-token"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _start(tmp_path: Path, *extra: str, time_scale: float = 2.0) -> tuple[subprocess.Popen, Path, str]:
-    port = _free_port()
+    port = free_port()
     status = tmp_path / "status.json"
     proc = subprocess.Popen(simbridge_cmd("run", "T09", "--sim", TOY, "--agent", "mcp", "--out", str(tmp_path / "runs"),
                                           "--frame-hz", "0", "--port", str(port), "--status-file", str(status), *extra),

@@ -93,6 +93,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--status-file", type=Path, default=None,
                    help="also write the agent port's status (URL, ready flag) to this file")
     p.add_argument("--json", action="store_true", help="print one JSON line per trial instead of tables")
+    p.add_argument("--no-report", action="store_true",
+                   help="do not write the episode page (TRIAL.report.html beside each bundle); screen.mp4 is still "
+                        "encoded into the bundle")
     p.set_defaults(func=_run)
 
 
@@ -123,11 +126,20 @@ def _run(args: argparse.Namespace) -> int:
                     status_file=args.status_file)
     results = run(cfg)
     code = exit_code(results)
+    from simbridge._report import finish_episode_outputs
+
+    outputs = []
+    for r in results:  # screen.mp4 and the page are not part of the score: a problem is said, the code stands
+        outputs.append(finish_episode_outputs(r.path, report=not args.no_report))
+        for problem in outputs[-1].problems:
+            say(f"trial {r.trial}: {problem}")
     if args.json:
-        for r in results:
+        for r, o in zip(results, outputs):
             print(json.dumps({"trial": r.trial, "bundle": str(r.path), "status": r.status, "detail": r.detail,
                               "score": r.score.model_dump(mode="json") if r.score else None,
-                              "snapshots": [str(p) for p in r.snapshots]}))
+                              "snapshots": [str(p) for p in r.snapshots],
+                              "screen_mp4": str(o.screen_mp4) if o.screen_mp4 else None,
+                              "report": str(o.report) if o.report else None}))
         return code
     for r in results:
         print(f"\n== trial {r.trial}: {r.status} ({r.detail})")
@@ -144,6 +156,9 @@ def _run(args: argparse.Namespace) -> int:
     if _metrics is not None and len(results) > 1:
         print()
         print(_metrics.compute([r.score for r in results if r.score is not None]).table())
+    for r, o in zip(results, outputs):
+        if o.report is not None:
+            print(f"report (trial {r.trial}): {o.report}")
     if code != EXIT_OK:
         print(f"\nexit code {code}: " + {EXIT_AGENT_FAILED: "every trial scored; the agent failed in at least one "
                                                             "(gave up, timed out or disconnected)",

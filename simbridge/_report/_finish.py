@@ -23,10 +23,17 @@ class EpisodeOutputs:
     problems: list[str] = field(default_factory=list)
 
 
+def run_report_path(bundle_dir: str | Path) -> Path:
+    """RUN_DIR/reports/trial-k.html: in a run directory every trial-* entry is a bundle (tools
+    and tests glob for them), so the pages live in a folder of their own."""
+    bundle = Path(bundle_dir)
+    return bundle.parent / "reports" / f"{bundle.name}.html"
+
+
 def finish_episode_outputs(bundle_dir: str | Path, *, report: bool = True) -> EpisodeOutputs:
     """Encode frames/ into BUNDLE/screen.mp4 (manifest re-sealed) and, when `report`, write the
-    episode page BUNDLE.report.html beside the bundle. Never raises for a bad bundle or a
-    missing extra: the problem is returned for the caller to print."""
+    episode page at `run_report_path` (beside the bundle, never inside it). Never raises for a
+    bad bundle or a missing extra: the problem is returned for the caller to print."""
     bundle = Path(bundle_dir)
     out = EpisodeOutputs()
     try:
@@ -41,7 +48,9 @@ def finish_episode_outputs(bundle_dir: str | Path, *, report: bool = True) -> Ep
         out.problems.append(f"no screen.mp4: {exc}")
     if report:
         try:
-            out.report = write_episode_report(bundle)
+            target = run_report_path(bundle)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            out.report = write_episode_report(bundle, target)
         except (SimbridgeError, OSError, subprocess.SubprocessError) as exc:
             out.problems.append(f"no report: {exc}")
     return out

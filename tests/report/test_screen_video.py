@@ -65,6 +65,14 @@ def test_tampered_bundle_is_not_resealed(t09_copy):
 def test_finish_writes_video_and_report_beside(t09_copy):
     res = finish_episode_outputs(t09_copy, report=True)
     assert res.problems == []
-    assert res.screen_mp4 == t09_copy / "screen.mp4" and res.report == t09_copy.parent / "t09.report.html"
+    assert res.screen_mp4 == t09_copy / "screen.mp4" and res.report == t09_copy.parent / "reports" / "t09.html"
     assert 'id="score-value">' in res.report.read_text()
+    assert main(["verify", str(t09_copy)]) == 0
+
+
+def test_screen_mp4_is_remade_from_the_sealed_frames(t09_copy, capsys):
+    out = encode_screen_video(t09_copy)
+    out.unlink()  # lost (or damaged): the frames it came from are still sealed, so it is re-made
+    assert encode_screen_video(t09_copy) == out and out.is_file()
+    capsys.readouterr()
     assert main(["verify", str(t09_copy)]) == 0

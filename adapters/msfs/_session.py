@@ -13,6 +13,7 @@ Options come from keyword arguments, overridden by `sandbox.info["msfs"]`.
 from __future__ import annotations
 
 import ntpath
+import posixpath
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -87,7 +88,9 @@ class MsfsSession(SimSession):
         self.client.map_event(EV_AUTO_RUDDER_TOGGLE, "AUTO_COORDINATION_TOGGLE")
         flt = _flt.flight_file(task.id)
         if o["load_flight"] and flt is not None:
-            self._load(ntpath.join(o["flights_dir"], flt.name), o["ready_timeout_s"] * sandbox.timeout_scale)
+            d = o["flights_dir"]
+            join = ntpath.join if ("\\" in d or d[1:2] == ":") else posixpath.join  # a path on the MSFS machine
+            self._load(join(d, flt.name), o["ready_timeout_s"] * sandbox.timeout_scale)
         elif flt is None:
             self._info["flags"].append("no_flight_file")
         if task.id.split("@")[0] == "T03" or task.lockdown.disabled_assists:

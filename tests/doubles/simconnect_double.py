@@ -531,6 +531,7 @@ class SimConnectDouble:
     def flight_load(self, path: str) -> None:
         """Restart the scripted flight (from the file's [SimVars.0] when it is readable here)."""
         self.loaded.append(path)
+        settings = {k: v for k, v in self.script.overrides.items() if k == "auto_rudder"}  # user options survive
         try:
             from simbridge.adapters.msfs._flt import read_flt
 
@@ -540,6 +541,7 @@ class SimConnectDouble:
                                      crash_at_s=self.script.crash_at_s)
         except (OSError, KeyError, ValueError, ImportError):
             self.script = C172Script(crash_at_s=self.script.crash_at_s)
+        self.script.overrides.update(settings)
         self.frame = 0
         self._crash_sent = False
         for c in list(self.conns):

@@ -3,11 +3,16 @@
 Sim-pluggable: `RECORDERS` maps a simulator name to a factory `(host, port) -> recorder`, where a
 recorder has `record(out, *, seconds, hz, task_id) -> Path`. It is built from the `recorder` of
 each adapter in simbridge._adapters_registry; adapters register there.
+
+A recording whose stream stalls ends `harness_error` in every adapter (the kit's `StallGuard`):
+the bundle is kept (it shows what came before the stall), its path printed, and the command
+says why on one line and exits 5 (EXIT_HARNESS), as for any harness fault.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -61,4 +66,16 @@ def run(args: argparse.Namespace) -> int:
         raise SimbridgeError(f"record: {out} already holds a bundle")
     path = RECORDERS[args.sim](args.host, args.port).record(out, seconds=args.seconds, hz=args.hz, task_id=args.task)
     print(path)
+    status, detail = _ending(Path(path))
+    if status == "harness_error":
+        print(f"simbridge record: {args.sim}: harness error (unscored): {detail}", file=sys.stderr)
+        return 5  # EXIT_HARNESS (simbridge._cli)
     return 0
+
+
+def _ending(bundle: Path) -> tuple[str, str]:
+    """(status, detail) the recorder wrote into the bundle's episode.json."""
+    from simbridge._bundle import read_bundle
+
+    ep = read_bundle(bundle).episode
+    return str(ep.status), ep.status_detail

@@ -392,6 +392,12 @@ class CarlaSession(SimSession):
             return False
         return self._thread.is_alive() if self._thread is not None else self.world is not None
 
+    def lost_reason(self) -> str | None:
+        """The tick loop failed (the client timed out or the server went away): a harness fault."""
+        if self._error is not None and not self._stopped:
+            return f"carla: ticking failed: {self._error}"
+        return None
+
     def info(self) -> dict[str, Any]:
         out: dict[str, Any] = {"frame_rate_hz": self.sync_hz, "flags": ["synchronous"]}
         if self.client is not None:

@@ -2,7 +2,9 @@
 
 Operators use it to check a lab setup, instructors to record reference flights. It subscribes
 every mapped signal over RREF (50 Hz by default) and stops after `seconds` of simulator time
-(bounded in wall time too, so a paused simulator cannot hold it forever).
+(bounded in wall time too, so a paused simulator cannot hold it forever). A stream that stalls
+ends the bundle `harness_error` (the kit's `StallGuard`): a record-only bundle has no agent
+to score.
 """
 
 from __future__ import annotations
@@ -12,16 +14,19 @@ from pathlib import Path
 
 from simbridge._bundle import BundleWriter, EpisodeInfo
 from simbridge._errors import HarnessError
+from simbridge.adapters.kit import STALL_STATUS, StallGuard
 from simbridge.adapters.xplane import _mapping
 from simbridge.adapters.xplane._logger import RrefLogger
 from simbridge.adapters.xplane._udp import UDP_PORT, UdpClient
 
 
 class XPlaneRecorder:
-    def __init__(self, host: str, port: int | None = None, *, twin: bool = False, ready_timeout_s: float = 10.0) -> None:
+    def __init__(self, host: str, port: int | None = None, *, twin: bool = False, ready_timeout_s: float = 10.0,
+                 stale_after_s: float = 5.0) -> None:
         self.host, self.port = host, port or UDP_PORT
         self.twin = twin
         self.ready_timeout_s = ready_timeout_s
+        self.stale_after_s = stale_after_s
 
     def record(self, out: str | Path, *, seconds: float, hz: int = 50, task_id: str | None = None) -> Path:
         rows = _mapping.select(None, twin=self.twin)
@@ -35,14 +40,12 @@ class XPlaneRecorder:
         try:
             logger.start(ready_timeout_s=self.ready_timeout_s)
             writer = BundleWriter(out, episode, logger.signals)
-            wall_deadline = time.monotonic() + 2 * seconds + 10
+            guard = StallGuard(seconds, stale_after_s=self.stale_after_s, source="RREF stream")
             last_t = 0.0
             while last_t < seconds:
-                if time.monotonic() > wall_deadline:
-                    status, detail = "timeout", f"simulator time reached {last_t:.1f} s of {seconds:g} s (paused?)"
-                    break
-                if udp.last_packet_mono is not None and time.monotonic() - udp.last_packet_mono > 5.0:
-                    status, detail = "sim_crashed", "no RREF data for 5 s"
+                stalled = guard.check(udp.last_packet_mono, last_t)
+                if stalled is not None:
+                    status, detail = STALL_STATUS, stalled
                     break
                 for s in logger.samples():
                     if s.t_sim > seconds:

@@ -205,6 +205,17 @@ class XPlaneSession(SimSession):
             return self.plan is not None and self.plan.flight is None
         return time.monotonic() - last < self.opts["stale_after_s"]
 
+    def lost_reason(self) -> str | None:
+        """A silent RREF stream while X-Plane may still run: the harness lost it (unscored)."""
+        if self._stopped or self.udp is None or self.udp.last_packet_mono is None:
+            return None
+        if self._proc is not None and self._proc.poll() is not None:
+            return None  # X-Plane itself exited: sim_crashed
+        age = time.monotonic() - self.udp.last_packet_mono
+        if age >= self.opts["stale_after_s"]:
+            return f"telemetry lost: no RREF data for {age:.1f} s"
+        return None
+
     def set_paused(self, paused: bool) -> None:
         if self.udp is None:
             raise HarnessError("xplane: not started")

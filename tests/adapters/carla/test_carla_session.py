@@ -150,6 +150,34 @@ def test_threaded_ticking_and_failures(tmp_path, double):
         s2.start(load_task("T13"), _sandbox(tmp_path))
 
 
+def test_a_stalled_server_ends_the_session_as_a_harness_fault(tmp_path, double):
+    """The client's tick times out (the server stopped answering): lost, not a crash of the sim."""
+    s = CarlaSession(carla_module=double, threaded=True, realtime=False, recorder_dir=tmp_path)
+    s.start(load_task("T13"), _sandbox(tmp_path))
+    try:
+        assert _poll_until(lambda: len(s._samples) >= 5)
+
+        def timed_out(seconds: float = 10.0) -> int:
+            raise RuntimeError("time-out of 30000ms while waiting for the simulator")
+
+        s.world.tick = timed_out
+        assert _poll_until(lambda: not s.alive())
+        assert "ticking failed: time-out of 30000ms" in (s.lost_reason() or "")
+        with pytest.raises(HarnessError, match="carla: ticking failed"):
+            s.poll()
+    finally:
+        s.stop()
+
+
+def _poll_until(pred, timeout_s: float = 30.0) -> bool:
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.01)
+    return False
+
+
 def test_missing_client_package_is_a_harness_error(tmp_path, monkeypatch):
     import sys
 

@@ -26,3 +26,30 @@ def test_no_simulator_answering_is_one_line_harness_fault_exit_5(tmp_path, capsy
 
 def test_bad_seconds(tmp_path, capsys):
     assert main(["record", "--sim", "xplane", "--host", "h", "--seconds", "0", "--out", str(tmp_path)]) == 2
+
+
+def test_a_stalled_rref_stream_ends_the_recording_harness_error_exit_5(tmp_path, capsys, monkeypatch):
+    """Record-only has no agent: a stream that stops is the harness's fault, never a scored timeout."""
+    import threading
+    import time
+
+    from simbridge._bundle import read_bundle
+    from simbridge.adapters.xplane import XPlaneRecorder
+
+    from doubles.xplane_double import XPlaneDouble
+
+    with XPlaneDouble() as d:
+        def pause_once_streaming() -> None:
+            end = time.monotonic() + 30
+            while d.rref_sent < 20 and time.monotonic() < end:
+                time.sleep(0.02)
+            d.set("sim/time/paused", 1.0)  # X-Plane paused: no RREF datagrams at all
+
+        threading.Thread(target=pause_once_streaming, daemon=True).start()
+        monkeypatch.setitem(RECORDERS, "xplane", lambda host, port: XPlaneRecorder(host, port, stale_after_s=0.5))
+        rc = main(["record", "--sim", "xplane", "--host", "127.0.0.1", "--port", str(d.udp_port), "--seconds", "600",
+                   "--out", str(tmp_path / "b")])
+    err = capsys.readouterr().err
+    assert rc == 5 and "no data from the RREF stream" in err and len(err.strip().splitlines()) == 1
+    ep = read_bundle(tmp_path / "b").episode
+    assert ep.status == "harness_error" and "stalled" in ep.status_detail and "record_only" in ep.flags

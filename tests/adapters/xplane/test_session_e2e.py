@@ -242,3 +242,26 @@ def test_snapshot_falls_back_to_the_web_api_without_xpc(tmp_path):
     assert d.xpc_log == []  # XPlaneConnect was never used
     assert snap["radios"]["com1_mhz"] == 118.275 and snap["aircraft"] == "C172"
     assert snap["position"]["lat_deg"] == pytest.approx(47.4312, abs=1e-3)
+
+
+def test_a_silent_rref_stream_is_lost_telemetry_not_a_crash(tmp_path):
+    """X-Plane stops sending (here: paused, so no RREF at all): the runner reads `lost_reason`
+    and ends the episode harness_error (unscored), the same as jsbsim's stalled stream."""
+    with XPlaneDouble() as d:
+        session = XPlaneSession(require_lockdown=False, stale_after_s=0.5)
+        session.start(load_task("T02"), _sandbox(tmp_path, d), seed=1)
+        try:
+            end = time.monotonic() + 30
+            while not session.poll() and time.monotonic() < end:
+                time.sleep(0.02)
+            assert session.alive() and session.lost_reason() is None
+            d.set("sim/time/paused", 1.0)
+            end = time.monotonic() + 30
+            while session.alive() and time.monotonic() < end:
+                session.poll()
+                time.sleep(0.05)
+            assert not session.alive()
+            assert "telemetry lost: no RREF data for" in (session.lost_reason() or "")
+        finally:
+            session.stop()
+    assert session.lost_reason() is None  # stopped on purpose: nothing was lost

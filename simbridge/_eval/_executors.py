@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import tarfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -176,14 +177,15 @@ class RayExecutor:
         nodes = self.nodes()
         for need in sorted({tuple(sorted(s.resources.items())) for s in specs}):
             if not any(all(n["Resources"].get(r, 0) >= q for r, q in need) for n in nodes):
-                have = sorted({r for n in nodes for r in n["Resources"] if ":" in r})
+                have = sorted({r for n in nodes for r in n["Resources"] if r.startswith(("sim:", "provider:"))})
                 raise SimbridgeError(f"no node of the Ray cluster advertises {' + '.join(r for r, _ in need)} "
                                      f"(advertised: {', '.join(have) or 'no sim:/provider: resources'}); start one "
                                      "with ray start --resources '{\"" + need[0][0] + "\": 1}'")
 
     def describe(self, specs: list[EpisodeSpec]) -> str:
         nodes = self.nodes()
-        res = {r: sum(n["Resources"].get(r, 0) for n in nodes) for n in nodes for r in n["Resources"] if ":" in r}
+        res = {r: sum(n["Resources"].get(r, 0) for n in nodes) for n in nodes for r in n["Resources"]
+               if r.startswith(("sim:", "provider:"))}
         cap = f"; at most {self.max_parallel} (--max-parallel)" if self.max_parallel else ""
         return (f"ray executor: {len(nodes)} nodes, " + ", ".join(f"{r} {v:g}" for r, v in sorted(res.items()))
                 + cap)
@@ -217,7 +219,11 @@ class RayExecutor:
                 continue
             outcome = res["outcome"]
             if res.get("tar") is not None:
-                untar_into(res["tar"], job.dest)
+                try:
+                    untar_into(res["tar"], job.dest)
+                except (SimbridgeError, OSError, tarfile.TarError) as exc:
+                    out.append((job, lost(f"cannot unpack the bundle sent back: {exc}")))
+                    continue
             log = outcome.pop("log", "")
             job.dest.parent.mkdir(parents=True, exist_ok=True)
             (job.dest.parent / f"{job.dest.name}.log").write_text(log + "\n" if log else "")

@@ -1,0 +1,173 @@
+"""`SimbridgeEnv`: one simbridge task on one simulator as a Gymnasium environment.
+
+Each `reset()` is one `run_trial` episode (sandbox, simulator in the task's initial state,
+isolation audit, recording) in lockstep: the simulator is paused between steps, and every `step`
+advances it by exactly `step_s` simulator seconds. `close()` (or the next `reset()`) ends the
+episode the way `simbridge run` does and scores the bundle.
+
+Observation: the screen, uint8 H×W×3 RGB, downscaled by `obs_scale` (1280×800 × 0.25 → 200×320).
+
+Action (a Dict; the agent port's keyboard and mouse, as one command per step):
+    kind   Discrete(9): 0 noop (just let step_s pass), 1 key tap, 2 key_down, 3 key_up,
+           4 mouse_move, 5 left click, 6 right click, 7 scroll (wheel), 8 done (ends the episode)
+    key    Discrete(len(KEYS)): index into `KEYS` (xdotool key names) for kinds 1-3
+    point  Box(0, 1, (2,)): (x, y) as fractions of the screen for kinds 4-7
+    wheel  Discrete(2): 0 up, 1 down (kind 7)
+
+Reward: 0 on every step and the verifier's score (0..1) on the last one (terminated or truncated);
+no shaping. An episode the verifier cannot score (a harness fault: simulator crashed, telemetry
+lost) ends with reward 0 and `info["scored"] = False` with its reason: it is not the agent's 0.
+`info` holds the bundle path and, at the end, the status, score and components.
+`truncated` is set when the task's time limit (simulator seconds) is reached.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from simbridge._agent_port import EpisodeOver
+from simbridge._errors import SimbridgeError
+from simbridge.integrations._episode import EpisodeConfig, LiveEpisode
+
+#: the keys an action may press (xdotool names): flight controls of the cockpits and common keys
+KEYS: tuple[str, ...] = ("Up", "Down", "Left", "Right", "KP_5", "Page_Up", "Page_Down", "Home", "End", "space",
+                         "Return", "Escape", "Tab", "b", "B", "s", "m", "M", "bracketleft", "bracketright",
+                         "braceleft", "braceright", "comma", "period", "Insert", "KP_0", "KP_Enter")
+KINDS: tuple[str, ...] = ("noop", "key", "key_down", "key_up", "mouse_move", "click", "right_click", "scroll", "done")
+
+
+class SimbridgeEnv(gym.Env):
+    """A simbridge task as a Gymnasium environment (see the module docstring for the spaces)."""
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 10}
+
+    def __init__(self, task: str, sim: str, *, step_s: float = 0.1, obs_scale: float = 0.25,
+                 time_limit_s: float | None = None, provider: str = "local", frame_hz: float = 0.0,
+                 out: str | Path | None = None, render_mode: str | None = None) -> None:
+        from simbridge._providers._base import SCREEN_H, SCREEN_W
+        from simbridge._task import load_task
+
+        if render_mode not in (None, "rgb_array"):
+            raise SimbridgeError(f"render_mode={render_mode!r}: only 'rgb_array' is offered")
+        if not 0.0 < step_s <= 10.0:
+            raise SimbridgeError(f"step_s={step_s!r}: must be in (0, 10] simulator seconds")
+        if not 0.0 < obs_scale <= 1.0:
+            raise SimbridgeError(f"obs_scale={obs_scale!r}: must be in (0, 1]")
+        self.task_id, self.sim = task, sim
+        self.spec_task = load_task(task)
+        self.step_s, self.obs_scale = float(step_s), float(obs_scale)
+        self.time_limit_s = float(min(self.spec_task.time_limit_s, time_limit_s) if time_limit_s
+                                  else self.spec_task.time_limit_s)
+        self._cut = time_limit_s
+        self.provider, self.frame_hz, self.out = provider, frame_hz, out
+        self.render_mode = render_mode
+        self.screen_w, self.screen_h = SCREEN_W, SCREEN_H
+        self.obs_w, self.obs_h = max(1, round(SCREEN_W * obs_scale)), max(1, round(SCREEN_H * obs_scale))
+        self.observation_space = spaces.Box(0, 255, (self.obs_h, self.obs_w, 3), np.uint8)
+        self.action_space = spaces.Dict({
+            "kind": spaces.Discrete(len(KINDS)),
+            "key": spaces.Discrete(len(KEYS)),
+            "point": spaces.Box(0.0, 1.0, (2,), np.float32),
+            "wheel": spaces.Discrete(2),
+        })
+        self._ep: LiveEpisode | None = None
+        self._client: Any = None
+        self._frame: np.ndarray | None = None
+        self._trial = 0
+        self.last_result: Any = None
+
+    # ---------------------------------------------------------------- episode
+    def _end(self) -> dict[str, Any]:
+        """Finish the live episode (teardown, score); its end-of-episode info."""
+        ep, self._ep, self._client = self._ep, None, None
+        if ep is None:
+            return {}
+        r = ep.finish()
+        self.last_result = r
+        s = r.score
+        info: dict[str, Any] = {"bundle": str(r.path), "status": r.status, "detail": r.detail,
+                                "scored": s is not None and s.status == "scored"}
+        if s is not None:
+            info.update(score=s.score, success=s.success, reason=s.reason,
+                        components={c.name: c.earned for c in s.components})
+        return info
+
+    def _obs(self) -> np.ndarray:
+        import cv2
+
+        assert self._ep is not None and self._client is not None
+        # raw pixels from the port's own grabber: no PNG round trip per step
+        bgr = self._client._port.screen.grab_bgr()
+        self._frame = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+        if self.obs_scale == 1.0:
+            return self._frame.copy()
+        return cv2.resize(self._frame, (self.obs_w, self.obs_h), interpolation=cv2.INTER_AREA)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        self._end()
+        self._trial += 1
+        cfg = EpisodeConfig(task=self.task_id, sim=self.sim, provider=self.provider, lockstep=True,
+                            lockstep_slice_s=self.step_s, time_limit_s=self._cut, frame_hz=self.frame_hz,
+                            out=Path(self.out) if self.out else None, seed=seed, agent_name="gymnasium")
+        self._ep = LiveEpisode(cfg, trial=self._trial)
+        self._client = self._ep.start()
+        return self._obs(), {"bundle": str(self._ep.path), "task": self.task_id, "sim": self.sim,
+                             "time_limit_s": self.time_limit_s}
+
+    def _act(self, action: dict[str, Any]) -> bool:
+        """Run one command through the port; False once the episode is over."""
+        c = self._client
+        kind = KINDS[int(action["kind"])]
+        x, y = (np.clip(np.asarray(action.get("point", (0.5, 0.5)), dtype=float), 0.0, 1.0)
+                * (self.screen_w - 1, self.screen_h - 1)).round().astype(int)
+        key = KEYS[int(action.get("key", 0))]
+        try:
+            if kind == "noop":
+                c.wait(self.step_s)
+            elif kind == "key":
+                c.key(key, hold_s=0.0)  # the port's lockstep slice (step_s) follows every input
+            elif kind in ("key_down", "key_up"):
+                getattr(c, kind)(key)
+            elif kind == "mouse_move":
+                c.mouse_move(int(x), int(y))
+            elif kind in ("click", "right_click"):
+                c.click(int(x), int(y), button="left" if kind == "click" else "right")
+            elif kind == "scroll":
+                c.scroll(int(x), int(y), dy=-1 if int(action.get("wheel", 0)) == 0 else 1)
+            else:
+                c.done("gymnasium done action")
+                return False
+        except EpisodeOver:
+            return False
+        return True
+
+    def step(self, action: dict[str, Any]) -> tuple[np.ndarray, float, bool, bool, dict]:
+        if self._ep is None:
+            raise SimbridgeError("step() before reset() (or after the episode ended): call reset()")
+        alive = self._act(action)
+        obs = self._obs()
+        t = self._client.elapsed()
+        if alive and not self._ep.over and t < self.time_limit_s:
+            return obs, 0.0, False, False, {"bundle": str(self._ep.path), "t": t}
+        info = self._end()
+        info["t"] = t
+        truncated = info.get("status") == "timeout"
+        reward = float(info.get("score") or 0.0) if info.get("scored") else 0.0
+        return obs, reward, not truncated, truncated, info
+
+    def render(self) -> np.ndarray | None:
+        if self.render_mode != "rgb_array":
+            return None
+        return None if self._frame is None else self._frame.copy()
+
+    def close(self) -> None:
+        try:
+            self._end()
+        finally:
+            super().close()

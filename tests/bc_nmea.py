@@ -1,11 +1,14 @@
-"""Bridge Command NMEA output generated with the exact formats of bridgecommand/bc `NMEA.cpp`
-(one sentence per 100 ms, round-robin, checksummed, CR LF) from a keyframed own-ship track in
+"""Bridge Command NMEA output generated with the exact formats of bridgecommand/bc @ 527f26b3
+`src/NMEA.cpp` (one sentence per 100 ms, round-robin in `enum NMEAMessage` order, checksummed,
+CR LF; line numbers in adapters/bridgecommand/nmea.py) from a keyframed own-ship track in
 metres east/north of a reference point."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+
+import numpy as np
 
 R_EARTH_M = 6_371_008.8
 ORDER = ["RMC", "GPROT", "GLL", "RSA", "RPM", "GPHDT", "HEROT", "TTM", "GGA", "ZDA", "DTM", "HEHDT", "TIROT", "DPT"]
@@ -24,10 +27,14 @@ def with_checksum(msg: str) -> str:
 
 
 def _fmt_lat_lon(lat: float, lon: float) -> tuple[str, str, str, str]:
-    ns, ew = ("S" if lat < 0 else "N"), ("W" if lon < 0 else "E")
-    lat, lon = abs(lat), abs(lon)
-    # "%02u%06.3f" / "%03u%06.3f": integer degrees, then minutes with 3 decimals (C rounding)
-    return (f"{int(lat):02d}{(lat - int(lat)) * 60:06.3f}", ns, f"{int(lon):03d}{(lon - int(lon)) * 60:06.3f}", ew)
+    """NMEA.cpp:407-426 and :432: lat/lon held as irr::f32, minutes = (x − (int)x)·60 in f32,
+    printed "%02u%06.3f" / "%03u%06.3f" (minutes close to 60 print as 60.000)."""
+    lat32, lon32 = np.float32(lat), np.float32(lon)
+    ns, ew = ("S" if lat32 < 0 else "N"), ("W" if lon32 < 0 else "E")
+    lat32, lon32 = np.abs(lat32), np.abs(lon32)
+    lat_min = (lat32 - np.float32(int(lat32))) * np.float32(60)
+    lon_min = (lon32 - np.float32(int(lon32))) * np.float32(60)
+    return (f"{int(lat32):02d}{float(lat_min):06.3f}", ns, f"{int(lon32):03d}{float(lon_min):06.3f}", ew)
 
 
 def sentence(kind: str, *, tod_s: float, date: str, lat: float, lon: float, sog_kt: float, cog_deg: float,

@@ -1,7 +1,10 @@
 """Host-side UDP listener that records Bridge Command's NMEA output to a capture file.
 
-Bridge Command sends to `NMEA_UDPAddress:NMEA_UDPPort` (bc5.ini; default localhost:10110). The
-recorder binds that address on the host, stamps each sentence with its receive time (seconds
+Bridge Command sends to `NMEA_UDPAddress:NMEA_UDPPort` (bc5.ini:232-235; default
+localhost:10110, resolved as IPv4, bridgecommand/bc src/NMEA.cpp:45). Each datagram is one
+queued message: a single sentence, two $IIRPM, one $RATTM per ARPA track, or !AIVDM reports
+packed up to a little over 800 bytes (NMEA.cpp:354-370, :456-486, :605-621), every sentence
+ending CR LF. The recorder binds that address on the host, stamps each sentence with its receive time (seconds
 since `start()`, monotonic) and appends it to the capture, flushing every datagram so a killed
 run keeps what arrived. It never sends anything (the simulator's input port, 10111, is not
 touched).

@@ -62,7 +62,6 @@ def test_stamped_capture_uses_receive_times(tmp_path):
 
 
 @pytest.mark.parametrize("line,msg", [
-    ("$GPHDT,90.5,T*00", "checksum 00 does not match"),
     ("$GPHDT,90.5,T", "not an NMEA sentence"),
     ("garbage", "not an NMEA sentence"),
 ])
@@ -77,8 +76,28 @@ def test_bad_sentence_names_the_line(tmp_path, line, msg):
 
 def test_lenient_mode_skips_and_reports(tmp_path):
     good = with_checksum("$GPGLL,5021.600,N,00409.000,W,120000.00,A,A").strip()
-    rows, facts = parse_capture(f"{good}\n$GPHDT,90.5,T*00\n", strict=False)
+    rows, facts = parse_capture(f"{good}\n$GPHDT,90.5,T\n", strict=False)
     assert len(rows["t"]) == 1 and facts["nmea_rejected"][0].startswith("line 2:")
+
+
+def test_bad_checksum_is_dropped_and_counted_in_both_modes():
+    # a sentence corrupted in transit is left out (Bridge Command's own receiver does the same,
+    # NMEA.cpp:213-220), counted by its address field and flagged
+    good = with_checksum("$GPGLL,5021.600,N,00409.000,W,120000.00,A,A").strip()
+    for strict in (True, False):
+        rows, facts = parse_capture(f"{good}\n$GPHDT,90.5,T*00\n$GPHDT,91.5,T*00\n", strict=strict)
+        assert len(rows["t"]) == 1 and np.isnan(rows["heading_true_deg"][0])
+        assert facts["nmea_bad_checksum"] == {"GPHDT": 2} and facts["nmea_rejected"] == []
+        assert facts["flags"] == ["bad_checksum: 2 sentences dropped (GPHDT 2)"]
+
+
+def test_minutes_rounded_up_to_60_are_the_next_degree():
+    # 50.999995° N: f32 50.999996, minutes 59.99976 print "%06.3f" as 60.000 (NMEA.cpp:432)
+    st = dict(lat=50.999995, lon=-4.15, sog_kt=0.0, cog_deg=0.0, hdg_deg=0.0, depth_m=8.0)
+    rmc = sentence("RMC", tod_s=43200, date="2026-11-30", **st)
+    assert ",5060.000,N," in rmc
+    rows, _ = parse_capture(rmc)
+    assert rows["lat_deg"][0] == pytest.approx(51.0)
 
 
 def test_binary_and_empty_captures(tmp_path):
@@ -132,3 +151,24 @@ def test_mutated_captures_never_crash(tmp_path):
                     parse_capture(capture_text, strict=strict)
                 except SimbridgeError:
                     pass
+
+
+def test_udp_recorder_splits_a_packed_ais_datagram(tmp_path):
+    # Bridge Command packs !AIVDM reports into one datagram until it passes 800 bytes
+    # (NMEA.cpp:362); each sentence must become its own line with the datagram's receive time
+    ais = [with_checksum(f"!AIVDM,1,1,,B,13aGhtw0R<OJf=6LgQ?Ad1FF05`{i:02d},0") for i in range(18)]
+    datagram = "".join(ais)
+    assert len(datagram) > 800
+    cap = tmp_path / "nmea.log"
+    with NmeaUdpRecorder(cap, host="127.0.0.1", port=0, poll_s=0.05) as rec:
+        tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            tx.sendto(datagram.encode("ascii"), rec.address)
+            deadline = time.monotonic() + 3.0
+            while rec.n_sentences < len(ais) and time.monotonic() < deadline:
+                time.sleep(0.02)
+        finally:
+            tx.close()
+    recorded = cap.read_text().splitlines()
+    assert [ln.split(" ", 1)[1] for ln in recorded] == [a.strip() for a in ais]
+    assert len({ln.split(" ", 1)[0] for ln in recorded}) == 1

@@ -4,9 +4,10 @@ by hand-worked expectations.
 Local frame: metres east/north of the pier face's west end (50.36 N, 4.15 W); the face runs
 100 m east; the berth spans 10-90 m along it, from 2 m inside it to 16 m out. The ship (60 × 12 m)
 heads 090°, so its port side is 6 m north of its position: it touches the face when its position
-is 6 m south of it. Bridge Command prints latitude to 0.001′ (1.853 m): the reading jumps from
-−7.41 m to −5.56 m when the true position passes −6.49 m, so contact (port side within 1.0 m)
-is first seen there.
+is 6 m south of it. Bridge Command prints latitude to 0.001′ (1.853 m) from a 32-bit float
+(grid 2⁻¹⁸° = 0.424 m at 50°): the reading jumps from 21.596′ (−7.41 m) to 21.597′ (−5.56 m)
+when the true position passes −6.507 m (the f32 value rounds onto the grid point whose minutes
+print 21.597), so contact (port side within 1.0 m) is first seen there.
 """
 
 import numpy as np
@@ -45,7 +46,8 @@ def run(tmp_path, text, events=()):
 
 def gentle():
     # then 200 s crabbing in: 10 m east, 23 m north (0.244 kt, 0.22 kt toward the pier), 60 s
-    # creeping the last 0.6 m at 0.01 m/s (contact seen at ~451 s, SOG printed 0.0), 40 s still
+    # creeping the last 0.6 m at 0.01 m/s (contact seen at 400 + 0.493 / 0.01 = 449.3 s, SOG
+    # printed 0.0), 40 s still
     return APPROACH + [(400, 50, -7.0, 90), (460, 50, -6.4, 90), (500, 50, -6.4, 90)]
 
 
@@ -53,7 +55,7 @@ def test_gentle_berthing_full_credit(tmp_path):
     s = run(tmp_path, capture(gentle()))
     assert s.status == "scored" and s.score == pytest.approx(1.0) and s.success is True
     c = comp(s, "contact_speeds")
-    assert c.window[0] == pytest.approx(451.0, abs=1.5) and c.measured.startswith("SOG 0.00 kt")
+    assert c.window[0] == pytest.approx(449.3, abs=0.5) and c.measured.startswith("SOG 0.00 kt")
     assert s.safety == []
 
 

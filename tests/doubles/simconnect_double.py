@@ -281,6 +281,7 @@ class _Conn:
         fn &= 0x0FFFFFFF
         body = frame[16:]
         self.packets.append((fn, send_id, body))
+        self.server.packet_log.append((id(self), fn, body))
         if fn == 0x01:
             self.protocol = protocol
             name = body[:256].split(b"\0")[0].decode("latin-1")
@@ -417,6 +418,8 @@ class SimConnectDouble:
         self.exceptions: list[tuple[int, int, int]] = []
         self.events_in: list[tuple[str, int]] = []
         self.sets: list[int] = []
+        #: every client packet received: (connection id, function id, body), for byte comparisons
+        self.packet_log: list[tuple[int, int, bytes]] = []
         self.loaded: list[str] = []
         self._crash_sent = False
         self._stop = threading.Event()

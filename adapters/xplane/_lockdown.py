@@ -8,11 +8,13 @@ Network reachability is not enforced here, and no provider calls `host_only_rule
 really happens: under the `netns` provider the sandbox firewall (`simbridge._isolation._firewall`)
 accepts the simulator's state ports only from the host side's address and drops them on
 loopback; those ports are the task's `lockdown.blocked_ports` plus the adapter's `state_ports`
-(`simbridge._providers.state_ports`). Every X-Plane task lists UDP 49000, UDP 49009 and TCP 8086
-there, so a netns episode keeps them host-only. The `vm` provider is given only the TCP ones;
+(`simbridge._providers.state_ports`). Every X-Plane task lists UDP 49000, UDP 49009, UDP 49010
+and TCP 8086 there, and `XPlaneSession.state_ports` names them too, so a netns episode keeps
+them host-only. The `vm` provider is given only the TCP ones;
 the `local` provider applies no firewall. `host_only_rules()` is that same list as data, for an
 operator who firewalls an X-Plane machine by hand; a test keeps it equal to the tasks' lists.
-The FMS plugin's UDP port (`_fms.FMS_PORT`) is in neither list.
+The FMS probe plugin's UDP port (`_fms.FMS_PORT`, 49010) is in both lists: without it the netns
+firewall would drop the harness's FMS snapshots.
 """
 
 from __future__ import annotations
@@ -104,11 +106,13 @@ def require_locked_down(install_dir: str | Path) -> LockdownReport:
     return report
 
 
-def host_only_rules(host_addr: str, *, udp_port: int = 49000, xpc_port: int = 49009, web_port: int = 8086) -> list[dict[str, object]]:
+def host_only_rules(host_addr: str, *, udp_port: int = 49000, xpc_port: int = 49009, web_port: int = 8086,
+                    fms_port: int = 49010) -> list[dict[str, object]]:
     """The ports only the harness host may reach, as firewall rules for an operator to apply by
     hand. Descriptive: no provider reads this (see the module docstring for what enforces them)."""
     return [
         {"proto": "udp", "port": udp_port, "allow_from": host_addr, "service": "X-Plane native UDP"},
         {"proto": "udp", "port": xpc_port, "allow_from": host_addr, "service": "XPlaneConnect"},
         {"proto": "tcp", "port": web_port, "allow_from": host_addr, "service": "X-Plane Web API (REST/WebSocket)"},
+        {"proto": "udp", "port": fms_port, "allow_from": host_addr, "service": "simbridge FMS probe plugin"},
     ]

@@ -36,6 +36,8 @@ _OPTIONS = ("host", "udp_port", "xpc_port", "web_port", "fms_port", "hz", "insta
 class XPlaneSession(SimSession):
     sim_name = "xplane"
     signals = tuple(_mapping.TABLE)
+    #: what the harness reaches X-Plane on; an isolated provider keeps them host-only
+    state_ports = (("udp", UDP_PORT), ("udp", XPC_PORT), ("tcp", WEB_PORT), ("udp", FMS_PORT))
 
     @classmethod
     def preflight(cls, provider: str) -> None:

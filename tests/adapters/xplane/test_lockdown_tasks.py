@@ -41,7 +41,7 @@ def test_not_an_install(tmp_path):
 
 def test_host_only_rules():
     rules = host_only_rules("10.0.0.1")
-    assert {(r["proto"], r["port"]) for r in rules} == {("udp", 49000), ("udp", 49009), ("tcp", 8086)}
+    assert {(r["proto"], r["port"]) for r in rules} == {("udp", 49000), ("udp", 49009), ("tcp", 8086), ("udp", 49010)}
     assert all(r["allow_from"] == "10.0.0.1" for r in rules)
 
 
@@ -74,6 +74,25 @@ def test_host_only_rules_are_the_ports_the_netns_firewall_keeps_host_only(task_i
         assert accept and all(f"ip saddr {host}" in ln for ln in accept), (proto, port, accept)
         assert any(ln.strip().startswith(f"iif lo {proto} dport") and str(port) in ln and ln.rstrip().endswith("drop")
                    for ln in nft), (proto, port)
+
+
+@pytest.mark.parametrize("task_id", XPLANE_TASKS)
+def test_the_fms_probe_port_is_a_host_only_state_port(task_id):
+    """The FMS plugin answers on UDP 49010: a netns sandbox must let the host (only) reach it,
+    or T04/T20's FMS snapshots are silently dropped."""
+    from simbridge._isolation._firewall import FirewallPlan, render
+    from simbridge._providers import state_ports
+    from simbridge.adapters.xplane import XPlaneSession
+    from simbridge.adapters.xplane._fms import FMS_PORT
+
+    task = load_task(task_id)
+    assert ("udp", FMS_PORT) in XPlaneSession.state_ports
+    assert ("udp", FMS_PORT) in {(b.proto, b.port) for b in task.lockdown.blocked_ports}
+    tcp, udp = state_ports(task, XPlaneSession)
+    assert FMS_PORT in udp and FMS_PORT not in tcp
+    nft = render(FirewallPlan(sandbox_if="sbx-test", host_addr="10.199.0.1", agent_uid=2001, sim_uid=2002,
+                              state_tcp=tcp, state_udp=udp))
+    assert any("udp dport" in ln and str(FMS_PORT) in ln and "ip saddr 10.199.0.1" in ln for ln in nft.splitlines())
 
 
 def test_t02_flight_starts_on_ksea_34r():

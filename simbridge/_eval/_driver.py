@@ -180,11 +180,14 @@ def _drive(out: Path, retries: int, episodes: list[EpisodeSpec], ex: Any, stream
     hint = max_parallel or _parallel_hint(ex, episodes)
     progress = Progress(episodes, parallel_hint=int(hint), stream=stream, live=live)
     tries: dict[str, int] = {}
+    before = _old_rows(out) if resume else {}
     try:
         for spec in episodes:
             done_at, n_on_disk = _finished_attempt(out, spec) if resume else (0, len(attempt_dirs(out, spec.episode_id)))
             if done_at:
-                rows[spec.episode_id] = _row(out, spec, done_at, n_on_disk, None, ex.name, "finished")
+                old = before.get(spec.episode_id)
+                rows[spec.episode_id] = (old if old and old.get("attempt") == done_at and old.get("state") == "finished"
+                                         else _row(out, spec, done_at, n_on_disk, None, ex.name, "finished"))
                 progress.skipped(spec, rows[spec.episode_id])
                 continue
             rows[spec.episode_id] = _row(out, spec, 0, n_on_disk, None, ex.name, "pending")
@@ -221,6 +224,16 @@ def _drive(out: Path, retries: int, episodes: list[EpisodeSpec], ex: Any, stream
         progress.close()
         write_results(out, list(rows.values()))
     return list(rows.values())
+
+
+def _old_rows(out: Path) -> dict[str, dict[str, Any]]:
+    """The rows of an earlier run's results.parquet (host, wall times of finished episodes)."""
+    import pyarrow.parquet as pq
+
+    try:
+        return {r["episode_id"]: r for r in pq.read_table(out / RESULTS_FILE).to_pylist()}
+    except (OSError, ValueError, KeyError):
+        return {}
 
 
 def _parallel_hint(ex: Any, episodes: list[EpisodeSpec]) -> int:

@@ -7,12 +7,15 @@ the task's .FLT (FlightLoad; the project ships them, `_flt`), checks and records
 and records every sim frame. The SimConnect ports are the session's state ports: an isolated
 provider opens them to the host side only and the audit probes them from the agent's side.
 
-Options come from keyword arguments, overridden by `sandbox.info["msfs"]`.
+Options come from keyword arguments (defaults from the environment: SIMBRIDGE_MSFS_HOST,
+SIMBRIDGE_MSFS_PORT, SIMBRIDGE_MSFS_PROTOCOL = 2020|2024, SIMBRIDGE_MSFS_FLIGHTS_DIR, so
+`simbridge run --sim msfs` reaches a remote MSFS), overridden by `sandbox.info["msfs"]`.
 """
 
 from __future__ import annotations
 
 import ntpath
+import os
 import posixpath
 import time
 from typing import TYPE_CHECKING, Any
@@ -52,12 +55,46 @@ class MsfsSession(SimSession):
                  transport: str = "auto", flights_dir: str = DEFAULT_FLIGHTS_DIR, hz: float | None = None,
                  ready_timeout_s: float = 60.0, stale_after_s: float = 5.0, load_flight: bool = True) -> None:
         self.opts: dict[str, Any] = {k: v for k, v in locals().items() if k in _OPTIONS}
+        env = os.environ
+        if host is None and env.get("SIMBRIDGE_MSFS_HOST"):
+            self.opts["host"] = env["SIMBRIDGE_MSFS_HOST"]
+        for key, name, conv in (("port", "SIMBRIDGE_MSFS_PORT", int), ("protocol", "SIMBRIDGE_MSFS_PROTOCOL", str),
+                                ("flights_dir", "SIMBRIDGE_MSFS_FLIGHTS_DIR", str)):
+            if env.get(name):
+                try:
+                    self.opts[key] = conv(env[name])
+                except ValueError:
+                    raise HarnessError(f"msfs: {name}={env[name]!r} is not a valid {key}") from None
         self.client: SimConnectClient | None = None
         self.logger: MsfsLogger | None = None
         self._info: dict[str, Any] = {"flags": []}
         self._assists: dict[str, Any] = {}
         self._samples_pending: list[StateSample] = []
         self._stopped = False
+
+    @classmethod
+    def preflight(cls, provider: str) -> None:
+        """A SimConnect server must answer where SIMBRIDGE_MSFS_HOST/PORT say (or the DLL be there)."""
+        import socket
+
+        from simbridge._errors import SimbridgeError
+        from simbridge.adapters.msfs._transport import dll_available
+
+        host = os.environ.get("SIMBRIDGE_MSFS_HOST")
+        if host is None:
+            if dll_available():
+                return
+            raise SimbridgeError("msfs: set SIMBRIDGE_MSFS_HOST (and SIMBRIDGE_MSFS_PORT) to the MSFS machine's "
+                                 "SimConnect address; see docs/msfs.md")
+        try:
+            port = int(os.environ.get("SIMBRIDGE_MSFS_PORT") or SIMCONNECT_PORT)
+        except ValueError:
+            raise SimbridgeError(f"msfs: SIMBRIDGE_MSFS_PORT={os.environ['SIMBRIDGE_MSFS_PORT']!r} is not a port") from None
+        try:
+            socket.create_connection((host, port), timeout=3.0).close()
+        except OSError as exc:
+            raise SimbridgeError(f"msfs: no SimConnect server at {host}:{port}: {exc.strerror or exc}; "
+                                 "check SimConnect.xml on the MSFS machine (docs/msfs.md)") from None
 
     @staticmethod
     def _protocol(name: str) -> Protocol:
@@ -76,7 +113,8 @@ class MsfsSession(SimSession):
         self._info.update(sim_version=".".join(map(str, server.application_version)),
                           simconnect_version=".".join(map(str, server.simconnect_version)),
                           server_name=server.application_name, protocol=int(protocol), simconnect=f"{host}:{port}")
-        wanted = [s for s in dict.fromkeys([*BASE_SIGNALS, *task.signals]) if s in _mapping.TABLE]
+        # every mapped signal (the runner's columns are `signals`; 40 SimVars per frame are cheap)
+        wanted = [s for s in dict.fromkeys([*BASE_SIGNALS, *_mapping.TABLE, *task.signals]) if s in _mapping.TABLE]
         missing = [s for s in task.signals if s not in _mapping.TABLE]
         if missing:
             self._info["flags"].append("signals_unmapped")

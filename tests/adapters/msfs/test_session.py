@@ -136,3 +136,13 @@ def test_record_cli_without_a_server_is_one_line_exit_5(tmp_path, capsys):
                "--out", str(tmp_path / "b")])
     err = capsys.readouterr().err
     assert rc == 5 and "no SimConnect server at 127.0.0.1:9" in err and len(err.strip().splitlines()) == 1
+
+
+def test_simconnect_ports_are_state_ports_the_audit_probes():
+    from simbridge._providers import state_ports
+
+    for tid in _flt.TASKS:
+        task = load_task(tid)
+        tcp, _udp = state_ports(task, MsfsSession)
+        assert {500, 2048} <= set(tcp)
+        assert {p.port for p in task.lockdown.blocked_ports} >= {500}

@@ -81,3 +81,73 @@ def trip(start_clock_s: float, start_pos_m: float, legs: Sequence[tuple[float, f
 
 def entries_of(samples) -> list[bytes]:
     return [entry(c, p, v, brake=b) for c, p, v, b in samples]
+
+
+class DotNetBinaryWriter:
+    """The System.IO.BinaryWriter overloads SaveLogs calls, little-endian, UTF-8 strings."""
+
+    def __init__(self) -> None:
+        self.out = bytearray()
+
+    def write_bytes(self, b: bytes) -> None:  # Write(byte[])
+        self.out += b
+
+    def write_short(self, v: int) -> None:  # Write(short)
+        self.out += struct.pack("<h", v)
+
+    def write_int(self, v: int) -> None:  # Write(int)
+        self.out += struct.pack("<i", v)
+
+    def write_long(self, v: int) -> None:  # Write(long)
+        self.out += struct.pack("<q", v)
+
+    def write_double(self, v: float) -> None:  # Write(double)
+        self.out += struct.pack("<d", v)
+
+    def write_float(self, v: float) -> None:  # Write(float)
+        self.out += struct.pack("<f", v)
+
+    def write_string(self, s: str) -> None:  # Write(string)
+        self.out += dotnet_string(s)
+
+
+def to_binary_local(local: dt.datetime, utc_offset: dt.timedelta) -> int:
+    """DateTime.Now.ToBinary() (kind Local): UTC ticks | LocalMask (bit 63), as a signed i64
+    (dotnet/runtime DateTime.ToBinary)."""
+    ticks = to_binary(local - utc_offset)
+    return struct.unpack("<q", struct.pack("<Q", ticks | (1 << 63)))[0]
+
+
+def save_logs(route: str | None, train: str | None, log_date_binary: int, game_mode: int,
+              entries: Sequence[dict], scores: Sequence[tuple[float, float, int, int]], maximum: int) -> bytes:
+    """leezer3/OpenBVE BlackBox.cs `Interface.SaveLogs`, lines 112-145, statement by statement.
+    `entries`: dicts with BlackBoxEntry's fields (BlackBox.Entry.cs:7-16)."""
+    w = DotNetBinaryWriter()
+    w.write_bytes(b"openBVE_LOGS")                                   # :113 Identifier
+    w.write_short(1)                                                 # :114 const short Version = 1
+    w.write_string("Unknown" if route is None else route)            # :115
+    w.write_string("Unknown" if train is None else train)            # :116
+    w.write_long(log_date_binary)                                    # :117 LogDateTime.ToBinary()
+    w.write_short(game_mode)                                         # :118 (short)GameMode
+    w.write_int(len(entries))                                        # :119
+    for e in entries:                                                # :120-133
+        w.write_double(e["Time"])
+        w.write_double(e["Position"])
+        w.write_float(e["Speed"])
+        w.write_float(e["Acceleration"])
+        w.write_short(e["ReverserDriver"])
+        w.write_short(e["ReverserSafety"])
+        w.write_short(e["PowerDriver"])
+        w.write_short(e["PowerSafety"])
+        w.write_short(e["BrakeDriver"])
+        w.write_short(e["BrakeSafety"])
+        w.write_short(0)                                             # :132 (short)0
+    w.write_int(len(scores))                                         # :135
+    for time_s, position_m, value, token in scores:                  # :136-142
+        w.write_double(time_s)
+        w.write_double(position_m)
+        w.write_int(value)
+        w.write_short(token)
+    w.write_int(maximum)                                             # :144 CurrentScore.Maximum
+    w.write_bytes(b"_fileEND")                                       # :145 Footer
+    return bytes(w.out)

@@ -1,20 +1,32 @@
-"""OpenBVE's black-box file `logs.bin`, as `Interface.SaveLogs` writes it with a .NET BinaryWriter
-(little-endian; strings = 7-bit-encoded byte length + UTF-8) [leezer3/OpenBVE
-`source/OpenBVE/System/Logging/BlackBox/BlackBox.cs`]:
+"""OpenBVE's black-box file `logs.bin`, read exactly as OpenBVE's writer writes it.
 
-    12 B  "openBVE_LOGS"            i16 version = 1
-    str   route name                str  train name
-    i64   DateTime.ToBinary         i16  game mode
-    i32   n, then n × 38 B entries: f64 time (s since midnight), f64 track position (m) of the
-          first car's front axle (`Cars[0].TrackPosition` = `FrontAxle.Follower.TrackPosition`),
-          f32 speed (m/s), f32 acceleration (m/s²), i16 reverser driver/safety,
-          i16 power driver/safety, i16 brake driver/safety (0 none, −1 emergency, −2 hold,
-          −3 release, −4 lap, −5 service, n > 0 notch n), i16 reserved
-    i32   m, then m × 22 B score records: f64 time, f64 position, i32 value, i16 token
-    i32   maximum score             8 B "_fileEND"
+Writer: leezer3/OpenBVE @ bdf67e3b, `source/OpenBVE/System/Logging/BlackBox/BlackBox.cs`,
+`Interface.SaveLogs` (lines 91-157), a .NET `BinaryWriter` with UTF-8 (little-endian; a string
+is its 7-bit-encoded UTF-8 byte length, then the bytes):
 
-Entries are written once a second while Options → black box is on; the file is rewritten
-every ~30 s and at the end of the run.
+    12 B  "openBVE_LOGS" (Identifier, :15)      i16 version = 1 (:112-114)
+    str   route name, str train name (:115-116: the route file's and train folder's names,
+          GameWindow.cs:642-643; "Unknown" when unset)
+    i64   Game.LogDateTime.ToBinary() (:117) — `DateTime.Now` (GameWindow.cs:644), kind Local:
+          bit 63 set and the low 62 bits are UTC ticks (dotnet DateTime.ToBinary), so the date
+          read back is the run's start in UTC
+    i16   game mode (:118; OpenBveApi GameMode.cs: 0 Arcade, 1 Normal, 2 Expert, 3 Developer)
+    i32   n, then n × 38 B entries (:119-133; struct BlackBoxEntry, BlackBox.Entry.cs:7-16):
+          f64 time (s since midnight), f64 track position (m) of the first car
+          (`Cars[0].TrackPosition`, Game.cs:104), f32 speed (m/s), f32 acceleration (m/s²),
+          i16 reverser driver/safety, i16 power driver/safety, i16 brake driver/safety
+          (BlackBox.Brake.cs: 0 none, −1 emergency, −2 hold, −3 release, −4 lap, −5 service;
+          n > 0 notch n), i16 0 (:132)
+    i32   m, then m × 22 B score records (:135-142): f64 time, f64 position, i32 value,
+          i16 token (Score.Tokens.cs)
+    i32   maximum score (:144)                  8 B "_fileEND" (Footer, :18, :145)
+
+The reader (`LoadLogs`, :21-85) accepts version 1 only and discards the file on any mismatch;
+this reader is as strict and says where. Entries are added once a second of game time
+(`Game.UpdateBlackBox`, Game.cs:90-95) while Options → black box is on; the file is rewritten
+at most every 30 s of game time (:98-104) and once more at the end of the run
+(GameWindow.cs:536), so a run killed before its end lacks up to 30 s, and one killed while the
+file is rewritten (FileMode.Create, :108) leaves it truncated.
 """
 
 from __future__ import annotations
@@ -110,13 +122,22 @@ class _Reader:
         return arr
 
 
+#: OpenBveApi/System/GameMode.cs
+GAME_MODES = {0: "arcade", 1: "normal", 2: "expert", 3: "developer"}
+
+
 def _date_from_binary(v: int) -> str | None:
-    """DateTime.ToBinary: 2 kind bits over 62 bits of 100-ns ticks since 0001-01-01."""
-    ticks = v & 0x3FFF_FFFF_FFFF_FFFF
+    """DateTime.ToBinary: 2 kind bits over 62 bits of 100-ns ticks since 0001-01-01. Kind Utc
+    (01) and Local (1x: the ticks are the UTC time) read as UTC, with a 'Z'; Unspecified (00)
+    as it is."""
+    u = v & 0xFFFF_FFFF_FFFF_FFFF
+    kind = u >> 62
+    ticks = u & 0x3FFF_FFFF_FFFF_FFFF
     try:
-        return (dt.datetime(1, 1, 1) + dt.timedelta(microseconds=ticks // 10)).isoformat(timespec="seconds")
+        when = (dt.datetime(1, 1, 1) + dt.timedelta(microseconds=ticks // 10)).isoformat(timespec="seconds")
     except OverflowError:
         return None
+    return when + ("Z" if kind else "")
 
 
 def parse_logs(data: bytes, source: str = "logs.bin") -> BlackBoxLog:
@@ -195,7 +216,7 @@ def import_logs(path: str | Path, out: str | Path, *, task_id: str = "T14", forc
               for s in log.scores if np.isfinite(s["time"])]
     ep = EpisodeInfo(task_id=task_id, sim="openbve", adapter="openbve.logs", flags=flags_of(check.flag()))
     snaps = {"start": {"openbve_route": log.route, "openbve_train": log.train, "openbve_date": log.date,
-                       "openbve_game_mode": log.game_mode},
+                       "openbve_game_mode": log.game_mode, "openbve_game_mode_name": GAME_MODES.get(log.game_mode)},
              "end": {"openbve_max_score": log.max_score, "openbve_score_total": int(log.scores["value"].astype(np.int64).sum()),
                      "openbve_entries": int(e.size), "openbve_bad_entries": check.n_bad,
                      "openbve_bad_by_column": dict(check.dropped)}}

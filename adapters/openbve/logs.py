@@ -113,7 +113,7 @@ class _Reader:
 
     def records(self, dtype: np.dtype, what: str) -> np.ndarray:
         at = self.pos
-        n = self.unpack("<i", f"the {what} count")
+        n = int(self.unpack("<i", f"the {what} count"))
         if n < 0:
             raise self.fail(f"negative {what} count {n}", at)
         if n * dtype.itemsize > len(self.data) - self.pos:

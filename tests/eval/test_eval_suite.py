@@ -129,3 +129,42 @@ def test_existing_eval_needs_resume(tmp_path):
 
     with pytest.raises(SuiteError, match="--resume"):
         run_eval(p, out)
+
+
+def _progress_run(live: bool):
+    import io
+
+    from simbridge._eval._plan import EpisodeSpec
+    from simbridge._eval._progress import Progress
+
+    eps = [EpisodeSpec(episode_id=f"T09/jsbsim/noop/trial-{k}", task_id="T09", sim="jsbsim", agent="noop",
+                       agent_slug="noop", trial=k) for k in (1, 2)]
+    buf = io.StringIO()
+    p = Progress(eps, stream=buf, live=live)
+    p.started(eps[0], 1)
+    p.retrying(eps[0], 1, "NodeDiedError: node gone")
+    p.started(eps[0], 2)
+    p.finished(eps[0], {"attempt": 2, "status": "timeout", "score": 0.25, "score_status": "scored",
+                        "success": False, "wall_s": 3.0, "host": "h1"})
+    text = p._render() if live else None
+    p.close()
+    return buf.getvalue(), text
+
+
+def test_progress_plain_lines_when_not_a_terminal():
+    out, _ = _progress_run(live=False)
+    lines = out.strip().splitlines()
+    assert "harness fault in T09/jsbsim/noop/trial-1 attempt 1: NodeDiedError" in lines[1]
+    assert lines[-1].startswith("[1/2] T09/jsbsim/noop/trial-1 attempt 2: timeout, score 0.250")
+    assert "on h1" in lines[-1]
+
+
+def test_progress_live_table_has_counts_and_cell_scores():
+    from rich.console import Console
+
+    _, renderable = _progress_run(live=True)
+    con = Console(width=120, record=True, file=__import__("io").StringIO())
+    con.print(renderable)
+    text = con.export_text()
+    assert "done 1/2" in text and "retried 1" in text
+    assert "T09" in text and "1/2" in text and "0.250" in text

@@ -253,7 +253,7 @@ def test_instruction_for_falls_back_to_the_catalog_text():
 
 
 @pytest.mark.parametrize("sim,expect", [
-    ("carla", "field 'instructions_by_sim': 'carla' is not one of simulator.alternatives ['jsbsim']"),
+    ("carla", "field 'instructions_by_sim': 'carla' is not one of simulator.alternatives ['jsbsim', 'flightgear']"),
     ("msfs", "field 'instructions_by_sim': 'msfs' is the task's own simulator: its text is `instruction`"),
 ])
 def test_per_sim_text_only_for_alternatives(tmp_path, sim, expect):
@@ -377,7 +377,7 @@ def test_cli_instruction_per_sim(capsys):
     assert main(["tasks", "instruction", "T16"]) == 0
     assert capsys.readouterr().out.startswith("MSFS, Cessna 172 (G1000)")
     assert main(["tasks", "instruction", "T16", "--sim", "carla"]) == 2
-    assert "T16 does not run on 'carla' (its simulators: msfs, jsbsim)" in capsys.readouterr().err
+    assert "T16 does not run on 'carla' (its simulators: msfs, jsbsim, flightgear)" in capsys.readouterr().err
 
 
 def test_lockdown_ports_by_protocol_sorted_once() -> None:

@@ -102,6 +102,20 @@ DEBUG_MENU_ENABLED = "/sim/menubar/default/menu[8]/enabled"
 CONSOLE_KEYS = {47: "/", 58: ":", 266: "F10"}
 
 
+def check_push_telemetry(sandbox: Sandbox) -> None:
+    """FlightGear's only per-frame stream is its generic protocol pushed over UDP to the
+    harness (fgfs 2020.3 has no server mode that the host could pull it from), so a sandbox
+    whose telemetry is `pull` — or that gives no address to push to — cannot host it. Decided
+    from the provider's declared capability (`Sandbox.telemetry`), not from its name."""
+    if sandbox.telemetry != "push":
+        raise HarnessError(f"flightgear: provider {sandbox.provider!r} only lets the host pull telemetry "
+                           "(telemetry=pull), but FlightGear pushes its generic-protocol stream over UDP; "
+                           "run it on the local or netns provider")
+    if sandbox.harness_addr is None:
+        raise HarnessError(f"flightgear: provider {sandbox.provider!r} gives FlightGear no harness address to push "
+                           "its generic-protocol UDP stream to (harness_addr is None)")
+
+
 class FlightGearSession(SimSession):
     sim_name = "flightgear"
     signals = SIGNALS
@@ -143,9 +157,7 @@ class FlightGearSession(SimSession):
             if w.isdigit() and h.isdigit():
                 spec.geometry = (int(w), int(h))
         isolated = sandbox.isolated
-        if isolated and sandbox.harness_addr is None:
-            raise HarnessError("flightgear: this sandbox lets nothing reach the host, but FlightGear pushes its "
-                               "generic-protocol stream over UDP; run it on the local or netns provider")
+        check_push_telemetry(sandbox)
         self.fg = FlightGearProcess(spec, GenericProtocol(RAW_CHUNKS, name="simbridge-c172p"),
                                     workdir=Path(sandbox.workdir) / "flightgear", display=sandbox.display,
                                     env=sandbox.env, spawn=sandbox.spawn,
@@ -160,6 +172,8 @@ class FlightGearSession(SimSession):
         st = task.initial_state
         setup: dict[str, str] = {}
         if st.avionics_on:
+            # the c172p's radios sit on the avionics bus, which the battery master feeds
+            setup["/controls/switches/master-bat"] = "true"
             setup["/controls/switches/master-avionics"] = "true"
         if "nav1_mhz" in st.scenario:
             setup["/instrumentation/nav[0]/frequencies/selected-mhz"] = str(st.scenario["nav1_mhz"])
@@ -171,6 +185,12 @@ class FlightGearSession(SimSession):
             tn.set_many(setup)
         if st.engine == "running":
             self._ensure_engine_running(spec.on_ground)
+            if not spec.on_ground and setup:
+                # the c172p's air start sets throttle, flaps and the altimeter itself once its
+                # autostart is over (state-manager.nas, 5 s after the FDM starts): the task's
+                # own settings go in after that, or the aircraft would not be as the task says
+                self._wait_autostart_over()
+                tn.set_many(setup)
         # the episode starts now: drop what came before, remember the clock
         self.fg.udp.drain()
         first = self.fg.udp.wait_first(10.0)
@@ -217,6 +237,17 @@ class FlightGearSession(SimSession):
                 break
         if not ok:
             raise HarnessError("flightgear: the engine did not start during setup (task says engine running)")
+
+    def _wait_autostart_over(self, timeout_s: float = 60.0) -> None:
+        """Until the c172p clears `/engines/active-engine/auto-start` (its autostart timer has
+        run and applied its approach configuration). Simulator seconds pass slowly on a loaded
+        machine, hence the generous wall-clock limit."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.fg.telnet.get("/engines/active-engine/auto-start") in ("false", "0", ""):
+                return
+            time.sleep(0.5)
+        raise HarnessError("flightgear: the c172p autostart did not finish (auto-start still set) during setup")
 
     def poll(self) -> list[StateSample]:
         if self.fg is None or self.fg.udp is None:

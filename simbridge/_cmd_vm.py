@@ -51,7 +51,7 @@ def check_vm(image: Path | None = None, ports: list[tuple[int, str, str]] | None
 
 
 def _check(args: argparse.Namespace) -> int:
-    from simbridge._cmd_isolation import print_report
+    from simbridge._isolation._print import print_report
 
     report = check_vm(args.image)
     if args.json:

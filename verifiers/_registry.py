@@ -18,7 +18,8 @@ import math
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict
+from pathlib import Path
+from typing import Any, TypedDict
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -28,11 +29,9 @@ from simbridge._canonical import SIGNALS
 from simbridge._errors import Unscorable
 from simbridge._score import Component, DataQuality, SafetyResult, Score
 from simbridge._signals import check_quality
+from simbridge._taskspec import TaskSpec
 
 from . import primitives as P
-
-if TYPE_CHECKING:
-    from simbridge._task import TaskSpec
 
 VERIFIER_API_VERSION = "1"
 
@@ -76,9 +75,8 @@ def _load_builtin() -> None:
     global _LOADED
     if _LOADED:
         return
-    import simbridge.verifiers as pkg
-
-    for mod in pkgutil.iter_modules(pkg.__path__):
+    # the modules beside this one, found by folder: the package imports this module, not the reverse
+    for mod in pkgutil.iter_modules([str(Path(__file__).parent)]):
         if not mod.name.startswith("_") and mod.name != "primitives":
             importlib.import_module(f"simbridge.verifiers.{mod.name}")
     _LOADED = True

@@ -16,7 +16,7 @@ from typing import Annotated
 import numpy as np
 from pydantic import Field
 
-from simbridge._task import RunwaySpec
+from simbridge._taskspec import RunwaySpec
 from simbridge.verifiers import primitives as P
 from simbridge.verifiers._params import FiniteParams, NonNegativeFinite, PositiveFinite
 from simbridge.verifiers._registry import VerifyContext, verifier

@@ -1,0 +1,335 @@
+"""Task specifications: the pydantic model of a task YAML (no loading, no verifiers).
+
+A task carries everything the catalog says about it (instruction, simulator, initial state,
+lockdown, verifier and tolerances, partial credit, hard safety constraints) so that the runner,
+the provider and the verifier all read one source of truth. Verifiers import these models;
+`simbridge._task` loads the YAMLs and checks them against the verifiers, so neither imports
+the other back.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import math
+from typing import Annotated, Any, Literal
+
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator,
+                      model_validator)
+from pydantic_core import PydanticCustomError
+
+from simbridge import _canonical
+
+SimName = Literal["xplane", "flightgear", "msfs", "carla", "openbve", "bridgecommand", "ksp", "jsbsim"]
+
+
+class _Model(BaseModel):
+    # allow_inf_nan=False: every number in a task is a physical quantity, and NaN or inf in one
+    # makes the comparisons it feeds silently true or false
+    model_config = ConfigDict(extra="forbid", frozen=False, allow_inf_nan=False)
+
+
+def _custom(kind: str, msg: str) -> PydanticCustomError:
+    """A validation error whose message is shown as is (no 'Value error, ' prefix)."""
+    return PydanticCustomError(kind, "{msg}", {"msg": msg})
+
+
+def _canonical_signal(name: str) -> str:
+    """A name from the canonical vocabulary: a misspelt one would make every bundle unscored."""
+    if not _canonical.is_canonical(name):
+        close = difflib.get_close_matches(name, list(_canonical.SIGNALS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise _custom("unknown_signal", f"unknown canonical signal {name!r}{hint}")
+    return name
+
+
+CanonicalSignal = Annotated[str, AfterValidator(_canonical_signal)]
+
+
+class SimulatorSpec(_Model):
+    name: SimName
+    version: str = Field(description="Simulator version the task was written for, e.g. '12', '0.9.15', '2020.3'")
+    alternatives: list[SimName] = Field(
+        default_factory=list, description="Other simulators that can run this task, e.g. jsbsim"
+    )
+
+
+class VehicleSpec(_Model):
+    kind: Literal["aircraft", "helicopter", "car", "train", "ship", "rocket"]
+    model: str = Field(description="Human name, e.g. 'Cessna 172 (G1000)'")
+    ids: dict[str, str] = Field(default_factory=dict, description="Simulator-specific id per sim name")
+
+
+class LatLon(_Model):
+    lat_deg: float = Field(ge=-90, le=90)
+    lon_deg: float = Field(ge=-180, le=180)
+
+
+class CloudLayer(_Model):
+    coverage: Literal["clear", "few", "scattered", "broken", "overcast"]
+    base_agl_ft: float | None = None
+    base_msl_ft: float | None = None
+
+
+class WeatherSpec(_Model):
+    preset: Literal["clear", "manual", "real", "any"] = "clear"
+    wind_dir_deg: float | None = Field(default=None, ge=0, le=360)
+    wind_kt: float | None = Field(default=None, ge=0)
+    visibility_sm: float | None = Field(default=None, gt=0)
+    clouds: list[CloudLayer] = Field(default_factory=list)
+
+
+class TimeSpec(_Model):
+    date: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD")
+    local_time: str | None = Field(default=None, pattern=r"^([01]\d|2[0-3]):[0-5]\d$",
+                                   description="HH:MM, local to the airport")
+
+
+class FailureTrigger(_Model):
+    agl_ft: float | None = None
+    agl_ft_between: tuple[float, float] | None = Field(
+        default=None, description="Random height drawn per trial, uniformly in [lo, hi]"
+    )
+    after_s: float | None = Field(default=None, ge=0)
+
+    @field_validator("agl_ft_between")
+    @classmethod
+    def _ordered(cls, v: tuple[float, float] | None) -> tuple[float, float] | None:
+        if v is not None and not 0 <= v[0] <= v[1]:
+            raise _custom("range_order", f"[{v[0]:g}, {v[1]:g}] must be 0 <= lo <= hi")
+        return v
+
+
+class FailureSpec(_Model):
+    system: str = Field(description="e.g. engine, vacuum_pump")
+    trigger: FailureTrigger
+    injected_by: Literal["harness", "agent", "simulator"] = "harness"
+
+
+class InitialState(_Model):
+    """Where and how the episode starts. Fields a simulator cannot honour are reported, not ignored."""
+
+    airport: str | None = None
+    runway: str | None = None
+    parking: str | None = None
+    helipad: str | None = None
+    position: LatLon | None = None
+    alt_msl_ft: float | None = None
+    alt_agl_ft: float | None = Field(default=None, ge=0)
+    ias_kt: float | None = Field(default=None, ge=0)
+    heading_deg: float | None = Field(default=None, ge=0, le=360)
+    distance_nm: float | None = Field(default=None, ge=0, description="Distance from the runway threshold on final")
+    on_ground: bool | None = None
+    engine: Literal["running", "cold_and_dark", "off", "any"] = "any"
+    avionics_on: bool | None = None
+    autopilot_on: bool | None = None
+    weather: WeatherSpec = Field(default_factory=WeatherSpec)
+    time: TimeSpec = Field(default_factory=TimeSpec)
+    failures: list[FailureSpec] = Field(default_factory=list)
+    scenario: dict[str, Any] = Field(
+        default_factory=dict, description="Simulator-specific scene (spawn point, parked cars, route, save file)"
+    )
+
+    @field_validator("scenario")
+    @classmethod
+    def _scenario_finite(cls, scene: dict[str, Any]) -> dict[str, Any]:
+        # free-form, so the model's allow_inf_nan does not reach inside: spawn points and routes
+        # are positions all the same
+        stack: list[tuple[Any, str]] = [(scene, "")]
+        while stack:
+            v, where = stack.pop()
+            if isinstance(v, float) and not math.isfinite(v):
+                raise _custom("finite_number", f"{where} is {v}, not a finite number")
+            if isinstance(v, dict):
+                stack.extend((x, f"{where}.{k}" if where else str(k)) for k, x in v.items())
+            elif isinstance(v, list):
+                stack.extend((x, f"{where}[{i}]") for i, x in enumerate(v))
+        return scene
+
+
+class InputFile(_Model):
+    path: str = Field(description="Path the agent sees, relative to its home, e.g. input/ofp.pdf")
+    description: str
+    source: str | None = Field(default=None, description="Where the harness gets it (file under tasks/inputs/)")
+
+
+class BlockedPort(_Model):
+    port: int = Field(ge=1, le=65535)
+    proto: Literal["tcp", "udp"]
+    service: str
+
+
+class LockdownSpec(_Model):
+    blocked_ports: list[BlockedPort] = Field(default_factory=list)
+    disabled_consoles: list[str] = Field(default_factory=list)
+    forbidden_plugins: list[str] = Field(default_factory=list)
+    disabled_assists: list[str] = Field(default_factory=list)
+    notes: str = ""
+
+    def ports(self, proto: Literal["tcp", "udp"]) -> list[int]:
+        """The blocked (state API) ports of one protocol, sorted, each once: what an isolated
+        provider opens to the host side only."""
+        return sorted({b.port for b in self.blocked_ports if b.proto == proto})
+
+    def probes(self) -> list[tuple[int, str, str]]:
+        """(port, proto, service) of every blocked port: what the isolation audit probes."""
+        return [(b.port, b.proto, b.service) for b in self.blocked_ports]
+
+
+class VerifierSpec(_Model):
+    name: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class CreditItem(_Model):
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    weight: float = Field(gt=0, le=1)
+    description: str
+    kind: Literal["binary", "linear"] = Field(
+        description="linear = 'scaled by' in the catalog; binary = all-or-nothing"
+    )
+    primary: bool = Field(default=False, description="A primary goal that earns 0 zeroes the whole score")
+
+
+class SafetyItem(_Model):
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    description: str
+
+
+class RunwaySpec(_Model):
+    """A runway end: the threshold the aircraft lands at and the opposite threshold."""
+
+    id: str = Field(description="e.g. '34R'")
+    airport: str
+    threshold: LatLon
+    end: LatLon = Field(description="The opposite threshold")
+    width_ft: float = Field(gt=0)
+    length_ft: float = Field(gt=0)
+    elevation_ft: float
+    heading_true_deg: float | None = None
+
+
+class CircleSpec(_Model):
+    id: str
+    centre: LatLon | None = None
+    centre_xy_m: tuple[float, float] | None = None
+    radius_m: float = Field(gt=0)
+    elevation_ft: float | None = None
+
+
+class PolygonSpec(_Model):
+    id: str
+    points: list[LatLon] | None = None
+    points_xy_m: list[tuple[float, float]] | None = None
+    heading_deg: float | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> "PolygonSpec":
+        if (self.points is None) == (self.points_xy_m is None):
+            raise ValueError("give exactly one of points (lat/lon) or points_xy_m")
+        pts = self.points if self.points is not None else self.points_xy_m
+        if pts is None or len(pts) < 3:
+            raise ValueError("a polygon needs at least 3 points")
+        return self
+
+
+class GeometrySpec(_Model):
+    runways: list[RunwaySpec] = Field(default_factory=list)
+    circles: list[CircleSpec] = Field(default_factory=list)
+    polygons: list[PolygonSpec] = Field(default_factory=list)
+
+    def runway(self, ident: str) -> RunwaySpec:
+        for r in self.runways:
+            if r.id == ident or f"{r.airport} {r.id}" == ident:
+                return r
+        raise KeyError(f"no runway {ident!r} in the task geometry")
+
+    def circle(self, ident: str) -> CircleSpec:
+        for c in self.circles:
+            if c.id == ident:
+                return c
+        raise KeyError(f"no circle {ident!r} in the task geometry")
+
+    def polygon(self, ident: str) -> PolygonSpec:
+        for p in self.polygons:
+            if p.id == ident:
+                return p
+        raise KeyError(f"no polygon {ident!r} in the task geometry")
+
+
+class TaskSpec(_Model):
+    id: str = Field(pattern=r"^T\d{2}(@[A-Za-z0-9_-]+)?$")
+    title: str
+    instruction: str = Field(min_length=10, description="The text shown to the agent, verbatim from the catalog")
+    simulator: SimulatorSpec
+    instructions_by_sim: dict[SimName, Annotated[str, Field(min_length=10)]] = Field(
+        default_factory=dict,
+        description="The instruction as shown to the agent on that simulator, where the catalog's names another sim "
+                    "or panel (only the simulator, panel and aircraft names change; the numbers and the goal do not)",
+    )
+    platforms: list[Literal["linux", "windows", "macos"]]
+    vehicle: VehicleSpec
+    initial_state: InitialState
+    inputs: list[InputFile] = Field(default_factory=list)
+    lockdown: LockdownSpec
+    time_limit_s: float = Field(gt=0, description="Wall-clock limit of an episode, seconds")
+    max_sample_gap_s: float = Field(default=0.5, gt=0, description="Larger gaps in `t` are telemetry gaps")
+    signals: list[CanonicalSignal] = Field(description="Canonical signals the verifier needs")
+    events: list[str] = Field(default_factory=list, description="Event kinds the verifier reads")
+    snapshots: list[str] = Field(default_factory=list, description="Snapshot keys the verifier reads")
+    verifier: VerifierSpec
+    partial_credit: list[CreditItem] = Field(min_length=1)
+    safety: list[SafetyItem] = Field(default_factory=list)
+    geometry: GeometrySpec = Field(default_factory=GeometrySpec)
+    difficulty: int = Field(ge=1, le=5)
+    tags: list[str] = Field(default_factory=list)
+    gui_need: str = ""
+    interaction: list[str] = Field(default_factory=list)
+    work_product: str = ""
+    conditions: list[str] = Field(default_factory=list)
+    catalog_verifier: str = Field(default="", description="The catalog's proposed verifier text, verbatim")
+    catalog_partial_credit: str = Field(default="", description="The catalog's partial-credit text, verbatim")
+    notes: str = Field(default="", description="How ambiguities in the catalog were resolved")
+    base: str | None = Field(default=None, pattern=r"^T\d{2}$",
+                             description="For site variants: the base task this one extends (never another variant)")
+
+    @field_validator("instructions_by_sim")
+    @classmethod
+    def _only_alternatives(cls, texts: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        sim = info.data.get("simulator")
+        if sim is None:
+            return texts  # the simulator field's own error is reported
+        for name in texts:
+            if name == sim.name:
+                raise _custom("home_sim", f"{name!r} is the task's own simulator: its text is `instruction`")
+            if name not in sim.alternatives:
+                raise _custom("not_alternative", f"{name!r} is not one of simulator.alternatives {sim.alternatives}")
+        return texts
+
+    @field_validator("partial_credit")
+    @classmethod
+    def _weights_sum_to_one(cls, items: list[CreditItem]) -> list[CreditItem]:
+        total = sum(i.weight for i in items)
+        if abs(total - 1.0) > 1e-6:
+            raise ValueError(f"weights add up to {total:g}, not 1")
+        names = [i.name for i in items]
+        if len(set(names)) != len(names):
+            raise ValueError(f"duplicate credit item names: {names}")
+        return items
+
+    @property
+    def spec_hash(self) -> str:
+        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+    def instruction_for(self, sim: str) -> str:
+        """The instruction for an episode on `sim`: its own text where the catalog's names another
+        simulator or panel, else the catalog's verbatim text."""
+        return self.instructions_by_sim.get(sim, self.instruction)  # type: ignore[call-overload]
+
+    def credit(self, name: str) -> CreditItem:
+        for c in self.partial_credit:
+            if c.name == name:
+                return c
+        raise KeyError(name)

@@ -13,6 +13,7 @@ agent. Client events (`transmit_event`) stay open for pause/resume (lockstep).
 from __future__ import annotations
 
 import collections
+import struct
 import threading
 import time
 from collections.abc import Callable
@@ -306,11 +307,15 @@ class SimConnectClient:
             if req is None:
                 return
             types = [d.datatype for d in self.definitions[req.define_id]]
-            if msg.flags & RequestFlag.TAGGED:
-                tagged = w.decode_tagged(msg.data, msg.define_count, types)
-                values: list[Any] = [tagged.get(i) for i in range(len(types))]
-            else:
-                values = w.decode_untagged(msg.data, types)
+            try:
+                if msg.flags & RequestFlag.TAGGED:
+                    tagged = w.decode_tagged(msg.data, msg.define_count, types)
+                    values: list[Any] = [tagged.get(i) for i in range(len(types))]
+                else:
+                    values = w.decode_untagged(msg.data, types)
+            except (w.WireError, struct.error) as exc:
+                self.lost = f"protocol error: request {msg.request_id}: {exc}"
+                return
             req.received += 1
             req.frames.append(DataFrame(msg.request_id, values, now, msg.flags, time.perf_counter() - t0))
         elif isinstance(msg, w.RecvEvent):

@@ -16,6 +16,7 @@ keeps state, so every packet can be checked byte for byte.
 from __future__ import annotations
 
 import enum
+import functools
 import struct
 from dataclasses import dataclass, field
 
@@ -369,16 +370,20 @@ def datum_size(dt: DataType) -> int:
     return struct.calcsize(DATUM_FORMAT[dt])
 
 
+@functools.lru_cache(maxsize=64)
+def _block_struct(types: tuple[DataType, ...]) -> struct.Struct:
+    """One Struct for a whole default-format block ("<" packs with no padding, as SimConnect does)."""
+    return struct.Struct("<" + "".join(DATUM_FORMAT[dt][1:] for dt in types))
+
+
 def decode_untagged(data: bytes, types: list[DataType]) -> list[float | str]:
     """Values of a default-format data block, in definition order."""
-    out: list[float | str] = []
-    off = 0
-    for dt in types:
-        fmt = DATUM_FORMAT[dt]
-        (v,) = struct.unpack_from(fmt, data, off)
-        off += struct.calcsize(fmt)
-        out.append(read_fixed_string(v) if isinstance(v, bytes) else v)
-    return out
+    try:
+        values = _block_struct(tuple(types)).unpack_from(data)
+    except struct.error:
+        raise WireError(f"data block of {len(data)} bytes is shorter than its definition "
+                        f"({_block_struct(tuple(types)).size} bytes)") from None
+    return [read_fixed_string(v) if isinstance(v, bytes) else v for v in values]
 
 
 def decode_tagged(data: bytes, count: int, types: list[DataType]) -> dict[int, float | str]:

@@ -141,6 +141,7 @@ def test_record_cli_without_a_server_is_one_line_exit_5(tmp_path, capsys):
 def test_simconnect_ports_are_state_ports_the_audit_probes():
     from simbridge._providers import state_ports
 
+    assert state_ports(None, MsfsSession) == ([500, 2048], [])  # the adapter's own, without a task
     for tid in _flt.TASKS:
         task = load_task(tid)
         tcp, _udp = state_ports(task, MsfsSession)

@@ -26,7 +26,9 @@ _WHERE = {
     "EpisodeOutputs": "_finish", "finish_episode_outputs": "_finish",
 }
 
-__all__ = sorted(_WHERE)
+__all__ = ["EpisodeOutputs", "EpisodeView", "encode_screen_video", "finish_episode_outputs", "load_episode",
+           "load_suite", "write_episode_report", "write_suite_report"]
+assert sorted(__all__) == sorted(_WHERE)
 
 
 def __getattr__(name: str) -> Any:

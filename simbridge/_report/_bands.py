@@ -103,6 +103,8 @@ def _takeoff_hold(p: dict, score: Score, signals: Signals) -> list[Band]:
     """Heading, altitude and airspeed targets ± tolerance, over the hold window when one was
     found, else from the liftoff (the takeoff component's window) to the end."""
     hold, take = _component(score, "hold_window"), _component(score, "takeoff")
+    t0: float | None
+    t1: float | None
     if hold is not None and hold.window is not None:
         t0, t1 = hold.window
     elif take is not None and take.window is not None:

@@ -120,10 +120,10 @@ def _score_table(view: EpisodeView) -> str:
     out = f'<h2>Score</h2><table class="grid" id="components">{head}{"".join(rows)}</table>'
     if s.safety:
         srows = []
-        for c in s.safety:
-            when = "" if c.first_violation_t is None else f"{c.first_violation_t:.2f}"
-            srows.append(f'<tr class="{"ok" if c.ok else "no"}"><td>{_e(c.name)}</td><td>{"ok" if c.ok else "VIOLATED"}</td>'
-                         f"<td>{_e(when)}</td><td>{_e(c.explanation)}</td></tr>")
+        for sc in s.safety:
+            when = "" if sc.first_violation_t is None else f"{sc.first_violation_t:.2f}"
+            srows.append(f'<tr class="{"ok" if sc.ok else "no"}"><td>{_e(sc.name)}</td><td>{"ok" if sc.ok else "VIOLATED"}</td>'
+                         f"<td>{_e(when)}</td><td>{_e(sc.explanation)}</td></tr>")
         out += ('<h3>Safety constraints</h3><table class="grid" id="safety"><tr><th>constraint</th><th>result</th>'
                 f'<th>first violation (s)</th><th>explanation</th></tr>{"".join(srows)}</table>')
     notes = [f"integrity: {p}" for p in view.integrity] + list(s.flags)

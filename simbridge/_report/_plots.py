@@ -122,7 +122,7 @@ def signal_figure(view: EpisodeView, name: str, bands: Sequence[Band], t_range: 
     gaps = list(sig.gaps(gap_s))
     dq = view.score.data_quality
     if dq is not None and name in dq.signals:
-        gaps += [tuple(g) for g in dq.signals[name].gaps]
+        gaps += [(float(g[0]), float(g[1])) for g in dq.signals[name].gaps]
     for a, b in gaps:
         fig.add_vrect(x0=a, x1=b, fillcolor=_GAP_COLOUR, line_width=0, layer="below")
     for e in view.bundle.events:

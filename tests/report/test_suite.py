@@ -6,20 +6,12 @@ from __future__ import annotations
 import json
 import re
 import urllib.parse
-from pathlib import Path
 
 import pytest
 
 from simbridge._cli import main
 from simbridge._report import load_suite
 from simbridge._report._suite import render_suite
-
-
-@pytest.fixture(scope="module")
-def suite_report(suite_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    out = tmp_path_factory.mktemp("suite-html") / "suite.html"
-    assert main(["report", str(suite_dir), "--out", str(out)]) == 0
-    return out, out.read_text()
 
 
 def _row(page: str, agent: str) -> str:

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from simbridge._errors import SimbridgeError
 from simbridge._eval._executors import Job, LocalExecutor, RayExecutor
 from simbridge._eval._plan import (PLAN_FILE, EpisodeSpec, attempt_dirs, bundle_status, expand, is_complete,
                                    read_plan, write_json_atomic, write_plan)

@@ -9,6 +9,7 @@ or {"status": "harness_error", "fault": …} when the attempt was lost (its proc
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -161,7 +162,7 @@ class RayExecutor:
             raise SimbridgeError("--ray needs Ray: pip install 'simbridge[eval]'") from None
         self.ray = ray
         try:
-            ray.init(address=address, logging_level="ERROR", log_to_driver=False, runtime_env=runtime_env,
+            ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False, runtime_env=runtime_env,
                      configure_logging=True)
         except (ConnectionError, ValueError, RuntimeError) as exc:
             raise SimbridgeError(f"--ray {address}: cannot connect to the Ray cluster: {exc}".splitlines()[0]) from None

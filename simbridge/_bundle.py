@@ -300,16 +300,25 @@ def _read_jsonl(path: Path, what: str) -> list[dict[str, Any]]:
     return out
 
 
-def _read_json(path: Path, what: str) -> Any:
+def read_json_file(path: Path, what: str) -> Any:
+    """The JSON document in `path` (`what` names it in errors: "episode.json", "a score"); every
+    way it can fail is one BundleError line naming the file (and the line of a syntax error)."""
+    if path.is_dir():
+        raise BundleError(f"{path}: is a directory, not {what}")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise BundleError(f"{path}: cannot read {what}: {exc}") from None
+        raise BundleError(f"{path}: cannot read {what}: {getattr(exc, 'strerror', None) or exc}") from None
+    if not text.strip():
+        raise BundleError(f"{path}: empty file, not {what}")
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise BundleError(f"{path}: line {exc.lineno}: {what} is not valid JSON: {exc.msg}") from None
+        raise BundleError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
     except RecursionError:
         raise BundleError(f"{path}: {what} nested too deeply to read (more than about "
                           f"{sys.getrecursionlimit()} levels)") from None
+
 
 
 def read_bundle(path: str | Path, *, known_task_ids: Iterable[str] | None = None) -> Bundle:
@@ -320,7 +329,7 @@ def read_bundle(path: str | Path, *, known_task_ids: Iterable[str] | None = None
     ep_path = path / "episode.json"
     if not ep_path.exists():
         raise BundleError(f"{path}: no episode.json")
-    ep_raw = _read_json(ep_path, "episode.json")
+    ep_raw = read_json_file(ep_path, "episode.json")
     if not isinstance(ep_raw, dict):
         raise BundleError(f"{ep_path}: expected a JSON object")
     try:
@@ -354,7 +363,7 @@ def read_bundle(path: str | Path, *, known_task_ids: Iterable[str] | None = None
     snapshots: dict[str, Any] = {}
     snap_path = path / "snapshots.json"
     if snap_path.exists():
-        snapshots = _read_json(snap_path, "snapshots.json")
+        snapshots = read_json_file(snap_path, "snapshots.json")
         if not isinstance(snapshots, dict):
             raise BundleError(f"{snap_path}: expected a JSON object with 'start'/'end'")
     actions: list[dict[str, Any]] = []
@@ -583,7 +592,7 @@ def verify_manifest(path: Path) -> list[str]:
     man = path / "manifest.json"
     if not man.exists():
         return []
-    data = _read_json(man, "manifest.json")
+    data = read_json_file(man, "manifest.json")
     bad = []
     for name, entry in data.get("files", {}).items():
         p = path / name

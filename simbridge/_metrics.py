@@ -26,7 +26,7 @@ import numpy as np
 
 from pydantic import ValidationError
 
-from simbridge._bundle import EpisodeInfo
+from simbridge._bundle import EpisodeInfo, read_json_file
 from simbridge._errors import BundleError, SimbridgeError
 from simbridge._score import Score
 
@@ -172,20 +172,7 @@ def compute(scores: Iterable[Score], ks: Sequence[int] = (1, 3, 5), *, n_boot: i
 
 def read_score_file(path: Path) -> Score:
     """One score.json, validated: BundleError naming the file (and field) when it is not a score."""
-    if path.is_dir():
-        raise BundleError(f"{path}: is a directory, not a score file")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BundleError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
-    if not text.strip():
-        raise BundleError(f"{path}: empty file, not a score")
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BundleError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
-    except RecursionError:
-        raise BundleError(f"{path}: nested too deeply to read") from None
+    raw = read_json_file(path, "a score file")
     if not isinstance(raw, dict):
         raise BundleError(f"{path}: expected a JSON object (a score), got {type(raw).__name__}")
     try:

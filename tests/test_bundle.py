@@ -177,3 +177,22 @@ def test_renamed_signal_is_read_under_its_new_name():
     assert list(s["apoapsis_m"]) == [80e3, 81e3]
     both = Signals(np.array([0.0]), {"ap_alt_m": np.array([1.0]), "apoapsis_m": np.array([2.0])})
     assert both["apoapsis_m"][0] == 2.0  # the new name wins when both are there
+
+
+@pytest.mark.parametrize("content,expect_episode,expect_score", [
+    ("{not json", "episode.json: line 1: not valid JSON", "score.json: line 1: not valid JSON"),
+    ("  \n", "episode.json: empty file, not episode.json", "score.json: empty file, not a score file"),
+    ("[" * 100_000, "episode.json nested too deeply to read", "a score file nested too deeply to read"),
+])
+def test_broken_episode_json_is_one_line_like_a_broken_score(tmp_path, content, expect_episode, expect_score):
+    """episode.json and score.json are read by one helper: the same failures read the same way."""
+    from simbridge._metrics import read_score_file
+
+    (tmp_path / "episode.json").write_text(content)
+    with pytest.raises(BundleError) as exc:
+        read_bundle(tmp_path)
+    assert expect_episode in str(exc.value) and "\n" not in str(exc.value)
+    (tmp_path / "score.json").write_text(content)
+    with pytest.raises(BundleError) as score_exc:
+        read_score_file(tmp_path / "score.json")
+    assert expect_score in str(score_exc.value) and "\n" not in str(score_exc.value)

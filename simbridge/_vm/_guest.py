@@ -61,17 +61,17 @@ class Supervisor:
         if op == "kill":
             pid = int(req["pid"])
             sig = int(req.get("signal", signal.SIGTERM))
-            p = self.procs.pop(pid, None)
-            if p is not None and sig == signal.SIGTERM:
-                kill_group(p, grace_s=4.0)  # within the host's 5 s request timeout
+            proc = self.procs.pop(pid, None)
+            if proc is not None and sig == signal.SIGTERM:
+                kill_group(proc, grace_s=4.0)  # within the host's 5 s request timeout
                 return {"ok": True}
             try:
                 os.killpg(pid, sig)
             except ProcessLookupError:
                 pass
-            if p is not None:
+            if proc is not None:
                 try:
-                    p.wait(timeout=5)
+                    proc.wait(timeout=5)
                 except subprocess.TimeoutExpired:
                     pass
             return {"ok": True}

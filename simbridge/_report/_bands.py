@@ -30,7 +30,8 @@ class Band:
     label: str
 
 
-Extractor = Callable[[dict, Score, Signals], list[Band]]
+#: (validated params, score, signals, task) → bands; the task for geometry (runway elevation)
+Extractor = Callable[[dict, Score, Signals, TaskSpec], list[Band]]
 _EXTRACTORS: dict[str, Extractor] = {}
 
 
@@ -73,11 +74,11 @@ def bands_for(task: TaskSpec, score: Score, signals: Signals) -> list[Band]:
     fn = _EXTRACTORS.get(task.verifier.name)
     if fn is None:
         return []
-    return fn(_params(task), score, signals)
+    return fn(_params(task), score, signals, task)
 
 
 @_extractor("steep_turn")
-def _steep_turn(p: dict, score: Score, signals: Signals) -> list[Band]:
+def _steep_turn(p: dict, score: Score, signals: Signals, task: TaskSpec) -> list[Band]:
     """Bank band over the turn (signed: a left turn is negative bank); altitude and airspeed
     ± tolerance of their value at the maneuver's entry (the component window's start)."""
     out: list[Band] = []
@@ -99,7 +100,7 @@ def _steep_turn(p: dict, score: Score, signals: Signals) -> list[Band]:
 
 
 @_extractor("takeoff_hold")
-def _takeoff_hold(p: dict, score: Score, signals: Signals) -> list[Band]:
+def _takeoff_hold(p: dict, score: Score, signals: Signals, task: TaskSpec) -> list[Band]:
     """Heading, altitude and airspeed targets ± tolerance, over the hold window when one was
     found, else from the liftoff (the takeoff component's window) to the end."""
     hold, take = _component(score, "hold_window"), _component(score, "takeoff")
@@ -122,7 +123,7 @@ def _takeoff_hold(p: dict, score: Score, signals: Signals) -> list[Band]:
 
 
 @_extractor("engine_failure")
-def _engine_failure(p: dict, score: Score, signals: Signals) -> list[Band]:
+def _engine_failure(p: dict, score: Score, signals: Signals, task: TaskSpec) -> list[Band]:
     """Best-glide airspeed band over the glide (failure to flare: the best_glide window)."""
     c = _component(score, "best_glide")
     if c is None or c.window is None:
@@ -132,7 +133,7 @@ def _engine_failure(p: dict, score: Score, signals: Signals) -> list[Band]:
 
 
 @_extractor("ils_approach")
-def _ils_approach(p: dict, score: Score, signals: Signals) -> list[Band]:
+def _ils_approach(p: dict, score: Score, signals: Signals, task: TaskSpec) -> list[Band]:
     """Localizer and glideslope ± max_dev_dots at the gate (an instant), and the disconnect
     height band at the disconnect (over the whole episode when it never disconnected)."""
     out: list[Band] = []
@@ -147,3 +148,58 @@ def _ils_approach(p: dict, score: Score, signals: Signals) -> list[Band]:
         t0, t1 = disc.window if disc.window is not None else (None, None)
         out.append(Band("alt_agl_ft", lo, hi, t0, t1, label=f"disconnect {lo:g}-{hi:g} ft AGL"))
     return out
+
+
+def _window(score: Score, name: str) -> tuple[float | None, float | None]:
+    c = _component(score, name)
+    return (c.window[0], c.window[1]) if c is not None and c.window is not None else (None, None)
+
+
+@_extractor("hover")
+def _hover(p: dict, score: Score, signals: Signals, task: TaskSpec) -> list[Band]:
+    """The skid-height band drawn on alt_agl_ft: the verifier judges AGL less what the sensor read
+    sitting on the pad (its own `_skid_height_ft`), so the band is shifted up by that reading;
+    over the hover window (the whole episode when it never hovered)."""
+    if "alt_agl_ft" not in signals or "on_ground" not in signals:
+        return []
+    from simbridge.verifiers import primitives as P
+    from simbridge.verifiers.hover import _skid_height_ft
+
+    ground = P._ground(signals["on_ground"]).astype(float)
+    _, zero = _skid_height_ft(signals.t, signals["alt_agl_ft"], ground)
+    lo, hi = p["hover_min_ft"], p["hover_max_ft"]
+    return [Band("alt_agl_ft", lo + zero, hi + zero, *_window(score, "hover_window"),
+                 label=f"skids {lo:g}-{hi:g} ft (AGL − {zero:.1f} ft on the pad)")]
+
+
+@_extractor("traffic_pattern")
+def _traffic_pattern(p: dict, score: Score, signals: Signals, task: TaskSpec) -> list[Band]:
+    """Pattern altitude ± tolerance above the runway's field elevation, in MSL, on the downwind
+    leg (the altitude_discipline window; no band when no downwind was found)."""
+    t0, t1 = _window(score, "altitude_discipline")
+    if t0 is None:
+        return []
+    elev = task.geometry.runway(p["runway"]).elevation_ft
+    mid, tol = elev + p["pattern_alt_agl_ft"], p["alt_tol_ft"]
+    return [Band("alt_msl_ft", mid - tol, mid + tol, t0, t1,
+                 label=f"{p['pattern_alt_agl_ft']:g}±{tol:g} ft above field ({elev:g} ft) on downwind")]
+
+
+@_extractor("carla_lane_keep")
+def _carla_lane_keep(p: dict, score: Score, signals: Signals, task: TaskSpec) -> list[Band]:
+    """The speed band over the lane-keeping window (from first reaching start_speed_kmh)."""
+    t0, t1 = _window(score, "speed_in_band")
+    if t0 is None:
+        return []
+    lo, hi = p["speed_kmh"] - p["speed_tol_kmh"], p["speed_kmh"] + p["speed_tol_kmh"]
+    return [Band("speed_kmh", lo, hi, t0, t1, label=f"{lo:g}-{hi:g} km/h")]
+
+
+@_extractor("fms_nav")
+def _fms_nav(p: dict, score: Score, signals: Signals, task: TaskSpec) -> list[Band]:
+    """The autopilot's altitude target ± tolerance over the final hold (altitude_target's window)."""
+    t0, t1 = _window(score, "altitude_target")
+    if t0 is None:
+        return []
+    a, tol = p["alt_target_ft"], p["alt_target_tol_ft"]
+    return [Band("ap_alt_target_ft", a - tol, a + tol, t0, t1, label=f"target {a:g}±{tol:g} ft")]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ import pytest
 
 from simbridge.adapters.fgproto import TelnetProps
 from simbridge.adapters.jsbsim import _layout as L
+from simbridge.adapters.kit import free_port
 
 pytestmark = [pytest.mark.display, pytest.mark.slow]
 
@@ -21,15 +21,9 @@ if shutil.which("xdotool") is None:
     pytest.skip("xdotool is not installed", allow_module_level=True)
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def cockpit(xvfb):
-    port = _port()
+    port = free_port()
     env = {**os.environ, "DISPLAY": xvfb, "SDL_AUDIODRIVER": "dummy"}
     env.pop("SDL_VIDEODRIVER", None)
     proc = subprocess.Popen([sys.executable, "-m", "simbridge.adapters.jsbsim.cockpit", "--task", "T01",

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from simbridge.adapters.kit import free_port
 from simbridge.adapters.xplane import FmsProbeClient
 
 PLUGIN_C = Path(__file__).resolve().parents[3] / "adapters" / "xplane" / "plugin" / "simbridge_fms.c"
@@ -35,14 +36,6 @@ float stub_run_frame(void) { return g_cb ? g_cb(0.01f, 0.01f, 0, g_ref) : 0.0f; 
 """
 
 
-def _free_udp_port() -> int:
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc to build the plugin")
 def test_plugin_reply_decodes_with_the_harness_client(tmp_path, monkeypatch):
     stub_c = tmp_path / "stub.c"
@@ -54,7 +47,7 @@ def test_plugin_reply_decodes_with_the_harness_client(tmp_path, monkeypatch):
     stub = ctypes.CDLL(str(stub_so), mode=ctypes.RTLD_GLOBAL)
     stub.stub_run_frame.restype = ctypes.c_float
     plugin = ctypes.CDLL(str(plugin_so))
-    port = _free_udp_port()
+    port = free_port(socket.SOCK_DGRAM)
     monkeypatch.setenv("SIMBRIDGE_FMS_PORT", str(port))
     name, sig, desc = (ctypes.create_string_buffer(256) for _ in range(3))
     assert plugin.XPluginStart(name, sig, desc) == 1 and name.value == b"simbridge FMS probe"

@@ -103,10 +103,10 @@ class SimbridgeEnv(gym.Env):
         assert self._ep is not None and self._client is not None
         # raw pixels from the port's own grabber: no PNG round trip per step
         bgr = self._client._port.screen.grab_bgr()
-        self._frame = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
-        if self.obs_scale == 1.0:
-            return self._frame.copy()
-        return cv2.resize(self._frame, (self.obs_w, self.obs_h), interpolation=cv2.INTER_AREA)
+        self._frame = bgr  # full size, for render(); converted only when asked
+        small = bgr if self.obs_scale == 1.0 else cv2.resize(bgr, (self.obs_w, self.obs_h),
+                                                            interpolation=cv2.INTER_AREA)
+        return cv2.cvtColor(small, cv2.COLOR_BGR2RGB)  # resize first: the colour swap then touches 1/16 of it
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
@@ -164,7 +164,9 @@ class SimbridgeEnv(gym.Env):
     def render(self) -> np.ndarray | None:
         if self.render_mode != "rgb_array":
             return None
-        return None if self._frame is None else self._frame.copy()
+        import cv2
+
+        return None if self._frame is None else cv2.cvtColor(self._frame, cv2.COLOR_BGR2RGB)
 
     def close(self) -> None:
         try:

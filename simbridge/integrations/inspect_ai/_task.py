@@ -197,16 +197,19 @@ def computer_tool(turn: _Turn) -> Tool:
                                           scroll_amount=scroll_amount, scroll_direction=scroll_direction,
                                           start_coordinate=start_coordinate, text=text, repeat=repeat,
                                           press_enter=press_enter, actions=actions).items() if v is not None}
-            out = await turn.call(turn.client.computer, **args)
             from simbridge._agent_port import Screenshot
 
+            def act() -> tuple[Any, Any]:
+                """The action and the screenshot after it, in one worker-thread hop."""
+                out = turn.client.computer(**args)
+                after = (not isinstance(out, (Screenshot, tuple)) and turn.screenshot_after)
+                return out, (turn.client.screenshot() if after else None)
+
+            out, shot = await turn.call(act)
             if isinstance(out, Screenshot):
                 return [_image(out)]
             said = f"cursor at {out[0]}, {out[1]}" if isinstance(out, tuple) else "ok"
-            if turn.screenshot_after and action != "cursor_position":
-                shot = await turn.call(turn.client.screenshot)
-                return [ContentText(text=said), _image(shot)]
-            return said
+            return [ContentText(text=said), _image(shot)] if shot is not None else said
 
         return execute
 

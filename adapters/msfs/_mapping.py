@@ -192,7 +192,7 @@ def to_canonical(rows: list[SignalMap], values: list[float | str | None]) -> tup
     t = math.nan
     for row, raw in zip(rows, values, strict=True):
         try:
-            v = row.convert(raw) if isinstance(raw, (int, float)) else math.nan  # type: ignore[arg-type]
+            v = row.convert(raw) if isinstance(raw, (int, float)) else math.nan
         except ValueError:
             v = math.nan
         if row is CLOCK:

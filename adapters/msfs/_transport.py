@@ -135,7 +135,7 @@ class DllTransport(SimConnectTransport):  # pragma: no cover - needs Windows and
         if dll_path is None:
             import os
 
-            import SimConnect as pkg  # type: ignore[import-not-found]
+            import SimConnect as pkg  # type: ignore[import-not-found,unused-ignore]
 
             dll_path = os.path.join(os.path.dirname(pkg.__file__), "SimConnect.dll")
         self.dll = ctypes.WinDLL(dll_path)  # type: ignore[attr-defined]

@@ -304,14 +304,15 @@ def parse_message(frame: bytes) -> tuple[int, Recv]:
     body = frame[HEADER_IN.size:]
     try:
         if recv_id == RecvId.SIMOBJECT_DATA or recv_id == RecvId.SIMOBJECT_DATA_BYTYPE:
-            return protocol, RecvSimObjectData(*_DATA.unpack_from(body), data=body[_DATA.size:])
+            r, o, d, fl, en, of, dc = _DATA.unpack_from(body)
+            return protocol, RecvSimObjectData(r, o, d, fl, en, of, dc, body[_DATA.size:])
         if recv_id == RecvId.EVENT:
             return protocol, RecvEvent(*_EVENT.unpack_from(body))
         if recv_id == RecvId.EXCEPTION:
             return protocol, RecvException(*_EXC.unpack_from(body))
         if recv_id == RecvId.OPEN:
             name, *v = _OPEN.unpack_from(body)
-            return protocol, RecvOpen(read_fixed_string(name), tuple(v[0:4]), tuple(v[4:8]))  # type: ignore[arg-type]
+            return protocol, RecvOpen(read_fixed_string(name), (v[0], v[1], v[2], v[3]), (v[4], v[5], v[6], v[7]))
         if recv_id == RecvId.EVENT_FILENAME:
             g, e, d, fn, fl = _FILENAME.unpack_from(body)
             return protocol, RecvEventFilename(g, e, d, read_fixed_string(fn), fl)

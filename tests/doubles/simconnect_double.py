@@ -357,11 +357,11 @@ class _Conn:
                 self.exception(EXC_UNRECOGNIZED_ID, send_id, 1)
                 return
             off = 20
-            for d in self.defs[define_id]:
-                (v,) = struct.unpack_from(FORMATS[d.datatype], body, off)
-                off += struct.calcsize(FORMATS[d.datatype])
-                fam, key = SIMVARS[d.name]
-                u = d.units.strip().lower()
+            for datum in self.defs[define_id]:
+                (v,) = struct.unpack_from(FORMATS[datum.datatype], body, off)
+                off += struct.calcsize(FORMATS[datum.datatype])
+                fam, key = SIMVARS[datum.name]
+                u = datum.units.strip().lower()
                 if fam == "angle":
                     v = v * _ANGLE[u]
                 elif fam in ("length", "speed", "vs", "number", "pressure", "freq"):

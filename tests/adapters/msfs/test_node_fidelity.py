@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from doubles.simconnect_double import SimConnectDouble, convert
 
-from simbridge.adapters.msfs import DataType, Datum, Period, RequestFlag, SimConnectClient, TcpTransport
+from simbridge.adapters.msfs import DataType, Datum, Period, SimConnectClient, TcpTransport
 from simbridge.adapters.msfs._wire import Protocol
 
 NODE_DIR = Path(__file__).parent / "node"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -65,6 +66,22 @@ class DataQuality(BaseModel):
     time_gaps: list[tuple[float, float]] = Field(default_factory=list,
                                                  description="Stretches of t without any row, longer than max_sample_gap_s")
     signals: dict[str, SignalQuality] = Field(default_factory=dict, description="Only signals with bad samples")
+    absent: list[str] = Field(default_factory=list,
+                              description="Columns without a single valid sample that neither the task nor its "
+                                          "verifier asked for: not recorded by this simulator, not bad data")
+
+    def unread_absent(self, asked: Iterable[str]) -> "DataQuality":
+        """A copy where columns with no valid sample at all that are not in `asked` (the task's
+        signals and every one its verifier asked for) move from `signals` to `absent`: an empty
+        column nobody reads is a signal this simulator does not record, not a data problem. A
+        column with some valid samples, or with out-of-range ones, stays whatever reads it."""
+        keep = set(asked)
+        gone = sorted(name for name, q in self.signals.items()
+                      if name not in keep and q.out_of_range == 0 and q.missing >= self.samples_total)
+        if not gone:
+            return self
+        return self.model_copy(update={"signals": {k: v for k, v in self.signals.items() if k not in gone},
+                                       "absent": sorted({*self.absent, *gone})})
 
     @property
     def bad_samples(self) -> int:

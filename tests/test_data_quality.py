@@ -300,3 +300,49 @@ def test_constraint_narrowed_to_its_signals_ignores_gaps_elsewhere(tmp_path):
         ctx.throughout("autopilot_off", ~(ap > 0.5), "autopilot off")  # conservative default: any signal read
     with pytest.raises(Unscorable, match="undecidable"):
         ctx.throughout("x", np.ones(ctx.t.size, dtype=bool), "x", signals=("not_recorded",))
+
+
+# --------------------------------------------------------------------------- empty columns nobody reads
+
+
+def with_empty_nav_columns(cols):
+    """What a jsbsim T09 recording carries: localizer/glideslope columns with no value at all."""
+    out = dict(cols)
+    out["loc_dev_dots"] = np.full(cols["t"].size, np.nan)
+    out["gs_dev_dots"] = np.full(cols["t"].size, np.nan)
+    return out
+
+
+def test_empty_columns_t09_never_reads_are_not_bad_data(tmp_path):
+    s = score(tmp_path, with_empty_nav_columns(steep_turn()))
+    assert s.status == "scored" and s.score == pytest.approx(1.0)
+    assert s.data_quality.absent == ["gs_dev_dots", "loc_dev_dots"]
+    assert s.data_quality.signals == {} and s.data_quality.clean
+    assert not [f for f in s.flags if "dev_dots" in f] and "bad or missing" not in s.table()
+
+
+def test_an_empty_column_the_verifier_asks_for_is_still_flagged(tmp_path, monkeypatch):
+    """The same recording, with the steep-turn verifier also asking for the localizer (opt)."""
+    import dataclasses
+
+    from simbridge.verifiers import _registry as registry
+
+    plain = registry.get("steep_turn")
+
+    def also_localizer(ctx):
+        assert ctx.opt("loc_dev_dots") is None  # asked for, and there is no valid sample of it
+        return plain.fn(ctx)
+
+    monkeypatch.setitem(registry._REGISTRY, "steep_turn", dataclasses.replace(plain, fn=also_localizer))
+    s = score(tmp_path, with_empty_nav_columns(steep_turn()))
+    assert s.status == "scored" and s.data_quality.absent == ["gs_dev_dots"]
+    assert s.data_quality.signals["loc_dev_dots"].missing == s.data_quality.samples_total
+    assert [f for f in s.flags if f.startswith("data: loc_dev_dots:")] and not [f for f in s.flags if "gs_dev" in f]
+
+
+def test_a_partly_empty_column_stays_flagged_even_unread(tmp_path):
+    """Only a column with no valid sample at all is 'not recorded'; a half-empty one is data trouble."""
+    cols = with_empty_nav_columns(steep_turn())
+    cols["loc_dev_dots"] = np.where(cols["t"] < 5.0, 0.1, np.nan)
+    s = score(tmp_path, cols)
+    assert s.data_quality.absent == ["gs_dev_dots"] and "loc_dev_dots" in s.data_quality.signals

@@ -123,6 +123,8 @@ class VerifyContext:
     safety_results: dict[str, SafetyResult] = field(default_factory=dict)
     #: signals the verifier has read through sig()/opt(): their gaps are gaps of the evidence
     read: list[str] = field(default_factory=list)
+    #: every signal the verifier asked sig()/opt() for, found or not: its data quality is reported
+    asked: list[str] = field(default_factory=list)
     #: set when the recording is a single sample: reading a time series is then undecidable
     too_short: str | None = None
 
@@ -134,12 +136,17 @@ class VerifyContext:
     def max_gap_s(self) -> float:
         return self.task.max_sample_gap_s
 
+    def _ask(self, name: str) -> None:
+        if name not in self.asked:
+            self.asked.append(name)
+
     def _note(self, name: str) -> None:
         if name not in self.read:
             self.read.append(name)
 
     def sig(self, name: str) -> np.ndarray:
         """A required signal; missing → the episode is unscored, never a silent 0."""
+        self._ask(name)
         if self.too_short:
             raise Unscorable(self.too_short)
         if name not in self.bundle.signals or not np.isfinite(self.bundle.signals[name]).any():
@@ -148,6 +155,7 @@ class VerifyContext:
         return self.bundle.signals[name]
 
     def opt(self, name: str) -> np.ndarray | None:
+        self._ask(name)
         s = self.bundle.signals
         if name in s and np.isfinite(s[name]).any():
             self._note(name)
@@ -268,9 +276,16 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
     if len(bundle.signals) == 0:
         return Score.unscored(reason="the recording has no samples", **base)
     checked = check_quality(bundle.signals, task.max_sample_gap_s, sim_end_s=_sim_end_s(ep))
+    episode_flags = list(base["flags"])
+
+    def report_quality(asked: list[str]) -> None:
+        """Data quality of the columns the task or the verifier asked for, into the score's header."""
+        dq = checked.quality.unread_absent([*task.signals, *asked])
+        base["data_quality"] = dq
+        base["flags"] = [*episode_flags, *(f for f in dq.flags() if f not in episode_flags)]
+
+    report_quality([])
     dq = checked.quality
-    base["data_quality"] = dq
-    base["flags"] = [*base["flags"], *(f for f in dq.flags() if f not in base["flags"])]
     if checked.broken:
         return Score.unscored(reason=f"broken recording: {checked.broken}", **base)
     missing = checked.signals.missing(task.signals)
@@ -285,6 +300,7 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
     try:
         explanation = vdef.fn(ctx) or ""
     except Unscorable as exc:
+        report_quality(ctx.asked)
         violated = [r for r in ctx.safety_results.values() if not r.ok]
         if not violated:
             return Score.unscored(reason=str(exc), **base)
@@ -298,6 +314,7 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
         return Score(status="scored", score=0.0, raw_score=None, success=False, components=comps, safety=safety,
                      explanation=f"safety gate: {', '.join(r.name for r in violated)} violated, score 0; "
                                  f"the rest not judged: {exc}", **base)
+    report_quality(ctx.asked)
     missing_c = [c for c in vdef.components if c not in ctx.components]
     missing_s = [s for s in vdef.safety if s not in ctx.safety_results]
     if missing_c or missing_s:

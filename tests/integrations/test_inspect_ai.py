@@ -40,13 +40,14 @@ def _click(name: str) -> ModelOutput:
     return _out("computer", {"action": "left_click", "coordinate": [x, y]})
 
 
-def _eval(tmp_path: Path, outputs) -> tuple:
-    task = gui_task(task="T16", sim="jsbsim", lockstep=True, time_limit_s=60, frame_hz=0, out=str(tmp_path / "runs"))
+def _eval(tmp_path: Path, outputs, epochs: int = 1) -> tuple:
+    task = gui_task(task="T16", sim="jsbsim", lockstep=True, time_limit_s=60, frame_hz=0, out=str(tmp_path / "runs"),
+                    epochs=epochs)
     [log] = inspect_eval(task, model=get_model(MODEL, custom_outputs=outputs), log_dir=str(tmp_path / "logs"),
                          display="none", log_format="eval")
     log = read_eval_log(log.location)
-    [sample] = log.samples
-    return log, sample
+    assert len(log.samples) == epochs
+    return (log, log.samples[0]) if epochs == 1 else (log, log.samples)
 
 
 @needs_xvfb
@@ -82,12 +83,36 @@ def test_nav1_tuned_by_scripted_tool_calls_scores_its_partial_credit(tmp_path, n
 @needs_xvfb
 @pytest.mark.display
 @pytest.mark.slow
-def test_a_model_that_answers_without_acting_scores_zero(tmp_path, no_leftovers):
-    log, sample = _eval(tmp_path, [_out(None, text="I would set the radios, but I will not.")])
-    assert sample.error is None
-    score = sample.scores["simbridge_verifier"]
-    assert score.value == 0.0 and score.answer == "agent_quit"
-    assert Path(score.metadata["bundle"], "score.json").is_file()
+def test_a_model_that_answers_without_acting_scores_zero_in_every_epoch(tmp_path, no_leftovers):
+    talk = [_out(None, text="I would set the radios, but I will not.") for _ in range(2)]
+    log, samples = _eval(tmp_path, talk, epochs=2)
+    bundles = set()
+    for sample in samples:
+        assert sample.error is None
+        score = sample.scores["simbridge_verifier"]
+        assert score.value == 0.0 and score.answer == "agent_quit"
+        assert Path(score.metadata["bundle"], "score.json").is_file()
+        bundles.add(score.metadata["bundle"])
+    assert len(bundles) == 2  # one episode per epoch
+    # pass@2 and pass^2 from Inspect's own reducers, next to the mean
+    reducers = {s.reducer: s.metrics["mean"].value for s in log.results.scores}
+    assert reducers == {"mean": 0.0, "pass_at_2": 0.0, "pass_k_2": 0.0}
+
+
+@needs_xvfb
+@pytest.mark.display
+@pytest.mark.slow
+def test_a_model_error_mid_sample_still_tears_the_episode_down(tmp_path, no_leftovers):
+    def script():
+        yield _out("computer", {"action": "screenshot"})
+        raise RuntimeError("provider went away")
+
+    log, sample = _eval(tmp_path, script())
+    assert sample.error is not None and "provider went away" in sample.error.message
+    bundle = Path(sample.store["simbridge_bundle"])
+    ep = json.loads((bundle / "episode.json").read_text())
+    assert ep["status"] != "running"  # closed by the runner, not abandoned
+    assert (bundle / "score.json").is_file()
 
 
 @needs_xvfb

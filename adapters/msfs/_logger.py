@@ -37,6 +37,7 @@ class MsfsLogger:
         self._td_prev: tuple[float, float] | None = None
         self._events: list[SimEvent] = []
         self.decode_s_total = 0.0
+        self._crash_reported = False
         client.on_event(self._on_event)
 
     def subscribe(self) -> None:
@@ -51,7 +52,8 @@ class MsfsLogger:
         if ev.event_id == EV_PAUSE:
             self.paused = bool(ev.data)
             self._events.append(SimEvent(self.t_sim, "pause", {"paused": self.paused}))
-        elif ev.event_id == EV_CRASHED:
+        elif ev.event_id == EV_CRASHED and not self._crash_reported:
+            self._crash_reported = True  # one crash per episode: the event or CRASH FLAG, whichever comes first
             self._events.append(SimEvent(self.t_sim, "crash", {"reason": "MSFS Crashed system event"}))
 
     def samples(self) -> list[StateSample]:
@@ -76,7 +78,8 @@ class MsfsLogger:
 
     def _watch(self, v: dict[str, float], extra: dict[str, float]) -> None:
         t = self.t_sim
-        if v.get("crashed") == 1 and self._prev.get("crashed") == 0:
+        if v.get("crashed") == 1 and self._prev.get("crashed") == 0 and not self._crash_reported:
+            self._crash_reported = True
             self._events.append(SimEvent(t, "crash", {"crashed": 1.0, "reason": "CRASH FLAG"}))
         ap = {k: v[k] for k in AP_SIGNALS if k in v}
         if ap and self._prev and any(ap[k] != self._prev.get(k) for k in ap):

@@ -94,6 +94,10 @@ def test_crash_event_and_lost_connection_is_a_harness_fault(tmp_path):
             kinds += [e.kind for e in s.events()]
             time.sleep(0.02)
         assert "crash" in kinds
+        time.sleep(0.3)
+        s.poll()
+        kinds += [e.kind for e in s.events()]
+        assert kinds.count("crash") == 1  # the Crashed event and CRASH FLAG are one crash
         d.quit_all()
         deadline = time.monotonic() + 5
         while s.alive() and time.monotonic() < deadline:
@@ -147,3 +151,20 @@ def test_simconnect_ports_are_state_ports_the_audit_probes():
         tcp, _udp = state_ports(task, MsfsSession)
         assert {500, 2048} <= set(tcp)
         assert {p.port for p in task.lockdown.blocked_ports} >= {500}
+
+
+def test_touchdown_event_from_plane_touchdown_vars(tmp_path):
+    from doubles.simconnect_double import C172Script
+
+    from simbridge.adapters.msfs import MsfsRecorder
+
+    d = SimConnectDouble(hz=60.0).start()
+    d.script = C172Script(alt_ft=17.0, td_sink_fpm=240.0)  # 10 ft above the runway at 500 fpm: down at 1.2 s
+    try:
+        path = MsfsRecorder("127.0.0.1", d.port).record(tmp_path / "b", seconds=2.5, hz=60)
+    finally:
+        d.stop()
+    b = read_bundle(path)
+    td = b.events_of("touchdown")
+    assert len(td) == 1 and td[0].data["vs_fpm"] == pytest.approx(-240.0)
+    assert td[0].t == pytest.approx(1.2, abs=0.05)

@@ -191,7 +191,9 @@ def test_nmea_lenient_parse_is_flagged(tmp_path, capsys):
     assert code == 2 and "line" in err
     code, _, err = cli(capsys, "import", "nmea", p, "--out", tmp_path / "b", "--lenient")
     assert code == 0, err
-    assert read_bundle(tmp_path / "b").episode.flags == ["lenient_parse: 2 lines skipped"]
+    # the framed sentence with a wrong checksum is dropped and counted in either mode
+    assert read_bundle(tmp_path / "b").episode.flags == ["lenient_parse: 1 line skipped",
+                                                         "bad_checksum: 1 sentences dropped (GPRMC 1)"]
 
 
 def test_ksp_unknown_vessel_is_an_error_naming_the_vessels(tmp_path, capsys):

@@ -137,6 +137,7 @@ class _State:
     values: dict[str, float] = field(default_factory=dict)
     tod_s: float | None = None
     date: str | None = None
+    invalid_why: str | None = None  # set when a fix is invalid for another reason than its status
 
 
 #: what `_apply` says of a sentence: a valid position fix, a fix the receiver marked invalid, or neither
@@ -152,7 +153,10 @@ def _apply(st: _State, s: Sentence) -> str | None:
     if k == "RMC" and len(f) >= 9:
         st.tod_s = _tod(f[0]) if f[0] else st.tod_s
         st.date = rmc_date(f[8]) or st.date
-        if f[1] != "A" or (len(f) >= 12 and f[11] == "N"):
+        if f[1] != "A":
+            return INVALID_FIX
+        if len(f) >= 12 and f[11] == "N":
+            st.invalid_why = "RMC mode N"
             return INVALID_FIX
         st.values.update(lat_deg=_latlon(f[2], f[3], 2), lon_deg=_latlon(f[4], f[5], 3), gs_kt=_f(f[6]), cog_deg=_f(f[7]))
         return FIX
@@ -164,7 +168,10 @@ def _apply(st: _State, s: Sentence) -> str | None:
         return FIX
     if k == "GLL" and len(f) >= 6:
         st.tod_s = _tod(f[4]) if f[4] else st.tod_s
-        if f[5] != "A" or (len(f) >= 7 and f[6] == "N"):
+        if f[5] != "A":
+            return INVALID_FIX
+        if len(f) >= 7 and f[6] == "N":
+            st.invalid_why = "GLL mode N"
             return INVALID_FIX
         st.values.update(lat_deg=_latlon(f[0], f[1], 2), lon_deg=_latlon(f[2], f[3], 3))
         return FIX
@@ -181,7 +188,7 @@ def _apply(st: _State, s: Sentence) -> str | None:
     return None
 
 
-_INVALID_KIND = {"RMC": "RMC status V or mode N", "GLL": "GLL status V or mode N", "GGA": "GGA fix quality 0"}
+_INVALID_KIND = {"RMC": "RMC status V", "GLL": "GLL status V", "GGA": "GGA fix quality 0"}
 
 
 def _position_problem(values: dict[str, float]) -> str | None:
@@ -241,7 +248,8 @@ def parse_capture(text: str, source: str = "<capture>", *, strict: bool = True) 
             bad.append(f"line {no}: {exc}")
             continue
         if fix == INVALID_FIX:
-            invalid.add(_INVALID_KIND[s.kind])
+            invalid.add(st.invalid_why or _INVALID_KIND[s.kind])
+            st.invalid_why = None
             continue
         if fix != FIX:
             continue

@@ -172,3 +172,12 @@ def test_udp_recorder_splits_a_packed_ais_datagram(tmp_path):
     recorded = cap.read_text().splitlines()
     assert [ln.split(" ", 1)[1] for ln in recorded] == [a.strip() for a in ais]
     assert len({ln.split(" ", 1)[0] for ln in recorded}) == 1
+
+
+def test_mode_indicator_n_is_an_invalid_fix():
+    # NMEA 2.3+: status A with mode N ("data not valid") is no fix either
+    good = with_checksum("$GPGLL,5021.600,N,00409.000,W,120000.00,A,A").strip()
+    rmc_n = with_checksum("$GPRMC,120001.00,A,5021.700,N,00409.000,W,0.0,0.0,301126,,,N").strip()
+    gll_n = with_checksum("$GPGLL,5021.700,N,00409.000,W,120002.00,A,N").strip()
+    rows, facts = parse_capture(f"{good}\n{rmc_n}\n{gll_n}\n")
+    assert len(rows["t"]) == 1 and facts["nmea_invalid_fixes"] == {"RMC mode N": 1, "GLL mode N": 1}

@@ -38,6 +38,8 @@ class MsfsLogger:
         self._events: list[SimEvent] = []
         self.decode_s_total = 0.0
         self._crash_reported = False
+        self._rebase = False
+        self._frame_s = 1 / 60
         client.on_event(self._on_event)
 
     def subscribe(self) -> None:
@@ -67,6 +69,15 @@ class MsfsLogger:
             if self.t0 is None:
                 self.t0 = t
                 self._td_prev = (extra.get("_td_lat_deg", math.nan), extra.get("_td_lon_deg", math.nan))
+            elif self._rebase:
+                # after a reconnect the simulator's clock restarted: continue one frame on
+                self._rebase = False
+                self.t0 = t - self.t_sim - self._frame_s
+                self._td_prev = (extra.get("_td_lat_deg", math.nan), extra.get("_td_lon_deg", math.nan))
+            elif t < self.t0 + self.t_sim - 1.0:
+                continue  # a stale frame from before a restart
+            if t - self.t0 > self.t_sim:
+                self._frame_s = min(0.1, t - self.t0 - self.t_sim)
             self.t_sim = t - self.t0
             self._watch(values, extra)
             if self.hz and self.t_sim - self._last_out_t < 1.0 / self.hz - 1e-6:
@@ -92,6 +103,11 @@ class MsfsLogger:
                 "bank_deg": extra.get("_td_bank_deg"), "pitch_deg": extra.get("_td_pitch_deg")}))
         self._td_prev = td
         self._prev.update(v)
+
+    def restarted(self) -> None:
+        """The client reconnected to a restarted simulator: the next frame continues the clock."""
+        self._rebase = True
+        self._events.append(SimEvent(self.t_sim, "sim_restart", {"reason": "SimConnect reconnected"}))
 
     def events(self) -> list[SimEvent]:
         out, self._events = self._events, []

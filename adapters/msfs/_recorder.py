@@ -2,7 +2,9 @@
 
 `simbridge record --sim msfs --host H --port P` connects over SimConnect's network protocol,
 records every mapped signal per sim frame (thinned to --hz) and stops after `seconds` of
-simulator time. A lost connection or MSFS quitting ends the bundle as harness_error (unscored);
+simulator time. When MSFS quits or the connection drops it reconnects for up to
+`reconnect_timeout_s` (MSFS restarted), replays the definitions and continues the clock (flag
+`reconnected`, event `sim_restart`); past that the bundle ends as harness_error (unscored);
 the wall-time bound ends a paused simulator's recording as a timeout.
 """
 
@@ -23,10 +25,11 @@ from simbridge.adapters.msfs._wire import Protocol
 
 class MsfsRecorder:
     def __init__(self, host: str, port: int | None = None, *, protocol: Protocol = Protocol.KITTYHAWK,
-                 ready_timeout_s: float = 10.0, stale_after_s: float = 5.0) -> None:
+                 ready_timeout_s: float = 10.0, stale_after_s: float = 5.0, reconnect_timeout_s: float = 60.0) -> None:
         self.host, self.port = host, port or SIMCONNECT_PORT
         self.protocol = protocol
         self.ready_timeout_s, self.stale_after_s = ready_timeout_s, stale_after_s
+        self.reconnect_timeout_s = reconnect_timeout_s
 
     def record(self, out: str | Path, *, seconds: float, hz: int = 50, task_id: str | None = None) -> Path:
         client = SimConnectClient(lambda: make_transport(self.host, self.port, protocol=self.protocol, prefer="tcp"),
@@ -59,7 +62,17 @@ class MsfsRecorder:
                 if done:
                     break
                 if not client.connected:
-                    status, detail = "harness_error", f"SimConnect lost: {client.lost}"
+                    lost = client.lost
+                    if self.reconnect_timeout_s > 0:
+                        try:  # MSFS restarted: reconnect, replay the definitions, continue the clock
+                            client.reconnect(self.reconnect_timeout_s, retry_s=0.2)
+                            logger.restarted()
+                            if "reconnected" not in writer.episode.flags:
+                                writer.episode.flags.append("reconnected")
+                            continue
+                        except HarnessError:
+                            pass
+                    status, detail = "harness_error", f"SimConnect lost: {lost}"
                     break
                 last = client.last_message_mono
                 if not logger.paused and last is not None and time.monotonic() - last > self.stale_after_s:

@@ -168,3 +168,36 @@ def test_touchdown_event_from_plane_touchdown_vars(tmp_path):
     td = b.events_of("touchdown")
     assert len(td) == 1 and td[0].data["vs_fpm"] == pytest.approx(-240.0)
     assert td[0].t == pytest.approx(1.2, abs=0.05)
+
+
+def test_recorder_reconnects_after_msfs_quits(tmp_path):
+    import threading
+
+    from simbridge.adapters.msfs import MsfsRecorder
+
+    d = SimConnectDouble(hz=60.0).start()
+    threading.Timer(0.8, d.quit_all).start()  # MSFS closes mid-recording and comes back (same port)
+    try:
+        path = MsfsRecorder("127.0.0.1", d.port, reconnect_timeout_s=10).record(tmp_path / "b", seconds=2.0, hz=60)
+    finally:
+        d.stop()
+    b = read_bundle(path)
+    assert b.episode.status == "completed" and "reconnected" in b.episode.flags
+    assert len(b.events_of("sim_restart")) == 1
+    t = b.signals.t
+    assert (t[1:] > t[:-1]).all() and t[-1] >= 1.9  # the clock continued, never went back
+
+
+def test_recorder_without_reconnect_ends_as_harness_error(tmp_path):
+    import threading
+
+    from simbridge.adapters.msfs import MsfsRecorder
+
+    d = SimConnectDouble(hz=60.0).start()
+    threading.Timer(0.5, d.quit_all).start()
+    try:
+        path = MsfsRecorder("127.0.0.1", d.port, reconnect_timeout_s=0).record(tmp_path / "b", seconds=5.0, hz=60)
+    finally:
+        d.stop()
+    b = read_bundle(path)
+    assert b.episode.status == "harness_error" and "Quit" in b.episode.status_detail

@@ -160,3 +160,26 @@ def test_frames_split_across_reads(client_for):
             assert f.values[0] == pytest.approx(d.script.values(f.values[1])["lat"])
     finally:
         d.stop()
+
+
+def test_package_imports_on_linux_without_the_dll_package():
+    import subprocess
+    import sys
+
+    code = ("import sys, simbridge.adapters.msfs as m; t = m.make_transport(None, None); "
+            "print('SimConnect' in sys.modules, type(t).__name__, t.where)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    if sys.platform != "win32":
+        assert r.stdout.split() == ["False", "TcpTransport", "127.0.0.1:2048"], r.stderr
+
+
+def test_dll_transport_asked_for_off_windows_is_a_clear_error():
+    import sys
+
+    from simbridge.adapters.msfs import make_transport
+
+    if sys.platform != "win32":
+        with pytest.raises(HarnessError, match="needs Windows"):
+            make_transport(None, None, prefer="dll")
+    with pytest.raises(HarnessError, match="not one of auto, tcp, dll"):
+        make_transport("h", 1, prefer="pipe")

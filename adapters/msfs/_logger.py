@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 from simbridge._adapter import SimEvent, StateSample
+from simbridge.adapters.kit import DerivedEvents
 from simbridge.adapters.msfs import _mapping
 from simbridge.adapters.msfs._client import SimConnectClient
 from simbridge.adapters.msfs._wire import Period
@@ -20,7 +21,6 @@ from simbridge.adapters.msfs._wire import Period
 DEFINE_LOG, REQUEST_LOG = 1, 1
 EV_CRASHED, EV_PAUSE, EV_SIM, EV_FLIGHT_LOADED = 1, 2, 3, 4
 SYSTEM_EVENTS = {EV_CRASHED: "Crashed", EV_PAUSE: "Pause", EV_SIM: "Sim", EV_FLIGHT_LOADED: "FlightLoaded"}
-AP_SIGNALS = ("autopilot_on", "ap_hdg", "ap_nav", "ap_alt", "ap_apr")
 
 
 class MsfsLogger:
@@ -33,11 +33,11 @@ class MsfsLogger:
         self.frames_out = 0
         self.paused = False
         self._last_out_t = -math.inf
-        self._prev: dict[str, float] = {}
         self._td_prev: tuple[float, float] | None = None
         self._events: list[SimEvent] = []
         self.decode_s_total = 0.0
         self._crash_reported = False
+        self._derived = DerivedEvents(crash_reason=lambda: "CRASH FLAG", touchdown=False)
         self._rebase = False
         self._frame_s = 1 / 60
         client.on_event(self._on_event)
@@ -89,12 +89,13 @@ class MsfsLogger:
 
     def _watch(self, v: dict[str, float], extra: dict[str, float]) -> None:
         t = self.t_sim
-        if v.get("crashed") == 1 and self._prev.get("crashed") == 0 and not self._crash_reported:
-            self._crash_reported = True
-            self._events.append(SimEvent(t, "crash", {"crashed": 1.0, "reason": "CRASH FLAG"}))
-        ap = {k: v[k] for k in AP_SIGNALS if k in v}
-        if ap and self._prev and any(ap[k] != self._prev.get(k) for k in ap):
-            self._events.append(SimEvent(t, "autopilot_change", ap))
+        # crash and autopilot changes the kit's way; touchdown from MSFS's own PLANE TOUCHDOWN vars
+        for ev in self._derived.update(t, v):
+            if ev.kind == "crash":
+                if self._crash_reported:
+                    continue
+                self._crash_reported = True
+            self._events.append(ev)
         td = (extra.get("_td_lat_deg", math.nan), extra.get("_td_lon_deg", math.nan))
         if self._td_prev is not None and td != self._td_prev and not math.isnan(td[0]) and td[0] != 0:
             sink = extra.get("_td_vs_fpm", math.nan)
@@ -102,7 +103,6 @@ class MsfsLogger:
                 "vs_fpm": -abs(sink) if not math.isnan(sink) else None, "lat_deg": td[0], "lon_deg": td[1],
                 "bank_deg": extra.get("_td_bank_deg"), "pitch_deg": extra.get("_td_pitch_deg")}))
         self._td_prev = td
-        self._prev.update(v)
 
     def restarted(self) -> None:
         """The client reconnected to a restarted simulator: the next frame continues the clock."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import time
@@ -28,6 +27,7 @@ from typing import Any
 
 from simbridge._errors import HarnessError
 from simbridge.adapters.fgproto import GenericProtocol, TelnetProps, UdpReceiver
+from simbridge.adapters.kit import end_process, free_port
 from simbridge.adapters.flightgear._lockdown import KEY_WHITELIST, PROP_OVERRIDES, render_lockdown
 
 FGFS = os.environ.get("SIMBRIDGE_FGFS", "/usr/games/fgfs")
@@ -94,12 +94,6 @@ class LaunchSpec:
         if self.heading_deg is not None:
             a.append(f"--heading={self.heading_deg}")
         return a
-
-
-def free_port(kind: int = socket.SOCK_STREAM, host: str = "0.0.0.0") -> int:
-    with socket.socket(socket.AF_INET, kind) as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
 
 
 def fatal_windows(display: str) -> list[str]:
@@ -214,7 +208,8 @@ class FlightGearProcess:
     def start(self, timeout_s: float = 240.0, ground_timeout_s: float = 30.0) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.udp = UdpReceiver(self.protocol, host=self.harness_addr, port=self.harness_udp_port).start()
-        self.telnet_port = self._fixed_telnet_port or free_port()
+        # fgfs ignores the telnet host field and listens on every interface: free there
+        self.telnet_port = self._fixed_telnet_port or free_port(socket.SOCK_STREAM, "0.0.0.0")
         self.telnet_addr, self._telnet_reach_port = self._reach(self.telnet_port)
         env = self.environment()
         self._seed_home()
@@ -313,30 +308,13 @@ class FlightGearProcess:
         return " | ".join(lines[-8:])[-n_chars:] or "(empty log)"
 
     def stop(self) -> None:
-        """`run exit` first (clean, ~3 s), then SIGTERM, then SIGKILL of the process group."""
+        """`run exit` first (clean, ~3 s), then the kit's SIGTERM -> SIGKILL of the process group."""
         if self.telnet is not None:
             self.telnet.send_exit()
             self.telnet.close()
             self.telnet = None
-        if self.proc is not None and self.proc.poll() is None:
-            try:
-                self.proc.wait(timeout=8)
-            except subprocess.TimeoutExpired:
-                self._signal(signal.SIGTERM)
-                try:
-                    self.proc.wait(timeout=8)
-                except subprocess.TimeoutExpired:
-                    self._signal(signal.SIGKILL)
-                    self.proc.wait(timeout=5)
+        if self.proc is not None:
+            end_process(self.proc, exit_wait_s=8.0, grace_s=8.0)
         if self.udp is not None:
             self.udp.close()
             self.udp = None
-
-    def _signal(self, sig: int) -> None:
-        try:
-            os.killpg(self.proc.pid, sig)
-        except (ProcessLookupError, PermissionError, AttributeError):
-            try:
-                self.proc.send_signal(sig)
-            except ProcessLookupError:
-                pass

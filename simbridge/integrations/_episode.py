@@ -95,7 +95,7 @@ class LiveEpisode:
         self.task = load_task(cfg.task)
         self.trial = trial
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        root = Path(cfg.out or DEFAULT_OUT) / f"{self.task.id}-{cfg.sim}-{stamp}-{uuid.uuid4().hex[:6]}"
+        root = Path(cfg.out or DEFAULT_OUT).resolve() / f"{self.task.id}-{cfg.sim}-{stamp}-{uuid.uuid4().hex[:6]}"
         self.path = root / f"trial-{trial}"
         self.agent = BridgeAgent(cfg.agent_name)
         self.result: TrialResult | None = None

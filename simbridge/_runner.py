@@ -21,6 +21,7 @@ verifier returns `unscored`).
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import subprocess
@@ -30,9 +31,10 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from simbridge._adapter import ProcessHandle, SimSession
+from simbridge._providers._base import Provider
 from simbridge._agent_port import (AgentFiles, AgentPort, DirectClient, EpisodeOver, LockstepPacer, McpPortServer,
                                    Pacer, make_brief)
 from simbridge._agent_port._screen import ScreenGrabber, encode
@@ -237,175 +239,294 @@ class _AgentThread(threading.Thread):
             self.traceback = traceback.format_exc()
 
 
+@runtime_checkable
+class _WaitsForClient(Protocol):
+    """An agent that is a client connecting from outside (the MCP agent): the episode waits for it."""
+
+    connected: Callable[[], bool]
+
+    def wait_connected(self) -> str | None: ...
+
+
+class Episode:
+    """One trial: one closed, scored bundle at `path`, with one cleanup stack.
+
+    `run()` is the whole trial (what `run_trial` does). The steps, for callers that drive an
+    episode themselves (a Gymnasium environment):
+
+    - `start()` opens everything in order: the provider's sandbox, the agent port and its MCP
+      server, the agent's setup, the simulator in the task's initial state, the isolation audit,
+      the recorder and the screen frames; then the port serves actions and the agent's thread
+      runs. Each step pushes its own teardown on `self.cleanup` (a contextlib.ExitStack) as soon
+      as it holds something, so a failure at any step undoes exactly what was set up.
+    - `wait()` blocks until the first end condition and returns (status, detail).
+    - `fail(exc)` turns an exception from start()/wait() into the episode's status (a harness
+      fault, or `agent_disconnected` for an agent that never came).
+    - `close()` ends the episode: the agent port refuses further actions, the stack unwinds
+      (frames, recorder, simulator, agent, server, port, provider: the reverse of set-up), the
+      bundle is closed with its status. Idempotent.
+    - `finish()` closes and scores: the TrialResult.
+
+    Never raises for agent or simulator failures (they become statuses); `run()` re-raises
+    KeyboardInterrupt after closing the bundle (then there is no score).
+    """
+
+    def __init__(self, cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> None:
+        from simbridge.agents import make_agent
+
+        self.cfg, self.task, self.trial, self.path = cfg, task, trial, path
+        self.session_cls = resolve_session(cfg.sim)
+        self.agent = make_agent(cfg.agent, task.id)
+        if cfg.connect_timeout_s is not None and hasattr(self.agent, "connect_timeout_s"):
+            self.agent.connect_timeout_s = cfg.connect_timeout_s
+        self.limit_s = min(task.time_limit_s, cfg.time_limit_s) if cfg.time_limit_s else float(task.time_limit_s)
+        self.seed = None if cfg.seed is None else cfg.seed + trial - 1
+        flags = ["lockstep"] if cfg.lockstep else []
+        if cfg.time_limit_s and cfg.time_limit_s < task.time_limit_s:
+            flags.append(f"time_limit_cut:{cfg.time_limit_s:g}")
+        self.info = EpisodeInfo(task_id=task.id, spec_hash=task.spec_hash, sim=self.session_cls.sim_name or cfg.sim,
+                                adapter=f"{self.session_cls.__module__}.{self.session_cls.__name__}",
+                                provider=cfg.provider, agent=getattr(self.agent, "name", cfg.agent), trial=trial,
+                                seed=self.seed, flags=flags, unisolated=True)
+        columns = list(dict.fromkeys([*self.session_cls.signals, *task.signals]))
+        self.writer = BundleWriter(path, self.info, columns)
+        self.status, self.detail = "harness_error", "did not start"
+        self.cleanup = contextlib.ExitStack()
+        self.provider: Provider | None = None
+        self.session: SimSession | None = None
+        self.port: AgentPort | None = None
+        self.server: McpPortServer | None = None
+        self.recorder: Any = None
+        self.frames: _Frames | None = None
+        self.agent_thread: _AgentThread | None = None
+        self.ctx: Any = None
+        self.snaps: dict[str, Any] = {}
+        self.cpu: dict[str, float | None] = {}
+        self.interrupted: BaseException | None = None
+        self.sim_t = 0.0
+        self.started = threading.Event()
+        self._cpu0 = time.process_time()
+        self._w_started = 0.0
+        self._closed = False
+        self.status_file = PortStatus([path.parent / STATUS_FILE, *([cfg.status_file] if cfg.status_file else [])])
+
+    # ------------------------------------------------------------------ the whole trial
+
+    def run(self) -> TrialResult:
+        try:
+            self.start()
+            self.status, self.detail = self.wait()
+        except BaseException as exc:
+            self.fail(exc)
+        finally:
+            self.close()
+        if self.interrupted is not None:
+            raise self.interrupted
+        return self.finish()
+
+    def clock(self) -> float:
+        """Simulator seconds since the episode started (0 until the simulator is up)."""
+        return self.session.sim_time() if (self.session is not None and self.started.is_set()) else 0.0
+
+    # ------------------------------------------------------------------ set-up
+
+    def start(self) -> None:
+        """Bring the episode up to the point where the agent acts (see the class docstring)."""
+        from simbridge._providers import make_provider
+        from simbridge.agents import AgentContext
+
+        cfg, task, path, info, push = self.cfg, self.task, self.path, self.info, self.cleanup.callback
+        self.provider = provider = make_provider(cfg.provider, task=task, session_cls=self.session_cls)
+        push(_quietly, provider.stop)
+        info.unisolated = not provider.isolated
+        sandbox = provider.start(path / "sandbox")
+        info.isolation = provider.isolation_report()
+        pacer: Pacer = (LockstepPacer(self._set_paused, self.clock, slice_s=cfg.lockstep_slice_s, alive=self._alive)
+                        if cfg.lockstep else Pacer())
+        files = agent_files(task, path / AGENT_HOME)
+        self.port = port = AgentPort(sandbox.display, clock=self.clock, log=self.writer.action, pacer=pacer,
+                                     files=files, ready=False)
+        push(_quietly, port.close)
+        port.fault_log = lambda text: _append(path / "port_faults.txt", text)
+        brief = make_brief(task, info.sim or cfg.sim, time_limit_s=self.limit_s, lockstep=cfg.lockstep,
+                           controls=tuple(getattr(self.session_cls, "controls", ())), screen_px=port.screen.size)
+        port.brief = brief.model_dump(mode="json")
+        info.agent_brief = port.brief
+        self.server = server = McpPortServer(port, host=cfg.mcp_host, tcp_port=cfg.mcp_port, token=cfg.token).start()
+        push(_quietly, server.stop)
+        push(_quietly, self.agent.close)
+        self.status_file.update(trial=self.trial, bundle=str(path), mcp_url=server.url,
+                                token_required=cfg.token is not None, state="starting", ready=False,
+                                task_id=task.id, sim=info.sim)
+        self.ctx = AgentContext(display=sandbox.display, port_url=server.url, spawn=sandbox.spawn,
+                                outcome=lambda: port.outcome, say=cfg.say, lockstep=cfg.lockstep)
+        info.agent_port_url = server.url
+        self.agent.setup(self.ctx)
+        no_show: str | None = None
+        if isinstance(self.agent, _WaitsForClient):
+            watch = server.watch
+            if watch is None:
+                raise HarnessError("the agent port's MCP server has no client watch")
+            self.agent.connected = watch.seen_client.is_set
+            no_show = self.agent.wait_connected()
+        self.session = session = self.session_cls()
+        push(self._stop_session)
+        session.start(task, sandbox, seed=self.seed)
+        if cfg.lockstep:
+            session.set_paused(True)
+        _audit(cfg, task, session, provider, info)
+        self.started.set()
+        self._w_started = time.monotonic()
+        _apply_info(info, session)
+        self.snaps["start"] = session.snapshot()
+        procs = provider.processes()
+        info.sandbox = SandboxRecord(display=sandbox.display, pids={n: p.pid for n, p in procs},
+                                     guest=sorted({n for n, p in procs if not isinstance(p, subprocess.Popen)}))
+        self.writer.write_episode()
+        self.recorder = _make_recorder(session, self.writer).start()
+        push(self._stop_recorder)
+        _wait_first_samples(self.recorder, session, 1 if cfg.lockstep else 2,
+                            FIRST_SAMPLES_S * getattr(sandbox, "timeout_scale", 1.0))
+        self.frames = frames = _Frames(sandbox.display, path, self.clock, cfg.frame_hz, list(cfg.snapshot_at))
+        frames.start()
+        push(self._stop_frames)
+        info.ready_wall = round(time.time(), 4)
+        port.mark_ready()
+        self.status_file.update(state="ready", ready=True)
+        if no_show is not None:
+            raise _AgentNoShow(no_show)
+        self.agent_thread = _AgentThread(self.agent, DirectClient(port), task, self.limit_s)
+        self.agent_thread.start()
+        cfg.say(f"trial {self.trial}: {task.id} on {info.sim} with {info.agent} (display {sandbox.display}, "
+                f"limit {self.limit_s:g} s{', lockstep' if cfg.lockstep else ''})")
+
+    def wait(self) -> tuple[str, str]:
+        """Block until the first end condition: (status, detail)."""
+        if self.session is None or self.port is None or self.agent_thread is None or self.server is None:
+            raise HarnessError("Episode.wait() before start() completed")
+        watch = self.server.watch if getattr(self.agent, "external", False) else None
+        return _watch(self.cfg, self.session, self.port, self.recorder, self.agent_thread, self.limit_s, self.clock,
+                      watch)
+
+    def fail(self, exc: BaseException) -> None:
+        """The episode's status for an exception out of start() or wait()."""
+        if isinstance(exc, _AgentNoShow):
+            self.status, self.detail = "agent_disconnected", str(exc)
+        elif isinstance(exc, KeyboardInterrupt):
+            self.status, self.detail, self.interrupted = "harness_error", "interrupted (Ctrl-C or SIGTERM)", exc
+        elif isinstance(exc, SimbridgeError):
+            self.status, self.detail = "harness_error", str(exc)
+        elif isinstance(exc, Exception):
+            self.status, self.detail = "harness_error", f"{type(exc).__name__}: {exc}"
+            (self.path / "harness_error.txt").write_text(traceback.format_exc())
+        else:  # SystemExit and the like: close the bundle as a harness fault, then let it through
+            self.status, self.detail, self.interrupted = "harness_error", f"{type(exc).__name__}: {exc}", exc
+
+    # ------------------------------------------------------------------ teardown
+
+    def _set_paused(self, paused: bool) -> None:
+        if self.session is not None:
+            self.session.set_paused(paused)
+
+    def _alive(self) -> bool:
+        return self.session is not None and self.session.alive()
+
+    def _stop_frames(self) -> None:
+        assert self.frames is not None
+        self.frames.stop()
+        self.info.screen_recording = self.frames.record()
+
+    def _stop_recorder(self) -> None:
+        self.recorder.stop()
+        if self.recorder.error is not None and self.status not in ("harness_error", "sim_crashed"):
+            self.status, self.detail = "harness_error", f"recorder failed: {self.recorder.error}"
+        stats = self.recorder.stats()
+        self.info.sample_rate_hz = stats.get("rate_hz")
+        self.info.recorder = stats
+
+    def _stop_session(self) -> None:
+        """End-of-episode facts from the simulator (rates, end snapshot, CPU), then stop it."""
+        session = self.session
+        assert session is not None
+        if self.status != "sim_crashed":
+            _apply_info(self.info, session)  # end-of-episode rates (frame rate, real-time factor)
+        try:
+            if session.alive():
+                self.snaps["end"] = session.snapshot()
+        except Exception:
+            pass
+        if self.provider is not None:
+            for name, proc in self.provider.processes():
+                if not isinstance(proc, subprocess.Popen):
+                    self.cpu.setdefault(name, None)  # a guest process: the host cannot read its CPU
+                elif (c := _cpu_s(proc)) is not None:
+                    self.cpu[name] = (self.cpu.get(name) or 0.0) + c
+        try:
+            session.stop()
+        except Exception as exc:
+            self.detail += f"; simulator stop failed: {exc}"
+
+    def close(self) -> None:
+        """End the episode and close the bundle with its status (see the class docstring)."""
+        if self._closed:
+            return
+        self._closed = True
+        info = self.info
+        self.sim_t = self.clock()
+        if self.started.is_set():
+            # simulator seconds per wall second over the episode: < 1 means it fell behind real time
+            wall_run = time.monotonic() - self._w_started
+            info.wall_run_s = round(wall_run, 3)
+            info.achieved_rtf = round(self.sim_t / wall_run, 4) if wall_run > 0 else None
+        if self.ctx is not None:
+            self.ctx.ended.set()
+        if self.port is not None:
+            self.port.end_episode(self.status)
+            info.agent_actions = {"served": self.port.n_actions, "failed": self.port.n_failed}
+        self.cleanup.close()
+        if self.port is not None and self.port.files is not None and "end" in self.snaps:
+            collect_answers(self.task, self.port.files, self.snaps["end"])
+        if self.snaps:
+            self.writer.snapshots(self.snaps)
+        self.cpu["runner"] = time.process_time() - self._cpu0
+        info.cpu_s = {k: None if v is None else round(v, 3) for k, v in self.cpu.items()}
+        info.sim_seconds = round(self.sim_t, 3)
+        if self.started.is_set():
+            # where the recording should end: a recording that stops short of it lost its tail
+            info.sim_end_s = round(self.sim_t, 4)
+        if self.agent_thread is not None and self.agent_thread.error:
+            (self.path / "agent_error.txt").write_text(getattr(self.agent_thread, "traceback", self.agent_thread.error))
+        if self.port is not None:
+            self.port.log = None  # calls after the end are refused and no longer logged: the bundle closes
+        self.writer.finish(self.status, self.detail)  # type: ignore[arg-type]
+        self.status_file.update(state="ended", ready=False, status=self.status, detail=self.detail)
+
+    def finish(self) -> TrialResult:
+        """Close (if not yet), score the bundle, write score.json and the manifest."""
+        from simbridge.verifiers import score_bundle
+
+        self.close()
+        score = score_bundle(read_bundle(self.path), self.task)
+        (self.path / "score.json").write_text(score.model_dump_json(indent=2))
+        write_manifest(self.path)
+        port = self.port
+        return TrialResult(self.trial, self.path, self.status, self.detail, score, self.sim_t,
+                           port.n_actions if port else 0, list(self.frames.saved) if self.frames else [],
+                           port.n_failed if port else 0)
+
+
 def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialResult:
     """One episode → one closed, scored bundle at `path`. Never raises for agent or simulator
     failures (they become statuses); re-raises KeyboardInterrupt after closing the bundle."""
-    from simbridge._providers import make_provider
-    from simbridge.agents import AgentContext, make_agent
-    from simbridge.verifiers import score_bundle
+    return Episode(cfg, task, trial, path).run()
 
-    say = cfg.say
-    session_cls = resolve_session(cfg.sim)
-    agent = make_agent(cfg.agent, task.id)
-    if cfg.connect_timeout_s is not None and hasattr(agent, "connect_timeout_s"):
-        agent.connect_timeout_s = cfg.connect_timeout_s
-    limit = min(task.time_limit_s, cfg.time_limit_s) if cfg.time_limit_s else float(task.time_limit_s)
-    seed = None if cfg.seed is None else cfg.seed + trial - 1
-    columns = list(dict.fromkeys([*session_cls.signals, *task.signals]))
-    flags = ["lockstep"] if cfg.lockstep else []
-    if cfg.time_limit_s and cfg.time_limit_s < task.time_limit_s:
-        flags.append(f"time_limit_cut:{cfg.time_limit_s:g}")
-    episode = EpisodeInfo(task_id=task.id, spec_hash=task.spec_hash, sim=session_cls.sim_name or cfg.sim,
-                          adapter=f"{session_cls.__module__}.{session_cls.__name__}", provider=cfg.provider,
-                          agent=getattr(agent, "name", cfg.agent), trial=trial, seed=seed, flags=flags,
-                          unisolated=True)
-    writer = BundleWriter(path, episode, columns)
-    status, detail = "harness_error", "did not start"
-    provider = session = port = server = recorder = frames = agent_thread = None
-    snaps: dict[str, Any] = {}
-    cpu: dict[str, float | None] = {}
-    cpu0 = time.process_time()
-    interrupted: BaseException | None = None
-    ctx: Any = None
-    sim_t = 0.0
-    started = threading.Event()
-    status_file = PortStatus([path.parent / STATUS_FILE, *([cfg.status_file] if cfg.status_file else [])])
 
-    def clock() -> float:
-        return session.sim_time() if (session is not None and started.is_set()) else 0.0
-
+def _quietly(step: Callable[[], object]) -> None:
+    """A teardown step whose failure must not keep the others from running (nor mask the status)."""
     try:
-        provider = make_provider(cfg.provider, task=task, session_cls=session_cls)
-        episode.unisolated = not provider.isolated
-        sandbox = provider.start(path / "sandbox")
-        episode.isolation = provider.isolation_report()
-        pacer: Pacer = (LockstepPacer(lambda p: session.set_paused(p), clock, slice_s=cfg.lockstep_slice_s,
-                                      alive=lambda: session.alive()) if cfg.lockstep else Pacer())
-        files = agent_files(task, path / AGENT_HOME)
-        port = AgentPort(sandbox.display, clock=clock, log=writer.action, pacer=pacer, files=files, ready=False)
-        port.fault_log = lambda text: _append(path / "port_faults.txt", text)
-        brief = make_brief(task, episode.sim or cfg.sim, time_limit_s=limit, lockstep=cfg.lockstep,
-                           controls=tuple(getattr(session_cls, "controls", ())), screen_px=port.screen.size)
-        port.brief = brief.model_dump(mode="json")
-        episode.agent_brief = port.brief
-        server = McpPortServer(port, host=cfg.mcp_host, tcp_port=cfg.mcp_port, token=cfg.token).start()
-        status_file.update(trial=trial, bundle=str(path), mcp_url=server.url, token_required=cfg.token is not None,
-                           state="starting", ready=False, task_id=task.id, sim=episode.sim)
-        ctx = AgentContext(display=sandbox.display, port_url=server.url, spawn=sandbox.spawn,
-                           outcome=lambda: port.outcome, say=say, lockstep=cfg.lockstep)
-        episode.agent_port_url = server.url
-        agent.setup(ctx)
-        no_show: str | None = None
-        if hasattr(agent, "wait_connected"):
-            agent.connected = server.watch.seen_client.is_set
-            no_show = agent.wait_connected()
-        session = session_cls()
-        session.start(task, sandbox, seed=seed)
-        if cfg.lockstep:
-            session.set_paused(True)
-        _audit(cfg, task, session, provider, episode)
-        started.set()
-        w_started = time.monotonic()
-        _apply_info(episode, session)
-        snaps["start"] = session.snapshot()
-        procs = provider.processes()
-        episode.sandbox = SandboxRecord(display=sandbox.display, pids={n: p.pid for n, p in procs},
-                                        guest=sorted({n for n, p in procs if not isinstance(p, subprocess.Popen)}))
-        writer.write_episode()
-        recorder = _make_recorder(session, writer).start()
-        _wait_first_samples(recorder, session, 1 if cfg.lockstep else 2,
-                            FIRST_SAMPLES_S * getattr(sandbox, "timeout_scale", 1.0))
-        frames = _Frames(sandbox.display, path, clock, cfg.frame_hz, list(cfg.snapshot_at))
-        frames.start()
-        episode.ready_wall = round(time.time(), 4)
-        port.mark_ready()
-        status_file.update(state="ready", ready=True)
-        if no_show is not None:
-            raise _AgentNoShow(no_show)
-        agent_thread = _AgentThread(agent, DirectClient(port), task, limit)
-        agent_thread.start()
-        say(f"trial {trial}: {task.id} on {episode.sim} with {episode.agent} "
-            f"(display {sandbox.display}, limit {limit:g} s{', lockstep' if cfg.lockstep else ''})")
-        watch = server.watch if getattr(agent, "external", False) else None
-        status, detail = _watch(cfg, session, port, recorder, agent_thread, limit, clock, watch)
-    except _AgentNoShow as exc:
-        status, detail = "agent_disconnected", str(exc)
-    except KeyboardInterrupt as exc:
-        status, detail, interrupted = "harness_error", "interrupted (Ctrl-C or SIGTERM)", exc
-    except SimbridgeError as exc:
-        status, detail = "harness_error", str(exc)
-    except Exception as exc:
-        status, detail = "harness_error", f"{type(exc).__name__}: {exc}"
-        (path / "harness_error.txt").write_text(traceback.format_exc())
-    finally:
-        sim_t = clock()
-        if started.is_set():
-            # simulator seconds per wall second over the episode: < 1 means it fell behind real time
-            wall_run = time.monotonic() - w_started
-            episode.wall_run_s = round(wall_run, 3)
-            episode.achieved_rtf = round(sim_t / wall_run, 4) if wall_run > 0 else None
-        if ctx is not None:
-            ctx.ended.set()
-        if port is not None:
-            port.end_episode(status)
-            episode.agent_actions = {"served": port.n_actions, "failed": port.n_failed}
-        if recorder is not None:
-            recorder.stop()
-            if recorder.error is not None and status not in ("harness_error", "sim_crashed"):
-                status, detail = "harness_error", f"recorder failed: {recorder.error}"
-            stats = recorder.stats()
-            episode.sample_rate_hz = stats.get("rate_hz")
-            episode.recorder = stats
-        if frames is not None:
-            frames.stop()
-            episode.screen_recording = frames.record()
-        if session is not None:
-            if status not in ("sim_crashed",):
-                _apply_info(episode, session)  # end-of-episode rates (frame rate, real-time factor)
-            try:
-                if session.alive():
-                    snaps["end"] = session.snapshot()
-            except Exception:
-                pass
-            if provider is not None:
-                for name, proc in provider.processes():
-                    if not isinstance(proc, subprocess.Popen):
-                        cpu.setdefault(name, None)  # a guest process: the host cannot read its CPU
-                    elif (c := _cpu_s(proc)) is not None:
-                        cpu[name] = (cpu.get(name) or 0.0) + c
-            try:
-                session.stop()
-            except Exception as exc:
-                detail += f"; simulator stop failed: {exc}"
-        for step in (lambda: agent.close(), lambda: server and server.stop(), lambda: port and port.close(),
-                     lambda: provider and provider.stop()):
-            try:
-                step()
-            except Exception:
-                pass
-        if port is not None and port.files is not None and "end" in snaps:
-            collect_answers(task, port.files, snaps["end"])
-        if snaps:
-            writer.snapshots(snaps)
-        cpu["runner"] = time.process_time() - cpu0
-        episode.cpu_s = {k: None if v is None else round(v, 3) for k, v in cpu.items()}
-        episode.sim_seconds = round(sim_t, 3)
-        if started.is_set():
-            # where the recording should end: a recording that stops short of it lost its tail
-            episode.sim_end_s = round(sim_t, 4)
-        if agent_thread is not None and agent_thread.error:
-            (path / "agent_error.txt").write_text(getattr(agent_thread, "traceback", agent_thread.error))
-        if port is not None:
-            port.log = None  # calls after the end are refused and no longer logged: the bundle closes
-        writer.finish(status, detail)  # type: ignore[arg-type]
-        status_file.update(state="ended", ready=False, status=status, detail=detail)
-    if interrupted is not None:
-        raise interrupted
-    score = score_bundle(read_bundle(path), task)
-    (path / "score.json").write_text(score.model_dump_json(indent=2))
-    write_manifest(path)
-    return TrialResult(trial, path, status, detail, score, sim_t, port.n_actions if port else 0,
-                       list(frames.saved) if frames else [], port.n_failed if port else 0)
+        step()
+    except Exception:
+        pass
 
 
 class _AgentNoShow(SimbridgeError):

@@ -17,7 +17,7 @@ from simbridge.adapters.flightgear import RAW_CHUNKS, CanonicalMapper, FlightGea
 BASE = {c.name: 0.0 for c in RAW_CHUNKS}
 
 
-@pytest.mark.parametrize("task_id", ["T09", "T09@PHJR", "T16", "T16@PHJR"])
+@pytest.mark.parametrize("task_id", ["T02", "T02@PHJR", "T09", "T09@PHJR", "T16", "T16@PHJR"])
 def test_tasks_offer_flightgear_with_the_c172p_and_their_own_text(task_id):
     t = load_task(task_id)
     assert "flightgear" in t.simulator.alternatives
@@ -26,6 +26,14 @@ def test_tasks_offer_flightgear_with_the_c172p_and_their_own_text(task_id):
     assert text.startswith("FlightGear, Cessna 172 (c172p")
     if task_id.endswith("@PHJR") and task_id.startswith("T16"):
         assert "123.800" in text and "132.600" in text and "114.800" in text
+
+
+def test_t02_phjr_lines_up_on_runway_04r_like_t05_phjr_and_holds_the_runway_heading():
+    t02, t05 = load_task("T02@PHJR"), load_task("T05@PHJR")
+    assert launch_spec(t02).position_args() == launch_spec(t05).position_args() == [
+        "--airport=PHJR", "--runway=04R", "--heading=54.8"]
+    assert t02.initial_state.engine == "running" and t02.verifier.params["runway"] == "04R"
+    assert t02.verifier.params["heading_deg"] == 45 and "045°" in t02.instructions_by_sim["flightgear"]
 
 
 def test_t09_phjr_is_an_air_start_over_the_sea_south_of_kalaeloa():

@@ -85,6 +85,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--episodes", type=int, default=8)
     ap.add_argument("--sim-s", type=float, default=10.0, help="simulator seconds each episode lasts")
+    ap.add_argument("--no-ray", action="store_true", help="only sequential and the local executor")
     args = ap.parse_args()
     n = args.episodes
     results: list[tuple[str, float, str]] = []
@@ -95,19 +96,22 @@ def main() -> int:
         results.append(("sequential (simbridge run --trials)", seq, ""))
         wall, rows = local(tmp, suite)
         results.append(("local executor", wall, f"mean episode wall {sum(r['wall_s'] for r in rows) / n:.1f} s"))
-        for k in (1, 2, 4):
+        for k in (() if args.no_ray else (1, 2, 4)):
             wall, rows = on_ray(tmp, suite, k, 2, f"ray{k}")
             hosts = len({r["node_id"] for r in rows})
             results.append((f"ray, {k} worker node(s) × 2 slots", wall, f"{hosts} nodes used"))
-        wall, rows = on_ray(tmp, suite, 1, 1, "ray-serial")
-        overhead = _outside_episodes_s(rows)
-        results.append(("ray, 1 node × 1 slot (serial)", wall, f"outside episodes {overhead:.2f} s/episode"))
+        if not args.no_ray:
+            wall, rows = on_ray(tmp, suite, 1, 1, "ray-serial")
+            overhead = _outside_episodes_s(rows)
+            results.append(("ray, 1 node × 1 slot (serial)", wall, f"outside episodes {overhead:.2f} s/episode"))
     print(f"\n{n} episodes of {args.sim_s:g} simulator seconds (T09, scripted, jsbsim), {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f} at the end")
     print(f"{'mode':<38}{'wall s':>8}{'episodes/h':>12}{'× seq':>7}  note")
     for name, wall, note in results:
         print(f"{name:<38}{wall:>8.1f}{n * 3600 / wall:>12.0f}{seq / wall:>7.2f}  {note}")
     seq_per = seq / n
+    if args.no_ray:
+        return 0
     print(f"\nsequential: {seq_per:.1f} s per episode; Ray serial: {results[-1][1] / n:.1f} s per episode; "
           f"Ray's overhead per episode (serial span minus episode time) {overhead:.2f} s (target < 1 s)")
     return 0

@@ -43,6 +43,15 @@ def _spec_resource(spec: EpisodeSpec) -> str:
     return next((r for r in spec.resources if r.startswith("sim:")), f"sim:{spec.sim}")
 
 
+#: episodes in start-up at once. A jsbsim episode spends ~3.5 CPU-s starting (interpreter,
+#: imports, cockpit launch) before its steady 0.23 cores; starting six at once on two loaded
+#: cores made each take 68 s instead of 21 (benchmarks/eval_scaling.py), so start-ups go one
+#: after another and only the real-time part of the episodes overlaps
+MAX_STARTING = 1
+#: an attempt not ready after this long no longer holds back the next start-up (wall seconds)
+STARTUP_CAP_S = 60.0
+
+
 class LocalExecutor:
     """Each attempt a child process (`python -m simbridge._eval._episode`) that dies with the driver."""
 
@@ -64,7 +73,21 @@ class LocalExecutor:
     def can_start(self, job: Job) -> bool:
         if self.max_parallel is not None and len(self.jobs) >= self.max_parallel:
             return False
+        if sum(self._starting(j) for j in self.jobs) >= MAX_STARTING:
+            return False
         return self.budget.fits(cost_of(_spec_resource(job.spec)))
+
+    @staticmethod
+    def _starting(job: Job) -> bool:
+        """Still in start-up (interpreter, simulator launch): until the runner's status file in the
+        trial directory names this attempt's bundle as ready or ended, for at most STARTUP_CAP_S."""
+        if time.time() - job.submit_wall > STARTUP_CAP_S:
+            return False
+        try:
+            st = json.loads((job.dest.parent / "agent_port.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return True
+        return not (st.get("bundle") == str(job.dest) and st.get("state") in ("ready", "ended"))
 
     def start(self, job: Job) -> None:
         from simbridge._providers._procs import _die_with_parent

@@ -21,7 +21,6 @@ import pytest
 
 ray = pytest.importorskip("ray", reason="the eval extra (ray) is not installed")
 pytest.importorskip("jsbsim", reason="the jsbsim flight model package is not installed")
-psutil = pytest.importorskip("psutil")
 from ray.cluster_utils import Cluster  # noqa: E402
 
 from simbridge._eval import run_eval  # noqa: E402
@@ -93,16 +92,43 @@ matrix:
     assert res.exit_code == 3 and "== agent noop" in res.metrics_text and "SR " in res.metrics_text
 
 
+def test_an_episode_no_node_can_run_stops_before_anything_runs(cluster, tmp_path):
+    from simbridge._errors import SimbridgeError
+
+    suite = _write_suite(tmp_path, "name: vm\nprovider: vm\nmatrix:\n  - {tasks: [T09], sims: [jsbsim], agents: [noop]}\n")
+    out = tmp_path / "out"
+    with pytest.raises(SimbridgeError, match=r"no node of the Ray cluster advertises sim:jsbsim \+ provider:vm "
+                                             r"\(advertised: sim:jsbsim, sim:toy\)"):
+        run_eval(suite, out, ray_address=cluster.address, live=False)
+    assert not list(out.glob("T09/*/*/trial-1/attempt-*"))
+
+
+def _processes() -> dict[int, tuple[int, str]]:
+    """pid → (parent pid, name) of every process, from /proc."""
+    out = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                name, rest = (d / "stat").read_text().rsplit(")", 1)
+                out[int(d.name)] = (int(rest.split()[1]), name.split("(", 1)[1])
+            except (OSError, ValueError, IndexError):
+                pass
+    return out
+
+
 def _node_running_a_sim(cluster) -> object | None:
     """The worker node one of whose Ray workers has a simulator child (Xvfb) right now."""
+    procs = _processes()
     for node in (cluster.worker_a, cluster.worker_b):
         raylet = node.all_processes["raylet"][0].process.pid
-        try:
-            kids = psutil.Process(raylet).children(recursive=True)
-        except psutil.NoSuchProcess:
-            continue
-        if any(k.name() == "Xvfb" for k in kids if k.is_running()):
-            return node
+        for pid, (_ppid, name) in procs.items():
+            if name != "Xvfb":
+                continue
+            p = pid
+            while p > 1 and p in procs:
+                p = procs[p][0]
+                if p == raylet:
+                    return node
     return None
 
 

@@ -108,12 +108,11 @@ def check_push_telemetry(sandbox: Sandbox) -> None:
     whose telemetry is `pull` — or that gives no address to push to — cannot host it. Decided
     from the provider's declared capability (`Sandbox.telemetry`), not from its name."""
     if sandbox.telemetry != "push":
-        raise HarnessError(f"flightgear: provider {sandbox.provider!r} only lets the host pull telemetry "
-                           "(telemetry=pull), but FlightGear pushes its generic-protocol stream over UDP; "
-                           "run it on the local or netns provider")
+        raise HarnessError("flightgear: this sandbox only lets the host pull telemetry (telemetry=pull), but "
+                           "FlightGear pushes its generic-protocol stream over UDP; run it on the local or netns provider")
     if sandbox.harness_addr is None:
-        raise HarnessError(f"flightgear: provider {sandbox.provider!r} gives FlightGear no harness address to push "
-                           "its generic-protocol UDP stream to (harness_addr is None)")
+        raise HarnessError("flightgear: this sandbox gives FlightGear no harness address to push its "
+                           "generic-protocol UDP stream to (harness_addr is None)")
 
 
 class FlightGearSession(SimSession):

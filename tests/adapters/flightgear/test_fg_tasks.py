@@ -72,7 +72,6 @@ def test_unknown_kt76a_knob_is_nan_not_a_mode():
                                        ({"telemetry": "pull", "isolated": True, "harness_addr": None}, "telemetry=pull")])
 def test_a_sandbox_that_cannot_take_pushed_udp_is_refused_before_launch(tmp_path, kw, needle):
     sandbox = Sandbox(display=":0", env={}, workdir=str(tmp_path), provider="somevm", **kw)
-    with pytest.raises(HarnessError, match=needle) as err:
+    with pytest.raises(HarnessError, match=needle):
         FlightGearSession().start(load_task("T16@PHJR"), sandbox)
-    assert "somevm" in str(err.value)
     assert not (tmp_path / "flightgear").exists()  # nothing was launched or written

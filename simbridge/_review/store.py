@@ -1,0 +1,213 @@
+"""The review store: runs, raters, campaigns, assignments and grades, through SQLAlchemy 2.
+
+SQLite file by default, any SQLAlchemy URL otherwise. A grade is one row per campaign × run ×
+rater × competency (unique constraint); saving it again replaces it (upsert), and two raters
+write different rows, so they never overwrite each other."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, event, select,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship, sessionmaker
+
+from simbridge._errors import SimbridgeError
+
+DEFAULT_DB = "review.sqlite"
+
+
+class StoreError(SimbridgeError):
+    """The store cannot be opened, or a name given to it does not exist."""
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Run(Base):
+    """A recorded episode (a bundle directory) and what the raters must not see."""
+
+    __tablename__ = "runs"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    bundle_path: Mapped[str] = mapped_column(String(1024), unique=True)
+    task_id: Mapped[str] = mapped_column(String(64))
+    sim: Mapped[str | None] = mapped_column(String(64))
+    agent: Mapped[str | None] = mapped_column(String(128))
+    trial: Mapped[int | None] = mapped_column(Integer)
+    #: the verifier's score.json score in [0, 1]; None when unscored or absent
+    verifier_score: Mapped[float | None] = mapped_column(Float)
+
+    @property
+    def is_human(self) -> bool:
+        return (self.agent or "").lower() == "human"
+
+
+class Rater(Base):
+    __tablename__ = "raters"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(128), unique=True)
+
+
+class Campaign(Base):
+    __tablename__ = "campaigns"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(128), unique=True)
+    directory: Mapped[str] = mapped_column(String(1024))
+    rubric: Mapped[str] = mapped_column(String(1024))
+    per_run: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    runs: Mapped[list[CampaignRun]] = relationship(back_populates="campaign", order_by="CampaignRun.blind_id")
+
+
+class CampaignRun(Base):
+    """A run in a campaign under its blind id: raters see only this id (no agent, trial or score)."""
+
+    __tablename__ = "campaign_runs"
+    __table_args__ = (UniqueConstraint("campaign_id", "run_id"), UniqueConstraint("campaign_id", "blind_id"))
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id"))
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"))
+    blind_id: Mapped[str] = mapped_column(String(32))
+    campaign: Mapped[Campaign] = relationship(back_populates="runs")
+    run: Mapped[Run] = relationship()
+
+
+class Assignment(Base):
+    __tablename__ = "assignments"
+    __table_args__ = (UniqueConstraint("campaign_run_id", "rater_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_run_id: Mapped[int] = mapped_column(ForeignKey("campaign_runs.id"))
+    rater_id: Mapped[int] = mapped_column(ForeignKey("raters.id"))
+    campaign_run: Mapped[CampaignRun] = relationship()
+    rater: Mapped[Rater] = relationship()
+
+
+class Grade(Base):
+    """One rater's level for one competency of one run, with the evidence written for it."""
+
+    __tablename__ = "grades"
+    __table_args__ = (UniqueConstraint("campaign_run_id", "rater_id", "competency", name="uq_grade"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_run_id: Mapped[int] = mapped_column(ForeignKey("campaign_runs.id"))
+    rater_id: Mapped[int] = mapped_column(ForeignKey("raters.id"))
+    competency: Mapped[str] = mapped_column(String(32))
+    level: Mapped[str] = mapped_column(String(64), doc="the rubric level id")
+    level_value: Mapped[int] = mapped_column(Integer)
+    evidence: Mapped[str] = mapped_column(Text, default="")
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    campaign_run: Mapped[CampaignRun] = relationship()
+    rater: Mapped[Rater] = relationship()
+
+
+def db_url(db: str | None) -> str:
+    """A SQLAlchemy URL; a plain path (or None: ./review.sqlite) means a SQLite file."""
+    if db and "://" in db:
+        return db
+    return f"sqlite:///{Path(db or DEFAULT_DB).resolve()}"
+
+
+class Store:
+    """The database of one review deployment; `session()` is a transaction (commit or roll back)."""
+
+    def __init__(self, db: str | None = None) -> None:
+        url = db_url(db)
+        try:
+            kwargs: dict[str, Any] = {}
+            if url.startswith("sqlite"):
+                kwargs["connect_args"] = {"timeout": 30, "check_same_thread": False}
+            self.engine: Engine = create_engine(url, **kwargs)
+        except (ArgumentError, ImportError) as exc:
+            raise StoreError(f"--db {db}: not a usable database URL: {exc}") from None
+        if url.startswith("sqlite"):
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        try:
+            Base.metadata.create_all(self.engine)
+        except OperationalError as exc:
+            raise StoreError(f"--db {db or DEFAULT_DB}: cannot open the database: {exc.orig}") from None
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        with self._sessions.begin() as s:
+            yield s
+
+    # ----------------------------------------------------------------- lookups
+    @staticmethod
+    def campaign(s: Session, name: str) -> Campaign:
+        c = s.scalar(select(Campaign).where(Campaign.name == name))
+        if c is None:
+            known = ", ".join(s.scalars(select(Campaign.name).order_by(Campaign.name))) or "none"
+            raise StoreError(f"campaign {name!r} does not exist (campaigns: {known})")
+        return c
+
+    @staticmethod
+    def rater(s: Session, name: str, *, create: bool = False) -> Rater:
+        r = s.scalar(select(Rater).where(Rater.name == name))
+        if r is None:
+            if not create:
+                raise StoreError(f"rater {name!r} does not exist")
+            r = Rater(name=name)
+            s.add(r)
+            s.flush()
+        return r
+
+    @staticmethod
+    def campaign_raters(s: Session, campaign: Campaign) -> list[Rater]:
+        q = (select(Rater).join(Assignment, Assignment.rater_id == Rater.id)
+             .join(CampaignRun, CampaignRun.id == Assignment.campaign_run_id)
+             .where(CampaignRun.campaign_id == campaign.id).distinct().order_by(Rater.name))
+        return list(s.scalars(q))
+
+    # ----------------------------------------------------------------- grades
+    def save_grade(self, s: Session, campaign_run_id: int, rater_id: int, competency: str, level: str,
+                   level_value: int, evidence: str = "") -> None:
+        """Insert or replace one grade (upsert on the unique key); other raters' rows are untouched."""
+        values = dict(campaign_run_id=campaign_run_id, rater_id=rater_id, competency=competency, level=level,
+                      level_value=level_value, evidence=evidence, updated_at=_now())
+        dialect = self.engine.dialect.name
+        if dialect == "sqlite":
+            from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+            stmt: Any = sqlite_insert(Grade).values(**values)
+        elif dialect == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert as pg_insert
+            stmt = pg_insert(Grade).values(**values)
+        else:  # portable fallback: read, then update or insert, in this transaction
+            g = s.scalar(select(Grade).where(Grade.campaign_run_id == campaign_run_id, Grade.rater_id == rater_id,
+                                             Grade.competency == competency))
+            if g is None:
+                s.add(Grade(**values))
+            else:
+                for k, v in values.items():
+                    setattr(g, k, v)
+            return
+        stmt = stmt.on_conflict_do_update(
+            index_elements=["campaign_run_id", "rater_id", "competency"],
+            set_={k: stmt.excluded[k] for k in ("level", "level_value", "evidence", "updated_at")})
+        s.execute(stmt)
+
+    @staticmethod
+    def grades(s: Session, campaign: Campaign) -> Sequence[Grade]:
+        q = (select(Grade).join(CampaignRun, CampaignRun.id == Grade.campaign_run_id)
+             .where(CampaignRun.campaign_id == campaign.id).order_by(Grade.id))
+        return s.scalars(q).all()
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    """WAL lets raters read while another writes; foreign keys are off in SQLite unless asked."""
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.close()

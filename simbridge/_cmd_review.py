@@ -1,0 +1,165 @@
+"""`simbridge review`: blind grading campaigns over recorded runs, and how far the raters agree —
+with each other and with the verifiers. (The web app for grading is not built yet.)"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from simbridge._errors import SimbridgeError
+
+_EPILOG = """examples:
+  simbridge review campaign create c1 runs/ --raters ann,bob,cy --per-run 2 --seed 7
+  simbridge review campaign assign c1 --rater ann      ann's worklist (blind ids only)
+  simbridge review import-grades grades.csv            columns: campaign, run, rater, competency, level[, evidence]
+  simbridge review agreement c1 --json                 ICC, Spearman, Kendall's W, Krippendorff's alpha, p-values
+  simbridge review campaign export c1 --csv grades.csv
+
+The store is ./review.sqlite unless --db names a file or a SQLAlchemy URL (postgresql://...)."""
+
+
+def _count(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative")
+    return v
+
+
+def _store(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from simbridge._review.store import Store
+    return Store(args.db)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("review", help="blind grading campaigns and inter-rater agreement",
+                       description=(__doc__ or "").strip(), epilog=_EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    rsub = p.add_subparsers(dest="review_command", metavar="SUBCOMMAND", required=True)
+
+    def with_db(q: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        q.add_argument("--db", metavar="URL", help="SQLite file or SQLAlchemy URL (default ./review.sqlite)")
+        return q
+
+    camp = rsub.add_parser("campaign", help="create, assign, list and export campaigns")
+    csub = camp.add_subparsers(dest="campaign_command", metavar="ACTION", required=True)
+    c = with_db(csub.add_parser("create", help="a blind campaign over the bundles in DIR"))
+    c.add_argument("name")
+    c.add_argument("directory", type=Path, metavar="DIR")
+    c.add_argument("--raters", required=True, help="comma-separated rater names")
+    c.add_argument("--per-run", type=_count, required=True, metavar="K", help="distinct raters per run")
+    c.add_argument("--seed", type=_count, default=0, metavar="S", help="seed of the assignment and blind ids")
+    c.add_argument("--rubric", help="flight, driving or a rubric YAML (default: by the first run's task tags)")
+    c.set_defaults(func=_create)
+    a = with_db(csub.add_parser("assign", help="assign bundles added to DIR since; print the assignments"))
+    a.add_argument("name")
+    a.add_argument("--rater", help="only this rater's worklist")
+    a.set_defaults(func=_assign)
+    ls = with_db(csub.add_parser("list", help="campaigns with their runs, raters and grades"))
+    ls.set_defaults(func=_list)
+    e = with_db(csub.add_parser("export", help="every grade with the run identities, as CSV or Parquet"))
+    e.add_argument("name")
+    g = e.add_mutually_exclusive_group(required=True)
+    g.add_argument("--csv", type=Path, metavar="F")
+    g.add_argument("--parquet", type=Path, metavar="F")
+    e.set_defaults(func=_export)
+
+    i = with_db(rsub.add_parser("import-grades", help="load grades from a CSV (all rows or none)"))
+    i.add_argument("csv", type=Path, metavar="CSV")
+    i.set_defaults(func=_import)
+
+    ag = with_db(rsub.add_parser("agreement", help="inter-rater agreement and verifiers vs raters"))
+    ag.add_argument("name", metavar="CAMPAIGN")
+    ag.add_argument("--permutations", type=_count, default=1000, metavar="N", help="permutation test size (0: none)")
+    ag.add_argument("--seed", type=_count, default=0)
+    ag.add_argument("--json", action="store_true")
+    ag.set_defaults(func=_agreement)
+
+
+def _create(args: argparse.Namespace) -> int:
+    from simbridge._review.campaign import create_campaign
+    plan = create_campaign(_store(args), args.name, args.directory, args.raters.split(","), args.per_run,
+                           args.seed, args.rubric)
+    loads: dict[str, int] = {}
+    for raters in plan.values():
+        for r in raters:
+            loads[r] = loads.get(r, 0) + 1
+    print(f"campaign {args.name}: {len(plan)} runs, {args.per_run} raters each; loads: "
+          + ", ".join(f"{r} {n}" for r, n in sorted(loads.items())))
+    return 0
+
+
+def _assign(args: argparse.Namespace) -> int:
+    from simbridge._review.campaign import assign_new_runs, assignments
+    store = _store(args)
+    new = assign_new_runs(store, args.name)
+    if new:
+        print(f"{len(new)} new run(s) assigned", file=sys.stderr)
+    for blind, rater, task, comps in assignments(store, args.name, args.rater):
+        print(f"{blind}\t{rater}\t{task}\t{','.join(comps)}")
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    from simbridge._review.campaign import campaigns_table
+    rows = campaigns_table(_store(args))
+    print(f"{'campaign':20} {'runs':>5} {'raters':>6} {'grades':>6}  rubric")
+    for name, runs, raters, grades, rubric in rows:
+        print(f"{name:20} {runs:5d} {raters:6d} {grades:6d}  {rubric}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from simbridge._review.campaign import grades_frame
+    df = grades_frame(_store(args), args.name)
+    try:
+        if args.csv:
+            df.to_csv(args.csv, index=False)
+        else:
+            df.to_parquet(args.parquet, index=False)
+    except OSError as exc:
+        raise SimbridgeError(f"{args.csv or args.parquet}: cannot write: {exc}") from None
+    print(f"{len(df)} grade(s) written to {args.csv or args.parquet}")
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    from simbridge._review.campaign import import_grades
+    n = import_grades(_store(args), args.csv)
+    print(f"{n} grade(s) imported from {args.csv}")
+    return 0
+
+
+def _agreement(args: argparse.Namespace) -> int:
+    from simbridge._review.report import agreement_report
+    rep = agreement_report(_store(args), args.name, args.permutations, args.seed)
+    if args.json:
+        print(json.dumps(rep, indent=2))
+        return 0
+    print(f"campaign {rep['campaign']} (rubric {rep['rubric']}, raters {', '.join(rep['raters'])}, "
+          f"{rep['permutations']} permutations, seed {rep['seed']})")
+    for group, g in rep["groups"].items():
+        print(f"\n== {group} runs ({g['n_runs']})")
+        for comp, stats in [*g["competencies"].items(), ("overall", g["overall"])]:
+            print(f"  {comp}")
+            for name, st in stats.items():
+                val = (f"{st['value']:.3f}  p={st['p_value']:.4f}" if st["p_value"] is not None else
+                       f"{st['value']:.3f}") if st["value"] is not None else f"undefined ({st['undefined']})"
+                print(f"    {name:20} {val}")
+        print("  deviation from the modal grade (rater: d=count)")
+        for rater, counts in g["deviation"].items():
+            print(f"    {rater:20} " + " ".join(f"{d}={n}" for d, n in counts.items()))
+    if rep["verifiers"]:
+        print("\n== verifiers vs raters' consensus")
+        for task, v in rep["verifiers"].items():
+            st = v["spearman"]
+            rho = f"rho={st['value']:.3f}" if st["value"] is not None else f"undefined ({st['undefined']})"
+            print(f"  {task}: {v['n_runs']} runs, {rho}")
+            for d in v["disagreements"][:3]:
+                print(f"    {d['run']}  verifier {d['verifier_score']:.2f}  raters {d['consensus_01']:.2f}  "
+                      f"{d['bundle_path']}")
+    return 0

@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "simbridge._cmd_run",
     "simbridge._cmd_report",
     "simbridge._cmd_eval",
+    "simbridge._cmd_review",
 ]
 
 #: exit codes of every command (docs/cli-exit-codes.md); `run` also uses 3 and 4

@@ -100,6 +100,8 @@ DEBUG_MENU_ENABLED = "/sim/menubar/default/menu[8]/enabled"
 #: keys that open consoles or dialogs in keyboard.xml: '/' property browser, ':' multikey,
 #: F10 menubar (266)
 CONSOLE_KEYS = {47: "/", 58: ":", 266: "F10"}
+#: the in-simulator consoles every FlightGear episode's isolation record covers
+FLIGHTGEAR_CONSOLES = ("Nasal console", "property browser")
 
 
 def check_push_telemetry(sandbox: Sandbox) -> None:
@@ -330,7 +332,10 @@ class FlightGearSession(SimSession):
 
     def check_consoles(self, names: list[str]) -> dict[str, dict[str, str]]:
         """Read back over telnet what the lockdown set: menubar hidden, Debug menu (Nasal
-        console, property browser) disabled, and the keys that open dialogs nulled."""
+        console, property browser) disabled, and the keys that open dialogs nulled. FlightGear's
+        own consoles are always checked: a task written for another simulator (T09, T16 list
+        MSFS's developer mode) would otherwise leave them out of the isolation record."""
+        names = list(dict.fromkeys([*names, *FLIGHTGEAR_CONSOLES]))
         if self.fg is None or self.fg.telnet is None:
             return super().check_consoles(names)
         props = {"menubar": "/sim/menubar/visibility", "debug_menu": DEBUG_MENU_ENABLED}

@@ -73,8 +73,10 @@ def test_t16_phjr_starts_cold_with_avionics_and_its_radios_reach_the_verifier(xv
         # FlightGear's c172p defaults, and the task's own altimeter setting (not the target)
         assert (v["com1_mhz"], v["com1_stby_mhz"], v["nav1_mhz"]) == pytest.approx((118.3, 119.3, 112.0))
         assert v["xpdr_code"] == 1200 and v["xpdr_mode"] == 2 and v["baro_inhg"] == pytest.approx(30.12, abs=0.005)
-        consoles = s.check_consoles(list(task.lockdown.disabled_consoles) + ["Nasal console", "property browser"])
+        # the task lists MSFS's console only; FlightGear's own are checked all the same
+        consoles = s.check_consoles(list(task.lockdown.disabled_consoles))
         assert consoles["Nasal console"]["state"] == consoles["property browser"]["state"] == "disabled"
+        assert consoles["developer mode"]["state"] == "unchecked"
 
         idle = score_bundle(read_bundle(_bundle(tmp_path / "idle", s, collector, task.id, 0.0, t_idle,
                                                 {"start": start_snap, "end": s.snapshot()})), task)

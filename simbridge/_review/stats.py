@@ -88,15 +88,20 @@ def icc_batch(x: np.ndarray) -> dict[str, np.ndarray]:
     msc = ssc / (k - 1)
     mse = (sst - ssr - ssc) / ((n - 1) * (k - 1))
     msw = (sst - ssr) / (n * (k - 1))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return {
-            "ICC(1,1)": (msr - msw) / (msr + (k - 1) * msw),
-            "ICC(1,k)": (msr - msw) / msr,
-            "ICC(A,1)": (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n),
-            "ICC(A,k)": (msr - mse) / (msr + (msc - mse) / n),
-            "ICC(C,1)": (msr - mse) / (msr + (k - 1) * mse),
-            "ICC(C,k)": (msr - mse) / msr,
-        }
+    tiny = 1e-9 * np.maximum(sst, 1e-300)  # below this a denominator is rounding noise: zero
+
+    def div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(np.abs(b) > tiny, a / np.where(b == 0, 1, b), np.nan)
+
+    return {
+        "ICC(1,1)": div(msr - msw, msr + (k - 1) * msw),
+        "ICC(1,k)": div(msr - msw, msr),
+        "ICC(A,1)": div(msr - mse, msr + (k - 1) * mse + k * (msc - mse) / n),
+        "ICC(A,k)": div(msr - mse, msr + (msc - mse) / n),
+        "ICC(C,1)": div(msr - mse, msr + (k - 1) * mse),
+        "ICC(C,k)": div(msr - mse, msr),
+    }
 
 
 def icc_pingouin(x: np.ndarray) -> dict[str, float]:
@@ -167,6 +172,9 @@ def spearman_mean_batch(x: np.ndarray) -> np.ndarray:
 def _spearman_reason(x: np.ndarray) -> str:
     if x.shape[1] < 2:
         return f"{x.shape[1]} rater: agreement needs at least 2"
+    vals = x[~np.isnan(x)]
+    if vals.size and np.all(vals == vals[0]):
+        return f"constant grades: every grade is {vals[0]:g}, no variance to agree on"
     return "no pair of raters has 3 common runs with varying grades (a constant rater has no ranking)"
 
 
@@ -233,6 +241,8 @@ def agreement(x: np.ndarray, domain: Sequence[int], n_perm: int = 1000, seed: in
     try:
         c = _check_crossed(x)
         obs = icc_pingouin(x)
+        fast = icc_batch(c)
+        obs = {k: (v if math.isfinite(float(fast[k])) else math.nan) for k, v in obs.items()}
         mask = ~np.isnan(x).any(axis=1)
         pc = perms[:, mask, :]
         batch = icc_batch(pc) if n_perm > 0 else {}

@@ -12,8 +12,9 @@ Measured on the 2-core development machine (`simbridge run T09 --sim jsbsim`, ep
 
 Admission (local executor): an episode starts while the running episodes' CPU share plus its own
 stays within the CPU budget (the number of cores), the display count within MAX_DISPLAYS and
-the memory within what /proc/meminfo says is available when the run starts. One episode always
-runs, however large its cost.
+the memory within what /proc/meminfo says is available when the run starts, and no other
+episode is still starting up (see _executors.MAX_STARTING). One episode always runs, however
+large its cost.
 """
 
 from __future__ import annotations

@@ -270,8 +270,12 @@ def test_episode_info_rejects_undeclared_attributes_and_bad_types(tmp_path):
 def test_runner_fields_are_declared():
     declared = set(EpisodeInfo.model_fields)
     src = (ROOT / "simbridge" / "_runner.py").read_text()
+    def is_episode_info(node: ast.expr) -> bool:  # `episode.x`, `info.x` or `self.info.x` (Episode.info)
+        return (getattr(node, "id", "") in ("episode", "info")
+                or (isinstance(node, ast.Attribute) and node.attr == "info" and getattr(node.value, "id", "") == "self"))
+
     assigned = {n.attr for n in ast.walk(ast.parse(src))
-                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and getattr(n.value, "id", "") == "episode"}
+                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and is_episode_info(n.value)}
     assert {"agent_port_url", "agent_brief", "ready_wall", "sandbox", "sim_info", "recorder", "cpu_s",
             "sim_seconds", "wall_run_s", "achieved_rtf", "agent_actions"} <= assigned
     assert assigned <= declared, assigned - declared

@@ -181,7 +181,7 @@ def assign_new_runs(store: Store, name: str) -> dict[str, list[str]]:
             return {}
         loads = {name: int(n) for name, n in s.execute(
             select(Rater.name, func.count(Assignment.id)).join(Assignment.rater).join(Assignment.campaign_run)
-            .where(CampaignRun.campaign_id == camp.id).group_by(Rater.name)).tuples()}
+            .where(CampaignRun.campaign_id == camp.id).group_by(Rater.name)).all()}
         return _add_runs(store, s, camp, found, sorted(loads), loads)
 
 

@@ -8,7 +8,12 @@ import json
 import sys
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from simbridge._errors import SimbridgeError
+
+if TYPE_CHECKING:
+    from simbridge._review.store import Store
 
 _EPILOG = """examples:
   simbridge review campaign create c1 runs/ --raters ann,bob,cy --per-run 2 --seed 7
@@ -30,7 +35,7 @@ def _count(text: str) -> int:
     return v
 
 
-def _store(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _store(args: argparse.Namespace) -> Store:
     from simbridge._review.store import Store
     return Store(args.db)
 

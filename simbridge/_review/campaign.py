@@ -203,7 +203,7 @@ def assignments(store: Store, name: str, rater: str | None = None) -> list[tuple
 
 def grades_frame(store: Store, name: str) -> Any:
     """All grades of a campaign as a pandas DataFrame, with the run identities the raters did not see."""
-    import pandas as pd
+    import pandas as pd  # type: ignore[import-untyped]
 
     cols = ["campaign", "run", "bundle_path", "task_id", "sim", "agent", "trial", "human", "verifier_score",
             "rater", "competency", "level", "level_value", "evidence", "updated_at"]

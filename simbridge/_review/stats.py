@@ -12,6 +12,7 @@ rater's distribution) N times: p = (1 + #{permuted ≥ observed}) / (1 + N valid
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Callable, Sequence
@@ -106,8 +107,8 @@ def icc_batch(x: np.ndarray) -> dict[str, np.ndarray]:
 
 def icc_pingouin(x: np.ndarray) -> dict[str, float]:
     """The same six ICCs by pingouin (the observed values the report shows)."""
-    import pandas as pd
-    import pingouin as pg
+    import pandas as pd  # type: ignore[import-untyped]
+    import pingouin as pg  # type: ignore[import-untyped]
 
     c = _check_crossed(x)
     n, k = c.shape
@@ -247,8 +248,8 @@ def agreement(x: np.ndarray, domain: Sequence[int], n_perm: int = 1000, seed: in
         pc = perms[:, mask, :]
         batch = icc_batch(pc) if n_perm > 0 else {}
         for name in ICC_NAMES:
-            put(name, obs[name], lambda name=name: batch[name], "a zero denominator (no variance between runs)",
-                c.shape[0])
+            put(name, obs[name], functools.partial(batch.__getitem__, name),
+                "a zero denominator (no variance between runs)", c.shape[0])
         ties = sum(_tie_term(col) for col in c.T)
         w = float(kendall_w_batch(c, ties))
         put("kendall_w", w, lambda: kendall_w_batch(pc, ties), "every rater gives one grade to all runs", c.shape[0])

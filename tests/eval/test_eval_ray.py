@@ -97,7 +97,7 @@ def test_an_episode_no_node_can_run_stops_before_anything_runs(cluster, tmp_path
 
     suite = _write_suite(tmp_path, "name: vm\nprovider: vm\nmatrix:\n  - {tasks: [T09], sims: [jsbsim], agents: [noop]}\n")
     out = tmp_path / "out"
-    with pytest.raises(SimbridgeError, match=r"no node of the Ray cluster advertises sim:jsbsim \+ provider:vm "
+    with pytest.raises(SimbridgeError, match=r"no node of the Ray cluster advertises provider:vm \+ sim:jsbsim "
                                              r"\(advertised: sim:jsbsim, sim:toy\)"):
         run_eval(suite, out, ray_address=cluster.address, live=False)
     assert not list(out.glob("T09/*/*/trial-1/attempt-*"))

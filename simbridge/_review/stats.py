@@ -256,6 +256,8 @@ def agreement(x: np.ndarray, domain: Sequence[int], n_perm: int = 1000, seed: in
     except Undefined as exc:
         for name in (*ICC_NAMES, "kendall_w"):
             out[name] = Stat(None, None, str(exc), int(_complete(x).shape[0]), x.shape[1])
+        if x.shape[1] >= 2 and np.isnan(x).any():
+            _one_way_incomplete(x, perms, put)
     rho = spearman_mean(x) if x.shape[1] >= 2 else math.nan
     if not np.isnan(x).any():
         def rho_perm() -> np.ndarray:
@@ -268,6 +270,36 @@ def agreement(x: np.ndarray, domain: Sequence[int], n_perm: int = 1000, seed: in
     put("krippendorff_alpha", a, lambda: np.array([krippendorff_alpha(p, domain) for p in perms]),
         _alpha_reason(x), n_rated)
     return {name: out[name] for name in STAT_NAMES}
+
+
+def rater_slots(x: np.ndarray) -> np.ndarray:
+    """Runs × k rating slots for a design where runs have different raters: each run's first k ratings
+    (k: the fewest ratings of any run rated at least twice); runs rated once are left out. The one-way
+    ICC treats raters as interchangeable, so it holds for this design (Shrout & Fleiss case 1)."""
+    counts = np.sum(~np.isnan(x), axis=-1)
+    if x.ndim == 2:
+        keep = counts >= 2
+        if keep.sum() == 0:
+            return np.empty((0, 0))
+        k = int(counts[keep].min())
+        return np.array([row[~np.isnan(row)][:k] for row in x[keep]])
+    return np.stack([rater_slots(p) for p in x])
+
+
+def _one_way_incomplete(x: np.ndarray, perms: np.ndarray,
+                        put: Callable[[str, float, Callable[[], np.ndarray], str, int], None]) -> None:
+    """ICC(1,1) and ICC(1,k) of an incomplete design, on rater slots; the two-way ICCs stay undefined."""
+    slots = rater_slots(x)
+    if slots.shape[0] < 2 or np.all(slots == slots.flat[0]):
+        return
+    obs = icc_batch(slots)
+
+    def permuted(name: str) -> np.ndarray:
+        return icc_batch(rater_slots(perms))[name]
+
+    for name in ("ICC(1,1)", "ICC(1,k)"):
+        put(name, float(obs[name]), functools.partial(permuted, name),
+            "a zero denominator (no variance between runs)", slots.shape[0])
 
 
 # --------------------------------------------------------------------------- consensus and deviation

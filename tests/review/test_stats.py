@@ -118,6 +118,11 @@ def test_incomplete_design_keeps_alpha_and_explains_icc() -> None:
     x[np.arange(19), np.arange(19) % 7] = np.nan  # every run misses one rater
     res = agreement(x, SCALE, n_perm=20, seed=0)
     assert res["ICC(C,1)"].value is None and "every rater on every run" in (res["ICC(C,1)"].undefined or "")
+    assert res["kendall_w"].value is None
+    # one-way ICC on rater slots (raters interchangeable): each run keeps its first 6 ratings
+    slots = np.array([row[~np.isnan(row)][:6] for row in x])
+    assert res["ICC(1,1)"].value == pytest.approx(icc_pingouin(slots)["ICC(1,1)"], abs=1e-6)
+    assert res["ICC(1,1)"].value > 0.7 and res["ICC(1,1)"].p_value == pytest.approx(1 / 21)
     assert res["krippendorff_alpha"].value is not None and res["krippendorff_alpha"].value > 0.7
     assert res["spearman_mean"].value is not None and res["spearman_mean"].value > 0.7
 

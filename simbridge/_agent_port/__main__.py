@@ -12,6 +12,8 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Mapping
+from typing import Any
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     lock = threading.Lock()
     fh = open(args.log, "a", encoding="utf-8") if args.log else None
 
-    def log(record: dict) -> None:
+    def log(record: Mapping[str, Any]) -> None:
         if fh is not None:
             with lock:
                 fh.write(json.dumps(record) + "\n")

@@ -195,7 +195,7 @@ class McpClient(AgentPortClient):
         for c in res.content:
             if getattr(c, "type", "") == "image":
                 meta = json.loads(texts[0]) if texts else {}
-                fmt = "jpeg" if "jpeg" in c.mime_type else "png"
+                fmt: ImageFormat = "jpeg" if "jpeg" in c.mime_type else "png"
                 return Screenshot(base64.b64decode(c.data), fmt, int(meta.get("width", 0)),
                                   int(meta.get("height", 0)), float(meta.get("scale", 1.0)))
         if not texts:

@@ -48,7 +48,9 @@ def run_openai_action(port: AgentPortClient, action: Mapping[str, Any]) -> Any:
     elif kind == "keypress":
         port.key(_openai_keys(list(action["keys"])))
     elif kind == "move":
-        port.mouse_move(x, y)
+        if x is None or y is None:
+            raise SimbridgeError("move needs x and y")
+        port.mouse_move(int(x), int(y))
     elif kind == "scroll":
         def clicks(px: Any) -> int:
             px = int(px or 0)

@@ -189,7 +189,8 @@ class AgentPort:
                     raise EpisodeOver(f"episode over ({self._over_reason}): no more actions are accepted")
             t_wall, t_sim, t0 = time.time(), self.clock(), time.monotonic()  # when it runs, not when it came
             if kind == "done" or kind == "give_up":
-                result = self._end("done" if kind == "done" else "give_up", str(full.get("reason", "")))
+                self._end("done" if kind == "done" else "give_up", str(full.get("reason", "")))
+                result = None
             else:
                 result = getattr(self, f"_do_{kind}")(**full)
             if kind not in _OBSERVE and kind != "wait":

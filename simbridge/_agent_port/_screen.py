@@ -110,7 +110,7 @@ class ScreenGrabber:
             h, w = img.shape[:2]
             img = cv2.resize(img, (max(1, round(w * scale)), max(1, round(h * scale))),
                              interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-        fmt = "jpeg" if fmt == "jpg" else fmt
+        fmt = "jpeg" if str(fmt) == "jpg" else fmt  # "jpg" is accepted from untyped callers
         return Screenshot(encode(img, fmt, quality=quality), fmt, img.shape[1], img.shape[0], scale)
 
     def close(self) -> None:

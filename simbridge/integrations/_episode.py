@@ -177,7 +177,7 @@ def runnable_pairs() -> list[tuple[str, str]]:
     from simbridge._task import load_all_tasks
 
     ok: dict[str, bool] = {}
-    out = []
+    out: list[tuple[str, str]] = []
     for tid, task in load_all_tasks().items():
         for sim in [task.simulator.name, *task.simulator.alternatives]:
             if sim not in ok:

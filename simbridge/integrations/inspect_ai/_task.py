@@ -69,7 +69,7 @@ def parse_tasks(spec: str) -> list[tuple[str, str | None]]:
             elif isinstance(item, dict) and isinstance(item.get("id", item.get("task")), str):
                 sims = item.get("sims", item.get("sim"))
                 for sim in (sims if isinstance(sims, list) else [sims]):
-                    out.append((item.get("id", item.get("task")), None if sim is None else str(sim)))
+                    out.append((str(item.get("id", item.get("task"))), None if sim is None else str(sim)))
             else:
                 raise SimbridgeError(f"suite file {spec}: tasks[{i}]={item!r} is not a task id or {{id, sim}}")
         return out

@@ -158,6 +158,11 @@ def _agreement(args: argparse.Namespace) -> int:
         print("  deviation from the modal grade (rater: d=count)")
         for rater, counts in g["deviation"].items():
             print(f"    {rater:20} " + " ".join(f"{d}={n}" for d, n in counts.items()))
+    if rep["verdicts"]:
+        print("\n== verdicts by the rubric's rule (modal grade of each run)")
+        for agent, v in rep["verdicts"].items():
+            print(f"  {agent:20} overall {v['overall']}: "
+                  + ", ".join(f"{c} {'S' if s == 'Satisfactory' else 'U'}" for c, s in v.items() if c != "overall"))
     if rep["verifiers"]:
         print("\n== verifiers vs raters' consensus")
         for task, v in rep["verifiers"].items():

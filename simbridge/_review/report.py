@@ -21,6 +21,7 @@ GROUPS = ("all", "human", "agent")
 class RunGrades:
     blind_id: str
     bundle_path: str
+    agent: str
     task_id: str
     human: bool
     verifier_score: float | None
@@ -35,7 +36,7 @@ def _load(store: Store, name: str) -> tuple[list[RunGrades], list[str], list[int
         raters = [r.name for r in store.campaign_raters(s, camp)]
         runs: dict[int, RunGrades] = {}
         for cr in camp.runs:
-            runs[cr.id] = RunGrades(cr.blind_id, cr.run.bundle_path, cr.run.task_id, cr.run.is_human,
+            runs[cr.id] = RunGrades(cr.blind_id, cr.run.bundle_path, cr.run.agent or "?", cr.run.task_id, cr.run.is_human,
                                     cr.run.verifier_score, defaultdict(dict))
         for g in store.grades(s, camp):
             runs[g.campaign_run_id].grades[g.competency][g.rater.name] = g.level_value
@@ -67,7 +68,26 @@ def agreement_report(store: Store, name: str, n_perm: int = 1000, seed: int = 0)
         rep.deviation = deviation_counts(_matrix(sel, raters, comps), raters)
         groups[group] = rep
     return {"campaign": name, "rubric": rubric.name, "raters": raters, "permutations": n_perm, "seed": seed,
-            "groups": to_jsonable(groups), "verifiers": verifiers_vs_raters(runs, domain)}
+            "groups": to_jsonable(groups), "verdicts": verdicts(runs, rubric),
+            "verifiers": verifiers_vs_raters(runs, domain)}
+
+
+def verdicts(runs: list[RunGrades], rubric: Any) -> dict[str, dict[str, str]]:
+    """Per candidate (the run's agent; `human` for all human runs) and competency, Satisfactory or
+    Unsatisfactory by the rubric's rule over the modal grade of each of its runs, and `overall`."""
+    from simbridge._review.stats import modal
+
+    per: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for r in runs:
+        for comp, by_rater in r.grades.items():
+            if by_rater:
+                level = rubric.level_by_value(int(modal(list(by_rater.values()))))
+                per[r.agent][comp].append(level.id)
+    out: dict[str, dict[str, str]] = {}
+    for agent, comps in sorted(per.items()):
+        out[agent] = {c: rubric.satisfactory_of(levels) for c, levels in comps.items()}
+        out[agent]["overall"] = rubric.overall(comps)
+    return out
 
 
 def consensus(run: RunGrades) -> float | None:

@@ -108,7 +108,7 @@ def icc_batch(x: np.ndarray) -> dict[str, np.ndarray]:
 def icc_pingouin(x: np.ndarray) -> dict[str, float]:
     """The same six ICCs by pingouin (the observed values the report shows)."""
     import pandas as pd  # type: ignore[import-untyped]
-    import pingouin as pg  # type: ignore[import-untyped]
+    import pingouin as pg  # type: ignore[import-untyped,unused-ignore]
 
     c = _check_crossed(x)
     n, k = c.shape

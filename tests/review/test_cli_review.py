@@ -65,6 +65,9 @@ def test_review_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         assert set(g["competencies"]) == {"PRO", "FPM", "SAW", "WLM", "KNO"}
     assert rep["groups"]["human"]["n_runs"] == 4
     assert rep["groups"]["all"]["deviation"]["ann"] == {"0": 40}
+    # mcp flew ep0, ep2, ep4, ep6 (Not, Partly, Not, Partly); human ep1, ep3, ep5, ep7 (Partly, Fully, Partly, Fully)
+    assert rep["verdicts"]["mcp"]["overall"] == "Unsatisfactory"
+    assert rep["verdicts"]["human"]["FPM"] == "Unsatisfactory"  # Partly Achieved twice: a repeated pattern
     v = rep["verifiers"]["T09"]
     assert v["n_runs"] == 8 and 0 < v["spearman"]["value"] < 1
     worst = v["disagreements"][0]

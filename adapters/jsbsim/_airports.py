@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TypedDict
 
 APT_DAT = Path("/usr/share/games/flightgear/Airports/apt.dat.gz")
 DATA_FILE = Path(__file__).with_name("airports.json")
@@ -131,10 +132,42 @@ def _reciprocal(ident: str) -> str:
     return f"{(int(num) + 17) % 36 + 1:02d}{side}" if num else ident
 
 
-def parse_apt_dat(path: Path = APT_DAT, wanted: tuple[str, ...] = CATALOG_AIRPORTS) -> dict[str, dict]:
+class _EndRecord(TypedDict):
+    """One runway end as stored in airports.json (the RunwayEnd fields)."""
+
+    ident: str
+    lat_deg: float
+    lon_deg: float
+    displaced_m: float
+    heading_true_deg: float
+
+
+class _RunwayRecord(TypedDict):
+    width_m: float
+    ends: list[_EndRecord]
+
+
+class _ParkingRecord(TypedDict):
+    name: str
+    lat_deg: float
+    lon_deg: float
+    heading_true_deg: float
+
+
+class _AirportRecord(TypedDict):
+    """One airport as stored in airports.json: the shape parse_apt_dat writes and _build reads."""
+
+    icao: str
+    name: str
+    elevation_ft: float
+    runways: list[_RunwayRecord]
+    parkings: list[_ParkingRecord]
+
+
+def parse_apt_dat(path: Path = APT_DAT, wanted: tuple[str, ...] = CATALOG_AIRPORTS) -> dict[str, _AirportRecord]:
     """Raw records of the wanted airports from apt.dat (X-Plane 10/11 format)."""
-    out: dict[str, dict] = {}
-    cur: dict | None = None
+    out: dict[str, _AirportRecord] = {}
+    cur: _AirportRecord | None = None
     with gzip.open(path, "rt", encoding="latin-1") as fh:
         for line in fh:
             p = line.split()
@@ -153,7 +186,7 @@ def parse_apt_dat(path: Path = APT_DAT, wanted: tuple[str, ...] = CATALOG_AIRPOR
                 continue
             elif code == "100":
                 e1, e2 = p[8:17], p[17:26]
-                ends = []
+                ends: list[_EndRecord] = []
                 for e, other in ((e1, e2), (e2, e1)):
                     lat, lon = float(e[1]), float(e[2])
                     hdg = bearing_deg(lat, lon, float(other[1]), float(other[2]))
@@ -170,8 +203,13 @@ def parse_apt_dat(path: Path = APT_DAT, wanted: tuple[str, ...] = CATALOG_AIRPOR
     return out
 
 
-def _build(rec: dict) -> Airport:
-    runways = tuple(Runway(r["width_m"], tuple(RunwayEnd(**e) for e in r["ends"])) for r in rec["runways"])
+def _runway(rec: _RunwayRecord) -> Runway:
+    first, second = rec["ends"]  # a runway line always has exactly two ends
+    return Runway(rec["width_m"], (RunwayEnd(**first), RunwayEnd(**second)))
+
+
+def _build(rec: _AirportRecord) -> Airport:
+    runways = tuple(_runway(r) for r in rec["runways"])
     parkings = tuple(Parking(**p) for p in rec["parkings"])
     return Airport(rec["icao"], rec["name"], rec["elevation_ft"], runways, parkings)
 

@@ -182,7 +182,7 @@ def readout_boxes() -> dict[str, tuple[int, int, int, int]]:
     col = 0
     for literal, name, spec, _ in string.Formatter().parse(READOUT_FORMAT):
         col += len(literal)
-        if name is None:
+        if name is None or spec is None:  # literal-only chunk: parse() gives None for both
             continue
         width = int("".join(ch for ch in spec.split(".")[0] if ch.isdigit()) or 1)
         out[name] = (READOUT_X0 + col * READOUT_CHAR_W, READOUT_Y0, width * READOUT_CHAR_W, READOUT_CHAR_H)

@@ -82,8 +82,8 @@ class Panel:
         for g in L.GAUGES:
             pygame.draw.circle(s, (90, 90, 96), (g.cx, g.cy), g.r + 3)
             pygame.draw.circle(s, L.FACE, (g.cx, g.cy), g.r)
-            lbl = self.text(g.label, self.f11, DIM)
-            s.blit(lbl, (g.cx - lbl.get_width() // 2, g.cy + g.r + 3))
+            label_img = self.text(g.label, self.f11, DIM)
+            s.blit(label_img, (g.cx - label_img.get_width() // 2, g.cy + g.r + 3))
         self._ticks(s, L.ASI, [(L.asi_angle(v), str(v) if v % 40 == 0 else "") for v in range(0, 201, 10)])
         self._ticks(s, L.ALT, [(i * 36.0, str(i)) for i in range(10)])
         self._ticks(s, L.VSI, [(L.vsi_angle(v), str(abs(v) // 100) if v % 1000 == 0 else "") for v in range(-2000, 2001, 500)])
@@ -98,8 +98,8 @@ class Panel:
         for ang in (-90 - L.TC_DEG_PER_DPS * 3, -90, 90, 90 + L.TC_DEG_PER_DPS * 3):
             pygame.draw.line(s, TEXT, L.needle_tip(g, ang, 0.8), L.needle_tip(g, ang, 0.98), 3)
         pygame.draw.rect(s, (60, 60, 60), (g.cx - 30, g.cy + g.r * 0.55 - 8, 60, 16), border_radius=8)
-        lbl = self.text("2 MIN", self.f11, DIM)
-        s.blit(lbl, (g.cx - lbl.get_width() // 2, g.cy - g.r * 0.6))
+        label_img = self.text("2 MIN", self.f11, DIM)
+        s.blit(label_img, (g.cx - label_img.get_width() // 2, g.cy - g.r * 0.6))
         # CDI dots
         g = L.CDI
         for k in range(-5, 6):

@@ -75,8 +75,21 @@ class PropertyTree:
         add("/instrumentation/altimeter/indicated-altitude-ft", m.indicated_altitude_ft)
         self._ctl("/instrumentation/altimeter/setting-inhg", "baro_inhg")
         add("/instrumentation/turn-indicator/indicated-turn-rate", m.turn_rate_dps)
+        # per-index getters/setters come from factories so each closure binds its own index
+        def wow(i: int) -> Callable[[], int]:
+            return lambda: int(f[f"gear/unit[{i}]/WOW"] > 0.5)
+
+        def tank_gal(i: int) -> Callable[[], float]:
+            return lambda: f[f"propulsion/tank[{i}]/contents-lbs"] / LBS_PER_GAL
+
+        def tank_selected(i: int) -> Callable[[], int]:
+            return lambda: int(c.fuel_selector in ((1, 3) if i == 0 else (2, 3)))
+
+        def select_tank(i: int) -> Callable[[Any], None]:
+            return lambda v: self._select_tank(i, _b(v))
+
         for i in range(3):
-            add(f"/gear/gear[{i}]/wow", (lambda i=i: int(f[f"gear/unit[{i}]/WOW"] > 0.5)), None, "bool")
+            add(f"/gear/gear[{i}]/wow", wow(i), None, "bool")
         # engine
         add("/engines/engine[0]/running", lambda: int(m.engine_running), None, "bool")
         add("/engines/engine[0]/rpm", fdm("propulsion/engine/engine-rpm"))
@@ -84,10 +97,8 @@ class PropertyTree:
         add("/engines/engine[0]/oil-pressure-psi", fdm("propulsion/engine/oil-pressure-psi"))
         add("/engines/engine[0]/cranking", lambda: int(f["propulsion/starter_cmd"] > 0.5), None, "bool")
         for i in range(2):
-            add(f"/consumables/fuel/tank[{i}]/level-gal_us", (lambda i=i: f[f"propulsion/tank[{i}]/contents-lbs"] / LBS_PER_GAL))
-            add(f"/consumables/fuel/tank[{i}]/selected",
-                (lambda i=i: int(c.fuel_selector in ((1, 3) if i == 0 else (2, 3)))),
-                (lambda v, i=i: self._select_tank(i, _b(v))), "bool")
+            add(f"/consumables/fuel/tank[{i}]/level-gal_us", tank_gal(i))
+            add(f"/consumables/fuel/tank[{i}]/selected", tank_selected(i), select_tank(i), "bool")
         # controls
         self._ctl("/controls/switches/magnetos", "magnetos", "int", lambda v: int(float(v)))
         add("/controls/switches/starter", lambda: int(c.magnetos_effective == 4),

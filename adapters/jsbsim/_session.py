@@ -22,9 +22,9 @@ import os
 import subprocess
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from simbridge.sim import HarnessError, LogTail, Sandbox, SimEvent, SimSession, StateSample
+from simbridge.sim import HarnessError, LogTail, ProcessHandle, Sandbox, SimEvent, SimSession, StateSample
 from simbridge.adapters.fgproto import TcpStreamReceiver, TelnetProps, UdpReceiver
 from simbridge.adapters.fgproto.keys import FLIGHTGEAR_KEYS
 from simbridge.adapters.jsbsim._mapping import MAPPINGS, to_canonical
@@ -100,7 +100,7 @@ class JSBSimSession(SimSession):
         self.fps = fps
         self.generic_hz = generic_hz
         self.python = python  # None: the sandbox's interpreter
-        self.proc: subprocess.Popen | None = None
+        self.proc: ProcessHandle | None = None  # a host Popen, or the sandbox's own handle (a VM guest)
         self.telnet: TelnetProps | None = None
         self.receiver: UdpReceiver | TcpStreamReceiver | None = None
         self.telemetry_mode: str | None = None
@@ -111,7 +111,7 @@ class JSBSimSession(SimSession):
         self._n_samples = 0
         self._stopped = False
         self._log_path: Path | None = None
-        self._log_file = None
+        self._log_file: IO[bytes] | None = None
         self._unsupported: list[str] = []
         self._wall_start = 0.0
         self._failures = FailurePlan()  # harness-injected failures (planned at start)
@@ -250,7 +250,7 @@ class JSBSimSession(SimSession):
     def poll(self) -> list[StateSample]:
         if self.receiver is None:
             return []
-        out = []
+        out: list[StateSample] = []
         for t, values in self.receiver.drain():
             if out or self._n_samples:
                 if t <= self._t:  # frozen (paused or crashed): the clock stands still, no new sample

@@ -161,7 +161,7 @@ def _on_screen(pts: list[tuple[float, float]]) -> bool:
 
 
 def _clip_near(poly: list[tuple[float, float, float]], closed: bool = True) -> list[tuple[float, float, float]]:
-    out = []
+    out: list[tuple[float, float, float]] = []
     n = len(poly)
     for i in range(n if closed else n - 1):
         p, q = poly[i], poly[(i + 1) % n]
@@ -170,7 +170,8 @@ def _clip_near(poly: list[tuple[float, float, float]], closed: bool = True) -> l
             out.append(p)
         if pin != qin:
             t = (NEAR_M - p[0]) / (q[0] - p[0])
-            out.append(tuple(p[j] + t * (q[j] - p[j]) for j in range(3)))
+            x, y, z = (p[j] + t * (q[j] - p[j]) for j in range(3))
+            out.append((x, y, z))
     return out
 
 

@@ -61,7 +61,7 @@ def heading_to_area(x: np.ndarray, y: np.ndarray, hdg_deg: np.ndarray, poly: lis
         b = slice(a, a + chunk)
         dx = pts[None, :, 0] - x[b, None]
         dy = pts[None, :, 1] - y[b, None]
-        rel = P.angle_diff(np.degrees(np.arctan2(dx, dy)), hdg_deg[b, None])
+        rel = np.asarray(P.angle_diff(np.degrees(np.arctan2(dx, dy)), hdg_deg[b, None]))  # 2-D: never a scalar
         lo, hi = rel.min(axis=1), rel.max(axis=1)
         wraps = (hi - lo) > 180.0  # the area spans the tail: the nose is not inside its bearing interval
         inside_span = ~wraps & (lo <= 0.0) & (hi >= 0.0)
@@ -120,8 +120,10 @@ def engine_failure(ctx: VerifyContext) -> str:
         areas[f"runway {rid}"] = P.runway_polygon_m(r.threshold.lat_deg, r.threshold.lon_deg, r.end.lat_deg,
                                                     r.end.lon_deg, r.width_ft * 0.3048, lat0, lon0)
     for pid in p.landable_polygons:
-        poly = geo.polygon(pid)
-        px, py = P.latlon_to_local_m([q.lat_deg for q in poly.points], [q.lon_deg for q in poly.points], lat0, lon0)
+        spec = geo.polygon(pid)
+        if spec.points is None:
+            raise Unscorable(f"landable polygon {pid!r} needs lat/lon points")
+        px, py = P.latlon_to_local_m([q.lat_deg for q in spec.points], [q.lon_deg for q in spec.points], lat0, lon0)
         areas[pid] = list(zip(px, py))
     seg = (t >= t_fail + p.reaction_s) & (t <= t_flare)
     reach = agl * 0.3048 * p.glide_ratio + p.reach_margin_m
@@ -133,7 +135,7 @@ def engine_failure(ctx: VerifyContext) -> str:
         toward[np.flatnonzero(seg)[ok]] = True
         hits[name] = int(ok.sum())
     hfrac = P.fraction_true(t, toward, t_fail + p.reaction_s, t_flare, ctx.max_gap_s) if seg.sum() > 1 else 0.0
-    best = max(hits, key=hits.get) if hits and max(hits.values()) else "none"
+    best = max(hits, key=hits.__getitem__) if hits and max(hits.values()) else "none"
     ctx.component("heading_landable", hfrac >= p.heading_fraction_min, measured=hfrac,
                   tolerance=f"within ±{p.heading_tol_deg:g}° of a reachable landable area for ≥{p.heading_fraction_min:.0%}",
                   window=(t_fail + p.reaction_s, t_flare), explanation=f"mostly toward: {best}")

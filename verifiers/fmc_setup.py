@@ -124,7 +124,9 @@ def fmc_setup(ctx: VerifyContext) -> str:
                             f"CI {p.cost_index}, CRZ {p.cruise_alt_ft:g}")
 
     v = [_num(fms, k) for k in ("v1_kt", "vr_kt", "v2_kt")]
-    ok = all(x is not None and p.vspeed_min_kt <= x <= p.vspeed_max_kt for x in v) and v[0] <= v[1] <= v[2]
+    v1, vr, v2 = v
+    ok = (v1 is not None and vr is not None and v2 is not None
+          and all(p.vspeed_min_kt <= x <= p.vspeed_max_kt for x in (v1, vr, v2)) and v1 <= vr <= v2)
     ctx.component("vspeeds", ok, measured="/".join(str(x) for x in v),
                   tolerance=f"V1 ≤ VR ≤ V2, each {p.vspeed_min_kt:g}-{p.vspeed_max_kt:g} kt (any FMC values)")
 

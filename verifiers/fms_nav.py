@@ -127,13 +127,13 @@ def fms_nav(ctx: VerifyContext) -> str:
     xtk = active_leg_xtk_nm(lat, lon, p.waypoints)
     with np.errstate(invalid="ignore"):
         cond = (np.abs(xtk) < p.max_xtk_nm) & ~P._ground(on_ground)
-    w = P.longest_window(t, cond, ctx.max_gap_s)
-    dur = w.duration_s if w is not None else 0.0
+    track = P.longest_window(t, cond, ctx.max_gap_s)
+    dur = track.duration_s if track is not None else 0.0
     if dur < p.track_s:
         joined = P.longest_window(t, cond)
         if joined is not None and joined.duration_s >= p.track_s:
             ctx.require_coverage(joined.t0, joined.t1, "whether the on-track window lasted long enough")
     ctx.component("tracking", dur >= p.track_s, measured=dur,
-                  tolerance=f"|XTK| < {p.max_xtk_nm:g} nm for {p.track_s:g} s", window=w.as_tuple() if w else None,
+                  tolerance=f"|XTK| < {p.max_xtk_nm:g} nm for {p.track_s:g} s", window=track.as_tuple() if track else None,
                   explanation=f"longest on-track window {dur:.0f} s")
     return ""

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -218,15 +218,23 @@ def linear_credit(value: float, zero_at: float, full_at: float) -> float:
 # --------------------------------------------------------------------------- angles
 
 
+@overload
+def wrap_180(deg: float) -> float: ...
+@overload
+def wrap_180(deg: Any) -> np.ndarray | float: ...
 def wrap_180(deg: Any) -> np.ndarray | float:
-    """Angle(s) wrapped into [-180, 180)."""
+    """Angle(s) wrapped into [-180, 180); a plain float for a scalar (0-d) input."""
     x = np.asarray(deg, dtype=float)
     out = x - 360.0 * np.floor((x + 180.0) / 360.0)  # floor is ~2x faster than float modulo
     return float(out) if np.ndim(out) == 0 else out
 
 
+@overload
+def angle_diff(a: float, b: float) -> float: ...
+@overload
+def angle_diff(a: Any, b: Any) -> np.ndarray | float: ...
 def angle_diff(a: Any, b: Any) -> np.ndarray | float:
-    """Signed shortest difference a - b in degrees, in [-180, 180)."""
+    """Signed shortest difference a - b in degrees, in [-180, 180); a plain float for scalars."""
     return wrap_180(np.asarray(a, dtype=float) - np.asarray(b, dtype=float))
 
 
@@ -439,7 +447,7 @@ def initial_bearing_deg(lat1: float, lon1: float, lat2: float, lon2: float) -> f
     return (math.degrees(math.atan2(y, x)) + 360.0) % 360.0
 
 
-def points_in_polygon(x: Any, y: Any, polygon: Sequence[tuple[float, float]]) -> np.ndarray:
+def points_in_polygon(x: Any, y: Any, polygon: Sequence[tuple[float, float]] | np.ndarray) -> np.ndarray:
     """Even-odd rule, vectorised over points (loop over polygon edges only). Edges count as inside."""
     px = np.atleast_1d(np.asarray(x, dtype=float))
     py = np.atleast_1d(np.asarray(y, dtype=float))

@@ -145,8 +145,9 @@ def _check_weather(ctx: VerifyContext, p: SimSetupParams) -> None:
         if frac is None or not lo <= frac <= hi or not abs(base - p.cloud_base_agl_ft) <= p.cloud_base_tol_ft:
             problems.append(f"lowest cloud layer {frac if frac is None else round(frac * 8, 1)} oktas at {base:.0f} ft AGL")
     vis = _num(wx, "visibility_sm")
-    if vis is None and _num(wx, "visibility_m") is not None:
-        vis = _num(wx, "visibility_m") / M_PER_SM
+    vis_m = _num(wx, "visibility_m")
+    if vis is None and vis_m is not None:
+        vis = vis_m / M_PER_SM
     if vis is None or abs(vis - p.visibility_sm) > p.visibility_tol_sm:
         problems.append(f"visibility {vis if vis is None else round(vis, 2)} sm")
     ctx.component("weather", not problems, measured="; ".join(problems) or "as set",
@@ -160,7 +161,9 @@ def _check_failure(ctx: VerifyContext, p: SimSetupParams) -> None:
     if not isinstance(failures, list):
         raise Unscorable("snapshot 'end.failures' is not a list")
     names = {s.lower() for s in p.failure_systems}
-    target, others = [], []
+    # (failure entry, trigger kind, trigger dict) for the task's systems and for any other system
+    target: list[tuple[dict[str, Any], str, dict[str, Any]]] = []
+    others: list[tuple[dict[str, Any], str, dict[str, Any]]] = []
     for f in failures:
         if not isinstance(f, dict):
             continue

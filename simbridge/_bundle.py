@@ -506,7 +506,7 @@ class BundleWriter:
         (self.path / SIGNALS_CSV).unlink()
 
 
-def write_signals(path: str | Path, signals: Signals | Mapping[str, Sequence[float]], *, fmt: Literal["csv", "parquet"] = "parquet") -> Path:
+def write_signals(path: str | Path, signals: Signals | Mapping[str, Sequence[float] | np.ndarray], *, fmt: Literal["csv", "parquet"] = "parquet") -> Path:
     """Write a whole signals table (for importers and test fixtures)."""
     import pyarrow as pa
 
@@ -531,7 +531,7 @@ def write_signals(path: str | Path, signals: Signals | Mapping[str, Sequence[flo
 def write_bundle(
     path: str | Path,
     episode: EpisodeInfo | Mapping[str, Any],
-    signals: Signals | Mapping[str, Sequence[float]],
+    signals: Signals | Mapping[str, Sequence[float] | np.ndarray],
     *,
     events: Iterable[Event | Mapping[str, Any]] = (),
     snapshots: Mapping[str, Any] | None = None,

@@ -257,8 +257,9 @@ def import_recording(
             raise
         rec = read_recording(log, track=_ego_selector(ego), allow_truncated=True)
         truncated = str(exc)
-    odr = read_opendrive(map_path) if map_path is not None else None
-    if odr is not None:
+    odr: OpenDriveMap | None = None
+    if map_path is not None:
+        odr = read_opendrive(map_path)
         stem = Path(map_path).stem.lower()
         if rec.header.map_name and rec.header.map_name.split("/")[-1].lower() != stem:
             raise BundleError(f"{map_path}: the recording is on map {rec.header.map_name!r}, not {Path(map_path).stem!r}")

@@ -211,10 +211,10 @@ def read_opendrive(path: str | Path) -> OpenDriveMap:
     if not roads:
         raise OpenDriveError(f"{path}: no <road> elements")
     m = OpenDriveMap(path, roads, signals)
-    for sg in signals:
-        x, y, h = m.reference_line(sg.road, np.array([min(max(sg.s, 0.0), m.roads[sg.road].length)]))
-        sg.x_m = float(x[0] - math.sin(h[0]) * sg.t)
-        sg.y_m = -float(y[0] + math.cos(h[0]) * sg.t)
+    for sig in signals:
+        x, y, h = m.reference_line(sig.road, np.array([min(max(sig.s, 0.0), m.roads[sig.road].length)]))
+        sig.x_m = float(x[0] - math.sin(h[0]) * sig.t)
+        sig.y_m = -float(y[0] + math.cos(h[0]) * sig.t)
     return m
 
 

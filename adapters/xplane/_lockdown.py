@@ -84,9 +84,10 @@ def inspect_install(install_dir: str | Path, *, aircraft_depth: int = 4) -> Lock
 
 
 def _aircraft_plugin_dirs(aircraft: Path, depth: int) -> list[Path]:
-    out, frontier = [], [aircraft]
+    out: list[Path] = []
+    frontier = [aircraft]
     for _ in range(depth):
-        nxt = []
+        nxt: list[Path] = []
         for d in frontier:
             try:
                 children = [c for c in d.iterdir() if c.is_dir()]

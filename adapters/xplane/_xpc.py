@@ -98,8 +98,11 @@ class XpcClient:
     def get_ctrl(self, aircraft: int = 0) -> w.Ctrl:
         return w.decode_ctrl(self._request(w.encode_getc(aircraft), b"CTRL"))
 
-    def send_ctrl(self, **controls: float) -> None:
-        self._send(w.encode_ctrl(**controls))
+    def send_ctrl(self, elevator: float = w.UNCHANGED, aileron: float = w.UNCHANGED, rudder: float = w.UNCHANGED,
+                  throttle: float = w.UNCHANGED, gear: int = -1, flaps: float = w.UNCHANGED, aircraft: int = 0,
+                  speedbrake: float = w.UNCHANGED) -> None:
+        """Set the controls; any left out keep their value (UNCHANGED, gear -1)."""
+        self._send(w.encode_ctrl(elevator, aileron, rudder, throttle, gear, flaps, aircraft, speedbrake))
 
     def send_text(self, text: str, x: int = -1, y: int = -1) -> None:
         self._send(w.encode_text(text, x, y))

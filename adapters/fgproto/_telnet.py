@@ -22,7 +22,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from simbridge._errors import HarnessError
 
@@ -41,11 +41,12 @@ class TelnetProps:
         self._lock = threading.Lock()
         self._buf = b""
         try:
-            self._sock = socket.create_connection((host, port), timeout=connect_timeout_s)
+            sock = socket.create_connection((host, port), timeout=connect_timeout_s)
         except OSError as exc:
             raise HarnessError(f"telnet {host}:{port}: cannot connect: {exc}") from None
-        self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self._sock.settimeout(timeout_s)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.settimeout(timeout_s)
+        self._sock: socket.socket | None = sock  # None once closed
         with self._lock:
             self._send([b"data", b"pwd"])
             self._read_until_pwd()
@@ -104,9 +105,9 @@ class TelnetProps:
         """Set one property (FlightGear converts the string to the node's type)."""
         self.set_many({path: value})
 
-    def set_many(self, values: dict[str, object] | Iterable[tuple[str, object]]) -> None:
+    def set_many(self, values: Mapping[str, object] | Iterable[tuple[str, object]]) -> None:
         """Set several properties in one round trip; raises HarnessError if the server refuses one."""
-        items = list(values.items()) if isinstance(values, dict) else list(values)
+        items = list(values.items()) if isinstance(values, Mapping) else list(values)
         cmds = []
         for p, v in items:
             _check_token(p)
@@ -188,7 +189,7 @@ class TelnetProps:
 
     def _read_until_pwd(self) -> list[str]:
         """Lines up to (excluding) the answer to `pwd`, the first line starting with '/'."""
-        lines = []
+        lines: list[str] = []
         while True:
             line = self._readline()
             if line.startswith("/"):

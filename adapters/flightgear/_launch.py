@@ -137,6 +137,18 @@ class FlightGearProcess:
         self.launch_to_ready_s: float | None = None
         self.warm_home = False
 
+    def props(self) -> TelnetProps:
+        """The telnet property connection; HarnessError when fgfs is not (or no longer) connected."""
+        if self.telnet is None:
+            raise HarnessError("flightgear: telnet property server not connected (fgfs not started, or stopped)")
+        return self.telnet
+
+    def receiver(self) -> UdpReceiver:
+        """The generic-protocol UDP receiver; HarnessError before `start()` opened it or after `stop()`."""
+        if self.udp is None:
+            raise HarnessError("flightgear: generic-protocol UDP receiver not open (fgfs not started, or stopped)")
+        return self.udp
+
     # ------------------------------------------------------------------ launch
     def command(self) -> list[str]:
         w, h = self.spec.geometry
@@ -148,7 +160,7 @@ class FlightGearProcess:
             *self.spec.position_args(),
             # the host field is ignored: fgfs 2020.3 listens on all interfaces (see _lockdown.py)
             f"--telnet=socket,bi,60,127.0.0.1,{self.telnet_port},tcp",
-            GenericProtocol.option(proto_xml, self.fg_root, port=self.udp.port, host=self.harness_addr, hz=60),
+            GenericProtocol.option(proto_xml, self.fg_root, port=self.receiver().port, host=self.harness_addr, hz=60),
             *RENDER_OPTIONS,
             f"--geometry={w}x{h}", f"--timeofday={self.spec.timeofday}", "--log-level=warn",
             f"--config={lock}", *PROP_OVERRIDES,
@@ -276,7 +288,7 @@ class FlightGearProcess:
             time.sleep(1.0)
         stage = "waiting for rendered frames (generic UDP stream)"
         try:
-            self.udp.wait_first(max(5.0, min(60.0, deadline - time.monotonic())))
+            self.receiver().wait_first(max(5.0, min(60.0, deadline - time.monotonic())))
         except HarnessError as exc:
             self._check_alive(stage)
             raise HarnessError(f"flightgear: no frames rendered after the scenery loaded (GL failure?): {exc}") from None

@@ -96,8 +96,9 @@ def _collect_keys(path: Path, at_keyboard: bool, fg_root: Path, aircraft_dir: Pa
             if target is not None:
                 _collect_keys(target, here_kb, fg_root, aircraft_dir, out, seen)
         for child in elem:
-            if here_kb and child.tag == "key" and (child.get("n") or "").isdigit():
-                _count_bindings(child, "", out.setdefault(int(child.get("n")), {}))
+            key_n = child.get("n") or ""
+            if here_kb and child.tag == "key" and key_n.isdigit():
+                _count_bindings(child, "", out.setdefault(int(key_n), {}))
             else:
                 walk(child, False, elem.tag)
 

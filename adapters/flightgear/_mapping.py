@@ -135,7 +135,8 @@ class CanonicalMapper:
 
     def __call__(self, raw: dict[str, float]) -> dict[str, float]:
         g = raw.get
-        out: dict[str, float] = {
+        # missing raw names come through as None here and become NaN on return
+        out: dict[str, float | None] = {
             "lat_deg": g("lat_deg"), "lon_deg": g("lon_deg"),
             "alt_msl_ft": g("alt_ft"), "alt_agl_ft": g("agl_ft"),
             "ias_kt": g("airspeed_kt"), "gs_kt": g("groundspeed_kt"),

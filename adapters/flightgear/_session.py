@@ -149,6 +149,12 @@ class FlightGearSession(SimSession):
         self._flags: list[str] = []
         self._stopped = False
 
+    def _process(self) -> FlightGearProcess:
+        """The running fgfs; HarnessError if `start()` has not created it."""
+        if self.fg is None:
+            raise HarnessError("flightgear: not running")
+        return self.fg
+
     # ------------------------------------------------------------------ lifecycle
     def start(self, task: "TaskSpec", sandbox: Sandbox, *, seed: int | None = None) -> None:
         spec = launch_spec(task)
@@ -168,7 +174,7 @@ class FlightGearSession(SimSession):
                                     harness_udp_port=sandbox.harness_udp_ports[0] if sandbox.harness_udp_ports else 0,
                                     sim_uid=sandbox.sim_uid)
         self.fg.start()
-        tn = self.fg.telnet
+        tn = self.fg.props()
         self._version = tn.get("/sim/version/flightgear")
         st = task.initial_state
         setup: dict[str, str] = {}
@@ -193,8 +199,9 @@ class FlightGearSession(SimSession):
                 self._wait_autostart_over()
                 tn.set_many(setup)
         # the episode starts now: drop what came before, remember the clock
-        self.fg.udp.drain()
-        first = self.fg.udp.wait_first(10.0)
+        rx = self.fg.receiver()
+        rx.drain()
+        first = rx.wait_first(10.0)
         self._t0 = first[0]
         self._sim0, self._wall0 = first[0], time.monotonic()
 
@@ -202,7 +209,7 @@ class FlightGearSession(SimSession):
         """In the air the c172p's `auto` state starts the engine itself (it cranks for a few
         simulator seconds after the FDM is ready): wait for it and do not interfere. On the
         ground it starts cold and dark: master, mixture, primer, magnetos, then the starter."""
-        tn = self.fg.telnet
+        tn = self._process().props()
 
         def wait_running(timeout_s: float, min_rpm: float) -> bool:
             """Running with rpm above min_rpm on 3 reads in a row: the c172p sets `running`
@@ -243,9 +250,10 @@ class FlightGearSession(SimSession):
         """Until the c172p clears `/engines/active-engine/auto-start` (its autostart timer has
         run and applied its approach configuration). Simulator seconds pass slowly on a loaded
         machine, hence the generous wall-clock limit."""
+        tn = self._process().props()
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            if self.fg.telnet.get("/engines/active-engine/auto-start") in ("false", "0", ""):
+            if tn.get("/engines/active-engine/auto-start") in ("false", "0", ""):
                 return
             time.sleep(0.5)
         raise HarnessError("flightgear: the c172p autostart did not finish (auto-start still set) during setup")

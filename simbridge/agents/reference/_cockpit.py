@@ -27,6 +27,13 @@ class Cockpit:
         self._yoke_xy: tuple[int, int] | None = None
 
     # ---------------------------------------------------------------- eyes
+    @property
+    def frame(self) -> np.ndarray:
+        """The last screenshot `look()` took; readers need pixels, so asking before any is an error."""
+        if self.img is None:
+            raise RuntimeError("no screenshot yet: call Cockpit.look() first")
+        return self.img
+
     def look(self) -> Readout:
         """Take a screenshot (PNG: lossless, so the templates match exactly) and read the strip."""
         w0 = time.monotonic()

@@ -62,9 +62,10 @@ class State:
 
     def update(self, t: float, r: Readout, img) -> bool:
         """Take a reading at task time `t`; False when the strip was unreadable (keep the old state)."""
-        if not r.complete:
+        core = r.core()
+        if core is None:
             return False
-        bank, pitch = float(r.bank), float(r.pitch)
+        ias, alt, hdg, vs, bank, pitch, rpm = (float(v) for v in core)
         h = view_horizon(img) if img is not None else None
         if h is not None and abs(h[0] - bank) < 1.5 and abs(h[1] - pitch) < 1.5:
             bank, pitch = h  # sub-degree, and agrees with the printed whole degrees
@@ -72,9 +73,9 @@ class State:
         if self.valid and dt > 1e-3:
             self.roll_rate = 0.5 * self.roll_rate + 0.5 * (bank - self.bank) / dt
             self.pitch_rate = 0.5 * self.pitch_rate + 0.5 * (pitch - self.pitch) / dt
-            self.yaw_rate = 0.8 * self.yaw_rate + 0.2 * angle_diff(float(r.hdg), self.hdg) / dt
+            self.yaw_rate = 0.8 * self.yaw_rate + 0.2 * angle_diff(hdg, self.hdg) / dt
         self.t, self.bank, self.pitch = t, bank, pitch
-        self.ias, self.alt, self.vs, self.hdg, self.rpm = float(r.ias), float(r.alt), float(r.vs), float(r.hdg), float(r.rpm)
+        self.ias, self.alt, self.vs, self.hdg, self.rpm = ias, alt, vs, hdg, rpm
         if r.thr is not None:
             self.thr = float(r.thr) / 100.0
         self.valid = True

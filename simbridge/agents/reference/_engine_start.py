@@ -27,10 +27,10 @@ class EngineStartPilot(Agent):
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
         cp = Cockpit(port)
         cp.look()
-        if not lit(cp.img, "fuel:BOTH"):
+        if not lit(cp.frame, "fuel:BOTH"):
             cp.click("fuel:BOTH")
         cp.set_slider("mixture", 1.0)
-        cp.look_until(lambda r: r.mix is not None and r.mix >= 95 and lit(cp.img, "fuel:BOTH"), 2.0, 0.05)
+        cp.look_until(lambda r: r.mix is not None and r.mix >= 95 and lit(cp.frame, "fuel:BOTH"), 2.0, 0.05)
         for sw in ("master_bat", "master_alt", "beacon"):
             self._switch(cp, sw, True)
         for _ in range(PRIMER_STROKES):
@@ -53,7 +53,7 @@ class EngineStartPilot(Agent):
         for sw in ("master_bat", "beacon", "avionics"):  # read the panel back; fix what differs
             self._switch(cp, sw, True)
         cp.look()
-        ok = all(lit(cp.img, h) for h in ("fuel:BOTH", "mags:BOTH", "switch:master_bat", "switch:beacon",
+        ok = all(lit(cp.frame, h) for h in ("fuel:BOTH", "mags:BOTH", "switch:master_bat", "switch:beacon",
                                           "switch:avionics"))
         port.done("engine running at 1,000 rpm, switches per checklist") if ok else port.give_up("switch check failed")
         return "done" if ok else "give_up"
@@ -63,10 +63,10 @@ class EngineStartPilot(Agent):
         (a decision on a frame drawn before the click would toggle it back)."""
         for _ in range(3):
             cp.look()
-            if lit(cp.img, f"switch:{name}") == on:
+            if lit(cp.frame, f"switch:{name}") == on:
                 return
             cp.click(f"switch:{name}")
-            cp.look_until(lambda r: lit(cp.img, f"switch:{name}") == on, 1.0, 0.05)
+            cp.look_until(lambda r: lit(cp.frame, f"switch:{name}") == on, 1.0, 0.05)
 
     def _crank(self, cp: Cockpit) -> bool:
         """Hold the key at START until the tachometer shows the engine running (10 s at most)."""

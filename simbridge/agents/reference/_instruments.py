@@ -36,7 +36,15 @@ class Readout:
 
     @property
     def complete(self) -> bool:
-        return None not in (self.ias, self.alt, self.hdg, self.vs, self.bank, self.pitch, self.rpm)
+        return self.core() is not None
+
+    def core(self) -> tuple[float, float, float, float, float, float, float] | None:
+        """(ias, alt, hdg, vs, bank, pitch, rpm) when all seven were read, else None; a typed
+        form of `complete` so a caller gets floats without re-checking each field."""
+        ias, alt, hdg, vs, bank, pitch, rpm = self.ias, self.alt, self.hdg, self.vs, self.bank, self.pitch, self.rpm
+        if ias is None or alt is None or hdg is None or vs is None or bank is None or pitch is None or rpm is None:
+            return None
+        return ias, alt, hdg, vs, bank, pitch, rpm
 
 
 def _number(text: str) -> float | None:

@@ -27,7 +27,7 @@ class RadiosPilot(Agent):
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
         cp = Cockpit(port)
         cp.look()
-        if read_frequency(cp.img, "com1:active") is None:  # displays dark: avionics off
+        if read_frequency(cp.frame, "com1:active") is None:  # displays dark: avionics off
             cp.click("switch:avionics")
             port.wait(0.5)
             cp.look()
@@ -68,7 +68,7 @@ class RadiosPilot(Agent):
         """Step the standby frequency to `target`: MHz buttons first, then the kHz buttons."""
         for _ in range(MAX_CLICKS):
             cp.look()
-            f = read_frequency(cp.img, f"{radio}:stby")
+            f = read_frequency(cp.frame, f"{radio}:stby")
             if f is None:
                 return False
             d = target - f
@@ -81,7 +81,7 @@ class RadiosPilot(Agent):
     @staticmethod
     def _active_ok(cp: Cockpit, radio: str, active: float) -> bool:
         cp.look()
-        f = read_frequency(cp.img, f"{radio}:active")
+        f = read_frequency(cp.frame, f"{radio}:active")
         return f is not None and abs(f - active) < 0.005
 
     def _swap(self, cp: Cockpit, radio: str, active: float) -> bool:
@@ -92,7 +92,7 @@ class RadiosPilot(Agent):
     def _squawk(self, cp: Cockpit) -> bool:
         for _ in range(MAX_CLICKS):
             cp.look()
-            digits = read_squawk(cp.img)
+            digits = read_squawk(cp.frame)
             if digits is None:
                 return False
             wrong = [i for i, d in enumerate(digits) if d != int(self.squawk[i])]
@@ -106,15 +106,15 @@ class RadiosPilot(Agent):
     def _mode(self, cp: Cockpit) -> bool:
         for _ in range(3):
             cp.look()
-            if xpdr_mode(cp.img) == self.mode:
+            if xpdr_mode(cp.frame) == self.mode:
                 return True
-            self._click_seen(cp, f"xpdr:mode{self.mode}", xpdr_mode, xpdr_mode(cp.img))
+            self._click_seen(cp, f"xpdr:mode{self.mode}", xpdr_mode, xpdr_mode(cp.frame))
         return False
 
     def _baro(self, cp: Cockpit) -> bool:
         for _ in range(MAX_CLICKS * 4):
             cp.look()
-            b = read_baro(cp.img)
+            b = read_baro(cp.frame)
             if b is None:
                 return False
             if abs(b - self.baro) < 0.005:
@@ -123,10 +123,11 @@ class RadiosPilot(Agent):
         return False
 
     def _confirm(self, cp: Cockpit) -> bool:
-        img = cp.img
-        vals = (read_frequency(img, "com1:active"), read_frequency(img, "com1:stby"), read_frequency(img, "nav1:active"))
-        if None in vals:
+        img = cp.frame
+        com_active, com_stby = read_frequency(img, "com1:active"), read_frequency(img, "com1:stby")
+        nav = read_frequency(img, "nav1:active")
+        if com_active is None or com_stby is None or nav is None:
             return False
-        return (abs(vals[0] - self.com_active) < 0.005 and abs(vals[1] - self.com_stby) < 0.005
-                and abs(vals[2] - self.nav) < 0.005 and read_squawk(img) == [int(c) for c in self.squawk]
+        return (abs(com_active - self.com_active) < 0.005 and abs(com_stby - self.com_stby) < 0.005
+                and abs(nav - self.nav) < 0.005 and read_squawk(img) == [int(c) for c in self.squawk]
                 and xpdr_mode(img) == self.mode and (b := read_baro(img)) is not None and abs(b - self.baro) < 0.005)

@@ -34,7 +34,7 @@ class TakeoffHoldPilot(Agent):
         cp, st = Cockpit(port), State()
         while not st.update(port.elapsed(), cp.look(), cp.img):
             port.wait(0.1)
-        img = cp.img
+        img = cp.frame
         if lit(img, "park_brake", (200, 40, 40)) or self._brake_set(cp):
             cp.click("park_brake")
         cp.set_slider("mixture", 1.0)
@@ -116,6 +116,6 @@ class TakeoffHoldPilot(Agent):
         from simbridge.agents.reference._layout import L
 
         x, y, w, h = L.PARK_BRAKE
-        region = cp.img[y:y + h, x:x + w, ::-1].astype(np.int16)
+        region = cp.frame[y:y + h, x:x + w, ::-1].astype(np.int16)
         red = (region[:, :, 0] > 150) & (region[:, :, 1] < 90) & (region[:, :, 2] < 90)
         return bool(red.mean() > 0.2)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simbridge.agents._base import Agent
+from simbridge.agents._base import Agent, AgentResult
 
 #: FlightGear 2020.3 PUI font (Helvetica 12 as rendered on Xvfb/Mesa): '#' = lit pixel
 GLYPHS: dict[str, list[str]] = {
@@ -71,7 +71,7 @@ def classify(glyph: np.ndarray) -> str | None:
 def read_number(lum: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> float | None:
     """The first number in the box: glyphs left to right, digits joined while they are close."""
     sub = lum[y0:y1, x0:x1] > LIT
-    cols = sub.any(axis=0)
+    cols = np.asarray(sub.any(axis=0))  # per-column flags; .any(axis) is typed as maybe-scalar
     text, last_end = "", None
     i = 0
     while i < len(cols):
@@ -226,7 +226,7 @@ class PayloadPilot:
         _, lum = self.screen()
         top = max(s.y for s in fuel) + 40  # below the fuel total row
         x_left, x_right = fuel[0].x1 + 90, payload[0].x0
-        rows = (lum[top: top + 160, x_left:x_right] > LIT).any(axis=1)
+        rows = np.asarray((lum[top: top + 160, x_left:x_right] > LIT).any(axis=1))  # per-row flags
         lines, y = [], 0
         while y < len(rows):
             if rows[y]:
@@ -289,8 +289,9 @@ def load_aircraft(port, instruction: str, *, fuel_lb_per_tank: float | None = No
         got[name] = pilot.set_slider(s, target, tol_lb)
     if fuel_lb_per_tank is None:
         gross, _ = pilot.read_totals(fuel, payload)
-        in_tanks = [pilot.value(s) for s in fuel[:2]]
-        if gross is None or None in in_tanks:
+        read = [pilot.value(s) for s in fuel[:2]]
+        in_tanks = [v for v in read if v is not None]
+        if gross is None or len(in_tanks) != len(read):
             raise RuntimeError("could not read the gross weight or the tank contents off the dialog")
         zero_fuel = gross - sum(in_tanks)
         fuel_lb_per_tank = max(0.0, (max_lb - zero_fuel - FUEL_MARGIN_LB) / 2)
@@ -318,7 +319,7 @@ class WeightBalancePilot(Agent):
         self.check_limits = check_limits
         self.report: dict = {}
 
-    def run(self, port, task, deadline_s: float) -> str:
+    def run(self, port, task, deadline_s: float) -> AgentResult:
         self.report = load_aircraft(port, task.instruction, fuel_lb_per_tank=self.fuel_lb_per_tank)
         summary = json.dumps(self.report)
         if self.check_limits and not self.report["inside"]:

@@ -56,8 +56,8 @@ class Supervisor:
             self.procs[p.pid] = p
             return {"ok": True, "pid": p.pid}
         if op == "poll":
-            p = self.procs.get(int(req["pid"]))
-            return {"ok": p is not None, "returncode": None if p is None else p.poll()}
+            polled = self.procs.get(int(req["pid"]))
+            return {"ok": polled is not None, "returncode": None if polled is None else polled.poll()}
         if op == "kill":
             pid = int(req["pid"])
             sig = int(req.get("signal", signal.SIGTERM))

@@ -152,9 +152,11 @@ def build_image(out: Path, *, suite: str = "bookworm", mirror: str = "http://deb
     _run(["qemu-img", "convert", "-O", "qcow2", str(raw), str(out / "base.qcow2.tmp")])
     raw.unlink()
     os.replace(out / "base.qcow2.tmp", out / "base.qcow2")
+    build_s = round(time.monotonic() - t0, 1)
+    size_bytes = (out / "base.qcow2").stat().st_size
     info = {"suite": suite, "mirror": mirror, "built": time.time(), "kernel": kernels[-1].name,
-            "uids": GUEST_UIDS, "venv": VENV, "source": source_stamp(src), "build_s": round(time.monotonic() - t0, 1),
-            "size_bytes": (out / "base.qcow2").stat().st_size}
+            "uids": GUEST_UIDS, "venv": VENV, "source": source_stamp(src), "build_s": build_s,
+            "size_bytes": size_bytes}
     (out / "image.json").write_text(json.dumps(info, indent=2))
-    log(f"image ready: {out / 'base.qcow2'} ({info['size_bytes'] / 1e6:.0f} MB, {info['build_s']:.0f} s)")
+    log(f"image ready: {out / 'base.qcow2'} ({size_bytes / 1e6:.0f} MB, {build_s:.0f} s)")
     return out / "base.qcow2"

@@ -152,16 +152,16 @@ class VmProvider(Provider):
         self._wait_display(display)
         vm = self.vm
 
-        def spawn(cmd: Sequence[str], env: Mapping[str, str] | None = None, *, name: str | None = None,
+        def spawn(argv: Sequence[str], env: Mapping[str, str] | None = None, *, name: str | None = None,
                   user: str | None = "sim", **_: Any) -> GuestProcess:
-            """Start `cmd` in the guest through its supervisor; Popen keywords (stdout...) do not
-            apply there: output goes to a guest log (`GuestProcess.log_tail`)."""
-            argv = [VENV + "/bin/python" if c == sys.executable else c for c in cmd]
+            """Start `argv` in the guest through its supervisor (the `Spawn` protocol); Popen
+            keywords (stdout...) do not apply there: output goes to a guest log (`GuestProcess.log_tail`)."""
+            guest_argv = [VENV + "/bin/python" if c == sys.executable else c for c in argv]
             guest_env = {k: v for k, v in (env or {}).items() if k in ("SDL_AUDIODRIVER", "SDL_VIDEODRIVER", "LANG")}
             guest_env["DISPLAY"] = f":{GUEST_DISPLAY}"
-            name = name or Path(argv[0]).name
+            name = name or Path(guest_argv[0]).name
             log = f"/tmp/{name}-{len(self.spawned)}.log"
-            rep = vm.request("spawn", argv=argv, env=guest_env, user=user, log=log)
+            rep = vm.request("spawn", argv=guest_argv, env=guest_env, user=user, log=log)
             proc = GuestProcess(vm, rep["pid"], log)
             self.spawned.append((name, proc))
             return proc

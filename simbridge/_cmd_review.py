@@ -1,5 +1,5 @@
 """`simbridge review`: blind grading campaigns over recorded runs, and how far the raters agree —
-with each other and with the verifiers. (The web app for grading is not built yet.)"""
+with each other and with the verifiers; `serve` is the raters' web app."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ _EPILOG = """examples:
   simbridge review import-grades grades.csv            columns: campaign, run, rater, competency, level[, evidence]
   simbridge review agreement c1 --json                 ICC, Spearman, Kendall's W, Krippendorff's alpha, p-values
   simbridge review campaign export c1 --csv grades.csv
+  simbridge review serve runs/ --port 8765              raters sign in by name and grade beside the replay
 
 The store is ./review.sqlite unless --db names a file or a SQLAlchemy URL (postgresql://...)."""
 
@@ -32,6 +33,13 @@ def _count(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if v < 0:
         raise argparse.ArgumentTypeError(f"{text} is negative")
+    return v
+
+
+def _port(text: str) -> int:
+    v = _count(text)
+    if not 0 < v < 65536:
+        raise argparse.ArgumentTypeError(f"{text} is not a TCP port (1-65535)")
     return v
 
 
@@ -76,6 +84,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     i = with_db(rsub.add_parser("import-grades", help="load grades from a CSV (all rows or none)"))
     i.add_argument("csv", type=Path, metavar="CSV")
     i.set_defaults(func=_import)
+
+    sv = with_db(rsub.add_parser("serve", help="the raters' web app over the campaigns of DIR (closed lab network)"))
+    sv.add_argument("directory", type=Path, metavar="DIR")
+    sv.add_argument("--port", type=_port, default=8765, metavar="P")
+    sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    sv.set_defaults(func=_serve)
 
     ag = with_db(rsub.add_parser("agreement", help="inter-rater agreement and verifiers vs raters"))
     ag.add_argument("name", metavar="CAMPAIGN")
@@ -136,6 +150,15 @@ def _import(args: argparse.Namespace) -> int:
     from simbridge._review.campaign import import_grades
     n = import_grades(_store(args), args.csv)
     print(f"{n} grade(s) imported from {args.csv}")
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from simbridge._review.app import serve
+    try:
+        serve(args.directory, args.db, args.host, args.port)
+    except KeyboardInterrupt:
+        pass
     return 0
 
 

@@ -148,3 +148,21 @@ def test_task_lists_and_suite_files(tmp_path):
     t = gui_task(task="T16,T09", sim="jsbsim", lockstep=True)
     assert [s.id for s in t.dataset] == ["T16-jsbsim", "T09-jsbsim"]
     assert "NAV1 to SJC VOR 114.100" in t.dataset[0].input
+
+
+@needs_xvfb
+@pytest.mark.display
+@pytest.mark.slow
+def test_a_sample_cut_by_its_time_limit_is_torn_down_and_scored(tmp_path, no_leftovers):
+    # the model asks for 60 s of simulator time; Inspect's 20 s sample limit cancels it mid-wait
+    script = [_out("computer", {"action": "screenshot"}), _out("computer", {"action": "wait", "duration": 55}),
+              _out("done", {})]
+    task = gui_task(task="T16", sim="jsbsim", lockstep=True, time_limit_s=60, frame_hz=0, out=str(tmp_path / "runs"))
+    [log] = inspect_eval(task, model=get_model(MODEL, custom_outputs=script), log_dir=str(tmp_path / "logs"),
+                         display="none", time_limit=20)
+    [sample] = read_eval_log(log.location).samples
+    assert sample.limit is not None and sample.limit.type == "time"
+    bundle = Path(sample.store["simbridge_bundle"])
+    ep = json.loads((bundle / "episode.json").read_text())
+    assert ep["status"] == "agent_quit" and ep["sim_seconds"] < 55  # ended when the limit cancelled the turn
+    assert sample.scores["simbridge_verifier"].value == 0.0  # the agent's own outcome: scored

@@ -152,7 +152,9 @@ class _Turn:
         from simbridge._agent_port import EpisodeOver
 
         try:
-            return await anyio.to_thread.run_sync(lambda: fn(*args, **kw))
+            # abandoned on cancel: a long `wait` must not hold a cancelled sample; the runner's end of
+            # the episode (finish) stops the port's pacer, which lets the worker thread return
+            return await anyio.to_thread.run_sync(lambda: fn(*args, **kw), abandon_on_cancel=True)
         except EpisodeOver as exc:
             self.ended = self.ended or "over"
             raise ToolError(str(exc)) from None
@@ -318,11 +320,12 @@ def simbridge_episode(provider: str = "local", lockstep: bool = False, lockstep_
                 if not state.output.message.tool_calls:
                     break  # the model answered without acting: its turn is over
         finally:
+            # also when cancelled (a limit, Ctrl-C, a cancelled eval): the runner tears down and scores
             with anyio.CancelScope(shield=True):
                 result = await anyio.to_thread.run_sync(ep.finish)
-        score = result.score
-        store().set(RESULT_KEY, {"status": result.status, "detail": result.detail, "bundle": str(result.path),
-                                 "score": None if score is None else score.model_dump(mode="json")})
+                score = result.score
+                store().set(RESULT_KEY, {"status": result.status, "detail": result.detail, "bundle": str(result.path),
+                                         "score": None if score is None else score.model_dump(mode="json")})
         if score is None or score.status == "unscored":
             reason = score.reason if score is not None else "no score"
             raise SimbridgeError(f"unscored episode ({result.status}: {reason}); bundle {result.path}")

@@ -5,7 +5,8 @@ records every mapped signal per sim frame (thinned to --hz) and stops after `sec
 simulator time. When MSFS quits or the connection drops it reconnects for up to
 `reconnect_timeout_s` (MSFS restarted), replays the definitions and continues the clock (flag
 `reconnected`, event `sim_restart`); past that the bundle ends as harness_error (unscored);
-the wall-time bound ends a paused simulator's recording as a timeout.
+a stalled stream, or a paused simulator whose clock does not reach `seconds` within the wall
+budget, ends `harness_error` too (the kit's `StallGuard`): a record-only bundle has no agent to score.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from simbridge._bundle import BundleWriter, EpisodeInfo
 from simbridge._errors import HarnessError
+from simbridge.adapters.kit import STALL_STATUS, StallGuard
 from simbridge.adapters.msfs import _mapping
 from simbridge.adapters.msfs._client import SimConnectClient
 from simbridge.adapters.msfs._logger import MsfsLogger
@@ -25,8 +27,11 @@ from simbridge.adapters.msfs._wire import Protocol
 
 class MsfsRecorder:
     def __init__(self, host: str, port: int | None = None, *, protocol: Protocol = Protocol.KITTYHAWK,
-                 ready_timeout_s: float = 10.0, stale_after_s: float = 5.0, reconnect_timeout_s: float = 60.0) -> None:
+                 ready_timeout_s: float = 10.0, stale_after_s: float = 5.0, reconnect_timeout_s: float = 60.0,
+                 wall_budget_s: float | None = None) -> None:
         self.host, self.port = host, port or SIMCONNECT_PORT
+        #: wall seconds the recording may take (None: the kit's default, twice the length plus 10 s)
+        self.wall_budget_s = wall_budget_s
         self.protocol = protocol
         self.ready_timeout_s, self.stale_after_s = ready_timeout_s, stale_after_s
         self.reconnect_timeout_s = reconnect_timeout_s
@@ -49,7 +54,8 @@ class MsfsRecorder:
             writer = BundleWriter(out, episode, logger.signals)
             status, detail = "completed", ""
             wall_start = time.monotonic()
-            wall_deadline = wall_start + 2 * seconds + 10
+            guard = StallGuard(seconds, stale_after_s=self.stale_after_s, wall_budget_s=self.wall_budget_s,
+                               source="SimConnect stream")
             done = False
             while not done:
                 for s in logger.samples():
@@ -74,15 +80,13 @@ class MsfsRecorder:
                             pass
                     status, detail = "harness_error", f"SimConnect lost: {lost}"
                     break
-                last = client.last_message_mono
-                if not logger.paused and last is not None and time.monotonic() - last > self.stale_after_s:
-                    status, detail = "harness_error", f"no SimConnect data for {self.stale_after_s:g} s"
+                # a paused MSFS sends no sim frames: silence then is not a stall (the wall budget still is)
+                stalled = guard.check(None if logger.paused else client.last_message_mono, logger.t_sim)
+                if stalled is not None:
+                    status, detail = STALL_STATUS, stalled
                     break
                 if logger.t0 is None and time.monotonic() - wall_start > self.ready_timeout_s:
                     status, detail = "harness_error", f"no sim-frame data within {self.ready_timeout_s:g} s"
-                    break
-                if time.monotonic() > wall_deadline:
-                    status, detail = "timeout", f"simulator time reached {logger.t_sim:.1f} s of {seconds:g} s (paused?)"
                     break
                 time.sleep(0.01)
             if client.exceptions:

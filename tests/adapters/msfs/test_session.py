@@ -201,3 +201,20 @@ def test_recorder_without_reconnect_ends_as_harness_error(tmp_path):
         d.stop()
     b = read_bundle(path)
     assert b.episode.status == "harness_error" and "Quit" in b.episode.status_detail
+
+
+def test_recorder_of_a_paused_msfs_ends_harness_error_not_timeout(tmp_path):
+    """A record-only recording has no agent: a simulator paused for good is a stall (unscored)."""
+    import threading
+
+    from simbridge.adapters.msfs import MsfsRecorder
+
+    d = SimConnectDouble(hz=60.0).start()
+    threading.Timer(0.5, d.set_paused, args=(True,)).start()
+    try:
+        path = MsfsRecorder("127.0.0.1", d.port, wall_budget_s=3.0).record(tmp_path / "b", seconds=2.0, hz=60)
+    finally:
+        d.stop()
+    b = read_bundle(path)
+    assert b.episode.status == "harness_error"
+    assert "record-only" in b.episode.status_detail and b.signals.t[-1] < 2.0

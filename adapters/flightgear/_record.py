@@ -15,6 +15,7 @@ from pathlib import Path
 from simbridge._bundle import BundleWriter, EpisodeInfo
 from simbridge._errors import HarnessError
 from simbridge.adapters.fgproto import CLOCK_NODE, TelnetProps
+from simbridge.adapters.kit import STALL_STATUS, StallGuard
 from simbridge.adapters.flightgear._mapping import RAW_CHUNKS, SIGNALS, SNAPSHOT_NODES, CanonicalMapper
 
 DEFAULT_TELNET_PORT = 5401
@@ -61,6 +62,9 @@ class TelnetRecorder:
             t0 = None
             period = 1.0 / hz
             w0 = time.monotonic()
+            # FlightGear in software GL may run well below real time: a generous wall budget
+            guard = StallGuard(seconds, stale_after_s=self.timeout_s, wall_budget_s=seconds * 10 + 30,
+                               source="FlightGear telnet server")
             try:
                 while True:
                     tick = time.monotonic()
@@ -73,15 +77,16 @@ class TelnetRecorder:
                     self.n_samples += 1
                     if t >= seconds:
                         break
-                    if time.monotonic() - w0 > seconds * 10 + 30:
-                        status, detail = "harness_error", "simulator time did not advance (paused?)"
+                    stalled = guard.check(time.monotonic(), t)  # each answer is fresh data: only the wall budget
+                    if stalled is not None:
+                        status, detail = STALL_STATUS, stalled
                         break
                     rest = period - (time.monotonic() - tick)
                     if rest > 0:
                         time.sleep(rest)
                 snaps["end"] = self._snapshot(tn)
-            except HarnessError as exc:
-                status, detail = "sim_crashed", str(exc)
+            except HarnessError as exc:  # telnet stopped answering: a stall, unscored like every record-only stall
+                status, detail = STALL_STATUS, f"record-only: {exc}"
             wall = time.monotonic() - w0
             episode.sample_rate_hz = round(self.n_samples / wall, 2) if wall > 0 else None
             if t0 is not None and wall > 0:

@@ -4,7 +4,6 @@ commands of `src/Network/props.cxx`, enough to test the client's parsing and err
 
 from __future__ import annotations
 
-import socket
 import socketserver
 import threading
 
@@ -93,8 +92,3 @@ class TelnetDouble:
         self.server.shutdown()
         self.server.server_close()
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]

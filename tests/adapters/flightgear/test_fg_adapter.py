@@ -148,6 +148,25 @@ def test_missing_fgfs_is_a_harness_error(tmp_path):
         p.start(timeout_s=5)
 
 
+def test_recorder_of_a_silent_telnet_server_ends_harness_error(tmp_path):
+    """Record-only has no agent: FlightGear's telnet going quiet mid-recording is a stall (unscored)."""
+    import threading
+
+    t0 = time.monotonic()
+    props = {c.node: "0" for c in RAW_CHUNKS} | {"/sim/time/elapsed-sec": "0", "/sim/version/flightgear": "2020.3.16 (double)"}
+    props |= {node: "1" for node in __import__("simbridge.adapters.flightgear", fromlist=["SNAPSHOT_NODES"]).SNAPSHOT_NODES.values()}
+    d = TelnetDouble(props)
+    d.live["/sim/time/elapsed-sec"] = lambda: 100.0 + (time.monotonic() - t0)
+    threading.Timer(0.5, setattr, args=(d, "mute", True)).start()
+    try:
+        path = TelnetRecorder("127.0.0.1", d.port, timeout_s=1.0).record(tmp_path / "b", seconds=30.0, hz=20)
+    finally:
+        d.close()
+    b = read_bundle(path)
+    assert b.episode.status == "harness_error" and b.episode.status_detail.startswith("record-only:")
+    assert 0 < b.signals.t[-1] < 30.0
+
+
 def test_recorder_polls_the_double_and_writes_a_readable_bundle(tmp_path):
     t0 = time.monotonic()
     props = {c.node: "0" for c in RAW_CHUNKS} | {

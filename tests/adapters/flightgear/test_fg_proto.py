@@ -8,7 +8,9 @@ import time
 import xml.etree.ElementTree as ET
 
 import pytest
-from fg_telnet_double import TelnetDouble, free_port
+from fg_telnet_double import TelnetDouble
+
+from simbridge.adapters.kit import free_port
 
 from simbridge._errors import HarnessError
 from simbridge.adapters.fgproto import CLOCK_NODE, Chunk, GenericProtocol, TelnetProps, UdpReceiver

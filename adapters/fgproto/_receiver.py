@@ -2,7 +2,8 @@
 first and latest sample, packet counts, rates and staleness.
 
 A receiver's transport (UDP datagrams the simulator pushes, or lines over a TCP connection the
-host opened) fills the queue from its own thread through `_accept`; the harness drains it.
+host opened) fills the queue (the adapter kit's `Drain`) from its own thread through `_accept`;
+the harness drains it.
 Malformed packets are counted, not raised: one corrupt packet must not end an episode, but a
 stream that stops does — the caller watches `last_packet_age_s()` and `failed`.
 """
@@ -11,10 +12,10 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import deque
 
 from simbridge._errors import HarnessError
 from simbridge.adapters.fgproto._generic import GenericProtocol
+from simbridge.adapters.kit import Drain
 
 
 class SampleQueue:
@@ -22,8 +23,8 @@ class SampleQueue:
 
     def __init__(self, protocol: GenericProtocol, *, max_queue: int = 100_000) -> None:
         self.protocol = protocol
-        self._queue: deque[tuple[float, dict[str, float]]] = deque(maxlen=max_queue)
-        self._lock = threading.Lock()
+        self._queue: Drain[tuple[float, dict[str, float]]] = Drain(max_queue)
+        self._lock = threading.Lock()  # guards the statistics; the queue has its own
         self._stop = threading.Event()
         self.n_packets = 0
         self.n_bad = 0
@@ -48,8 +49,8 @@ class SampleQueue:
             self.n_bad += 1
             self.last_error = str(exc)
             return
+        self._queue.put(sample)
         with self._lock:
-            self._queue.append(sample)
             self.latest = sample
             self.n_packets += 1
             self._last_rx = time.monotonic()
@@ -58,10 +59,7 @@ class SampleQueue:
 
     def drain(self) -> list[tuple[float, dict[str, float]]]:
         """All samples received since the last call, oldest first."""
-        with self._lock:
-            out = list(self._queue)
-            self._queue.clear()
-        return out
+        return self._queue.drain()
 
     def last_packet_age_s(self) -> float:
         """Seconds since the last good packet (infinity before the first)."""

@@ -1,0 +1,292 @@
+"""`simbridge review serve` as a subprocess on a free port, driven by Debian's chromium through Playwright
+(two raters in two browser contexts grading the same runs, a server restart mid-campaign) and by httpx
+(the 4xx messages, the agreement numbers against the CLI's).
+
+The runs are the synthetic eval output of tests/report/bundles.build_suite (nine T02/T09 episodes of
+agents 'good' and 'shaky') plus one copy re-labelled as flown by a human, not real episodes."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from report.bundles import build_suite
+from simbridge._bundle import write_manifest
+from simbridge._cli import main
+from simbridge.adapters.kit import free_port
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run", "--disable-sync"]
+SIMBRIDGE = str(Path(sys.executable).parent / "simbridge")
+PERMS = "30"  # permutations for the agreement checks: enough to get p-values, fast
+
+
+class Server:
+    """`simbridge review serve` in a subprocess; restartable on the same port and database."""
+
+    def __init__(self, directory: Path, db: Path, log: Path) -> None:
+        self.directory, self.db, self.log = directory, db, log
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        with self.log.open("ab") as log:
+            self.proc = subprocess.Popen([SIMBRIDGE, "review", "serve", str(self.directory), "--db", str(self.db),
+                                          "--port", str(self.port)], stdout=log, stderr=subprocess.STDOUT)
+        for _ in range(600):  # poll until it answers (the machine is shared: no fixed sleep)
+            if self.proc.poll() is not None:
+                raise AssertionError(f"server exited {self.proc.returncode}: {self.log.read_text()}")
+            try:
+                if httpx.get(self.url + "/", timeout=2).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            try:
+                self.proc.wait(timeout=0.1)
+            except subprocess.TimeoutExpired:
+                pass
+        raise AssertionError(f"server did not answer: {self.log.read_text()}")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    root = tmp_path_factory.mktemp("review-app")
+    runs = build_suite(root / "eval")
+    human = runs / "T09" / "jsbsim" / "human" / "trial-1"
+    shutil.copytree(runs / "T09" / "jsbsim" / "good" / "trial-1", human)
+    ep = json.loads((human / "episode.json").read_text())
+    (human / "episode.json").write_text(json.dumps({**ep, "agent": "human"}))
+    (human / "score.json").unlink()
+    write_manifest(human)
+    db = root / "review.sqlite"
+    assert main(["review", "campaign", "create", "c1", str(runs), "--raters", "ann,bob", "--per-run", "2",
+                 "--seed", "5", "--db", str(db)]) == 0
+    # c2: one rater per run, so each of ann and cy has runs they are not assigned
+    assert main(["review", "campaign", "create", "c2", str(runs), "--raters", "ann,cy", "--per-run", "1",
+                 "--seed", "1", "--db", str(db)]) == 0
+    srv = Server(runs, db, root / "server.log")
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+def _client(srv: Server, rater: str) -> httpx.Client:
+    c = httpx.Client(base_url=srv.url, timeout=60)
+    r = c.post("/signin", data={"name": rater})
+    assert r.status_code == 303, r.text
+    return c
+
+
+def _blind_ids(srv: Server, campaign: str, rater: str) -> list[str]:
+    from simbridge._review.campaign import assignments
+    from simbridge._review.store import Store
+
+    return [b for b, r, _, _ in assignments(Store(str(srv.db)), campaign, rater)]
+
+
+def _comps(campaign: str, blind: str, srv: Server) -> list[str]:
+    from simbridge._review.campaign import assignments
+    from simbridge._review.store import Store
+
+    return next(c for b, _, _, c in assignments(Store(str(srv.db)), campaign) if b == blind)
+
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+needs_chromium = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (scripts/setup.sh)")
+
+LEVELS = ["fully_achieved", "mostly_achieved", "partly_achieved", "not_achieved"]
+
+
+def _blank(route: object) -> None:
+    route.fulfill(body="<!DOCTYPE html><body>replay not loaded by this test</body>",  # type: ignore[attr-defined]
+                  content_type="text/html")
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_two_raters_grade_in_parallel_and_a_restart_loses_nothing(served: Server) -> None:
+    runs = _blind_ids(served, "c1", "ann")[:2]
+    assert runs == _blind_ids(served, "c1", "bob")[:2]  # per-run 2 of 2 raters: both grade every run
+    want: dict[str, dict[str, dict[str, tuple[str, str]]]] = {"ann": {}, "bob": {}}
+    with playwright_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        pages = {}
+        errors: list[str] = []
+        for rater in ("ann", "bob"):
+            context = browser.new_context(viewport={"width": 1400, "height": 900})
+            if rater == "bob":  # one rater's replay is checked below; the other's would only cost time
+                context.route("**/replay", _blank)
+            page = context.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(served.url + "/")
+            page.fill("#name", rater)
+            page.click("button[type=submit]")
+            page.wait_for_selector("#campaigns")
+            assert page.text_content("#rater") == rater
+            pages[rater] = page
+        # the worklist and the run page show blind ids only: no agent, trial, bundle path or score
+        pages["ann"].goto(f"{served.url}/c/c1")
+        work = pages["ann"].content()
+        for b in runs:
+            assert b in work
+        for leak in ("shaky", "good", "human", "trial-", str(served.directory), "score"):
+            assert leak not in work
+        for blind in runs:
+            for rater, page in pages.items():
+                page.goto(f"{served.url}/c/c1/r/{blind}")
+                page.wait_for_function("document.body.dataset.formReady")
+            if blind == runs[0]:  # the replay's plots draw in the rater's page (once: Plotly costs seconds)
+                frame = pages["ann"].frame_locator("#replay")
+                frame.locator("body[data-plots-ready]").wait_for(timeout=60_000)
+                assert int(frame.locator("body").get_attribute("data-plots-ready") or 0) >= 2
+                pages["ann"].context.route("**/replay", _blank)
+            # the served HTML (the DOM holds Plotly's unpacked code, whose words prove nothing)
+            replay_html = pages["ann"].request.get(f"{served.url}/c/c1/r/{blind}/replay").text()
+            run_html = pages["ann"].request.get(f"{served.url}/c/c1/r/{blind}").text()
+            assert 'id="plot-0"' in replay_html and 'id="figures"' in replay_html
+            for leak in ("shaky", "good", "human", "trial-", "score-value", str(served.directory)):
+                assert leak not in replay_html and leak not in run_html, leak
+            comps = _comps("c1", blind, served)
+            # interleaved: ann and bob grade the same competency of the same run, turn about
+            for i, comp in enumerate(comps):
+                for k, (rater, page) in enumerate(pages.items()):
+                    level, text = LEVELS[(i + k) % 4], f"{rater} on {comp} of {blind}: line {i}"
+                    fs = page.locator(f'fieldset[data-competency="{comp}"]')
+                    fs.locator(f'input[value="{level}"]').check()
+                    fs.locator("textarea").fill(text)
+                    want[rater].setdefault(blind, {})[comp] = (level, text)
+            for rater, page in pages.items():
+                for comp, (level, text) in want[rater][blind].items():
+                    page.wait_for_function(
+                        "([c, l, t]) => { const f = document.querySelector(`fieldset[data-competency='${c}']`);"
+                        " return f.dataset.savedLevel === l && f.dataset.savedEvidence === t; }",
+                        arg=[comp, level, text], timeout=30_000)
+        served.stop()
+        served.start()
+        # after the restart: a reload shows each rater their own grades and nothing else
+        for rater, page in pages.items():
+            for blind in runs:
+                page.goto(f"{served.url}/c/c1/r/{blind}")
+                page.wait_for_function("document.body.dataset.formReady")
+                for comp, (level, text) in want[rater][blind].items():
+                    fs = page.locator(f'fieldset[data-competency="{comp}"]')
+                    assert fs.locator("input:checked").get_attribute("value") == level
+                    assert fs.locator("textarea").input_value() == text
+        # grading goes on after the restart
+        comp = _comps("c1", runs[0], served)[0]
+        fs = pages["bob"].locator(f'fieldset[data-competency="{comp}"]')
+        pages["bob"].goto(f"{served.url}/c/c1/r/{runs[0]}")
+        pages["bob"].wait_for_function("document.body.dataset.formReady")
+        fs.locator("textarea").fill("bob, after the restart")
+        pages["bob"].wait_for_function(
+            f"document.querySelector(`fieldset[data-competency='{comp}']`).dataset.savedEvidence"
+            " === 'bob, after the restart'", timeout=30_000)
+        want["bob"][runs[0]][comp] = (want["bob"][runs[0]][comp][0], "bob, after the restart")
+        browser.close()
+    assert errors == []
+    for rater in ("ann", "bob"):
+        c = _client(served, rater)
+        for blind in runs:
+            got = c.get(f"/api/c/c1/r/{blind}/grades").json()
+            assert got == {k: {"level": lv, "evidence": t} for k, (lv, t) in sorted(want[rater][blind].items())}
+
+
+def test_agreement_page_shows_the_numbers_the_cli_prints(served: Server, capsys: pytest.CaptureFixture[str]) -> None:
+    # both raters grade every run of c1 through the API, with a known structure: bob one level lower
+    # than ann on every other run
+    for k, rater in enumerate(("ann", "bob")):
+        c = _client(served, rater)
+        for j, blind in enumerate(_blind_ids(served, "c1", rater)):
+            for i, comp in enumerate(_comps("c1", blind, served)):
+                value = 1 + (i + j) % 4 - (k if j % 2 and (i + j) % 4 else 0)
+                r = c.post(f"/api/c/c1/r/{blind}/grade", json={"competency": comp, "level": value})
+                assert r.status_code == 200, r.text
+    assert main(["review", "agreement", "c1", "--json", "--permutations", PERMS, "--db", str(served.db)]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    api = httpx.get(f"{served.url}/api/c/c1/agreement", params={"permutations": PERMS}, timeout=120).json()
+    assert api == cli
+    page = httpx.get(f"{served.url}/c/c1/agreement", params={"permutations": PERMS}, timeout=120).text
+    cells = {(g, c, n): html.unescape(t) for g, c, n, t in _cells(page)}
+    checked = 0
+    for group, g in cli["groups"].items():
+        for comp, stats in [*g["competencies"].items(), ("overall", g["overall"])]:
+            for name, st in stats.items():
+                text = cells[(group, comp, name)]
+                if st["value"] is None:
+                    assert text == f"undefined ({st['undefined']})"
+                else:
+                    assert text.startswith(f"{st['value']:.3f}")
+                    if st["p_value"] is not None:
+                        assert text.endswith(f"p={st['p_value']:.4f}")
+                    checked += 1
+    assert checked >= 10  # the numbers are defined, not all "undefined"
+    assert len(cells) == sum(len(st) for g in cli["groups"].values() for st in [*g["competencies"].values(), g["overall"]])
+    assert cli["groups"]["human"]["n_runs"] == 1
+
+
+def _cells(page: str) -> list[tuple[str, str, str, str]]:
+    """(group, competency, statistic, text) of every cell of the agreement page's tables."""
+    out = []
+    for group, sec in re.findall(r'<section data-group="([^"]+)">(.*?)</section>', page, re.S):
+        for comp, row in re.findall(r'<tr data-competency="([^"]+)">(.*?)</tr>', sec, re.S):
+            for name, text in re.findall(r'<td[^>]*data-stat="([^"]+)">(.*?)</td>', row, re.S):
+                out.append((html.unescape(group), html.unescape(comp), html.unescape(name), text))
+    return out
+
+
+def test_bad_input_gets_a_one_line_4xx(served: Server) -> None:
+    ann = _client(served, "ann")
+    blind = _blind_ids(served, "c1", "ann")[0]
+    comp = _comps("c1", blind, served)[0]
+    url = f"/api/c/c1/r/{blind}/grade"
+    cases = [
+        (ann.post(url, json={"competency": comp, "level": 7}), 422, "level 7 is not on the scale"),
+        (ann.post(url, json={"competency": comp, "level": "excellent"}), 422, "'excellent' is not on the scale"),
+        (ann.post(url, json={"competency": "XYZ", "level": 1}), 422, "competency 'XYZ' is not graded"),
+        (ann.post(url, content=b"{not json"), 400, "not JSON"),
+        (ann.post("/api/c/c1/r/R-nope/grade", json={"competency": comp, "level": 1}), 404,
+         "run 'R-nope' is not in campaign 'c1'"),
+        (ann.post(f"/api/c/nope/r/{blind}/grade", json={"competency": comp, "level": 1}), 404,
+         "campaign 'nope' does not exist"),
+        (httpx.post(served.url + url, json={"competency": comp, "level": 1}), 401, "not signed in"),
+        (httpx.post(served.url + "/signin", data={"name": "mallory"}), 403, "rater 'mallory' is not a rater"),
+        (_client(served, "cy").get("/c/c1"), 403, "rater 'cy' has no assignments in campaign 'c1'"),
+        (ann.get("/c/c1/agreement", params={"permutations": "lots"}), 400, "permutations='lots'"),
+    ]
+    not_ann = sorted(set(_blind_ids(served, "c2", "cy")) - set(_blind_ids(served, "c2", "ann")))
+    assert not_ann
+    cases.append((ann.post(f"/api/c/c2/r/{not_ann[0]}/grade", json={"competency": comp, "level": 1}), 403,
+                  f"rater 'ann' is not assigned run {not_ann[0]}"))
+    for r, status, text in cases:
+        body = r.json()["error"] if r.request.url.path.startswith("/api/") else r.text.strip()
+        assert (r.status_code, "\n" in body) == (status, False), (r.status_code, body)
+        assert text in body, body
+    # nothing bad was saved
+    assert ann.get(f"/api/c/c1/r/R-nope/grades").status_code == 404
+
+
+def test_serve_refuses_a_missing_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["review", "serve", str(tmp_path / "nowhere"), "--db", str(tmp_path / "r.sqlite")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "nowhere: not a directory of bundles" in err

@@ -18,13 +18,14 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from simbridge._adapter import Sandbox, SimSession, StateSample
+from simbridge._adapter import Sandbox, SimEvent, SimSession, StateSample
 from simbridge._errors import HarnessError
 from simbridge.adapters.fgproto import GenericProtocol
 from simbridge.adapters.fgproto.keys import FLIGHTGEAR_KEYS
 from simbridge.adapters.flightgear._launch import FGFS, FlightGearProcess, LaunchSpec
 from simbridge.adapters.flightgear._lockdown import KEY_WHITELIST, TASK_EXTRA_KEYS, TELNET_BINDS_ALL_INTERFACES
 from simbridge.adapters.flightgear._mapping import RAW_CHUNKS, SIGNALS, SNAPSHOT_NODES, CanonicalMapper
+from simbridge.adapters.kit import DerivedEvents
 
 if TYPE_CHECKING:
     from simbridge._task import TaskSpec
@@ -143,6 +144,9 @@ class FlightGearSession(SimSession):
         self._t0: float | None = None
         self._t_last = 0.0
         self._frames = 0
+        #: crash, autopilot change and touchdown, derived from the samples as for every adapter
+        self._derived = DerivedEvents()
+        self._events: list[SimEvent] = []
         self._wall0 = 0.0
         self._sim0 = 0.0
         self._version = ""
@@ -267,7 +271,13 @@ class FlightGearSession(SimSession):
                 continue
             self._frames += 1
             self._t_last = t - self._t0
-            out.append(StateSample(self._t_last, self.mapper(raw)))
+            sample = StateSample(self._t_last, self.mapper(raw))
+            self._events.extend(self._derived.update(sample.t_sim, sample.values))
+            out.append(sample)
+        return out
+
+    def events(self) -> list[SimEvent]:
+        out, self._events = self._events, []
         return out
 
     def sim_time(self) -> float:

@@ -11,11 +11,14 @@ Every simulator reports its state as canonical signals (simbridge._canonical); w
   the last airborne sample, where it sinks fastest just before contact; `TouchdownData`).
 
 A signal's first value never makes an event (there is nothing to compare it with), so the
-episode's initial state (parked on the ground, autopilot off) is not reported as a change.
+episode's initial state (parked on the ground, autopilot off) is not reported as a change. A
+missing value (NaN: a property the aircraft does not have, a telemetry gap) is no value at all:
+it neither makes an event nor replaces the last good one.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 
 from simbridge._adapter import SimEvent
@@ -37,6 +40,7 @@ class DerivedEvents:
     def update(self, t_sim: float, values: Mapping[str, float]) -> list[SimEvent]:
         """The events between the previous sample and this one (at this sample's time)."""
         last = self._last
+        values = {k: v for k, v in values.items() if v is not None and math.isfinite(v)}
         out: list[SimEvent] = []
         crashed = values.get("crashed")
         if crashed is not None and crashed >= 0.5 and last.get("crashed", 1.0) < 0.5:

@@ -94,3 +94,19 @@ def test_stall_guard_names_a_silent_stream_and_a_clock_that_does_not_advance():
     assert g.check(time.monotonic(), 0.0) is None
     assert "no data from the RREF stream for" in g.check(time.monotonic() - 6.0, 1.0)
     assert "simulator time reached 2.0 s of 10 s" in StallGuard(10.0, wall_budget_s=0.0).check(None, 2.0)
+
+
+def test_missing_values_make_no_events_and_keep_the_last_good_one():
+    """An aircraft without an autopilot reports NaN for it: that must not be a change per sample."""
+    from simbridge.adapters.kit import DerivedEvents
+
+    d = DerivedEvents()
+    nan = float("nan")
+    assert d.update(0.0, {"autopilot_on": nan, "on_ground": 0.0, "vs_fpm": -300.0}) == []
+    assert d.update(0.1, {"autopilot_on": nan, "on_ground": nan, "vs_fpm": nan}) == []
+    assert d.update(0.2, {"autopilot_on": nan, "on_ground": 0.0, "vs_fpm": -250.0}) == []
+    [td] = d.update(0.3, {"autopilot_on": nan, "on_ground": 1.0, "vs_fpm": 0.0})
+    assert td.kind == "touchdown" and td.data["vs_fpm"] == -250.0
+    assert d.update(0.4, {"autopilot_on": 0.0}) == []  # first good value: nothing to compare with
+    [ap] = d.update(0.5, {"autopilot_on": 1.0})
+    assert ap.kind == "autopilot_change"

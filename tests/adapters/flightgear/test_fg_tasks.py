@@ -75,3 +75,25 @@ def test_a_sandbox_that_cannot_take_pushed_udp_is_refused_before_launch(tmp_path
     with pytest.raises(HarnessError, match=needle):
         FlightGearSession().start(load_task("T16@PHJR"), sandbox)
     assert not (tmp_path / "flightgear").exists()  # nothing was launched or written
+
+
+def test_session_derives_crash_and_touchdown_events_from_its_stream():
+    """FlightGear reports no events of its own: the session derives them from the generic-protocol
+    samples with the adapter kit, as every adapter does (fed here with decoded raw frames)."""
+    from types import SimpleNamespace
+
+    from simbridge.adapters.flightgear._session import FlightGearSession
+
+    frames = [(10.0, {"wow_left": 0, "wow_right": 0, "vs_fps": -8.0, "crashed": 0}),
+              (10.1, {"wow_left": 0, "wow_right": 0, "vs_fps": -7.0, "crashed": 0}),
+              (10.2, {"wow_left": 1, "wow_right": 0, "vs_fps": 0.0, "crashed": 0}),
+              (10.3, {"wow_left": 1, "wow_right": 1, "vs_fps": 0.0, "crashed": 1})]
+    s = FlightGearSession()
+    s.fg = SimpleNamespace(udp=SimpleNamespace(drain=lambda: list(frames)))  # type: ignore[assignment]
+    s._t0 = 10.0
+    samples = s.poll()
+    assert [round(x.t_sim, 1) for x in samples] == [0.0, 0.1, 0.2, 0.3]
+    events = s.events()
+    assert [(e.kind, round(e.t_sim, 1)) for e in events] == [("touchdown", 0.2), ("crash", 0.3)]
+    assert events[0].data["vs_fpm"] == -420.0
+    assert s.events() == []

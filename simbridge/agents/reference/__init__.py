@@ -1,5 +1,6 @@
 """Reference pilots: built-in agents that fly catalog tasks through the agent port alone — T01,
-T02, T09 and T16 on the embedded JSBSim cockpit, T15 on FlightGear (its Fuel and Payload dialog).
+T02, T09 and T16 on the embedded JSBSim cockpit, T15 (its Fuel and Payload dialog) and T16 (the
+c172p's panel knobs) on FlightGear.
 
 They read the instruments from screenshot pixels only (template-matched digits of the readout
 strip and the radio displays, colours of lit buttons, the out-the-window horizon) and act only
@@ -35,7 +36,8 @@ def make(task_id: str) -> Agent | None:
 
         return WeightBalancePilot()
     if base == "T16":
+        from simbridge.agents.reference._fg_radios import BySimPilot, FlightGearRadiosPilot
         from simbridge.agents.reference._radios import RadiosPilot
 
-        return RadiosPilot()
+        return BySimPilot({"flightgear": FlightGearRadiosPilot()}, RadiosPilot())
     return None

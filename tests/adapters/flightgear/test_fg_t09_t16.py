@@ -141,3 +141,24 @@ def test_t09_phjr_hands_over_clean_in_level_flight_and_doing_nothing_earns_nothi
         if collector is not None:
             collector.stop()
         s.stop()
+
+
+def test_t16_phjr_reference_pilot_tunes_the_panel_by_mouse_and_earns_full_credit(tmp_path):
+    """`simbridge run` with the GUI-only reference pilot: wheel clicks on the KX 165, KT 76A and
+    Kollsman knobs, each value read back from the display or its tooltip."""
+    import json
+
+    from simbridge._runner import RunConfig, run
+
+    [result] = run(RunConfig(task="T16@PHJR", sim="flightgear", agent="reference", out=tmp_path / "runs",
+                             frame_hz=0.2, say=lambda s: None))
+    assert result.status == "completed", (result.status, result.detail)
+    s = result.score
+    assert s is not None and s.status == "scored", s
+    assert s.score >= 0.9, s.explanation
+    assert _components(s) == {"com1_active_standby": 1.0, "nav1": 1.0, "transponder": 1.0, "altimeter": 1.0}
+    actions = [json.loads(line) for line in (result.path / "actions.jsonl").read_text().splitlines() if line.strip()]
+    kinds = {a["kind"] for a in actions}
+    # GUI only: screenshots, the brief, pointer moves, wheel clicks and presses
+    assert kinds <= {"task", "screenshot", "mouse_move", "scroll", "mouse_down", "mouse_up", "wait", "done"}, kinds
+    assert any(a["kind"] == "scroll" for a in actions)

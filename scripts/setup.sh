@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 
-apt_pkgs=(python3-venv xvfb xdotool x11-utils x11vnc xauth libgl1-mesa-dri dbus iproute2 nftables procps util-linux chromium nodejs npm)
+apt_pkgs=(python3-venv xvfb xdotool x11-utils x11vnc xauth libgl1-mesa-dri dbus iproute2 nftables procps util-linux chromium nodejs npm postgresql)
 [ "${SIMBRIDGE_NO_FLIGHTGEAR:-0}" = 1 ] || apt_pkgs+=(flightgear)
 [ "${SIMBRIDGE_VM_TESTS:-0}" = 1 ] && apt_pkgs+=(debootstrap qemu-system-x86 qemu-utils e2fsprogs)
 

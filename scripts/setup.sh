@@ -8,8 +8,12 @@ cd "$(dirname "$0")/.."
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 
-apt_pkgs=(python3-venv xvfb xdotool x11-utils x11vnc xauth libgl1-mesa-dri dbus iproute2 nftables procps util-linux chromium nodejs npm postgresql)
+apt_pkgs=(python3-venv xvfb xdotool x11-utils x11vnc xauth libgl1-mesa-dri dbus iproute2 nftables procps util-linux chromium postgresql)
 [ "${SIMBRIDGE_NO_FLIGHTGEAR:-0}" = 1 ] || apt_pkgs+=(flightgear)
+# node + npm for the MSFS double's cross-check with node-simconnect; a Node.js from elsewhere
+# (e.g. NodeSource's package, which carries npm and conflicts with Debian's) is used as it is
+command -v node >/dev/null 2>&1 || apt_pkgs+=(nodejs)
+command -v npm >/dev/null 2>&1 || apt_pkgs+=(npm)
 [ "${SIMBRIDGE_VM_TESTS:-0}" = 1 ] && apt_pkgs+=(debootstrap qemu-system-x86 qemu-utils e2fsprogs)
 
 missing=()

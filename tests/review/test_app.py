@@ -288,8 +288,11 @@ def test_bad_input_gets_a_one_line_4xx(served: Server) -> None:
         body = r.json()["error"] if r.request.url.path.startswith("/api/") else r.text.strip()
         assert (r.status_code, "\n" in body) == (status, False), (r.status_code, body)
         assert text in body, body
-    # nothing bad was saved
-    assert ann.get(f"/api/c/c1/r/R-nope/grades").status_code == 404
+    # nothing refused was saved
+    before = ann.get(f"/api/c/c1/r/{blind}/grades").json()
+    assert ann.post(url, json={"competency": "XYZ", "level": 1}).status_code == 422
+    after = ann.get(f"/api/c/c1/r/{blind}/grades").json()
+    assert after == before and "XYZ" not in after
 
 
 def test_serve_refuses_a_missing_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

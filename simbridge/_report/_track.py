@@ -83,6 +83,8 @@ def track_figure(view: EpisodeView) -> go.Figure | None:
         return None
     fig = go.Figure()
     geo = view.task.geometry
+    driving = origin is None and _is_driving(view)
+    lane_note = _add_lanes(fig, view, x, y) if driving else None
     if origin is not None:
         for r in geo.runways:
             poly = P.runway_polygon_m(r.threshold.lat_deg, r.threshold.lon_deg, r.end.lat_deg, r.end.lon_deg,
@@ -129,4 +131,45 @@ def track_figure(view: EpisodeView) -> go.Figure | None:
         xaxis={"title": {"text": "east (m)"}}, yaxis={"title": {"text": "north (m)"}, "scaleanchor": "x"},
         meta={"signal": "track"},
     )
+    if driving:
+        # CARLA's world frame is left-handed (y to the right of x): drawn with y down the page it
+        # is the top view the simulator's own map shows
+        fig.update_layout(xaxis={"title": {"text": "CARLA x (m)"}},
+                          yaxis={"title": {"text": "CARLA y (m)"}, "autorange": "reversed"},
+                          meta={"signal": "track", "lanes": lane_note or "lane geometry"})
+        if lane_note:
+            fig.update_layout(title={"text": lane_note, "font": {"size": 12}, "x": 0.01},
+                              margin={"t": 40})
     return fig
+
+
+def _is_driving(view: EpisodeView) -> bool:
+    """A road vehicle in a CARLA-style world frame (x_m/y_m): the bundles lane geometry applies to."""
+    sim = (view.bundle.episode.sim or view.task.simulator.name or "").lower()
+    kind = (getattr(view.task.vehicle, "kind", "") or "").lower()
+    return sim == "carla" or kind == "car"
+
+
+def _add_lanes(fig: go.Figure, view: EpisodeView, x: np.ndarray, y: np.ndarray) -> str | None:
+    """Lane boundaries and centre lines under the path; the one line the page shows instead
+    when there is no reachable map (or it cannot be read)."""
+    from simbridge._errors import SimbridgeError
+    from simbridge._report._lanes import find_map, lane_lines
+
+    ok = np.isfinite(x) & np.isfinite(y)
+    if not ok.any():
+        return "no lane geometry: the bundle has no positions"
+    path, why = find_map(view.path, view.bundle, view.task)
+    if path is None:
+        return f"no lane geometry: {why}"
+    try:
+        lines = lane_lines(path, (float(x[ok].min()), float(x[ok].max()), float(y[ok].min()), float(y[ok].max())))
+    except (SimbridgeError, OSError) as exc:
+        return f"no lane geometry: {exc}"
+    if not lines.centre_x_m.size:
+        return f"no lane geometry: {path.name} has no driving lane within 30 m of the path"
+    fig.add_trace(go.Scattergl(x=lines.edge_x_m, y=lines.edge_y_m, mode="lines", name=f"lane edges ({path.name})",
+                               line={"color": "#888", "width": 1}, hoverinfo="skip"))
+    fig.add_trace(go.Scattergl(x=lines.centre_x_m, y=lines.centre_y_m, mode="lines", name="lane centres",
+                               line={"color": "#bbb", "width": 1, "dash": "dash"}, hoverinfo="skip"))
+    return None

@@ -50,6 +50,7 @@ def run_attempt(spec: EpisodeSpec, bundle: Path, *, say: Any = None) -> dict[str
         r = run_trial(cfg, task, spec.trial, bundle)
         out.update(status=r.status, detail=r.detail, sim_s=round(r.sim_s, 3),
                    score=r.score.model_dump(mode="json") if r.score is not None else None)
+        finish_attempt_outputs(r.path, r.status, cfg.say)
     except SimbridgeError as exc:  # a launch failure before or while opening the bundle
         out.update(status="harness_error", detail=str(exc), sim_s=0.0, score=None)
     finally:
@@ -57,6 +58,27 @@ def run_attempt(spec: EpisodeSpec, bundle: Path, *, say: Any = None) -> dict[str
             tmp.cleanup()
         out["wall_s"] = round(time.monotonic() - t0, 3)
     return out
+
+
+def finish_attempt_outputs(bundle: Path, status: str, say: Any) -> Path | None:
+    """screen.mp4 for an attempt that ended in an agent outcome, as `simbridge run` leaves it
+    (the episode page is written later by `simbridge report DIR`). A harness fault's bundle is
+    retried or discarded, so it is not encoded. Not part of the score: any problem is one line
+    through `say` and the attempt's outcome stands."""
+    from simbridge._eval._driver import AGENT_OUTCOMES
+
+    if status not in AGENT_OUTCOMES:
+        return None
+    try:
+        from simbridge._report import finish_episode_outputs
+
+        outputs = finish_episode_outputs(bundle, report=False)
+    except Exception as exc:  # noqa: BLE001 - the video must never fail an episode
+        say(f"{bundle.name}: no screen.mp4: {type(exc).__name__}: {exc}".splitlines()[0])
+        return None
+    for problem in outputs.problems:
+        say(f"{bundle.name}: {problem}".splitlines()[0])
+    return outputs.screen_mp4
 
 
 def tar_bytes(bundle: Path) -> bytes:

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Literal
 
 from simbridge._agent_port._actions import ACTIONS, BEFORE_READY, BUTTONS, OBSERVE, REQUIRED, UNLOGGED
 from simbridge._agent_port._files import AgentFiles
@@ -263,8 +263,10 @@ class AgentPort:
     # ---------------------------------------------------------------- actions
     def _do_screenshot(self, format: str = "png", scale: float = 1.0, quality: int = 80,
                        region: list[int] | None = None) -> Screenshot:
-        return self.screen.screenshot(format, scale=float(scale), quality=int(quality),  # type: ignore[arg-type]
-                                      region=None if region is None else tuple(region))  # type: ignore[arg-type]
+        # _validate has checked the format's name and the region's four numbers
+        fmt: Literal["png", "jpeg"] = "jpeg" if format == "jpeg" else "png"
+        box = None if region is None else (int(region[0]), int(region[1]), int(region[2]), int(region[3]))
+        return self.screen.screenshot(fmt, scale=float(scale), quality=int(quality), region=box)
 
     def _do_key(self, keys: str, hold_s: float = 0.05, repeat: int = 1) -> None:
         for i in range(max(1, int(repeat))):

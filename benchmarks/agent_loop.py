@@ -151,10 +151,31 @@ def run_episode_procs(sim: str, k: int, limit: float, out: Path) -> list[dict]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "tests"), env.get("PYTHONPATH", "")])
     env["TOY_TIME_SCALE"] = "1"
-    procs = [subprocess.Popen([sys.executable, "-m", "simbridge._cli", "run", "T09", "--sim", sim_spec(sim),
-                               "--agent", "noop", "--time-limit", str(limit), "--frame-hz", "1",
-                               "--out", str(out / f"k{k}-{i}")], env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL) for i in range(k)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "simbridge._cli",
+                "run",
+                "T09",
+                "--sim",
+                sim_spec(sim),
+                "--agent",
+                "noop",
+                "--time-limit",
+                str(limit),
+                "--frame-hz",
+                "1",
+                "--out",
+                str(out / f"k{k}-{i}"),
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for i in range(k)
+    ]
     for p in procs:
         p.wait(limit * 10 + 120)
     eps = []
@@ -195,19 +216,43 @@ def main() -> int:
             for what, (p50, p95) in grab.items():
                 target = "< 15 ms" if what in ("png", "jpeg") else ""
                 ok = ("OK" if p50 < 15 else "MISS") if target else ""
-                name = f"grab+encode {what.upper()}" if what in ("png", "jpeg") else (
-                    f"grab+encode {what.replace(' CPU time', '').upper()} (CPU of this thread, excl. X server)"
-                    if what.endswith("CPU time") else what)
+                name = (
+                    f"grab+encode {what.upper()}"
+                    if what in ("png", "jpeg")
+                    else (
+                        f"grab+encode {what.replace(' CPU time', '').upper()} (CPU of this thread, excl. X server)"
+                        if what.endswith("CPU time")
+                        else what
+                    )
+                )
                 rows.append((name + " p50/p95", f"{p50:6.1f} / {p95:6.1f} ms", target, ok))
             k50, k95, misses = bench_key_visible(sb, sim, 10 if args.quick else 20)
-            rows.append(("key→visible p50/p95", f"{k50:6.1f} / {k95:6.1f} ms" + (f" ({misses} missed)" if misses else ""),
-                         "< 50 ms", "OK" if k50 < 50 else "MISS"))
+            rows.append(
+                (
+                    "key→visible p50/p95",
+                    f"{k50:6.1f} / {k95:6.1f} ms" + (f" ({misses} missed)" if misses else ""),
+                    "< 50 ms",
+                    "OK" if k50 < 50 else "MISS",
+                )
+            )
             rs = bench_recorder(session, 5.0 if args.quick else 10.0, tmp)
-            rows.append(("recorder rate", f"{rs.get('rate_hz', float('nan')):6.1f} Hz", "≥ 50 Hz",
-                         "OK" if rs.get("rate_hz", 0) >= 50 else "MISS"))
-            rows.append(("recorder interval p50/p95/max",
-                         f"{rs.get('dt_p50_ms', float('nan')):.1f} / {rs.get('dt_p95_ms', float('nan')):.1f} / "
-                         f"{rs.get('dt_max_ms', float('nan')):.1f} ms", "", ""))
+            rows.append(
+                (
+                    "recorder rate",
+                    f"{rs.get('rate_hz', float('nan')):6.1f} Hz",
+                    "≥ 50 Hz",
+                    "OK" if rs.get("rate_hz", 0) >= 50 else "MISS",
+                )
+            )
+            rows.append(
+                (
+                    "recorder interval p50/p95/max",
+                    f"{rs.get('dt_p50_ms', float('nan')):.1f} / {rs.get('dt_p95_ms', float('nan')):.1f} / "
+                    f"{rs.get('dt_max_ms', float('nan')):.1f} ms",
+                    "",
+                    "",
+                )
+            )
         finally:
             try:
                 session.stop()
@@ -220,16 +265,28 @@ def main() -> int:
             ep = eps[0]
             cpu = ep.get("cpu_s", {})
             total = sum(cpu.values())
-            rows.append(("CPU per episode", f"{total / ep['sim_seconds']:.2f} core·s per sim s "
-                         f"({', '.join(f'{k} {v:.1f}' for k, v in cpu.items())} s over {ep['sim_seconds']:.0f} s)",
-                         "", ""))
+            rows.append(
+                (
+                    "CPU per episode",
+                    f"{total / ep['sim_seconds']:.2f} core·s per sim s "
+                    f"({', '.join(f'{k} {v:.1f}' for k, v in cpu.items())} s over {ep['sim_seconds']:.0f} s)",
+                    "",
+                    "",
+                )
+            )
         best = 0
         for k in [k for k in (1, 2, 4, 6, 8) if k <= args.max_concurrent]:
             eps = run_episode_procs(sim, k, limit, tmp / "runs")
             rtfs = [e.get("achieved_rtf") or 0.0 for e in eps]
             ok = len(rtfs) == k and min(rtfs) >= 0.95 and all(e["status"] == "timeout" for e in eps)
-            rows.append((f"{k} concurrent episodes: min real-time", f"{(min(rtfs) if rtfs else 0) * 100:5.1f} %",
-                         "≥ 95 %", "OK" if ok else "MISS"))
+            rows.append(
+                (
+                    f"{k} concurrent episodes: min real-time",
+                    f"{(min(rtfs) if rtfs else 0) * 100:5.1f} %",
+                    "≥ 95 %",
+                    "OK" if ok else "MISS",
+                )
+            )
             if not ok:
                 break
             best = k

@@ -66,10 +66,10 @@ def naive_read(path: Path, role: str = "hero") -> dict:
                     for _ in range(na):
                         p += 1
                         ln = struct.unpack_from("<H", body, p)[0]
-                        key = body[p + 2:p + 2 + ln].decode()
+                        key = body[p + 2 : p + 2 + ln].decode()
                         p += 2 + ln
                         ln = struct.unpack_from("<H", body, p)[0]
-                        val = body[p + 2:p + 2 + ln].decode()
+                        val = body[p + 2 : p + 2 + ln].decode()
                         p += 2 + ln
                         if key == "role_name" and val == role:
                             hero.add(aid)
@@ -112,7 +112,7 @@ def build_synthetic(src: Path, dest: Path, target_bytes: int) -> int:
     while q < len(first):
         pid, size = struct.unpack_from("<BI", first, q)
         if pid not in (2, 3):  # EventAdd, EventDel
-            kept.append(first[q:q + 5 + size])
+            kept.append(first[q : q + 5 + size])
         q += 5 + size
     body = bytearray(b"".join(kept))
     starts = []
@@ -134,8 +134,9 @@ def build_synthetic(src: Path, dest: Path, target_bytes: int) -> int:
         while written < target_bytes:
             for i, s in enumerate(starts):
                 frame, dur, el = struct.unpack_from("<Qdd", data, header_end + s + 5)
-                struct.pack_into("<Qdd", body, s + 5, copy * n_frames + i + 1, 0.05 if dur < 0 else dur,
-                                 el + copy * span)
+                struct.pack_into(
+                    "<Qdd", body, s + 5, copy * n_frames + i + 1, 0.05 if dur < 0 else dur, el + copy * span
+                )
             out.write(body)
             written += len(body)
             copy += 1

@@ -34,16 +34,37 @@ def _suite(tmp: Path, n: int, sim_s: float) -> tuple[Path, Path]:
     script = tmp / "done.yaml"
     script.write_text(f"actions:\n  - {{at: {sim_s:g}, done: benchmark}}\n")
     suite = tmp / "bench.yaml"
-    suite.write_text(f"name: bench\ntrials: {n}\nframe_hz: 0\nretries: 0\nmax_time_limit_s: {sim_s + 30:g}\n"
-                     "matrix:\n  - {tasks: [T09], sims: [jsbsim], agents: ['scripted:done.yaml']}\n")
+    suite.write_text(
+        f"name: bench\ntrials: {n}\nframe_hz: 0\nretries: 0\nmax_time_limit_s: {sim_s + 30:g}\n"
+        "matrix:\n  - {tasks: [T09], sims: [jsbsim], agents: ['scripted:done.yaml']}\n"
+    )
     return suite, script
 
 
 def sequential(tmp: Path, n: int, script: Path) -> float:
     t0 = time.monotonic()
-    r = subprocess.run([sys.executable, "-m", "simbridge._cli", "run", "T09", "--sim", "jsbsim", "--agent",
-                        f"scripted:{script}", "--trials", str(n), "--frame-hz", "0", "--out", str(tmp / "seq")],
-                       capture_output=True, text=True, cwd=ROOT)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "simbridge._cli",
+            "run",
+            "T09",
+            "--sim",
+            "jsbsim",
+            "--agent",
+            f"scripted:{script}",
+            "--trials",
+            str(n),
+            "--frame-hz",
+            "0",
+            "--out",
+            str(tmp / "seq"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     if r.returncode not in (0, 3):
         raise SystemExit(f"sequential run failed ({r.returncode}): {r.stderr[-400:]}")
     return time.monotonic() - t0
@@ -68,8 +89,14 @@ def on_ray(tmp: Path, suite: Path, nodes: int, per_node: int, tag: str) -> tuple
             c.add_node(num_cpus=2, resources={"sim:jsbsim": per_node})
         c.wait_for_nodes()
         t0 = time.monotonic()
-        res = run_eval(suite, tmp / tag, ray_address=c.address, live=False,
-                       progress_stream=open(os.devnull, "w"), say=lambda s: None)
+        res = run_eval(
+            suite,
+            tmp / tag,
+            ray_address=c.address,
+            live=False,
+            progress_stream=open(os.devnull, "w"),
+            say=lambda s: None,
+        )
         return time.monotonic() - t0, res.rows
     finally:
         c.shutdown()
@@ -96,7 +123,7 @@ def main() -> int:
         results.append(("sequential (simbridge run --trials)", seq, ""))
         wall, rows = local(tmp, suite)
         results.append(("local executor", wall, f"mean episode wall {sum(r['wall_s'] for r in rows) / n:.1f} s"))
-        for k in (() if args.no_ray else (1, 2, 4)):
+        for k in () if args.no_ray else (1, 2, 4):
             wall, rows = on_ray(tmp, suite, k, 2, f"ray{k}")
             hosts = len({r["node_id"] for r in rows})
             results.append((f"ray, {k} worker node(s) × 2 slots", wall, f"{hosts} nodes used"))
@@ -104,16 +131,20 @@ def main() -> int:
             wall, rows = on_ray(tmp, suite, 1, 1, "ray-serial")
             overhead = _outside_episodes_s(rows)
             results.append(("ray, 1 node × 1 slot (serial)", wall, f"outside episodes {overhead:.2f} s/episode"))
-    print(f"\n{n} episodes of {args.sim_s:g} simulator seconds (T09, scripted, jsbsim), {os.cpu_count()} cores, "
-          f"load average {os.getloadavg()[0]:.1f} at the end")
+    print(
+        f"\n{n} episodes of {args.sim_s:g} simulator seconds (T09, scripted, jsbsim), {os.cpu_count()} cores, "
+        f"load average {os.getloadavg()[0]:.1f} at the end"
+    )
     print(f"{'mode':<38}{'wall s':>8}{'episodes/h':>12}{'× seq':>7}  note")
     for name, wall, note in results:
         print(f"{name:<38}{wall:>8.1f}{n * 3600 / wall:>12.0f}{seq / wall:>7.2f}  {note}")
     seq_per = seq / n
     if args.no_ray:
         return 0
-    print(f"\nsequential: {seq_per:.1f} s per episode; Ray serial: {results[-1][1] / n:.1f} s per episode; "
-          f"Ray's overhead per episode (serial span minus episode time) {overhead:.2f} s (target < 1 s)")
+    print(
+        f"\nsequential: {seq_per:.1f} s per episode; Ray serial: {results[-1][1] / n:.1f} s per episode; "
+        f"Ray's overhead per episode (serial span minus episode time) {overhead:.2f} s (target < 1 s)"
+    )
     return 0
 
 

@@ -37,14 +37,18 @@ def _free_display() -> int:
 
 def run(seconds: float, airport: str, parking: str) -> dict[str, object]:
     n = _free_display()
-    xvfb = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    xvfb = subprocess.Popen(
+        ["Xvfb", f":{n}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     work = Path(tempfile.mkdtemp(prefix="fg-bench-"))
     fg = None
     try:
         time.sleep(1.0)
-        fg = FlightGearProcess(LaunchSpec(airport=airport, parking=parking), GenericProtocol(RAW_CHUNKS),
-                               workdir=work, display=f":{n}")
+        fg = FlightGearProcess(
+            LaunchSpec(airport=airport, parking=parking), GenericProtocol(RAW_CHUNKS), workdir=work, display=f":{n}"
+        )
         fg.start()
         nodes = [CLOCK_NODE, *(c.node for c in RAW_CHUNKS)]
         poller = TelnetProps("127.0.0.1", fg.telnet_port)

@@ -59,8 +59,9 @@ class _Inside:
         return timed
 
 
-async def _interleaved(paths: dict[str, Any], n: int, inside: _Inside) -> tuple[dict[str, list[float]],
-                                                                               dict[str, list[float]]]:
+async def _interleaved(
+    paths: dict[str, Any], n: int, inside: _Inside
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """Wall ms and overhead ms (wall minus inside) per call of each path, round-robin (one call of
     each per round), so a load change on the shared machine hits every path alike."""
     wall: dict[str, list[float]] = {k: [] for k in paths}
@@ -103,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         port = AgentPort(sb.display, clock=lambda: 0.0, log=log.append)
         client = DirectClient(port)
         try:
+
             def xy(i: int) -> tuple[int, int]:
                 return 100 + (i * 7) % 1000, 100 + (i * 3) % 600
 
@@ -113,8 +115,12 @@ def main(argv: list[str] | None = None) -> int:
 
             def gym_action(i: int) -> dict[str, Any]:
                 x, y = xy(i)
-                return {"kind": KINDS.index("mouse_move"), "key": 0, "wheel": 0,
-                        "point": np.array([x / 1279, y / 799], np.float32)}
+                return {
+                    "kind": KINDS.index("mouse_move"),
+                    "key": 0,
+                    "wheel": 0,
+                    "point": np.array([x / 1279, y / 799], np.float32),
+                }
 
             def direct_grab(i: int) -> None:
                 import cv2
@@ -152,8 +158,19 @@ def main(argv: list[str] | None = None) -> int:
     targets = ("inspect", "inspect+png", "gym step")
     ok = all(over[k] < 5.0 for k in targets)
     if args.json:
-        print(json.dumps({"p50_ms": p50, "p95_ms": p95, "overhead_p50_ms": over, "overhead_p95_ms": over95,
-                          "n": args.n, "target_met": ok}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "p50_ms": p50,
+                    "p95_ms": p95,
+                    "overhead_p50_ms": over,
+                    "overhead_p95_ms": over95,
+                    "n": args.n,
+                    "target_met": ok,
+                },
+                indent=2,
+            )
+        )
     else:
         print(f"{'path':<14}{'p50 ms':>9}{'p95 ms':>9}{'overhead p50':>14}{'p95':>8}")
         for k in res:

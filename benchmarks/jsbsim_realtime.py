@@ -40,8 +40,12 @@ def free_display() -> int:
 
 def start_xvfb() -> tuple[subprocess.Popen, str]:
     n = free_display()
-    p = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    p = subprocess.Popen(
+        ["Xvfb", f":{n}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     for _ in range(100):
         if Path(f"/tmp/.X11-unix/X{n}").exists():
             break
@@ -76,11 +80,15 @@ def run(n: int, seconds: float, fps: float) -> list[dict]:
         for s, (sim0, cpu0, n0), xp, x0 in zip(sessions, start, xs, xcpu0):
             s.poll()
             info = s.info()
-            rows.append({"fps": info.get("frame_rate", float("nan")),
-                         "rt": (s.sim_time() - sim0) / wall,
-                         "cpu": 100.0 * (cpu_seconds(s.proc.pid) - cpu0) / wall,
-                         "xcpu": 100.0 * (cpu_seconds(xp.pid) - x0) / wall,
-                         "hz": (s._n_samples - n0) / wall})
+            rows.append(
+                {
+                    "fps": info.get("frame_rate", float("nan")),
+                    "rt": (s.sim_time() - sim0) / wall,
+                    "cpu": 100.0 * (cpu_seconds(s.proc.pid) - cpu0) / wall,
+                    "xcpu": 100.0 * (cpu_seconds(xp.pid) - x0) / wall,
+                    "hz": (s._n_samples - n0) / wall,
+                }
+            )
         return rows
     finally:
         for s in sessions:
@@ -100,18 +108,22 @@ def main() -> int:
     if shutil.which("Xvfb") is None:
         print("Xvfb is not installed (apt-get install xvfb)", file=sys.stderr)
         return 2
-    print(f"cores: {os.cpu_count()}  load: {os.getloadavg()[0]:.2f}  render target: {a.fps:g} fps  "
-          f"window 1280x800  FDM 120 Hz  generic UDP 60 Hz")
+    print(
+        f"cores: {os.cpu_count()}  load: {os.getloadavg()[0]:.2f}  render target: {a.fps:g} fps  "
+        f"window 1280x800  FDM 120 Hz  generic UDP 60 Hz"
+    )
     print(f"{'N':>2} {'inst':>4} {'fps':>6} {'rt factor':>9} {'CPU %':>6} {'Xvfb %':>6} {'samples/s':>9}")
     for n in a.n:
         rows = run(n, a.seconds, a.fps)
         for i, r in enumerate(rows):
             print(f"{n:>2} {i:>4} {r['fps']:>6.1f} {r['rt']:>9.3f} {r['cpu']:>6.1f} {r['xcpu']:>6.1f} {r['hz']:>9.1f}")
         ok = all(r["rt"] >= 0.95 for r in rows)
-        print(f"{n:>2}  all  {sum(r['fps'] for r in rows) / n:>6.1f} {min(r['rt'] for r in rows):>9.3f} "
-              f"{sum(r['cpu'] for r in rows):>6.1f} {sum(r['xcpu'] for r in rows):>6.1f} "
-              f"{min(r['hz'] for r in rows):>9.1f}  {'real time' if ok else 'BEHIND real time'} "
-              "(mean fps, min rt, total CPU, min samples/s)")
+        print(
+            f"{n:>2}  all  {sum(r['fps'] for r in rows) / n:>6.1f} {min(r['rt'] for r in rows):>9.3f} "
+            f"{sum(r['cpu'] for r in rows):>6.1f} {sum(r['xcpu'] for r in rows):>6.1f} "
+            f"{min(r['hz'] for r in rows):>9.1f}  {'real time' if ok else 'BEHIND real time'} "
+            "(mean fps, min rt, total CPU, min samples/s)"
+        )
     return 0
 
 

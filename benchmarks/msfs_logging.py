@@ -79,12 +79,19 @@ def run(seconds: float, hz: float) -> dict:
     lost = len(served - set(nums))
     q = statistics.quantiles
     return {
-        "simvars": len(rows), "sim_hz": hz, "wall_s": round(wall, 2), "samples": len(frames_t),
-        "rate_hz": round(len(frames_t) / wall, 1), "frames_expected": expected,
-        "frames_not_served_by_double": expected - len(served), "frames_lost": lost,
+        "simvars": len(rows),
+        "sim_hz": hz,
+        "wall_s": round(wall, 2),
+        "samples": len(frames_t),
+        "rate_hz": round(len(frames_t) / wall, 1),
+        "frames_expected": expected,
+        "frames_not_served_by_double": expected - len(served),
+        "frames_lost": lost,
         "lost_pct": round(100 * lost / max(1, len(served)), 3),
-        "latency_ms_p50": round(q(lat_ms, n=100)[49], 3), "latency_ms_p99": round(q(lat_ms, n=100)[98], 3),
-        "decode_us_p50": round(q(decode_us, n=100)[49], 1), "decode_us_p99": round(q(decode_us, n=100)[98], 1),
+        "latency_ms_p50": round(q(lat_ms, n=100)[49], 3),
+        "latency_ms_p99": round(q(lat_ms, n=100)[98], 3),
+        "decode_us_p50": round(q(decode_us, n=100)[49], 1),
+        "decode_us_p99": round(q(decode_us, n=100)[98], 1),
         "to_canonical_us_p50": round(q(convert_us, n=100)[49], 1),
     }
 
@@ -101,8 +108,11 @@ def main() -> int:
     else:
         for k, v in r.items():
             print(f"{k:>28}: {v}")
-    ok = r["rate_hz"] >= 0.98 * a.hz * (1 - r["frames_not_served_by_double"] / max(1, r["frames_expected"])) \
-        and r["lost_pct"] < 1.0 and r["simvars"] >= 40
+    ok = (
+        r["rate_hz"] >= 0.98 * a.hz * (1 - r["frames_not_served_by_double"] / max(1, r["frames_expected"]))
+        and r["lost_pct"] < 1.0
+        and r["simvars"] >= 40
+    )
     print("target (≥ 60 Hz with ≥ 40 SimVars, < 1 % lost):", "met" if ok and a.hz >= 60 else "NOT met")
     return 0
 

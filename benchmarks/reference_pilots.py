@@ -33,15 +33,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="keep the bundles here (default: a temporary directory)")
     args = ap.parse_args(argv)
     out = args.out or Path(tempfile.mkdtemp(prefix="reference-pilots-"))
-    quiet = (lambda s: None)
+    quiet = lambda s: None
     all_met = True
     lines = []
     for task in args.tasks:
         min_score, need, of = TARGETS[task]
         need_n = -(-need * args.trials // of)  # the same fraction of the trials run
         w0 = time.monotonic()
-        results = run(RunConfig(task=task, sim="jsbsim", agent="reference", trials=args.trials, out=out,
-                                lockstep=args.lockstep, frame_hz=0.0, say=quiet))
+        results = run(
+            RunConfig(
+                task=task,
+                sim="jsbsim",
+                agent="reference",
+                trials=args.trials,
+                out=out,
+                lockstep=args.lockstep,
+                frame_hz=0.0,
+                say=quiet,
+            )
+        )
         print(f"\n{task}  (target: score >= {min_score:g} in at least {need_n} of {args.trials})")
         passes = 0
         for r in results:
@@ -49,12 +59,16 @@ def main(argv: list[str] | None = None) -> int:
             sc = s.score if s is not None and s.status == "scored" else None
             ok = sc is not None and sc >= min_score - 1e-9
             passes += ok
-            print(f"  trial {r.trial}: score {'—' if sc is None else f'{sc:.3f}'}  {'pass' if ok else 'FAIL'}  "
-                  f"{r.status:<11} sim {r.sim_s:6.1f} s  {r.detail}")
+            print(
+                f"  trial {r.trial}: score {'—' if sc is None else f'{sc:.3f}'}  {'pass' if ok else 'FAIL'}  "
+                f"{r.status:<11} sim {r.sim_s:6.1f} s  {r.detail}"
+            )
         met = passes >= need_n
         all_met &= met
-        lines.append(f"{task}: {passes}/{args.trials} trials >= {min_score:g} "
-                     f"(target {need_n}/{args.trials}) {'MET' if met else 'NOT MET'}  [{time.monotonic() - w0:.0f} s wall]")
+        lines.append(
+            f"{task}: {passes}/{args.trials} trials >= {min_score:g} "
+            f"(target {need_n}/{args.trials}) {'MET' if met else 'NOT MET'}  [{time.monotonic() - w0:.0f} s wall]"
+        )
     print("\n" + "\n".join(lines))
     print(f"bundles: {out}")
     return 0 if all_met else 1

@@ -39,10 +39,20 @@ def build_trace(hours: float, hz: float, n_cols: int = 40) -> dict[str, np.ndarr
     bank = np.where(turn, -45.0, bank)
     hdg = np.where(t >= mid, np.mod(hdg - np.clip(t - mid, 0, 40) * 9.0, 360.0), hdg)
     cols = {
-        "t": t, "on_ground": on_ground, "alt_msl_ft": alt, "alt_agl_ft": alt - 433.0, "ias_kt": ias,
-        "gs_kt": ias, "heading_mag_deg": hdg, "heading_true_deg": np.mod(hdg + 15.6, 360), "bank_deg": bank,
-        "vs_fpm": np.gradient(alt, t) * 60.0, "autopilot_on": np.zeros_like(t), "crashed": np.zeros_like(t),
-        "lat_deg": 47.46 + (t / 3600.0) * 0.5, "lon_deg": np.full_like(t, -122.31),
+        "t": t,
+        "on_ground": on_ground,
+        "alt_msl_ft": alt,
+        "alt_agl_ft": alt - 433.0,
+        "ias_kt": ias,
+        "gs_kt": ias,
+        "heading_mag_deg": hdg,
+        "heading_true_deg": np.mod(hdg + 15.6, 360),
+        "bank_deg": bank,
+        "vs_fpm": np.gradient(alt, t) * 60.0,
+        "autopilot_on": np.zeros_like(t),
+        "crashed": np.zeros_like(t),
+        "lat_deg": 47.46 + (t / 3600.0) * 0.5,
+        "lon_deg": np.full_like(t, -122.31),
     }
     for name in FLIGHT:
         if len(cols) >= n_cols + 1:
@@ -57,8 +67,11 @@ def python_loop_longest(t, hdg, alt, ias, max_gap_s) -> float:
     start = None
     prev_t = None
     for i in range(len(t)):
-        ok = (abs(((hdg[i] - 340.0 + 180.0) % 360.0) - 180.0) <= 10.0 and abs(alt[i] - 3000.0) <= 100.0
-              and abs(ias[i] - 90.0) <= 5.0)
+        ok = (
+            abs(((hdg[i] - 340.0 + 180.0) % 360.0) - 180.0) <= 10.0
+            and abs(alt[i] - 3000.0) <= 100.0
+            and abs(ias[i] - 90.0) <= 5.0
+        )
         if prev_t is not None and t[i] - prev_t > max_gap_s:
             start = None
         if ok:
@@ -103,9 +116,11 @@ def main() -> None:
             t_read, bundle = best_of(lambda: read_bundle(d), 3)
             t_score, score = best_of(lambda: score_bundle(bundle, task), 3)
             results[task_id] = t_score
-            print(f"{task_id}: read {t_read * 1000:.0f} ms, score {t_score * 1000:.0f} ms "
-                  f"-> {score.status} {score.score if score.score is None else round(score.score, 3)}"
-                  f"   target < 500 ms: {'MET' if t_score < 0.5 else 'MISSED'}")
+            print(
+                f"{task_id}: read {t_read * 1000:.0f} ms, score {t_score * 1000:.0f} ms "
+                f"-> {score.status} {score.score if score.score is None else round(score.score, 3)}"
+                f"   target < 500 ms: {'MET' if t_score < 0.5 else 'MISSED'}"
+            )
 
     t, hdg, alt, ias = cols["t"], cols["heading_mag_deg"], cols["alt_msl_ft"], cols["ias_kt"]
 
@@ -120,8 +135,10 @@ def main() -> None:
     t_loop, loop = best_of(lambda: python_loop_longest(*lists, 0.5), 3)
     assert w is not None and math.isclose(w.duration_s, loop, abs_tol=1e-6), (w, loop)
     ratio = t_loop / t_vec
-    print(f"longest window {w.duration_s:.2f} s: vectorised {t_vec * 1000:.1f} ms, per-sample loop "
-          f"{t_loop * 1000:.0f} ms, ratio {ratio:.0f}x   target >= 50x: {'MET' if ratio >= 50 else 'MISSED'}")
+    print(
+        f"longest window {w.duration_s:.2f} s: vectorised {t_vec * 1000:.1f} ms, per-sample loop "
+        f"{t_loop * 1000:.0f} ms, ratio {ratio:.0f}x   target >= 50x: {'MET' if ratio >= 50 else 'MISSED'}"
+    )
 
 
 if __name__ == "__main__":

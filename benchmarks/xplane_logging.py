@@ -58,9 +58,16 @@ def main(argv: list[str] | None = None) -> int:
         rows.pop()
     n_refs = len(_mapping.datarefs_for(rows))
 
-    child = subprocess.Popen([sys.executable, "-c", CHILD.format(tests=str(ROOT / "tests"), fps=args.fps, loss=args.loss,
-                                                                   reorder=args.reorder)],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            CHILD.format(tests=str(ROOT / "tests"), fps=args.fps, loss=args.loss, reorder=args.reorder),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         port = int(child.stdout.readline())
         udp = UdpClient("127.0.0.1", port)
@@ -96,13 +103,19 @@ def main(argv: list[str] | None = None) -> int:
     nominal_ms = 1000 / args.hz
     jitter = [abs(x * 1000 - nominal_ms) for x in arrivals]
     print("X-Plane RREF logging benchmark (against the protocol double, not X-Plane)")
-    print(f"  datarefs            {n_refs} at {args.hz} Hz for {args.seconds:g} s simulator time "
-          f"(double at {args.fps:g} fps, loss {args.loss:g}, reorder {args.reorder:g})")
+    print(
+        f"  datarefs            {n_refs} at {args.hz} Hz for {args.seconds:g} s simulator time "
+        f"(double at {args.fps:g} fps, loss {args.loss:g}, reorder {args.reorder:g})"
+    )
     print(f"  samples             {received} / {expected} = {100 * received / expected:.2f} %  (target >= 99 %)")
     print(f"  dropped late/dup    {logger.assembler.dropped_late}; packets received {udp.packets_received}")
-    print(f"  arrival interval    mean {1000 * statistics.fmean(arrivals):.2f} ms, sd {1000 * statistics.pstdev(arrivals):.2f} ms "
-          f"(nominal {nominal_ms:.1f} ms)")
-    print(f"  jitter |dt-nominal| p50 {_pct(jitter, 0.5):.2f} ms, p99 {_pct(jitter, 0.99):.2f} ms, max {max(jitter):.2f} ms")
+    print(
+        f"  arrival interval    mean {1000 * statistics.fmean(arrivals):.2f} ms, sd {1000 * statistics.pstdev(arrivals):.2f} ms "
+        f"(nominal {nominal_ms:.1f} ms)"
+    )
+    print(
+        f"  jitter |dt-nominal| p50 {_pct(jitter, 0.5):.2f} ms, p99 {_pct(jitter, 0.99):.2f} ms, max {max(jitter):.2f} ms"
+    )
     print(f"  sim-time spacing    min {1000 * min(spacing):.1f} ms, max {1000 * max(spacing):.1f} ms")
     print(f"  CPU logger          {cpu:.2f} s over {wall:.1f} s wall = {100 * cpu / wall:.1f} % of one core")
     print(f"  CPU double          {child_cpu:.2f} s = {100 * child_cpu / wall:.1f} % of one core")

@@ -23,7 +23,24 @@ def verify(bundle: Bundle | str, task: TaskSpec | None = None) -> Score:
 
 
 __all__ = [
-    "Bundle", "BundleError", "BundleWriter", "Component", "EpisodeInfo", "Event", "HarnessError",
-    "SafetyResult", "Score", "Signals", "SimbridgeError", "TaskSpec", "TaskSpecError", "Unscorable",
-    "__version__", "load_all_tasks", "load_task", "read_bundle", "verify", "write_bundle",
+    "Bundle",
+    "BundleError",
+    "BundleWriter",
+    "Component",
+    "EpisodeInfo",
+    "Event",
+    "HarnessError",
+    "SafetyResult",
+    "Score",
+    "Signals",
+    "SimbridgeError",
+    "TaskSpec",
+    "TaskSpecError",
+    "Unscorable",
+    "__version__",
+    "load_all_tasks",
+    "load_task",
+    "read_bundle",
+    "verify",
+    "write_bundle",
 ]

@@ -57,8 +57,9 @@ class Spawn(Protocol):
     further keywords are `subprocess.Popen`'s (stdin, stdout, stderr...), honoured by the
     host-process providers and ignored where they cannot apply (a VM guest)."""
 
-    def __call__(self, argv: Sequence[str], env: Mapping[str, str] | None = None, *, name: str | None = None,
-                 **popen: Any) -> ProcessHandle: ...
+    def __call__(
+        self, argv: Sequence[str], env: Mapping[str, str] | None = None, *, name: str | None = None, **popen: Any
+    ) -> ProcessHandle: ...
 
 
 class Forward(Protocol):

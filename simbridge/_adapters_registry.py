@@ -78,31 +78,87 @@ ADAPTERS: tuple[AdapterSpec, ...] = (
     AdapterSpec("flightgear", session=f"{_A}.flightgear:FlightGearSession", recorder=f"{_A}.flightgear:TelnetRecorder"),
     AdapterSpec("xplane", session=f"{_A}.xplane:XPlaneSession", recorder=f"{_A}.xplane:XPlaneRecorder"),
     AdapterSpec("msfs", session=f"{_A}.msfs:MsfsSession", recorder=f"{_A}.msfs:MsfsRecorder"),
-    AdapterSpec("carla", session=f"{_A}.carla:CarlaSession", importers={"carla": ImporterSpec(
-        f"{_A}.carla:import_recording", help="a CARLA recorder file (client.start_recorder)",
-        file_help="recorder file (.log)", default_task="T18",
-        summary="ego {ego_id} {ego_type_id} on {map}", options=(
-            Option("--map", "map_path", "the town's OpenDRIVE file (.xodr): adds lane_id, lane_offset_m, "
-                                        "lane_invasion and red_light", type=Path),
-            Option("--ego", "ego", "actor id of the ego (default: the actor whose role_name is 'hero')", type=int),
-            Option("--allow-truncated", "allow_truncated", "keep the frames before a truncated end instead of "
-                                                           "failing (flagged 'truncated_import')", action="store_true"),
-        ))}),
-    AdapterSpec("ksp", importers={"ksp": ImporterSpec(
-        f"{_A}.ksp:import_saves", help="persistent.sfs save file(s) of one flight, in any order",
-        file_help="KSP save files (persistent.sfs, quicksaves) of one flight", default_task="T19",
-        many_files=True, vehicle_option="vessel", options=(
-            Option("--vessel", "vessel", "vessel name (default: the task's vessel id for ksp, else the active vessel)"),
-        ))}),
-    AdapterSpec("openbve", importers={"openbve": ImporterSpec(
-        f"{_A}.openbve:import_logs", help="OpenBVE black-box file logs.bin",
-        file_help="the black-box file (logs.bin)", default_task="T14")}),
-    AdapterSpec("bridgecommand", importers={"bridgecommand": ImporterSpec(
-        f"{_A}.bridgecommand:import_nmea", help="capture of Bridge Command's NMEA 0183 output (one sentence per line)",
-        file_help="NMEA capture, one sentence per line", default_task="T17", aliases=("nmea",), options=(
-            Option("--lenient", "strict", "skip bad sentences (listed in snapshots) instead of failing",
-                   action="store_false"),
-        ))}),
+    AdapterSpec(
+        "carla",
+        session=f"{_A}.carla:CarlaSession",
+        importers={
+            "carla": ImporterSpec(
+                f"{_A}.carla:import_recording",
+                help="a CARLA recorder file (client.start_recorder)",
+                file_help="recorder file (.log)",
+                default_task="T18",
+                summary="ego {ego_id} {ego_type_id} on {map}",
+                options=(
+                    Option(
+                        "--map",
+                        "map_path",
+                        "the town's OpenDRIVE file (.xodr): adds lane_id, lane_offset_m, lane_invasion and red_light",
+                        type=Path,
+                    ),
+                    Option(
+                        "--ego", "ego", "actor id of the ego (default: the actor whose role_name is 'hero')", type=int
+                    ),
+                    Option(
+                        "--allow-truncated",
+                        "allow_truncated",
+                        "keep the frames before a truncated end instead of failing (flagged 'truncated_import')",
+                        action="store_true",
+                    ),
+                ),
+            )
+        },
+    ),
+    AdapterSpec(
+        "ksp",
+        importers={
+            "ksp": ImporterSpec(
+                f"{_A}.ksp:import_saves",
+                help="persistent.sfs save file(s) of one flight, in any order",
+                file_help="KSP save files (persistent.sfs, quicksaves) of one flight",
+                default_task="T19",
+                many_files=True,
+                vehicle_option="vessel",
+                options=(
+                    Option(
+                        "--vessel",
+                        "vessel",
+                        "vessel name (default: the task's vessel id for ksp, else the active vessel)",
+                    ),
+                ),
+            )
+        },
+    ),
+    AdapterSpec(
+        "openbve",
+        importers={
+            "openbve": ImporterSpec(
+                f"{_A}.openbve:import_logs",
+                help="OpenBVE black-box file logs.bin",
+                file_help="the black-box file (logs.bin)",
+                default_task="T14",
+            )
+        },
+    ),
+    AdapterSpec(
+        "bridgecommand",
+        importers={
+            "bridgecommand": ImporterSpec(
+                f"{_A}.bridgecommand:import_nmea",
+                help="capture of Bridge Command's NMEA 0183 output (one sentence per line)",
+                file_help="NMEA capture, one sentence per line",
+                default_task="T17",
+                aliases=("nmea",),
+                options=(
+                    Option(
+                        "--lenient",
+                        "strict",
+                        "skip bad sentences (listed in snapshots) instead of failing",
+                        action="store_false",
+                    ),
+                ),
+            )
+        },
+    ),
 )
 
 
@@ -134,4 +190,3 @@ def resolve(target: str, what: str) -> Any:
         return getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError) as exc:
         raise SimbridgeError(f"{what}: adapter {target} not available: {exc}") from None
-

@@ -24,16 +24,24 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import (BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, ValidationError,
-                      model_serializer, model_validator)
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 
 from simbridge._errors import BundleError
 from simbridge._signals import Signals
 
 #: `timeout`, `agent_quit` and `agent_disconnected` (the agent's connection to the port closed or
 #: stopped answering) are outcomes of the agent: scored. `sim_crashed`, `harness_error`: unscored.
-EpisodeStatus = Literal["running", "completed", "timeout", "agent_quit", "agent_disconnected", "sim_crashed",
-                        "harness_error"]
+EpisodeStatus = Literal[
+    "running", "completed", "timeout", "agent_quit", "agent_disconnected", "sim_crashed", "harness_error"
+]
 #: statuses that mean the harness, not the agent, failed: never scored as an agent failure
 HARNESS_FAULTS: frozenset[str] = frozenset({"sim_crashed", "harness_error"})
 
@@ -47,10 +55,14 @@ class SandboxRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     display: str = Field(default="", description="X display of the sandbox (as the host reaches it)")
-    pids: dict[str, int] = Field(default_factory=dict, description="process name -> pid, of every process the "
-                                 "provider started for the episode (Provider.processes())")
-    guest: list[str] = Field(default_factory=list, description="names in `pids` whose pid is a VM guest's, "
-                             "not the host's (their CPU time is not recorded)")
+    pids: dict[str, int] = Field(
+        default_factory=dict,
+        description="process name -> pid, of every process the provider started for the episode (Provider.processes())",
+    )
+    guest: list[str] = Field(
+        default_factory=list,
+        description="names in `pids` whose pid is a VM guest's, not the host's (their CPU time is not recorded)",
+    )
 
 
 class EpisodeInfo(BaseModel):
@@ -69,45 +81,61 @@ class EpisodeInfo(BaseModel):
     sim: str | None = Field(default=None, description="simulator name (registry name)")
     sim_version: str | None = None
     adapter: str | None = Field(default=None, description="the SimSession class, recorder or importer that wrote it")
-    provider: str | None = Field(default=None, description="sandbox provider (local, netns, vm; external/none "
-                                 "for record-only and imports)")
+    provider: str | None = Field(
+        default=None, description="sandbox provider (local, netns, vm; external/none for record-only and imports)"
+    )
     agent: str | None = None
     trial: int | None = None
     seed: int | None = None
-    episode_id: str | int | None = Field(default=None, description="a stable id the writer gives: copies of one "
-                                   "episode share it (metrics de-duplicate by it)")
+    episode_id: str | int | None = Field(
+        default=None,
+        description="a stable id the writer gives: copies of one episode share it (metrics de-duplicate by it)",
+    )
     wall_start: float | None = Field(default=None, description="wall clock (unix s) the bundle was opened")
     wall_end: float | None = Field(default=None, description="wall clock (unix s) the bundle was closed")
     status: EpisodeStatus = "completed"
     status_detail: str = ""
     unisolated: bool = False
-    isolation: dict[str, Any] | None = Field(default=None, description="the provider's isolation report, "
-                                             "console checks and audit")
+    isolation: dict[str, Any] | None = Field(
+        default=None, description="the provider's isolation report, console checks and audit"
+    )
     sample_rate_hz: float | None = None
     real_time_factor: float | None = None
     frame_rate_hz: float | None = None
-    sim_end_s: float | None = Field(default=None, description="Sim time (s, the signals' t) the episode ended at; "
-                                    "a recording ending more than max_sample_gap_s earlier lost its tail")
+    sim_end_s: float | None = Field(
+        default=None,
+        description="Sim time (s, the signals' t) the episode ended at; "
+        "a recording ending more than max_sample_gap_s earlier lost its tail",
+    )
     flags: list[str] = Field(default_factory=list)
     # -- written by the runner
     agent_port_url: str | None = Field(default=None, description="the agent port's MCP URL for the episode")
-    agent_brief: dict[str, Any] | None = Field(default=None, description="the task brief as served to the agent "
-                                               "(simbridge.agent.TaskBrief, JSON)")
+    agent_brief: dict[str, Any] | None = Field(
+        default=None, description="the task brief as served to the agent (simbridge.agent.TaskBrief, JSON)"
+    )
     sandbox: SandboxRecord | None = Field(default=None, description="the sandbox's display and processes")
-    sim_info: dict[str, Any] | None = Field(default=None, description="the adapter's SimSession.info() "
-                                            "(version, frame rate, flags), last read at the end")
-    ready_wall: float | None = Field(default=None, description="wall clock (unix s) the agent port began "
-                                     "serving actions")
+    sim_info: dict[str, Any] | None = Field(
+        default=None, description="the adapter's SimSession.info() (version, frame rate, flags), last read at the end"
+    )
+    ready_wall: float | None = Field(
+        default=None, description="wall clock (unix s) the agent port began serving actions"
+    )
     wall_run_s: float | None = Field(default=None, description="wall seconds from the simulator being up to the end")
-    achieved_rtf: float | None = Field(default=None, description="simulator seconds per wall second over the "
-                                       "episode (< 1: it fell behind real time)")
+    achieved_rtf: float | None = Field(
+        default=None, description="simulator seconds per wall second over the episode (< 1: it fell behind real time)"
+    )
     agent_actions: dict[str, int] | None = Field(default=None, description="agent port actions: served, failed")
     screen_recording: dict[str, Any] | None = Field(
-        default=None, description="screen frames and snapshots saved, captures that failed and the last error")
-    recorder: dict[str, Any] | None = Field(default=None, description="the recorder's statistics (samples, "
-                                            "rate_hz, dt_p50_ms, dt_p95_ms, dt_max_ms, dropped)")
-    cpu_s: dict[str, float | None] | None = Field(default=None, description="CPU seconds per process name and "
-                                                  "'runner'; None for a process the host cannot see (VM guest)")
+        default=None, description="screen frames and snapshots saved, captures that failed and the last error"
+    )
+    recorder: dict[str, Any] | None = Field(
+        default=None,
+        description="the recorder's statistics (samples, rate_hz, dt_p50_ms, dt_p95_ms, dt_max_ms, dropped)",
+    )
+    cpu_s: dict[str, float | None] | None = Field(
+        default=None,
+        description="CPU seconds per process name and 'runner'; None for a process the host cannot see (VM guest)",
+    )
     sim_seconds: float | None = Field(default=None, description="simulator seconds the episode ran (task clock)")
     # -- written by record-only recorders and importers
     host: str | None = Field(default=None, description="host:port a record-only recorder read the simulator at")
@@ -115,8 +143,10 @@ class EpisodeInfo(BaseModel):
     rref_packets: int | None = Field(default=None, description="X-Plane RREF datagrams received (record-only)")
     dropped_late: int | None = Field(default=None, description="X-Plane frames dropped for arriving late")
     map: str | None = Field(default=None, description="the map the recording was made on (CARLA)")
-    extra: dict[str, Any] = Field(default_factory=dict, description="keys of episode.json this version does not "
-                                  "declare, kept as read (written back at the top level)")
+    extra: dict[str, Any] = Field(
+        default_factory=dict,
+        description="keys of episode.json this version does not declare, kept as read (written back at the top level)",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -183,6 +213,7 @@ class Bundle:
 
 # --------------------------------------------------------------------------- reading
 
+
 def _read_signals_csv(path: Path) -> Signals:
     import pyarrow as pa
     import pyarrow.csv as pacsv
@@ -216,8 +247,9 @@ def _read_signals_csv(path: Path) -> Signals:
         strings_can_be_null=True,
     )
     try:
-        table = pacsv.read_csv(io.BytesIO(raw), convert_options=convert,
-                               read_options=pacsv.ReadOptions(column_names=header, skip_rows=1))
+        table = pacsv.read_csv(
+            io.BytesIO(raw), convert_options=convert, read_options=pacsv.ReadOptions(column_names=header, skip_rows=1)
+        )
     except pa.ArrowInvalid as exc:
         raise BundleError(f"{path}: {_explain_csv_error(str(exc), raw, header)}") from None
     return _signals_from_table(table, str(path))
@@ -288,8 +320,10 @@ def _read_jsonl(path: Path, what: str) -> list[dict[str, Any]]:
         try:
             obj = json.loads(line)
         except RecursionError:
-            raise BundleError(f"{path}: line {no}: {what} nested too deeply to read "
-                              f"(more than about {sys.getrecursionlimit()} levels)") from None
+            raise BundleError(
+                f"{path}: line {no}: {what} nested too deeply to read "
+                f"(more than about {sys.getrecursionlimit()} levels)"
+            ) from None
         except json.JSONDecodeError as exc:
             if no == len(lines):  # partial last line from a killed writer
                 break
@@ -316,9 +350,9 @@ def read_json_file(path: Path, what: str) -> Any:
     except json.JSONDecodeError as exc:
         raise BundleError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
     except RecursionError:
-        raise BundleError(f"{path}: {what} nested too deeply to read (more than about "
-                          f"{sys.getrecursionlimit()} levels)") from None
-
+        raise BundleError(
+            f"{path}: {what} nested too deeply to read (more than about {sys.getrecursionlimit()} levels)"
+        ) from None
 
 
 def read_bundle(path: str | Path, *, known_task_ids: Iterable[str] | None = None) -> Bundle:
@@ -359,7 +393,9 @@ def read_bundle(path: str | Path, *, known_task_ids: Iterable[str] | None = None
                 events.append(Event.model_validate(raw))
             except ValidationError as exc:
                 err = exc.errors()[0]
-                raise BundleError(f"{ev_path}: event {no}: field '{'.'.join(map(str, err['loc']))}': {err['msg']}") from None
+                raise BundleError(
+                    f"{ev_path}: event {no}: field '{'.'.join(map(str, err['loc']))}': {err['msg']}"
+                ) from None
     snapshots: dict[str, Any] = {}
     snap_path = path / "snapshots.json"
     if snap_path.exists():
@@ -375,6 +411,7 @@ def read_bundle(path: str | Path, *, known_task_ids: Iterable[str] | None = None
 
 
 # --------------------------------------------------------------------------- writing
+
 
 def _fmt(v: Any) -> str:
     if v is None:
@@ -397,7 +434,9 @@ class BundleWriter:
     that much. Thread-safe for one writer thread per stream.
     """
 
-    def __init__(self, path: str | Path, episode: EpisodeInfo, columns: Sequence[str], *, flush_interval_s: float = 1.0) -> None:
+    def __init__(
+        self, path: str | Path, episode: EpisodeInfo, columns: Sequence[str], *, flush_interval_s: float = 1.0
+    ) -> None:
         import threading
 
         self.path = Path(path)
@@ -506,17 +545,28 @@ class BundleWriter:
         (self.path / SIGNALS_CSV).unlink()
 
 
-def write_signals(path: str | Path, signals: Signals | Mapping[str, Sequence[float] | np.ndarray], *, fmt: Literal["csv", "parquet"] = "parquet") -> Path:
+def write_signals(
+    path: str | Path,
+    signals: Signals | Mapping[str, Sequence[float] | np.ndarray],
+    *,
+    fmt: Literal["csv", "parquet"] = "parquet",
+) -> Path:
     """Write a whole signals table (for importers and test fixtures)."""
     import pyarrow as pa
 
-    cols = signals.to_columns() if isinstance(signals, Signals) else {k: np.asarray(v, dtype=float) for k, v in signals.items()}
+    cols = (
+        signals.to_columns()
+        if isinstance(signals, Signals)
+        else {k: np.asarray(v, dtype=float) for k, v in signals.items()}
+    )
     path = Path(path)
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
         out = path / SIGNALS_PARQUET
-        pq.write_table(pa.table({k: pa.array(np.asarray(v, dtype=float)) for k, v in cols.items()}), out, compression="zstd")
+        pq.write_table(
+            pa.table({k: pa.array(np.asarray(v, dtype=float)) for k, v in cols.items()}), out, compression="zstd"
+        )
     else:
         out = path / SIGNALS_CSV
         names = list(cols)

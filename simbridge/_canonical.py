@@ -164,10 +164,28 @@ RANGES: dict[str, tuple[float, float]] = {
 
 #: discrete signals: name -> the values a sample may take
 DISCRETE: dict[str, frozenset[float]] = {
-    **{n: frozenset({0.0, 1.0}) for n in (
-        "on_ground", "crashed", "engine_running", "master_bat", "master_alt", "beacon", "avionics", "gear_down",
-        "parking_brake", "autopilot_on", "ap_hdg", "ap_nav", "ap_alt", "ap_apr", "ap_loc_captured",
-        "ap_gs_captured", "emergency_brake")},
+    **{
+        n: frozenset({0.0, 1.0})
+        for n in (
+            "on_ground",
+            "crashed",
+            "engine_running",
+            "master_bat",
+            "master_alt",
+            "beacon",
+            "avionics",
+            "gear_down",
+            "parking_brake",
+            "autopilot_on",
+            "ap_hdg",
+            "ap_nav",
+            "ap_alt",
+            "ap_apr",
+            "ap_loc_captured",
+            "ap_gs_captured",
+            "emergency_brake",
+        )
+    },
     "magnetos": frozenset({0.0, 1.0, 2.0, 3.0, 4.0}),
     "fuel_selector": frozenset({0.0, 1.0, 2.0, 3.0}),
     "xpdr_mode": frozenset({0.0, 1.0, 2.0, 3.0, 4.0}),
@@ -175,9 +193,17 @@ DISCRETE: dict[str, frozenset[float]] = {
 }
 
 #: angles that wrap (interpolate on the circle, never straight across 359 -> 0 or 179 -> -179)
-ANGLES: frozenset[str] = frozenset({
-    "heading_mag_deg", "heading_true_deg", "nav1_obs_deg", "cog_deg", "yaw_deg", "lon_deg", "bank_deg",
-})
+ANGLES: frozenset[str] = frozenset(
+    {
+        "heading_mag_deg",
+        "heading_true_deg",
+        "nav1_obs_deg",
+        "cog_deg",
+        "yaw_deg",
+        "lon_deg",
+        "bank_deg",
+    }
+)
 
 
 def _base_name(name: str) -> str:

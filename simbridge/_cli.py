@@ -55,8 +55,12 @@ exit codes:
 def build_parser() -> argparse.ArgumentParser:
     from simbridge._version import installed_version
 
-    parser = argparse.ArgumentParser(prog="simbridge", description=(__doc__ or "").strip(),
-                                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="simbridge",
+        description=(__doc__ or "").strip(),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {installed_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     sub.required = True

@@ -33,18 +33,32 @@ def _positive(text: str) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("eval", help="run a suite of episodes in parallel (here or on a Ray cluster)",
-                       description=(__doc__ or "").strip().splitlines()[0], epilog=EPILOG,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "eval",
+        help="run a suite of episodes in parallel (here or on a Ray cluster)",
+        description=(__doc__ or "").strip().splitlines()[0],
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("suite", type=Path, help="suite YAML (see suites/smoke.yaml)")
     p.add_argument("--out", type=Path, required=True, help="eval directory (plan, bundles, results.parquet)")
-    p.add_argument("--ray", default=None, metavar="ADDRESS",
-                   help="run on a Ray cluster: auto (the one `ray start` set up here) or HOST:PORT")
-    p.add_argument("--max-parallel", type=_positive, default=None, metavar="N",
-                   help="at most N episodes at once (default: the local CPU/display budget, or what the cluster's "
-                        "resources admit)")
-    p.add_argument("--resume", action="store_true",
-                   help="continue the eval in DIR: keep finished episodes, rerun the rest")
+    p.add_argument(
+        "--ray",
+        default=None,
+        metavar="ADDRESS",
+        help="run on a Ray cluster: auto (the one `ray start` set up here) or HOST:PORT",
+    )
+    p.add_argument(
+        "--max-parallel",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="at most N episodes at once (default: the local CPU/display budget, or what the cluster's "
+        "resources admit)",
+    )
+    p.add_argument(
+        "--resume", action="store_true", help="continue the eval in DIR: keep finished episodes, rerun the rest"
+    )
     p.set_defaults(func=_eval)
 
 
@@ -57,14 +71,22 @@ def _eval(args: argparse.Namespace) -> int:
 
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _sigterm)
-    res = run_eval(args.suite, args.out, ray_address=args.ray, max_parallel=args.max_parallel, resume=args.resume,
-                   say=lambda s: print(s, file=sys.stderr, flush=True))
+    res = run_eval(
+        args.suite,
+        args.out,
+        ray_address=args.ray,
+        max_parallel=args.max_parallel,
+        resume=args.resume,
+        say=lambda s: print(s, file=sys.stderr, flush=True),
+    )
     print()
     print(res.metrics_text)
     n_fault = sum(r.get("state") == "harness_fault" for r in res.rows)
     print(f"\n{len(res.rows)} episodes in {res.wall_s:.0f} s; results: {args.out / 'results.parquet'}")
     if res.exit_code:
-        why = {3: "every episode scored; the agent failed in at least one",
-               4: f"{n_fault or 'some'} episode(s) unscored after their retries (harness fault)"}[res.exit_code]
+        why = {
+            3: "every episode scored; the agent failed in at least one",
+            4: f"{n_fault or 'some'} episode(s) unscored after their retries (harness fault)",
+        }[res.exit_code]
         print(f"exit code {res.exit_code}: {why}", file=sys.stderr)
     return res.exit_code

@@ -28,8 +28,7 @@ def _add_importers(p: argparse.ArgumentParser) -> None:
     p.error = _one_line_error(p.prog)  # type: ignore[method-assign, assignment]
     for name, (_, spec) in importers().items():
         q = sims.add_parser(name, aliases=list(spec.aliases), help=spec.help, description=spec.help)
-        q.add_argument("files", nargs="+" if spec.many_files else None, type=Path, metavar="FILE",
-                       help=spec.file_help)
+        q.add_argument("files", nargs="+" if spec.many_files else None, type=Path, metavar="FILE", help=spec.file_help)
         q.add_argument("--out", type=Path, required=True, help="bundle directory to create")
         q.add_argument("--task", help=f"task id written to episode.json (default {spec.default_task})")
         for opt in spec.options:
@@ -43,8 +42,11 @@ def _one_line_error(prog: str) -> Callable[[str], NoReturn]:
 
     def error(message: str) -> NoReturn:
         names = [n for name, (_, spec) in importers().items() for n in (name, *spec.aliases)]
-        what = message.split(" (choose from")[0].replace("argument SIM: ", "").replace(
-            "invalid choice:", "no importer for simulator")
+        what = (
+            message.split(" (choose from")[0]
+            .replace("argument SIM: ", "")
+            .replace("invalid choice:", "no importer for simulator")
+        )
         print(f"simbridge: error: {prog}: {what} (importers: {', '.join(names)})", file=sys.stderr)
         raise SystemExit(2)
 
@@ -52,11 +54,17 @@ def _one_line_error(prog: str) -> Callable[[str], NoReturn]:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("import", help="convert a simulator's own recording or log into an episode bundle",
-                       description=__doc__.split("\n\n")[0])
+    p = sub.add_parser(
+        "import",
+        help="convert a simulator's own recording or log into an episode bundle",
+        description=__doc__.split("\n\n")[0],
+    )
     _add_importers(p)
-    old = sub.add_parser(DEPRECATED_ALIAS, help="deprecated alias of `import`",
-                         description="Deprecated: the same as `simbridge import SIM FILE...`.")
+    old = sub.add_parser(
+        DEPRECATED_ALIAS,
+        help="deprecated alias of `import`",
+        description="Deprecated: the same as `simbridge import SIM FILE...`.",
+    )
     _add_importers(old)
 
 
@@ -87,14 +95,18 @@ def summary(out: Path, task: str, spec: ImporterSpec) -> str:
     kinds = Counter(e.kind for e in b.events)
     events = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) or "none"
     flags = f"; flags: {', '.join(b.episode.flags)}" if b.episode.flags else ""
-    return (f"wrote {out} (task {task}): {t.size} samples over {span}{extra}; events: {events}{flags}; "
-            f"score it with: simbridge verify {out}")
+    return (
+        f"wrote {out} (task {task}): {t.size} samples over {span}{extra}; events: {events}{flags}; "
+        f"score it with: simbridge verify {out}"
+    )
 
 
 def _import(args: argparse.Namespace) -> int:
     if args.command == DEPRECATED_ALIAS:
-        print(f"simbridge: note: `{DEPRECATED_ALIAS}` is deprecated; use `simbridge import {args.sim} FILE...`",
-              file=sys.stderr)
+        print(
+            f"simbridge: note: `{DEPRECATED_ALIAS}` is deprecated; use `simbridge import {args.sim} FILE...`",
+            file=sys.stderr,
+        )
     adapter, spec = importers()[args.importer]
     task = args.task or spec.default_task
     options = {opt.dest: getattr(args, opt.dest) for opt in spec.options}

@@ -39,14 +39,22 @@ threading.Event().wait()
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("audit", help="bring up a task's sandbox and run the isolation audit alone",
-                       description="Bring up a task's sandbox with stand-in listeners on its locked-down ports, "
-                                   "check the host side reaches them, run the isolation audit inside as the "
-                                   "agent user and print it; exit 1 if the audit fails.")
-    p.add_argument("--provider", choices=AUDITABLE, default="netns",
-                   help="sandbox to audit: netns (network namespace, needs root) or vm (QEMU guest); "
-                        "default netns")
-    p.add_argument("--task", required=True, help="task id whose lockdown (blocked ports, consoles) is audited, e.g. T09")
+    p = sub.add_parser(
+        "audit",
+        help="bring up a task's sandbox and run the isolation audit alone",
+        description="Bring up a task's sandbox with stand-in listeners on its locked-down ports, "
+        "check the host side reaches them, run the isolation audit inside as the "
+        "agent user and print it; exit 1 if the audit fails.",
+    )
+    p.add_argument(
+        "--provider",
+        choices=AUDITABLE,
+        default="netns",
+        help="sandbox to audit: netns (network namespace, needs root) or vm (QEMU guest); default netns",
+    )
+    p.add_argument(
+        "--task", required=True, help="task id whose lockdown (blocked ports, consoles) is audited, e.g. T09"
+    )
     p.add_argument("--json", action="store_true", help="print the report as one JSON object instead of text")
     p.set_defaults(func=_audit)
     c = sub.add_parser("cleanup", help="remove sandboxes (namespaces) left by crashed runners")
@@ -77,9 +85,14 @@ def audit_task(task_id: str) -> dict:
         report["provider"] = "netns"
         report["task_id"] = task.id
         # stand-in listeners, no simulator: the consoles are read from the simulator in each episode
-        report["consoles"] = {c: {"state": "unchecked", "evidence": "no simulator in the stand-alone audit; "
-                                  "every `simbridge run` episode reads it from the simulator"}
-                              for c in task.lockdown.disabled_consoles}
+        report["consoles"] = {
+            c: {
+                "state": "unchecked",
+                "evidence": "no simulator in the stand-alone audit; "
+                "every `simbridge run` episode reads it from the simulator",
+            }
+            for c in task.lockdown.disabled_consoles
+        }
         if any(v != "reachable" for v in host_side.values()):
             report["ok"] = False
             report["problems"].append("host side cannot reach the simulator's state ports")

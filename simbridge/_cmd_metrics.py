@@ -42,16 +42,27 @@ def _positive_int(text: str) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("metrics", help="multi-trial metrics over score.json files under the given directories",
-                       description="Multi-trial metrics (SR, SGO, SCR, pass@k, pass^k) over episode bundles "
-                                   "and score.json files.",
-                       epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("paths", nargs="+", metavar="[LABEL=]PATH",
-                   help="run or bundle directory, or a score.json; LABEL= names the run (default: its directory name)")
-    p.add_argument("-k", type=_positive_int, action="append", help="k for pass@k / pass^k, at least 1 "
-                                                                  "(repeatable; default 1,3,5)")
-    p.add_argument("--trust-scores", action="store_true",
-                   help="use stored score.json as is, without re-running the verifier on each bundle (faster)")
+    p = sub.add_parser(
+        "metrics",
+        help="multi-trial metrics over score.json files under the given directories",
+        description="Multi-trial metrics (SR, SGO, SCR, pass@k, pass^k) over episode bundles and score.json files.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "paths",
+        nargs="+",
+        metavar="[LABEL=]PATH",
+        help="run or bundle directory, or a score.json; LABEL= names the run (default: its directory name)",
+    )
+    p.add_argument(
+        "-k", type=_positive_int, action="append", help="k for pass@k / pass^k, at least 1 (repeatable; default 1,3,5)"
+    )
+    p.add_argument(
+        "--trust-scores",
+        action="store_true",
+        help="use stored score.json as is, without re-running the verifier on each bundle (faster)",
+    )
     p.add_argument("--json", action="store_true", help="flat records, one per (agent, label, task, metric, k)")
     p.set_defaults(func=_metrics)
 
@@ -77,9 +88,11 @@ def _metrics(args: argparse.Namespace) -> int:
     if not loaded.trials:
         raise SimbridgeError("no episode or score.json found under " + ", ".join(str(p) for _l, p in pairs))
     if loaded.n_reverified:
-        print(f"simbridge: re-verified {loaded.n_reverified} episode(s) in {loaded.reverify_s:.2f} s "
-              f"({1000 * loaded.reverify_s / loaded.n_reverified:.0f} ms each; --trust-scores skips this)",
-              file=sys.stderr)
+        print(
+            f"simbridge: re-verified {loaded.n_reverified} episode(s) in {loaded.reverify_s:.2f} s "
+            f"({1000 * loaded.reverify_s / loaded.n_reverified:.0f} ms each; --trust-scores skips this)",
+            file=sys.stderr,
+        )
     groups = compute_groups(loaded.trials, ks=args.k or (1, 3, 5))
     if args.json:
         print(json.dumps(records(groups)))

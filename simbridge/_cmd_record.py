@@ -40,8 +40,11 @@ RECORDERS: dict[str, Callable[[str, int | None], Recorder]] = {
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("record", help="record a bundle from a running simulator (no agent, no setup)",
-                       description=__doc__.splitlines()[0])
+    p = sub.add_parser(
+        "record",
+        help="record a bundle from a running simulator (no agent, no setup)",
+        description=__doc__.splitlines()[0],
+    )
     p.add_argument("--sim", required=True, help=f"simulator ({', '.join(sorted(RECORDERS))})")
     p.add_argument("--host", required=True, help="address of the simulator's state API")
     p.add_argument("--port", type=int, default=None, help="state API port (default: the simulator's own)")

@@ -16,14 +16,27 @@ from simbridge._errors import BundleError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("report", help="write an HTML page of an episode bundle (plots, track, video), or a "
-                                      "suite page (leaderboard) of a directory of bundles")
-    p.add_argument("path", type=Path, help="episode bundle directory (episode.json + signals), or a directory of "
-                                          "bundles / a `simbridge eval` output")
-    p.add_argument("--out", type=Path, help="HTML file to write (default: PATH.report.html beside a bundle; "
-                                           "DIR/report.html for a suite, episode pages in episodes/ beside it)")
-    p.add_argument("--trust-scores", action="store_true",
-                   help="suite: use stored score.json as is instead of re-running each bundle's verifier (faster)")
+    p = sub.add_parser(
+        "report",
+        help="write an HTML page of an episode bundle (plots, track, video), or a "
+        "suite page (leaderboard) of a directory of bundles",
+    )
+    p.add_argument(
+        "path",
+        type=Path,
+        help="episode bundle directory (episode.json + signals), or a directory of bundles / a `simbridge eval` output",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="HTML file to write (default: PATH.report.html beside a bundle; "
+        "DIR/report.html for a suite, episode pages in episodes/ beside it)",
+    )
+    p.add_argument(
+        "--trust-scores",
+        action="store_true",
+        help="suite: use stored score.json as is instead of re-running each bundle's verifier (faster)",
+    )
     p.add_argument("--open", action="store_true", help="open the page in the default browser")
     p.set_defaults(func=_report)
 
@@ -32,7 +45,9 @@ def _report(args: argparse.Namespace) -> int:
     try:
         from simbridge._report import write_episode_report
     except ImportError as exc:
-        raise BundleError(f"simbridge report needs the 'report' extra (pip install 'simbridge[report]'): {exc}") from None
+        raise BundleError(
+            f"simbridge report needs the 'report' extra (pip install 'simbridge[report]'): {exc}"
+        ) from None
     path: Path = args.path
     if not path.is_dir():
         raise BundleError(f"{path}: not a bundle directory")
@@ -45,8 +60,10 @@ def _report(args: argparse.Namespace) -> int:
 
         out = write_suite_report(path, args.out, trust_scores=args.trust_scores)
     else:
-        raise BundleError(f"{path}: no episode.json in it or under it (simbridge report takes an episode bundle "
-                          "or a directory of bundles)")
+        raise BundleError(
+            f"{path}: no episode.json in it or under it (simbridge report takes an episode bundle "
+            "or a directory of bundles)"
+        )
     print(out)
     if args.open:
         import webbrowser

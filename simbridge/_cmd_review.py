@@ -45,13 +45,18 @@ def _port(text: str) -> int:
 
 def _store(args: argparse.Namespace) -> Store:
     from simbridge._review.store import Store
+
     return Store(args.db)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("review", help="blind grading campaigns and inter-rater agreement",
-                       description=(__doc__ or "").strip(), epilog=_EPILOG,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "review",
+        help="blind grading campaigns and inter-rater agreement",
+        description=(__doc__ or "").strip(),
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     rsub = p.add_subparsers(dest="review_command", metavar="SUBCOMMAND", required=True)
 
     def with_db(q: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -101,19 +106,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _create(args: argparse.Namespace) -> int:
     from simbridge._review.campaign import create_campaign
-    plan = create_campaign(_store(args), args.name, args.directory, args.raters.split(","), args.per_run,
-                           args.seed, args.rubric)
+
+    plan = create_campaign(
+        _store(args), args.name, args.directory, args.raters.split(","), args.per_run, args.seed, args.rubric
+    )
     loads: dict[str, int] = {}
     for raters in plan.values():
         for r in raters:
             loads[r] = loads.get(r, 0) + 1
-    print(f"campaign {args.name}: {len(plan)} runs, {args.per_run} raters each; loads: "
-          + ", ".join(f"{r} {n}" for r, n in sorted(loads.items())))
+    print(
+        f"campaign {args.name}: {len(plan)} runs, {args.per_run} raters each; loads: "
+        + ", ".join(f"{r} {n}" for r, n in sorted(loads.items()))
+    )
     return 0
 
 
 def _assign(args: argparse.Namespace) -> int:
     from simbridge._review.campaign import assign_new_runs, assignments
+
     store = _store(args)
     new = assign_new_runs(store, args.name)
     if new:
@@ -125,6 +135,7 @@ def _assign(args: argparse.Namespace) -> int:
 
 def _list(args: argparse.Namespace) -> int:
     from simbridge._review.campaign import campaigns_table
+
     rows = campaigns_table(_store(args))
     print(f"{'campaign':20} {'runs':>5} {'raters':>6} {'grades':>6}  rubric")
     for name, runs, raters, grades, rubric in rows:
@@ -134,6 +145,7 @@ def _list(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from simbridge._review.campaign import grades_frame
+
     df = grades_frame(_store(args), args.name)
     try:
         if args.csv:
@@ -148,6 +160,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _import(args: argparse.Namespace) -> int:
     from simbridge._review.campaign import import_grades
+
     n = import_grades(_store(args), args.csv)
     print(f"{n} grade(s) imported from {args.csv}")
     return 0
@@ -155,6 +168,7 @@ def _import(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from simbridge._review.app import serve
+
     try:
         serve(args.directory, args.db, args.host, args.port)
     except KeyboardInterrupt:
@@ -164,19 +178,25 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _agreement(args: argparse.Namespace) -> int:
     from simbridge._review.report import agreement_report
+
     rep = agreement_report(_store(args), args.name, args.permutations, args.seed)
     if args.json:
         print(json.dumps(rep, indent=2))
         return 0
-    print(f"campaign {rep['campaign']} (rubric {rep['rubric']}, raters {', '.join(rep['raters'])}, "
-          f"{rep['permutations']} permutations, seed {rep['seed']})")
+    print(
+        f"campaign {rep['campaign']} (rubric {rep['rubric']}, raters {', '.join(rep['raters'])}, "
+        f"{rep['permutations']} permutations, seed {rep['seed']})"
+    )
     for group, g in rep["groups"].items():
         print(f"\n== {group} runs ({g['n_runs']})")
         for comp, stats in [*g["competencies"].items(), ("overall", g["overall"])]:
             print(f"  {comp}")
             for name, st in stats.items():
-                val = (f"{st['value']:.3f}  p={st['p_value']:.4f}" if st["p_value"] is not None else
-                       f"{st['value']:.3f}") if st["value"] is not None else f"undefined ({st['undefined']})"
+                val = (
+                    (f"{st['value']:.3f}  p={st['p_value']:.4f}" if st["p_value"] is not None else f"{st['value']:.3f}")
+                    if st["value"] is not None
+                    else f"undefined ({st['undefined']})"
+                )
                 print(f"    {name:20} {val}")
         print("  deviation from the modal grade (rater: d=count)")
         for rater, counts in g["deviation"].items():
@@ -184,8 +204,10 @@ def _agreement(args: argparse.Namespace) -> int:
     if rep["verdicts"]:
         print("\n== verdicts by the rubric's rule (modal grade of each run)")
         for agent, v in rep["verdicts"].items():
-            print(f"  {agent:20} overall {v['overall']}: "
-                  + ", ".join(f"{c} {'S' if s == 'Satisfactory' else 'U'}" for c, s in v.items() if c != "overall"))
+            print(
+                f"  {agent:20} overall {v['overall']}: "
+                + ", ".join(f"{c} {'S' if s == 'Satisfactory' else 'U'}" for c, s in v.items() if c != "overall")
+            )
     if rep["verifiers"]:
         print("\n== verifiers vs raters' consensus")
         for task, v in rep["verifiers"].items():
@@ -193,6 +215,8 @@ def _agreement(args: argparse.Namespace) -> int:
             rho = f"rho={st['value']:.3f}" if st["value"] is not None else f"undefined ({st['undefined']})"
             print(f"  {task}: {v['n_runs']} runs, {rho}")
             for d in v["disagreements"][:3]:
-                print(f"    {d['run']}  verifier {d['verifier_score']:.2f}  raters {d['consensus_01']:.2f}  "
-                      f"{d['bundle_path']}")
+                print(
+                    f"    {d['run']}  verifier {d['verifier_score']:.2f}  raters {d['consensus_01']:.2f}  "
+                    f"{d['bundle_path']}"
+                )
     return 0

@@ -54,48 +54,110 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run an agent on a task in a simulator and score each trial", epilog=EPILOG)
     p.add_argument("task", help="task id, e.g. T09")
     p.add_argument("--sim", required=True, help="simulator name (jsbsim, ...) or module:SessionClass")
-    p.add_argument("--agent", required=True,
-                   help="noop | scripted:FILE | mcp | human | reference | py:MODULE:FACTORY")
+    p.add_argument("--agent", required=True, help="noop | scripted:FILE | mcp | human | reference | py:MODULE:FACTORY")
     p.add_argument("--trials", type=_number(int, lo=1), default=1, help="number of trials (default 1)")
     p.add_argument("--out", type=Path, default=None, help="parent directory of the run (default runs/)")
-    p.add_argument("--lockstep", action="store_true",
-                   help="pause the simulator while the agent decides; run a fixed slice after each input")
-    p.add_argument("--slice", type=_number(float, lo=0, lo_open=True, hi=60), default=0.1, dest="slice_s",
-                   help="lockstep slice in simulator seconds (default 0.1)")
+    p.add_argument(
+        "--lockstep",
+        action="store_true",
+        help="pause the simulator while the agent decides; run a fixed slice after each input",
+    )
+    p.add_argument(
+        "--slice",
+        type=_number(float, lo=0, lo_open=True, hi=60),
+        default=0.1,
+        dest="slice_s",
+        help="lockstep slice in simulator seconds (default 0.1)",
+    )
     p.add_argument("--seed", type=int, default=None, help="seed of trial 1 (trial i uses seed+i-1)")
-    p.add_argument("--provider", default="local", choices=PROVIDERS,
-                   help="sandbox provider: local (dev, unisolated), netns (root), vm (default local)")
-    p.add_argument("--unisolated", action="store_true",
-                   help="run even if the isolation audit fails; every score is marked unisolated")
-    p.add_argument("--snapshot-at", type=_number(float, lo=0), action="append", default=[], metavar="T",
-                   help="save a PNG of the screen at simulator time T (repeatable)")
-    p.add_argument("--frame-hz", type=_number(float, lo=0, hi=30), default=1.0, help="screen frames per simulator second (0 = none)")
-    p.add_argument("--time-limit", type=_number(float, lo=0, lo_open=True), default=None,
-                   help="end earlier than the task's limit (simulator seconds; flagged in episode.json)")
-    p.add_argument("--host", default="127.0.0.1", dest="mcp_host",
-                   help="address the agent port's MCP server listens on (default 127.0.0.1; 0.0.0.0 for remote "
-                        "agents, with --token)")
-    p.add_argument("--port", type=_number(int, lo=0, hi=65535), default=0, dest="mcp_port",
-                   help="TCP port of the agent port's MCP server (default: a free one, printed and in agent_port.json)")
-    p.add_argument("--token", default=None,
-                   help="bearer token the MCP client must send (Authorization: Bearer TOKEN); default "
-                        "$SIMBRIDGE_AGENT_TOKEN if set")
-    p.add_argument("--connect-timeout", type=_number(float, lo=0, lo_open=True), default=None, dest="connect_timeout_s",
-                   help="seconds an mcp agent has for its first request (default 600); after that the trial ends "
-                        "as agent_disconnected, scored")
-    p.add_argument("--disconnect-grace", type=_number(float, lo=0), default=10.0, dest="disconnect_grace_s",
-                   help="seconds an mcp agent's client may be gone before the trial ends as agent_disconnected "
-                        "(default 10)")
-    p.add_argument("--idle-timeout", type=_number(float, lo=0, lo_open=True), default=300.0, dest="idle_timeout_s",
-                   help="wall seconds an mcp agent may go without any request in flight before the trial ends as "
-                        "agent_disconnected (default 300; the stateless MCP protocol shows a vanished client "
-                        "only as silence)")
-    p.add_argument("--status-file", type=Path, default=None,
-                   help="also write the agent port's status (URL, ready flag) to this file")
+    p.add_argument(
+        "--provider",
+        default="local",
+        choices=PROVIDERS,
+        help="sandbox provider: local (dev, unisolated), netns (root), vm (default local)",
+    )
+    p.add_argument(
+        "--unisolated",
+        action="store_true",
+        help="run even if the isolation audit fails; every score is marked unisolated",
+    )
+    p.add_argument(
+        "--snapshot-at",
+        type=_number(float, lo=0),
+        action="append",
+        default=[],
+        metavar="T",
+        help="save a PNG of the screen at simulator time T (repeatable)",
+    )
+    p.add_argument(
+        "--frame-hz",
+        type=_number(float, lo=0, hi=30),
+        default=1.0,
+        help="screen frames per simulator second (0 = none)",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=_number(float, lo=0, lo_open=True),
+        default=None,
+        help="end earlier than the task's limit (simulator seconds; flagged in episode.json)",
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        dest="mcp_host",
+        help="address the agent port's MCP server listens on (default 127.0.0.1; 0.0.0.0 for remote "
+        "agents, with --token)",
+    )
+    p.add_argument(
+        "--port",
+        type=_number(int, lo=0, hi=65535),
+        default=0,
+        dest="mcp_port",
+        help="TCP port of the agent port's MCP server (default: a free one, printed and in agent_port.json)",
+    )
+    p.add_argument(
+        "--token",
+        default=None,
+        help="bearer token the MCP client must send (Authorization: Bearer TOKEN); default "
+        "$SIMBRIDGE_AGENT_TOKEN if set",
+    )
+    p.add_argument(
+        "--connect-timeout",
+        type=_number(float, lo=0, lo_open=True),
+        default=None,
+        dest="connect_timeout_s",
+        help="seconds an mcp agent has for its first request (default 600); after that the trial ends "
+        "as agent_disconnected, scored",
+    )
+    p.add_argument(
+        "--disconnect-grace",
+        type=_number(float, lo=0),
+        default=10.0,
+        dest="disconnect_grace_s",
+        help="seconds an mcp agent's client may be gone before the trial ends as agent_disconnected (default 10)",
+    )
+    p.add_argument(
+        "--idle-timeout",
+        type=_number(float, lo=0, lo_open=True),
+        default=300.0,
+        dest="idle_timeout_s",
+        help="wall seconds an mcp agent may go without any request in flight before the trial ends as "
+        "agent_disconnected (default 300; the stateless MCP protocol shows a vanished client "
+        "only as silence)",
+    )
+    p.add_argument(
+        "--status-file",
+        type=Path,
+        default=None,
+        help="also write the agent port's status (URL, ready flag) to this file",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON line per trial instead of tables")
-    p.add_argument("--no-report", action="store_true",
-                   help="do not write the episode page (TRIAL.report.html beside each bundle); screen.mp4 is still "
-                        "encoded into the bundle")
+    p.add_argument(
+        "--no-report",
+        action="store_true",
+        help="do not write the episode page (TRIAL.report.html beside each bundle); screen.mp4 is still "
+        "encoded into the bundle",
+    )
     p.set_defaults(func=_run)
 
 
@@ -116,14 +178,30 @@ def _run(args: argparse.Namespace) -> int:
         raise SimbridgeError(f"--host {args.mcp_host}: an agent port reachable from other machines needs --token")
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _sigterm)  # tear down like Ctrl-C
-    say = (lambda s: print(s, file=sys.stderr, flush=True))
-    cfg = RunConfig(task=args.task, sim=args.sim, agent=args.agent, trials=args.trials, out=args.out,
-                    lockstep=args.lockstep, lockstep_slice_s=args.slice_s, seed=args.seed, provider=args.provider,
-                    snapshot_at=args.snapshot_at, frame_hz=args.frame_hz, time_limit_s=args.time_limit,
-                    unisolated=args.unisolated, say=say, mcp_host=args.mcp_host, mcp_port=args.mcp_port, token=token,
-                    connect_timeout_s=args.connect_timeout_s, disconnect_grace_s=args.disconnect_grace_s,
-                    idle_timeout_s=args.idle_timeout_s,
-                    status_file=args.status_file)
+    say = lambda s: print(s, file=sys.stderr, flush=True)
+    cfg = RunConfig(
+        task=args.task,
+        sim=args.sim,
+        agent=args.agent,
+        trials=args.trials,
+        out=args.out,
+        lockstep=args.lockstep,
+        lockstep_slice_s=args.slice_s,
+        seed=args.seed,
+        provider=args.provider,
+        snapshot_at=args.snapshot_at,
+        frame_hz=args.frame_hz,
+        time_limit_s=args.time_limit,
+        unisolated=args.unisolated,
+        say=say,
+        mcp_host=args.mcp_host,
+        mcp_port=args.mcp_port,
+        token=token,
+        connect_timeout_s=args.connect_timeout_s,
+        disconnect_grace_s=args.disconnect_grace_s,
+        idle_timeout_s=args.idle_timeout_s,
+        status_file=args.status_file,
+    )
     results = run(cfg)
     code = exit_code(results)
     from simbridge._report import finish_episode_outputs
@@ -135,11 +213,20 @@ def _run(args: argparse.Namespace) -> int:
             say(f"trial {r.trial}: {problem}")
     if args.json:
         for r, o in zip(results, outputs):
-            print(json.dumps({"trial": r.trial, "bundle": str(r.path), "status": r.status, "detail": r.detail,
-                              "score": r.score.model_dump(mode="json") if r.score else None,
-                              "snapshots": [str(p) for p in r.snapshots],
-                              "screen_mp4": str(o.screen_mp4) if o.screen_mp4 else None,
-                              "report": str(o.report) if o.report else None}))
+            print(
+                json.dumps(
+                    {
+                        "trial": r.trial,
+                        "bundle": str(r.path),
+                        "status": r.status,
+                        "detail": r.detail,
+                        "score": r.score.model_dump(mode="json") if r.score else None,
+                        "snapshots": [str(p) for p in r.snapshots],
+                        "screen_mp4": str(o.screen_mp4) if o.screen_mp4 else None,
+                        "report": str(o.report) if o.report else None,
+                    }
+                )
+            )
         return code
     for r in results:
         print(f"\n== trial {r.trial}: {r.status} ({r.detail})")
@@ -160,10 +247,15 @@ def _run(args: argparse.Namespace) -> int:
         if o.report is not None:
             print(f"report (trial {r.trial}): {o.report}")
     if code != EXIT_OK:
-        print(f"\nexit code {code}: " + {EXIT_AGENT_FAILED: "every trial scored; the agent failed in at least one "
-                                                            "(gave up, timed out or disconnected)",
-                                        EXIT_UNSCORED: "at least one trial is unscored (harness fault)"}[code],
-              file=sys.stderr)
+        print(
+            f"\nexit code {code}: "
+            + {
+                EXIT_AGENT_FAILED: "every trial scored; the agent failed in at least one "
+                "(gave up, timed out or disconnected)",
+                EXIT_UNSCORED: "at least one trial is unscored (harness fault)",
+            }[code],
+            file=sys.stderr,
+        )
     return code
 
 

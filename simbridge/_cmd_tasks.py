@@ -33,9 +33,22 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def _list(args: argparse.Namespace) -> int:
     tasks = load_all_tasks()
     if args.json:
-        print(json.dumps([{"id": t.id, "title": t.title, "simulator": t.simulator.name,
-                           "alternatives": t.simulator.alternatives, "difficulty": t.difficulty,
-                           "verifier": t.verifier.name} for t in tasks.values()], indent=2))
+        print(
+            json.dumps(
+                [
+                    {
+                        "id": t.id,
+                        "title": t.title,
+                        "simulator": t.simulator.name,
+                        "alternatives": t.simulator.alternatives,
+                        "difficulty": t.difficulty,
+                        "verifier": t.verifier.name,
+                    }
+                    for t in tasks.values()
+                ],
+                indent=2,
+            )
+        )
         return 0
     for t in tasks.values():
         sims = "/".join([t.simulator.name, *t.simulator.alternatives])

@@ -32,9 +32,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--task", help="score as this task instead of episode.json's task_id")
     p.add_argument("--write", action="store_true", help="also write score.json into the bundle")
-    p.add_argument("--ignore-manifest", action="store_true",
-                   help="score a bundle whose files do not match manifest.json (or that has none); "
-                        "the score is flagged 'manifest_ignored'")
+    p.add_argument(
+        "--ignore-manifest",
+        action="store_true",
+        help="score a bundle whose files do not match manifest.json (or that has none); "
+        "the score is flagged 'manifest_ignored'",
+    )
     p.set_defaults(func=_verify)
 
 
@@ -54,7 +57,7 @@ def manifest_problems(path: Path) -> list[str]:
         raise BundleError(f"{man}: not a readable manifest: {exc}") from None
     files = data.get("files") if isinstance(data, dict) else None
     if not isinstance(files, dict) or not all(isinstance(v, dict) for v in files.values()):
-        raise BundleError(f"{man}: expected {{\"files\": {{NAME: {{\"sha256\": ...}}}}}}")
+        raise BundleError(f'{man}: expected {{"files": {{NAME: {{"sha256": ...}}}}}}')
     problems = []
     for name, entry in sorted(files.items()):
         if name in _NOT_HASHED:

@@ -57,6 +57,9 @@ def _check(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report))
     else:
-        print_report(report, f"guest booted in {report['boot_s']} s (sandbox ready in {report['start_s']} s), "
-                             f"display {report['display']}")
+        print_report(
+            report,
+            f"guest booted in {report['boot_s']} s (sandbox ready in {report['start_s']} s), "
+            f"display {report['display']}",
+        )
     return 0 if report["ok"] else 1

@@ -157,6 +157,18 @@ def validate_event(kind: str, data: Mapping[str, Any] | None) -> EventData:
         raise BundleError(f"event {kind!r}: field 'data.{loc}': {err['msg']}") from None
 
 
-__all__ = ["AutopilotChangeData", "CollisionData", "CrashData", "EVENT_MODELS", "EventData", "FailureInjectedData",
-           "LaneInvasionData", "OpenBveScoreData", "RedLightData", "ScenarioTriggerData", "TouchdownData",
-           "event_model", "validate_event"]
+__all__ = [
+    "AutopilotChangeData",
+    "CollisionData",
+    "CrashData",
+    "EVENT_MODELS",
+    "EventData",
+    "FailureInjectedData",
+    "LaneInvasionData",
+    "OpenBveScoreData",
+    "RedLightData",
+    "ScenarioTriggerData",
+    "TouchdownData",
+    "event_model",
+    "validate_event",
+]

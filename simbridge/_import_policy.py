@@ -38,8 +38,9 @@ def check_out(out: str | Path, *, force: bool = False) -> Path:
         if not force:
             raise BundleError(f"{out}: exists and is not empty; refusing to overwrite (--force replaces a bundle)")
         if not (out / "episode.json").exists():
-            raise BundleError(f"{out}: is not empty and holds no bundle (no episode.json); "
-                              "refusing to delete it even with --force")
+            raise BundleError(
+                f"{out}: is not empty and holds no bundle (no episode.json); refusing to delete it even with --force"
+            )
     return out
 
 

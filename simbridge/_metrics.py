@@ -63,14 +63,18 @@ class Metrics:
     per_task_pass: dict[str, dict[int, tuple[float | None, float | None]]] = field(default_factory=dict)
 
     def table(self) -> str:
-        lines = [f"tasks {self.n_tasks}   scored episodes {self.n_scored}   unscored {self.n_unscored} (excluded)",
-                 f"SR  (task-balanced success)   {self.sr}",
-                 f"SGO (safety-gated outcome)    {self.sgo}",
-                 f"SCR (safety compliance)       {self.scr}"]
+        lines = [
+            f"tasks {self.n_tasks}   scored episodes {self.n_scored}   unscored {self.n_unscored} (excluded)",
+            f"SR  (task-balanced success)   {self.sr}",
+            f"SGO (safety-gated outcome)    {self.sgo}",
+            f"SCR (safety compliance)       {self.scr}",
+        ]
         for k in sorted(set(self.pass_at_k) | set(self.pass_na)):
             if k in self.pass_at_k:
-                lines.append(f"pass@{k} {self.pass_at_k_ci.get(k, self.pass_at_k[k])}   "
-                             f"pass^{k} {self.pass_hat_k_ci.get(k, self.pass_hat_k[k])}")
+                lines.append(
+                    f"pass@{k} {self.pass_at_k_ci.get(k, self.pass_at_k[k])}   "
+                    f"pass^{k} {self.pass_hat_k_ci.get(k, self.pass_hat_k[k])}"
+                )
             else:
                 lines.append(f"pass@{k}: {self.pass_na[k]}   (pass^{k} likewise)")
         lines.append("")
@@ -94,8 +98,12 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
     return comb(c, k) / comb(n, k)
 
 
-def _bootstrap(groups: Sequence[np.ndarray], n_boot: int, rng: np.random.Generator,
-               stat: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[float, float]:
+def _bootstrap(
+    groups: Sequence[np.ndarray],
+    n_boot: int,
+    rng: np.random.Generator,
+    stat: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> tuple[float, float]:
     """Percentile CI of the task-balanced mean of a per-task statistic, resampling trials within
     each task. `stat` maps the (n_boot, n) resampled trials of one task to n_boot values (default:
     their mean)."""
@@ -126,8 +134,7 @@ def compute(scores: Iterable[Score], ks: Sequence[int] = (1, 3, 5), *, n_boot: i
         by_task[s.task_id].append(s)
     if not by_task:
         nan = Interval(float("nan"), float("nan"), float("nan"))
-        return Metrics(0, 0, unscored, nan, nan, nan,
-                       pass_na={k: "n/a (no scored trials)" for k in ks})
+        return Metrics(0, 0, unscored, nan, nan, nan, pass_na={k: "n/a (no scored trials)" for k in ks})
     rng = np.random.default_rng(seed)
     succ = [np.array([bool(s.success) for s in v], float) for v in by_task.values()]
     gated = [np.array([s.score or 0.0 for s in v], float) for v in by_task.values()]
@@ -137,8 +144,10 @@ def compute(scores: Iterable[Score], ks: Sequence[int] = (1, 3, 5), *, n_boot: i
         lo, hi = _bootstrap(groups, n_boot, rng)
         return Interval(float(np.mean([g.mean() for g in groups])), lo, hi)
 
-    per_task = {tid: {"n": len(v), "sr": float(a.mean()), "sgo": float(b.mean()), "scr": float(c.mean())}
-                for (tid, v), a, b, c in zip(by_task.items(), succ, gated, safe)}
+    per_task = {
+        tid: {"n": len(v), "sr": float(a.mean()), "sgo": float(b.mean()), "scr": float(c.mean())}
+        for (tid, v), a, b, c in zip(by_task.items(), succ, gated, safe)
+    }
     pk: dict[int, float] = {}
     phk: dict[int, float] = {}
     pk_ci: dict[int, Interval] = {}
@@ -148,8 +157,11 @@ def compute(scores: Iterable[Score], ks: Sequence[int] = (1, 3, 5), *, n_boot: i
     for k in ks:
         short = sorted((len(v), tid) for tid, v in by_task.items() if len(v) < k)
         for tid, g in zip(by_task, succ):
-            per_task_pass[tid][k] = ((pass_at_k(g.size, int(g.sum()), k), pass_hat_k(g.size, int(g.sum()), k))
-                                     if g.size >= k else (None, None))
+            per_task_pass[tid][k] = (
+                (pass_at_k(g.size, int(g.sum()), k), pass_hat_k(g.size, int(g.sum()), k))
+                if g.size >= k
+                else (None, None)
+            )
         if short:
             shown = ", ".join(f"{tid} {n}" for n, tid in short[:5]) + (" …" if len(short) > 5 else "")
             na[k] = f"n/a ({short[0][0]} trial{'s' if short[0][0] != 1 else ''}; fewer than {k}: {shown})"
@@ -163,12 +175,25 @@ def compute(scores: Iterable[Score], ks: Sequence[int] = (1, 3, 5), *, n_boot: i
 
             lo, hi = _bootstrap(succ, n_boot, rng, stat=stat)
             ci[k] = Interval(point[k], lo, hi)
-    return Metrics(len(by_task), sum(len(v) for v in by_task.values()), unscored,
-                   interval(succ), interval(gated), interval(safe), pk, phk, per_task,
-                   pk_ci, phk_ci, na, per_task_pass)
+    return Metrics(
+        len(by_task),
+        sum(len(v) for v in by_task.values()),
+        unscored,
+        interval(succ),
+        interval(gated),
+        interval(safe),
+        pk,
+        phk,
+        per_task,
+        pk_ci,
+        phk_ci,
+        na,
+        per_task_pass,
+    )
 
 
 # --------------------------------------------------------------------------- reading trials
+
 
 def read_score_file(path: Path) -> Score:
     """One score.json, validated: BundleError naming the file (and field) when it is not a score."""
@@ -308,13 +333,16 @@ def load_trials(paths: Sequence[tuple[str, Path]], *, trust_scores: bool = False
                     try:
                         fresh = verify_path(d, score.task_id if score.task_id != ep.task_id else None)
                     except SimbridgeError as exc:
-                        raise type(exc)(f"{exc} (while re-verifying the stored score; --trust-scores "
-                                        "uses score.json as is)") from None
+                        raise type(exc)(
+                            f"{exc} (while re-verifying the stored score; --trust-scores uses score.json as is)"
+                        ) from None
                     out.reverify_s += time.perf_counter() - t0
                     out.n_reverified += 1
                     if _differs(score, fresh):
-                        out.notes.append(f"stale score.json in {d}: stored {_fmt_score(score)}, "
-                                         f"bundle gives {_fmt_score(fresh)} (using the bundle's)")
+                        out.notes.append(
+                            f"stale score.json in {d}: stored {_fmt_score(score)}, "
+                            f"bundle gives {_fmt_score(fresh)} (using the bundle's)"
+                        )
                     score = fresh
             out.trials.append(Trial(score, d, ep.agent, label, reverified=not trust_scores and sfile.exists()))
         n_bare = 0
@@ -324,19 +352,24 @@ def load_trials(paths: Sequence[tuple[str, Path]], *, trust_scores: bool = False
             out.trials.append(Trial(read_score_file(f), f, None, label))
             n_bare += 1
         if n_bare and not trust_scores:
-            out.notes.append(f"{n_bare} score.json file(s) under {root} have no episode.json beside them: "
-                             "used as stored, not re-verified")
+            out.notes.append(
+                f"{n_bare} score.json file(s) under {root} have no episode.json beside them: "
+                "used as stored, not re-verified"
+            )
     return out
 
 
-def compute_groups(trials: Iterable[Trial], ks: Sequence[int] = (1, 3, 5), *, n_boot: int = 2000,
-                   seed: int = 0) -> dict[tuple[str | None, str], Metrics]:
+def compute_groups(
+    trials: Iterable[Trial], ks: Sequence[int] = (1, 3, 5), *, n_boot: int = 2000, seed: int = 0
+) -> dict[tuple[str | None, str], Metrics]:
     """Metrics per (agent, label): different agents or runs are never pooled into one cell."""
     groups: dict[tuple[str | None, str], list[Score]] = defaultdict(list)
     for t in trials:
         groups[(t.agent, t.label)].append(t.score)
-    return {key: compute(scores, ks, n_boot=n_boot, seed=seed)
-            for key, scores in sorted(groups.items(), key=lambda kv: (kv[0][0] or "", kv[0][1]))}
+    return {
+        key: compute(scores, ks, n_boot=n_boot, seed=seed)
+        for key, scores in sorted(groups.items(), key=lambda kv: (kv[0][0] or "", kv[0][1]))
+    }
 
 
 def _num(v: float | None) -> float | None:
@@ -349,10 +382,22 @@ def records(groups: dict[tuple[str | None, str], Metrics]) -> list[dict[str, obj
     rows: list[dict[str, object]] = []
 
     def row(agent, label, m: Metrics, metric, *, task=None, k=None, value=None, lo=None, hi=None, n=None, note=None):
-        rows.append({"agent": agent, "label": label, "task_id": task, "metric": metric, "k": k,
-                     "value": _num(value), "lo": _num(lo), "hi": _num(hi),
-                     "n_trials": int(m.n_scored if n is None else n), "n_tasks": int(m.n_tasks),
-                     "n_unscored": int(m.n_unscored), "note": note})
+        rows.append(
+            {
+                "agent": agent,
+                "label": label,
+                "task_id": task,
+                "metric": metric,
+                "k": k,
+                "value": _num(value),
+                "lo": _num(lo),
+                "hi": _num(hi),
+                "n_trials": int(m.n_scored if n is None else n),
+                "n_tasks": int(m.n_tasks),
+                "n_unscored": int(m.n_unscored),
+                "note": note,
+            }
+        )
 
     for (agent, label), m in groups.items():
         for name in ("sr", "sgo", "scr"):

@@ -86,6 +86,11 @@ class Recorder:
         if t.size < 3:
             return {"samples": int(t.size)}
         dt = np.diff(t)
-        return {"samples": int(t.size), "rate_hz": float((t.size - 1) / (t[-1] - t[0])),
-                "dt_p50_ms": float(np.percentile(dt, 50) * 1e3), "dt_p95_ms": float(np.percentile(dt, 95) * 1e3),
-                "dt_max_ms": float(dt.max() * 1e3), "dropped": self.n_dropped}
+        return {
+            "samples": int(t.size),
+            "rate_hz": float((t.size - 1) / (t[-1] - t[0])),
+            "dt_p50_ms": float(np.percentile(dt, 50) * 1e3),
+            "dt_p95_ms": float(np.percentile(dt, 95) * 1e3),
+            "dt_max_ms": float(dt.max() * 1e3),
+            "dropped": self.n_dropped,
+        }

@@ -35,8 +35,16 @@ from typing import Any, Protocol, runtime_checkable
 
 from simbridge._adapter import ProcessHandle, SimSession
 from simbridge._providers._base import Provider
-from simbridge._agent_port import (AgentFiles, AgentPort, DirectClient, EpisodeOver, LockstepPacer, McpPortServer,
-                                   Pacer, make_brief)
+from simbridge._agent_port import (
+    AgentFiles,
+    AgentPort,
+    DirectClient,
+    EpisodeOver,
+    LockstepPacer,
+    McpPortServer,
+    Pacer,
+    make_brief,
+)
 from simbridge._agent_port._screen import ScreenGrabber, encode
 from simbridge._bundle import BundleWriter, EpisodeInfo, SandboxRecord, read_bundle, write_manifest
 from simbridge._errors import HarnessError, SimbridgeError
@@ -169,7 +177,9 @@ def _cpu_s(proc: ProcessHandle) -> float | None:
 class _Frames:
     """Periodic JPEG frames and PNG snapshots at given simulator times, on its own thread."""
 
-    def __init__(self, display: str, bundle: Path, clock: Callable[[], float], hz: float, snapshot_at: list[float]) -> None:
+    def __init__(
+        self, display: str, bundle: Path, clock: Callable[[], float], hz: float, snapshot_at: list[float]
+    ) -> None:
         self.grabber = ScreenGrabber(display)
         self.dir = bundle / "frames"
         self.bundle = bundle
@@ -213,8 +223,12 @@ class _Frames:
 
     def record(self) -> dict[str, Any]:
         """What episode.json says about the screen recording."""
-        return {"frames": self.n_frames, "snapshots": len(self.saved), "capture_errors": self.n_errors,
-                "last_error": self.last_error}
+        return {
+            "frames": self.n_frames,
+            "snapshots": len(self.saved),
+            "capture_errors": self.n_errors,
+            "last_error": self.last_error,
+        }
 
     def stop(self) -> None:
         self._stop.set()
@@ -284,10 +298,18 @@ class Episode:
         flags = ["lockstep"] if cfg.lockstep else []
         if cfg.time_limit_s and cfg.time_limit_s < task.time_limit_s:
             flags.append(f"time_limit_cut:{cfg.time_limit_s:g}")
-        self.info = EpisodeInfo(task_id=task.id, spec_hash=task.spec_hash, sim=self.session_cls.sim_name or cfg.sim,
-                                adapter=f"{self.session_cls.__module__}.{self.session_cls.__name__}",
-                                provider=cfg.provider, agent=getattr(self.agent, "name", cfg.agent), trial=trial,
-                                seed=self.seed, flags=flags, unisolated=True)
+        self.info = EpisodeInfo(
+            task_id=task.id,
+            spec_hash=task.spec_hash,
+            sim=self.session_cls.sim_name or cfg.sim,
+            adapter=f"{self.session_cls.__module__}.{self.session_cls.__name__}",
+            provider=cfg.provider,
+            agent=getattr(self.agent, "name", cfg.agent),
+            trial=trial,
+            seed=self.seed,
+            flags=flags,
+            unisolated=True,
+        )
         columns = list(dict.fromkeys([*self.session_cls.signals, *task.signals]))
         self.writer = BundleWriter(path, self.info, columns)
         self.status, self.detail = "harness_error", "did not start"
@@ -341,25 +363,48 @@ class Episode:
         info.unisolated = not provider.isolated
         sandbox = provider.start(path / "sandbox")
         info.isolation = provider.isolation_report()
-        pacer: Pacer = (LockstepPacer(self._set_paused, self.clock, slice_s=cfg.lockstep_slice_s, alive=self._alive)
-                        if cfg.lockstep else Pacer())
+        pacer: Pacer = (
+            LockstepPacer(self._set_paused, self.clock, slice_s=cfg.lockstep_slice_s, alive=self._alive)
+            if cfg.lockstep
+            else Pacer()
+        )
         files = agent_files(task, path / AGENT_HOME)
-        self.port = port = AgentPort(sandbox.display, clock=self.clock, log=self.writer.action, pacer=pacer,
-                                     files=files, ready=False)
+        self.port = port = AgentPort(
+            sandbox.display, clock=self.clock, log=self.writer.action, pacer=pacer, files=files, ready=False
+        )
         push(_quietly, port.close)
         port.fault_log = lambda text: _append(path / "port_faults.txt", text)
-        brief = make_brief(task, info.sim or cfg.sim, time_limit_s=self.limit_s, lockstep=cfg.lockstep,
-                           controls=tuple(getattr(self.session_cls, "controls", ())), screen_px=port.screen.size)
+        brief = make_brief(
+            task,
+            info.sim or cfg.sim,
+            time_limit_s=self.limit_s,
+            lockstep=cfg.lockstep,
+            controls=tuple(getattr(self.session_cls, "controls", ())),
+            screen_px=port.screen.size,
+        )
         port.brief = brief.model_dump(mode="json")
         info.agent_brief = port.brief
         self.server = server = McpPortServer(port, host=cfg.mcp_host, tcp_port=cfg.mcp_port, token=cfg.token).start()
         push(_quietly, server.stop)
         push(_quietly, self.agent.close)
-        self.status_file.update(trial=self.trial, bundle=str(path), mcp_url=server.url,
-                                token_required=cfg.token is not None, state="starting", ready=False,
-                                task_id=task.id, sim=info.sim)
-        self.ctx = AgentContext(display=sandbox.display, port_url=server.url, spawn=sandbox.spawn,
-                                outcome=lambda: port.outcome, say=cfg.say, lockstep=cfg.lockstep)
+        self.status_file.update(
+            trial=self.trial,
+            bundle=str(path),
+            mcp_url=server.url,
+            token_required=cfg.token is not None,
+            state="starting",
+            ready=False,
+            task_id=task.id,
+            sim=info.sim,
+        )
+        self.ctx = AgentContext(
+            display=sandbox.display,
+            port_url=server.url,
+            spawn=sandbox.spawn,
+            outcome=lambda: port.outcome,
+            say=cfg.say,
+            lockstep=cfg.lockstep,
+        )
         info.agent_port_url = server.url
         self.agent.setup(self.ctx)
         no_show: str | None = None
@@ -380,13 +425,17 @@ class Episode:
         _apply_info(info, session)
         self.snaps["start"] = session.snapshot()
         procs = provider.processes()
-        info.sandbox = SandboxRecord(display=sandbox.display, pids={n: p.pid for n, p in procs},
-                                     guest=sorted({n for n, p in procs if not isinstance(p, subprocess.Popen)}))
+        info.sandbox = SandboxRecord(
+            display=sandbox.display,
+            pids={n: p.pid for n, p in procs},
+            guest=sorted({n for n, p in procs if not isinstance(p, subprocess.Popen)}),
+        )
         self.writer.write_episode()
         self.recorder = _make_recorder(session, self.writer).start()
         push(self._stop_recorder)
-        _wait_first_samples(self.recorder, session, 1 if cfg.lockstep else 2,
-                            FIRST_SAMPLES_S * getattr(sandbox, "timeout_scale", 1.0))
+        _wait_first_samples(
+            self.recorder, session, 1 if cfg.lockstep else 2, FIRST_SAMPLES_S * getattr(sandbox, "timeout_scale", 1.0)
+        )
         self.frames = frames = _Frames(sandbox.display, path, self.clock, cfg.frame_hz, list(cfg.snapshot_at))
         frames.start()
         push(self._stop_frames)
@@ -397,16 +446,19 @@ class Episode:
             raise _AgentNoShow(no_show)
         self.agent_thread = _AgentThread(self.agent, DirectClient(port), task, self.limit_s)
         self.agent_thread.start()
-        cfg.say(f"trial {self.trial}: {task.id} on {info.sim} with {info.agent} (display {sandbox.display}, "
-                f"limit {self.limit_s:g} s{', lockstep' if cfg.lockstep else ''})")
+        cfg.say(
+            f"trial {self.trial}: {task.id} on {info.sim} with {info.agent} (display {sandbox.display}, "
+            f"limit {self.limit_s:g} s{', lockstep' if cfg.lockstep else ''})"
+        )
 
     def wait(self) -> tuple[str, str]:
         """Block until the first end condition: (status, detail)."""
         if self.session is None or self.port is None or self.agent_thread is None or self.server is None:
             raise HarnessError("Episode.wait() before start() completed")
         watch = self.server.watch if getattr(self.agent, "external", False) else None
-        return _watch(self.cfg, self.session, self.port, self.recorder, self.agent_thread, self.limit_s, self.clock,
-                      watch)
+        return _watch(
+            self.cfg, self.session, self.port, self.recorder, self.agent_thread, self.limit_s, self.clock, watch
+        )
 
     def fail(self, exc: BaseException) -> None:
         """The episode's status for an exception out of start() or wait()."""
@@ -510,9 +562,17 @@ class Episode:
         (self.path / "score.json").write_text(score.model_dump_json(indent=2))
         write_manifest(self.path)
         port = self.port
-        return TrialResult(self.trial, self.path, self.status, self.detail, score, self.sim_t,
-                           port.n_actions if port else 0, list(self.frames.saved) if self.frames else [],
-                           port.n_failed if port else 0)
+        return TrialResult(
+            self.trial,
+            self.path,
+            self.status,
+            self.detail,
+            score,
+            self.sim_t,
+            port.n_actions if port else 0,
+            list(self.frames.saved) if self.frames else [],
+            port.n_failed if port else 0,
+        )
 
 
 def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialResult:
@@ -548,8 +608,10 @@ def _wait_first_samples(recorder: Any, session: SimSession, n: int, timeout_s: f
         if not session.alive():
             raise HarnessError(session.lost_reason() or "the simulator exited before its first samples")
         if time.monotonic() > t_end:
-            raise HarnessError(f"no telemetry within {timeout_s:g} s of the simulator starting "
-                               f"({recorder.n_samples} of {n} first samples)")
+            raise HarnessError(
+                f"no telemetry within {timeout_s:g} s of the simulator starting "
+                f"({recorder.n_samples} of {n} first samples)"
+            )
         time.sleep(0.01)
 
 
@@ -588,9 +650,14 @@ def _audit(cfg: RunConfig, task: TaskSpec, session: SimSession, provider: Any, e
         return
     enabled = [name for name, c in consoles.items() if c.get("state") == "enabled"]
     if enabled:
-        report = {**report, "ok": False,
-                  "problems": [*report.get("problems", []),
-                               *(f"in-sim console enabled: {n} ({consoles[n].get('evidence', '')})" for n in enabled)]}
+        report = {
+            **report,
+            "ok": False,
+            "problems": [
+                *report.get("problems", []),
+                *(f"in-sim console enabled: {n} ({consoles[n].get('evidence', '')})" for n in enabled),
+            ],
+        }
     episode.isolation = {**(episode.isolation or {}), "audit": report}
     if not report.get("ok"):
         problems = "; ".join(report.get("problems", [])[:3])
@@ -609,8 +676,11 @@ def _apply_info(episode: EpisodeInfo, session: SimSession) -> None:
     version = info.get("sim_version") or info.get(f"{session.sim_name}_version") or info.get("version")
     if version is not None:
         episode.sim_version = str(version)
-    for key, field_ in (("real_time_factor", "real_time_factor"), ("frame_rate_hz", "frame_rate_hz"),
-                        ("frame_rate", "frame_rate_hz")):
+    for key, field_ in (
+        ("real_time_factor", "real_time_factor"),
+        ("frame_rate_hz", "frame_rate_hz"),
+        ("frame_rate", "frame_rate_hz"),
+    ):
         if isinstance(info.get(key), (int, float)):
             setattr(episode, field_, float(info[key]))
 
@@ -621,8 +691,16 @@ def _make_recorder(session: SimSession, writer: BundleWriter) -> Any:
     return Recorder(session, writer)
 
 
-def _watch(cfg: RunConfig, session: SimSession, port: AgentPort, recorder: Any, agent_thread: _AgentThread,
-           limit: float, clock: Callable[[], float], watch: Any = None) -> tuple[str, str]:
+def _watch(
+    cfg: RunConfig,
+    session: SimSession,
+    port: AgentPort,
+    recorder: Any,
+    agent_thread: _AgentThread,
+    limit: float,
+    clock: Callable[[], float],
+    watch: Any = None,
+) -> tuple[str, str]:
     """Wait for the first end condition; return (status, detail). `watch` (an external agent's
     MCP connection) ends the episode as `agent_disconnected` when the client has been gone for
     the grace period."""
@@ -655,11 +733,15 @@ def _watch(cfg: RunConfig, session: SimSession, port: AgentPort, recorder: Any, 
                 return "completed", f"agent done at t={t:.1f} s" + (f": {reason}" if reason else "")
             return "agent_quit", f"agent gave up at t={t:.1f} s" + (f": {reason}" if reason else "")
         if watch is not None and watch.gone_for_s() > cfg.disconnect_grace_s:
-            return "agent_disconnected", (f"the agent's MCP client disconnected without done/give_up "
-                                          f"(gone {cfg.disconnect_grace_s:g} s, at t={t:.1f} s)")
+            return "agent_disconnected", (
+                f"the agent's MCP client disconnected without done/give_up "
+                f"(gone {cfg.disconnect_grace_s:g} s, at t={t:.1f} s)"
+            )
         if watch is not None and watch.idle_for_s() > cfg.idle_timeout_s:
-            return "agent_disconnected", (f"no request from the agent for {cfg.idle_timeout_s:g} s "
-                                          f"(at t={t:.1f} s): taken as gone without done/give_up")
+            return "agent_disconnected", (
+                f"no request from the agent for {cfg.idle_timeout_s:g} s "
+                f"(at t={t:.1f} s): taken as gone without done/give_up"
+            )
         now = time.monotonic()
         if recorder.n_samples != last_n:
             last_n, last_move = recorder.n_samples, now

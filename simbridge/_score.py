@@ -45,11 +45,16 @@ class SignalQuality(BaseModel):
 
     missing: int = Field(default=0, description="NaN/empty samples as recorded")
     out_of_range: int = Field(default=0, description="Samples outside the physical range, treated as missing")
-    bridged: int = Field(default=0, description="Missing samples in runs no longer than max_sample_gap_s, "
-                                                "bridged from their neighbours like a short telemetry gap")
-    gaps: list[tuple[float, float]] = Field(default_factory=list,
-                                            description="Stretches [t0, t1] s longer than max_sample_gap_s without a "
-                                                        "valid sample: the signal is unknown there")
+    bridged: int = Field(
+        default=0,
+        description="Missing samples in runs no longer than max_sample_gap_s, "
+        "bridged from their neighbours like a short telemetry gap",
+    )
+    gaps: list[tuple[float, float]] = Field(
+        default_factory=list,
+        description="Stretches [t0, t1] s longer than max_sample_gap_s without a "
+        "valid sample: the signal is unknown there",
+    )
 
     @property
     def bad(self) -> int:
@@ -63,12 +68,15 @@ class DataQuality(BaseModel):
 
     samples_total: int = 0
     duplicates_dropped: int = Field(default=0, description="Rows identical to the row before them, dropped")
-    time_gaps: list[tuple[float, float]] = Field(default_factory=list,
-                                                 description="Stretches of t without any row, longer than max_sample_gap_s")
+    time_gaps: list[tuple[float, float]] = Field(
+        default_factory=list, description="Stretches of t without any row, longer than max_sample_gap_s"
+    )
     signals: dict[str, SignalQuality] = Field(default_factory=dict, description="Only signals with bad samples")
-    absent: list[str] = Field(default_factory=list,
-                              description="Columns without a single valid sample that neither the task nor its "
-                                          "verifier asked for: not recorded by this simulator, not bad data")
+    absent: list[str] = Field(
+        default_factory=list,
+        description="Columns without a single valid sample that neither the task nor its "
+        "verifier asked for: not recorded by this simulator, not bad data",
+    )
 
     def unread_absent(self, asked: Iterable[str]) -> "DataQuality":
         """A copy where columns with no valid sample at all that are not in `asked` (the task's
@@ -76,12 +84,19 @@ class DataQuality(BaseModel):
         column nobody reads is a signal this simulator does not record, not a data problem. A
         column with some valid samples, or with out-of-range ones, stays whatever reads it."""
         keep = set(asked)
-        gone = sorted(name for name, q in self.signals.items()
-                      if name not in keep and q.out_of_range == 0 and q.missing >= self.samples_total)
+        gone = sorted(
+            name
+            for name, q in self.signals.items()
+            if name not in keep and q.out_of_range == 0 and q.missing >= self.samples_total
+        )
         if not gone:
             return self
-        return self.model_copy(update={"signals": {k: v for k, v in self.signals.items() if k not in gone},
-                                       "absent": sorted({*self.absent, *gone})})
+        return self.model_copy(
+            update={
+                "signals": {k: v for k, v in self.signals.items() if k not in gone},
+                "absent": sorted({*self.absent, *gone}),
+            }
+        )
 
     @property
     def bad_samples(self) -> int:
@@ -111,7 +126,9 @@ class DataQuality(BaseModel):
                 line += f"; {q.bridged} in short runs bridged from neighbours"
             if q.gaps:
                 a, b = q.gaps[0]
-                line += f"; unknown {a:.2f}-{b:.2f} s" + (f" and {len(q.gaps) - 1} more stretch(es)" if len(q.gaps) > 1 else "")
+                line += f"; unknown {a:.2f}-{b:.2f} s" + (
+                    f" and {len(q.gaps) - 1} more stretch(es)" if len(q.gaps) > 1 else ""
+                )
             out.append(line)
         return out
 
@@ -136,7 +153,8 @@ class Score(BaseModel):
         description="Conditions a reader of the score must know about, e.g. 'manifest_ignored', 'truncated_import'",
     )
     data_quality: DataQuality | None = Field(
-        default=None, description="Bad, missing and duplicate samples the score was computed despite (null: not checked)"
+        default=None,
+        description="Bad, missing and duplicate samples the score was computed despite (null: not checked)",
     )
 
     @property
@@ -165,20 +183,33 @@ class Score(BaseModel):
         if self.safety:
             lines += ["", "safety constraints:"]
             for s in self.safety:
-                mark = "ok" if s.ok else f"VIOLATED at t={s.first_violation_t:.1f}s" if s.first_violation_t is not None else "VIOLATED"
+                mark = (
+                    "ok"
+                    if s.ok
+                    else f"VIOLATED at t={s.first_violation_t:.1f}s"
+                    if s.first_violation_t is not None
+                    else "VIOLATED"
+                )
                 lines.append(f"  {s.name:<28}{mark}  {s.explanation}")
         lines.append("")
         if self.status == "scored":
-            gate = ("" if self.raw_score == self.score else " (before safety gate: not judged)" if self.raw_score is None
-                    else f" (before safety gate {self.raw_score:.3f})")
+            gate = (
+                ""
+                if self.raw_score == self.score
+                else " (before safety gate: not judged)"
+                if self.raw_score is None
+                else f" (before safety gate {self.raw_score:.3f})"
+            )
             lines.append(f"score {self.score:.3f}{gate}   success {self.success}")
         if self.unisolated:
             lines.append("NOTE: unisolated run (no isolation guarantee)")
         dq = self.data_quality
         if dq is not None and not dq.clean:
-            lines.append(f"DATA: {dq.bad_samples} bad or missing sample(s) in {len(dq.signals)} signal(s) "
-                         f"of {dq.samples_total} rows, {dq.duplicates_dropped} duplicate row(s) dropped, "
-                         f"{len(dq.time_gaps)} telemetry gap(s)")
+            lines.append(
+                f"DATA: {dq.bad_samples} bad or missing sample(s) in {len(dq.signals)} signal(s) "
+                f"of {dq.samples_total} rows, {dq.duplicates_dropped} duplicate row(s) dropped, "
+                f"{len(dq.time_gaps)} telemetry gap(s)"
+            )
             lines += [f"  {f.removeprefix('data: ')}" for f in dq.flags()]
         if self.explanation:
             lines.append(self.explanation)

@@ -79,9 +79,7 @@ class Signals:
             back = np.flatnonzero(np.diff(t) < 0)
             if back.size:
                 i = int(back[0]) + 1
-                raise BundleError(
-                    f"{source}: column 't' goes backwards at row {i + 1} ({t[i - 1]:g} -> {t[i]:g})"
-                )
+                raise BundleError(f"{source}: column 't' goes backwards at row {i + 1} ({t[i - 1]:g} -> {t[i]:g})")
         cols: dict[str, np.ndarray] = {}
         for name, values in columns.items():
             if name in ALIASES and ALIASES[name] not in columns:
@@ -263,19 +261,34 @@ def check_quality(signals: Signals, max_gap_s: float, *, sim_end_s: float | None
     dq.samples_total = n
     if n == 1:
         dq.time_gaps = []
-        return Checked(Signals(t, cols, source=signals.source), dq,
-                       single=f"the recording is one sample at t={t[0]:g} s ({n_raw} row(s)): no time span to judge")
+        return Checked(
+            Signals(t, cols, source=signals.source),
+            dq,
+            single=f"the recording is one sample at t={t[0]:g} s ({n_raw} row(s)): no time span to judge",
+        )
     if np.unique(t).size < 2:
-        return Checked(signals, dq, f"column 't' does not advance: all {n_raw} rows are at t={t[0]:g} s with "
-                                    "different values, no time span to judge")
+        return Checked(
+            signals,
+            dq,
+            f"column 't' does not advance: all {n_raw} rows are at t={t[0]:g} s with "
+            "different values, no time span to judge",
+        )
     rep = np.flatnonzero(np.diff(t) == 0)
     if rep.size:
         i = int(rep[0]) + 1
-        return Checked(signals, dq, f"column 't' is broken: {rep.size} row(s) repeat an earlier time with different "
-                                    f"values (first at row {rows[i] + 1}, t={t[i]:g} s)")
+        return Checked(
+            signals,
+            dq,
+            f"column 't' is broken: {rep.size} row(s) repeat an earlier time with different "
+            f"values (first at row {rows[i] + 1}, t={t[i]:g} s)",
+        )
     if sim_end_s is not None and math.isfinite(sim_end_s) and t[-1] < sim_end_s - max_gap_s:
-        return Checked(signals, dq, f"the recording ends at t={t[-1]:.2f} s but the episode ran to "
-                                    f"{sim_end_s:.2f} s (episode.json sim_end_s): its tail is lost")
+        return Checked(
+            signals,
+            dq,
+            f"the recording ends at t={t[-1]:.2f} s but the episode ran to "
+            f"{sim_end_s:.2f} s (episode.json sim_end_s): its tail is lost",
+        )
     # 2. range, 3. missing samples
     out: dict[str, np.ndarray] = {}
     for name, v in cols.items():

@@ -19,7 +19,9 @@ def session_class(sim: str) -> type[SimSession]:
     except KeyError:
         known = next((a for a in ADAPTERS if a.name == sim), None)
         if known is not None:  # a registered simulator whose runs can only be imported
-            raise SimbridgeError(f"simulator {sim!r} has no live session (known: {', '.join(sorted(SESSIONS))}); "
-                                 f"convert its own output with `simbridge import`") from None
+            raise SimbridgeError(
+                f"simulator {sim!r} has no live session (known: {', '.join(sorted(SESSIONS))}); "
+                f"convert its own output with `simbridge import`"
+            ) from None
         raise SimbridgeError(f"unknown simulator {sim!r} (known: {', '.join(sorted(SESSIONS))})") from None
     return resolve(target, f"simulator {sim!r}")

@@ -14,21 +14,65 @@ import yaml
 from pydantic import ValidationError
 
 from simbridge._errors import TaskSpecError
-from simbridge._taskspec import (BlockedPort, CanonicalSignal, CircleSpec, CloudLayer, CreditItem, FailureSpec,
-                                 FailureTrigger, GeometrySpec, InitialState, InputFile, LatLon, LockdownSpec,
-                                 PolygonSpec, RunwaySpec, SafetyItem, SimName, SimulatorSpec, TaskSpec, TimeSpec,
-                                 VehicleSpec, VerifierSpec, WeatherSpec)
+from simbridge._taskspec import (
+    BlockedPort,
+    CanonicalSignal,
+    CircleSpec,
+    CloudLayer,
+    CreditItem,
+    FailureSpec,
+    FailureTrigger,
+    GeometrySpec,
+    InitialState,
+    InputFile,
+    LatLon,
+    LockdownSpec,
+    PolygonSpec,
+    RunwaySpec,
+    SafetyItem,
+    SimName,
+    SimulatorSpec,
+    TaskSpec,
+    TimeSpec,
+    VehicleSpec,
+    VerifierSpec,
+    WeatherSpec,
+)
 from simbridge.verifiers import _registry as registry
 
 __all__ = [
-    "BlockedPort", "CanonicalSignal", "CircleSpec", "CloudLayer", "CreditItem", "FailureSpec", "FailureTrigger",
-    "GeometrySpec", "InitialState", "InputFile", "LatLon", "LockdownSpec", "PolygonSpec", "RunwaySpec", "SafetyItem",
-    "SimName", "SimulatorSpec", "TaskSpec", "TimeSpec", "VehicleSpec", "VerifierSpec", "WeatherSpec",
-    "load_all_tasks", "load_task", "load_task_file", "task_files", "tasks_dir",
+    "BlockedPort",
+    "CanonicalSignal",
+    "CircleSpec",
+    "CloudLayer",
+    "CreditItem",
+    "FailureSpec",
+    "FailureTrigger",
+    "GeometrySpec",
+    "InitialState",
+    "InputFile",
+    "LatLon",
+    "LockdownSpec",
+    "PolygonSpec",
+    "RunwaySpec",
+    "SafetyItem",
+    "SimName",
+    "SimulatorSpec",
+    "TaskSpec",
+    "TimeSpec",
+    "VehicleSpec",
+    "VerifierSpec",
+    "WeatherSpec",
+    "load_all_tasks",
+    "load_task",
+    "load_task_file",
+    "task_files",
+    "tasks_dir",
 ]
 
 
 # --------------------------------------------------------------------------- loading
+
 
 def tasks_dir() -> Path:
     """The folder of the task YAMLs shipped with the package."""
@@ -128,8 +172,10 @@ def _resolve_base(path: Path, data: dict[str, Any], search_dir: Path | None) -> 
         own = data.get("instructions_by_sim")
         stale = sorted(set(inherited) - set(own if isinstance(own, dict) else {}), key=str)
         if stale:
-            raise TaskSpecError(f"{path}: field 'instructions_by_sim': the variant rewrites `instruction` but would inherit "
-                                f"{base_id}'s text for {', '.join(map(str, stale))}; give its own")
+            raise TaskSpecError(
+                f"{path}: field 'instructions_by_sim': the variant rewrites `instruction` but would inherit "
+                f"{base_id}'s text for {', '.join(map(str, stale))}; give its own"
+            )
     return _deep_merge(base_data, data)
 
 

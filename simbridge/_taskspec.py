@@ -15,8 +15,7 @@ import json
 import math
 from typing import Annotated, Any, Literal
 
-from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator,
-                      model_validator)
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from simbridge import _canonical
@@ -82,8 +81,9 @@ class WeatherSpec(_Model):
 
 class TimeSpec(_Model):
     date: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD")
-    local_time: str | None = Field(default=None, pattern=r"^([01]\d|2[0-3]):[0-5]\d$",
-                                   description="HH:MM, local to the airport")
+    local_time: str | None = Field(
+        default=None, pattern=r"^([01]\d|2[0-3]):[0-5]\d$", description="HH:MM, local to the airport"
+    )
 
 
 class FailureTrigger(_Model):
@@ -266,7 +266,7 @@ class TaskSpec(_Model):
     instructions_by_sim: dict[SimName, Annotated[str, Field(min_length=10)]] = Field(
         default_factory=dict,
         description="The instruction as shown to the agent on that simulator, where the catalog's names another sim "
-                    "or panel (only the simulator, panel and aircraft names change; the numbers and the goal do not)",
+        "or panel (only the simulator, panel and aircraft names change; the numbers and the goal do not)",
     )
     platforms: list[Literal["linux", "windows", "macos"]]
     vehicle: VehicleSpec
@@ -291,8 +291,11 @@ class TaskSpec(_Model):
     catalog_verifier: str = Field(default="", description="The catalog's proposed verifier text, verbatim")
     catalog_partial_credit: str = Field(default="", description="The catalog's partial-credit text, verbatim")
     notes: str = Field(default="", description="How ambiguities in the catalog were resolved")
-    base: str | None = Field(default=None, pattern=r"^T\d{2}$",
-                             description="For site variants: the base task this one extends (never another variant)")
+    base: str | None = Field(
+        default=None,
+        pattern=r"^T\d{2}$",
+        description="For site variants: the base task this one extends (never another variant)",
+    )
 
     @field_validator("instructions_by_sim")
     @classmethod

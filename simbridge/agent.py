@@ -18,11 +18,22 @@ from simbridge._agent_port._screen import ImageFormat, Screenshot
 
 __all__ = [
     # clients
-    "AgentPortClient", "DirectClient", "McpClient", "connect",
+    "AgentPortClient",
+    "DirectClient",
+    "McpClient",
+    "connect",
     # what the port returns
-    "Screenshot", "ImageFormat", "TaskBrief", "Control", "BriefInput", "ACTIONS",
+    "Screenshot",
+    "ImageFormat",
+    "TaskBrief",
+    "Control",
+    "BriefInput",
+    "ACTIONS",
     # ends and refusals
-    "EpisodeOver", "NotReady", "ActionError",
+    "EpisodeOver",
+    "NotReady",
+    "ActionError",
     # model computer-use actions
-    "run_anthropic_action", "run_openai_action",
+    "run_anthropic_action",
+    "run_openai_action",
 ]

@@ -11,24 +11,66 @@ when the bundle records an event).
 The implementation lives in private modules; import these names from here.
 """
 
-from simbridge._adapter import (Forward, LogTail, ProcessHandle, Sandbox, SimEvent, SimSession, Spawn, StateSample,
-                                Telemetry)
+from simbridge._adapter import (
+    Forward,
+    LogTail,
+    ProcessHandle,
+    Sandbox,
+    SimEvent,
+    SimSession,
+    Spawn,
+    StateSample,
+    Telemetry,
+)
 from simbridge._errors import HarnessError, SimbridgeError
-from simbridge._events import (EVENT_MODELS, AutopilotChangeData, CollisionData, CrashData, EventData,
-                               FailureInjectedData, LaneInvasionData, OpenBveScoreData, RedLightData,
-                               ScenarioTriggerData, TouchdownData, event_model, validate_event)
+from simbridge._events import (
+    EVENT_MODELS,
+    AutopilotChangeData,
+    CollisionData,
+    CrashData,
+    EventData,
+    FailureInjectedData,
+    LaneInvasionData,
+    OpenBveScoreData,
+    RedLightData,
+    ScenarioTriggerData,
+    TouchdownData,
+    event_model,
+    validate_event,
+)
 from simbridge._providers._base import SCREEN_DEPTH, SCREEN_H, SCREEN_W, Provider
 
 __all__ = [
     # adapters
-    "SimSession", "StateSample", "SimEvent",
+    "SimSession",
+    "StateSample",
+    "SimEvent",
     # sandboxes and providers
-    "Sandbox", "Provider", "ProcessHandle", "LogTail", "Spawn", "Forward", "Telemetry",
-    "SCREEN_W", "SCREEN_H", "SCREEN_DEPTH",
+    "Sandbox",
+    "Provider",
+    "ProcessHandle",
+    "LogTail",
+    "Spawn",
+    "Forward",
+    "Telemetry",
+    "SCREEN_W",
+    "SCREEN_H",
+    "SCREEN_DEPTH",
     # event payloads
-    "EventData", "CrashData", "AutopilotChangeData", "FailureInjectedData", "TouchdownData", "CollisionData",
-    "LaneInvasionData", "RedLightData", "ScenarioTriggerData", "OpenBveScoreData", "EVENT_MODELS",
-    "event_model", "validate_event",
+    "EventData",
+    "CrashData",
+    "AutopilotChangeData",
+    "FailureInjectedData",
+    "TouchdownData",
+    "CollisionData",
+    "LaneInvasionData",
+    "RedLightData",
+    "ScenarioTriggerData",
+    "OpenBveScoreData",
+    "EVENT_MODELS",
+    "event_model",
+    "validate_event",
     # errors
-    "HarnessError", "SimbridgeError",
+    "HarnessError",
+    "SimbridgeError",
 ]

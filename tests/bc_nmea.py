@@ -37,8 +37,20 @@ def _fmt_lat_lon(lat: float, lon: float) -> tuple[str, str, str, str]:
     return (f"{int(lat32):02d}{float(lat_min):06.3f}", ns, f"{int(lon32):03d}{float(lon_min):06.3f}", ew)
 
 
-def sentence(kind: str, *, tod_s: float, date: str, lat: float, lon: float, sog_kt: float, cog_deg: float,
-             hdg_deg: float, depth_m: float, rot: float = 0.0, rudder: float = 0.0) -> str:
+def sentence(
+    kind: str,
+    *,
+    tod_s: float,
+    date: str,
+    lat: float,
+    lon: float,
+    sog_kt: float,
+    cog_deg: float,
+    hdg_deg: float,
+    depth_m: float,
+    rot: float = 0.0,
+    rudder: float = 0.0,
+) -> str:
     hh, mm, ss = int(tod_s // 3600), int(tod_s % 3600 // 60), int(tod_s % 60)
     hms = f"{hh:02d}{mm:02d}{ss:02d}"
     la, ns, lo, ew = _fmt_lat_lon(lat, lon)
@@ -64,8 +76,14 @@ def sentence(kind: str, *, tod_s: float, date: str, lat: float, lon: float, sog_
     return "" if msg is None else with_checksum(msg)
 
 
-def track(keyframes: Sequence[tuple[float, float, float, float]], lat0: float, lon0: float, *, hz: float = 10.0,
-          depth_m: float | Sequence[tuple[float, float]] = 8.0) -> list[tuple[float, dict]]:
+def track(
+    keyframes: Sequence[tuple[float, float, float, float]],
+    lat0: float,
+    lon0: float,
+    *,
+    hz: float = 10.0,
+    depth_m: float | Sequence[tuple[float, float]] = 8.0,
+) -> list[tuple[float, dict]]:
     """(t, state) every 1/hz s along keyframes (t, east_m, north_m, heading_deg), linear between
     them; SOG/COG from each segment's velocity. depth: constant or keyframes (t, depth_m)."""
     out = []
@@ -90,8 +108,9 @@ def track(keyframes: Sequence[tuple[float, float, float, float]], lat0: float, l
     return out
 
 
-def emit(states: list[tuple[float, dict]], *, tod0_s: float = 12 * 3600.0, date: str = "2026-11-30",
-         stamped: bool = True) -> str:
+def emit(
+    states: list[tuple[float, dict]], *, tod0_s: float = 12 * 3600.0, date: str = "2026-11-30", stamped: bool = True
+) -> str:
     """The capture text: one sentence per 100 ms step in Bridge Command's round-robin order;
     stamped = prefixed by the receive time, as NmeaUdpRecorder writes."""
     lines = []

@@ -54,17 +54,27 @@ PART = """\t\t\tPART
 """
 
 
-def vessel(name="SB Two-Stage", type="Ship", sit="ORBITING", alt=80000.0, sma=680000.0, ecc=0.0, ref=1,
-           parts=("mk1pod.v2", "fuelTankSmallFlat", "liquidEngine2")) -> str:
+def vessel(
+    name="SB Two-Stage",
+    type="Ship",
+    sit="ORBITING",
+    alt=80000.0,
+    sma=680000.0,
+    ecc=0.0,
+    ref=1,
+    parts=("mk1pod.v2", "fuelTankSmallFlat", "liquidEngine2"),
+) -> str:
     body = "".join(PART.format(part=p) for p in parts)
     return VESSEL.format(name=name, type=type, sit=sit, alt=alt, sma=sma, ecc=ecc, ref=ref, parts=body)
 
 
 def save(*vessels: str, ut: float = 1612.34, active: int = 0) -> str:
-    return ("GAME\n{\n\tversion = 1.12.5\n\tTitle = simbridge T19 (SANDBOX)\n\tMode = SANDBOX\n\tStatus = 1\n"
-            "\tscene = 7\n\tPARAMETERS\n\t{\n\t\tFLIGHT\n\t\t{\n\t\t\tCanQuickSave = True\n\t\t}\n\t}\n"
-            f"\tFLIGHTSTATE\n\t{{\n\t\tversion = 1.12.5\n\t\tUT = {ut}\n\t\tactiveVessel = {active}\n"
-            "\t\tmapViewFiltering = -1026\n" + "".join(vessels) + "\t}\n}\n")
+    return (
+        "GAME\n{\n\tversion = 1.12.5\n\tTitle = simbridge T19 (SANDBOX)\n\tMode = SANDBOX\n\tStatus = 1\n"
+        "\tscene = 7\n\tPARAMETERS\n\t{\n\t\tFLIGHT\n\t\t{\n\t\t\tCanQuickSave = True\n\t\t}\n\t}\n"
+        f"\tFLIGHTSTATE\n\t{{\n\t\tversion = 1.12.5\n\t\tUT = {ut}\n\t\tactiveVessel = {active}\n"
+        "\t\tmapViewFiltering = -1026\n" + "".join(vessels) + "\t}\n}\n"
+    )
 
 
 def orbit_from(pe_km: float, ap_km: float) -> tuple[float, float]:

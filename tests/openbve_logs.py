@@ -31,24 +31,49 @@ def to_binary(d: dt.datetime) -> int:
 def entry(time_s, position_m, speed_ms, accel=0.0, rev=1, power=0, brake=0, brake_safety=0) -> bytes:
     # f64 time, f64 position, f32 speed, f32 accel, i16 reverser driver/safety, power driver/safety,
     # brake driver/safety, i16 0
-    return struct.pack("<ddff", time_s, position_m, speed_ms, accel) + struct.pack("<7h", rev, rev, power, power, brake, brake_safety, 0)
+    return struct.pack("<ddff", time_s, position_m, speed_ms, accel) + struct.pack(
+        "<7h", rev, rev, power, power, brake, brake_safety, 0
+    )
 
 
 def score(time_s, position_m, value, token) -> bytes:
     return struct.pack("<ddi", time_s, position_m, value) + struct.pack("<h", token)
 
 
-def logs_bin(entries: Sequence[bytes], scores: Sequence[bytes] = (), *, route="Commuter Line.csv", train="EMU 6-car",
-             date=dt.datetime(2026, 11, 30, 8, 0, 0), mode=1, max_score=1000) -> bytes:
-    return (b"openBVE_LOGS" + struct.pack("<h", 1) + dotnet_string(route) + dotnet_string(train)
-            + struct.pack("<q", to_binary(date)) + struct.pack("<h", mode)
-            + struct.pack("<i", len(entries)) + b"".join(entries)
-            + struct.pack("<i", len(scores)) + b"".join(scores)
-            + struct.pack("<i", max_score) + b"_fileEND")
+def logs_bin(
+    entries: Sequence[bytes],
+    scores: Sequence[bytes] = (),
+    *,
+    route="Commuter Line.csv",
+    train="EMU 6-car",
+    date=dt.datetime(2026, 11, 30, 8, 0, 0),
+    mode=1,
+    max_score=1000,
+) -> bytes:
+    return (
+        b"openBVE_LOGS"
+        + struct.pack("<h", 1)
+        + dotnet_string(route)
+        + dotnet_string(train)
+        + struct.pack("<q", to_binary(date))
+        + struct.pack("<h", mode)
+        + struct.pack("<i", len(entries))
+        + b"".join(entries)
+        + struct.pack("<i", len(scores))
+        + b"".join(scores)
+        + struct.pack("<i", max_score)
+        + b"_fileEND"
+    )
 
 
-def trip(start_clock_s: float, start_pos_m: float, legs: Sequence[tuple[float, float, float]], *, tail_s: int = 30,
-         accel_s: float = 20.0) -> list[tuple[float, float, float, int]]:
+def trip(
+    start_clock_s: float,
+    start_pos_m: float,
+    legs: Sequence[tuple[float, float, float]],
+    *,
+    tail_s: int = 30,
+    accel_s: float = 20.0,
+) -> list[tuple[float, float, float, int]]:
     """Samples (clock, position, speed m/s, brake) at 1 Hz. Each leg = (departure clock, distance_m,
     run_s): stand until the departure clock (its last stationary sample), then run distance_m with
     a trapezoidal speed (accel_s up and down; a third of run_s each for short runs), at rest again
@@ -118,19 +143,26 @@ def to_binary_local(local: dt.datetime, utc_offset: dt.timedelta) -> int:
     return struct.unpack("<q", struct.pack("<Q", ticks | (1 << 63)))[0]
 
 
-def save_logs(route: str | None, train: str | None, log_date_binary: int, game_mode: int,
-              entries: Sequence[dict], scores: Sequence[tuple[float, float, int, int]], maximum: int) -> bytes:
+def save_logs(
+    route: str | None,
+    train: str | None,
+    log_date_binary: int,
+    game_mode: int,
+    entries: Sequence[dict],
+    scores: Sequence[tuple[float, float, int, int]],
+    maximum: int,
+) -> bytes:
     """leezer3/OpenBVE BlackBox.cs `Interface.SaveLogs`, lines 112-145, statement by statement.
     `entries`: dicts with BlackBoxEntry's fields (BlackBox.Entry.cs:7-16)."""
     w = DotNetBinaryWriter()
-    w.write_bytes(b"openBVE_LOGS")                                   # :113 Identifier
-    w.write_short(1)                                                 # :114 const short Version = 1
-    w.write_string("Unknown" if route is None else route)            # :115
-    w.write_string("Unknown" if train is None else train)            # :116
-    w.write_long(log_date_binary)                                    # :117 LogDateTime.ToBinary()
-    w.write_short(game_mode)                                         # :118 (short)GameMode
-    w.write_int(len(entries))                                        # :119
-    for e in entries:                                                # :120-133
+    w.write_bytes(b"openBVE_LOGS")  # :113 Identifier
+    w.write_short(1)  # :114 const short Version = 1
+    w.write_string("Unknown" if route is None else route)  # :115
+    w.write_string("Unknown" if train is None else train)  # :116
+    w.write_long(log_date_binary)  # :117 LogDateTime.ToBinary()
+    w.write_short(game_mode)  # :118 (short)GameMode
+    w.write_int(len(entries))  # :119
+    for e in entries:  # :120-133
         w.write_double(e["Time"])
         w.write_double(e["Position"])
         w.write_float(e["Speed"])
@@ -141,13 +173,13 @@ def save_logs(route: str | None, train: str | None, log_date_binary: int, game_m
         w.write_short(e["PowerSafety"])
         w.write_short(e["BrakeDriver"])
         w.write_short(e["BrakeSafety"])
-        w.write_short(0)                                             # :132 (short)0
-    w.write_int(len(scores))                                         # :135
-    for time_s, position_m, value, token in scores:                  # :136-142
+        w.write_short(0)  # :132 (short)0
+    w.write_int(len(scores))  # :135
+    for time_s, position_m, value, token in scores:  # :136-142
         w.write_double(time_s)
         w.write_double(position_m)
         w.write_int(value)
         w.write_short(token)
-    w.write_int(maximum)                                             # :144 CurrentScore.Maximum
-    w.write_bytes(b"_fileEND")                                       # :145 Footer
+    w.write_int(maximum)  # :144 CurrentScore.Maximum
+    w.write_bytes(b"_fileEND")  # :145 Footer
     return bytes(w.out)

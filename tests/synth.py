@@ -16,8 +16,9 @@ from simbridge import Component, EpisodeInfo, Score, TaskSpec, load_task, read_b
 from simbridge.verifiers import score_bundle
 
 
-def make_bundle(tmp: Path, task_id: str, cols: dict[str, Any], *, events=(), snapshots=None, fmt="csv",
-                **episode: Any) -> Path:
+def make_bundle(
+    tmp: Path, task_id: str, cols: dict[str, Any], *, events=(), snapshots=None, fmt="csv", **episode: Any
+) -> Path:
     """Write a bundle directory for `task_id` with these signal columns."""
     return write_bundle(tmp, EpisodeInfo(task_id=task_id, **episode), cols, events=events, snapshots=snapshots, fmt=fmt)
 
@@ -36,9 +37,16 @@ def component(score: Score, name: str) -> Component:
     return next(c for c in score.components if c.name == name)
 
 
-def assert_rate_invariant(tmp: Path, task: str | TaskSpec, cols: dict[str, np.ndarray],
-                          rates: tuple[float, ...] = (10, 20, 100), tol: float = 0.02, *,
-                          also: tuple[float, ...] = (), **kw: Any) -> list[float]:
+def assert_rate_invariant(
+    tmp: Path,
+    task: str | TaskSpec,
+    cols: dict[str, np.ndarray],
+    rates: tuple[float, ...] = (10, 20, 100),
+    tol: float = 0.02,
+    *,
+    also: tuple[float, ...] = (),
+    **kw: Any,
+) -> list[float]:
     """Resample `cols` (best recorded at 100 Hz) to each rate, score each and require the scores
     to spread by at most `tol`: a verifier must judge the flying, not the recorder's sample rate.
 
@@ -50,10 +58,23 @@ def assert_rate_invariant(tmp: Path, task: str | TaskSpec, cols: dict[str, np.nd
     return scores
 
 
-def steep_turn(hz: float = 20.0, *, bank_deg: float = 45.0, direction: str = "left", turn_deg: float = 360.0,
-               alt_ft: float = 3500.0, alt_wobble_ft: float = 0.0, ias_kt: float = 100.0, ias_wobble_kt: float = 0.0,
-               entry_hdg: float = 5.0, roll_rate_dps: float = 10.0, lead_s: float = 10.0, tail_s: float = 10.0,
-               bank_wobble_deg: float = 0.0, autopilot: float = 0.0) -> dict[str, np.ndarray]:
+def steep_turn(
+    hz: float = 20.0,
+    *,
+    bank_deg: float = 45.0,
+    direction: str = "left",
+    turn_deg: float = 360.0,
+    alt_ft: float = 3500.0,
+    alt_wobble_ft: float = 0.0,
+    ias_kt: float = 100.0,
+    ias_wobble_kt: float = 0.0,
+    entry_hdg: float = 5.0,
+    roll_rate_dps: float = 10.0,
+    lead_s: float = 10.0,
+    tail_s: float = 10.0,
+    bank_wobble_deg: float = 0.0,
+    autopilot: float = 0.0,
+) -> dict[str, np.ndarray]:
     """Straight and level, roll in at `roll_rate_dps`, hold `bank_deg` until `turn_deg` is turned
     (counting the roll-in/out), roll out, straight and level. Heading rate = g·tan(bank)/V."""
     dt = 1.0 / hz
@@ -71,7 +92,9 @@ def steep_turn(hz: float = 20.0, *, bank_deg: float = 45.0, direction: str = "le
     bank = np.zeros_like(t)
     a = t - lead_s
     bank = np.where((a >= 0) & (a < roll_s), a * roll_rate_dps, bank)
-    bank = np.where((a >= roll_s) & (a < roll_s + hold_s), bank_deg + bank_wobble_deg * np.sin(2 * np.pi * a / 7.0), bank)
+    bank = np.where(
+        (a >= roll_s) & (a < roll_s + hold_s), bank_deg + bank_wobble_deg * np.sin(2 * np.pi * a / 7.0), bank
+    )
     b = a - roll_s - hold_s
     bank = np.where((b >= 0) & (b < roll_s), bank_deg - b * roll_rate_dps, bank)
     hdg_rate = np.degrees(g * np.tan(np.radians(bank)) / v)

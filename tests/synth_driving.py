@@ -21,8 +21,9 @@ def speed_profile(hz: float, legs: Sequence[tuple[float, float, float]]) -> tupl
     return t, v
 
 
-def along_polyline(route_xy: Sequence[Sequence[float]], s_m: np.ndarray, lateral_m: np.ndarray | float = 0.0
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def along_polyline(
+    route_xy: Sequence[Sequence[float]], s_m: np.ndarray, lateral_m: np.ndarray | float = 0.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """x, y, yaw at arc lengths `s_m` along the polyline (clipped to its ends), shifted `lateral_m`
     to the right of travel (CARLA: +y is right of +x)."""
     pts = np.asarray(route_xy, dtype=float)
@@ -39,8 +40,9 @@ def along_polyline(route_xy: Sequence[Sequence[float]], s_m: np.ndarray, lateral
     return x, y, np.degrees(np.arctan2(uy, ux))
 
 
-def drive(route_xy: Sequence[Sequence[float]], hz: float, legs: Sequence[tuple[float, float, float]],
-          *, s0_m: float = 0.0) -> dict[str, np.ndarray]:
+def drive(
+    route_xy: Sequence[Sequence[float]], hz: float, legs: Sequence[tuple[float, float, float]], *, s0_m: float = 0.0
+) -> dict[str, np.ndarray]:
     """Drive the polyline with the speed legs, starting `s0_m` along it."""
     t, v = speed_profile(hz, legs)
     ms = v / 3.6
@@ -49,8 +51,14 @@ def drive(route_xy: Sequence[Sequence[float]], hz: float, legs: Sequence[tuple[f
     return {"t": t, "x_m": x, "y_m": y, "yaw_deg": yaw, "speed_kmh": v}
 
 
-def park(hz: float, start: tuple[float, float, float], final: tuple[float, float, float], *, move_s: float = 10.0,
-         still_s: float = 3.0) -> dict[str, np.ndarray]:
+def park(
+    hz: float,
+    start: tuple[float, float, float],
+    final: tuple[float, float, float],
+    *,
+    move_s: float = 10.0,
+    still_s: float = 3.0,
+) -> dict[str, np.ndarray]:
     """Move linearly from the start pose (x, y, yaw) to the final pose, then stand still."""
     dt = 1.0 / hz
     t = np.arange(0.0, move_s + still_s + dt / 2, dt)
@@ -62,8 +70,16 @@ def park(hz: float, start: tuple[float, float, float], final: tuple[float, float
     return {"t": t, "x_m": x, "y_m": y, "yaw_deg": yaw, "speed_kmh": v}
 
 
-def highway(hz: float, *, accel_s: float = 20.0, hold_s: float = 130.0, speed_kmh: float = 90.0,
-            offset_amp_m: float = 0.0, period_s: float = 10.0, lane_id: float = -2.0) -> dict[str, np.ndarray]:
+def highway(
+    hz: float,
+    *,
+    accel_s: float = 20.0,
+    hold_s: float = 130.0,
+    speed_kmh: float = 90.0,
+    offset_amp_m: float = 0.0,
+    period_s: float = 10.0,
+    lane_id: float = -2.0,
+) -> dict[str, np.ndarray]:
     """Accelerate linearly from rest to `speed_kmh` over `accel_s`, hold it for `hold_s`; the lane
     offset is a sine of amplitude `offset_amp_m` and period `period_s` (RMS = amp/√2 over whole periods)."""
     t, v = speed_profile(hz, [(accel_s, 0.0, speed_kmh), (hold_s, speed_kmh, speed_kmh)])

@@ -28,13 +28,22 @@ def local_to_latlon(east_m, north_m, lat0: float, lon0: float):
 
 KHAF_30 = (37.50841444, -122.49527344)  # runway 30 threshold (apt.dat)
 RWY30_TRUE = 317.06
-MONTARA = (37.5475, -122.5137)           # inside the Montara State Beach strip
-OCEAN = (37.5160, -122.5400)             # west of the coast, no landable area
+MONTARA = (37.5475, -122.5137)  # inside the Montara State Beach strip
+OCEAN = (37.5160, -122.5400)  # west of the coast, no landable area
 
 
-def efato(hz: float = 100.0, *, fail_agl_ft: float = 1000.0, target: tuple[float, float] = MONTARA,
-          glide_ias_kt: float = 68.0, td_vs_fpm: float = -250.0, crash: bool = False, final_bank_deg: float = 0.0,
-          inject: bool = True, tail_s: float = 20.0) -> tuple[dict[str, np.ndarray], list[dict], float]:
+def efato(
+    hz: float = 100.0,
+    *,
+    fail_agl_ft: float = 1000.0,
+    target: tuple[float, float] = MONTARA,
+    glide_ias_kt: float = 68.0,
+    td_vs_fpm: float = -250.0,
+    crash: bool = False,
+    final_bank_deg: float = 0.0,
+    inject: bool = True,
+    tail_s: float = 20.0,
+) -> tuple[dict[str, np.ndarray], list[dict], float]:
     """Take-off from KHAF 30, climb at 74 KIAS / 700 fpm, engine failure at `fail_agl_ft`, a 3 s
     turn onto the bearing of `target`, a straight glide at `glide_ias_kt` with the sink rate that
     reaches `target`, a flare below 20 ft (sink `td_vs_fpm`, IAS bleeding 10 kt), touchdown, a
@@ -89,15 +98,31 @@ def efato(hz: float = 100.0, *, fail_agl_ft: float = 1000.0, target: tuple[float
         t += dt
     a = np.array(rows)
     lat, lon = local_to_latlon(a[:, 1], a[:, 2], *KHAF_30)
-    cols = {"t": a[:, 0], "lat_deg": lat, "lon_deg": lon, "alt_agl_ft": a[:, 3], "ias_kt": a[:, 4],
-            "gs_kt": a[:, 4], "vs_fpm": a[:, 5], "heading_true_deg": a[:, 6], "on_ground": a[:, 7],
-            "crashed": a[:, 8], "bank_deg": a[:, 9], "pitch_deg": np.zeros(len(a))}
-    events = [{"t": float(t_fail), "kind": "failure_injected", "data": {"system": "engine", "agl_ft": fail_agl_ft}}] if inject else []
+    cols = {
+        "t": a[:, 0],
+        "lat_deg": lat,
+        "lon_deg": lon,
+        "alt_agl_ft": a[:, 3],
+        "ias_kt": a[:, 4],
+        "gs_kt": a[:, 4],
+        "vs_fpm": a[:, 5],
+        "heading_true_deg": a[:, 6],
+        "on_ground": a[:, 7],
+        "crashed": a[:, 8],
+        "bank_deg": a[:, 9],
+        "pitch_deg": np.zeros(len(a)),
+    }
+    events = (
+        [{"t": float(t_fail), "kind": "failure_injected", "data": {"system": "engine", "agl_ft": fail_agl_ft}}]
+        if inject
+        else []
+    )
     return cols, events, float(t_fail)
 
 
 def _local(lat: float, lon: float):
     from simbridge.verifiers.primitives import latlon_to_local_m
+
     return latlon_to_local_m(lat, lon, *KHAF_30)
 
 
@@ -106,30 +131,57 @@ def _local(lat: float, lon: float):
 KLVK_H1 = (37.6955795, -121.82042912)
 
 
-def hover(hz: float = 20.0, *, hover_s: float = 40.0, skid_ft: float = 7.5, drift_m: float = 1.0,
-          offset_m: tuple[float, float] = (0.0, 0.0), land_offset_m: tuple[float, float] = (0.0, 0.0),
-          sensor_offset_ft: float = 3.5, crash_at: float | None = None) -> dict[str, np.ndarray]:
+def hover(
+    hz: float = 20.0,
+    *,
+    hover_s: float = 40.0,
+    skid_ft: float = 7.5,
+    drift_m: float = 1.0,
+    offset_m: tuple[float, float] = (0.0, 0.0),
+    land_offset_m: tuple[float, float] = (0.0, 0.0),
+    sensor_offset_ft: float = 3.5,
+    crash_at: float | None = None,
+) -> dict[str, np.ndarray]:
     """10 s on the pad, 5 s climb to `skid_ft`, `hover_s` s hovering at `offset_m` from the centre
     with a slow circular drift of `drift_m`, 5 s moving to `land_offset_m` and descending, 10 s on
     the ground. The AGL sensor reads `sensor_offset_ft` above the skids."""
     t = np.arange(0.0, 10 + 5 + hover_s + 5 + 10 + 1e-9, 1.0 / hz)
     a = t - 10.0
     b = a - 5.0 - hover_s
-    h = np.where(a < 0, 0.0, np.where(a < 5, skid_ft * a / 5, np.where(b < 0, skid_ft, np.where(b < 5, skid_ft * (1 - b / 5), 0.0))))
+    h = np.where(
+        a < 0,
+        0.0,
+        np.where(a < 5, skid_ft * a / 5, np.where(b < 0, skid_ft, np.where(b < 5, skid_ft * (1 - b / 5), 0.0))),
+    )
     ground = ((a < 0) | (b >= 5)).astype(float)
     ph = 2 * np.pi * np.clip(a - 5, 0, None) / 20.0
     ex = offset_m[0] + drift_m * np.sin(ph) * ((a >= 5) & (b < 0))
     ny = offset_m[1] + drift_m * (1 - np.cos(ph)) * ((a >= 5) & (b < 0))
     k = np.clip(b / 5, 0, 1)
-    east = np.where(b >= 0, offset_m[0] + k * (land_offset_m[0] - offset_m[0]), np.where(a < 5, offset_m[0] * np.clip(a / 5, 0, 1), ex))
-    north = np.where(b >= 0, offset_m[1] + k * (land_offset_m[1] - offset_m[1]), np.where(a < 5, offset_m[1] * np.clip(a / 5, 0, 1), ny))
+    east = np.where(
+        b >= 0,
+        offset_m[0] + k * (land_offset_m[0] - offset_m[0]),
+        np.where(a < 5, offset_m[0] * np.clip(a / 5, 0, 1), ex),
+    )
+    north = np.where(
+        b >= 0,
+        offset_m[1] + k * (land_offset_m[1] - offset_m[1]),
+        np.where(a < 5, offset_m[1] * np.clip(a / 5, 0, 1), ny),
+    )
     lat, lon = local_to_latlon(east, north, *KLVK_H1)
     crashed = np.zeros_like(t) if crash_at is None else (t >= crash_at).astype(float)
-    return {"t": t, "lat_deg": lat, "lon_deg": lon, "alt_agl_ft": h + sensor_offset_ft, "on_ground": ground,
-            "crashed": crashed}
+    return {
+        "t": t,
+        "lat_deg": lat,
+        "lon_deg": lon,
+        "alt_agl_ft": h + sensor_offset_ft,
+        "on_ground": ground,
+        "crashed": crashed,
+    }
 
 
 # --------------------------------------------------------------------------- ground / cockpit traces
+
 
 def ground(hz: float = 1.0, seconds: float = 60.0, **const: float) -> dict[str, np.ndarray]:
     """A parked aircraft: `on_ground` 1 plus any constant columns."""
@@ -139,8 +191,14 @@ def ground(hz: float = 1.0, seconds: float = 60.0, **const: float) -> dict[str, 
     return cols
 
 
-def radio_session(hz: float = 5.0, seconds: float = 120.0, *, start: dict[str, float], final: dict[str, float],
-                  set_at: dict[str, float]) -> dict[str, np.ndarray]:
+def radio_session(
+    hz: float = 5.0,
+    seconds: float = 120.0,
+    *,
+    start: dict[str, float],
+    final: dict[str, float],
+    set_at: dict[str, float],
+) -> dict[str, np.ndarray]:
     """Each radio signal holds its `start` value until its `set_at` time, then the `final` one."""
     t = np.arange(0.0, seconds + 1e-9, 1.0 / hz)
     cols = {"t": t}
@@ -150,6 +208,7 @@ def radio_session(hz: float = 5.0, seconds: float = 120.0, *, start: dict[str, f
 
 
 # --------------------------------------------------------------------------- PDF
+
 
 def _pdf_escape(s: str) -> str:
     return s.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
@@ -184,9 +243,9 @@ def text_pdf(lines: list[str], *, title: str = "", font_pt: float = 8.5, leading
 def pdf_lines(data: bytes) -> list[str]:
     """The text lines of a PDF written by `text_pdf` (checks the xref offsets on the way)."""
     xref = int(re.search(rb"startxref\n(\d+)", data).group(1))
-    assert data[xref:xref + 4] == b"xref"
+    assert data[xref : xref + 4] == b"xref"
     for n, off in enumerate(re.findall(rb"(\d{10}) 00000 n", data), start=1):
-        assert data[int(off):int(off) + 8].startswith(f"{n} 0 obj".encode()), n
+        assert data[int(off) : int(off) + 8].startswith(f"{n} 0 obj".encode()), n
     m = re.search(rb"stream\n(.*?)\nendstream", data, re.S)
     out = []
     for s in re.findall(rb"\(((?:\\.|[^\\)])*)\) Tj", m.group(1)):

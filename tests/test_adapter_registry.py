@@ -77,10 +77,12 @@ def test_every_registered_adapter_is_a_simulator_tasks_may_name():
 
 
 def test_importing_the_registry_and_building_the_cli_loads_no_adapter():
-    code = ("import sys, json, simbridge._adapters_registry, simbridge._sims, simbridge._cli\n"
-            "simbridge._cli.build_parser()\n"
-            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in %r "
-            "or m.startswith('simbridge.adapters'))))" % (HEAVY,))
+    code = (
+        "import sys, json, simbridge._adapters_registry, simbridge._sims, simbridge._cli\n"
+        "simbridge._cli.build_parser()\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in %r "
+        "or m.startswith('simbridge.adapters'))))" % (HEAVY,)
+    )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout) == []
@@ -99,6 +101,7 @@ def test_a_sim_without_a_live_session_and_an_unknown_one_are_one_line_errors():
 
 
 # ------------------------------------------------------------------ `simbridge import` per importer
+
 
 def _carla(tmp: Path) -> list[Path]:
     add = rs.event_add([(10, 1, (0.0, 0.0, 0.0), 0.0, "vehicle.tesla.model3", {"role_name": "hero"})])
@@ -151,8 +154,12 @@ def test_simbridge_import_writes_a_bundle_of_that_sim(tmp_path, capsys, name):
 
 
 def test_unknown_sim_is_one_line_exit_2(tmp_path):
-    p = subprocess.run([sys.executable, "-m", "simbridge._cli", "import", "nosuch", str(tmp_path / "x"),
-                        "--out", str(tmp_path / "b")], capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "simbridge._cli", "import", "nosuch", str(tmp_path / "x"), "--out", str(tmp_path / "b")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     err = p.stderr.strip().splitlines()
     assert p.returncode == 2 and len(err) == 1, p.stderr
     assert "no importer for simulator 'nosuch'" in err[0] and "bridgecommand, nmea" in err[0]
@@ -162,9 +169,14 @@ def test_unknown_sim_is_one_line_exit_2(tmp_path):
 def test_import_log_alias_runs_the_same_importer_with_one_note(tmp_path):
     """The old spelling from scripts: same bundle, one `note:` line on stderr."""
     src = _openbve(tmp_path)[0]
-    p = subprocess.run([sys.executable, "-m", "simbridge._cli", "import-log", "openbve", str(src),
-                        "--out", str(tmp_path / "b")], capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "simbridge._cli", "import-log", "openbve", str(src), "--out", str(tmp_path / "b")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert p.returncode == 0, p.stderr
     assert p.stderr.strip().splitlines() == [
-        "simbridge: note: `import-log` is deprecated; use `simbridge import openbve FILE...`"]
+        "simbridge: note: `import-log` is deprecated; use `simbridge import openbve FILE...`"
+    ]
     assert read_bundle(tmp_path / "b").episode.sim == "openbve"

@@ -24,8 +24,14 @@ def test_csv_and_parquet_roundtrip(tmp_path):
     cols = {"t": [0.0, 0.5, 1.0], "alt_msl_ft": [100, 110, np.nan], "on_ground": [1, 0, 0]}
     for fmt in ("csv", "parquet"):
         d = tmp_path / fmt
-        write_bundle(d, {"task_id": "T09"}, cols, events=[{"t": 0.5, "kind": "crash"}],
-                     snapshots={"start": {"com1_mhz": 118.6}}, fmt=fmt)
+        write_bundle(
+            d,
+            {"task_id": "T09"},
+            cols,
+            events=[{"t": 0.5, "kind": "crash"}],
+            snapshots={"start": {"com1_mhz": 118.6}},
+            fmt=fmt,
+        )
         b = read_bundle(d)
         assert b.signals.t.tolist() == [0.0, 0.5, 1.0]
         assert np.isnan(b.signals["alt_msl_ft"][2])
@@ -156,6 +162,7 @@ def test_kill_9_leaves_a_readable_unscored_bundle(tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", WRITER_SCRIPT, str(tmp_path)], stdout=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "ready"
     import time
+
     time.sleep(1.5)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
@@ -163,9 +170,10 @@ def test_kill_9_leaves_a_readable_unscored_bundle(tmp_path):
     assert b.episode.status == "running" and len(b.signals) > 50
     from simbridge.verifiers import score_bundle
     from simbridge import load_task
+
     s = score_bundle(b, load_task("T09"))
     assert s.status == "unscored" and "did not finish" in s.reason
-    assert main([ "verify", str(tmp_path), "--json"]) == 0
+    assert main(["verify", str(tmp_path), "--json"]) == 0
 
 
 def test_renamed_signal_is_read_under_its_new_name():
@@ -179,11 +187,14 @@ def test_renamed_signal_is_read_under_its_new_name():
     assert both["apoapsis_m"][0] == 2.0  # the new name wins when both are there
 
 
-@pytest.mark.parametrize("content,expect_episode,expect_score", [
-    ("{not json", "episode.json: line 1: not valid JSON", "score.json: line 1: not valid JSON"),
-    ("  \n", "episode.json: empty file, not episode.json", "score.json: empty file, not a score file"),
-    ("[" * 100_000, "episode.json nested too deeply to read", "a score file nested too deeply to read"),
-])
+@pytest.mark.parametrize(
+    "content,expect_episode,expect_score",
+    [
+        ("{not json", "episode.json: line 1: not valid JSON", "score.json: line 1: not valid JSON"),
+        ("  \n", "episode.json: empty file, not episode.json", "score.json: empty file, not a score file"),
+        ("[" * 100_000, "episode.json nested too deeply to read", "a score file nested too deeply to read"),
+    ],
+)
 def test_broken_episode_json_is_one_line_like_a_broken_score(tmp_path, content, expect_episode, expect_score):
     """episode.json and score.json are read by one helper: the same failures read the same way."""
     from simbridge._metrics import read_score_file

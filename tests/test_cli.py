@@ -35,16 +35,32 @@ def _broken(tmp_path, text, name="T09.yaml"):
     return p
 
 
-@pytest.mark.parametrize("mutate,expect", [
-    (lambda s: s.replace("difficulty: 3", "difficulty: 9"), "field 'difficulty': Input should be less than or equal to 5"),
-    (lambda s: s.replace("weight: 0.30, kind: binary, description: \"bank", "weight: 0.40, kind: binary, description: \"bank"),
-     "field 'partial_credit': Value error, weights add up to 1.1, not 1"),
-    (lambda s: s.replace("name: steep_turn", "name: no_such_verifier"), "field 'verifier': no verifier named 'no_such_verifier'"),
-    (lambda s: s.replace("bank_tol_deg: 5", "bank_tol_degrees: 5"), "field 'verifier': params.bank_tol_degrees: Extra inputs are not permitted"),
-    (lambda s: s.replace("simulator:\n  name: msfs", "simulator:\n  name: msfs2"), "field 'simulator.name'"),
-    (lambda s: s.replace("id: T09", "id: T08"), "does not match the file name"),
-    (lambda s: s.replace("id: T09\n", "id: [T09\n"), "not valid YAML"),
-])
+@pytest.mark.parametrize(
+    "mutate,expect",
+    [
+        (
+            lambda s: s.replace("difficulty: 3", "difficulty: 9"),
+            "field 'difficulty': Input should be less than or equal to 5",
+        ),
+        (
+            lambda s: s.replace(
+                'weight: 0.30, kind: binary, description: "bank', 'weight: 0.40, kind: binary, description: "bank'
+            ),
+            "field 'partial_credit': Value error, weights add up to 1.1, not 1",
+        ),
+        (
+            lambda s: s.replace("name: steep_turn", "name: no_such_verifier"),
+            "field 'verifier': no verifier named 'no_such_verifier'",
+        ),
+        (
+            lambda s: s.replace("bank_tol_deg: 5", "bank_tol_degrees: 5"),
+            "field 'verifier': params.bank_tol_degrees: Extra inputs are not permitted",
+        ),
+        (lambda s: s.replace("simulator:\n  name: msfs", "simulator:\n  name: msfs2"), "field 'simulator.name'"),
+        (lambda s: s.replace("id: T09", "id: T08"), "does not match the file name"),
+        (lambda s: s.replace("id: T09\n", "id: [T09\n"), "not valid YAML"),
+    ],
+)
 def test_validate_broken_yaml_names_file_and_field(tmp_path, mutate, expect):
     from simbridge._task import tasks_dir
 
@@ -72,13 +88,16 @@ def test_verify_json_and_table(tmp_path):
     assert code == 0 and "bank_maintained" in out and "score 1.000" in out
 
 
-@pytest.mark.parametrize("setup,expect", [
-    (lambda d: (d / "signals.csv").write_text("time,x\n0,1\n"), "no 't' column"),
-    (lambda d: (d / "signals.csv").write_text("t,x\n1,1\n0,1\n"), "goes backwards"),
-    (lambda d: (d / "signals.csv").write_text("t,x\n0,abc\n"), "is not a number"),
-    (lambda d: (d / "signals.csv").write_bytes(b"\x89PNG\x00\x01\x02garbage"), "binary"),
-    (lambda d: (d / "episode.json").write_text('{"task_id": "T42"}'), "unknown task id 'T42'"),
-])
+@pytest.mark.parametrize(
+    "setup,expect",
+    [
+        (lambda d: (d / "signals.csv").write_text("time,x\n0,1\n"), "no 't' column"),
+        (lambda d: (d / "signals.csv").write_text("t,x\n1,1\n0,1\n"), "goes backwards"),
+        (lambda d: (d / "signals.csv").write_text("t,x\n0,abc\n"), "is not a number"),
+        (lambda d: (d / "signals.csv").write_bytes(b"\x89PNG\x00\x01\x02garbage"), "binary"),
+        (lambda d: (d / "episode.json").write_text('{"task_id": "T42"}'), "unknown task id 'T42'"),
+    ],
+)
 def test_verify_bad_input_one_line_exit_2(tmp_path, setup, expect):
     (tmp_path / "episode.json").write_text('{"task_id": "T09"}')
     (tmp_path / "signals.csv").write_text("t,x\n0,1\n")
@@ -114,14 +133,27 @@ def test_help_is_for_users_and_lists_every_command_and_exit_code():
     assert out.split("\n\n")[1].startswith("Run GUI-only agent tasks")
     for command in ("run", "verify", "record", "import", "metrics", "tasks", "audit", "cleanup", "vm"):
         assert f"\n    {command} " in out, command
-    codes = out[out.index("exit codes:"):]
+    codes = out[out.index("exit codes:") :]
     for rc in ("0", "1", "2", "3", "4", "5", "130"):
         assert f"\n  {rc} " in codes, rc
 
 
-@pytest.mark.parametrize("argv", [["audit"], ["import", "carla"], ["import", "ksp"], ["import", "openbve"],
-                                  ["import", "bridgecommand"], ["import-log", "nmea"], ["record"], ["tasks", "show"],
-                                  ["vm", "build"], ["vm", "check"], ["cleanup"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["audit"],
+        ["import", "carla"],
+        ["import", "ksp"],
+        ["import", "openbve"],
+        ["import", "bridgecommand"],
+        ["import-log", "nmea"],
+        ["record"],
+        ["tasks", "show"],
+        ["vm", "build"],
+        ["vm", "check"],
+        ["cleanup"],
+    ],
+)
 def test_every_argument_has_help(argv):
     """No bare `--task TASK` line: each option and positional explains itself."""
     from simbridge._cli import build_parser
@@ -153,8 +185,19 @@ def test_a_harness_fault_exits_5_and_bad_input_exits_2(tmp_path):
     with socket.socket() as s:  # a port nothing listens on: connection refused at once
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    code, out, err = run("record", "--sim", "flightgear", "--host", "127.0.0.1", "--port", str(port),
-                         "--seconds", "1", "--out", str(tmp_path / "b"))
+    code, out, err = run(
+        "record",
+        "--sim",
+        "flightgear",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--seconds",
+        "1",
+        "--out",
+        str(tmp_path / "b"),
+    )
     assert code == 5, err
     assert err.strip().splitlines() == [err.strip()] and err.startswith("simbridge: harness fault: telnet 127.0.0.1:")
     code, out, err = run("record", "--sim", "nosuch", "--host", "h", "--seconds", "1", "--out", str(tmp_path / "c"))

@@ -266,10 +266,12 @@ def test_resampled_turn_through_north_scores_like_the_original(tmp_path):
 def test_deeply_nested_json_is_a_one_line_bundle_error(tmp_path, name):
     path = make_bundle(tmp_path, "T09", steep_turn())
     deep = "[" * 100_000 + "]" * 100_000
-    text = {"events.jsonl": '{"t": 1, "kind": "x", "data": {"a": %s}}\n',
-            "snapshots.json": '{"start": {"a": %s}}',
-            "episode.json": '{"task_id": "T09", "isolation": {"a": %s}}',
-            "actions.jsonl": '{"a": %s}\n'}[name] % deep
+    text = {
+        "events.jsonl": '{"t": 1, "kind": "x", "data": {"a": %s}}\n',
+        "snapshots.json": '{"start": {"a": %s}}',
+        "episode.json": '{"task_id": "T09", "isolation": {"a": %s}}',
+        "actions.jsonl": '{"a": %s}\n',
+    }[name] % deep
     (path / name).write_text(text)
     with pytest.raises(BundleError) as exc:
         read_bundle(path)

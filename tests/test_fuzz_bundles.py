@@ -32,8 +32,12 @@ END_S = float(BASE["t"][-1])
 SIGS = [k for k in BASE if k != "t"]
 
 #: FUZZ_EXAMPLES=400 for a deeper local run; CI keeps the fast deterministic default
-FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "60")), deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=int(os.environ.get("FUZZ_EXAMPLES", "60")),
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 idx = st.integers(0, N - 1)
 signal = st.sampled_from(SIGS)
@@ -47,8 +51,15 @@ mutation = st.one_of(
     st.tuples(st.just("same_t"), st.just("t"), idx, st.integers(1, 3)),
     st.tuples(st.just("truncate"), st.just("t"), idx, st.just(0)),
 )
-GARBAGE = {"bank_deg": 999.0, "heading_mag_deg": -45.0, "alt_msl_ft": 1e7, "ias_kt": -500.0, "autopilot_on": 7.0,
-           "vs_fpm": 1e9, "on_ground": 0.5}
+GARBAGE = {
+    "bank_deg": 999.0,
+    "heading_mag_deg": -45.0,
+    "alt_msl_ft": 1e7,
+    "ias_kt": -500.0,
+    "autopilot_on": 7.0,
+    "vs_fpm": 1e9,
+    "on_ground": 0.5,
+}
 
 
 def mutate(cols: dict[str, np.ndarray], ops: list[tuple[str, str, int, int]]) -> dict[str, np.ndarray]:
@@ -59,9 +70,9 @@ def mutate(cols: dict[str, np.ndarray], ops: list[tuple[str, str, int, int]]) ->
             break
         i = min(i, n - 1)
         if kind == "nan_run":
-            c[name][i:i + k] = np.nan
+            c[name][i : i + k] = np.nan
         elif kind == "out_of_range":
-            c[name][i:i + k] = GARBAGE[name]
+            c[name][i : i + k] = GARBAGE[name]
         elif kind == "glitch":
             c[name][i] = float(k)
         elif kind == "dup_rows":
@@ -69,10 +80,10 @@ def mutate(cols: dict[str, np.ndarray], ops: list[tuple[str, str, int, int]]) ->
         elif kind == "backwards_t":
             c["t"][i] = c["t"][i] - k * 0.1
         elif kind == "zero_t":
-            c["t"][i:i + k] = 0.0
+            c["t"][i : i + k] = 0.0
         elif kind == "same_t":
             j = min(n - 1, i + k)
-            c["t"][i:j + 1] = c["t"][i]
+            c["t"][i : j + 1] = c["t"][i]
         elif kind == "truncate":
             c = {key: v[: i + 1] for key, v in c.items()}
     return c

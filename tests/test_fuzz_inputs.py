@@ -27,8 +27,12 @@ sys.path.insert(0, str(Path(__file__).parent / "adapters" / "carla"))
 import carla_recsynth as rs  # noqa: E402
 
 #: FUZZ_EXAMPLES=400 for a deeper local run; CI keeps the fast deterministic default
-FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "40")), deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=int(os.environ.get("FUZZ_EXAMPLES", "40")),
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def run_cli(*args: object) -> tuple[int, str, str]:
@@ -70,9 +74,9 @@ def mutate(data: bytes, ops: list[tuple[str, float, int]]) -> bytes:
         elif op == "cut":
             del b[i:]
         elif op == "dup":
-            b[i:i] = b[i:i + arg]
+            b[i:i] = b[i : i + arg]
         else:
-            del b[i:i + arg]
+            del b[i : i + arg]
     return bytes(b)
 
 
@@ -93,6 +97,7 @@ def import_then_verify(args: list[object], out: Path) -> None:
 
 # --------------------------------------------------------------------------- seeds
 
+
 def _seed_openbve() -> bytes:
     return logs_bin(entries_of(trip(28740.0, 123.0, [(28800, 1725.0, 150), (28980, 1870.0, 165)])))
 
@@ -108,12 +113,18 @@ def _seed_ksp() -> bytes:
 
 
 def _seed_carla() -> bytes:
-    add = rs.event_add([(10, 1, (0.0, 0.0, 0.0), 0.0, "vehicle.tesla.model3", {"role_name": "hero"}),
-                        (11, 2, (5.0, 0.0, 0.0), 0.0, "walker.pedestrian.0001", {})])
+    add = rs.event_add(
+        [
+            (10, 1, (0.0, 0.0, 0.0), 0.0, "vehicle.tesla.model3", {"role_name": "hero"}),
+            (11, 2, (5.0, 0.0, 0.0), 0.0, "walker.pedestrian.0001", {}),
+        ]
+    )
     frames = []
     for i in range(10):
-        pk = ([add] if i == 0 else []) + [rs.positions([(10, 100.0 * i, 50.0, 0.0, 0.0)]),
-                                          rs.kinematics([(10, 1.0, 0.0, 0.0)])]
+        pk = ([add] if i == 0 else []) + [
+            rs.positions([(10, 100.0 * i, 50.0, 0.0, 0.0)]),
+            rs.kinematics([(10, 1.0, 0.0, 0.0)]),
+        ]
         if i == 4:
             pk.append(rs.collision([(0, 10, 11)]))
         frames.append(pk)
@@ -172,13 +183,18 @@ def test_unmutated_seeds_import_cleanly():
 
 # --------------------------------------------------------------------------- score files
 
-_GOOD_SCORE = Score(task_id="T09", verifier="steep_turn", status="scored", score=0.8, raw_score=0.8,
-                    success=False).model_dump(mode="json")
+_GOOD_SCORE = Score(
+    task_id="T09", verifier="steep_turn", status="scored", score=0.8, raw_score=0.8, success=False
+).model_dump(mode="json")
 json_value = st.recursive(
-    st.none() | st.booleans() | st.integers(-10, 10) | st.floats(allow_nan=True, allow_infinity=True)
+    st.none()
+    | st.booleans()
+    | st.integers(-10, 10)
+    | st.floats(allow_nan=True, allow_infinity=True)
     | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
-    max_leaves=6)
+    max_leaves=6,
+)
 
 
 def _metrics_on(text: bytes) -> None:

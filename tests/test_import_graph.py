@@ -15,8 +15,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: source folder -> the package name it imports as (setup.py's mapping)
-FOLDERS = {"simbridge": "simbridge", "adapters": "simbridge.adapters", "verifiers": "simbridge.verifiers",
-           "tasks": "simbridge.tasks"}
+FOLDERS = {
+    "simbridge": "simbridge",
+    "adapters": "simbridge.adapters",
+    "verifiers": "simbridge.verifiers",
+    "tasks": "simbridge.tasks",
+}
 
 
 def module_files(root: Path = ROOT) -> dict[str, Path]:
@@ -114,15 +118,25 @@ def test_the_checker_sees_a_late_import_cycle(tmp_path: Path) -> None:
     (tmp_path / "simbridge/_b.py").write_text("def f():\n    from simbridge._a import x\n")
     (tmp_path / "verifiers/__init__.py").write_text("from . import _reg\n")
     (tmp_path / "verifiers/_reg.py").write_text(
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from simbridge.verifiers import thing\n")
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from simbridge.verifiers import thing\n"
+    )
     assert import_cycles(tmp_path) == [["simbridge._a", "simbridge._b"]]
 
 
 #: modules that took part in a cycle, and the entry points: each is imported first, with no
 #: simbridge module loaded before it
-FIRST_IMPORTS = ["simbridge._task", "simbridge._taskspec", "simbridge.verifiers", "simbridge.verifiers.landing",
-                 "simbridge.verifiers._registry", "simbridge._cmd_vm", "simbridge._cmd_isolation", "simbridge._cli",
-                 "simbridge.sim", "simbridge.agent"]
+FIRST_IMPORTS = [
+    "simbridge._task",
+    "simbridge._taskspec",
+    "simbridge.verifiers",
+    "simbridge.verifiers.landing",
+    "simbridge.verifiers._registry",
+    "simbridge._cmd_vm",
+    "simbridge._cmd_isolation",
+    "simbridge._cli",
+    "simbridge.sim",
+    "simbridge.agent",
+]
 
 
 def test_modules_import_first_in_a_fresh_interpreter() -> None:
@@ -138,7 +152,8 @@ def test_modules_import_first_in_a_fresh_interpreter() -> None:
             except Exception as exc:
                 print(f"{name}: {type(exc).__name__}: {exc}")
     """)
-    out = subprocess.run([sys.executable, "-c", code, *FIRST_IMPORTS], capture_output=True, text=True, cwd=ROOT,
-                         timeout=600, check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", code, *FIRST_IMPORTS], capture_output=True, text=True, cwd=ROOT, timeout=600, check=False
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout == ""

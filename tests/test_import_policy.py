@@ -158,12 +158,14 @@ def _rmc(hms: str, status: str, lat: str, lon: str) -> str:
 
 def test_nmea_invalid_fixes_and_off_globe_positions_dropped_and_counted(tmp_path, capsys):
     # after the track ends (12:08:20): four more fixes, none of which may become a sample
-    extra = "".join([
-        "600.000 " + _rmc("120900", "V", "5021.600", "00409.000"),                       # receiver: invalid
-        "601.000 " + with_checksum("$GPGGA,120901.00,5021.600,N,00409.000,W,0,00,0.0,0.0,M,0.0,M,,"),  # no fix
-        "602.000 " + _rmc("120902", "A", "9958.800", "00409.000"),                       # latitude 99.98°
-        "603.000 " + with_checksum("$GPGLL,5021.600,N,18130.000,W,120903.00,A,A"),      # longitude 181.5°
-    ]).replace("\r\n", "\n")
+    extra = "".join(
+        [
+            "600.000 " + _rmc("120900", "V", "5021.600", "00409.000"),  # receiver: invalid
+            "601.000 " + with_checksum("$GPGGA,120901.00,5021.600,N,00409.000,W,0,00,0.0,0.0,M,0.0,M,,"),  # no fix
+            "602.000 " + _rmc("120902", "A", "9958.800", "00409.000"),  # latitude 99.98°
+            "603.000 " + with_checksum("$GPGLL,5021.600,N,18130.000,W,120903.00,A,A"),  # longitude 181.5°
+        ]
+    ).replace("\r\n", "\n")
     (tmp_path / "a").mkdir()
     plain = read_bundle(_import_nmea(tmp_path / "a", nmea_file(tmp_path / "a")))
     p = nmea_file(tmp_path, extra)
@@ -172,8 +174,10 @@ def test_nmea_invalid_fixes_and_off_globe_positions_dropped_and_counted(tmp_path
     b = read_bundle(tmp_path / "b")
     assert b.signals.t.size == plain.signals.t.size  # the four extra fixes were all dropped
     assert abs(b.signals["lat_deg"]).max() <= 90 and abs(b.signals["lon_deg"]).max() <= 180
-    assert b.episode.flags == ["invalid_fix: 2 fixes dropped (GGA fix quality 0 1, RMC status V 1)",
-                               "out_of_range: 2 fixes dropped (latitude outside ±90° 1, longitude outside ±180° 1)"]
+    assert b.episode.flags == [
+        "invalid_fix: 2 fixes dropped (GGA fix quality 0 1, RMC status V 1)",
+        "out_of_range: 2 fixes dropped (latitude outside ±90° 1, longitude outside ±180° 1)",
+    ]
     assert b.snapshots["end"]["nmea_invalid_fixes"] == {"RMC status V": 1, "GGA fix quality 0": 1}
     code, out, _ = cli(capsys, "verify", tmp_path / "b", "--json")
     assert code == 0 and set(b.episode.flags) <= set(json.loads(out)["flags"])
@@ -192,8 +196,10 @@ def test_nmea_lenient_parse_is_flagged(tmp_path, capsys):
     code, _, err = cli(capsys, "import", "nmea", p, "--out", tmp_path / "b", "--lenient")
     assert code == 0, err
     # the framed sentence with a wrong checksum is dropped and counted in either mode
-    assert read_bundle(tmp_path / "b").episode.flags == ["lenient_parse: 1 line skipped",
-                                                         "bad_checksum: 1 sentences dropped (GPRMC 1)"]
+    assert read_bundle(tmp_path / "b").episode.flags == [
+        "lenient_parse: 1 line skipped",
+        "bad_checksum: 1 sentences dropped (GPRMC 1)",
+    ]
 
 
 def test_ksp_unknown_vessel_is_an_error_naming_the_vessels(tmp_path, capsys):

@@ -11,9 +11,16 @@ from simbridge._cli import main
 
 def S(task, score, success, safe=True, status="scored"):
     from simbridge._score import SafetyResult
-    return Score(task_id=task, verifier="v", status=status, score=score if status == "scored" else None,
-                 success=success if status == "scored" else None,
-                 safety=[SafetyResult(name="s", ok=safe)], reason="" if status == "scored" else "gap")
+
+    return Score(
+        task_id=task,
+        verifier="v",
+        status=status,
+        score=score if status == "scored" else None,
+        success=success if status == "scored" else None,
+        safety=[SafetyResult(name="s", ok=safe)],
+        reason="" if status == "scored" else "gap",
+    )
 
 
 def test_pass_at_k_and_hat_k():

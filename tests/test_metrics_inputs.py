@@ -44,27 +44,37 @@ def metrics(capsys, *args):
 
 
 def overall(records, agent=None, label=None):
-    return {(r["metric"], r["k"]): r for r in records if r["task_id"] is None
-            and (agent is None or r["agent"] == agent) and (label is None or r["label"] == label)}
+    return {
+        (r["metric"], r["k"]): r
+        for r in records
+        if r["task_id"] is None and (agent is None or r["agent"] == agent) and (label is None or r["label"] == label)
+    }
 
 
 def valid_score_json() -> dict:
-    return Score(task_id="T09", verifier="steep_turn", status="scored", score=1.0, raw_score=1.0,
-                 success=True).model_dump(mode="json")
+    return Score(
+        task_id="T09", verifier="steep_turn", status="scored", score=1.0, raw_score=1.0, success=True
+    ).model_dump(mode="json")
 
 
-@pytest.mark.parametrize("write,expect", [
-    (lambda f: f.write_text("{not json"), "line 1: not valid JSON"),
-    (lambda f: f.write_text(""), "empty file"),
-    (lambda f: f.write_text("[1, 2]"), "expected a JSON object (a score), got list"),
-    (lambda f: f.mkdir(), "is a directory"),
-    (lambda f: f.write_text(json.dumps({**valid_score_json(), "score": 7.5})), "field 'score': 7.5 is not a score in [0, 1]"),
-    (lambda f: f.write_text(json.dumps({**valid_score_json(), "score": float("nan")})), "field 'score': nan"),
-    (lambda f: f.write_text(json.dumps({**valid_score_json(), "raw_score": -0.1})), "field 'raw_score'"),
-    (lambda f: f.write_text(json.dumps({**valid_score_json(), "status": "great"})), "field 'status'"),
-    (lambda f: f.write_text(json.dumps({**valid_score_json(), "score": None})), "field 'score': null"),
-    (lambda f: f.write_bytes(b"\xff\xfe\x00junk"), "cannot read"),
-])
+@pytest.mark.parametrize(
+    "write,expect",
+    [
+        (lambda f: f.write_text("{not json"), "line 1: not valid JSON"),
+        (lambda f: f.write_text(""), "empty file"),
+        (lambda f: f.write_text("[1, 2]"), "expected a JSON object (a score), got list"),
+        (lambda f: f.mkdir(), "is a directory"),
+        (
+            lambda f: f.write_text(json.dumps({**valid_score_json(), "score": 7.5})),
+            "field 'score': 7.5 is not a score in [0, 1]",
+        ),
+        (lambda f: f.write_text(json.dumps({**valid_score_json(), "score": float("nan")})), "field 'score': nan"),
+        (lambda f: f.write_text(json.dumps({**valid_score_json(), "raw_score": -0.1})), "field 'raw_score'"),
+        (lambda f: f.write_text(json.dumps({**valid_score_json(), "status": "great"})), "field 'status'"),
+        (lambda f: f.write_text(json.dumps({**valid_score_json(), "score": None})), "field 'score': null"),
+        (lambda f: f.write_bytes(b"\xff\xfe\x00junk"), "cannot read"),
+    ],
+)
 def test_bad_score_file_is_one_line_naming_file_and_field(tmp_path, capsys, write, expect):
     d = tmp_path / "run" / "trial-1"
     d.mkdir(parents=True)
@@ -83,8 +93,9 @@ def test_bad_score_file_inside_a_bundle(tmp_path, good, capsys):
 
 
 def test_k_must_be_positive():
-    p = subprocess.run([sys.executable, "-m", "simbridge._cli", "metrics", ".", "-k", "-1"],
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "simbridge._cli", "metrics", ".", "-k", "-1"], capture_output=True, text=True
+    )
     assert p.returncode == 2 and "k must be at least 1, not -1" in p.stderr and "Traceback" not in p.stderr
 
 
@@ -173,6 +184,7 @@ def test_k_above_the_trials_says_so(tmp_path, good, poor, capsys):
 def test_pass_at_k_has_a_bootstrap_interval():
     def S(ok):
         return Score(task_id="T01", verifier="v", status="scored", score=1.0 if ok else 0.0, success=ok)
+
     # 6 trials, 3 successes: pass@2 = 1 - C(3,2)/C(6,2) = 1 - 3/15 = 0.8; pass^2 = C(3,2)/C(6,2) = 0.2
     m = compute([S(True)] * 3 + [S(False)] * 3, ks=(2,))
     assert m.pass_at_k_ci[2].value == pytest.approx(0.8) and m.pass_hat_k_ci[2].value == pytest.approx(0.2)

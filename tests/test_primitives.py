@@ -14,6 +14,7 @@ def t_(n, hz=10.0):
 
 # ---------------------------------------------------------------- longest_window / runs
 
+
 def test_longest_window_basic_and_ends():
     t = t_(10)
     c = np.array([1, 1, 0, 1, 1, 1, 0, 0, 1, 1], bool)
@@ -64,6 +65,7 @@ def test_shape_mismatch_is_an_error():
 
 # ---------------------------------------------------------------- fractions
 
+
 def test_fraction_in_band_time_weighted_and_rate_invariant():
     for hz in (10, 20, 100):
         t = np.arange(0, 10 + 1e-9, 1 / hz)
@@ -90,16 +92,26 @@ def test_fraction_ignores_time_across_gaps():
 
 # ---------------------------------------------------------------- credit
 
-@pytest.mark.parametrize("value,zero,full,expected", [
-    (30, 0, 60, 0.5), (60, 0, 60, 1.0), (90, 0, 60, 1.0), (-5, 0, 60, 0.0),
-    (0.65, 1.0, 0.3, 0.5), (0.2, 1.0, 0.3, 1.0), (1.5, 1.0, 0.3, 0.0),
-    (float("nan"), 0, 60, 0.0),
-])
+
+@pytest.mark.parametrize(
+    "value,zero,full,expected",
+    [
+        (30, 0, 60, 0.5),
+        (60, 0, 60, 1.0),
+        (90, 0, 60, 1.0),
+        (-5, 0, 60, 0.0),
+        (0.65, 1.0, 0.3, 0.5),
+        (0.2, 1.0, 0.3, 1.0),
+        (1.5, 1.0, 0.3, 0.0),
+        (float("nan"), 0, 60, 0.0),
+    ],
+)
 def test_linear_credit(value, zero, full, expected):
     assert P.linear_credit(value, zero, full) == pytest.approx(expected)
 
 
 # ---------------------------------------------------------------- headings
+
 
 def test_heading_wrap_359_to_1():
     assert P.angle_diff(1, 359) == pytest.approx(2)
@@ -120,6 +132,7 @@ def test_heading_change_nan_and_short():
 
 
 # ---------------------------------------------------------------- phases
+
 
 def _flight(hz=10):
     t = np.arange(0, 120, 1 / hz)
@@ -163,6 +176,7 @@ def test_stop_time_at_end_of_recording():
 
 # ---------------------------------------------------------------- geometry
 
+
 def test_point_in_polygon_inside_outside_edge_nan():
     sq = [(0, 0), (10, 0), (10, 10), (0, 10)]
     r = P.points_in_polygon([5, 15, 10, 0, np.nan, 5], [5, 5, 5, 0, 5, -0.001], sq)
@@ -203,6 +217,7 @@ def test_haversine():
 
 # ---------------------------------------------------------------- events
 
+
 class E:
     def __init__(self, t, kind):
         self.t, self.kind = t, kind
@@ -220,7 +235,7 @@ def test_count_and_merge_events():
 def test_no_per_sample_python_loop_on_long_input():
     """An hour at 100 Hz must be handled in vectorised time (the benchmark measures the speed)."""
     t = np.arange(0, 3600, 0.01)
-    c = (np.sin(t / 7) > 0)
+    c = np.sin(t / 7) > 0
     ws = P.runs(t, c)
     assert len(ws) == pytest.approx(3600 / (2 * np.pi * 7), abs=2)
 

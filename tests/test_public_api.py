@@ -20,7 +20,7 @@ from simbridge import BundleError, BundleWriter, EpisodeInfo, read_bundle, write
 ROOT = Path(__file__).resolve().parents[1]
 
 #: an adapter and a provider written only against simbridge.sim (checked below: no other import)
-TOY_SOURCE = '''
+TOY_SOURCE = """
 from __future__ import annotations
 
 import sys
@@ -80,7 +80,7 @@ class ToySession(SimSession):
     def stop(self) -> None:
         self.proc.kill()
         self.proc.wait()
-'''
+"""
 
 
 def _imported_modules(source: str) -> set[str]:
@@ -95,6 +95,7 @@ def _imported_modules(source: str) -> set[str]:
 
 # --------------------------------------------------------------------------- public modules
 
+
 @pytest.mark.parametrize("module", [sim, agent_api])
 def test_public_modules_export_what_they_list(module):
     assert len(module.__all__) == len(set(module.__all__))
@@ -107,14 +108,27 @@ def test_public_modules_export_what_they_list(module):
 
 
 def test_sim_exports_the_contracts_by_their_names():
-    assert {"SimSession", "StateSample", "SimEvent", "Sandbox", "Provider", "ProcessHandle", "Spawn",
-            "Forward"} <= set(sim.__all__)
+    assert {"SimSession", "StateSample", "SimEvent", "Sandbox", "Provider", "ProcessHandle", "Spawn", "Forward"} <= set(
+        sim.__all__
+    )
     assert sim.SimSession.__module__ == "simbridge._adapter" and sim.Provider.__module__ == "simbridge._providers._base"
 
 
 def test_agent_exports_the_port_client():
-    assert {"AgentPortClient", "DirectClient", "McpClient", "connect", "Screenshot", "TaskBrief", "EpisodeOver",
-            "NotReady", "ActionError", "run_anthropic_action", "run_openai_action", "ACTIONS"} <= set(agent_api.__all__)
+    assert {
+        "AgentPortClient",
+        "DirectClient",
+        "McpClient",
+        "connect",
+        "Screenshot",
+        "TaskBrief",
+        "EpisodeOver",
+        "NotReady",
+        "ActionError",
+        "run_anthropic_action",
+        "run_openai_action",
+        "ACTIONS",
+    } <= set(agent_api.__all__)
     assert issubclass(agent_api.DirectClient, agent_api.AgentPortClient)
 
 
@@ -122,8 +136,11 @@ def test_public_layout_reexports_every_public_name_of_the_cockpit_layout():
     from simbridge.adapters.jsbsim import _layout
     from simbridge.adapters.jsbsim import layout
 
-    names = {n for n, v in vars(_layout).items()
-             if not n.startswith("_") and not isinstance(v, types.ModuleType) and n not in ("annotations", "dataclass")}
+    names = {
+        n
+        for n, v in vars(_layout).items()
+        if not n.startswith("_") and not isinstance(v, types.ModuleType) and n not in ("annotations", "dataclass")
+    }
     assert set(layout.__all__) == names
     assert all(getattr(layout, n) is getattr(_layout, n) for n in names)
     assert layout.centre("primer") == _layout.centre("primer")
@@ -138,6 +155,7 @@ def test_sandbox_spawn_and_forward_are_typed_not_any():
 
 
 # --------------------------------------------------------------------------- a toy adapter
+
 
 def test_a_toy_adapter_written_against_simbridge_sim_runs(tmp_path):
     imports = _imported_modules(TOY_SOURCE)
@@ -220,15 +238,22 @@ def test_no_adapter_decides_by_provider_name():
         for node in ast.walk(tree):
             if id(node) in in_preflight:
                 continue
-            if isinstance(node, ast.Attribute) and node.attr == "provider" and getattr(node.value, "id", "") == "sandbox":
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr == "provider"
+                and getattr(node.value, "id", "") == "sandbox"
+            ):
                 offenders.append(f"{f.name}:{node.lineno} sandbox.provider")
-            if isinstance(node, ast.Compare) and any(isinstance(c, ast.Constant) and c.value in ("vm", "netns", "local")
-                                                     for c in [node.left, *node.comparators]):
+            if isinstance(node, ast.Compare) and any(
+                isinstance(c, ast.Constant) and c.value in ("vm", "netns", "local")
+                for c in [node.left, *node.comparators]
+            ):
                 offenders.append(f"{f.name}:{node.lineno} compares with a provider name")
     assert offenders == []
 
 
 # --------------------------------------------------------------------------- episode.json
+
 
 def _cols():
     return {"t": [0.0, 1.0], "alt_msl_ft": [1000.0, 1001.0]}
@@ -240,8 +265,12 @@ def test_episode_info_keeps_unknown_keys_of_an_old_bundle(tmp_path):
     write_bundle(tmp_path / "b", {"task_id": "T09"}, _cols())
     ep_path = tmp_path / "b" / "episode.json"
     raw = json.loads(ep_path.read_text())
-    raw.update(sandbox={"display": ":3", "pids": {"Xvfb": 11}}, cpu_s={"Xvfb": 0.5, "runner": 1.25},
-               legacy_counter=7, vendor={"x": [1, 2]})
+    raw.update(
+        sandbox={"display": ":3", "pids": {"Xvfb": 11}},
+        cpu_s={"Xvfb": 0.5, "runner": 1.25},
+        legacy_counter=7,
+        vendor={"x": [1, 2]},
+    )
     ep_path.write_text(json.dumps(raw))
     ep = read_bundle(tmp_path / "b").episode
     assert ep.extra == {"legacy_counter": 7, "vendor": {"x": [1, 2]}}
@@ -270,25 +299,43 @@ def test_episode_info_rejects_undeclared_attributes_and_bad_types(tmp_path):
 def test_runner_fields_are_declared():
     declared = set(EpisodeInfo.model_fields)
     src = (ROOT / "simbridge" / "_runner.py").read_text()
-    def is_episode_info(node: ast.expr) -> bool:  # `episode.x`, `info.x` or `self.info.x` (Episode.info)
-        return (getattr(node, "id", "") in ("episode", "info")
-                or (isinstance(node, ast.Attribute) and node.attr == "info" and getattr(node.value, "id", "") == "self"))
 
-    assigned = {n.attr for n in ast.walk(ast.parse(src))
-                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and is_episode_info(n.value)}
-    assert {"agent_port_url", "agent_brief", "ready_wall", "sandbox", "sim_info", "recorder", "cpu_s",
-            "sim_seconds", "wall_run_s", "achieved_rtf", "agent_actions"} <= assigned
+    def is_episode_info(node: ast.expr) -> bool:  # `episode.x`, `info.x` or `self.info.x` (Episode.info)
+        return getattr(node, "id", "") in ("episode", "info") or (
+            isinstance(node, ast.Attribute) and node.attr == "info" and getattr(node.value, "id", "") == "self"
+        )
+
+    assigned = {
+        n.attr
+        for n in ast.walk(ast.parse(src))
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and is_episode_info(n.value)
+    }
+    assert {
+        "agent_port_url",
+        "agent_brief",
+        "ready_wall",
+        "sandbox",
+        "sim_info",
+        "recorder",
+        "cpu_s",
+        "sim_seconds",
+        "wall_run_s",
+        "achieved_rtf",
+        "agent_actions",
+    } <= assigned
     assert assigned <= declared, assigned - declared
     assert "attr-defined" not in src
 
 
 # --------------------------------------------------------------------------- events
 
+
 def test_event_payloads_are_checked_per_kind_on_write(tmp_path):
     w = BundleWriter(tmp_path / "b", EpisodeInfo(task_id="T09"), ["alt_msl_ft"])
     w.event(1.0, "failure_injected", {"system": "engine", "agl_ft": 412.3, "actual_agl_ft": 415.0})
-    w.event(2.0, "collision", {"other_kind": "vehicle", "other_id": 7, "other_type_id": "vehicle.audi",
-                               "impulse": 120.5})
+    w.event(
+        2.0, "collision", {"other_kind": "vehicle", "other_id": 7, "other_type_id": "vehicle.audi", "impulse": 120.5}
+    )
     w.event(2.5, "lane_invasion", {"markings": ["Solid"]})
     w.event(3.0, "toolkit_custom", {"anything": [1, {"goes": True}]})  # a third-party kind
     w.event(4.0, "crash", {"reason": "gear collapse", "g_load": 9.1})  # more than the model names: kept

@@ -59,34 +59,100 @@ def _error(path: Path) -> str:
 # --------------------------------------------------------------------------- nonsense values
 
 
-@pytest.mark.parametrize("task_id,where,value,expect", [
-    ("T09", "verifier.params.alt_tol_ft", -100, "field 'verifier': params.alt_tol_ft: Input should be greater than 0"),
-    ("T09", "verifier.params.alt_tol_ft", NAN, "field 'verifier': params.alt_tol_ft: Input should be a finite number"),
-    ("T09", "verifier.params.ias_tol_kt", INF, "field 'verifier': params.ias_tol_kt: Input should be a finite number"),
-    ("T09", "verifier.params.bank_fraction_min", 1.5,
-     "field 'verifier': params.bank_fraction_min: Input should be less than or equal to 1"),
-    ("T09", "verifier.params.direction", "up", "field 'verifier': params.direction: Input should be 'left' or 'right'"),
-    ("T09", "time_limit_s", INF, "field 'time_limit_s': Input should be a finite number"),
-    ("T09", "max_sample_gap_s", INF, "field 'max_sample_gap_s': Input should be a finite number"),
-    ("T09", "max_sample_gap_s", -0.5, "field 'max_sample_gap_s': Input should be greater than 0"),
-    ("T09", "initial_state.alt_msl_ft", NAN, "field 'initial_state.alt_msl_ft': Input should be a finite number"),
-    ("T09", "signals[2]", "bank_dge", "field 'signals[2]': unknown canonical signal 'bank_dge' (did you mean 'bank_deg'?)"),
-    ("T05", "verifier.params.side", "center", "field 'verifier': params.side: Input should be 'left' or 'right'"),
-    ("T05", "verifier.params.downwind_offset_nm", [1.5, 0.25],
-     "params.downwind_offset_nm: Value error, range [1.5, 0.25] must have low < high"),
-    ("T12", "verifier.params.hover_min_ft", 12, "params: Value error, hover_min_ft (12) must be below hover_max_ft (10)"),
-    ("T16", "verifier.params.xpdr_code", 4581, "params.xpdr_code: Value error, transponder code 4581 is not 4 octal digits"),
-    ("T16", "verifier.params.com1_mhz", 12.5, "params.com1_mhz: Input should be greater than or equal to 118"),
-    ("T10", "verifier.params.course_deg", 360, "params.course_deg: Input should be less than 360"),
-    ("T08", "verifier.params.date", "2026-13-45", "params.date: Value error, date '2026-13-45' is not YYYY-MM-DD"),
-    ("T08", "verifier.params.aircraft_pattern", "(cessna", "params.aircraft_pattern: Value error, not a valid regular expression"),
-    ("T08", "verifier.params.cloud_coverage", "cloudy", "params.cloud_coverage: Input should be 'clear', 'few'"),
-    ("T06", "verifier.params.route_xy_m[1][0]", NAN, "params.route_xy_m[1][0]: Input should be a finite number"),
-    ("T18", "verifier.params.lane_id", 0, "params.lane_id: Value error, lane 0 is OpenDRIVE's reference line"),
-    ("T15", "verifier.params.payload_lb.rear_left", -190, "params.payload_lb.rear_left: Input should be greater than or equal to 0"),
-    ("T20", "verifier.params.sid_end_fix", "NOWHERE", "params: Value error, sid_end_fix 'NOWHERE' is not one of route_fixes"),
-    ("T06", "initial_state.scenario", {"spawn": {"x_m": NAN}}, "field 'initial_state.scenario': spawn.x_m is nan, not a finite number"),
-])
+@pytest.mark.parametrize(
+    "task_id,where,value,expect",
+    [
+        (
+            "T09",
+            "verifier.params.alt_tol_ft",
+            -100,
+            "field 'verifier': params.alt_tol_ft: Input should be greater than 0",
+        ),
+        (
+            "T09",
+            "verifier.params.alt_tol_ft",
+            NAN,
+            "field 'verifier': params.alt_tol_ft: Input should be a finite number",
+        ),
+        (
+            "T09",
+            "verifier.params.ias_tol_kt",
+            INF,
+            "field 'verifier': params.ias_tol_kt: Input should be a finite number",
+        ),
+        (
+            "T09",
+            "verifier.params.bank_fraction_min",
+            1.5,
+            "field 'verifier': params.bank_fraction_min: Input should be less than or equal to 1",
+        ),
+        (
+            "T09",
+            "verifier.params.direction",
+            "up",
+            "field 'verifier': params.direction: Input should be 'left' or 'right'",
+        ),
+        ("T09", "time_limit_s", INF, "field 'time_limit_s': Input should be a finite number"),
+        ("T09", "max_sample_gap_s", INF, "field 'max_sample_gap_s': Input should be a finite number"),
+        ("T09", "max_sample_gap_s", -0.5, "field 'max_sample_gap_s': Input should be greater than 0"),
+        ("T09", "initial_state.alt_msl_ft", NAN, "field 'initial_state.alt_msl_ft': Input should be a finite number"),
+        (
+            "T09",
+            "signals[2]",
+            "bank_dge",
+            "field 'signals[2]': unknown canonical signal 'bank_dge' (did you mean 'bank_deg'?)",
+        ),
+        ("T05", "verifier.params.side", "center", "field 'verifier': params.side: Input should be 'left' or 'right'"),
+        (
+            "T05",
+            "verifier.params.downwind_offset_nm",
+            [1.5, 0.25],
+            "params.downwind_offset_nm: Value error, range [1.5, 0.25] must have low < high",
+        ),
+        (
+            "T12",
+            "verifier.params.hover_min_ft",
+            12,
+            "params: Value error, hover_min_ft (12) must be below hover_max_ft (10)",
+        ),
+        (
+            "T16",
+            "verifier.params.xpdr_code",
+            4581,
+            "params.xpdr_code: Value error, transponder code 4581 is not 4 octal digits",
+        ),
+        ("T16", "verifier.params.com1_mhz", 12.5, "params.com1_mhz: Input should be greater than or equal to 118"),
+        ("T10", "verifier.params.course_deg", 360, "params.course_deg: Input should be less than 360"),
+        ("T08", "verifier.params.date", "2026-13-45", "params.date: Value error, date '2026-13-45' is not YYYY-MM-DD"),
+        (
+            "T08",
+            "verifier.params.aircraft_pattern",
+            "(cessna",
+            "params.aircraft_pattern: Value error, not a valid regular expression",
+        ),
+        ("T08", "verifier.params.cloud_coverage", "cloudy", "params.cloud_coverage: Input should be 'clear', 'few'"),
+        ("T06", "verifier.params.route_xy_m[1][0]", NAN, "params.route_xy_m[1][0]: Input should be a finite number"),
+        ("T18", "verifier.params.lane_id", 0, "params.lane_id: Value error, lane 0 is OpenDRIVE's reference line"),
+        (
+            "T15",
+            "verifier.params.payload_lb.rear_left",
+            -190,
+            "params.payload_lb.rear_left: Input should be greater than or equal to 0",
+        ),
+        (
+            "T20",
+            "verifier.params.sid_end_fix",
+            "NOWHERE",
+            "params: Value error, sid_end_fix 'NOWHERE' is not one of route_fixes",
+        ),
+        (
+            "T06",
+            "initial_state.scenario",
+            {"spawn": {"x_m": NAN}},
+            "field 'initial_state.scenario': spawn.x_m is nan, not a finite number",
+        ),
+    ],
+)
 def test_nonsense_value_is_one_line_naming_file_and_field(tmp_path, task_id, where, value, expect):
     path = _write(tmp_path, _set(_data(task_id), where, value))
     msg = _error(path)
@@ -107,8 +173,9 @@ def test_second_engine_signal_name_is_canonical(tmp_path):
 def test_negative_tolerance_no_longer_validates_from_the_cli(tmp_path):
     """The catalog demo: `alt_tol_ft: -100` used to say 'valid' (and turned a 1.0 into a 0.7)."""
     path = _write(tmp_path, _set(_data("T09"), "verifier.params.alt_tol_ft", -100))
-    p = subprocess.run([sys.executable, "-m", "simbridge._cli", "tasks", "validate", str(path)],
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "simbridge._cli", "tasks", "validate", str(path)], capture_output=True, text=True
+    )
     assert p.returncode == 1 and "Traceback" not in p.stderr
     bad = [line for line in p.stdout.splitlines() if line.startswith("INVALID")]
     assert bad == [f"INVALID {path}: field 'verifier': params.alt_tol_ft: Input should be greater than 0"], p.stdout
@@ -133,17 +200,21 @@ def catalog(tmp_path: Path) -> Path:
 
 def test_variant_of_a_variant_is_refused_by_name(catalog):
     path = _write(catalog, {"id": "T01@X", "base": "T01@PHJR"})
-    assert _error(path) == (f"{path}: field 'base': T01@PHJR is itself a variant of T01; "
-                            "a variant's base must be a base task")
+    assert _error(path) == (
+        f"{path}: field 'base': T01@PHJR is itself a variant of T01; a variant's base must be a base task"
+    )
 
 
-@pytest.mark.parametrize("base,expect", [
-    ("../../etc/passwd", "field 'base': '../../etc/passwd' is not a task id such as 'T01'"),
-    (["T01"], "field 'base': ['T01'] is not a task id"),
-    ("T01@X", "field 'base': a task cannot be its own base"),
-    ("T05", "field 'base': variant T01@X must extend T01, not T05"),
-    ("T77", "field 'base': no task file T77.yaml next to it"),
-])
+@pytest.mark.parametrize(
+    "base,expect",
+    [
+        ("../../etc/passwd", "field 'base': '../../etc/passwd' is not a task id such as 'T01'"),
+        (["T01"], "field 'base': ['T01'] is not a task id"),
+        ("T01@X", "field 'base': a task cannot be its own base"),
+        ("T05", "field 'base': variant T01@X must extend T01, not T05"),
+        ("T77", "field 'base': no task file T77.yaml next to it"),
+    ],
+)
 def test_bad_base_is_one_line(catalog, base, expect):
     msg = _error(_write(catalog, {"id": "T01@X", "base": base}))
     assert expect in msg, msg
@@ -159,12 +230,16 @@ def test_variant_that_rewrites_instruction_must_rewrite_per_sim_text(catalog):
     data = _data("T01@PHJR")
     del data["instructions_by_sim"]
     msg = _error(_write(catalog, data))
-    assert "field 'instructions_by_sim': the variant rewrites `instruction` but would inherit T01's text for jsbsim" in msg
+    assert (
+        "field 'instructions_by_sim': the variant rewrites `instruction` but would inherit T01's text for jsbsim" in msg
+    )
 
 
 def test_variant_gets_its_own_site_in_per_sim_text():
     spec = load_all_tasks()["T01@PHJR"]
-    assert spec.base == "T01" and "PHJR" in spec.instruction_for("jsbsim") and "KPAO" not in spec.instruction_for("jsbsim")
+    assert (
+        spec.base == "T01" and "PHJR" in spec.instruction_for("jsbsim") and "KPAO" not in spec.instruction_for("jsbsim")
+    )
 
 
 # --------------------------------------------------------------------------- deep and recursive YAML
@@ -204,8 +279,13 @@ def test_alias_bomb_is_refused(tmp_path):
 
 #: how an instruction names each simulator (and panels that exist only on some)
 SIM_WORDS = {
-    "msfs": r"\bMSFS\b|Microsoft Flight Simulator", "xplane": r"X-Plane", "flightgear": r"FlightGear",
-    "carla": r"\bCARLA\b", "openbve": r"OpenBVE", "bridgecommand": r"Bridge Command", "ksp": r"Kerbal|\bKSP\b",
+    "msfs": r"\bMSFS\b|Microsoft Flight Simulator",
+    "xplane": r"X-Plane",
+    "flightgear": r"FlightGear",
+    "carla": r"\bCARLA\b",
+    "openbve": r"OpenBVE",
+    "bridgecommand": r"Bridge Command",
+    "ksp": r"Kerbal|\bKSP\b",
     "jsbsim": r"JSBSim",
 }
 #: panels and avionics a simulator's cockpit does not have
@@ -252,10 +332,13 @@ def test_instruction_for_falls_back_to_the_catalog_text():
     assert tasks["T06"].instruction_for("carla") == tasks["T06"].instruction
 
 
-@pytest.mark.parametrize("sim,expect", [
-    ("carla", "field 'instructions_by_sim': 'carla' is not one of simulator.alternatives ['jsbsim', 'flightgear']"),
-    ("msfs", "field 'instructions_by_sim': 'msfs' is the task's own simulator: its text is `instruction`"),
-])
+@pytest.mark.parametrize(
+    "sim,expect",
+    [
+        ("carla", "field 'instructions_by_sim': 'carla' is not one of simulator.alternatives ['jsbsim', 'flightgear']"),
+        ("msfs", "field 'instructions_by_sim': 'msfs' is the task's own simulator: its text is `instruction`"),
+    ],
+)
 def test_per_sim_text_only_for_alternatives(tmp_path, sim, expect):
     data = _data("T09")
     data["instructions_by_sim"][sim] = "Some simulator, fly a steep turn."
@@ -264,8 +347,26 @@ def test_per_sim_text_only_for_alternatives(tmp_path, sim, expect):
 
 # --------------------------------------------------------------------------- mutation fuzz
 
-SPECIAL: list[Any] = [-1, -1e9, 0, 0.0, NAN, INF, -INF, 1e308, "text", "", True, None, [], {}, {"x": 1},
-                      [[[[[[[[1]]]]]]]], "bank_dge", "T01@PHJR"]
+SPECIAL: list[Any] = [
+    -1,
+    -1e9,
+    0,
+    0.0,
+    NAN,
+    INF,
+    -INF,
+    1e308,
+    "text",
+    "",
+    True,
+    None,
+    [],
+    {},
+    {"x": 1},
+    [[[[[[[[1]]]]]]]],
+    "bank_dge",
+    "T01@PHJR",
+]
 
 
 def _paths(node: Any, loc: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -365,8 +466,10 @@ def test_cli_validate_nested_variant_exits_non_zero_with_one_line(catalog, capsy
     path = _write(catalog, {"id": "T01@X", "base": "T01@PHJR"})
     assert main(["tasks", "validate", str(path)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out == [f"INVALID {path}: field 'base': T01@PHJR is itself a variant of T01; a variant's base must be a base task",
-                   "0 valid, 1 invalid"]
+    assert out == [
+        f"INVALID {path}: field 'base': T01@PHJR is itself a variant of T01; a variant's base must be a base task",
+        "0 valid, 1 invalid",
+    ]
 
 
 def test_cli_instruction_per_sim(capsys):
@@ -384,9 +487,16 @@ def test_lockdown_ports_by_protocol_sorted_once() -> None:
     """LockdownSpec.ports(proto) is what providers open to the host and the audit probes."""
     from simbridge._task import LockdownSpec
 
-    spec = LockdownSpec.model_validate({"blocked_ports": [
-        {"port": 5401, "proto": "udp", "service": "fdm out"}, {"port": 5400, "proto": "tcp", "service": "telnet"},
-        {"port": 80, "proto": "tcp", "service": "http"}, {"port": 5400, "proto": "tcp", "service": "telnet again"}]})
+    spec = LockdownSpec.model_validate(
+        {
+            "blocked_ports": [
+                {"port": 5401, "proto": "udp", "service": "fdm out"},
+                {"port": 5400, "proto": "tcp", "service": "telnet"},
+                {"port": 80, "proto": "tcp", "service": "http"},
+                {"port": 5400, "proto": "tcp", "service": "telnet again"},
+            ]
+        }
+    )
     assert spec.ports("tcp") == [80, 5400]
     assert spec.ports("udp") == [5401]
     assert spec.probes()[0] == (5401, "udp", "fdm out") and len(spec.probes()) == 4

@@ -22,7 +22,9 @@ def final_mask(ctx: VerifyContext, hold_s: float) -> tuple[np.ndarray, tuple[flo
     t_end = float(t[-1])
     t0 = t_end - hold_s
     if float(t[0]) > t0 + 1e-9:
-        raise Unscorable(f"recording is {t_end - float(t[0]):.1f} s long, shorter than the {hold_s:g} s final-state window")
+        raise Unscorable(
+            f"recording is {t_end - float(t[0]):.1f} s long, shorter than the {hold_s:g} s final-state window"
+        )
     ctx.require_coverage(t0, t_end, f"the final state (last {hold_s:g} s)")
     return t >= t0 - 1e-9, (t0, t_end)
 

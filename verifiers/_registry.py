@@ -105,7 +105,9 @@ def check_spec(spec: "TaskSpec") -> None:
         raise ValueError(f"params.{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
     credit = [c.name for c in spec.partial_credit]
     if sorted(credit) != sorted(vdef.components):
-        raise ValueError(f"partial_credit items {credit} do not match verifier {vdef.name!r} components {list(vdef.components)}")
+        raise ValueError(
+            f"partial_credit items {credit} do not match verifier {vdef.name!r} components {list(vdef.components)}"
+        )
     safety = [s.name for s in spec.safety]
     if sorted(safety) != sorted(vdef.safety):
         raise ValueError(f"safety items {safety} do not match verifier {vdef.name!r} constraints {list(vdef.safety)}")
@@ -167,11 +169,12 @@ class VerifyContext:
         verifier has read, longer than max_sample_gap_s; sorted by start."""
         return [(a, b) for a, b, _ in self._gaps(t0, t1)]
 
-    def _gaps(self, t0: float = -math.inf, t1: float = math.inf,
-              signals: "tuple[str, ...] | list[str] | None" = None) -> list[tuple[float, float, str]]:
+    def _gaps(
+        self, t0: float = -math.inf, t1: float = math.inf, signals: "tuple[str, ...] | list[str] | None" = None
+    ) -> list[tuple[float, float, str]]:
         s = self.bundle.signals
         out = [(a, b, "") for a, b in s.gaps(self.max_gap_s)]
-        for name in (self.read if signals is None else signals):
+        for name in self.read if signals is None else signals:
             out += [(a, b, name) for a, b in s.value_gaps(name, self.max_gap_s)]
         return sorted((g for g in out if g[1] > t0 and g[0] < t1), key=lambda g: (g[0], g[1]))
 
@@ -188,8 +191,10 @@ class VerifyContext:
         g = self._gaps(t0, t1, signals)
         if g:
             a, b, name = g[0]
-            raise Unscorable(f"{self._what(name)} {a:.2f}-{b:.2f} s ({b - a:.2f} s > {self.max_gap_s:g} s, a gap) "
-                             f"makes {what} undecidable")
+            raise Unscorable(
+                f"{self._what(name)} {a:.2f}-{b:.2f} s ({b - a:.2f} s > {self.max_gap_s:g} s, a gap) "
+                f"makes {what} undecidable"
+            )
 
     def snapshot(self, which: str, key: str, *, required: bool = True) -> Any:
         val = self.bundle.snapshot(which, key)  # type: ignore[arg-type]
@@ -198,8 +203,16 @@ class VerifyContext:
         return val
 
     # -- results
-    def component(self, name: str, earned: float, *, measured: Any = None, tolerance: str = "",
-                  window: tuple[float, float] | None = None, explanation: str = "") -> None:
+    def component(
+        self,
+        name: str,
+        earned: float,
+        *,
+        measured: Any = None,
+        tolerance: str = "",
+        window: tuple[float, float] | None = None,
+        explanation: str = "",
+    ) -> None:
         item = self.task.credit(name)
         e = float(earned)
         if math.isnan(e):
@@ -215,12 +228,21 @@ class VerifyContext:
             # six significant digits: enough to see why a value at a tolerance's edge earned
             # nothing (0.7996 of the turn against ≥ 0.8), which a verifier's rounding hid
             measured = float(f"{measured:.6g}")
-        self.components[name] = Component(name=name, weight=item.weight, earned=e, kind=item.kind, measured=measured,
-                                          tolerance=tolerance, window=window, explanation=explanation)
+        self.components[name] = Component(
+            name=name,
+            weight=item.weight,
+            earned=e,
+            kind=item.kind,
+            measured=measured,
+            tolerance=tolerance,
+            window=window,
+            explanation=explanation,
+        )
 
     def safety(self, name: str, ok: bool, *, first_violation_t: float | None = None, explanation: str = "") -> None:
-        self.safety_results[name] = SafetyResult(name=name, ok=bool(ok), first_violation_t=first_violation_t,
-                                                 explanation=explanation)
+        self.safety_results[name] = SafetyResult(
+            name=name, ok=bool(ok), first_violation_t=first_violation_t, explanation=explanation
+        )
 
     def throughout(self, name: str, cond: Any, explanation: str, *, signals: tuple[str, ...] | None = None) -> bool:
         """A hard constraint that must hold on every sample. A violation is decided as soon as it is
@@ -262,17 +284,29 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
     ep = bundle.episode
     # the episode's own flags (lockstep, time_limit_cut, truncated_import, audit_failed …) travel with
     # the score, so a score written by the runner says what a re-verification says
-    base = _ScoreHeader(task_id=task.id, verifier=vname, unisolated=ep.unisolated,
-                        verifier_version=VERIFIER_API_VERSION, flags=list(ep.flags), data_quality=None)
+    base = _ScoreHeader(
+        task_id=task.id,
+        verifier=vname,
+        unisolated=ep.unisolated,
+        verifier_version=VERIFIER_API_VERSION,
+        flags=list(ep.flags),
+        data_quality=None,
+    )
     if ep.task_id != task.id:
         return Score.unscored(reason=f"bundle is for task {ep.task_id!r}, not {task.id!r}", **base)
     if ep.status in HARNESS_FAULTS:
-        return Score.unscored(reason=f"harness fault, not an agent failure: {ep.status}"
-                              + (f" ({ep.status_detail})" if ep.status_detail else ""), **base)
+        return Score.unscored(
+            reason=f"harness fault, not an agent failure: {ep.status}"
+            + (f" ({ep.status_detail})" if ep.status_detail else ""),
+            **base,
+        )
     if ep.status == "running":
         last = f"{bundle.signals.t[-1]:.1f} s" if len(bundle.signals) else "no samples"
-        return Score.unscored(reason=f"episode did not finish (status 'running', recording ends at {last}): "
-                              "the runner stopped before closing the bundle", **base)
+        return Score.unscored(
+            reason=f"episode did not finish (status 'running', recording ends at {last}): "
+            "the runner stopped before closing the bundle",
+            **base,
+        )
     if len(bundle.signals) == 0:
         return Score.unscored(reason="the recording has no samples", **base)
     checked = check_quality(bundle.signals, task.max_sample_gap_s, sim_end_s=_sim_end_s(ep))
@@ -290,8 +324,12 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
         return Score.unscored(reason=f"broken recording: {checked.broken}", **base)
     missing = checked.signals.missing(task.signals)
     if missing:
-        why = [f"{m} ({dq.signals[m].out_of_range} sample(s) out of range)" if m in dq.signals
-               and dq.signals[m].out_of_range else m for m in missing]
+        why = [
+            f"{m} ({dq.signals[m].out_of_range} sample(s) out of range)"
+            if m in dq.signals and dq.signals[m].out_of_range
+            else m
+            for m in missing
+        ]
         return Score.unscored(reason=f"required signal(s) missing from the recording: {', '.join(why)}", **base)
     bundle = Bundle(bundle.path, ep, checked.signals, bundle.events, bundle.snapshots, bundle.actions, bundle.files)
     vdef = get(vname)
@@ -311,9 +349,17 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
                 ctx.component(c, 0.0, explanation=f"not judged: {exc}")
         comps = [ctx.components[c.name] for c in task.partial_credit]
         safety = [ctx.safety_results[s.name] for s in task.safety if s.name in ctx.safety_results]  # judged only
-        return Score(status="scored", score=0.0, raw_score=None, success=False, components=comps, safety=safety,
-                     explanation=f"safety gate: {', '.join(r.name for r in violated)} violated, score 0; "
-                                 f"the rest not judged: {exc}", **base)
+        return Score(
+            status="scored",
+            score=0.0,
+            raw_score=None,
+            success=False,
+            components=comps,
+            safety=safety,
+            explanation=f"safety gate: {', '.join(r.name for r in violated)} violated, score 0; "
+            f"the rest not judged: {exc}",
+            **base,
+        )
     report_quality(ctx.asked)
     missing_c = [c for c in vdef.components if c not in ctx.components]
     missing_s = [s for s in vdef.safety if s not in ctx.safety_results]
@@ -334,8 +380,16 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
     if explanation:
         notes.append(explanation)
     success = safe and all(c.earned >= 1.0 - 1e-9 for c in comps)
-    return Score(status="scored", score=gated, raw_score=raw, success=success, components=comps, safety=safety,
-                 explanation="; ".join(notes), **base)
+    return Score(
+        status="scored",
+        score=gated,
+        raw_score=raw,
+        success=success,
+        components=comps,
+        safety=safety,
+        explanation="; ".join(notes),
+        **base,
+    )
 
 
 def _sim_end_s(ep: Any) -> float | None:

@@ -72,9 +72,16 @@ class RouteProgress:
     t_last_passed: float | None
 
 
-def route_progress(t: np.ndarray, x: np.ndarray, y: np.ndarray, route_xy: Sequence[Sequence[float]], *,
-                   target_radius_m: float = ROUTE_TARGET_RADIUS_M, offroute_max_m: float = OFFROUTE_MAX_M,
-                   success_fraction: float = ROUTE_SUCCESS_FRACTION) -> RouteProgress:
+def route_progress(
+    t: np.ndarray,
+    x: np.ndarray,
+    y: np.ndarray,
+    route_xy: Sequence[Sequence[float]],
+    *,
+    target_radius_m: float = ROUTE_TARGET_RADIUS_M,
+    offroute_max_m: float = OFFROUTE_MAX_M,
+    success_fraction: float = ROUTE_SUCCESS_FRACTION,
+) -> RouteProgress:
     """RouteCompletionTest on a whole trace: waypoint k is passed at the first sample, no earlier
     than the one that passed waypoint k−1, where the ego is beyond it along its forward direction
     and within `offroute_max_m` of it. Distances are computed in blocks of waypoints (vectorised
@@ -142,8 +149,14 @@ def _ego_xy_at(ctx: VerifyContext, t: float) -> tuple[float, float]:
     return (float(np.interp(t, ctx.t[ok], x[ok])), float(np.interp(t, ctx.t[ok], y[ok])))
 
 
-def merge_collisions(ctx: VerifyContext, events: Sequence[Event], *, window_s: float = COLLISION_WINDOW_S,
-                     radius_m: float = COLLISION_RADIUS_M, min_speed_kmh: float = COLLISION_MIN_SPEED_KMH) -> list[Event]:
+def merge_collisions(
+    ctx: VerifyContext,
+    events: Sequence[Event],
+    *,
+    window_s: float = COLLISION_WINDOW_S,
+    radius_m: float = COLLISION_RADIUS_M,
+    min_speed_kmh: float = COLLISION_MIN_SPEED_KMH,
+) -> list[Event]:
     """CollisionTest's filter over the contact events: a contact is dropped when it is with the
     actor of the last counted collision less than `window_s` after it, when the ego has not left
     the `radius_m` circle around the last counted collision since, or when the ego stands
@@ -218,8 +231,15 @@ def _route(ctx: VerifyContext, fallback: list[tuple[float, float]]) -> list[tupl
 
 
 def _progress(ctx: VerifyContext, p: "RouteParams | PedestrianParams", x: np.ndarray, y: np.ndarray) -> RouteProgress:
-    return route_progress(ctx.t, x, y, _route(ctx, p.route_xy_m), target_radius_m=p.target_radius_m,
-                          offroute_max_m=p.offroute_max_m, success_fraction=p.success_fraction)
+    return route_progress(
+        ctx.t,
+        x,
+        y,
+        _route(ctx, p.route_xy_m),
+        target_radius_m=p.target_radius_m,
+        offroute_max_m=p.offroute_max_m,
+        success_fraction=p.success_fraction,
+    )
 
 
 # --------------------------------------------------------------------------- T06 route
@@ -236,8 +256,9 @@ class RouteParams(FiniteParams):
     collision_radius_m: PositiveFinite = COLLISION_RADIUS_M
 
 
-@verifier("carla_route", params=RouteParams,
-          components=("route_completion", "no_red_light", "no_collision", "under_time"))
+@verifier(
+    "carla_route", params=RouteParams, components=("route_completion", "no_red_light", "no_collision", "under_time")
+)
 def carla_route(ctx: VerifyContext) -> str:
     """Route completion scaled linearly (RouteCompletionTest: 100 % once complete); red lights and
     collisions counted over the whole episode after merging repeats, credited only once the ego
@@ -251,28 +272,56 @@ def carla_route(ctx: VerifyContext) -> str:
     ctx.require_coverage(float(t[0]), float(t[-1]), "route completion")
     prog = _progress(ctx, p, x, y)
     pct = prog.fraction * 100
-    ctx.component("route_completion", P.linear_credit(prog.fraction, 0.0, 1.0),
-                  measured=pct, tolerance=f"linear 0→100% of {prog.length_m:.0f} m",
-                  window=(float(t[0]), prog.t_last_passed) if prog.t_last_passed is not None else None,
-                  explanation=f"{pct:.1f}% of the route passed in order" + (" (complete)" if prog.t_complete is not None else ""))
+    ctx.component(
+        "route_completion",
+        P.linear_credit(prog.fraction, 0.0, 1.0),
+        measured=pct,
+        tolerance=f"linear 0→100% of {prog.length_m:.0f} m",
+        window=(float(t[0]), prog.t_last_passed) if prog.t_last_passed is not None else None,
+        explanation=f"{pct:.1f}% of the route passed in order" + (" (complete)" if prog.t_complete is not None else ""),
+    )
 
     reds = merge_red_lights(ctx.bundle.events_of("red_light"))
-    cols = merge_collisions(ctx, ctx.bundle.events_of("collision"), window_s=p.collision_window_s,
-                            radius_m=p.collision_radius_m)
+    cols = merge_collisions(
+        ctx, ctx.bundle.events_of("collision"), window_s=p.collision_window_s, radius_m=p.collision_radius_m
+    )
     exposed = prog.fraction >= p.min_progress_for_infractions
-    short = "" if exposed else f"drove only {pct:.0f}% of the route (< {p.min_progress_for_infractions:.0%}): not exposed to its lights and traffic"
-    ctx.component("no_red_light", exposed and len(reds) == 0, measured=len(reds), tolerance="0 red-light runs",
-                  explanation=short or ", ".join(f"t={e.t:.1f}s" for e in reds))
-    ctx.component("no_collision", exposed and len(cols) == 0, measured=len(cols),
-                  tolerance=f"0 collisions (merged within {p.collision_window_s:g} s / {p.collision_radius_m:g} m)",
-                  explanation=short or ", ".join(f"{_other_kind(e)} at t={e.t:.1f}s" for e in cols))
+    short = (
+        ""
+        if exposed
+        else f"drove only {pct:.0f}% of the route (< {p.min_progress_for_infractions:.0%}): not exposed to its lights and traffic"
+    )
+    ctx.component(
+        "no_red_light",
+        exposed and len(reds) == 0,
+        measured=len(reds),
+        tolerance="0 red-light runs",
+        explanation=short or ", ".join(f"t={e.t:.1f}s" for e in reds),
+    )
+    ctx.component(
+        "no_collision",
+        exposed and len(cols) == 0,
+        measured=len(cols),
+        tolerance=f"0 collisions (merged within {p.collision_window_s:g} s / {p.collision_radius_m:g} m)",
+        explanation=short or ", ".join(f"{_other_kind(e)} at t={e.t:.1f}s" for e in cols),
+    )
     if prog.t_complete is None:
-        ctx.component("under_time", 0.0, measured=None, tolerance=f"route complete within {p.time_limit_s:g} s",
-                      explanation="route not completed")
+        ctx.component(
+            "under_time",
+            0.0,
+            measured=None,
+            tolerance=f"route complete within {p.time_limit_s:g} s",
+            explanation="route not completed",
+        )
     else:
         dur = prog.t_complete - float(t[0])
-        ctx.component("under_time", dur <= p.time_limit_s, measured=dur,
-                      tolerance=f"≤ {p.time_limit_s:g} s", window=(float(t[0]), prog.t_complete))
+        ctx.component(
+            "under_time",
+            dur <= p.time_limit_s,
+            measured=dur,
+            tolerance=f"≤ {p.time_limit_s:g} s",
+            window=(float(t[0]), prog.t_complete),
+        )
     return ""
 
 
@@ -306,8 +355,7 @@ def footprint_xy(x: float, y: float, yaw_deg: float, length_m: float, width_m: f
     return np.column_stack([x + c * lx - s * ly, y + s * lx + c * ly])
 
 
-@verifier("carla_parking", params=ParkingParams,
-          components=("inside_space", "centre_offset", "heading", "no_contact"))
+@verifier("carla_parking", params=ParkingParams, components=("inside_space", "centre_offset", "heading", "no_contact"))
 def carla_parking(ctx: VerifyContext) -> str:
     """Final ego transform (last sample) against the bay: all four corners of the vehicle's
     footprint inside the bay polygon, with the car at rest if its speed was recorded; centre offset = distance between the vehicle's and the
@@ -337,24 +385,43 @@ def carla_parking(ctx: VerifyContext) -> str:
     v = ctx.opt("speed_kmh")
     v_end = float(v[i]) if v is not None and np.isfinite(v[i]) else 0.0
     rolling = abs(v_end) > p.parked_speed_kmh
-    ctx.component("inside_space", bool(inside.all()) and not rolling, measured=int(inside.sum()),
-                  tolerance=f"4 of 4 footprint corners inside the bay, at rest (≤ {p.parked_speed_kmh:g} km/h)",
-                  window=(float(t[i]), float(t[i])),
-                  explanation=f"final pose x={fx:.2f} y={fy:.2f} yaw={fyaw:.1f}°"
-                  + (f", still moving at {v_end:.1f} km/h" if rolling else ""))
+    ctx.component(
+        "inside_space",
+        bool(inside.all()) and not rolling,
+        measured=int(inside.sum()),
+        tolerance=f"4 of 4 footprint corners inside the bay, at rest (≤ {p.parked_speed_kmh:g} km/h)",
+        window=(float(t[i]), float(t[i])),
+        explanation=f"final pose x={fx:.2f} y={fy:.2f} yaw={fyaw:.1f}°"
+        + (f", still moving at {v_end:.1f} km/h" if rolling else ""),
+    )
     cx, cy = poly.mean(axis=0)
     off = float(math.hypot(fx - cx, fy - cy))
-    ctx.component("centre_offset", P.linear_credit(off, p.offset_zero_m, p.offset_full_m), measured=off,
-                  tolerance=f"linear {p.offset_zero_m:g} m → {p.offset_full_m:g} m")
+    ctx.component(
+        "centre_offset",
+        P.linear_credit(off, p.offset_zero_m, p.offset_full_m),
+        measured=off,
+        tolerance=f"linear {p.offset_zero_m:g} m → {p.offset_full_m:g} m",
+    )
     attempted = off <= p.attempt_radius_m
     away = "" if attempted else f"ended {off:.1f} m from the bay (> {p.attempt_radius_m:g} m): no parking attempt"
     herr = float(abs(P.angle_diff(fyaw, bay.heading_deg)))
-    ctx.component("heading", attempted and herr <= p.heading_tol_deg, measured=herr,
-                  tolerance=f"≤ {p.heading_tol_deg:g}°", explanation=away)
-    cols = merge_collisions(ctx, ctx.bundle.events_of("collision"), window_s=p.collision_window_s,
-                            radius_m=p.collision_radius_m)
-    ctx.component("no_contact", attempted and len(cols) == 0, measured=len(cols), tolerance="0 contacts",
-                  explanation=away or ", ".join(f"{_other_kind(e)} at t={e.t:.1f}s" for e in cols))
+    ctx.component(
+        "heading",
+        attempted and herr <= p.heading_tol_deg,
+        measured=herr,
+        tolerance=f"≤ {p.heading_tol_deg:g}°",
+        explanation=away,
+    )
+    cols = merge_collisions(
+        ctx, ctx.bundle.events_of("collision"), window_s=p.collision_window_s, radius_m=p.collision_radius_m
+    )
+    ctx.component(
+        "no_contact",
+        attempted and len(cols) == 0,
+        measured=len(cols),
+        tolerance="0 contacts",
+        explanation=away or ", ".join(f"{_other_kind(e)} at t={e.t:.1f}s" for e in cols),
+    )
     return ""
 
 
@@ -375,8 +442,11 @@ class PedestrianParams(FiniteParams):
     collision_radius_m: PositiveFinite = COLLISION_RADIUS_M
 
 
-@verifier("carla_pedestrian", params=PedestrianParams,
-          components=("no_pedestrian_collision", "speed_before_event", "route_completed"))
+@verifier(
+    "carla_pedestrian",
+    params=PedestrianParams,
+    components=("no_pedestrian_collision", "speed_before_event", "route_completed"),
+)
 def carla_pedestrian(ctx: VerifyContext) -> str:
     """The event is the pedestrian's trigger: the first time the ego comes within
     `trigger_distance_m` of the pedestrian's crossing point. The speed criterion is the mean
@@ -394,23 +464,47 @@ def carla_pedestrian(ctx: VerifyContext) -> str:
     walkers = [e for e in ctx.bundle.events_of("collision") if _other_kind(e) in ("walker", "pedestrian")]
     hits = merge_collisions(ctx, walkers, window_s=p.collision_window_s, radius_m=p.collision_radius_m)
     if t_trig is None:
-        ctx.component("no_pedestrian_collision", 0.0, measured=len(hits), tolerance="reach the pedestrian, 0 walker collisions",
-                      explanation=f"never came within {p.trigger_distance_m:g} m of the crossing")
-        ctx.component("speed_before_event", 0.0, measured=None,
-                      tolerance=f"≥ {p.speed_fraction_min:.0%} of {p.speed_limit_kmh:g} km/h", explanation="no event")
+        ctx.component(
+            "no_pedestrian_collision",
+            0.0,
+            measured=len(hits),
+            tolerance="reach the pedestrian, 0 walker collisions",
+            explanation=f"never came within {p.trigger_distance_m:g} m of the crossing",
+        )
+        ctx.component(
+            "speed_before_event",
+            0.0,
+            measured=None,
+            tolerance=f"≥ {p.speed_fraction_min:.0%} of {p.speed_limit_kmh:g} km/h",
+            explanation="no event",
+        )
     else:
-        ctx.component("no_pedestrian_collision", len(hits) == 0, measured=len(hits), tolerance="0 walker collisions",
-                      explanation=", ".join(f"t={e.t:.1f}s" for e in hits))
+        ctx.component(
+            "no_pedestrian_collision",
+            len(hits) == 0,
+            measured=len(hits),
+            tolerance="0 walker collisions",
+            explanation=", ".join(f"t={e.t:.1f}s" for e in hits),
+        )
         t0 = max(float(t[0]), t_trig - p.speed_window_s)
         m = (t >= t0) & (t <= t_trig) & np.isfinite(v)
         ws = P.sample_weights(t[m], ctx.max_gap_s)
         mean_v = float((ws * v[m]).sum() / ws.sum()) if ws.sum() > 0 else (float(v[m].mean()) if m.any() else math.nan)
         need = p.speed_fraction_min * p.speed_limit_kmh
-        ctx.component("speed_before_event", mean_v >= need, measured=mean_v,
-                      tolerance=f"mean ≥ {need:g} km/h over {p.speed_window_s:g} s", window=(t0, t_trig))
+        ctx.component(
+            "speed_before_event",
+            mean_v >= need,
+            measured=mean_v,
+            tolerance=f"mean ≥ {need:g} km/h over {p.speed_window_s:g} s",
+            window=(t0, t_trig),
+        )
     prog = _progress(ctx, p, x, y)
-    ctx.component("route_completed", prog.t_complete is not None, measured=prog.fraction * 100,
-                  tolerance=f"> {p.success_fraction:.0%} and within {p.target_radius_m:g} m of the end")
+    ctx.component(
+        "route_completed",
+        prog.t_complete is not None,
+        measured=prog.fraction * 100,
+        tolerance=f"> {p.success_fraction:.0%} and within {p.target_radius_m:g} m of the end",
+    )
     others = [e for e in ctx.bundle.events_of("collision") if e not in walkers]
     return f"{len(others)} other contact event(s) (not scored)" if others else ""
 
@@ -441,8 +535,7 @@ class LaneKeepParams(FiniteParams):
         return self
 
 
-@verifier("carla_lane_keep", params=LaneKeepParams,
-          components=("speed_in_band", "lateral_rms", "no_lane_invasion"))
+@verifier("carla_lane_keep", params=LaneKeepParams, components=("speed_in_band", "lateral_rms", "no_lane_invasion"))
 def carla_lane_keep(ctx: VerifyContext) -> str:
     """The 2-minute window starts the first time the speed reaches the lower edge of the band
     (85 km/h). Time the recording does not reach counts against the speed and RMS items; a
@@ -460,11 +553,17 @@ def carla_lane_keep(ctx: VerifyContext) -> str:
     ctx.require_coverage(t_s, t_e, "the lane-keeping window")
     cover = (t_e - t_s) / p.window_s
     win = (t_s, t_e)
-    frac = P.fraction_in_band(t, v, p.speed_kmh - p.speed_tol_kmh, p.speed_kmh + p.speed_tol_kmh, t_s, t_e, ctx.max_gap_s)
+    frac = P.fraction_in_band(
+        t, v, p.speed_kmh - p.speed_tol_kmh, p.speed_kmh + p.speed_tol_kmh, t_s, t_e, ctx.max_gap_s
+    )
     frac = (0.0 if math.isnan(frac) else frac) * cover
-    ctx.component("speed_in_band", frac >= p.speed_fraction_min - 1e-9, measured=frac,
-                  tolerance=f"{p.speed_kmh - p.speed_tol_kmh:g}-{p.speed_kmh + p.speed_tol_kmh:g} km/h for ≥ {p.speed_fraction_min:.0%} of {p.window_s:g} s",
-                  window=win)
+    ctx.component(
+        "speed_in_band",
+        frac >= p.speed_fraction_min - 1e-9,
+        measured=frac,
+        tolerance=f"{p.speed_kmh - p.speed_tol_kmh:g}-{p.speed_kmh + p.speed_tol_kmh:g} km/h for ≥ {p.speed_fraction_min:.0%} of {p.window_s:g} s",
+        window=win,
+    )
     m = (t >= t_s) & (t <= t_e)
     dev = np.where(lane[m] == p.lane_id, off[m], p.wrong_lane_offset_m)
     dev = np.where(np.isfinite(lane[m]), dev, np.nan)
@@ -473,10 +572,20 @@ def carla_lane_keep(ctx: VerifyContext) -> str:
     if w[good].sum() <= 0:
         raise Unscorable("no lane offset samples inside the lane-keeping window")
     rms = float(np.sqrt((w[good] * dev[good] ** 2).sum() / w[good].sum()))
-    ctx.component("lateral_rms", P.linear_credit(rms, p.rms_zero_m, p.rms_full_m) * cover, measured=rms,
-                  tolerance=f"linear {p.rms_zero_m:g} → {p.rms_full_m:g} m RMS, × window coverage {cover:.0%}", window=win)
+    ctx.component(
+        "lateral_rms",
+        P.linear_credit(rms, p.rms_zero_m, p.rms_full_m) * cover,
+        measured=rms,
+        tolerance=f"linear {p.rms_zero_m:g} → {p.rms_full_m:g} m RMS, × window coverage {cover:.0%}",
+        window=win,
+    )
     inv = P.count_events(ctx.bundle.events, "lane_invasion", t0=t_s, t1=t_e)
-    ctx.component("no_lane_invasion", inv == 0 and cover >= 1.0 - 1e-9, measured=inv,
-                  tolerance=f"0 lane invasions over the full {p.window_s:g} s", window=win,
-                  explanation="" if cover >= 1.0 - 1e-9 else f"window only {cover:.0%} recorded")
+    ctx.component(
+        "no_lane_invasion",
+        inv == 0 and cover >= 1.0 - 1e-9,
+        measured=inv,
+        tolerance=f"0 lane invasions over the full {p.window_s:g} s",
+        window=win,
+        explanation="" if cover >= 1.0 - 1e-9 else f"window only {cover:.0%} recorded",
+    )
     return ""

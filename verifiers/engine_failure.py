@@ -10,7 +10,13 @@ from pydantic import model_validator
 from simbridge._errors import Unscorable
 from simbridge.verifiers import primitives as P
 from simbridge.verifiers._params import (
-    AngleTolDeg, FiniteParams, Fraction, NonNegativeFinite, NonNegativeRange, PositiveFinite, require_below,
+    AngleTolDeg,
+    FiniteParams,
+    Fraction,
+    NonNegativeFinite,
+    NonNegativeRange,
+    PositiveFinite,
+    require_below,
 )
 from simbridge.verifiers._registry import VerifyContext, verifier
 
@@ -49,8 +55,9 @@ def _densify(poly: list[tuple[float, float]], step_m: float) -> np.ndarray:
     return np.concatenate(out)
 
 
-def heading_to_area(x: np.ndarray, y: np.ndarray, hdg_deg: np.ndarray, poly: list[tuple[float, float]],
-                    step_m: float) -> tuple[np.ndarray, np.ndarray]:
+def heading_to_area(
+    x: np.ndarray, y: np.ndarray, hdg_deg: np.ndarray, poly: list[tuple[float, float]], step_m: float
+) -> tuple[np.ndarray, np.ndarray]:
     """(angular offset of the heading from the area in degrees, 0 when the nose points into it or the
     aircraft is over it; distance to the area in metres) per sample."""
     pts = _densify(poly, step_m)
@@ -71,8 +78,9 @@ def heading_to_area(x: np.ndarray, y: np.ndarray, hdg_deg: np.ndarray, poly: lis
     return np.where(over, 0.0, off), np.where(over, 0.0, dist)
 
 
-@verifier("engine_failure", params=EngineFailureParams,
-          components=("best_glide", "heading_landable", "survivable_landing"))
+@verifier(
+    "engine_failure", params=EngineFailureParams, components=("best_glide", "heading_landable", "survivable_landing")
+)
 def engine_failure(ctx: VerifyContext) -> str:
     """The glide runs from the harness's `failure_injected` event to the start of the flare (first
     time below `flare_agl_ft` after the failure) or the touchdown, whichever is first."""
@@ -106,9 +114,13 @@ def engine_failure(ctx: VerifyContext) -> str:
     t_flare = min(low if low is not None else t_td, t_td)
 
     frac = P.fraction_in_band(t, ias, p.glide_ias_lo_kt, p.glide_ias_hi_kt, t_fail, t_flare, ctx.max_gap_s)
-    ctx.component("best_glide", frac >= p.glide_fraction_min, measured=frac,
-                  tolerance=f"{p.glide_ias_lo_kt:g}-{p.glide_ias_hi_kt:g} KIAS for ≥{p.glide_fraction_min:.0%} of the glide",
-                  window=(t_fail, t_flare))
+    ctx.component(
+        "best_glide",
+        frac >= p.glide_fraction_min,
+        measured=frac,
+        tolerance=f"{p.glide_ias_lo_kt:g}-{p.glide_ias_hi_kt:g} KIAS for ≥{p.glide_fraction_min:.0%} of the glide",
+        window=(t_fail, t_flare),
+    )
 
     geo = ctx.task.geometry
     ref = geo.runway(p.landable_runways[0]).threshold if p.landable_runways else None
@@ -117,8 +129,9 @@ def engine_failure(ctx: VerifyContext) -> str:
     areas: dict[str, list[tuple[float, float]]] = {}
     for rid in p.landable_runways:
         r = geo.runway(rid)
-        areas[f"runway {rid}"] = P.runway_polygon_m(r.threshold.lat_deg, r.threshold.lon_deg, r.end.lat_deg,
-                                                    r.end.lon_deg, r.width_ft * 0.3048, lat0, lon0)
+        areas[f"runway {rid}"] = P.runway_polygon_m(
+            r.threshold.lat_deg, r.threshold.lon_deg, r.end.lat_deg, r.end.lon_deg, r.width_ft * 0.3048, lat0, lon0
+        )
     for pid in p.landable_polygons:
         spec = geo.polygon(pid)
         if spec.points is None:
@@ -136,9 +149,14 @@ def engine_failure(ctx: VerifyContext) -> str:
         hits[name] = int(ok.sum())
     hfrac = P.fraction_true(t, toward, t_fail + p.reaction_s, t_flare, ctx.max_gap_s) if seg.sum() > 1 else 0.0
     best = max(hits, key=hits.__getitem__) if hits and max(hits.values()) else "none"
-    ctx.component("heading_landable", hfrac >= p.heading_fraction_min, measured=hfrac,
-                  tolerance=f"within ±{p.heading_tol_deg:g}° of a reachable landable area for ≥{p.heading_fraction_min:.0%}",
-                  window=(t_fail + p.reaction_s, t_flare), explanation=f"mostly toward: {best}")
+    ctx.component(
+        "heading_landable",
+        hfrac >= p.heading_fraction_min,
+        measured=hfrac,
+        tolerance=f"within ±{p.heading_tol_deg:g}° of a reachable landable area for ≥{p.heading_fraction_min:.0%}",
+        window=(t_fail + p.reaction_s, t_flare),
+        explanation=f"mostly toward: {best}",
+    )
 
     problems = []
     after = t >= t_fail
@@ -159,10 +177,16 @@ def engine_failure(ctx: VerifyContext) -> str:
     where = "no touchdown"
     if tds:
         i = tds[0].index
-        where = next((n for n, poly in areas.items() if P.points_in_polygon([x[i]], [y[i]], poly)[0]),
-                     "outside the listed landable areas")
-    ctx.component("survivable_landing", not problems, explanation=f"touched down on: {where}",
-                  measured="; ".join(problems) or f"{tds[0].vs_fpm:.0f} fpm, stopped upright",
-                  tolerance=f"no crash flag, sink < {p.max_touchdown_fpm:g} fpm, stopped, |bank|,|pitch| ≤ {p.upright_max_deg:g}°",
-                  window=(t_td, t_end))
+        where = next(
+            (n for n, poly in areas.items() if P.points_in_polygon([x[i]], [y[i]], poly)[0]),
+            "outside the listed landable areas",
+        )
+    ctx.component(
+        "survivable_landing",
+        not problems,
+        explanation=f"touched down on: {where}",
+        measured="; ".join(problems) or f"{tds[0].vs_fpm:.0f} fpm, stopped upright",
+        tolerance=f"no crash flag, sink < {p.max_touchdown_fpm:g} fpm, stopped, |bank|,|pitch| ≤ {p.upright_max_deg:g}°",
+        window=(t_td, t_end),
+    )
     return ""

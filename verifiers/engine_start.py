@@ -28,8 +28,7 @@ class EngineStartParams(FiniteParams):
         return self
 
 
-@verifier("engine_start", params=EngineStartParams,
-          components=("switch_states", "priming_mixture", "engine_at_rpm"))
+@verifier("engine_start", params=EngineStartParams, components=("switch_states", "priming_mixture", "engine_at_rpm"))
 def engine_start(ctx: VerifyContext) -> str:
     """Switches and engine are judged on every sample of the last `final_hold_s` seconds. Priming
     counts only if done before cranking: the primer count at the first sample with the key at
@@ -50,9 +49,14 @@ def engine_start(ctx: VerifyContext) -> str:
         "avionics on": holds(is_state(avionics, 1), end),
     }
     wrong = [k for k, ok in checks.items() if not ok]
-    ctx.component("switch_states", not wrong, measured=f"{len(checks) - len(wrong)}/{len(checks)}",
-                  tolerance="magnetos BOTH, fuel BOTH, master, beacon, avionics on (final state)", window=win,
-                  explanation=("not held at the end: " + ", ".join(wrong)) if wrong else "all checklist switches set")
+    ctx.component(
+        "switch_states",
+        not wrong,
+        measured=f"{len(checks) - len(wrong)}/{len(checks)}",
+        tolerance="magnetos BOTH, fuel BOTH, master, beacon, avionics on (final state)",
+        window=win,
+        explanation=("not held at the end: " + ", ".join(wrong)) if wrong else "all checklist switches set",
+    )
 
     with np.errstate(invalid="ignore"):
         cranked = is_state(mags, 4) | (running > 0.5)
@@ -66,16 +70,27 @@ def engine_start(ctx: VerifyContext) -> str:
         why.append(f"{strokes:g} primer strokes before cranking at {t[i_crank]:.1f} s")
     if not rich:
         why.append(f"mixture below {p.mixture_min:g} at the end (last {float(mixture[-1]):.2f})")
-    ctx.component("priming_mixture", ok, measured=strokes,
-                  tolerance=f"≥{p.min_primer_strokes:g} strokes before cranking; mixture ≥{p.mixture_min:g}",
-                  window=(float(t[0]), float(t[i_crank])), explanation="; ".join(why) or "primed and mixture rich")
+    ctx.component(
+        "priming_mixture",
+        ok,
+        measured=strokes,
+        tolerance=f"≥{p.min_primer_strokes:g} strokes before cranking; mixture ≥{p.mixture_min:g}",
+        window=(float(t[0]), float(t[i_crank])),
+        explanation="; ".join(why) or "primed and mixture rich",
+    )
 
     with np.errstate(invalid="ignore"):
         at_rpm = (running > 0.5) & (rpm >= p.rpm_min) & (rpm <= p.rpm_max)
     ok = holds(at_rpm, end)
     rpm_end = rpm[end]
-    ctx.component("engine_at_rpm", ok, measured=float(np.nanmean(rpm_end)) if np.isfinite(rpm_end).any() else None,
-                  tolerance=f"running, {p.rpm_min:g}-{p.rpm_max:g} rpm for the last {p.final_hold_s:g} s", window=win,
-                  explanation=f"rpm {np.nanmin(rpm_end):.0f}-{np.nanmax(rpm_end):.0f} in the final window"
-                  if np.isfinite(rpm_end).any() else "no rpm in the final window")
+    ctx.component(
+        "engine_at_rpm",
+        ok,
+        measured=float(np.nanmean(rpm_end)) if np.isfinite(rpm_end).any() else None,
+        tolerance=f"running, {p.rpm_min:g}-{p.rpm_max:g} rpm for the last {p.final_hold_s:g} s",
+        window=win,
+        explanation=f"rpm {np.nanmin(rpm_end):.0f}-{np.nanmax(rpm_end):.0f} in the final window"
+        if np.isfinite(rpm_end).any()
+        else "no rpm in the final window",
+    )
     return ""

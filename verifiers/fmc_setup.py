@@ -75,12 +75,12 @@ def route_problems(tokens: list[str], p: FmcSetupParams) -> list[str]:
         pos.append(i)
         i += 1
     out = []
-    if DISCO in tokens[pos[0]:pos[-1]]:
+    if DISCO in tokens[pos[0] : pos[-1]]:
         out.append("route discontinuity inside the route")
     k_sid, k_star = want.index(p.sid_end_fix.upper()), want.index(p.star_start_fix.upper())
     airways = [(want.index(a.upper()), want.index(b.upper())) for a, b in p.airway_segments]
     for k in range(len(want) - 1):
-        extra = [x for x in tokens[pos[k] + 1:pos[k + 1]] if x != DISCO]
+        extra = [x for x in tokens[pos[k] + 1 : pos[k + 1]] if x != DISCO]
         if not extra:
             continue
         in_proc = k + 1 <= k_sid or k >= k_star
@@ -98,8 +98,12 @@ def _num(d: dict[str, Any], key: str) -> float | None:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
-@verifier("fmc_setup", params=FmcSetupParams,
-          components=("route", "performance", "vspeeds", "lnav_vnav_armed"), safety=("not_airborne",))
+@verifier(
+    "fmc_setup",
+    params=FmcSetupParams,
+    components=("route", "performance", "vspeeds", "lnav_vnav_armed"),
+    safety=("not_airborne",),
+)
 def fmc_setup(ctx: VerifyContext) -> str:
     """Judged on the `end` snapshot of the FMS and the AFDS; 'do not take off' is watched on every
     sample of `on_ground`."""
@@ -112,28 +116,56 @@ def fmc_setup(ctx: VerifyContext) -> str:
     probs = route_problems(tokens, p)
     if str(fms.get("origin", "")).upper() != p.origin or str(fms.get("destination", "")).upper() != p.destination:
         probs.insert(0, f"{fms.get('origin')}→{fms.get('destination')}, not {p.origin}→{p.destination}")
-    ctx.component("route", not probs, measured="; ".join(probs) or f"{len(tokens)} legs as filed",
-                  tolerance=" ".join(p.route_fixes))
+    ctx.component(
+        "route",
+        not probs,
+        measured="; ".join(probs) or f"{len(tokens)} legs as filed",
+        tolerance=" ".join(p.route_fixes),
+    )
 
     zfw, fuel, ci, alt = (_num(fms, k) for k in ("zfw_lb", "fuel_lb", "cost_index", "cruise_alt_ft"))
-    ok = (zfw is not None and abs(zfw - p.zfw_lb) <= p.zfw_tol_lb and fuel is not None
-          and abs(fuel - p.fuel_lb) <= p.fuel_tol_lb and ci is not None and int(round(ci)) == p.cost_index
-          and alt is not None and abs(alt - p.cruise_alt_ft) < 1)
-    ctx.component("performance", ok, measured=f"ZFW {zfw} fuel {fuel} CI {ci} CRZ {alt}",
-                  tolerance=f"ZFW {p.zfw_lb:g}±{p.zfw_tol_lb:g}, fuel {p.fuel_lb:g}±{p.fuel_tol_lb:g} lb, "
-                            f"CI {p.cost_index}, CRZ {p.cruise_alt_ft:g}")
+    ok = (
+        zfw is not None
+        and abs(zfw - p.zfw_lb) <= p.zfw_tol_lb
+        and fuel is not None
+        and abs(fuel - p.fuel_lb) <= p.fuel_tol_lb
+        and ci is not None
+        and int(round(ci)) == p.cost_index
+        and alt is not None
+        and abs(alt - p.cruise_alt_ft) < 1
+    )
+    ctx.component(
+        "performance",
+        ok,
+        measured=f"ZFW {zfw} fuel {fuel} CI {ci} CRZ {alt}",
+        tolerance=f"ZFW {p.zfw_lb:g}±{p.zfw_tol_lb:g}, fuel {p.fuel_lb:g}±{p.fuel_tol_lb:g} lb, "
+        f"CI {p.cost_index}, CRZ {p.cruise_alt_ft:g}",
+    )
 
     v = [_num(fms, k) for k in ("v1_kt", "vr_kt", "v2_kt")]
     v1, vr, v2 = v
-    ok = (v1 is not None and vr is not None and v2 is not None
-          and all(p.vspeed_min_kt <= x <= p.vspeed_max_kt for x in (v1, vr, v2)) and v1 <= vr <= v2)
-    ctx.component("vspeeds", ok, measured="/".join(str(x) for x in v),
-                  tolerance=f"V1 ≤ VR ≤ V2, each {p.vspeed_min_kt:g}-{p.vspeed_max_kt:g} kt (any FMC values)")
+    ok = (
+        v1 is not None
+        and vr is not None
+        and v2 is not None
+        and all(p.vspeed_min_kt <= x <= p.vspeed_max_kt for x in (v1, vr, v2))
+        and v1 <= vr <= v2
+    )
+    ctx.component(
+        "vspeeds",
+        ok,
+        measured="/".join(str(x) for x in v),
+        tolerance=f"V1 ≤ VR ≤ V2, each {p.vspeed_min_kt:g}-{p.vspeed_max_kt:g} kt (any FMC values)",
+    )
 
     afds = ctx.snapshot("end", "afds")
     if not isinstance(afds, dict) or "lnav" not in afds or "vnav" not in afds:
         raise Unscorable("snapshot 'end.afds' lacks lnav/vnav states")
     lnav, vnav = (np.nan_to_num(float(afds[k] or 0)) for k in ("lnav", "vnav"))
-    ctx.component("lnav_vnav_armed", lnav >= 1 and vnav >= 1, measured=f"LNAV {lnav:g} VNAV {vnav:g}",
-                  tolerance="both ≥ 1 (0 off, 1 armed, 2 engaged)")
+    ctx.component(
+        "lnav_vnav_armed",
+        lnav >= 1 and vnav >= 1,
+        measured=f"LNAV {lnav:g} VNAV {vnav:g}",
+        tolerance="both ≥ 1 (0 off, 1 armed, 2 engaged)",
+    )
     return ""

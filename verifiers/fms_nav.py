@@ -88,8 +88,7 @@ def active_leg_xtk_nm(lat: np.ndarray, lon: np.ndarray, wps: list[Waypoint]) -> 
     return xtk
 
 
-@verifier("fms_nav", params=FmsNavParams,
-          components=("flight_plan", "ap_modes", "altitude_target", "tracking"))
+@verifier("fms_nav", params=FmsNavParams, components=("flight_plan", "ap_modes", "altitude_target", "tracking"))
 def fms_nav(ctx: VerifyContext) -> str:
     """The plan is `end.fms_legs` (or `end.fms.legs`) from snapshots.json: the same identifiers in the same order,
     each within `waypoint_tol_nm` of the real fix (a same-named fix elsewhere is wrong). Modes
@@ -110,18 +109,35 @@ def fms_nav(ctx: VerifyContext) -> str:
             if not d_nm <= p.waypoint_tol_nm:
                 far.append(w.id)
     ok = got == want and not far
-    ctx.component("flight_plan", ok, measured=" → ".join(got) or "(empty)", tolerance=" → ".join(want),
-                  explanation="plan matches" if ok else (f"{', '.join(far)} not the real fix" if far else "different entries or order"))
+    ctx.component(
+        "flight_plan",
+        ok,
+        measured=" → ".join(got) or "(empty)",
+        tolerance=" → ".join(want),
+        explanation="plan matches"
+        if ok
+        else (f"{', '.join(far)} not the real fix" if far else "different entries or order"),
+    )
 
     ap, nav, altm, tgt = ctx.sig("autopilot_on"), ctx.sig("ap_nav"), ctx.sig("ap_alt"), ctx.sig("ap_alt_target_ft")
     end, win = final_mask(ctx, p.final_hold_s)
     modes = holds(is_state(ap, 1) & is_state(nav, 1) & is_state(altm, 1), end)
-    ctx.component("ap_modes", modes, measured=f"AP {ap[-1]:.0f} NAV {nav[-1]:.0f} ALT {altm[-1]:.0f}",
-                  tolerance=f"AP engaged, NAV and ALT active for the last {p.final_hold_s:g} s", window=win)
+    ctx.component(
+        "ap_modes",
+        modes,
+        measured=f"AP {ap[-1]:.0f} NAV {nav[-1]:.0f} ALT {altm[-1]:.0f}",
+        tolerance=f"AP engaged, NAV and ALT active for the last {p.final_hold_s:g} s",
+        window=win,
+    )
     with np.errstate(invalid="ignore"):
         on_target = np.abs(tgt - p.alt_target_ft) <= p.alt_target_tol_ft
-    ctx.component("altitude_target", holds(on_target, end), measured=float(tgt[-1]) if np.isfinite(tgt[-1]) else None,
-                  tolerance=f"{p.alt_target_ft:g}±{p.alt_target_tol_ft:g} ft", window=win)
+    ctx.component(
+        "altitude_target",
+        holds(on_target, end),
+        measured=float(tgt[-1]) if np.isfinite(tgt[-1]) else None,
+        tolerance=f"{p.alt_target_ft:g}±{p.alt_target_tol_ft:g} ft",
+        window=win,
+    )
 
     lat, lon, on_ground = ctx.sig("lat_deg"), ctx.sig("lon_deg"), ctx.sig("on_ground")
     xtk = active_leg_xtk_nm(lat, lon, p.waypoints)
@@ -133,7 +149,12 @@ def fms_nav(ctx: VerifyContext) -> str:
         joined = P.longest_window(t, cond)
         if joined is not None and joined.duration_s >= p.track_s:
             ctx.require_coverage(joined.t0, joined.t1, "whether the on-track window lasted long enough")
-    ctx.component("tracking", dur >= p.track_s, measured=dur,
-                  tolerance=f"|XTK| < {p.max_xtk_nm:g} nm for {p.track_s:g} s", window=track.as_tuple() if track else None,
-                  explanation=f"longest on-track window {dur:.0f} s")
+    ctx.component(
+        "tracking",
+        dur >= p.track_s,
+        measured=dur,
+        tolerance=f"|XTK| < {p.max_xtk_nm:g} nm for {p.track_s:g} s",
+        window=track.as_tuple() if track else None,
+        explanation=f"longest on-track window {dur:.0f} s",
+    )
     return ""

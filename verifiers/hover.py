@@ -62,16 +62,21 @@ def hover(ctx: VerifyContext) -> str:
     if w_any and min(w_any.duration_s, p.target_s) > min(dur, p.target_s) + 1e-9:
         a, b = ctx.gaps(w_any.t0, w_any.t1)[0]
         raise Unscorable(f"telemetry gap {a:.2f}-{b:.2f} s inside the hover makes its length undecidable")
-    ctx.component("hover_window", P.linear_credit(dur, 0.0, p.target_s), measured=dur,
-                  tolerance=f"{p.hover_min_ft:g}-{p.hover_max_ft:g} ft, ≤{p.radius_m:g} m, full credit at {p.target_s:g} s",
-                  window=w.as_tuple() if w else None,
-                  explanation=f"skid height = AGL − {zero:.1f} ft read on the pad")
+    ctx.component(
+        "hover_window",
+        P.linear_credit(dur, 0.0, p.target_s),
+        measured=dur,
+        tolerance=f"{p.hover_min_ft:g}-{p.hover_max_ft:g} ft, ≤{p.radius_m:g} m, full credit at {p.target_s:g} s",
+        window=w.as_tuple() if w else None,
+        explanation=f"skid height = AGL − {zero:.1f} ft read on the pad",
+    )
 
     poly = ctx.task.geometry.polygon(p.pad_polygon)
     if poly.points is None:
         raise ValueError("pad polygon needs lat/lon points")
-    px, py = P.latlon_to_local_m([q.lat_deg for q in poly.points], [q.lon_deg for q in poly.points],
-                                 c.centre.lat_deg, c.centre.lon_deg)
+    px, py = P.latlon_to_local_m(
+        [q.lat_deg for q in poly.points], [q.lon_deg for q in poly.points], c.centre.lat_deg, c.centre.lon_deg
+    )
     on_pad = P.points_in_polygon(x, y, list(zip(px, py)))
     after = w.t1 if w else (P.liftoffs(t, ground)[:1] or [np.inf])[0]
     tds = [td for td in P.touchdowns(t, ground, np.zeros_like(t)) if td.t >= after]
@@ -79,9 +84,14 @@ def hover(ctx: VerifyContext) -> str:
     if tds:
         td = tds[-1]
         ctx.require_coverage(td.t, float(t[-1]), "the final landing")
-        stays = bool(g[td.index:].all())
+        stays = bool(g[td.index :].all())
         ok = bool(on_pad[td.index]) and stays and bool(on_pad[-1])
         why = f"touchdown {dist[td.index]:.1f} m from pad centre" + ("" if stays else ", lifted off again")
-    ctx.component("landing_on_pad", ok, measured=why, tolerance="final touchdown on the pad, on the ground at the end",
-                  window=(tds[-1].t, float(t[-1])) if tds else None)
+    ctx.component(
+        "landing_on_pad",
+        ok,
+        measured=why,
+        tolerance="final touchdown on the pad, on the ground at the end",
+        window=(tds[-1].t, float(t[-1])) if tds else None,
+    )
     return ""

@@ -43,8 +43,9 @@ def _descending_crossing(t: np.ndarray, agl: np.ndarray, level_ft: float) -> tup
     return i, float(t[j] + frac * (t[i] - t[j]))
 
 
-@verifier("ils_approach", params=IlsParams,
-          components=("frequency_obs", "loc_gs_captured", "deviations", "disconnect_at_dh"))
+@verifier(
+    "ils_approach", params=IlsParams, components=("frequency_obs", "loc_gs_captured", "deviations", "disconnect_at_dh")
+)
 def ils_approach(ctx: VerifyContext) -> str:
     """Frequency, course and deviations are read at the 500 ft AGL gate (first descent through
     it, interpolated), or at the end if the aircraft never got there. Capture needs APR with LOC
@@ -63,15 +64,20 @@ def ils_approach(ctx: VerifyContext) -> str:
     if gate is not None:
         i_gate, t_gate = gate
         ctx.require_coverage(t_gate - 0.01, t_gate + 0.01, f"the {p.gate_agl_ft:g} ft gate")
-        at = lambda x: float(np.interp(t_gate, t[i_gate - 1:i_gate + 1], x[i_gate - 1:i_gate + 1]))  # noqa: E731
+        at = lambda x: float(np.interp(t_gate, t[i_gate - 1 : i_gate + 1], x[i_gate - 1 : i_gate + 1]))  # noqa: E731
     else:
         t_gate = float(t[-1])
         at = lambda x: float(x[-1])  # noqa: E731
     f, o = at(nav), at(obs)
     ok = abs(f - p.nav1_mhz) <= p.freq_tol_mhz and abs(P.angle_diff(o, p.course_deg)) <= p.obs_tol_deg
-    ctx.component("frequency_obs", ok, measured=f"{f:.2f} MHz / {o:.0f}°",
-                  tolerance=f"{p.nav1_mhz:.2f} MHz, OBS {p.course_deg:g}±{p.obs_tol_deg:g}°", window=(t_gate, t_gate),
-                  explanation=("at the gate" if gate else "at the end (never reached the gate)"))
+    ctx.component(
+        "frequency_obs",
+        ok,
+        measured=f"{f:.2f} MHz / {o:.0f}°",
+        tolerance=f"{p.nav1_mhz:.2f} MHz, OBS {p.course_deg:g}±{p.obs_tol_deg:g}°",
+        window=(t_gate, t_gate),
+        explanation=("at the gate" if gate else "at the end (never reached the gate)"),
+    )
 
     captured = is_state(ap, 1) & is_state(apr, 1) & is_state(loc_c, 1) & is_state(gs_c, 1)
     cap = [w for w in P.runs(t, captured, ctx.max_gap_s) if w.duration_s >= p.min_capture_s]
@@ -79,22 +85,35 @@ def ils_approach(ctx: VerifyContext) -> str:
         joined = [w for w in P.runs(t, captured) if w.duration_s >= p.min_capture_s]
         if joined:
             ctx.require_coverage(joined[0].t0, joined[0].t1, "whether LOC and GS stayed captured")
-    ctx.component("loc_gs_captured", bool(cap), measured=max((w.duration_s for w in cap), default=0.0),
-                  tolerance=f"AP + APR with LOC and GS captured for ≥ {p.min_capture_s:g} s",
-                  window=cap[0].as_tuple() if cap else None,
-                  explanation=f"captured from {cap[0].t0:.0f} s" if cap else "LOC and GS never captured together")
+    ctx.component(
+        "loc_gs_captured",
+        bool(cap),
+        measured=max((w.duration_s for w in cap), default=0.0),
+        tolerance=f"AP + APR with LOC and GS captured for ≥ {p.min_capture_s:g} s",
+        window=cap[0].as_tuple() if cap else None,
+        explanation=f"captured from {cap[0].t0:.0f} s" if cap else "LOC and GS never captured together",
+    )
 
     if gate is None:
-        ctx.component("deviations", 0.0, tolerance=f"< {p.max_dev_dots:g} dot at {p.gate_agl_ft:g} ft AGL",
-                      explanation=f"never descended through {p.gate_agl_ft:g} ft AGL")
+        ctx.component(
+            "deviations",
+            0.0,
+            tolerance=f"< {p.max_dev_dots:g} dot at {p.gate_agl_ft:g} ft AGL",
+            explanation=f"never descended through {p.gate_agl_ft:g} ft AGL",
+        )
     else:
         dl, dg = at(loc), at(gs)
         if not (np.isfinite(dl) and np.isfinite(dg)):
             raise Unscorable(f"deviation missing at the {p.gate_agl_ft:g} ft gate")
         ok = abs(dl) < p.max_dev_dots and abs(dg) < p.max_dev_dots
-        ctx.component("deviations", ok, measured=max(abs(dl), abs(dg)),
-                      tolerance=f"< {p.max_dev_dots:g} dot at {p.gate_agl_ft:g} ft AGL", window=(t_gate, t_gate),
-                      explanation=f"LOC {dl:+.2f}, GS {dg:+.2f} dots")
+        ctx.component(
+            "deviations",
+            ok,
+            measured=max(abs(dl), abs(dg)),
+            tolerance=f"< {p.max_dev_dots:g} dot at {p.gate_agl_ft:g} ft AGL",
+            window=(t_gate, t_gate),
+            explanation=f"LOC {dl:+.2f}, GS {dg:+.2f} dots",
+        )
 
     on = is_state(ap, 1)
     offs = np.flatnonzero(on[:-1] & ~on[1:]) + 1  # first sample with the autopilot off
@@ -108,6 +127,12 @@ def ils_approach(ctx: VerifyContext) -> str:
         # an earlier disconnect could hide in a gap between the capture and this one
         ctx.require_coverage(max(float(since), float(t[0])), float(t[i]), "which disconnect came first")
         h = float(agl[i])
-        ctx.component("disconnect_at_dh", lo <= h <= hi, measured=h, tolerance=f"{lo:g}-{hi:g} ft AGL",
-                      window=(float(t[i]), float(t[i])), explanation=f"disconnected at {h:.0f} ft AGL")
+        ctx.component(
+            "disconnect_at_dh",
+            lo <= h <= hi,
+            measured=h,
+            tolerance=f"{lo:g}-{hi:g} ft AGL",
+            window=(float(t[i]), float(t[i])),
+            explanation=f"disconnected at {h:.0f} ft AGL",
+        )
     return ""

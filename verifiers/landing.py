@@ -50,8 +50,11 @@ class RunwayFrame:
     def on_runway(self, along_m: np.ndarray, left_m: np.ndarray) -> np.ndarray:
         """Inside the paved runway rectangle, displaced threshold included. NaN is not on it."""
         with np.errstate(invalid="ignore"):
-            return ((along_m >= -self.pavement_before_threshold_m) & (along_m <= self.length_m)
-                    & (np.abs(left_m) <= self.half_width_m))
+            return (
+                (along_m >= -self.pavement_before_threshold_m)
+                & (along_m <= self.length_m)
+                & (np.abs(left_m) <= self.half_width_m)
+            )
 
 
 def runway_frame(ctx: VerifyContext, runway_id: str, pavement_before_threshold_m: float) -> RunwayFrame:
@@ -77,8 +80,14 @@ class Landing:
         return self.stop_t is not None and self.rollout_on_runway
 
 
-def find_landing(ctx: VerifyContext, frame: RunwayFrame, *, after_t: float = -math.inf,
-                 stop_below_kt: float = 1.0, stop_hold_s: float = 2.0) -> Landing | None:
+def find_landing(
+    ctx: VerifyContext,
+    frame: RunwayFrame,
+    *,
+    after_t: float = -math.inf,
+    stop_below_kt: float = 1.0,
+    stop_hold_s: float = 2.0,
+) -> Landing | None:
     """The landing: first air→ground contact after `after_t`. The sink rate is the worst of that
     contact and any bounces after it (a hard second arrival is still a hard landing); the rollout
     runs from the first contact to the stop and must stay on the paved runway throughout."""
@@ -99,10 +108,17 @@ def find_landing(ctx: VerifyContext, frame: RunwayFrame, *, after_t: float = -ma
     off = np.flatnonzero(~on)
     sinks = np.array([d.vs_fpm for d in tds])
     sink = float(-np.nanmin(sinks)) if np.isfinite(sinks).any() else math.nan
-    return Landing(touchdown=td, bounces=len(tds) - 1, along_m=float(along[i0]), left_m=float(left[i0]),
-                   sink_fpm=sink, stop_t=stop, rollout_on_runway=off.size == 0,
-                   first_off_runway_t=float(t[i0 + off[0]]) if off.size else None,
-                   rolling_forward=bool(along[i1] > along[i0]))
+    return Landing(
+        touchdown=td,
+        bounces=len(tds) - 1,
+        along_m=float(along[i0]),
+        left_m=float(left[i0]),
+        sink_fpm=sink,
+        stop_t=stop,
+        rollout_on_runway=off.size == 0,
+        first_off_runway_t=float(t[i0 + off[0]]) if off.size else None,
+        rolling_forward=bool(along[i1] > along[i0]),
+    )
 
 
 class LandingParams(FiniteParams):
@@ -115,9 +131,12 @@ class LandingParams(FiniteParams):
     stop_hold_s: PositiveFinite = 2.0
 
 
-@verifier("landing", params=LandingParams,
-          components=("safe_landing", "touchdown_zone", "vertical_speed", "centreline"),
-          safety=("no_crash",))
+@verifier(
+    "landing",
+    params=LandingParams,
+    components=("safe_landing", "touchdown_zone", "vertical_speed", "centreline"),
+    safety=("no_crash",),
+)
 def landing(ctx: VerifyContext) -> str:
     """Touchdown zone, sink rate and centreline are read at the first contact; a safe landing is
     no crash flag and a rollout that stays on the runway to a full stop."""
@@ -141,18 +160,38 @@ def landing(ctx: VerifyContext) -> str:
         why.append("never stopped")
     if not ld.rollout_on_runway:
         why.append(f"left the runway at {ld.first_off_runway_t:.1f} s")
-    ctx.component("safe_landing", no_crash and ld.stopped_on_runway, measured=ld.stopped_on_runway,
-                  tolerance="no crash; stopped with the whole rollout on the runway", window=rollout,
-                  explanation="; ".join(why) or f"stopped on the runway at {ld.stop_t:.1f} s")
+    ctx.component(
+        "safe_landing",
+        no_crash and ld.stopped_on_runway,
+        measured=ld.stopped_on_runway,
+        tolerance="no crash; stopped with the whole rollout on the runway",
+        window=rollout,
+        explanation="; ".join(why) or f"stopped on the runway at {ld.stop_t:.1f} s",
+    )
     zone_m = frame.length_m * p.touchdown_zone_fraction
     in_zone = 0.0 <= ld.along_m <= zone_m and abs(ld.left_m) <= frame.half_width_m
-    ctx.component("touchdown_zone", in_zone, measured=ld.along_m / M_PER_FT,
-                  tolerance=f"0-{zone_m / M_PER_FT:.0f} ft past the threshold, on the runway", window=(td_t, td_t),
-                  explanation=f"touched down {ld.along_m / M_PER_FT:.0f} ft past the threshold")
-    ctx.component("vertical_speed", ld.sink_fpm <= p.max_sink_fpm, measured=ld.sink_fpm,
-                  tolerance=f"sink ≤ {p.max_sink_fpm:g} fpm", window=(td_t, td_t),
-                  explanation=f"{ld.sink_fpm:.0f} fpm at contact" + (f" ({ld.bounces} bounce(s))" if ld.bounces else ""))
-    ctx.component("centreline", abs(ld.left_m) <= p.max_centreline_m, measured=abs(ld.left_m),
-                  tolerance=f"≤ {p.max_centreline_m:g} m", window=(td_t, td_t),
-                  explanation=f"{abs(ld.left_m):.1f} m {'left' if ld.left_m > 0 else 'right'} of the centreline")
+    ctx.component(
+        "touchdown_zone",
+        in_zone,
+        measured=ld.along_m / M_PER_FT,
+        tolerance=f"0-{zone_m / M_PER_FT:.0f} ft past the threshold, on the runway",
+        window=(td_t, td_t),
+        explanation=f"touched down {ld.along_m / M_PER_FT:.0f} ft past the threshold",
+    )
+    ctx.component(
+        "vertical_speed",
+        ld.sink_fpm <= p.max_sink_fpm,
+        measured=ld.sink_fpm,
+        tolerance=f"sink ≤ {p.max_sink_fpm:g} fpm",
+        window=(td_t, td_t),
+        explanation=f"{ld.sink_fpm:.0f} fpm at contact" + (f" ({ld.bounces} bounce(s))" if ld.bounces else ""),
+    )
+    ctx.component(
+        "centreline",
+        abs(ld.left_m) <= p.max_centreline_m,
+        measured=abs(ld.left_m),
+        tolerance=f"≤ {p.max_centreline_m:g} m",
+        window=(td_t, td_t),
+        explanation=f"{abs(ld.left_m):.1f} m {'left' if ld.left_m > 0 else 'right'} of the centreline",
+    )
     return ""

@@ -18,7 +18,9 @@ KT_PER_MS = 1.0 / 0.514444
 
 class BerthingParams(FiniteParams):
     berth: str = "berth"
-    pier_face: list[tuple[LatDeg, LonDeg]] = Field(min_length=2, max_length=2, description="[[lat, lon], [lat, lon]] of the berthing face")
+    pier_face: list[tuple[LatDeg, LonDeg]] = Field(
+        min_length=2, max_length=2, description="[[lat, lon], [lat, lon]] of the berthing face"
+    )
     ship_length_m: PositiveFinite
     ship_beam_m: PositiveFinite
     contact_margin_m: NonNegativeFinite = 0.5
@@ -27,8 +29,9 @@ class BerthingParams(FiniteParams):
     grounding_depth_m: NonNegativeFinite = 0.0
 
 
-def hull_corners(e: np.ndarray, n: np.ndarray, heading_deg: np.ndarray, length_m: float, beam_m: float
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def hull_corners(
+    e: np.ndarray, n: np.ndarray, heading_deg: np.ndarray, length_m: float, beam_m: float
+) -> tuple[np.ndarray, np.ndarray]:
     """(4, N) east and north of bow-stbd, bow-port, stern-port, stern-stbd for a rectangle hull
     centred on the position; heading clockwise from true north."""
     h = np.radians(np.asarray(heading_deg, dtype=float))
@@ -72,16 +75,28 @@ def bc_berthing(ctx: VerifyContext) -> str:
         raise Unscorable(str(exc.args[0])) from None
     if berth.points is None:
         raise Unscorable(f"berth polygon {p.berth!r} needs lat/lon points")
-    poly = np.column_stack(P.latlon_to_local_m([q.lat_deg for q in berth.points], [q.lon_deg for q in berth.points], alat, alon))
+    poly = np.column_stack(
+        P.latlon_to_local_m([q.lat_deg for q in berth.points], [q.lon_deg for q in berth.points], alat, alon)
+    )
     ok = np.flatnonzero(np.isfinite(e) & np.isfinite(n) & np.isfinite(hdg))
     i = int(ok[-1])
     inside = P.points_in_polygon(ce[:, i], cn[:, i], poly)
-    ctx.component("inside_berth", bool(inside.all()), measured=int(inside.sum()), tolerance="4 of 4 hull corners inside the berth",
-                  window=(float(t[i]), float(t[i])), explanation=f"final position {lat[i]:.6f}, {lon[i]:.6f}, heading {hdg[i]:.1f}°")
+    ctx.component(
+        "inside_berth",
+        bool(inside.all()),
+        measured=int(inside.sum()),
+        tolerance="4 of 4 hull corners inside the berth",
+        window=(float(t[i]), float(t[i])),
+        explanation=f"final position {lat[i]:.6f}, {lon[i]:.6f}, heading {hdg[i]:.1f}°",
+    )
 
     if t_c is None:
-        ctx.component("contact_speeds", 0.0, tolerance=f"SOG < {p.sog_max_kt:g} kt, lateral < {p.lateral_max_kt:g} kt at first contact",
-                      explanation="never came alongside the pier face")
+        ctx.component(
+            "contact_speeds",
+            0.0,
+            tolerance=f"SOG < {p.sog_max_kt:g} kt, lateral < {p.lateral_max_kt:g} kt at first contact",
+            explanation="never came alongside the pier face",
+        )
     else:
         k = int(np.searchsorted(t, t_c))
         ux, uy = float(be) / leg.leg_length, float(bn) / leg.leg_length
@@ -90,14 +105,24 @@ def bc_berthing(ctx: VerifyContext) -> str:
         ve, vn = float(sog[k]) * math.sin(c), float(sog[k]) * math.cos(c)
         lateral = abs(ve * nx + vn * ny)
         good = float(sog[k]) < p.sog_max_kt and lateral < p.lateral_max_kt
-        ctx.component("contact_speeds", good, measured=f"SOG {sog[k]:.2f} kt, lateral {lateral:.2f} kt",
-                      tolerance=f"SOG < {p.sog_max_kt:g} kt, lateral < {p.lateral_max_kt:g} kt", window=(t_c, t_c))
+        ctx.component(
+            "contact_speeds",
+            good,
+            measured=f"SOG {sog[k]:.2f} kt, lateral {lateral:.2f} kt",
+            tolerance=f"SOG < {p.sog_max_kt:g} kt, lateral < {p.lateral_max_kt:g} kt",
+            window=(t_c, t_c),
+        )
 
     cols = ctx.bundle.events_of("collision")
     with np.errstate(invalid="ignore"):
         aground = depth <= p.grounding_depth_m
     t_g = P.first_true(t, aground)
     expl = [f"collision at t={ev.t:.1f}s" for ev in cols] + ([f"aground at t={t_g:.1f}s"] if t_g is not None else [])
-    ctx.component("no_collision", not cols and t_g is None, measured=len(cols) + (t_g is not None),
-                  tolerance=f"0 collisions, depth > {p.grounding_depth_m:g} m", explanation="; ".join(expl))
+    ctx.component(
+        "no_collision",
+        not cols and t_g is None,
+        measured=len(cols) + (t_g is not None),
+        tolerance=f"0 collisions, depth > {p.grounding_depth_m:g} m",
+        explanation="; ".join(expl),
+    )
     return ""

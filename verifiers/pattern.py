@@ -13,7 +13,14 @@ import math
 import numpy as np
 
 from simbridge.verifiers import primitives as P
-from simbridge.verifiers._params import AngleTolDeg, FiniteParams, NonNegativeFinite, NonNegativeRange, PositiveFinite, Side
+from simbridge.verifiers._params import (
+    AngleTolDeg,
+    FiniteParams,
+    NonNegativeFinite,
+    NonNegativeRange,
+    PositiveFinite,
+    Side,
+)
 from simbridge.verifiers._registry import VerifyContext, verifier
 from simbridge.verifiers.landing import M_PER_FT, find_landing, runway_frame
 
@@ -40,8 +47,9 @@ class PatternParams(FiniteParams):
 LEGS = ("crosswind", "downwind", "base", "final")
 
 
-def _leg_conditions(p: PatternParams, along: np.ndarray, side_m: np.ndarray, rel_track: np.ndarray,
-                    length_m: float) -> dict[str, np.ndarray]:
+def _leg_conditions(
+    p: PatternParams, along: np.ndarray, side_m: np.ndarray, rel_track: np.ndarray, length_m: float
+) -> dict[str, np.ndarray]:
     """Per-sample membership of each leg: position box and ground track relative to the runway
     (0 = landing direction, +90 = towards the pattern side)."""
     ext = p.max_leg_extent_nm * M_PER_NM
@@ -53,18 +61,27 @@ def _leg_conditions(p: PatternParams, along: np.ndarray, side_m: np.ndarray, rel
 
     with np.errstate(invalid="ignore"):
         return {
-            "crosswind": track(90.0, p.track_tol_deg) & (along >= 0) & (along <= length_m + ext)
-            & (side_m >= near) & (side_m <= hi),
-            "downwind": track(180.0, p.track_tol_deg) & (along >= -ext) & (along <= length_m + ext)
-            & (side_m >= lo) & (side_m <= hi),
+            "crosswind": track(90.0, p.track_tol_deg)
+            & (along >= 0)
+            & (along <= length_m + ext)
+            & (side_m >= near)
+            & (side_m <= hi),
+            "downwind": track(180.0, p.track_tol_deg)
+            & (along >= -ext)
+            & (along <= length_m + ext)
+            & (side_m >= lo)
+            & (side_m <= hi),
             "base": track(-90.0, p.track_tol_deg) & (along >= -ext) & (along <= 0) & (side_m >= near) & (side_m <= hi),
-            "final": track(0.0, p.final_track_tol_deg) & (along >= -ext) & (along <= 0)
+            "final": track(0.0, p.final_track_tol_deg)
+            & (along >= -ext)
+            & (along <= 0)
             & (np.abs(side_m) <= p.final_halfwidth_m),
         }
 
 
-@verifier("traffic_pattern", params=PatternParams,
-          components=("pattern_geometry", "altitude_discipline", "landing_and_stop"))
+@verifier(
+    "traffic_pattern", params=PatternParams, components=("pattern_geometry", "altitude_discipline", "landing_and_stop")
+)
 def traffic_pattern(ctx: VerifyContext) -> str:
     """Legs are found in order after the first liftoff and before the landing (the first contact
     after it): each is the first stretch of at least `min_leg_s` in its box with its track that
@@ -98,7 +115,9 @@ def traffic_pattern(ctx: VerifyContext) -> str:
     found: dict[str, P.Window] = {}
     after = lift_t
     for leg in LEGS:  # four legs, each a vectorised window search
-        ok = [w for w in P.runs(t, conds[leg] & airborne, ctx.max_gap_s) if w.t0 >= after and w.duration_s >= p.min_leg_s]
+        ok = [
+            w for w in P.runs(t, conds[leg] & airborne, ctx.max_gap_s) if w.t0 >= after and w.duration_s >= p.min_leg_s
+        ]
         if not ok:
             break
         found[leg] = ok[0]
@@ -107,22 +126,39 @@ def traffic_pattern(ctx: VerifyContext) -> str:
     if missing:  # a leg could have been flown inside a telemetry gap
         ctx.require_coverage(after, land_t, f"whether a {missing[0]} leg was flown")
     span = (lift_t, land_t)
-    ctx.component("pattern_geometry", not missing, measured=f"{len(found)}/4 legs",
-                  tolerance=f"{p.side}-hand crosswind, downwind {p.downwind_offset_nm[0]:g}-{p.downwind_offset_nm[1]:g} nm "
-                  f"abeam, base, final, each ≥ {p.min_leg_s:g} s, in order", window=span,
-                  explanation=("found " + ", ".join(f"{k} {w.t0:.0f}-{w.t1:.0f} s" for k, w in found.items())
-                               + (f"; no {missing[0]} after that" if missing else "")))
+    ctx.component(
+        "pattern_geometry",
+        not missing,
+        measured=f"{len(found)}/4 legs",
+        tolerance=f"{p.side}-hand crosswind, downwind {p.downwind_offset_nm[0]:g}-{p.downwind_offset_nm[1]:g} nm "
+        f"abeam, base, final, each ≥ {p.min_leg_s:g} s, in order",
+        window=span,
+        explanation=(
+            "found "
+            + ", ".join(f"{k} {w.t0:.0f}-{w.t1:.0f} s" for k, w in found.items())
+            + (f"; no {missing[0]} after that" if missing else "")
+        ),
+    )
 
     dw = found.get("downwind")
     if dw is None:
-        ctx.component("altitude_discipline", 0.0, tolerance=f"{p.pattern_alt_agl_ft:g}±{p.alt_tol_ft:g} ft AGL on downwind",
-                      explanation="no downwind leg to judge")
+        ctx.component(
+            "altitude_discipline",
+            0.0,
+            tolerance=f"{p.pattern_alt_agl_ft:g}±{p.alt_tol_ft:g} ft AGL on downwind",
+            explanation="no downwind leg to judge",
+        )
     else:
-        agl = alt[dw.i0:dw.i1 + 1] - elev_ft
+        agl = alt[dw.i0 : dw.i1 + 1] - elev_ft
         dev = float(np.nanmax(np.abs(agl - p.pattern_alt_agl_ft))) if np.isfinite(agl).any() else math.inf
-        ctx.component("altitude_discipline", dev <= p.alt_tol_ft, measured=dev,
-                      tolerance=f"{p.pattern_alt_agl_ft:g}±{p.alt_tol_ft:g} ft above field ({elev_ft:g} ft) on downwind",
-                      window=dw.as_tuple(), explanation=f"downwind {np.nanmin(agl):.0f}-{np.nanmax(agl):.0f} ft above field")
+        ctx.component(
+            "altitude_discipline",
+            dev <= p.alt_tol_ft,
+            measured=dev,
+            tolerance=f"{p.pattern_alt_agl_ft:g}±{p.alt_tol_ft:g} ft above field ({elev_ft:g} ft) on downwind",
+            window=dw.as_tuple(),
+            explanation=f"downwind {np.nanmin(agl):.0f}-{np.nanmax(agl):.0f} ft above field",
+        )
 
     crashed = ctx.opt("crashed")
     crash = bool(crashed is not None and np.nanmax(crashed) > 0.5)
@@ -137,8 +173,14 @@ def traffic_pattern(ctx: VerifyContext) -> str:
         "no crash flag": not crash,
     }
     bad = [k for k, v in checks.items() if not v]
-    ctx.component("landing_and_stop", not bad, measured=ld.sink_fpm,
-                  tolerance=", ".join(checks), window=(ld.touchdown.t, ld.stop_t or float(t[-1])),
-                  explanation=("failed: " + ", ".join(bad)) if bad else
-                  f"touched down {ld.along_m / M_PER_FT:.0f} ft past the threshold at {ld.sink_fpm:.0f} fpm, stopped")
+    ctx.component(
+        "landing_and_stop",
+        not bad,
+        measured=ld.sink_fpm,
+        tolerance=", ".join(checks),
+        window=(ld.touchdown.t, ld.stop_t or float(t[-1])),
+        explanation=("failed: " + ", ".join(bad))
+        if bad
+        else f"touched down {ld.along_m / M_PER_FT:.0f} ft past the threshold at {ld.sink_fpm:.0f} fpm, stopped",
+    )
     return ""

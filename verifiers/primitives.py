@@ -62,8 +62,9 @@ GLITCH_MAX_SAMPLES = 2
 GLITCH_MAX_S = 0.25
 
 
-def bridge_glitches(t: np.ndarray, cond: Any, max_samples: int = GLITCH_MAX_SAMPLES,
-                    max_s: float = GLITCH_MAX_S) -> np.ndarray:
+def bridge_glitches(
+    t: np.ndarray, cond: Any, max_samples: int = GLITCH_MAX_SAMPLES, max_s: float = GLITCH_MAX_S
+) -> np.ndarray:
     """`cond` with short false excursions inside a true stretch set true, FOR SEGMENTATION ONLY.
 
     An excursion is bridged when it has true samples on both sides, at most `max_samples`
@@ -87,7 +88,7 @@ def bridge_glitches(t: np.ndarray, cond: Any, max_samples: int = GLITCH_MAX_SAMP
     k = l_ - f + 1
     dur = (t[l_ + 1] + t[l_] - t[f] - t[f - 1]) / 2.0
     for a, b in zip(f[(k <= max_samples) & (dur <= max_s + 1e-12)], l_[(k <= max_samples) & (dur <= max_s + 1e-12)]):
-        c[a:b + 1] = True  # one iteration per glitch, not per sample
+        c[a : b + 1] = True  # one iteration per glitch, not per sample
     return c
 
 
@@ -173,8 +174,9 @@ def sample_weights(t: np.ndarray, max_gap_s: float = math.inf) -> np.ndarray:
     return w
 
 
-def fraction_true(t: np.ndarray, cond: Any, t0: float | None = None, t1: float | None = None,
-                  max_gap_s: float = math.inf) -> float:
+def fraction_true(
+    t: np.ndarray, cond: Any, t0: float | None = None, t1: float | None = None, max_gap_s: float = math.inf
+) -> float:
     """Fraction of time in [t0, t1] where cond holds (time-weighted). NaN if no time covered."""
     t = np.asarray(t, dtype=float)
     c = _as_bool(cond, t.size)
@@ -193,8 +195,15 @@ def fraction_true(t: np.ndarray, cond: Any, t0: float | None = None, t1: float |
     return float(w[cc].sum() / total) if total > 0 else math.nan
 
 
-def fraction_in_band(t: np.ndarray, x: np.ndarray, lo: float, hi: float, t0: float | None = None,
-                     t1: float | None = None, max_gap_s: float = math.inf) -> float:
+def fraction_in_band(
+    t: np.ndarray,
+    x: np.ndarray,
+    lo: float,
+    hi: float,
+    t0: float | None = None,
+    t1: float | None = None,
+    max_gap_s: float = math.inf,
+) -> float:
     """Fraction of the segment [t0, t1] with lo <= x <= hi (NaN samples count as outside)."""
     x = np.asarray(x, dtype=float)
     with np.errstate(invalid="ignore"):
@@ -318,8 +327,15 @@ def liftoffs(t: np.ndarray, on_ground: np.ndarray, min_airborne_s: float = 3.0) 
     return [w.t0 for w in air if (w.i0 > 0 and g[w.i0 - 1]) and (w.duration_s >= min_airborne_s or w.i1 == t.size - 1)]
 
 
-def touchdowns(t: np.ndarray, on_ground: np.ndarray, vs_fpm: np.ndarray, *, lat_deg: np.ndarray | None = None,
-               lon_deg: np.ndarray | None = None, lookback_s: float = 0.5) -> list[Touchdown]:
+def touchdowns(
+    t: np.ndarray,
+    on_ground: np.ndarray,
+    vs_fpm: np.ndarray,
+    *,
+    lat_deg: np.ndarray | None = None,
+    lon_deg: np.ndarray | None = None,
+    lookback_s: float = 0.5,
+) -> list[Touchdown]:
     """Each air→ground transition with the sink rate at contact.
 
     The vertical speed is the most negative value in the `lookback_s` before contact: sampled
@@ -335,14 +351,21 @@ def touchdowns(t: np.ndarray, on_ground: np.ndarray, vs_fpm: np.ndarray, *, lat_
         seg = vs[m]
         seg = seg[np.isfinite(seg)]
         v = float(seg.min()) if seg.size else math.nan
-        out.append(Touchdown(float(t[i]), int(i), v,
-                             float(lat_deg[i]) if lat_deg is not None else math.nan,
-                             float(lon_deg[i]) if lon_deg is not None else math.nan))
+        out.append(
+            Touchdown(
+                float(t[i]),
+                int(i),
+                v,
+                float(lat_deg[i]) if lat_deg is not None else math.nan,
+                float(lon_deg[i]) if lon_deg is not None else math.nan,
+            )
+        )
     return out
 
 
-def takeoff_roll_start(t: np.ndarray, on_ground: np.ndarray, gs_kt: np.ndarray, liftoff_t: float,
-                       min_speed_kt: float = 5.0) -> float | None:
+def takeoff_roll_start(
+    t: np.ndarray, on_ground: np.ndarray, gs_kt: np.ndarray, liftoff_t: float, min_speed_kt: float = 5.0
+) -> float | None:
     """Start of the ground run that ended in the liftoff at `liftoff_t`."""
     t = np.asarray(t, dtype=float)
     gs = np.asarray(gs_kt, dtype=float)
@@ -354,8 +377,16 @@ def takeoff_roll_start(t: np.ndarray, on_ground: np.ndarray, gs_kt: np.ndarray, 
     return float(t[nxt]) if nxt < t.size else None
 
 
-def level_off(t: np.ndarray, alt_ft: np.ndarray, target_ft: float, tol_ft: float, *,
-              after_t: float = -math.inf, hold_s: float = 10.0, max_gap_s: float = math.inf) -> float | None:
+def level_off(
+    t: np.ndarray,
+    alt_ft: np.ndarray,
+    target_ft: float,
+    tol_ft: float,
+    *,
+    after_t: float = -math.inf,
+    hold_s: float = 10.0,
+    max_gap_s: float = math.inf,
+) -> float | None:
     """First time after `after_t` the altitude enters target±tol and stays there `hold_s`."""
     t = np.asarray(t, dtype=float)
     a = np.asarray(alt_ft, dtype=float)
@@ -375,8 +406,9 @@ def first_reach(t: np.ndarray, x: np.ndarray, threshold: float, *, after_t: floa
         return first_true(t, (x >= threshold) & (t >= after_t))
 
 
-def stop_time(t: np.ndarray, speed: np.ndarray, *, after_t: float = -math.inf, threshold: float = 1.0,
-              hold_s: float = 2.0) -> float | None:
+def stop_time(
+    t: np.ndarray, speed: np.ndarray, *, after_t: float = -math.inf, threshold: float = 1.0, hold_s: float = 2.0
+) -> float | None:
     """First time after `after_t` the speed falls below `threshold` and stays there `hold_s` (or to the end)."""
     t = np.asarray(t, dtype=float)
     s = np.asarray(speed, dtype=float)
@@ -398,8 +430,17 @@ class Phases:
     stop_t: float | None
 
 
-def detect_phases(t: np.ndarray, on_ground: np.ndarray, gs_kt: np.ndarray, alt_ft: np.ndarray, vs_fpm: np.ndarray,
-                  *, cruise_alt_ft: float | None = None, level_tol_ft: float = 100.0, climb_vs_fpm: float = 300.0) -> Phases:
+def detect_phases(
+    t: np.ndarray,
+    on_ground: np.ndarray,
+    gs_kt: np.ndarray,
+    alt_ft: np.ndarray,
+    vs_fpm: np.ndarray,
+    *,
+    cruise_alt_ft: float | None = None,
+    level_tol_ft: float = 100.0,
+    climb_vs_fpm: float = 300.0,
+) -> Phases:
     """Takeoff roll, liftoff, climb, level-off, touchdowns and final stop in one pass."""
     t = np.asarray(t, dtype=float)
     lifts = liftoffs(t, on_ground)
@@ -470,8 +511,9 @@ def points_in_polygon(x: Any, y: Any, polygon: Sequence[tuple[float, float]] | n
     return res
 
 
-def runway_polygon_m(thr_lat: float, thr_lon: float, end_lat: float, end_lon: float, width_m: float,
-                     lat0: float, lon0: float) -> list[tuple[float, float]]:
+def runway_polygon_m(
+    thr_lat: float, thr_lon: float, end_lat: float, end_lon: float, width_m: float, lat0: float, lon0: float
+) -> list[tuple[float, float]]:
     """Rectangle of a runway (threshold to opposite threshold, full width) in local metres."""
     (x1,), (y1,) = (np.atleast_1d(v) for v in latlon_to_local_m(thr_lat, thr_lon, lat0, lon0))
     (x2,), (y2,) = (np.atleast_1d(v) for v in latlon_to_local_m(end_lat, end_lon, lat0, lon0))
@@ -513,9 +555,16 @@ def cross_track_nm(lat: Any, lon: Any, a: tuple[float, float], b: tuple[float, f
     lon = np.radians(np.asarray(lon, dtype=float))
     la1, lo1 = map(math.radians, a)
     la2, lo2 = map(math.radians, b)
-    d13 = 2 * np.arcsin(np.sqrt(np.sin((lat - la1) / 2) ** 2 + math.cos(la1) * np.cos(lat) * np.sin((lon - lo1) / 2) ** 2))
-    th13 = np.arctan2(np.sin(lon - lo1) * np.cos(lat), math.cos(la1) * np.sin(lat) - math.sin(la1) * np.cos(lat) * np.cos(lon - lo1))
-    th12 = math.atan2(math.sin(lo2 - lo1) * math.cos(la2), math.cos(la1) * math.sin(la2) - math.sin(la1) * math.cos(la2) * math.cos(lo2 - lo1))
+    d13 = 2 * np.arcsin(
+        np.sqrt(np.sin((lat - la1) / 2) ** 2 + math.cos(la1) * np.cos(lat) * np.sin((lon - lo1) / 2) ** 2)
+    )
+    th13 = np.arctan2(
+        np.sin(lon - lo1) * np.cos(lat), math.cos(la1) * np.sin(lat) - math.sin(la1) * np.cos(lat) * np.cos(lon - lo1)
+    )
+    th12 = math.atan2(
+        math.sin(lo2 - lo1) * math.cos(la2),
+        math.cos(la1) * math.sin(la2) - math.sin(la1) * math.cos(la2) * math.cos(lo2 - lo1),
+    )
     xt = np.arcsin(np.sin(d13) * np.sin(th13 - th12))
     return xt * EARTH_RADIUS_M / M_PER_NM
 
@@ -523,8 +572,9 @@ def cross_track_nm(lat: Any, lon: Any, a: tuple[float, float], b: tuple[float, f
 # --------------------------------------------------------------------------- events
 
 
-def count_events(events: Iterable[Any], kind: str, *, t0: float = -math.inf, t1: float = math.inf,
-                 where: Any = None) -> int:
+def count_events(
+    events: Iterable[Any], kind: str, *, t0: float = -math.inf, t1: float = math.inf, where: Any = None
+) -> int:
     """Number of events of `kind` in [t0, t1] (optionally filtered by a predicate on the event)."""
     n = 0
     for e in events:
@@ -533,8 +583,13 @@ def count_events(events: Iterable[Any], kind: str, *, t0: float = -math.inf, t1:
     return n
 
 
-def merge_events(times: Sequence[float], positions: Sequence[tuple[float, float]] | None = None, *,
-                 window_s: float = 5.0, radius_m: float = 5.0) -> list[int]:
+def merge_events(
+    times: Sequence[float],
+    positions: Sequence[tuple[float, float]] | None = None,
+    *,
+    window_s: float = 5.0,
+    radius_m: float = 5.0,
+) -> list[int]:
     """Indices of events kept after merging repeats within `window_s` and `radius_m` of the last kept
     one (ScenarioRunner's CollisionTest rule: one collision, not one per physics tick)."""
     kept: list[int] = []

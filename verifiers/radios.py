@@ -24,7 +24,9 @@ class RadiosParams(FiniteParams):
     nav1_mhz: NavMHz = 114.100
     xpdr_code: Annotated[int, AfterValidator(_octal_code)] = 4521
     xpdr_mode: Annotated[int, Field(ge=0, le=4, description="canonical `xpdr_mode`: 0 off .. 3 alt, 4 test")] = 3
-    baro_inhg: Annotated[float, Field(ge=26.0, le=32.0, description="altimeter setting, the Kollsman window's range")] = 29.92
+    baro_inhg: Annotated[
+        float, Field(ge=26.0, le=32.0, description="altimeter setting, the Kollsman window's range")
+    ] = 29.92
     freq_tol_mhz: PositiveFinite = 0.001
     baro_tol_inhg: PositiveFinite = 0.005
 
@@ -37,12 +39,13 @@ def final_value(ctx: VerifyContext, name: str) -> tuple[float, float]:
     ok = np.flatnonzero(np.isfinite(x))
     i = int(ok[-1])
     if t[-1] - t[i] > ctx.max_gap_s:
-        raise Unscorable(f"signal {name!r} has no valid sample in the last {t[-1] - t[i]:.1f} s: final state undecidable")
+        raise Unscorable(
+            f"signal {name!r} has no valid sample in the last {t[-1] - t[i]:.1f} s: final state undecidable"
+        )
     return float(x[i]), float(t[i])
 
 
-@verifier("radios", params=RadiosParams,
-          components=("com1_active_standby", "nav1", "transponder", "altimeter"))
+@verifier("radios", params=RadiosParams, components=("com1_active_standby", "nav1", "transponder", "altimeter"))
 def radios(ctx: VerifyContext) -> str:
     """Judged on the final state (the last valid sample of each signal): what the pilot leaves set
     is what counts, not an intermediate value passed while turning a knob."""
@@ -56,13 +59,29 @@ def radios(ctx: VerifyContext) -> str:
     end = (t_end, t_end)
 
     ok = abs(com - p.com1_mhz) <= p.freq_tol_mhz and abs(stby - p.com1_stby_mhz) <= p.freq_tol_mhz
-    ctx.component("com1_active_standby", ok, measured=f"{com:.3f}/{stby:.3f}",
-                  tolerance=f"{p.com1_mhz:.3f}/{p.com1_stby_mhz:.3f} MHz", window=end)
-    ctx.component("nav1", abs(nav - p.nav1_mhz) <= p.freq_tol_mhz, measured=nav,
-                  tolerance=f"{p.nav1_mhz:.3f} MHz", window=end)
+    ctx.component(
+        "com1_active_standby",
+        ok,
+        measured=f"{com:.3f}/{stby:.3f}",
+        tolerance=f"{p.com1_mhz:.3f}/{p.com1_stby_mhz:.3f} MHz",
+        window=end,
+    )
+    ctx.component(
+        "nav1", abs(nav - p.nav1_mhz) <= p.freq_tol_mhz, measured=nav, tolerance=f"{p.nav1_mhz:.3f} MHz", window=end
+    )
     ok = int(round(code)) == p.xpdr_code and int(round(mode)) == p.xpdr_mode
-    ctx.component("transponder", ok, measured=f"{int(round(code)):04d} mode {int(round(mode))}",
-                  tolerance=f"{p.xpdr_code:04d} mode {p.xpdr_mode} (ALT)", window=end)
-    ctx.component("altimeter", abs(baro - p.baro_inhg) <= p.baro_tol_inhg, measured=baro,
-                  tolerance=f"{p.baro_inhg:.2f} inHg", window=end)
+    ctx.component(
+        "transponder",
+        ok,
+        measured=f"{int(round(code)):04d} mode {int(round(mode))}",
+        tolerance=f"{p.xpdr_code:04d} mode {p.xpdr_mode} (ALT)",
+        window=end,
+    )
+    ctx.component(
+        "altimeter",
+        abs(baro - p.baro_inhg) <= p.baro_tol_inhg,
+        measured=baro,
+        tolerance=f"{p.baro_inhg:.2f} inHg",
+        window=end,
+    )
     return ""

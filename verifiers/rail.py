@@ -49,13 +49,19 @@ def _station_stop(st: Station, p: TimetableParams, stops: list[P.Window], pos: n
     """The last standstill within `station_window_m` of the marker: where the train came to rest
     and later left from (a stop short of the marker followed by a creep forward counts at its
     final position)."""
-    near = [w for w in stops if abs(float(np.nanmedian(pos[w.i0:w.i1 + 1])) + p.front_offset_m - st.stop_position_m)
-            <= p.station_window_m]
+    near = [
+        w
+        for w in stops
+        if abs(float(np.nanmedian(pos[w.i0 : w.i1 + 1])) + p.front_offset_m - st.stop_position_m) <= p.station_window_m
+    ]
     return near[-1] if near else None
 
 
-@verifier("openbve_timetable", params=TimetableParams,
-          components=("stop_station_2", "stop_station_3", "timetable_leg_1", "timetable_leg_2", "no_penalties"))
+@verifier(
+    "openbve_timetable",
+    params=TimetableParams,
+    components=("stop_station_2", "stop_station_3", "timetable_leg_1", "timetable_leg_2", "no_penalties"),
+)
 def openbve_timetable(ctx: VerifyContext) -> str:
     """Stations 1→2→3. Each stop is the train's last standstill near the station's marker; stop
     error = front position − marker. Arrival = game clock when that standstill began, departure
@@ -77,9 +83,15 @@ def openbve_timetable(ctx: VerifyContext) -> str:
         if w is None:
             ctx.component(name, 0.0, tolerance=f"±{p.stop_tol_m:g} m", explanation=f"no stop at {st.name}")
             continue
-        err = float(np.nanmedian(pos[w.i0:w.i1 + 1])) + p.front_offset_m - st.stop_position_m
-        ctx.component(name, abs(err) <= p.stop_tol_m, measured=err, tolerance=f"±{p.stop_tol_m:g} m of the marker",
-                      window=w.as_tuple(), explanation=f"{st.name}: {'over' if err > 0 else 'short'}run {abs(err):.2f} m")
+        err = float(np.nanmedian(pos[w.i0 : w.i1 + 1])) + p.front_offset_m - st.stop_position_m
+        ctx.component(
+            name,
+            abs(err) <= p.stop_tol_m,
+            measured=err,
+            tolerance=f"±{p.stop_tol_m:g} m of the marker",
+            window=w.as_tuple(),
+            explanation=f"{st.name}: {'over' if err > 0 else 'short'}run {abs(err):.2f} m",
+        )
 
     def dep(w: P.Window | None) -> float | None:
         return None if w is None or w.i1 == t.size - 1 else float(clock[w.i1])
@@ -99,9 +111,16 @@ def openbve_timetable(ctx: VerifyContext) -> str:
         ok = bool(pairs) and all(d is not None and abs(d) <= p.time_tol_s for d in devs)
         known = [d for d in devs if d is not None]
         worst = max(abs(d) for d in known) if devs and len(known) == len(devs) else None
-        ctx.component(name, ok, measured=None if worst is None else round(worst, 1), tolerance=f"±{p.time_tol_s:g} s",
-                      explanation="; ".join(f"{lab} {d:+.0f} s" if d is not None else f"{lab}: did not happen"
-                                            for (lab, _, _), d in zip(pairs, devs)))
+        ctx.component(
+            name,
+            ok,
+            measured=None if worst is None else round(worst, 1),
+            tolerance=f"±{p.time_tol_s:g} s",
+            explanation="; ".join(
+                f"{lab} {d:+.0f} s" if d is not None else f"{lab}: did not happen"
+                for (lab, _, _), d in zip(pairs, devs)
+            ),
+        )
 
     pens = [e for e in ctx.bundle.events_of("openbve_score") if e.data.get("token") in p.penalty_tokens]
     with np.errstate(invalid="ignore"):
@@ -115,8 +134,17 @@ def openbve_timetable(ctx: VerifyContext) -> str:
         expl.append(", ".join(f"{e.data.get('token')} {e.data.get('value')} at t={e.t:.0f}s" for e in pens))
     if t_eb is not None:
         expl.append(f"emergency brake while moving at t={t_eb:.0f}s ({n_eb}×)")
-    ctx.component("no_penalties", ok, measured=len(pens) + n_eb, tolerance="0 overspeed records, 0 emergency brakes while moving",
-                  explanation="; ".join(expl))
+    ctx.component(
+        "no_penalties",
+        ok,
+        measured=len(pens) + n_eb,
+        tolerance="0 overspeed records, 0 emergency brakes while moving",
+        explanation="; ".join(expl),
+    )
     others = [e for e in ctx.bundle.events_of("openbve_score") if (e.data.get("value") or 0) < 0 and e not in pens]
-    notes += [f"other OpenBVE penalties (not scored): {', '.join(str(e.data.get('token')) for e in others)}"] if others else []
+    notes += (
+        [f"other OpenBVE penalties (not scored): {', '.join(str(e.data.get('token')) for e in others)}"]
+        if others
+        else []
+    )
     return "; ".join(notes)

@@ -13,7 +13,14 @@ from pydantic import AfterValidator, Field
 from simbridge._errors import Unscorable
 from simbridge.verifiers import primitives as P
 from simbridge.verifiers._params import (
-    AngleTolDeg, FiniteFloat, FiniteParams, HeadingDeg, Icao, NonNegativeFinite, PositiveFinite, Regex,
+    AngleTolDeg,
+    FiniteFloat,
+    FiniteParams,
+    HeadingDeg,
+    Icao,
+    NonNegativeFinite,
+    PositiveFinite,
+    Regex,
 )
 from simbridge.verifiers._registry import VerifyContext, verifier
 
@@ -108,9 +115,13 @@ def _check_time(ctx: VerifyContext, p: SimSetupParams) -> None:
     got_day = int((want_s + diff) // DAY_S)
     got_date = dt.date(want.year, 1, 1) + dt.timedelta(days=got_day)
     clock = (want_s + diff) % DAY_S
-    ctx.component("time_date", ok, measured=f"{got_date:%m-%d} {int(clock // 3600):02d}:{int(clock % 3600 // 60):02d}",
-                  tolerance=f"{p.date[5:]} {p.local_time} ±{p.time_tol_min:g} min{slack}",
-                  explanation=f"configured time is {diff / 60:+.0f} min from the target")
+    ctx.component(
+        "time_date",
+        ok,
+        measured=f"{got_date:%m-%d} {int(clock // 3600):02d}:{int(clock % 3600 // 60):02d}",
+        tolerance=f"{p.date[5:]} {p.local_time} ±{p.time_tol_min:g} min{slack}",
+        explanation=f"configured time is {diff / 60:+.0f} min from the target",
+    )
 
 
 def _check_weather(ctx: VerifyContext, p: SimSetupParams) -> None:
@@ -127,8 +138,12 @@ def _check_weather(ctx: VerifyContext, p: SimSetupParams) -> None:
     else:
         low = min(winds, key=lambda w: _num(w, "alt_msl_ft") or 0.0)
         d, s = _num(low, "dir_degt", "dir_deg"), _num(low, "speed_kt")
-        if d is None or s is None or abs(P.angle_diff(d, p.wind_dir_deg)) > p.wind_dir_tol_deg \
-                or abs(s - p.wind_kt) > p.wind_tol_kt:
+        if (
+            d is None
+            or s is None
+            or abs(P.angle_diff(d, p.wind_dir_deg)) > p.wind_dir_tol_deg
+            or abs(s - p.wind_kt) > p.wind_tol_kt
+        ):
             problems.append(f"surface wind {d}°/{s} kt")
     clouds = [c for c in wx.get("cloud_layers") or [] if isinstance(c, dict)]
     clouds = [c for c in clouds if (_coverage_fraction(c) or 0.0) > COVERAGE_BANDS["clear"][1]]
@@ -136,24 +151,34 @@ def _check_weather(ctx: VerifyContext, p: SimSetupParams) -> None:
     if not clouds:
         problems.append("no cloud layer")
     else:
+
         def base_agl(c: dict[str, Any]) -> float:
             agl = _num(c, "base_agl_ft")
             msl = _num(c, "base_msl_ft")
             return agl if agl is not None else (msl - p.field_elevation_ft if msl is not None else math.nan)
+
         lowest = min(clouds, key=lambda c: base_agl(c) if math.isfinite(base_agl(c)) else math.inf)
         frac, base = _coverage_fraction(lowest), base_agl(lowest)
         if frac is None or not lo <= frac <= hi or not abs(base - p.cloud_base_agl_ft) <= p.cloud_base_tol_ft:
-            problems.append(f"lowest cloud layer {frac if frac is None else round(frac * 8, 1)} oktas at {base:.0f} ft AGL")
+            problems.append(
+                f"lowest cloud layer {frac if frac is None else round(frac * 8, 1)} oktas at {base:.0f} ft AGL"
+            )
     vis = _num(wx, "visibility_sm")
     vis_m = _num(wx, "visibility_m")
     if vis is None and vis_m is not None:
         vis = vis_m / M_PER_SM
     if vis is None or abs(vis - p.visibility_sm) > p.visibility_tol_sm:
         problems.append(f"visibility {vis if vis is None else round(vis, 2)} sm")
-    ctx.component("weather", not problems, measured="; ".join(problems) or "as set",
-                  tolerance=(f"wind {p.wind_dir_deg:g}±{p.wind_dir_tol_deg:g}°/{p.wind_kt:g}±{p.wind_tol_kt:g} kt, "
-                             f"{p.cloud_coverage} {p.cloud_base_agl_ft:g}±{p.cloud_base_tol_ft:g} ft AGL, "
-                             f"vis {p.visibility_sm:g}±{p.visibility_tol_sm:g} sm"))
+    ctx.component(
+        "weather",
+        not problems,
+        measured="; ".join(problems) or "as set",
+        tolerance=(
+            f"wind {p.wind_dir_deg:g}±{p.wind_dir_tol_deg:g}°/{p.wind_kt:g}±{p.wind_tol_kt:g} kt, "
+            f"{p.cloud_coverage} {p.cloud_base_agl_ft:g}±{p.cloud_base_tol_ft:g} ft AGL, "
+            f"vis {p.visibility_sm:g}±{p.visibility_tol_sm:g} sm"
+        ),
+    )
 
 
 def _check_failure(ctx: VerifyContext, p: SimSetupParams) -> None:
@@ -183,12 +208,17 @@ def _check_failure(ctx: VerifyContext, p: SimSetupParams) -> None:
     if others:
         ok = False
         measured += "; also scheduled: " + ", ".join(str(f.get("system")) for f, _, _ in others)
-    ctx.component("failure_scheduled", ok, measured=measured,
-                  tolerance=f"only vacuum pump, {p.failure_trigger} {p.failure_value:g}±{p.failure_tol:g}")
+    ctx.component(
+        "failure_scheduled",
+        ok,
+        measured=measured,
+        tolerance=f"only vacuum pump, {p.failure_trigger} {p.failure_value:g}±{p.failure_tol:g}",
+    )
 
 
-@verifier("sim_setup", params=SimSetupParams,
-          components=("time_date", "weather", "failure_scheduled", "airport_aircraft"))
+@verifier(
+    "sim_setup", params=SimSetupParams, components=("time_date", "weather", "failure_scheduled", "airport_aircraft")
+)
 def sim_setup(ctx: VerifyContext) -> str:
     """Every item is judged on the `end` snapshot (datarefs read after the flight started)."""
     p: SimSetupParams = ctx.p
@@ -198,6 +228,7 @@ def sim_setup(ctx: VerifyContext) -> str:
     airport = ctx.snapshot("end", "airport")
     aircraft = ctx.snapshot("end", "aircraft")
     ok = str(airport).strip().upper() == p.airport and re.search(p.aircraft_pattern, str(aircraft)) is not None
-    ctx.component("airport_aircraft", ok, measured=f"{airport} / {aircraft}",
-                  tolerance=f"{p.airport} / {p.aircraft_pattern}")
+    ctx.component(
+        "airport_aircraft", ok, measured=f"{airport} / {aircraft}", tolerance=f"{p.airport} / {p.aircraft_pattern}"
+    )
     return ""

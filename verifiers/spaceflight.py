@@ -55,9 +55,13 @@ def ksp_orbit(ctx: VerifyContext) -> str:
         alts.append(float(np.nanmax(sig)))
     top = max((a for a in alts if math.isfinite(a)), default=math.nan)
     in_orbit = v.get("situation") in ("ORBITING", "ESCAPING")
-    ctx.component("reach_space", (math.isfinite(top) and top >= p.space_alt_m) or in_orbit,
-                  measured=top if math.isfinite(top) else None, tolerance=f"≥ {p.space_alt_m / 1000:g} km",
-                  explanation=f"situation {v.get('situation')}")
+    ctx.component(
+        "reach_space",
+        (math.isfinite(top) and top >= p.space_alt_m) or in_orbit,
+        measured=top if math.isfinite(top) else None,
+        tolerance=f"≥ {p.space_alt_m / 1000:g} km",
+        explanation=f"situation {v.get('situation')}",
+    )
     if v.get("no_orbit"):
         # the save keeps no orbit for the vessel (KSP writes SMA = NaN for a vessel on the
         # ground or in the water): the flight's own outcome, scored, not a harness fault
@@ -72,11 +76,24 @@ def ksp_orbit(ctx: VerifyContext) -> str:
     around = orb.ref == p.body_ref
     stable = around and orb.closed and orb.pe_alt_m > p.stable_pe_alt_m
     ap = orb.ap_alt_m
-    desc = f"PeA {orb.pe_alt_m / 1000:.1f} km, ApA {ap / 1000:.1f} km" if math.isfinite(ap) else f"PeA {orb.pe_alt_m / 1000:.1f} km, escape"
-    ctx.component("stable_orbit", stable, measured=orb.pe_alt_m, tolerance=f"PeA > {p.stable_pe_alt_m / 1000:g} km around body {p.body_ref}",
-                  explanation=desc if around else f"orbiting body {orb.ref}, not {p.body_ref}")
+    desc = (
+        f"PeA {orb.pe_alt_m / 1000:.1f} km, ApA {ap / 1000:.1f} km"
+        if math.isfinite(ap)
+        else f"PeA {orb.pe_alt_m / 1000:.1f} km, escape"
+    )
+    ctx.component(
+        "stable_orbit",
+        stable,
+        measured=orb.pe_alt_m,
+        tolerance=f"PeA > {p.stable_pe_alt_m / 1000:g} km around body {p.body_ref}",
+        explanation=desc if around else f"orbiting body {orb.ref}, not {p.body_ref}",
+    )
     share = orb.time_fraction_between(p.band_lo_m, p.band_hi_m) if stable else 0.0
-    ctx.component("circularity", P.linear_credit(share, 0.0, 1.0), measured=share,
-                  tolerance=f"share of the orbit at {p.band_lo_m / 1000:g}-{p.band_hi_m / 1000:g} km",
-                  explanation=desc if stable else "no stable orbit")
+    ctx.component(
+        "circularity",
+        P.linear_credit(share, 0.0, 1.0),
+        measured=share,
+        tolerance=f"share of the orbit at {p.band_lo_m / 1000:g}-{p.band_hi_m / 1000:g} km",
+        explanation=desc if stable else "no stable orbit",
+    )
     return ""

@@ -8,7 +8,15 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from simbridge.verifiers import primitives as P
-from simbridge.verifiers._params import AngleTolDeg, AttitudeDeg, FiniteParams, Fraction, PositiveFinite, Side, require_below
+from simbridge.verifiers._params import (
+    AngleTolDeg,
+    AttitudeDeg,
+    FiniteParams,
+    Fraction,
+    PositiveFinite,
+    Side,
+    require_below,
+)
 from simbridge.verifiers._registry import VerifyContext, verifier
 
 
@@ -32,9 +40,12 @@ class SteepTurnParams(FiniteParams):
         return self
 
 
-@verifier("steep_turn", params=SteepTurnParams,
-          components=("bank_maintained", "altitude_held", "airspeed_held", "rollout_heading"),
-          safety=("autopilot_off",))
+@verifier(
+    "steep_turn",
+    params=SteepTurnParams,
+    components=("bank_maintained", "altitude_held", "airspeed_held", "rollout_heading"),
+    safety=("autopilot_off",),
+)
 def steep_turn(ctx: VerifyContext) -> str:
     """The turn is the longest run with bank past `roll_in_bank_deg` in the commanded direction;
     the maneuver runs from the last wings-level sample before it to the first after it. Entry
@@ -58,32 +69,52 @@ def steep_turn(ctx: VerifyContext) -> str:
     with np.errstate(invalid="ignore"):
         level = np.abs(bank) < p.wings_level_deg
     before = np.flatnonzero(level[: turn.i0])
-    after = np.flatnonzero(level[turn.i1 + 1:])
+    after = np.flatnonzero(level[turn.i1 + 1 :])
     i_entry = int(before[-1]) if before.size else 0
     i_exit = turn.i1 + 1 + int(after[0]) if after.size else t.size - 1
     t_entry, t_exit = float(t[i_entry]), float(t[i_exit])
     ctx.require_coverage(t_entry, t_exit, "the steep turn")
     man = slice(i_entry, i_exit + 1)
 
-    frac = P.fraction_in_band(t, bank, p.bank_deg - p.bank_tol_deg, p.bank_deg + p.bank_tol_deg,
-                              turn.t0, turn.t1, ctx.max_gap_s)
-    ctx.component("bank_maintained", frac >= p.bank_fraction_min, measured=frac,
-                  tolerance=f"{p.bank_deg - p.bank_tol_deg:g}-{p.bank_deg + p.bank_tol_deg:g}° for ≥{p.bank_fraction_min:.0%}",
-                  window=turn.as_tuple(), explanation=f"{frac:.0%} of the turn in the bank band")
+    frac = P.fraction_in_band(
+        t, bank, p.bank_deg - p.bank_tol_deg, p.bank_deg + p.bank_tol_deg, turn.t0, turn.t1, ctx.max_gap_s
+    )
+    ctx.component(
+        "bank_maintained",
+        frac >= p.bank_fraction_min,
+        measured=frac,
+        tolerance=f"{p.bank_deg - p.bank_tol_deg:g}-{p.bank_deg + p.bank_tol_deg:g}° for ≥{p.bank_fraction_min:.0%}",
+        window=turn.as_tuple(),
+        explanation=f"{frac:.0%} of the turn in the bank band",
+    )
 
     alt0, ias0, hdg0 = float(alt[i_entry]), float(ias[i_entry]), float(hdg[i_entry])
     alt_dev = float(np.nanmax(np.abs(alt[man] - alt0)))
-    ctx.component("altitude_held", alt_dev <= p.alt_tol_ft, measured=alt_dev,
-                  tolerance=f"±{p.alt_tol_ft:g} ft of entry {alt0:.0f} ft", window=(t_entry, t_exit))
+    ctx.component(
+        "altitude_held",
+        alt_dev <= p.alt_tol_ft,
+        measured=alt_dev,
+        tolerance=f"±{p.alt_tol_ft:g} ft of entry {alt0:.0f} ft",
+        window=(t_entry, t_exit),
+    )
     ias_dev = float(np.nanmax(np.abs(ias[man] - ias0)))
-    ctx.component("airspeed_held", ias_dev <= p.ias_tol_kt, measured=ias_dev,
-                  tolerance=f"±{p.ias_tol_kt:g} kt of entry {ias0:.0f} kt", window=(t_entry, t_exit))
+    ctx.component(
+        "airspeed_held",
+        ias_dev <= p.ias_tol_kt,
+        measured=ias_dev,
+        tolerance=f"±{p.ias_tol_kt:g} kt of entry {ias0:.0f} kt",
+        window=(t_entry, t_exit),
+    )
 
     change = P.heading_change(hdg[man]) * sign
     rollout_err = float(abs(P.angle_diff(hdg[i_exit], hdg0)))
     ok = abs(change - p.heading_change_deg) <= p.rollout_tol_deg and rollout_err <= p.rollout_tol_deg
-    ctx.component("rollout_heading", ok, measured=change,
-                  tolerance=f"{p.heading_change_deg:g}±{p.rollout_tol_deg:g}° turned, rollout ±{p.rollout_tol_deg:g}°",
-                  window=(t_entry, t_exit),
-                  explanation=f"turned {change:.0f}° {p.direction}, rolled out {rollout_err:.0f}° off entry heading {hdg0:.0f}°")
+    ctx.component(
+        "rollout_heading",
+        ok,
+        measured=change,
+        tolerance=f"{p.heading_change_deg:g}±{p.rollout_tol_deg:g}° turned, rollout ±{p.rollout_tol_deg:g}°",
+        window=(t_entry, t_exit),
+        explanation=f"turned {change:.0f}° {p.direction}, rolled out {rollout_err:.0f}° off entry heading {hdg0:.0f}°",
+    )
     return ""

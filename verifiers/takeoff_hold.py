@@ -22,8 +22,12 @@ class TakeoffHoldParams(FiniteParams):
     min_airborne_s: NonNegativeFinite = 10.0
 
 
-@verifier("takeoff_hold", params=TakeoffHoldParams,
-          components=("takeoff", "reach_altitude", "hold_window"), safety=("autopilot_off",))
+@verifier(
+    "takeoff_hold",
+    params=TakeoffHoldParams,
+    components=("takeoff", "reach_altitude", "hold_window"),
+    safety=("autopilot_off",),
+)
 def takeoff_hold(ctx: VerifyContext) -> str:
     """Takeoff: a liftoff that stays airborne `min_airborne_s` whose last ground sample is on the
     assigned runway. Reaching altitude means entering the tolerance band (≥ alt - tol) after it.
@@ -45,24 +49,44 @@ def takeoff_hold(ctx: VerifyContext) -> str:
     i_lift = int(np.searchsorted(t, lift_t))
     ctx.require_coverage(lift_t - 1.0, lift_t + 1.0, "the liftoff")
     frame = runway_frame(ctx, p.runway, 0.0)
-    along, left = frame.xy(lat[max(i_lift - 1, 0):i_lift], lon[max(i_lift - 1, 0):i_lift])
+    along, left = frame.xy(lat[max(i_lift - 1, 0) : i_lift], lon[max(i_lift - 1, 0) : i_lift])
     from_rwy = bool(frame.on_runway(along, left).all()) if along.size else False
-    ctx.component("takeoff", from_rwy, measured=lift_t, tolerance=f"liftoff from runway {p.runway}",
-                  window=(lift_t, lift_t),
-                  explanation=f"lifted off at {lift_t:.1f} s" + ("" if from_rwy else f", not from runway {p.runway}"))
+    ctx.component(
+        "takeoff",
+        from_rwy,
+        measured=lift_t,
+        tolerance=f"liftoff from runway {p.runway}",
+        window=(lift_t, lift_t),
+        explanation=f"lifted off at {lift_t:.1f} s" + ("" if from_rwy else f", not from runway {p.runway}"),
+    )
 
     t_reach = P.first_reach(t, alt, p.alt_ft - p.alt_tol_ft, after_t=lift_t)
-    ctx.component("reach_altitude", t_reach is not None, measured=float(np.nanmax(alt[i_lift:])),
-                  tolerance=f"≥ {p.alt_ft - p.alt_tol_ft:g} ft MSL", window=(t_reach, t_reach) if t_reach else None,
-                  explanation=f"reached at {t_reach:.0f} s" if t_reach is not None else "never reached")
+    ctx.component(
+        "reach_altitude",
+        t_reach is not None,
+        measured=float(np.nanmax(alt[i_lift:])),
+        tolerance=f"≥ {p.alt_ft - p.alt_tol_ft:g} ft MSL",
+        window=(t_reach, t_reach) if t_reach else None,
+        explanation=f"reached at {t_reach:.0f} s" if t_reach is not None else "never reached",
+    )
 
     with np.errstate(invalid="ignore"):
-        ok = ((np.abs(P.angle_diff(hdg, p.heading_deg)) <= p.heading_tol_deg) & (np.abs(alt - p.alt_ft) <= p.alt_tol_ft)
-              & (np.abs(ias - p.ias_kt) <= p.ias_tol_kt) & ~P._ground(on_ground) & (t >= lift_t))
+        ok = (
+            (np.abs(P.angle_diff(hdg, p.heading_deg)) <= p.heading_tol_deg)
+            & (np.abs(alt - p.alt_ft) <= p.alt_tol_ft)
+            & (np.abs(ias - p.ias_kt) <= p.ias_tol_kt)
+            & ~P._ground(on_ground)
+            & (t >= lift_t)
+        )
     w = P.longest_window(t, ok, ctx.max_gap_s)
     dur = w.duration_s if w is not None else 0.0
-    ctx.component("hold_window", P.linear_credit(dur, 0.0, p.hold_s), measured=dur,
-                  tolerance=f"hdg {p.heading_deg:g}±{p.heading_tol_deg:g}°, {p.alt_ft:g}±{p.alt_tol_ft:g} ft, "
-                  f"{p.ias_kt:g}±{p.ias_tol_kt:g} KIAS together for {p.hold_s:g} s",
-                  window=w.as_tuple() if w else None, explanation=f"longest in-tolerance window {dur:.1f} s")
+    ctx.component(
+        "hold_window",
+        P.linear_credit(dur, 0.0, p.hold_s),
+        measured=dur,
+        tolerance=f"hdg {p.heading_deg:g}±{p.heading_tol_deg:g}°, {p.alt_ft:g}±{p.alt_tol_ft:g} ft, "
+        f"{p.ias_kt:g}±{p.ias_tol_kt:g} KIAS together for {p.hold_s:g} s",
+        window=w.as_tuple() if w else None,
+        explanation=f"longest in-tolerance window {dur:.1f} s",
+    )
     return ""

@@ -21,8 +21,13 @@ STATIONS = ("pilot", "copilot", "rear_left", "rear_right", "baggage")
 class WeightBalanceParams(FiniteParams):
     empty_weight_lb: PositiveFinite = 1467.0
     empty_arm_in: FiniteFloat = 39.06
-    station_arm_in: dict[str, FiniteFloat] = {"pilot": 36.0, "copilot": 36.0, "rear_left": 70.0, "rear_right": 70.0,
-                                              "baggage": 95.0}
+    station_arm_in: dict[str, FiniteFloat] = {
+        "pilot": 36.0,
+        "copilot": 36.0,
+        "rear_left": 70.0,
+        "rear_right": 70.0,
+        "baggage": 95.0,
+    }
     fuel_tank_arm_in: list[FiniteFloat] = Field(default=[48.0, 48.0], min_length=1)
     fuel_lb_per_gal: PositiveFinite = 6.0
     engine_180hp_extra_lb: NonNegativeFinite = 175.0
@@ -31,8 +36,10 @@ class WeightBalanceParams(FiniteParams):
     payload_tol_lb: PositiveFinite = 2.0
     max_weight_lb: PositiveFinite = 2450.0
     envelope_in_lb: list[tuple[FiniteFloat, PositiveFinite]] = Field(
-        default=[(35.0, 1450.0), (35.0, 1950.0), (41.0, 2550.0), (47.2, 2550.0), (47.2, 1450.0)], min_length=3,
-        description="CG envelope polygon, (arm in, weight lb) corners")
+        default=[(35.0, 1450.0), (35.0, 1950.0), (41.0, 2550.0), (47.2, 2550.0), (47.2, 1450.0)],
+        min_length=3,
+        description="CG envelope polygon, (arm in, weight lb) corners",
+    )
     answer_weight_tol_lb: PositiveFinite = 5.0
     answer_cg_tol_in: PositiveFinite = 0.1
 
@@ -58,8 +65,9 @@ def _fuel_lb(ctx: VerifyContext, p: WeightBalanceParams) -> list[float]:
     return [float(v) for v in lb]
 
 
-def loaded_weight_cg(p: WeightBalanceParams, payload: dict[str, float], fuel_lb: list[float],
-                     engine_180hp: bool = False) -> tuple[float, float]:
+def loaded_weight_cg(
+    p: WeightBalanceParams, payload: dict[str, float], fuel_lb: list[float], engine_180hp: bool = False
+) -> tuple[float, float]:
     """Total weight (lb) and CG arm (in aft of datum): sum of moments over sum of weights, POH style."""
     w = [p.empty_weight_lb] + [payload[s] for s in STATIONS] + fuel_lb
     arm = [p.empty_arm_in] + [p.station_arm_in[s] for s in STATIONS] + p.fuel_tank_arm_in[: len(fuel_lb)]
@@ -86,8 +94,9 @@ def _answer_number(answer: dict[str, Any], pattern: str) -> float | None:
     return None
 
 
-@verifier("weight_balance", params=WeightBalanceParams,
-          components=("payload_entered", "within_envelope", "answer_correct"))
+@verifier(
+    "weight_balance", params=WeightBalanceParams, components=("payload_entered", "within_envelope", "answer_correct")
+)
 def weight_balance(ctx: VerifyContext) -> str:
     """Weight and CG are recomputed from the end-state loading with the aircraft's own mass and
     balance (empty weight and arm, station arms, tank arms), never read from the answer."""
@@ -109,9 +118,12 @@ def weight_balance(ctx: VerifyContext) -> str:
     rear = sorted((payload["rear_left"], payload["rear_right"]))
     rear_want = sorted((want["rear_left"], want["rear_right"]))
     ok_rear = all(abs(a - b) <= tol for a, b in zip(rear, rear_want))
-    ctx.component("payload_entered", ok_fixed and ok_rear,
-                  measured=", ".join(f"{s} {payload[s]:.0f}" for s in STATIONS),
-                  tolerance=", ".join(f"{s} {want[s]:.0f}" for s in STATIONS) + f" ±{tol:g} lb")
+    ctx.component(
+        "payload_entered",
+        ok_fixed and ok_rear,
+        measured=", ".join(f"{s} {payload[s]:.0f}" for s in STATIONS),
+        tolerance=", ".join(f"{s} {want[s]:.0f}" for s in STATIONS) + f" ±{tol:g} lb",
+    )
 
     weight, cg = loaded_weight_cg(p, payload, fuel, engine_180)
     inside = bool(P.points_in_polygon([cg], [weight], p.envelope_in_lb)[0])
@@ -122,9 +134,13 @@ def weight_balance(ctx: VerifyContext) -> str:
     why = f"fuel {sum(fuel):.1f} lb" + (" (180 hp engine)" if engine_180 else "")
     if inside and weight <= p.max_weight_lb and not loaded:
         why += "; inside the envelope, but not with the task's payload, so not earned"
-    ctx.component("within_envelope", ok, measured=f"{weight:.1f} lb @ {cg:.2f} in",
-                  tolerance=f"≤ {p.max_weight_lb:g} lb, CG inside the normal-category envelope, task's payload",
-                  explanation=why)
+    ctx.component(
+        "within_envelope",
+        ok,
+        measured=f"{weight:.1f} lb @ {cg:.2f} in",
+        tolerance=f"≤ {p.max_weight_lb:g} lb, CG inside the normal-category envelope, task's payload",
+        explanation=why,
+    )
 
     bundle_end = ctx.bundle.snapshots.get("end") or {}
     if "answer" not in bundle_end:
@@ -132,9 +148,16 @@ def weight_balance(ctx: VerifyContext) -> str:
     answer = bundle_end["answer"]
     got_w = _answer_number(answer, r"weight|mass|gross") if isinstance(answer, dict) else None
     got_cg = _answer_number(answer, r"cg|cent(er|re)|arm") if isinstance(answer, dict) else None
-    ok = (got_w is not None and got_cg is not None and abs(got_w - weight) <= p.answer_weight_tol_lb
-          and abs(got_cg - cg) <= p.answer_cg_tol_in)
-    ctx.component("answer_correct", ok,
-                  measured=f"{got_w} lb @ {got_cg} in" if answer is not None else "no answer.json",
-                  tolerance=f"{weight:.1f}±{p.answer_weight_tol_lb:g} lb, {cg:.2f}±{p.answer_cg_tol_in:g} in")
+    ok = (
+        got_w is not None
+        and got_cg is not None
+        and abs(got_w - weight) <= p.answer_weight_tol_lb
+        and abs(got_cg - cg) <= p.answer_cg_tol_in
+    )
+    ctx.component(
+        "answer_correct",
+        ok,
+        measured=f"{got_w} lb @ {got_cg} in" if answer is not None else "no answer.json",
+        tolerance=f"{weight:.1f}±{p.answer_weight_tol_lb:g} lb, {cg:.2f}±{p.answer_cg_tol_in:g} in",
+    )
     return "" if math.isfinite(cg) else "CG undefined"

@@ -158,7 +158,9 @@ def _apply(st: _State, s: Sentence) -> str | None:
         if len(f) >= 12 and f[11] == "N":
             st.invalid_why = "RMC mode N"
             return INVALID_FIX
-        st.values.update(lat_deg=_latlon(f[2], f[3], 2), lon_deg=_latlon(f[4], f[5], 3), gs_kt=_f(f[6]), cog_deg=_f(f[7]))
+        st.values.update(
+            lat_deg=_latlon(f[2], f[3], 2), lon_deg=_latlon(f[4], f[5], 3), gs_kt=_f(f[6]), cog_deg=_f(f[7])
+        )
         return FIX
     if k == "GGA" and len(f) >= 6:
         st.tod_s = _tod(f[0]) if f[0] else st.tod_s
@@ -206,7 +208,9 @@ def _position_problem(values: dict[str, float]) -> str | None:
 COLUMNS = ("lat_deg", "lon_deg", "gs_kt", "cog_deg", "heading_true_deg", "rate_of_turn_dpm", "depth_m", "rudder_deg")
 
 
-def parse_capture(text: str, source: str = "<capture>", *, strict: bool = True) -> tuple[dict[str, list[float]], dict[str, object]]:
+def parse_capture(
+    text: str, source: str = "<capture>", *, strict: bool = True
+) -> tuple[dict[str, list[float]], dict[str, object]]:
     """Signal columns (one row per position fix, other values carried from their latest sentence)
     and facts (first date, sentence counts, what was dropped). Time: the receive stamp when lines
     carry one, else the sentence's UTC time of day (sentences without time inherit the last
@@ -278,21 +282,38 @@ def parse_capture(text: str, source: str = "<capture>", *, strict: bool = True) 
         for c in COLUMNS:
             rows[c].append(st.values.get(c, math.nan))
     if not rows["t"]:
-        dropped = flags_of(invalid.flag("invalid_fix", "fixes"), off_globe.flag("out_of_range", "fixes"),
-                           corrupt.flag("bad_checksum", "sentences"))
-        raise NmeaError(f"{source}: no position fix ($--RMC/GGA/GLL) in the capture"
-                        + (f" ({'; '.join(dropped)})" if dropped else ""))
-    flags = flags_of(lenient_flag(len(bad)) if bad else None, invalid.flag("invalid_fix", "fixes"),
-                     off_globe.flag("out_of_range", "fixes"), corrupt.flag("bad_checksum", "sentences"),
-                     backwards.flag("time_backwards", "fixes"))
-    facts: dict[str, object] = {"nmea_date": st.date, "nmea_counts": counts, "nmea_rejected": bad,
-             "nmea_invalid_fixes": dict(invalid.counts), "nmea_out_of_range": dict(off_globe.counts),
-             "nmea_bad_checksum": dict(corrupt.counts), "nmea_time_backwards": dict(backwards.counts), "flags": flags}
+        dropped = flags_of(
+            invalid.flag("invalid_fix", "fixes"),
+            off_globe.flag("out_of_range", "fixes"),
+            corrupt.flag("bad_checksum", "sentences"),
+        )
+        raise NmeaError(
+            f"{source}: no position fix ($--RMC/GGA/GLL) in the capture"
+            + (f" ({'; '.join(dropped)})" if dropped else "")
+        )
+    flags = flags_of(
+        lenient_flag(len(bad)) if bad else None,
+        invalid.flag("invalid_fix", "fixes"),
+        off_globe.flag("out_of_range", "fixes"),
+        corrupt.flag("bad_checksum", "sentences"),
+        backwards.flag("time_backwards", "fixes"),
+    )
+    facts: dict[str, object] = {
+        "nmea_date": st.date,
+        "nmea_counts": counts,
+        "nmea_rejected": bad,
+        "nmea_invalid_fixes": dict(invalid.counts),
+        "nmea_out_of_range": dict(off_globe.counts),
+        "nmea_bad_checksum": dict(corrupt.counts),
+        "nmea_time_backwards": dict(backwards.counts),
+        "flags": flags,
+    }
     return rows, facts
 
 
-def import_nmea(path: str | Path, out: str | Path, *, task_id: str = "T17", strict: bool = True,
-                force: bool = False) -> Path:
+def import_nmea(
+    path: str | Path, out: str | Path, *, task_id: str = "T17", strict: bool = True, force: bool = False
+) -> Path:
     """Bundle from a capture of Bridge Command's NMEA output. Skipped lines (lenient mode),
     invalid fixes and off-globe positions are flagged in episode.json."""
     path = Path(path)
@@ -312,5 +333,6 @@ def import_nmea(path: str | Path, out: str | Path, *, task_id: str = "T17", stri
     rows, facts = parse_capture(text, str(path), strict=strict)
     flags = list(facts.pop("flags"))  # type: ignore[call-overload]
     ep = EpisodeInfo(task_id=task_id, sim="bridgecommand", adapter="bridgecommand.nmea", flags=flags)
-    return write_bundle(prepare_out(out, force=force), ep, rows,
-                        snapshots={"start": {"nmea_date": facts["nmea_date"]}, "end": facts})
+    return write_bundle(
+        prepare_out(out, force=force), ep, rows, snapshots={"start": {"nmea_date": facts["nmea_date"]}, "end": facts}
+    )

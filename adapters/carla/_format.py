@@ -94,27 +94,34 @@ FRAME_START = np.dtype([("frame", "<u8"), ("duration_s", "<f8"), ("elapsed_s", "
 RECORD_DTYPES: dict[int, np.dtype] = {
     PacketId.EVENT_DEL: np.dtype([("id", "<u4")]),
     PacketId.EVENT_PARENT: np.dtype([("id", "<u4"), ("parent", "<u4")]),
-    PacketId.COLLISION: np.dtype([("collision_id", "<u4"), ("actor1", "<u4"), ("actor2", "<u4"),
-                                  ("hero1", "u1"), ("hero2", "u1")]),
+    PacketId.COLLISION: np.dtype(
+        [("collision_id", "<u4"), ("actor1", "<u4"), ("actor2", "<u4"), ("hero1", "u1"), ("hero2", "u1")]
+    ),
     # location in cm; rotation in degrees as FRotator::Euler(): X roll, Y pitch, Z yaw
-    PacketId.POSITION: np.dtype([("id", "<u4"), ("x", _F), ("y", _F), ("z", _F),
-                                 ("roll", _F), ("pitch", _F), ("yaw", _F)]),
+    PacketId.POSITION: np.dtype(
+        [("id", "<u4"), ("x", _F), ("y", _F), ("z", _F), ("roll", _F), ("pitch", _F), ("yaw", _F)]
+    ),
     PacketId.TRAFFIC_LIGHT_STATE: np.dtype([("id", "<u4"), ("frozen", "u1"), ("elapsed_s", _F), ("state", "u1")]),
-    PacketId.ANIM_VEHICLE: np.dtype([("id", "<u4"), ("steer", _F), ("throttle", _F), ("brake", _F),
-                                     ("handbrake", "u1"), ("gear", "<i4")]),
+    PacketId.ANIM_VEHICLE: np.dtype(
+        [("id", "<u4"), ("steer", _F), ("throttle", _F), ("brake", _F), ("handbrake", "u1"), ("gear", "<i4")]
+    ),
     PacketId.ANIM_WALKER: np.dtype([("id", "<u4"), ("speed", _F)]),
     PacketId.VEHICLE_LIGHT: np.dtype([("id", "<u4"), ("lights", "<u4")]),
-    PacketId.SCENE_LIGHT: np.dtype([("id", "<i4"), ("intensity", _F), ("r", _F), ("g", _F), ("b", _F), ("a", _F),
-                                    ("on", "u1"), ("type", "u1")]),
+    PacketId.SCENE_LIGHT: np.dtype(
+        [("id", "<i4"), ("intensity", _F), ("r", _F), ("g", _F), ("b", _F), ("a", _F), ("on", "u1"), ("type", "u1")]
+    ),
     # velocity in m/s (AddActorKinematics scales UE's cm/s by 1e-2); angular velocity as UE
     # reports it, deg/s (UNCONFIRMED: not scaled by the recorder, unit not stated there)
-    PacketId.KINEMATICS: np.dtype([("id", "<u4"), ("vx", _F), ("vy", _F), ("vz", _F),
-                                   ("wx", _F), ("wy", _F), ("wz", _F)]),
-    PacketId.BOUNDING_BOX: np.dtype([("id", "<u4"), ("ox", _F), ("oy", _F), ("oz", _F),
-                                     ("ex", _F), ("ey", _F), ("ez", _F)]),
+    PacketId.KINEMATICS: np.dtype(
+        [("id", "<u4"), ("vx", _F), ("vy", _F), ("vz", _F), ("wx", _F), ("wy", _F), ("wz", _F)]
+    ),
+    PacketId.BOUNDING_BOX: np.dtype(
+        [("id", "<u4"), ("ox", _F), ("oy", _F), ("oz", _F), ("ex", _F), ("ey", _F), ("ez", _F)]
+    ),
     PacketId.TRAFFIC_LIGHT_TIME: np.dtype([("id", "<u4"), ("green_s", _F), ("yellow_s", _F), ("red_s", _F)]),
-    PacketId.TRIGGER_VOLUME: np.dtype([("id", "<u4"), ("ox", _F), ("oy", _F), ("oz", _F),
-                                       ("ex", _F), ("ey", _F), ("ez", _F)]),
+    PacketId.TRIGGER_VOLUME: np.dtype(
+        [("id", "<u4"), ("ox", _F), ("oy", _F), ("oz", _F), ("ex", _F), ("ey", _F), ("ez", _F)]
+    ),
     PacketId.ANIM_BIKER: np.dtype([("id", "<u4"), ("forward_speed", _F), ("engine_rotation", _F)]),
     PacketId.VEHICLE_DOOR: np.dtype([("id", "<u4"), ("door", "u1"), ("open", "u1")]),
 }

@@ -52,15 +52,19 @@ DEFAULT_HALF_WIDTH_M = 0.9
 def find_ego(rec: Recording, ego: int | None = None) -> Actor:
     if ego is not None:
         if ego not in rec.actors:
-            raise BundleError(f"{rec.path}: no actor with id {ego} (vehicles: "
-                              f"{', '.join(str(a.id) for a in rec.actors.values() if a.kind == ActorKind.VEHICLE) or 'none'})")
+            raise BundleError(
+                f"{rec.path}: no actor with id {ego} (vehicles: "
+                f"{', '.join(str(a.id) for a in rec.actors.values() if a.kind == ActorKind.VEHICLE) or 'none'})"
+            )
         return rec.actors[ego]
     heroes = rec.heroes()
     if not heroes:
         raise BundleError(f"{rec.path}: no actor with role_name 'hero'; name the ego with --ego ID")
     if len(heroes) > 1:
-        raise BundleError(f"{rec.path}: {len(heroes)} actors with role_name 'hero' "
-                          f"({', '.join(str(a.id) for a in heroes)}); name the ego with --ego ID")
+        raise BundleError(
+            f"{rec.path}: {len(heroes)} actors with role_name 'hero' "
+            f"({', '.join(str(a.id) for a in heroes)}); name the ego with --ego ID"
+        )
     return heroes[0]
 
 
@@ -90,16 +94,22 @@ def _state_at(changes: np.ndarray, t: float) -> int | None:
     return int(changes["state"][i]) if i >= 0 else None
 
 
-def build(rec: Recording, *, odr: OpenDriveMap | None = None, ego: int | None = None
-          ) -> tuple[dict[str, np.ndarray], list[dict[str, Any]], dict[str, Any]]:
+def build(
+    rec: Recording, *, odr: OpenDriveMap | None = None, ego: int | None = None
+) -> tuple[dict[str, np.ndarray], list[dict[str, Any]], dict[str, Any]]:
     """Signals (columns with 't'), events and snapshots for the ego of a recording."""
     actor = find_ego(rec, ego)
     track = rec.tracks.get(actor.id)
     if track is None or track.t.size == 0:
         raise BundleError(f"{rec.path}: actor {actor.id} ({actor.type_id}) has no recorded positions")
     t = track.t
-    cols: dict[str, np.ndarray] = {"t": t, "x_m": track.x_m.astype(float), "y_m": track.y_m.astype(float),
-                                   "z_m": track.z_m.astype(float), "yaw_deg": track.yaw_deg.astype(float)}
+    cols: dict[str, np.ndarray] = {
+        "t": t,
+        "x_m": track.x_m.astype(float),
+        "y_m": track.y_m.astype(float),
+        "z_m": track.z_m.astype(float),
+        "yaw_deg": track.yaw_deg.astype(float),
+    }
     kin = rec.extra.get("kinematics", {}).get(actor.id)
     speed = np.full(t.size, np.nan)
     if kin is not None and kin.size:
@@ -108,8 +118,13 @@ def build(rec: Recording, *, odr: OpenDriveMap | None = None, ego: int | None = 
         speed[k >= 0] = v[k[k >= 0]]
     missing = np.isnan(speed)
     if missing.any() and t.size >= 2:
-        dist = np.sqrt(np.gradient(cols["x_m"], t) ** 2 + np.gradient(cols["y_m"], t) ** 2
-                       + np.gradient(cols["z_m"], t) ** 2) if np.all(np.diff(t) > 0) else np.full(t.size, np.nan)
+        dist = (
+            np.sqrt(
+                np.gradient(cols["x_m"], t) ** 2 + np.gradient(cols["y_m"], t) ** 2 + np.gradient(cols["z_m"], t) ** 2
+            )
+            if np.all(np.diff(t) > 0)
+            else np.full(t.size, np.nan)
+        )
         speed[missing] = dist[missing] * 3.6
     cols["speed_kmh"] = speed
     ctl = rec.controls.get(actor.id)
@@ -127,10 +142,20 @@ def build(rec: Recording, *, odr: OpenDriveMap | None = None, ego: int | None = 
         other = c.actor2 if c.actor1 == actor.id else c.actor1
         i = int(np.clip(np.searchsorted(track.frame, c.frame), 0, t.size - 1))
         oa = rec.actors.get(other)
-        events.append({"t": c.t, "kind": "collision", "data": {
-            "other_kind": _other_kind(rec, other), "other_id": None if other == NON_ACTOR_ID else other,
-            "other_type_id": oa.type_id if oa else None, "collision_id": c.collision_id,
-            "x_m": float(cols["x_m"][i]), "y_m": float(cols["y_m"][i])}})
+        events.append(
+            {
+                "t": c.t,
+                "kind": "collision",
+                "data": {
+                    "other_kind": _other_kind(rec, other),
+                    "other_id": None if other == NON_ACTOR_ID else other,
+                    "other_type_id": oa.type_id if oa else None,
+                    "collision_id": c.collision_id,
+                    "x_m": float(cols["x_m"][i]),
+                    "y_m": float(cols["y_m"][i]),
+                },
+            }
+        )
 
     notes: list[str] = []
     if odr is not None:
@@ -145,16 +170,30 @@ def build(rec: Recording, *, odr: OpenDriveMap | None = None, ego: int | None = 
     events.sort(key=lambda e: e["t"])
 
     snapshots = {
-        "start": {"map": rec.header.map_name, "recorder_date_unix": rec.header.date_unix,
-                  "ego_id": actor.id, "ego_type_id": actor.type_id, "ego_role_name": actor.role_name,
-                  "ego_spawn_location_m": list(actor.location_m), "ego_spawn_rotation_deg": list(actor.rotation_deg)},
-        "end": {"frames": rec.n_frames, "duration_s": rec.duration_s,
-                "collisions_total": len(rec.collisions), "ego_destroyed_t": actor.destroyed_t},
-        "source": {"recorder_file": str(rec.path), "packet_counts": {str(k): v for k, v in sorted(rec.packet_counts.items())},
-                   "unknown_packets": {str(k): v for k, v in sorted(rec.unknown_packets.items())},
-                   "id_layout": rec.id_layout, "coordinates": "CARLA world frame, left-handed: x forward, y right, "
-                                                              "z up; metres; yaw degrees clockwise seen from above",
-                   "notes": notes},
+        "start": {
+            "map": rec.header.map_name,
+            "recorder_date_unix": rec.header.date_unix,
+            "ego_id": actor.id,
+            "ego_type_id": actor.type_id,
+            "ego_role_name": actor.role_name,
+            "ego_spawn_location_m": list(actor.location_m),
+            "ego_spawn_rotation_deg": list(actor.rotation_deg),
+        },
+        "end": {
+            "frames": rec.n_frames,
+            "duration_s": rec.duration_s,
+            "collisions_total": len(rec.collisions),
+            "ego_destroyed_t": actor.destroyed_t,
+        },
+        "source": {
+            "recorder_file": str(rec.path),
+            "packet_counts": {str(k): v for k, v in sorted(rec.packet_counts.items())},
+            "unknown_packets": {str(k): v for k, v in sorted(rec.unknown_packets.items())},
+            "id_layout": rec.id_layout,
+            "coordinates": "CARLA world frame, left-handed: x forward, y right, "
+            "z up; metres; yaw degrees clockwise seen from above",
+            "notes": notes,
+        },
     }
     return cols, events, snapshots
 
@@ -175,15 +214,26 @@ def _lane_invasions(rec: Recording, actor: Actor, t: np.ndarray, pos: Any) -> li
     start = outside & ~np.concatenate([[False], outside[:-1]])
     out = []
     for i in np.flatnonzero(start):
-        out.append({"t": float(t[i]), "kind": "lane_invasion", "data": {
-            "side": "left" if pos.lane_offset_m[i] > 0 else "right", "lane_id": int(pos.lane_id[i]),
-            "road_id": int(pos.road_id[i]), "lane_offset_m": float(pos.lane_offset_m[i]),
-            "lane_width_m": float(pos.lane_width_m[i]), "half_width_m": half}})
+        out.append(
+            {
+                "t": float(t[i]),
+                "kind": "lane_invasion",
+                "data": {
+                    "side": "left" if pos.lane_offset_m[i] > 0 else "right",
+                    "lane_id": int(pos.lane_id[i]),
+                    "road_id": int(pos.road_id[i]),
+                    "lane_offset_m": float(pos.lane_offset_m[i]),
+                    "lane_width_m": float(pos.lane_width_m[i]),
+                    "half_width_m": half,
+                },
+            }
+        )
     return out
 
 
-def _red_lights(rec: Recording, odr: OpenDriveMap, t: np.ndarray, cols: dict[str, np.ndarray],
-                pos: Any) -> list[dict[str, Any]]:
+def _red_lights(
+    rec: Recording, odr: OpenDriveMap, t: np.ndarray, cols: dict[str, np.ndarray], pos: Any
+) -> list[dict[str, Any]]:
     lights = [a for a in rec.actors.values() if a.kind == ActorKind.TRAFFIC_LIGHT]
     if not lights:
         return []
@@ -209,9 +259,21 @@ def _red_lights(rec: Recording, odr: OpenDriveMap, t: np.ndarray, cols: dict[str
             continue
         state = _state_at(rec.traffic_lights[light.id], float(t[i]))
         if state == TrafficLightState.RED:
-            out.append({"t": float(t[i]), "kind": "red_light", "data": {
-                "light_id": light.id, "road_id": road, "lane_id": lane, "junction_id": int(pos.junction_id[i]),
-                "x_m": float(cols["x_m"][i]), "y_m": float(cols["y_m"][i]), "matched_by": how}})
+            out.append(
+                {
+                    "t": float(t[i]),
+                    "kind": "red_light",
+                    "data": {
+                        "light_id": light.id,
+                        "road_id": road,
+                        "lane_id": lane,
+                        "junction_id": int(pos.junction_id[i]),
+                        "x_m": float(cols["x_m"][i]),
+                        "y_m": float(cols["y_m"][i]),
+                        "matched_by": how,
+                    },
+                }
+            )
     return out
 
 
@@ -262,7 +324,9 @@ def import_recording(
         odr = read_opendrive(map_path)
         stem = Path(map_path).stem.lower()
         if rec.header.map_name and rec.header.map_name.split("/")[-1].lower() != stem:
-            raise BundleError(f"{map_path}: the recording is on map {rec.header.map_name!r}, not {Path(map_path).stem!r}")
+            raise BundleError(
+                f"{map_path}: the recording is on map {rec.header.map_name!r}, not {Path(map_path).stem!r}"
+            )
     cols, events, snapshots = build(rec, odr=odr, ego=ego)
     t = cols["t"]
     rate = (t.size - 1) / (t[-1] - t[0]) if t.size > 1 and t[-1] > t[0] else None
@@ -270,7 +334,14 @@ def import_recording(
     if truncated:
         detail += f"; truncated recording, frames before the cut kept: {truncated}"
         snapshots["source"]["truncated"] = truncated
-    episode = EpisodeInfo(task_id=task_id, sim="carla", adapter="carla.recorder_import", status="completed",
-                          status_detail=detail, sample_rate_hz=rate,
-                          flags=flags_of(IMPORTED, TRUNCATED_IMPORT if truncated else None), map=rec.header.map_name)
+    episode = EpisodeInfo(
+        task_id=task_id,
+        sim="carla",
+        adapter="carla.recorder_import",
+        status="completed",
+        status_detail=detail,
+        sample_rate_hz=rate,
+        flags=flags_of(IMPORTED, TRUNCATED_IMPORT if truncated else None),
+        map=rec.header.map_name,
+    )
     return write_bundle(prepare_out(out, force=force), episode, cols, events=events, snapshots=snapshots)

@@ -61,11 +61,11 @@ class LaneLocator:
         dist = np.empty(len(q))
         step = 16  # 16 queries x the map's samples at a time: a few MB
         for lo in range(0, len(q), step):
-            blk = q[lo:lo + step]
+            blk = q[lo : lo + step]
             d2 = (blk[:, None, 0] - self._xy[None, :, 0]) ** 2 + (blk[:, None, 1] - self._xy[None, :, 1]) ** 2
             k = d2.argmin(1)
-            idx[lo:lo + step] = k
-            dist[lo:lo + step] = np.sqrt(d2[np.arange(len(blk)), k])
+            idx[lo : lo + step] = k
+            dist[lo : lo + step] = np.sqrt(d2[np.arange(len(blk)), k])
         return dist, idx
 
     def locate(self, x_m: np.ndarray, y_m: np.ndarray) -> LanePosition:

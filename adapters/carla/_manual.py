@@ -74,8 +74,14 @@ class Hud:
 class ManualControlWindow:
     """A pygame window on `display` showing the chase camera, the HUD and a minimap."""
 
-    def __init__(self, display: str, *, size: tuple[int, int] = (1280, 720), hud: Hud | None = None,
-                 driver: KeyboardDriver | None = None) -> None:
+    def __init__(
+        self,
+        display: str,
+        *,
+        size: tuple[int, int] = (1280, 720),
+        hud: Hud | None = None,
+        driver: KeyboardDriver | None = None,
+    ) -> None:
         if display:
             os.environ["DISPLAY"] = display
         import pygame  # from the `sim` extra; imported here so the reader never needs it
@@ -107,8 +113,13 @@ class ManualControlWindow:
             elif ev.type == pg.KEYDOWN and ev.key == pg.K_q:
                 self.driver.toggle_reverse()
         k = pg.key.get_pressed()
-        keys = Keys(throttle=k[pg.K_w] or k[pg.K_UP], brake=k[pg.K_s] or k[pg.K_DOWN],
-                    left=k[pg.K_a] or k[pg.K_LEFT], right=k[pg.K_d] or k[pg.K_RIGHT], hand_brake=k[pg.K_SPACE])
+        keys = Keys(
+            throttle=k[pg.K_w] or k[pg.K_UP],
+            brake=k[pg.K_s] or k[pg.K_DOWN],
+            left=k[pg.K_a] or k[pg.K_LEFT],
+            right=k[pg.K_d] or k[pg.K_RIGHT],
+            hand_brake=k[pg.K_SPACE],
+        )
         control = self.driver.update(keys, dt_s)
         self._draw(x_m, y_m, yaw_deg, speed_kmh, control)
         return control
@@ -118,8 +129,13 @@ class ManualControlWindow:
         self.screen.fill((20, 20, 20))
         if self.frame is not None:
             self.screen.blit(self.frame, (0, 0))
-        lines = [self.hud.title, f"speed {speed_kmh:5.1f} km/h", f"throttle {c.throttle:.2f}  brake {c.brake:.2f}  "
-                 f"steer {c.steer:+.2f}", "reverse" if c.reverse else "", "W/S throttle/brake  A/D steer  Q reverse"]
+        lines = [
+            self.hud.title,
+            f"speed {speed_kmh:5.1f} km/h",
+            f"throttle {c.throttle:.2f}  brake {c.brake:.2f}  steer {c.steer:+.2f}",
+            "reverse" if c.reverse else "",
+            "W/S throttle/brake  A/D steer  Q reverse",
+        ]
         for i, text in enumerate(t for t in lines if t):
             self.screen.blit(self.font.render(text, True, (255, 255, 255)), (12, 12 + 22 * i))
         self._minimap(x_m, y_m, yaw_deg)

@@ -185,29 +185,71 @@ def read_opendrive(path: str | Path) -> OpenDriveMap:
                 params["normalized"] = 1.0 if shape.get("pRange", "normalized") == "normalized" else 0.0
             if shape.tag not in ("line", "arc", "spiral", "poly3", "paramPoly3"):
                 raise OpenDriveError(f"{where}: geometry shape <{shape.tag}> is not supported")
-            geoms.append(_Geometry(_f(g, "s", where), _f(g, "x", where), _f(g, "y", where), _f(g, "hdg", where),
-                                   _f(g, "length", where), shape.tag, params))
+            geoms.append(
+                _Geometry(
+                    _f(g, "s", where),
+                    _f(g, "x", where),
+                    _f(g, "y", where),
+                    _f(g, "hdg", where),
+                    _f(g, "length", where),
+                    shape.tag,
+                    params,
+                )
+            )
         if not geoms:
             raise OpenDriveError(f"{where}: no planView geometry")
-        offsets = [(_f(o, "s", where), _f(o, "a", where, 0.0), _f(o, "b", where, 0.0), _f(o, "c", where, 0.0),
-                    _f(o, "d", where, 0.0)) for o in r.findall("lanes/laneOffset")]
+        offsets = [
+            (
+                _f(o, "s", where),
+                _f(o, "a", where, 0.0),
+                _f(o, "b", where, 0.0),
+                _f(o, "c", where, 0.0),
+                _f(o, "d", where, 0.0),
+            )
+            for o in r.findall("lanes/laneOffset")
+        ]
         sections = []
         for sec in r.findall("lanes/laneSection"):
+
             def lanes(side: str) -> list[_Lane]:
                 out = []
                 for ln in sec.findall(f"{side}/lane"):
-                    widths = [(_f(w, "sOffset", where), _f(w, "a", where), _f(w, "b", where, 0.0),
-                               _f(w, "c", where, 0.0), _f(w, "d", where, 0.0)) for w in ln.findall("width")]
+                    widths = [
+                        (
+                            _f(w, "sOffset", where),
+                            _f(w, "a", where),
+                            _f(w, "b", where, 0.0),
+                            _f(w, "c", where, 0.0),
+                            _f(w, "d", where, 0.0),
+                        )
+                        for w in ln.findall("width")
+                    ]
                     out.append(_Lane(int(ln.get("id", "0")), ln.get("type", "none"), widths))
                 return out
+
             sections.append(_Section(_f(sec, "s", where), lanes("left"), lanes("right")))
         sections.sort(key=lambda s: s.s)
-        road = Road(rid, _f(r, "length", where), int(r.get("junction", "-1")), sorted(geoms, key=lambda g: g.s),
-                    sorted(offsets), sections)
+        road = Road(
+            rid,
+            _f(r, "length", where),
+            int(r.get("junction", "-1")),
+            sorted(geoms, key=lambda g: g.s),
+            sorted(offsets),
+            sections,
+        )
         roads[rid] = road
         for sg in r.findall("signals/signal"):
-            signals.append(Signal(sg.get("id", ""), rid, _f(sg, "s", where), _f(sg, "t", where, 0.0),
-                                  sg.get("type", ""), sg.get("orientation", ""), sg.get("name", "")))
+            signals.append(
+                Signal(
+                    sg.get("id", ""),
+                    rid,
+                    _f(sg, "s", where),
+                    _f(sg, "t", where, 0.0),
+                    sg.get("type", ""),
+                    sg.get("orientation", ""),
+                    sg.get("name", ""),
+                )
+            )
     if not roads:
         raise OpenDriveError(f"{path}: no <road> elements")
     m = OpenDriveMap(path, roads, signals)
@@ -278,13 +320,16 @@ def _eval_geometry(g: _Geometry, ds: np.ndarray) -> tuple[np.ndarray, np.ndarray
     # poly3 / paramPoly3: local u, v polynomials, rotated by hdg
     p = g.params
     if g.kind == "poly3":
+
         def uv(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             return q, p.get("a", 0) + q * (p.get("b", 0) + q * (p.get("c", 0) + q * p.get("d", 0)))
     else:
+
         def uv(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             u = p.get("aU", 0) + q * (p.get("bU", 0) + q * (p.get("cU", 0) + q * p.get("dU", 0)))
             v = p.get("aV", 0) + q * (p.get("bV", 0) + q * (p.get("cV", 0) + q * p.get("dV", 0)))
             return u, v
+
     # map arc length ds to the curve parameter by integrating the curve's speed on a fine grid
     n = max(64, int(g.length / 0.05) + 1)
     pmax = 1.0 if (g.kind == "paramPoly3" and p.get("normalized", 1.0)) else g.length

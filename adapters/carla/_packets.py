@@ -12,7 +12,9 @@ import numpy as np
 
 from simbridge.adapters.carla._errors import RecorderFormatError
 from simbridge.adapters.carla._format import (
-    RECORD_DTYPES, WHEEL, PacketId,
+    RECORD_DTYPES,
+    WHEEL,
+    PacketId,
 )
 
 _U32 = struct.Struct("<I")
@@ -43,14 +45,17 @@ class _Cursor:
         n = self.u16(what)
         p = self.take(n, what)
         try:
-            return bytes(self.buf[p:p + n]).decode("utf-8")
+            return bytes(self.buf[p : p + n]).decode("utf-8")
         except UnicodeDecodeError:
             raise RecorderFormatError(self.path, self.base + p, f"{what} is not UTF-8") from None
 
     def done(self, what: str) -> None:
         if self.pos != self.end:
-            raise RecorderFormatError(self.path, self.base + self.pos,
-                                      f"{what}: {self.end - self.pos} unexpected byte(s) at the end of the packet")
+            raise RecorderFormatError(
+                self.path,
+                self.base + self.pos,
+                f"{what}: {self.end - self.pos} unexpected byte(s) at the end of the packet",
+            )
 
 
 def _event_add(c: _Cursor) -> list[dict[str, Any]]:
@@ -76,7 +81,7 @@ def _event_add(c: _Cursor) -> list[dict[str, Any]]:
             q = p + 2 + (buf[p] | buf[p + 1] << 8)
             if q + 2 > end:
                 raise fail(p, "type id")
-            type_id = buf[p + 2:q].decode("utf-8")
+            type_id = buf[p + 2 : q].decode("utf-8")
             n_attr = buf[q] | buf[q + 1] << 8
             p = q + 2
             attrs: dict[str, str] = {}
@@ -86,13 +91,22 @@ def _event_add(c: _Cursor) -> list[dict[str, Any]]:
                 q = p + 3 + (buf[p + 1] | buf[p + 2] << 8)
                 if q + 2 > end:
                     raise fail(p, "attribute key")
-                key = buf[p + 3:q].decode("utf-8")
+                key = buf[p + 3 : q].decode("utf-8")
                 p = q + 2 + (buf[q] | buf[q + 1] << 8)
                 if p > end:
                     raise fail(q, "attribute value")
-                attrs[key] = buf[q + 2:p].decode("utf-8")
-            out.append({"id": aid, "kind": kind, "location_cm": (lx, ly, lz), "rotation_deg": (rx, ry, rz),
-                        "uid": uid, "type_id": type_id, "attributes": attrs})
+                attrs[key] = buf[q + 2 : p].decode("utf-8")
+            out.append(
+                {
+                    "id": aid,
+                    "kind": kind,
+                    "location_cm": (lx, ly, lz),
+                    "rotation_deg": (rx, ry, rz),
+                    "uid": uid,
+                    "type_id": type_id,
+                    "attributes": attrs,
+                }
+            )
     except UnicodeDecodeError:
         raise RecorderFormatError(c.path, c.base + p, "EventAdd: a string is not UTF-8") from None
     c.pos = p
@@ -132,7 +146,7 @@ def _physics_control(c: _Cursor) -> list[dict[str, Any]]:
     # versions; only the count and the first record's actor id are layout-independent.
     count = c.u16("PhysicsControl count")
     first = c.u32("PhysicsControl actor id") if count else None
-    raw = bytes(c.buf[c.pos:c.end])
+    raw = bytes(c.buf[c.pos : c.end])
     c.pos = c.end
     return [{"count": count, "first_id": first, "raw": raw}]
 
@@ -141,9 +155,11 @@ def _fixed(c: _Cursor, pid: int) -> np.ndarray:
     dt = RECORD_DTYPES[pid]
     count = c.u16(f"{PacketId(pid).name} count")
     if c.end - c.pos != count * dt.itemsize:
-        raise RecorderFormatError(c.path, c.base + c.pos - 7,
-                                  f"{PacketId(pid).name}: size {c.end - c.pos + 2} does not match "
-                                  f"{count} record(s) of {dt.itemsize} bytes")
+        raise RecorderFormatError(
+            c.path,
+            c.base + c.pos - 7,
+            f"{PacketId(pid).name}: size {c.end - c.pos + 2} does not match {count} record(s) of {dt.itemsize} bytes",
+        )
     arr = np.frombuffer(c.buf, dt, count, c.pos).copy()
     c.pos = c.end
     return arr

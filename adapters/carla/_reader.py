@@ -31,14 +31,34 @@ import numpy as np
 
 from simbridge.adapters.carla._errors import RecorderFormatError
 from simbridge.adapters.carla._format import (
-    FRAME_START, MAGIC, RECORD_DTYPES, SCALAR_DTYPES, ActorKind, PacketId,
+    FRAME_START,
+    MAGIC,
+    RECORD_DTYPES,
+    SCALAR_DTYPES,
+    ActorKind,
+    PacketId,
 )
 from simbridge.adapters.carla._packets import (
-    _Cursor, _event_add, _fixed, _late_id, _physics_control, _walker_bones, _wheels,
+    _Cursor,
+    _event_add,
+    _fixed,
+    _late_id,
+    _physics_control,
+    _walker_bones,
+    _wheels,
 )
 from simbridge.adapters.carla._records import (
-    _COUNTED, _ITEMSIZE, _KINDS, _last_per_id, _raise_structural, _record_offsets, _records_at, _take_records,
-    _tl_changes, _tl_changes_same_layout, _with_time,
+    _COUNTED,
+    _ITEMSIZE,
+    _KINDS,
+    _last_per_id,
+    _raise_structural,
+    _record_offsets,
+    _records_at,
+    _take_records,
+    _tl_changes,
+    _tl_changes_same_layout,
+    _with_time,
 )
 
 _U32 = struct.Struct("<I")
@@ -47,8 +67,15 @@ _HDR = struct.Struct("<BI")
 _BLOCK_BYTES = 8 << 20
 #: larger than any packet a recorder writes (a Position packet of 65,535 actors is 1.8 MB)
 _MAX_PACKET_BYTES = 64 << 20
-_TRACKED_TYPES = (PacketId.POSITION, PacketId.ANIM_VEHICLE, PacketId.ANIM_WALKER, PacketId.KINEMATICS,
-                  PacketId.VEHICLE_LIGHT, PacketId.ANIM_BIKER, PacketId.VEHICLE_DOOR)
+_TRACKED_TYPES = (
+    PacketId.POSITION,
+    PacketId.ANIM_VEHICLE,
+    PacketId.ANIM_WALKER,
+    PacketId.KINEMATICS,
+    PacketId.VEHICLE_LIGHT,
+    PacketId.ANIM_BIKER,
+    PacketId.VEHICLE_DOOR,
+)
 
 
 @dataclass(frozen=True)
@@ -152,6 +179,7 @@ class Recording:
 
 def read_header(fh: Any, path: str) -> RecorderHeader:
     """Read and check the file header at the current position (the start of the file)."""
+
     def need(n: int, what: str, off: int) -> bytes:
         data = fh.read(n)
         if len(data) != n:
@@ -188,7 +216,9 @@ def read_header(fh: Any, path: str) -> RecorderHeader:
 # --------------------------------------------------------------------------- block scanner
 
 
-def _blocks(path: str, block_bytes: int, allow_truncated: bool) -> Iterator[tuple[RecorderHeader | None, bytes, int, list[int]]]:
+def _blocks(
+    path: str, block_bytes: int, allow_truncated: bool
+) -> Iterator[tuple[RecorderHeader | None, bytes, int, list[int]]]:
     """Yield (header, block, block_file_offset, packets): the start of each packet fully inside block.
 
     The first item carries the header. Packets never straddle blocks: a partial packet at the
@@ -221,8 +251,11 @@ def _blocks(path: str, block_bytes: int, allow_truncated: bool) -> Iterator[tupl
                     if size > _MAX_PACKET_BYTES and base + end <= file_size:
                         # a size that fits the file but no real packet: do not read that much
                         pending = RecorderFormatError(
-                            path, base + pos, f"corrupt: packet id {pid} declares {size} bytes of data, more than "
-                                              f"any recorder packet ({_MAX_PACKET_BYTES} bytes)")
+                            path,
+                            base + pos,
+                            f"corrupt: packet id {pid} declares {size} bytes of data, more than "
+                            f"any recorder packet ({_MAX_PACKET_BYTES} bytes)",
+                        )
                         break
                     if base + end > file_size:
                         if allow_truncated:
@@ -232,9 +265,11 @@ def _blocks(path: str, block_bytes: int, allow_truncated: bool) -> Iterator[tupl
                         # hand over the packets before this one first: an earlier corrupt
                         # packet is the better error to report
                         pending = RecorderFormatError(
-                            path, base + pos,
+                            path,
+                            base + pos,
                             f"truncated or corrupt: packet id {pid} declares {size} bytes of data, the file has "
-                            f"{max(file_size - base - pos - 5, 0)} left")
+                            f"{max(file_size - base - pos - 5, 0)} left",
+                        )
                         break
                     want = max(block_bytes, end - n)
                     break
@@ -247,8 +282,11 @@ def _blocks(path: str, block_bytes: int, allow_truncated: bool) -> Iterator[tupl
             if eof:
                 tail = n - pos
                 if tail > 0 and not allow_truncated:
-                    raise RecorderFormatError(path, base + pos, f"truncated: {tail} byte(s) after the last packet, "
-                                                                "too short for a packet header")
+                    raise RecorderFormatError(
+                        path,
+                        base + pos,
+                        f"truncated: {tail} byte(s) after the last packet, too short for a packet header",
+                    )
                 return
             rest = buf[pos:]
             base += pos
@@ -309,7 +347,9 @@ class RecorderReader:
                 elif meaning in SCALAR_DTYPES:
                     dt = SCALAR_DTYPES[meaning]
                     if size != dt.itemsize:
-                        raise RecorderFormatError(path, base + pos, f"{PacketId(meaning).name} has {size} bytes, expected {dt.itemsize}")
+                        raise RecorderFormatError(
+                            path, base + pos, f"{PacketId(meaning).name} has {size} bytes, expected {dt.itemsize}"
+                        )
                     data = np.frombuffer(buf, dt, 1, start)[0].item()
                 elif meaning == PacketId.WALKER_BONES:
                     data = _walker_bones(c)
@@ -318,7 +358,7 @@ class RecorderReader:
                 elif meaning == PacketId.PHYSICS_CONTROL:
                     data = _physics_control(c)
                 else:
-                    data = bytes(buf[start:start + size])
+                    data = bytes(buf[start : start + size])
                 name = PacketId(meaning).name if meaning in PacketId._value2member_map_ else f"UNKNOWN_{pid}"
                 yield Packet(base + pos, pid, name, frame_index, data)
 
@@ -437,9 +477,14 @@ class _OnePass:
     def one_by_one(self, b: _Block) -> None:
         """Packets decoded one by one: actor creation, non-empty events, nested layouts, unknown ids."""
         meaning, size = b.meaning, b.size
-        slow = ((meaning == 2) | ((meaning >= 3) & (meaning <= 5)) | (meaning == PacketId.WALKER_BONES)
-                | (meaning == PacketId.ANIM_VEHICLE_WHEELS) | (meaning == PacketId.PHYSICS_CONTROL)
-                | (meaning > 23)) & (size > 2)
+        slow = (
+            (meaning == 2)
+            | ((meaning >= 3) & (meaning <= 5))
+            | (meaning == PacketId.WALKER_BONES)
+            | (meaning == PacketId.ANIM_VEHICLE_WHEELS)
+            | (meaning == PacketId.PHYSICS_CONTROL)
+            | (meaning > 23)
+        ) & (size > 2)
         slow |= (meaning > 23) & (size <= 2)
         for k in np.flatnonzero(slow).tolist():
             p, m, sz, fi = int(b.packets[k]), int(meaning[k]), int(size[k]), int(b.fidx[k])
@@ -458,8 +503,18 @@ class _OnePass:
                     if a is not None:
                         a.parent = int(r["parent"])
             elif m == PacketId.COLLISION:
-                self.collisions.extend(Collision(t, fi, int(r["collision_id"]), int(r["actor1"]), int(r["actor2"]),
-                                                 bool(r["hero1"]), bool(r["hero2"])) for r in _fixed(c, m))
+                self.collisions.extend(
+                    Collision(
+                        t,
+                        fi,
+                        int(r["collision_id"]),
+                        int(r["actor1"]),
+                        int(r["actor2"]),
+                        bool(r["hero1"]),
+                        bool(r["hero2"]),
+                    )
+                    for r in _fixed(c, m)
+                )
             elif m == PacketId.WALKER_BONES:
                 _walker_bones(c)
             elif m == PacketId.ANIM_VEHICLE_WHEELS:
@@ -474,8 +529,17 @@ class _OnePass:
             lx, ly, lz = rec["location_cm"]
             if rec["kind"] >= len(_KINDS):
                 raise RecorderFormatError(self.path, offset, f"EventAdd: actor type {rec['kind']} is not 0-6")
-            a = Actor(rec["id"], _KINDS[rec["kind"]], rec["type_id"], rec["uid"], rec["attributes"],
-                      (lx / 100.0, ly / 100.0, lz / 100.0), rec["rotation_deg"], fi, t)
+            a = Actor(
+                rec["id"],
+                _KINDS[rec["kind"]],
+                rec["type_id"],
+                rec["uid"],
+                rec["attributes"],
+                (lx / 100.0, ly / 100.0, lz / 100.0),
+                rec["rotation_deg"],
+                fi,
+                t,
+            )
             self.actors[a.id] = a
             if self.select(a):
                 self.tracked.add(a.id)
@@ -502,15 +566,18 @@ class _OnePass:
                 continue
             if m == PacketId.TRAFFIC_LIGHT_STATE:
                 fast = _tl_changes_same_layout(b.u8, b.u32_at, rec_at, rf, count[sel], self.tl_last)
-                self.tl_parts.append(fast if fast is not None
-                                     else _tl_changes(_records_at(b.u8, rec_at, dt), rf, self.tl_last))
+                self.tl_parts.append(
+                    fast if fast is not None else _tl_changes(_records_at(b.u8, rec_at, dt), rf, self.tl_last)
+                )
                 continue
             if m in (PacketId.TRIGGER_VOLUME, PacketId.BOUNDING_BOX):
                 recs = _records_at(b.u8, rec_at, dt)
                 dest = self.trigger if m == PacketId.TRIGGER_VOLUME else self.boxes
                 for r in recs[_last_per_id(recs["id"])]:
-                    dest[int(r["id"])] = ((float(r["ox"]) / 100, float(r["oy"]) / 100, float(r["oz"]) / 100),
-                                          (float(r["ex"]) / 100, float(r["ey"]) / 100, float(r["ez"]) / 100))
+                    dest[int(r["id"])] = (
+                        (float(r["ox"]) / 100, float(r["oy"]) / 100, float(r["oz"]) / 100),
+                        (float(r["ex"]) / 100, float(r["ey"]) / 100, float(r["ez"]) / 100),
+                    )
 
     def recording(self, path: Path) -> Recording:
         """The gathered parts as one Recording: frames, per-actor tracks and tables, traffic lights."""
@@ -531,11 +598,26 @@ class _OnePass:
             for aid, part in zip(ids.tolist(), np.split(table, first[1:])):
                 traffic_lights[aid] = part
         packet_counts = Counter({i: int(c) for i, c in enumerate(self.counts) if c})
-        return Recording(path, self.header, frames, self.actors, tracks, controls, extra, self.collisions,
-                         traffic_lights, self.trigger, self.boxes, packet_counts, self.unknown, self.layout)
+        return Recording(
+            path,
+            self.header,
+            frames,
+            self.actors,
+            tracks,
+            controls,
+            extra,
+            self.collisions,
+            traffic_lights,
+            self.trigger,
+            self.boxes,
+            packet_counts,
+            self.unknown,
+            self.layout,
+        )
 
-    def _actor_tables(self, elapsed: np.ndarray) -> tuple[dict[int, Track], dict[int, np.ndarray],
-                                                           dict[str, dict[int, np.ndarray]]]:
+    def _actor_tables(
+        self, elapsed: np.ndarray
+    ) -> tuple[dict[int, Track], dict[int, np.ndarray], dict[str, dict[int, np.ndarray]]]:
         """Per tracked actor: its Track (positions), its control table and its other record tables."""
         tracks: dict[int, Track] = {}
         controls: dict[int, np.ndarray] = {}
@@ -553,8 +635,16 @@ class _OnePass:
                 r, f = recs[lo:hi], fi[lo:hi]
                 if m == PacketId.POSITION:
                     tracks[int(aid)] = Track(
-                        int(aid), f, elapsed[f], r["x"] / 100.0, r["y"] / 100.0, r["z"] / 100.0,
-                        r["roll"].astype(np.float64), r["pitch"].astype(np.float64), r["yaw"].astype(np.float64))
+                        int(aid),
+                        f,
+                        elapsed[f],
+                        r["x"] / 100.0,
+                        r["y"] / 100.0,
+                        r["z"] / 100.0,
+                        r["roll"].astype(np.float64),
+                        r["pitch"].astype(np.float64),
+                        r["yaw"].astype(np.float64),
+                    )
                 else:
                     table = _with_time(r, f, elapsed)
                     if m == PacketId.ANIM_VEHICLE:

@@ -9,7 +9,10 @@ from numpy.lib.stride_tricks import as_strided
 
 from simbridge.adapters.carla._errors import RecorderFormatError
 from simbridge.adapters.carla._format import (
-    RECORD_DTYPES, SCALAR_DTYPES, ActorKind, PacketId,
+    RECORD_DTYPES,
+    SCALAR_DTYPES,
+    ActorKind,
+    PacketId,
 )
 
 from simbridge.adapters.carla._packets import _Cursor, _fixed
@@ -32,11 +35,13 @@ def _raise_structural(path: str, buf: bytes, base: int, p: int, meaning: int, si
     if meaning == 1:
         raise RecorderFormatError(path, base + p, f"FrameEnd has {size} bytes, expected 0")
     if meaning in SCALAR_DTYPES:
-        raise RecorderFormatError(path, base + p, f"{PacketId(meaning).name} has {size} bytes, "
-                                                  f"expected {SCALAR_DTYPES[meaning].itemsize}")
+        raise RecorderFormatError(
+            path, base + p, f"{PacketId(meaning).name} has {size} bytes, expected {SCALAR_DTYPES[meaning].itemsize}"
+        )
     if meaning not in RECORD_DTYPES:
-        raise RecorderFormatError(path, base + p, f"{PacketId(meaning).name} has {size} bytes, "
-                                                  "too short for its record count")
+        raise RecorderFormatError(
+            path, base + p, f"{PacketId(meaning).name} has {size} bytes, too short for its record count"
+        )
     _fixed(_Cursor(buf, p + 5, p + 5 + size, path, base), meaning)  # raises, naming the packet
     raise RecorderFormatError(path, base + p, f"packet id {buf[p]} is malformed")
 
@@ -62,7 +67,7 @@ def _records_at(u8: np.ndarray, rec_at: np.ndarray, dt: np.dtype) -> np.ndarray:
 def _take_records(u8: np.ndarray, starts: np.ndarray, counts: np.ndarray, dt: np.dtype) -> np.ndarray:
     if starts.size == 1:
         s = int(starts[0])
-        return u8[s:s + int(counts[0]) * dt.itemsize].view(dt)
+        return u8[s : s + int(counts[0]) * dt.itemsize].view(dt)
     return _records_at(u8, _record_offsets(starts, counts, dt.itemsize), dt)
 
 
@@ -74,8 +79,14 @@ def _last_per_id(ids: np.ndarray) -> np.ndarray:
 _TL_OUT = np.dtype([("id", "<u4"), ("frame_index", "<i8"), ("state", "u1"), ("frozen", "u1"), ("elapsed_s", "<f4")])
 
 
-def _tl_changes_same_layout(u8: np.ndarray, u32_at: np.ndarray, rec_at: np.ndarray, rf: np.ndarray,
-                            counts: np.ndarray, last: dict[int, tuple[int, int]]) -> np.ndarray | None:
+def _tl_changes_same_layout(
+    u8: np.ndarray,
+    u32_at: np.ndarray,
+    rec_at: np.ndarray,
+    rf: np.ndarray,
+    counts: np.ndarray,
+    last: dict[int, tuple[int, int]],
+) -> np.ndarray | None:
     """State changes when every packet of the block lists the same lights in the same order.
 
     That is the usual case (the recorder walks its actor registry in a stable order), and then

@@ -53,8 +53,12 @@ def probe_server(host: str, port: int, timeout_s: float) -> str:
     a child process dies instead, and that becomes a HarnessError.
     """
     try:
-        done = subprocess.run([sys.executable, "-c", _PROBE, host, str(port), str(timeout_s)],
-                              capture_output=True, text=True, timeout=timeout_s + 20)
+        done = subprocess.run(
+            [sys.executable, "-c", _PROBE, host, str(port), str(timeout_s)],
+            capture_output=True,
+            text=True,
+            timeout=timeout_s + 20,
+        )
     except subprocess.TimeoutExpired:
         raise HarnessError(f"carla: no answer from {host}:{port} within {timeout_s + 20:.0f} s") from None
     if done.returncode != 0:
@@ -63,8 +67,15 @@ def probe_server(host: str, port: int, timeout_s: float) -> str:
     return done.stdout.strip()
 
 
-def plan_route(cmap: Any, start: Any, corners: list[tuple[float, float]], *, step_m: float = 1.0,
-               reach_m: float = 5.0, max_steps: int = 20000) -> list[tuple[float, float]]:
+def plan_route(
+    cmap: Any,
+    start: Any,
+    corners: list[tuple[float, float]],
+    *,
+    step_m: float = 1.0,
+    reach_m: float = 5.0,
+    max_steps: int = 20000,
+) -> list[tuple[float, float]]:
     """Follow the lanes from `start` through `corners` in order, one waypoint every `step_m`.
 
     At each fork (`Waypoint.next` returns several lanes) it takes the option nearest the next
@@ -103,8 +114,11 @@ def manual_control_window(sandbox: Sandbox, session: "CarlaSession") -> Any:
     from simbridge.adapters.carla._manual import Hud, ManualControlWindow
 
     task = session.task
-    polygons = [[(float(x), float(y)) for x, y in p.points_xy_m]
-                for p in (task.geometry.polygons if task else []) if p.points_xy_m]
+    polygons = [
+        [(float(x), float(y)) for x, y in p.points_xy_m]
+        for p in (task.geometry.polygons if task else [])
+        if p.points_xy_m
+    ]
     hud = Hud(route_xy_m=list(session.route_xy_m), polygons_xy_m=polygons, title=task.title if task else "")
     return ManualControlWindow(sandbox.display, hud=hud)
 
@@ -181,7 +195,9 @@ class CarlaSession(SimSession):
             try:
                 self._carla = importlib.import_module("carla")
             except ImportError:
-                raise HarnessError("carla: the 'carla' client package is not installed (pip install simbridge[carla])") from None
+                raise HarnessError(
+                    "carla: the 'carla' client package is not installed (pip install simbridge[carla])"
+                ) from None
         return self._carla
 
     def start(self, task: "TaskSpec", sandbox: Sandbox, *, seed: int | None = None) -> None:
@@ -209,8 +225,9 @@ class CarlaSession(SimSession):
             self._spawn_scene(carla, task, scene, seed)
             corners = (task.verifier.params.get("route_xy_m") if task.verifier else None) or []
             if corners:
-                self.route_xy_m = plan_route(self.world.get_map(), self.ego.get_location(),
-                                             [(float(x), float(y)) for x, y in corners])
+                self.route_xy_m = plan_route(
+                    self.world.get_map(), self.ego.get_location(), [(float(x), float(y)) for x, y in corners]
+                )
             self.recording_path = (outdir / f"{task.id}_{int(time.time())}.log").resolve()
             # additional data: kinematics (speed) and bounding boxes (lane-invasion width) for the import
             self.client.start_recorder(str(self.recording_path), True)
@@ -230,8 +247,10 @@ class CarlaSession(SimSession):
             self._thread.start()
 
     def _transform(self, carla: Any, spec: dict[str, Any]) -> Any:
-        return carla.Transform(carla.Location(x=float(spec["x_m"]), y=float(spec["y_m"]), z=float(spec.get("z_m", 0.5))),
-                               carla.Rotation(pitch=0.0, yaw=float(spec.get("yaw_deg", 0.0)), roll=0.0))
+        return carla.Transform(
+            carla.Location(x=float(spec["x_m"]), y=float(spec["y_m"]), z=float(spec.get("z_m", 0.5))),
+            carla.Rotation(pitch=0.0, yaw=float(spec.get("yaw_deg", 0.0)), roll=0.0),
+        )
 
     def _ego_transform(self, carla: Any, task: "TaskSpec", scene: dict[str, Any]) -> Any:
         if "ego_spawn" in scene:
@@ -254,8 +273,9 @@ class CarlaSession(SimSession):
             raise HarnessError(f"{task.id}: no spawn point in lane {lane}")
         return points[0]
 
-    def _spawn(self, carla: Any, blueprint: str, transform: Any, *, attach_to: Any = None,
-               attrs: dict[str, str] | None = None) -> Any:
+    def _spawn(
+        self, carla: Any, blueprint: str, transform: Any, *, attach_to: Any = None, attrs: dict[str, str] | None = None
+    ) -> Any:
         lib = self.world.get_blueprint_library()
         try:
             bp = lib.find(blueprint)
@@ -264,15 +284,22 @@ class CarlaSession(SimSession):
         for k, v in (attrs or {}).items():
             if bp.has_attribute(k):
                 bp.set_attribute(k, v)
-        actor = self.world.try_spawn_actor(bp, transform, attach_to=attach_to) if attach_to is not None \
+        actor = (
+            self.world.try_spawn_actor(bp, transform, attach_to=attach_to)
+            if attach_to is not None
             else self.world.try_spawn_actor(bp, transform)
+        )
         if actor is None:
             raise HarnessError(f"carla: cannot spawn {blueprint} at {transform} (occupied?)")
         (self._sensors if blueprint.startswith("sensor.") else self._actors).append(actor)
         return actor
 
     def _spawn_scene(self, carla: Any, task: "TaskSpec", scene: dict[str, Any], seed: int | None) -> None:
-        vehicle = (task.vehicle.ids or {}).get("carla", "vehicle.lincoln.mkz_2017") if task.vehicle else "vehicle.lincoln.mkz_2017"
+        vehicle = (
+            (task.vehicle.ids or {}).get("carla", "vehicle.lincoln.mkz_2017")
+            if task.vehicle
+            else "vehicle.lincoln.mkz_2017"
+        )
         self.ego = self._spawn(carla, vehicle, self._ego_transform(carla, task, scene), attrs={"role_name": "hero"})
         for spec in scene.get("parked_cars", []) or []:
             self._spawn(carla, spec["blueprint"], self._transform(carla, spec), attrs={"role_name": "parked"})
@@ -283,8 +310,13 @@ class CarlaSession(SimSession):
             p = scene["pedestrian"]
             start = {**p["start"], "z_m": p["start"].get("z_m", 1.0)}
             walker = self._spawn(carla, p["blueprint"], self._transform(carla, start), attrs={"is_invincible": "false"})
-            self._pedestrian = {"actor": walker, "spec": p, "started": False, "done": False,
-                                "trigger_m": float(p.get("trigger_distance_m", 25.0))}
+            self._pedestrian = {
+                "actor": walker,
+                "spec": p,
+                "started": False,
+                "done": False,
+                "trigger_m": float(p.get("trigger_distance_m", 25.0)),
+            }
         world_t = lambda: self._t  # noqa: E731
         col = self._spawn(carla, "sensor.other.collision", carla.Transform(), attach_to=self.ego)
         col.listen(lambda ev: self._on_collision(ev, world_t()))
@@ -295,9 +327,18 @@ class CarlaSession(SimSession):
         other = ev.other_actor
         type_id = getattr(other, "type_id", "") if other is not None else ""
         imp = ev.normal_impulse
-        self._events.put(SimEvent(t, "collision", {
-            "other_kind": _other_kind(type_id), "other_id": getattr(other, "id", None),
-            "other_type_id": type_id, "impulse": math.sqrt(imp.x ** 2 + imp.y ** 2 + imp.z ** 2)}))
+        self._events.put(
+            SimEvent(
+                t,
+                "collision",
+                {
+                    "other_kind": _other_kind(type_id),
+                    "other_id": getattr(other, "id", None),
+                    "other_type_id": type_id,
+                    "impulse": math.sqrt(imp.x**2 + imp.y**2 + imp.z**2),
+                },
+            )
+        )
 
     def _on_invasion(self, ev: Any, t: float) -> None:
         marks = [str(m.type) for m in ev.crossed_lane_markings]
@@ -328,25 +369,50 @@ class CarlaSession(SimSession):
         for _ in range(n):
             last = self._last
             if self.window is not None and last is not None:
-                c = self.window.step(1.0 / self.sync_hz, x_m=last["x_m"], y_m=last["y_m"], yaw_deg=last["yaw_deg"],
-                                     speed_kmh=last["speed_kmh"])
-                ctl = {"throttle": c.throttle, "steer": c.steer, "brake": c.brake, "hand_brake": c.hand_brake,
-                       "reverse": c.reverse}
+                c = self.window.step(
+                    1.0 / self.sync_hz,
+                    x_m=last["x_m"],
+                    y_m=last["y_m"],
+                    yaw_deg=last["yaw_deg"],
+                    speed_kmh=last["speed_kmh"],
+                )
+                ctl = {
+                    "throttle": c.throttle,
+                    "steer": c.steer,
+                    "brake": c.brake,
+                    "hand_brake": c.hand_brake,
+                    "reverse": c.reverse,
+                }
             else:
                 ctl = dict(self.control)
-            self.ego.apply_control(carla.VehicleControl(throttle=float(ctl["throttle"]), steer=float(ctl["steer"]),
-                                                        brake=float(ctl["brake"]), hand_brake=bool(ctl["hand_brake"]),
-                                                        reverse=bool(ctl["reverse"])))
+            self.ego.apply_control(
+                carla.VehicleControl(
+                    throttle=float(ctl["throttle"]),
+                    steer=float(ctl["steer"]),
+                    brake=float(ctl["brake"]),
+                    hand_brake=bool(ctl["hand_brake"]),
+                    reverse=bool(ctl["reverse"]),
+                )
+            )
             self.world.tick()
             snap = self.world.get_snapshot()
             self._t = float(snap.timestamp.elapsed_seconds) - self._t0
             tr = self.ego.get_transform()
             v = self.ego.get_velocity()
             applied = self.ego.get_control()
-            sample = StateSample(self._t, {
-                "x_m": tr.location.x, "y_m": tr.location.y, "z_m": tr.location.z, "yaw_deg": tr.rotation.yaw,
-                "speed_kmh": 3.6 * math.sqrt(v.x ** 2 + v.y ** 2 + v.z ** 2),
-                "throttle": applied.throttle, "steer": applied.steer, "brake": applied.brake})
+            sample = StateSample(
+                self._t,
+                {
+                    "x_m": tr.location.x,
+                    "y_m": tr.location.y,
+                    "z_m": tr.location.z,
+                    "yaw_deg": tr.rotation.yaw,
+                    "speed_kmh": 3.6 * math.sqrt(v.x**2 + v.y**2 + v.z**2),
+                    "throttle": applied.throttle,
+                    "steer": applied.steer,
+                    "brake": applied.brake,
+                },
+            )
             self._samples.put(sample)
             self._last = sample.values
             self._pedestrian_step(carla, tr.location)
@@ -371,8 +437,11 @@ class CarlaSession(SimSession):
             walker.apply_control(carla.WalkerControl(direction=carla.Vector3D(0.0, 0.0, 0.0), speed=0.0))
             p["done"] = True
             return
-        walker.apply_control(carla.WalkerControl(direction=carla.Vector3D(dx / dist, dy / dist, 0.0),
-                                                 speed=float(spec.get("speed_ms", 1.4))))
+        walker.apply_control(
+            carla.WalkerControl(
+                direction=carla.Vector3D(dx / dist, dy / dist, 0.0), speed=float(spec.get("speed_ms", 1.4))
+            )
+        )
 
     # ------------------------------------------------------------------ SimSession
 
@@ -408,9 +477,11 @@ class CarlaSession(SimSession):
         return out
 
     def snapshot(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"recording": str(self.recording_path) if self.recording_path else None,
-                               "map_file": str(self.map_path) if self.map_path else None,
-                               "ego_id": getattr(self.ego, "id", None)}
+        out: dict[str, Any] = {
+            "recording": str(self.recording_path) if self.recording_path else None,
+            "map_file": str(self.map_path) if self.map_path else None,
+            "ego_id": getattr(self.ego, "id", None),
+        }
         if self.route_xy_m:
             out["route_xy_m"] = [list(p) for p in self.route_xy_m]
         return out
@@ -458,5 +529,6 @@ class CarlaSession(SimSession):
             raise HarnessError("carla: no recording (the session never started)")
         if not self.recording_path.exists():
             raise HarnessError(f"carla: the server's recording {self.recording_path} is not on this machine")
-        return import_recording(self.recording_path, out, map_path=self.map_path,
-                                task_id=task_id or (self.task.id if self.task else "T18"))
+        return import_recording(
+            self.recording_path, out, map_path=self.map_path, task_id=task_id or (self.task.id if self.task else "T18")
+        )

@@ -151,4 +151,3 @@ def _num(field: str) -> float:
     if s == "false":
         return 0.0
     return float(s)
-

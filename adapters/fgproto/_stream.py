@@ -28,8 +28,16 @@ MAX_LINE_BYTES = 1 << 20
 class TcpStreamReceiver(SampleQueue):
     """Connect to host:port, send `request`, decode one packet per line in a daemon thread."""
 
-    def __init__(self, protocol: GenericProtocol, host: str, port: int, *, request: bytes = b"",
-                 connect_timeout_s: float = 5.0, max_queue: int = 100_000) -> None:
+    def __init__(
+        self,
+        protocol: GenericProtocol,
+        host: str,
+        port: int,
+        *,
+        request: bytes = b"",
+        connect_timeout_s: float = 5.0,
+        max_queue: int = 100_000,
+    ) -> None:
         super().__init__(protocol, max_queue=max_queue)
         self.host, self.port = host, port
         self.request = request

@@ -21,7 +21,9 @@ class UdpReceiver(SampleQueue):
     `port=0` picks a free port (read it from `.port` before launching the sender).
     """
 
-    def __init__(self, protocol: GenericProtocol, *, host: str = "127.0.0.1", port: int = 0, max_queue: int = 100_000) -> None:
+    def __init__(
+        self, protocol: GenericProtocol, *, host: str = "127.0.0.1", port: int = 0, max_queue: int = 100_000
+    ) -> None:
         super().__init__(protocol, max_queue=max_queue)
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         try:

@@ -15,6 +15,16 @@ from simbridge.adapters.flightgear._record import TelnetRecorder
 from simbridge.adapters.flightgear._session import FlightGearSession, launch_spec
 
 __all__ = [
-    "CanonicalMapper", "FlightGearProcess", "FlightGearSession", "KEY_WHITELIST", "LaunchSpec", "RAW_CHUNKS",
-    "SIGNALS", "SNAPSHOT_NODES", "TELNET_BINDS_ALL_INTERFACES", "TelnetRecorder", "launch_spec", "render_lockdown",
+    "CanonicalMapper",
+    "FlightGearProcess",
+    "FlightGearSession",
+    "KEY_WHITELIST",
+    "LaunchSpec",
+    "RAW_CHUNKS",
+    "SIGNALS",
+    "SNAPSHOT_NODES",
+    "TELNET_BINDS_ALL_INTERFACES",
+    "TelnetRecorder",
+    "launch_spec",
+    "render_lockdown",
 ]

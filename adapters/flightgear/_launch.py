@@ -37,10 +37,18 @@ FG_HOME_CACHE = Path(os.environ.get("SIMBRIDGE_FG_CACHE", Path.home() / ".cache"
 #: options that make Mesa software rendering usable and keep the scene cheap
 RENDER_OPTIONS: tuple[str, ...] = (
     "--texture-filtering=1",
-    "--disable-clouds", "--disable-clouds3d", "--fog-disable",
-    "--disable-random-objects", "--disable-random-vegetation", "--disable-random-buildings",
-    "--disable-ai-traffic", "--disable-real-weather-fetch", "--disable-terrasync",
-    "--disable-sound", "--disable-splash-screen", "--disable-save-on-exit",
+    "--disable-clouds",
+    "--disable-clouds3d",
+    "--fog-disable",
+    "--disable-random-objects",
+    "--disable-random-vegetation",
+    "--disable-random-buildings",
+    "--disable-ai-traffic",
+    "--disable-real-weather-fetch",
+    "--disable-terrasync",
+    "--disable-sound",
+    "--disable-splash-screen",
+    "--disable-save-on-exit",
     "--prop:/sim/rendering/shaders/quality-level=0",
     "--prop:/sim/rendering/draw-mask/clouds=false",
     "--prop:/sim/rendering/particles=false",
@@ -99,8 +107,9 @@ class LaunchSpec:
 def fatal_windows(display: str) -> list[str]:
     """Titles of FlightGear's modal error windows on the display (empty when none or no X tools)."""
     try:
-        out = subprocess.run(["xwininfo", "-root", "-tree", "-display", display],
-                             capture_output=True, text=True, timeout=10).stdout
+        out = subprocess.run(
+            ["xwininfo", "-root", "-tree", "-display", display], capture_output=True, text=True, timeout=10
+        ).stdout
     except (OSError, subprocess.TimeoutExpired):
         return []
     return [line.strip() for line in out.splitlines() if "Fatal exception" in line or "Fatal error" in line]
@@ -109,11 +118,24 @@ def fatal_windows(display: str) -> list[str]:
 class FlightGearProcess:
     """One fgfs process with its telnet connection and UDP stream. `start()` returns when ready."""
 
-    def __init__(self, spec: LaunchSpec, protocol: GenericProtocol, *, workdir: str | Path, display: str,
-                 env: dict[str, str] | None = None, spawn: Callable[..., Any] | None = None,
-                 fgfs: str = FGFS, fg_root: Path = FG_ROOT, cache_dir: Path | None = FG_HOME_CACHE,
-                 telnet_port: int | None = None, reach: Callable[[int], tuple[str, int]] | None = None,
-                 harness_addr: str = "127.0.0.1", harness_udp_port: int = 0, sim_uid: int | None = None) -> None:
+    def __init__(
+        self,
+        spec: LaunchSpec,
+        protocol: GenericProtocol,
+        *,
+        workdir: str | Path,
+        display: str,
+        env: dict[str, str] | None = None,
+        spawn: Callable[..., Any] | None = None,
+        fgfs: str = FGFS,
+        fg_root: Path = FG_ROOT,
+        cache_dir: Path | None = FG_HOME_CACHE,
+        telnet_port: int | None = None,
+        reach: Callable[[int], tuple[str, int]] | None = None,
+        harness_addr: str = "127.0.0.1",
+        harness_udp_port: int = 0,
+        sim_uid: int | None = None,
+    ) -> None:
         """`telnet_port`: the port fgfs listens on (None: a free one); `reach(port)`: where the
         harness connects to it (default loopback); the generic UDP stream goes to
         `harness_addr:harness_udp_port` (0: a free port); `sim_uid`: the user fgfs runs as in
@@ -156,14 +178,19 @@ class FlightGearProcess:
         lock = self.workdir / "lockdown.xml"
         lock.write_text(render_lockdown(self.fg_root, self.spec.aircraft, self.spec.allowed_keys))
         argv = [
-            self.fgfs, f"--fg-root={self.fg_root}", f"--aircraft={self.spec.aircraft}",
+            self.fgfs,
+            f"--fg-root={self.fg_root}",
+            f"--aircraft={self.spec.aircraft}",
             *self.spec.position_args(),
             # the host field is ignored: fgfs 2020.3 listens on all interfaces (see _lockdown.py)
             f"--telnet=socket,bi,60,127.0.0.1,{self.telnet_port},tcp",
             GenericProtocol.option(proto_xml, self.fg_root, port=self.receiver().port, host=self.harness_addr, hz=60),
             *RENDER_OPTIONS,
-            f"--geometry={w}x{h}", f"--timeofday={self.spec.timeofday}", "--log-level=warn",
-            f"--config={lock}", *PROP_OVERRIDES,
+            f"--geometry={w}x{h}",
+            f"--timeofday={self.spec.timeofday}",
+            "--log-level=warn",
+            f"--config={lock}",
+            *PROP_OVERRIDES,
         ]
         if self.spec.wind is not None:
             argv.append(f"--wind={self.spec.wind[0]:g}@{self.spec.wind[1]:g}")
@@ -185,9 +212,14 @@ class FlightGearProcess:
     def fg_environment(self) -> dict[str, str]:
         """What fgfs itself needs in its environment (passed explicitly into a sandbox, whose
         spawn lets only a minimal environment through)."""
-        return {"FG_ROOT": str(self.fg_root), "FG_HOME": str(self.workdir / "fghome"),
-                "HOME": str(self.workdir / "home"), "XDG_RUNTIME_DIR": str(self.workdir / "xdg"),
-                "LIBGL_ALWAYS_SOFTWARE": "1", "DBUS_FATAL_WARNINGS": "0"}
+        return {
+            "FG_ROOT": str(self.fg_root),
+            "FG_HOME": str(self.workdir / "fghome"),
+            "HOME": str(self.workdir / "home"),
+            "XDG_RUNTIME_DIR": str(self.workdir / "xdg"),
+            "LIBGL_ALWAYS_SOFTWARE": "1",
+            "DBUS_FATAL_WARNINGS": "0",
+        }
 
     def _hand_over(self) -> None:
         """Give the sandbox's simulator user the folders fgfs writes to."""
@@ -235,8 +267,14 @@ class FlightGearProcess:
                 pinned = [f"{k}={v}" for k, v in self.fg_environment().items()]
                 self.proc = self.spawn(["env", *pinned, *argv], env=env, stdout=log, stderr=subprocess.STDOUT)
             else:
-                self.proc = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                             stdin=subprocess.DEVNULL, start_new_session=True)
+                self.proc = subprocess.Popen(
+                    argv,
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
         except OSError as exc:
             raise HarnessError(f"flightgear: cannot start {self.fgfs}: {exc}") from None
         finally:
@@ -251,8 +289,9 @@ class FlightGearProcess:
 
     def _check_alive(self, stage: str) -> None:
         if self.proc.poll() is not None:
-            raise HarnessError(f"flightgear: fgfs exited with code {self.proc.returncode} while {stage}; "
-                               f"log: {self.log_tail()}")
+            raise HarnessError(
+                f"flightgear: fgfs exited with code {self.proc.returncode} while {stage}; log: {self.log_tail()}"
+            )
         fatal = fatal_windows(self.display)
         if fatal:
             raise HarnessError(f"flightgear: modal error window while {stage}: {fatal[0]}; log: {self.log_tail()}")
@@ -270,7 +309,9 @@ class FlightGearProcess:
                 last_check = now
             if self.telnet is None:
                 try:
-                    self.telnet = TelnetProps(self.telnet_addr, self._telnet_reach_port, timeout_s=15, connect_timeout_s=2)
+                    self.telnet = TelnetProps(
+                        self.telnet_addr, self._telnet_reach_port, timeout_s=15, connect_timeout_s=2
+                    )
                 except HarnessError:
                     time.sleep(1.0)
                     continue
@@ -291,19 +332,24 @@ class FlightGearProcess:
             self.receiver().wait_first(max(5.0, min(60.0, deadline - time.monotonic())))
         except HarnessError as exc:
             self._check_alive(stage)
-            raise HarnessError(f"flightgear: no frames rendered after the scenery loaded (GL failure?): {exc}") from None
+            raise HarnessError(
+                f"flightgear: no frames rendered after the scenery loaded (GL failure?): {exc}"
+            ) from None
         if self.spec.on_ground:
             stage = "waiting for solid ground under the wheels"
             g_deadline = time.monotonic() + ground_timeout_s
             while True:
-                solid, w1, w2 = self.telnet.get_many(["/fdm/jsbsim/ground/solid", "/gear/gear[1]/wow", "/gear/gear[2]/wow"])
+                solid, w1, w2 = self.telnet.get_many(
+                    ["/fdm/jsbsim/ground/solid", "/gear/gear[1]/wow", "/gear/gear[2]/wow"]
+                )
                 if solid != "false" and w1 == "true" and w2 == "true":
                     break
                 if time.monotonic() > g_deadline:
                     raise HarnessError(
                         f"flightgear: no solid ground under the wheels at {self.spec.airport} after the scenery "
                         f"loaded (solid={solid!r}, main gear wow={w1!r}/{w2!r}): the scenery for this airport is "
-                        "probably not installed (Debian's FlightGear ships Hawaii and Iceland only)")
+                        "probably not installed (Debian's FlightGear ships Hawaii and Iceland only)"
+                    )
                 self._check_alive(stage)
                 time.sleep(1.0)
 

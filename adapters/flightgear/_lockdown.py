@@ -33,21 +33,53 @@ TELNET_BINDS_ALL_INTERFACES = True
 
 #: keys the catalog's c172p tasks need (FlightGear key codes: ASCII, special keys 256+)
 KEY_WHITELIST: dict[int, str] = {
-    10: "Enter (rudder right)", 13: "Enter (rudder right)", 269: "keypad Enter (rudder right)",
-    364: "Insert (rudder left)", 309: "keypad 5 (centre controls)",
-    44: ", (left brake)", 46: ". (right brake)", 98: "b (brakes)", 66: "B (parking brake)",
-    48: "0 (rudder left)", 49: "1 (trim down)", 50: "2 (elevator up)", 51: "3 (throttle down)",
-    52: "4 (aileron left)", 53: "5 (centre)", 54: "6 (aileron right)", 55: "7 (trim up)",
-    56: "8 (elevator down)", 57: "9 (throttle up)",
-    356: "Left", 357: "Up", 358: "Right", 359: "Down",
-    360: "PageUp (throttle up)", 361: "PageDown (throttle down)", 362: "Home (trim)", 363: "End (trim)",
-    109: "m (mixture richer)", 77: "M (mixture leaner)",
-    115: "s (starter)", 123: "{ (magnetos down)", 125: "} (magnetos up)",
-    91: "[ (flaps up)", 93: "] (flaps down)",
-    108: "l (panel lights +)", 76: "L (panel lights -)", 79: "O (dome light)",
-    102: "f (flashlight)", 70: "F (flashlight)", 121: "y (hide yokes)",
-    118: "v (next view)", 86: "V (previous view)", 120: "x (zoom in)", 88: "X (zoom out)",
-    24: "Ctrl-X (reset zoom)", 81: "Q (reset view)", 113: "q (seat view)",
+    10: "Enter (rudder right)",
+    13: "Enter (rudder right)",
+    269: "keypad Enter (rudder right)",
+    364: "Insert (rudder left)",
+    309: "keypad 5 (centre controls)",
+    44: ", (left brake)",
+    46: ". (right brake)",
+    98: "b (brakes)",
+    66: "B (parking brake)",
+    48: "0 (rudder left)",
+    49: "1 (trim down)",
+    50: "2 (elevator up)",
+    51: "3 (throttle down)",
+    52: "4 (aileron left)",
+    53: "5 (centre)",
+    54: "6 (aileron right)",
+    55: "7 (trim up)",
+    56: "8 (elevator down)",
+    57: "9 (throttle up)",
+    356: "Left",
+    357: "Up",
+    358: "Right",
+    359: "Down",
+    360: "PageUp (throttle up)",
+    361: "PageDown (throttle down)",
+    362: "Home (trim)",
+    363: "End (trim)",
+    109: "m (mixture richer)",
+    77: "M (mixture leaner)",
+    115: "s (starter)",
+    123: "{ (magnetos down)",
+    125: "} (magnetos up)",
+    91: "[ (flaps up)",
+    93: "] (flaps down)",
+    108: "l (panel lights +)",
+    76: "L (panel lights -)",
+    79: "O (dome light)",
+    102: "f (flashlight)",
+    70: "F (flashlight)",
+    121: "y (hide yokes)",
+    118: "v (next view)",
+    86: "V (previous view)",
+    120: "x (zoom in)",
+    88: "X (zoom out)",
+    24: "Ctrl-X (reset zoom)",
+    81: "Q (reset view)",
+    113: "q (seat view)",
 }
 
 #: extra keys a task needs on top of the whitelist, by catalog task (base id)
@@ -76,8 +108,14 @@ def _resolve(include: str, here: Path, fg_root: Path, aircraft_dir: Path) -> Pat
     return None
 
 
-def _collect_keys(path: Path, at_keyboard: bool, fg_root: Path, aircraft_dir: Path,
-                  out: dict[int, dict[str, int]], seen: set[tuple[Path, bool]]) -> None:
+def _collect_keys(
+    path: Path,
+    at_keyboard: bool,
+    fg_root: Path,
+    aircraft_dir: Path,
+    out: dict[int, dict[str, int]],
+    seen: set[tuple[Path, bool]],
+) -> None:
     """Keys defined in `path` and everything it includes. `at_keyboard`: the file's root is
     mounted at /input/keyboard (it was included by a `<keyboard include=...>` element)."""
     if (path, at_keyboard) in seen:
@@ -133,10 +171,10 @@ def render_lockdown(fg_root: Path, aircraft: str, allowed: dict[int, str]) -> st
         "<!-- simbridge lockdown: generated; see adapters/flightgear/_lockdown.py -->",
         "<PropertyList>",
         " <sim>",
-        "  <menubar><visibility type=\"bool\">false</visibility></menubar>",
+        '  <menubar><visibility type="bool">false</visibility></menubar>',
         "  <http>",
-        "   <uri-handler><run type=\"string\"></run><property type=\"string\"></property>"
-        "<screenshot type=\"string\"></screenshot><pkg type=\"string\"></pkg><json type=\"string\"></json></uri-handler>",
+        '   <uri-handler><run type="string"></run><property type="string"></property>'
+        '<screenshot type="string"></screenshot><pkg type="string"></pkg><json type="string"></json></uri-handler>',
         "   <options><enable-directory-listing>no</enable-directory-listing></options>",
         "  </http>",
         " </sim>",
@@ -163,9 +201,7 @@ def render_lockdown(fg_root: Path, aircraft: str, allowed: dict[int, str]) -> st
 
 
 #: `--prop:` overrides that must come after the aircraft is loaded (menus live in fgdata)
-PROP_OVERRIDES: tuple[str, ...] = (
-    "--prop:/sim/menubar/default/menu[8]/enabled=false",
-)
+PROP_OVERRIDES: tuple[str, ...] = ("--prop:/sim/menubar/default/menu[8]/enabled=false",)
 
 
 def nulled_keys(fg_root: Path, aircraft: str, allowed: dict[int, str]) -> list[int]:

@@ -53,9 +53,15 @@ class TelnetRecorder:
         mapper = CanonicalMapper()
         with TelnetProps(self.host, self.port, timeout_s=self.timeout_s) as tn:
             version = tn.get("/sim/version/flightgear")
-            episode = EpisodeInfo(task_id=task_id or "record", sim="flightgear", sim_version=version,
-                                  adapter="simbridge.adapters.flightgear.TelnetRecorder", provider="external",
-                                  agent="none", flags=["record_only", "telnet_polling"])
+            episode = EpisodeInfo(
+                task_id=task_id or "record",
+                sim="flightgear",
+                sim_version=version,
+                adapter="simbridge.adapters.flightgear.TelnetRecorder",
+                provider="external",
+                agent="none",
+                flags=["record_only", "telnet_polling"],
+            )
             writer = BundleWriter(out, episode, list(SIGNALS))
             snaps: dict[str, object] = {"start": self._snapshot(tn)}
             status, detail = "completed", f"recorded {seconds:g} s of simulator time"
@@ -63,8 +69,12 @@ class TelnetRecorder:
             period = 1.0 / hz
             w0 = time.monotonic()
             # FlightGear in software GL may run well below real time: a generous wall budget
-            guard = StallGuard(seconds, stale_after_s=self.timeout_s, wall_budget_s=seconds * 10 + 30,
-                               source="FlightGear telnet server")
+            guard = StallGuard(
+                seconds,
+                stale_after_s=self.timeout_s,
+                wall_budget_s=seconds * 10 + 30,
+                source="FlightGear telnet server",
+            )
             try:
                 while True:
                     tick = time.monotonic()

@@ -21,8 +21,7 @@ DATA_FILE = Path(__file__).with_name("airports.json")
 CATALOG_AIRPORTS = ("KSEA", "KPAO", "KSFO", "KHAF", "KBOS", "PHJR", "PHNL")
 EARTH_RADIUS_M = 6_371_008.8
 #: magnetic variation, degrees east (WMM 2025, rounded); magnetic = true - variation
-MAG_VAR_EAST_DEG = {"KSEA": 15.2, "KPAO": 12.9, "KSFO": 12.9, "KHAF": 13.0, "KBOS": -14.0,
-                    "PHJR": 9.4, "PHNL": 9.4}
+MAG_VAR_EAST_DEG = {"KSEA": 15.2, "KPAO": 12.9, "KSFO": 12.9, "KHAF": 13.0, "KBOS": -14.0, "PHJR": 9.4, "PHNL": 9.4}
 M_TO_FT = 3.280839895
 
 
@@ -128,7 +127,7 @@ def from_local_m(east: float, north: float, ref_lat: float, ref_lon: float) -> t
 
 def _reciprocal(ident: str) -> str:
     num = "".join(c for c in ident if c.isdigit())
-    side = {"L": "R", "R": "L", "C": "C"}.get(ident[len(num):], "")
+    side = {"L": "R", "R": "L", "C": "C"}.get(ident[len(num) :], "")
     return f"{(int(num) + 17) % 36 + 1:02d}{side}" if num else ident
 
 
@@ -177,8 +176,13 @@ def parse_apt_dat(path: Path = APT_DAT, wanted: tuple[str, ...] = CATALOG_AIRPOR
             if code in ("1", "16", "17"):
                 cur = None
                 if len(p) > 4 and p[4] in wanted:
-                    cur = {"icao": p[4], "name": " ".join(p[5:]), "elevation_ft": float(p[1]),
-                           "runways": [], "parkings": []}
+                    cur = {
+                        "icao": p[4],
+                        "name": " ".join(p[5:]),
+                        "elevation_ft": float(p[1]),
+                        "runways": [],
+                        "parkings": [],
+                    }
                     out[p[4]] = cur
                 elif len(out) == len(wanted):
                     break
@@ -190,16 +194,24 @@ def parse_apt_dat(path: Path = APT_DAT, wanted: tuple[str, ...] = CATALOG_AIRPOR
                 for e, other in ((e1, e2), (e2, e1)):
                     lat, lon = float(e[1]), float(e[2])
                     hdg = bearing_deg(lat, lon, float(other[1]), float(other[2]))
-                    ends.append({"ident": e[0], "lat_deg": lat, "lon_deg": lon,
-                                 "displaced_m": float(e[3]), "heading_true_deg": round(hdg, 2)})
+                    ends.append(
+                        {
+                            "ident": e[0],
+                            "lat_deg": lat,
+                            "lon_deg": lon,
+                            "displaced_m": float(e[3]),
+                            "heading_true_deg": round(hdg, 2),
+                        }
+                    )
                 for a, b in ((ends[0], ends[1]), (ends[1], ends[0])):
                     if not any(ch.isdigit() for ch in a["ident"]):  # apt.dat has 'xxx' for KPAO 13
                         a["ident"] = _reciprocal(b["ident"])
                 cur["runways"].append({"width_m": float(p[1]), "ends": ends})
             elif code in ("15", "1300"):
                 name = " ".join(p[4:]) if code == "15" else " ".join(p[6:])
-                cur["parkings"].append({"name": name, "lat_deg": float(p[1]), "lon_deg": float(p[2]),
-                                        "heading_true_deg": float(p[3])})
+                cur["parkings"].append(
+                    {"name": name, "lat_deg": float(p[1]), "lon_deg": float(p[2]), "heading_true_deg": float(p[3])}
+                )
     return out
 
 

@@ -262,10 +262,12 @@ class FlightModel:
             self._primes_since_stop = 0
             self._was_running = running
         s = GroundState(
-            lat_deg=f["position/lat-geod-deg"], lon_deg=f["position/long-gc-deg"],
+            lat_deg=f["position/lat-geod-deg"],
+            lon_deg=f["position/long-gc-deg"],
             gear_contact=self.on_ground,
             structure_contact=any(f[f"contact/unit[{i}]/WOW"] > 0.5 for i in (3, 4, 5)),
-            sink_fpm=-f["velocities/h-dot-fps"] * 60.0, bank_deg=f["attitude/phi-deg"],
+            sink_fpm=-f["velocities/h-dot-fps"] * 60.0,
+            bank_deg=f["attitude/phi-deg"],
             gs_kt=f["velocities/vg-fps"] * FPS_TO_KT,
         )
         reason = self.crash.update(s)
@@ -301,8 +303,13 @@ class FlightModel:
             self._nav_t = t
             if self.elec.avionics_powered:
                 f, c = self.fdm, self.controls
-                self._nav = receive(c.nav1_mhz, c.nav1_obs_deg, f["position/lat-geod-deg"],
-                                    f["position/long-gc-deg"], f["position/h-sl-ft"])
+                self._nav = receive(
+                    c.nav1_mhz,
+                    c.nav1_obs_deg,
+                    f["position/lat-geod-deg"],
+                    f["position/long-gc-deg"],
+                    f["position/h-sl-ft"],
+                )
             else:
                 self._nav = NavReading()
         return self._nav

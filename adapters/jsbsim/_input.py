@@ -48,16 +48,35 @@ class InputHandler:
         K = pygame
         ch = unicode
         adjust = {  # signs and steps as FlightGear's keyboard.xml (elevator/trim positive = nose down)
-            K.K_UP: ("elevator", 0.05, -1, 1), K.K_KP8: ("elevator", 0.05, -1, 1), K.K_8: ("elevator", 0.05, -1, 1),
-            K.K_DOWN: ("elevator", -0.05, -1, 1), K.K_KP2: ("elevator", -0.05, -1, 1), K.K_2: ("elevator", -0.05, -1, 1),
-            K.K_LEFT: ("aileron", -0.05, -1, 1), K.K_KP4: ("aileron", -0.05, -1, 1), K.K_4: ("aileron", -0.05, -1, 1),
-            K.K_RIGHT: ("aileron", 0.05, -1, 1), K.K_KP6: ("aileron", 0.05, -1, 1), K.K_6: ("aileron", 0.05, -1, 1),
-            K.K_KP0: ("rudder", -0.05, -1, 1), K.K_INSERT: ("rudder", -0.05, -1, 1), K.K_0: ("rudder", -0.05, -1, 1),
-            K.K_KP_ENTER: ("rudder", 0.05, -1, 1), K.K_RETURN: ("rudder", 0.05, -1, 1),
-            K.K_PAGEUP: ("throttle", 0.01, 0, 1), K.K_KP9: ("throttle", 0.01, 0, 1), K.K_9: ("throttle", 0.01, 0, 1),
-            K.K_PAGEDOWN: ("throttle", -0.01, 0, 1), K.K_KP3: ("throttle", -0.01, 0, 1), K.K_3: ("throttle", -0.01, 0, 1),
-            K.K_HOME: ("elevator_trim", 0.01, -1, 1), K.K_KP7: ("elevator_trim", 0.01, -1, 1), K.K_7: ("elevator_trim", 0.01, -1, 1),
-            K.K_END: ("elevator_trim", -0.01, -1, 1), K.K_KP1: ("elevator_trim", -0.01, -1, 1), K.K_1: ("elevator_trim", -0.01, -1, 1),
+            K.K_UP: ("elevator", 0.05, -1, 1),
+            K.K_KP8: ("elevator", 0.05, -1, 1),
+            K.K_8: ("elevator", 0.05, -1, 1),
+            K.K_DOWN: ("elevator", -0.05, -1, 1),
+            K.K_KP2: ("elevator", -0.05, -1, 1),
+            K.K_2: ("elevator", -0.05, -1, 1),
+            K.K_LEFT: ("aileron", -0.05, -1, 1),
+            K.K_KP4: ("aileron", -0.05, -1, 1),
+            K.K_4: ("aileron", -0.05, -1, 1),
+            K.K_RIGHT: ("aileron", 0.05, -1, 1),
+            K.K_KP6: ("aileron", 0.05, -1, 1),
+            K.K_6: ("aileron", 0.05, -1, 1),
+            K.K_KP0: ("rudder", -0.05, -1, 1),
+            K.K_INSERT: ("rudder", -0.05, -1, 1),
+            K.K_0: ("rudder", -0.05, -1, 1),
+            K.K_KP_ENTER: ("rudder", 0.05, -1, 1),
+            K.K_RETURN: ("rudder", 0.05, -1, 1),
+            K.K_PAGEUP: ("throttle", 0.01, 0, 1),
+            K.K_KP9: ("throttle", 0.01, 0, 1),
+            K.K_9: ("throttle", 0.01, 0, 1),
+            K.K_PAGEDOWN: ("throttle", -0.01, 0, 1),
+            K.K_KP3: ("throttle", -0.01, 0, 1),
+            K.K_3: ("throttle", -0.01, 0, 1),
+            K.K_HOME: ("elevator_trim", 0.01, -1, 1),
+            K.K_KP7: ("elevator_trim", 0.01, -1, 1),
+            K.K_7: ("elevator_trim", 0.01, -1, 1),
+            K.K_END: ("elevator_trim", -0.01, -1, 1),
+            K.K_KP1: ("elevator_trim", -0.01, -1, 1),
+            K.K_1: ("elevator_trim", -0.01, -1, 1),
         }
         if key in adjust:
             attr, step, lo, hi = adjust[key]
@@ -213,9 +232,14 @@ class InputHandler:
         elif kind in ("com1", "nav1"):
             tune = c.tune_com1_stby if kind == "com1" else c.tune_nav1_stby
             khz = 0.025 if kind == "com1" else 0.05
-            {"swap": c.swap_com1 if kind == "com1" else c.swap_nav1,
-             "mhz-": lambda: tune(-1.0), "mhz+": lambda: tune(1.0),
-             "khz-": lambda: tune(-khz), "khz+": lambda: tune(khz), "stby": lambda: None}[arg]()
+            {
+                "swap": c.swap_com1 if kind == "com1" else c.swap_nav1,
+                "mhz-": lambda: tune(-1.0),
+                "mhz+": lambda: tune(1.0),
+                "khz-": lambda: tune(-khz),
+                "khz+": lambda: tune(khz),
+                "stby": lambda: None,
+            }[arg]()
         elif kind == "xpdr":
             if arg.startswith("digit"):
                 i = int(arg[5:])

@@ -126,8 +126,13 @@ OIL_P = Gauge("oil_p", 290, 720, 32, "OIL P")
 VOLTS = Gauge("volts", 370, 720, 32, "VOLTS")
 GAUGES = (ASI, AI, ALT, TC, HI, VSI, TACH, CDI, FUEL_L, FUEL_R, OIL_T, OIL_P, VOLTS)
 
-SMALL_RANGES = {"fuel_l": (0.0, 26.0), "fuel_r": (0.0, 26.0), "oil_t": (0.0, 250.0),
-                "oil_p": (0.0, 115.0), "volts": (0.0, 32.0)}
+SMALL_RANGES = {
+    "fuel_l": (0.0, 26.0),
+    "fuel_r": (0.0, 26.0),
+    "oil_t": (0.0, 250.0),
+    "oil_p": (0.0, 115.0),
+    "volts": (0.0, 32.0),
+}
 
 ASI_DEG_AT_0 = 20.0
 ASI_DEG_PER_KT = 1.6
@@ -166,9 +171,11 @@ def needle_tip(g: Gauge, angle_deg: float, frac: float = 0.85) -> tuple[int, int
 # ------------------------------------------------------------------ readout strip
 #: field -> x of its first character in the READOUT strip (y = 783); values right-aligned in
 #: the widths shown by `READOUT_FORMAT`
-READOUT_FORMAT = ("IAS {ias:3.0f}  ALT {alt:5.0f}  HDG {hdg:03.0f}  VS {vs:+5.0f}  BANK {bank:+4.0f}  "
-                  "PITCH {pitch:+4.0f}  RPM {rpm:4.0f}  THR {thr:3.0f}%  MIX {mix:3.0f}%  FLAPS {flaps:2.0f}  "
-                  "T {t:6.1f}")
+READOUT_FORMAT = (
+    "IAS {ias:3.0f}  ALT {alt:5.0f}  HDG {hdg:03.0f}  VS {vs:+5.0f}  BANK {bank:+4.0f}  "
+    "PITCH {pitch:+4.0f}  RPM {rpm:4.0f}  THR {thr:3.0f}%  MIX {mix:3.0f}%  FLAPS {flaps:2.0f}  "
+    "T {t:6.1f}"
+)
 
 
 READOUT_X0, READOUT_Y0, READOUT_CHAR_W, READOUT_CHAR_H = 6, 782, 8, 17
@@ -201,12 +208,21 @@ SWITCH_RECTS = {name: _r(712 + 44 * i, 604, 38, 46) for i, name in enumerate(SWI
 
 MAGS_CENTRE = (970, 620)
 MAGS_LABELS = ("OFF", "R", "L", "BOTH", "START")
-MAGS_LABEL_RECTS = {0: _r(894, 646, 32, 20), 1: _r(928, 646, 22, 20), 2: _r(952, 646, 22, 20),
-                    3: _r(976, 646, 40, 20), 4: _r(1018, 646, 46, 20)}
+MAGS_LABEL_RECTS = {
+    0: _r(894, 646, 32, 20),
+    1: _r(928, 646, 22, 20),
+    2: _r(952, 646, 22, 20),
+    3: _r(976, 646, 40, 20),
+    4: _r(1018, 646, 46, 20),
+}
 FUEL_CENTRE = (1150, 620)
 FUEL_LABELS = ("OFF", "LEFT", "RIGHT", "BOTH")
-FUEL_LABEL_RECTS = {0: _r(1076, 646, 32, 20), 1: _r(1110, 646, 40, 20), 2: _r(1152, 646, 46, 20),
-                    3: _r(1200, 646, 40, 20)}
+FUEL_LABEL_RECTS = {
+    0: _r(1076, 646, 32, 20),
+    1: _r(1110, 646, 40, 20),
+    2: _r(1152, 646, 46, 20),
+    3: _r(1200, 646, 40, 20),
+}
 PRIMER = _r(1000, 700, 44, 44)
 PARK_BRAKE = _r(1056, 700, 60, 44)
 
@@ -244,8 +260,12 @@ NAV_KHZ_DN = _r(1140, NAV_ROW_Y + 12, 34, 26)
 NAV_KHZ_UP = _r(1178, NAV_ROW_Y + 12, 34, 26)
 XPDR_DIGITS = tuple(_r(770 + 30 * i, XPDR_ROW_Y + 6, 28, 38) for i in range(4))
 XPDR_MODE_BUTTONS = tuple(_r(900 + 56 * i, XPDR_ROW_Y + 12, 52, 26) for i in range(5))
-AP_BUTTONS = {"ap_on": _r(770, AP_ROW_Y + 10, 50, 28), "ap_hdg": _r(826, AP_ROW_Y + 10, 50, 28),
-              "ap_nav": _r(882, AP_ROW_Y + 10, 50, 28), "ap_alt": _r(938, AP_ROW_Y + 10, 50, 28)}
+AP_BUTTONS = {
+    "ap_on": _r(770, AP_ROW_Y + 10, 50, 28),
+    "ap_hdg": _r(826, AP_ROW_Y + 10, 50, 28),
+    "ap_nav": _r(882, AP_ROW_Y + 10, 50, 28),
+    "ap_alt": _r(938, AP_ROW_Y + 10, 50, 28),
+}
 AP_HDG_DN = _r(1060, AP_ROW_Y + 10, 28, 28)
 AP_HDG_UP = _r(1092, AP_ROW_Y + 10, 28, 28)
 AP_ALT_DN = _r(1196, AP_ROW_Y + 10, 30, 28)
@@ -256,17 +276,35 @@ HOTSPOTS: dict[str, tuple[int, int, int, int]] = {
     **{f"switch:{n}": r for n, r in SWITCH_RECTS.items()},
     **{f"mags:{MAGS_LABELS[i]}": r for i, r in MAGS_LABEL_RECTS.items()},
     **{f"fuel:{FUEL_LABELS[i]}": r for i, r in FUEL_LABEL_RECTS.items()},
-    "primer": PRIMER, "park_brake": PARK_BRAKE,
-    "throttle": THROTTLE, "mixture": MIXTURE, "flaps": FLAPS, "trim": TRIM,
-    "obs-": OBS_MINUS, "obs+": OBS_PLUS, "baro-": BARO_MINUS, "baro+": BARO_PLUS,
-    "com1:swap": COM_SWAP, "com1:mhz-": COM_MHZ_DN, "com1:mhz+": COM_MHZ_UP,
-    "com1:khz-": COM_KHZ_DN, "com1:khz+": COM_KHZ_UP, "com1:stby": COM_STBY,
-    "nav1:swap": NAV_SWAP, "nav1:mhz-": NAV_MHZ_DN, "nav1:mhz+": NAV_MHZ_UP,
-    "nav1:khz-": NAV_KHZ_DN, "nav1:khz+": NAV_KHZ_UP, "nav1:stby": NAV_STBY,
+    "primer": PRIMER,
+    "park_brake": PARK_BRAKE,
+    "throttle": THROTTLE,
+    "mixture": MIXTURE,
+    "flaps": FLAPS,
+    "trim": TRIM,
+    "obs-": OBS_MINUS,
+    "obs+": OBS_PLUS,
+    "baro-": BARO_MINUS,
+    "baro+": BARO_PLUS,
+    "com1:swap": COM_SWAP,
+    "com1:mhz-": COM_MHZ_DN,
+    "com1:mhz+": COM_MHZ_UP,
+    "com1:khz-": COM_KHZ_DN,
+    "com1:khz+": COM_KHZ_UP,
+    "com1:stby": COM_STBY,
+    "nav1:swap": NAV_SWAP,
+    "nav1:mhz-": NAV_MHZ_DN,
+    "nav1:mhz+": NAV_MHZ_UP,
+    "nav1:khz-": NAV_KHZ_DN,
+    "nav1:khz+": NAV_KHZ_UP,
+    "nav1:stby": NAV_STBY,
     **{f"xpdr:digit{i}": r for i, r in enumerate(XPDR_DIGITS)},
     **{f"xpdr:mode{i}": r for i, r in enumerate(XPDR_MODE_BUTTONS)},
     **{f"ap:{n}": r for n, r in AP_BUTTONS.items()},
-    "ap:hdg-": AP_HDG_DN, "ap:hdg+": AP_HDG_UP, "ap:alt-": AP_ALT_DN, "ap:alt+": AP_ALT_UP,
+    "ap:hdg-": AP_HDG_DN,
+    "ap:hdg+": AP_HDG_UP,
+    "ap:alt-": AP_ALT_DN,
+    "ap:alt+": AP_ALT_UP,
 }
 
 

@@ -46,8 +46,9 @@ def _wrap180(a: float) -> float:
     return (a + 180.0) % 360.0 - 180.0
 
 
-def parse_nav_dat(path: Path = NAV_DAT, near: list[tuple[float, float]] | None = None,
-                  radius_nm: float = EXTRACT_RADIUS_NM) -> list[dict]:
+def parse_nav_dat(
+    path: Path = NAV_DAT, near: list[tuple[float, float]] | None = None, radius_nm: float = EXTRACT_RADIUS_NM
+) -> list[dict]:
     out = []
     with gzip.open(path, "rt", encoding="latin-1") as fh:
         for line in fh:
@@ -57,8 +58,14 @@ def parse_nav_dat(path: Path = NAV_DAT, near: list[tuple[float, float]] | None =
             lat, lon = float(p[1]), float(p[2])
             if near and not any(distance_m(lat, lon, a, b) < radius_nm * NM for a, b in near):
                 continue
-            rec = {"ident": p[7], "lat_deg": lat, "lon_deg": lon, "elev_ft": float(p[3]),
-                   "freq_mhz": int(p[4]) / 100.0, "range_nm": float(p[5])}
+            rec = {
+                "ident": p[7],
+                "lat_deg": lat,
+                "lon_deg": lon,
+                "elev_ft": float(p[3]),
+                "freq_mhz": int(p[4]) / 100.0,
+                "range_nm": float(p[5]),
+            }
             if p[0] == "3":
                 rec.update(kind="VOR", variation_deg=float(p[6]))
             elif p[0] in ("4", "5"):

@@ -86,10 +86,18 @@ class Panel:
             s.blit(label_img, (g.cx - label_img.get_width() // 2, g.cy + g.r + 3))
         self._ticks(s, L.ASI, [(L.asi_angle(v), str(v) if v % 40 == 0 else "") for v in range(0, 201, 10)])
         self._ticks(s, L.ALT, [(i * 36.0, str(i)) for i in range(10)])
-        self._ticks(s, L.VSI, [(L.vsi_angle(v), str(abs(v) // 100) if v % 1000 == 0 else "") for v in range(-2000, 2001, 500)])
+        self._ticks(
+            s, L.VSI, [(L.vsi_angle(v), str(abs(v) // 100) if v % 1000 == 0 else "") for v in range(-2000, 2001, 500)]
+        )
         self._ticks(s, L.TACH, [(L.tach_angle(v), str(v // 100) if v % 500 == 0 else "") for v in range(0, 3501, 250)])
-        self._ticks(s, L.HI, [(d, {0: "N", 90: "E", 180: "S", 270: "W"}.get(d, str(d // 10) if d % 30 == 0 else ""))
-                              for d in range(0, 360, 10)])
+        self._ticks(
+            s,
+            L.HI,
+            [
+                (d, {0: "N", 90: "E", 180: "S", 270: "W"}.get(d, str(d // 10) if d % 30 == 0 else ""))
+                for d in range(0, 360, 10)
+            ],
+        )
         for g in (L.FUEL_L, L.FUEL_R, L.OIL_T, L.OIL_P, L.VOLTS):
             lo, hi = L.SMALL_RANGES[g.name]
             self._ticks(s, g, [(L.small_angle(g.name, lo + (hi - lo) * k / 4), "") for k in range(5)], inner=0.75)
@@ -179,8 +187,13 @@ class Panel:
         self._needle(s, L.VSI, L.vsi_angle(r.vs_fpm))
         self._needle(s, L.TACH, L.tach_angle(r.rpm))
         self._cdi(s, r, c)
-        for g, v in ((L.FUEL_L, r.fuel_l_gal), (L.FUEL_R, r.fuel_r_gal), (L.OIL_T, r.oil_t_degf),
-                     (L.OIL_P, r.oil_p_psi), (L.VOLTS, r.volts)):
+        for g, v in (
+            (L.FUEL_L, r.fuel_l_gal),
+            (L.FUEL_R, r.fuel_r_gal),
+            (L.OIL_T, r.oil_t_degf),
+            (L.OIL_P, r.oil_p_psi),
+            (L.VOLTS, r.volts),
+        ):
             self._needle(s, g, L.small_angle(g.name, v), 0.85, 3)
         self._controls(s, c)
         self._radios(s, r, c)
@@ -201,8 +214,12 @@ class Panel:
         dx, dy = math.cos(ang), -math.sin(ang)  # along the horizon (right end rises in a right bank)
         nx, ny = -dy, dx  # towards the ground
         far = 4 * size
-        pts = [(ox - dx * far, oy - dy * far), (ox + dx * far, oy + dy * far),
-               (ox + dx * far + nx * far, oy + dy * far + ny * far), (ox - dx * far + nx * far, oy - dy * far + ny * far)]
+        pts = [
+            (ox - dx * far, oy - dy * far),
+            (ox + dx * far, oy + dy * far),
+            (ox + dx * far + nx * far, oy + dy * far + ny * far),
+            (ox - dx * far + nx * far, oy - dy * far + ny * far),
+        ]
         pygame.draw.polygon(face, L.GROUND, pts)
         pygame.draw.line(face, L.NEEDLE, pts[0], pts[1], 2)
         mask = pygame.Surface((size, size))
@@ -215,8 +232,15 @@ class Panel:
         # fixed bank scale and aircraft symbol
         for b in (-60, -45, -30, -20, -10, 0, 10, 20, 30, 45, 60):
             pygame.draw.line(s, L.NEEDLE, L.needle_tip(g, b, 0.86), L.needle_tip(g, b, 0.98), 2)
-        pygame.draw.polygon(s, L.SYMBOL, [L.needle_tip(g, -r.bank_deg, 0.84), L.needle_tip(g, -r.bank_deg - 5, 0.72),
-                                          L.needle_tip(g, -r.bank_deg + 5, 0.72)])
+        pygame.draw.polygon(
+            s,
+            L.SYMBOL,
+            [
+                L.needle_tip(g, -r.bank_deg, 0.84),
+                L.needle_tip(g, -r.bank_deg - 5, 0.72),
+                L.needle_tip(g, -r.bank_deg + 5, 0.72),
+            ],
+        )
         pygame.draw.line(s, L.SYMBOL, (g.cx - 36, g.cy), (g.cx - 10, g.cy), 4)
         pygame.draw.line(s, L.SYMBOL, (g.cx + 10, g.cy), (g.cx + 36, g.cy), 4)
         pygame.draw.circle(s, L.SYMBOL, (g.cx, g.cy), 4)
@@ -290,8 +314,12 @@ class Panel:
 
     def _radios(self, s, r: Readings, c: Controls) -> None:
         on = r.avionics_powered
-        for rect, text in ((L.COM_ACTIVE, f"{c.com1_mhz:7.3f}"), (L.COM_STBY, f"{c.com1_stby_mhz:7.3f}"),
-                           (L.NAV_ACTIVE, f"{c.nav1_mhz:6.2f}"), (L.NAV_STBY, f"{c.nav1_stby_mhz:6.2f}")):
+        for rect, text in (
+            (L.COM_ACTIVE, f"{c.com1_mhz:7.3f}"),
+            (L.COM_STBY, f"{c.com1_stby_mhz:7.3f}"),
+            (L.NAV_ACTIVE, f"{c.nav1_mhz:6.2f}"),
+            (L.NAV_STBY, f"{c.nav1_stby_mhz:6.2f}"),
+        ):
             pygame.draw.rect(s, DISPLAY_BG, rect)
             if on:
                 x, y, w, h = rect
@@ -306,8 +334,12 @@ class Panel:
         if self.has_autopilot:
             for name, rect in L.AP_BUTTONS.items():
                 lit = bool(getattr(c, name)) and on
-                self._button(s, rect, {"ap_on": "AP", "ap_hdg": "HDG", "ap_nav": "NAV", "ap_alt": "ALT"}[name],
-                             (40, 150, 60) if lit else BUTTON)
+                self._button(
+                    s,
+                    rect,
+                    {"ap_on": "AP", "ap_hdg": "HDG", "ap_nav": "NAV", "ap_alt": "ALT"}[name],
+                    (40, 150, 60) if lit else BUTTON,
+                )
             x, y, w, h = L.AP_HDG_DN
             s.blit(self.text(f"HDG {c.ap_hdg_bug_deg:03.0f}", self.f13), (x - 62, y + 6))
             x, y, w, h = L.AP_ALT_DN

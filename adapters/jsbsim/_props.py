@@ -46,8 +46,9 @@ class PropertyTree:
         f = self.m.fdm
         return lambda: f[name]
 
-    def add(self, path: str, get: Callable[[], Any], set_: Callable[[Any], None] | None = None,
-            type_: str = "double") -> None:
+    def add(
+        self, path: str, get: Callable[[], Any], set_: Callable[[Any], None] | None = None, type_: str = "double"
+    ) -> None:
         self.props[path] = Prop(get, set_, type_)
 
     def _ctl(self, path: str, attr: str, type_: str = "double", conv: Callable[[Any], Any] = float) -> None:
@@ -75,6 +76,7 @@ class PropertyTree:
         add("/instrumentation/altimeter/indicated-altitude-ft", m.indicated_altitude_ft)
         self._ctl("/instrumentation/altimeter/setting-inhg", "baro_inhg")
         add("/instrumentation/turn-indicator/indicated-turn-rate", m.turn_rate_dps)
+
         # per-index getters/setters come from factories so each closure binds its own index
         def wow(i: int) -> Callable[[], int]:
             return lambda: int(f[f"gear/unit[{i}]/WOW"] > 0.5)
@@ -101,8 +103,12 @@ class PropertyTree:
             add(f"/consumables/fuel/tank[{i}]/selected", tank_selected(i), select_tank(i), "bool")
         # controls
         self._ctl("/controls/switches/magnetos", "magnetos", "int", lambda v: int(float(v)))
-        add("/controls/switches/starter", lambda: int(c.magnetos_effective == 4),
-            lambda v: setattr(c, "starter_held", _b(v)), "bool")
+        add(
+            "/controls/switches/starter",
+            lambda: int(c.magnetos_effective == 4),
+            lambda v: setattr(c, "starter_held", _b(v)),
+            "bool",
+        )
         self._ctl("/controls/switches/master-bat", "master_bat", "bool", _b)
         self._ctl("/controls/switches/master-alt", "master_alt", "bool", _b)
         self._ctl("/controls/switches/master-avionics", "avionics", "bool", _b)
@@ -135,7 +141,9 @@ class PropertyTree:
         add("/instrumentation/nav[0]/gs-in-range", lambda: int(m.nav1().gs_in_range), None, "bool")
         add("/instrumentation/nav[0]/to-flag", lambda: int(m.nav1().to_flag), None, "bool")
         add("/instrumentation/nav[0]/nav-id", lambda: m.nav1().ident, None, "string")
-        add("/instrumentation/transponder/id-code", lambda: c.xpdr_code, lambda v: c.set_xpdr_code(int(float(v))), "int")
+        add(
+            "/instrumentation/transponder/id-code", lambda: c.xpdr_code, lambda v: c.set_xpdr_code(int(float(v))), "int"
+        )
         self._ctl("/instrumentation/transponder/mode", "xpdr_mode", "int", lambda v: int(float(v)))
         add("/systems/electrical/outputs/avionics", lambda: m.elec.bus_volts if m.elec.avionics_powered else 0.0)
         # autopilot (KAP 140 style modes, c172x)
@@ -147,17 +155,27 @@ class PropertyTree:
         self._ctl("/autopilot/settings/heading-bug-deg", "ap_hdg_bug_deg")
         self._ctl("/autopilot/settings/target-altitude-ft", "ap_alt_target_ft")
         # failures (FlightGear's failure-manager path); the harness sets these, not the pilot
-        add("/sim/failure-manager/engines/engine/serviceable", lambda: int(m.engine_serviceable),
-            lambda v: setattr(m, "engine_serviceable", bool(_b(v))), "bool")
+        add(
+            "/sim/failure-manager/engines/engine/serviceable",
+            lambda: int(m.engine_serviceable),
+            lambda v: setattr(m, "engine_serviceable", bool(_b(v))),
+            "bool",
+        )
         # FlightGear c172p aliases, so a FlightGear mapping table reads this cockpit too
-        for alias, target in (("/controls/engines/current-engine/throttle", "/controls/engines/engine[0]/throttle"),
-                              ("/controls/engines/current-engine/mixture", "/controls/engines/engine[0]/mixture"),
-                              ("/engines/active-engine/running", "/engines/engine[0]/running"),
-                              ("/engines/active-engine/rpm", "/engines/engine[0]/rpm"),
-                              ("/sim/model/c172p/brake-parking", "/controls/gear/brake-parking")):
+        for alias, target in (
+            ("/controls/engines/current-engine/throttle", "/controls/engines/engine[0]/throttle"),
+            ("/controls/engines/current-engine/mixture", "/controls/engines/engine[0]/mixture"),
+            ("/engines/active-engine/running", "/engines/engine[0]/running"),
+            ("/engines/active-engine/rpm", "/engines/engine[0]/rpm"),
+            ("/sim/model/c172p/brake-parking", "/controls/gear/brake-parking"),
+        ):
             self.props[alias] = self.props[target]
-        add("/instrumentation/transponder/inputs/knob-mode", lambda: FG_KNOB_FROM_MODE[c.xpdr_mode],
-            lambda v: setattr(c, "xpdr_mode", MODE_FROM_FG_KNOB[int(float(v))]), "int")
+        add(
+            "/instrumentation/transponder/inputs/knob-mode",
+            lambda: FG_KNOB_FROM_MODE[c.xpdr_mode],
+            lambda v: setattr(c, "xpdr_mode", MODE_FROM_FG_KNOB[int(float(v))]),
+            "int",
+        )
         # sim
         add("/sim/crashed", lambda: int(m.crashed), None, "bool")
         add("/sim/crash-reason", lambda: m.crash_reason, None, "string")
@@ -185,7 +203,7 @@ class PropertyTree:
     # ---------------------------------------------------------------- access
     def _fdm_path(self, path: str) -> str | None:
         if path.startswith("/fdm/jsbsim/"):
-            return path[len("/fdm/jsbsim/"):]
+            return path[len("/fdm/jsbsim/") :]
         return None
 
     def get(self, path: str) -> tuple[Any, str]:
@@ -222,7 +240,7 @@ class PropertyTree:
         out: dict[str, bool] = {}
         for p in self.props:
             if p.startswith(prefix):
-                rest = p[len(prefix):]
+                rest = p[len(prefix) :]
                 head, sep, _ = rest.partition("/")
                 out[head] = out.get(head, False) or bool(sep)
         if prefix == "/":
@@ -230,8 +248,10 @@ class PropertyTree:
         return sorted(out.items())
 
 
-_INDEXED = re.compile(r"^(/engines/engine|/controls/engines/engine|/consumables/fuel/tank|/gear/gear|"
-                      r"/instrumentation/comm|/instrumentation/nav)(?=/|$)")
+_INDEXED = re.compile(
+    r"^(/engines/engine|/controls/engines/engine|/consumables/fuel/tank|/gear/gear|"
+    r"/instrumentation/comm|/instrumentation/nav)(?=/|$)"
+)
 
 
 def normalise(path: str) -> str:

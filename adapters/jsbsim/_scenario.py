@@ -59,11 +59,20 @@ def from_task(task: "TaskSpec") -> Scenario:
         raise ValueError(f"{task.id}: initial_state.airport is required by the embedded simulator")
     apt = load_airport(st.airport)
     return resolve(
-        apt, aircraft=aircraft, runway=st.runway, parking=st.parking,
+        apt,
+        aircraft=aircraft,
+        runway=st.runway,
+        parking=st.parking,
         position=(st.position.lat_deg, st.position.lon_deg) if st.position else None,
-        alt_msl_ft=st.alt_msl_ft, alt_agl_ft=st.alt_agl_ft, ias_kt=st.ias_kt, heading_deg=st.heading_deg,
-        on_ground=st.on_ground, engine=st.engine, avionics_on=st.avionics_on,
-        autopilot_on=st.autopilot_on, distance_nm=st.distance_nm,
+        alt_msl_ft=st.alt_msl_ft,
+        alt_agl_ft=st.alt_agl_ft,
+        ias_kt=st.ias_kt,
+        heading_deg=st.heading_deg,
+        on_ground=st.on_ground,
+        engine=st.engine,
+        avionics_on=st.avionics_on,
+        autopilot_on=st.autopilot_on,
+        distance_nm=st.distance_nm,
         unsupported=_unsupported(task),
     )
 
@@ -79,12 +88,24 @@ def _unsupported(task: "TaskSpec") -> list[str]:
     return out
 
 
-def resolve(apt: Airport, *, aircraft: str = DEFAULT_AIRCRAFT, runway: str | None = None,
-            parking: str | None = None, position: tuple[float, float] | None = None,
-            alt_msl_ft: float | None = None, alt_agl_ft: float | None = None, ias_kt: float | None = None,
-            heading_deg: float | None = None, on_ground: bool | None = None, engine: str = "any",
-            avionics_on: bool | None = None, autopilot_on: bool | None = None,
-            distance_nm: float | None = None, unsupported: list[str] | None = None) -> Scenario:
+def resolve(
+    apt: Airport,
+    *,
+    aircraft: str = DEFAULT_AIRCRAFT,
+    runway: str | None = None,
+    parking: str | None = None,
+    position: tuple[float, float] | None = None,
+    alt_msl_ft: float | None = None,
+    alt_agl_ft: float | None = None,
+    ias_kt: float | None = None,
+    heading_deg: float | None = None,
+    on_ground: bool | None = None,
+    engine: str = "any",
+    avionics_on: bool | None = None,
+    autopilot_on: bool | None = None,
+    distance_nm: float | None = None,
+    unsupported: list[str] | None = None,
+) -> Scenario:
     """`heading_deg` is true (as the catalog's task files give it, from apt.dat).
 
     Where the aircraft starts: lined up on `runway` (or on final `distance_nm` out) if given,
@@ -129,9 +150,19 @@ def resolve(apt: Airport, *, aircraft: str = DEFAULT_AIRCRAFT, runway: str | Non
     running = engine == "running" or (engine == "any" and airborne)
     cold = engine in ("cold_and_dark", "off") and not airborne
     return Scenario(
-        airport=apt.icao, aircraft=aircraft, lat_deg=lat, lon_deg=lon, field_elevation_ft=elev,
-        heading_true_deg=hdg_true, mag_var_east_deg=var, on_ground=not airborne, alt_msl_ft=alt,
-        ias_kt=speed, engine_running=running or airborne,
+        airport=apt.icao,
+        aircraft=aircraft,
+        lat_deg=lat,
+        lon_deg=lon,
+        field_elevation_ft=elev,
+        heading_true_deg=hdg_true,
+        mag_var_east_deg=var,
+        on_ground=not airborne,
+        alt_msl_ft=alt,
+        ias_kt=speed,
+        engine_running=running or airborne,
         avionics_on=bool(avionics_on) if avionics_on is not None else (running and engine != "cold_and_dark"),
-        autopilot_on=bool(autopilot_on), cold_and_dark=cold, unsupported=list(unsupported or []),
+        autopilot_on=bool(autopilot_on),
+        cold_and_dark=cold,
+        unsupported=list(unsupported or []),
     )

@@ -55,8 +55,9 @@ class _Client:
 
 
 class TelnetServer:
-    def __init__(self, tree: PropertyTree, port: int, host: str = "127.0.0.1",
-                 on_run: Callable[[str], str | None] | None = None):
+    def __init__(
+        self, tree: PropertyTree, port: int, host: str = "127.0.0.1", on_run: Callable[[str], str | None] | None = None
+    ):
         self.tree = tree
         self.on_run = on_run or (lambda cmd: None)
         self.sel = selectors.DefaultSelector()
@@ -240,6 +241,7 @@ class TelnetServer:
 
 # ---------------------------------------------------------------- generic protocol
 
+
 def protocol_chunks() -> list:
     """The default packet: every property the mapping table reads (the clock comes first)."""
     from simbridge.adapters.fgproto import CLOCK_NODE, Chunk
@@ -261,7 +263,7 @@ def read_protocol(path: Path = PROTOCOL_FILE) -> tuple[list[tuple[str, str, str]
     out = root.find("generic/output")
     if out is None:
         raise ValueError(f"{path}: no <generic><output>")
-    sep = (out.findtext("var_separator") or ",")
+    sep = out.findtext("var_separator") or ","
     sep = {"comma": ",", "tab": "\t", "space": " ", "semicolon": ";"}.get(sep, sep)
     chunks = []
     for ch in out.findall("chunk"):

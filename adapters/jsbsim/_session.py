@@ -62,9 +62,14 @@ SNAPSHOT_PATHS = {
     "crash_reason": "/sim/crash-reason",
     "sim_time_s": "/sim/time/elapsed-sec",
 }
-INFO_PATHS = {"frame_rate": "/sim/frame-rate", "real_time_factor": "/sim/real-time-factor",
-              "frames": "/sim/rendering/sim-frame-count", "fdm_steps": "/sim/fdm-steps",
-              "jsbsim_version": "/sim/version/jsbsim", "aircraft": "/sim/aircraft"}
+INFO_PATHS = {
+    "frame_rate": "/sim/frame-rate",
+    "real_time_factor": "/sim/real-time-factor",
+    "frames": "/sim/rendering/sim-frame-count",
+    "fdm_steps": "/sim/fdm-steps",
+    "jsbsim_version": "/sim/version/jsbsim",
+    "aircraft": "/sim/aircraft",
+}
 
 
 #: the cockpit's telnet port inside an isolated sandbox (FlightGear's default)
@@ -82,8 +87,10 @@ class JSBSimSession(SimSession):
     has_consoles = False
     signals = tuple(m.canonical for m in MAPPINGS)
     state_ports = (("tcp", STATE_PORT),)
-    controls = (*FLIGHTGEAR_KEYS,
-                ("mouse on the panel", "click switches, buttons and knobs (wheel turns knobs); drag levers"))
+    controls = (
+        *FLIGHTGEAR_KEYS,
+        ("mouse on the panel", "click switches, buttons and knobs (wheel turns knobs); drag levers"),
+    )
 
     @classmethod
     def preflight(cls, provider: str) -> None:
@@ -93,8 +100,9 @@ class JSBSimSession(SimSession):
 
         missing = [m for m in ("jsbsim", "pygame") if importlib.util.find_spec(m) is None]
         if missing:
-            raise SimbridgeError(f"jsbsim simulator needs the Python package(s) {', '.join(missing)} "
-                                 "(pip install 'simbridge[sim]')")
+            raise SimbridgeError(
+                f"jsbsim simulator needs the Python package(s) {', '.join(missing)} (pip install 'simbridge[sim]')"
+            )
 
     def __init__(self, *, fps: float = 25.0, generic_hz: float = 60.0, python: str | None = None):
         self.fps = fps
@@ -140,9 +148,21 @@ class JSBSimSession(SimSession):
         listen = sandbox.listen_addr or sandbox.host_addr or "127.0.0.1"
         port = STATE_PORT if sandbox.isolated else free_port(host=listen)
         python = self.python or sandbox.python
-        argv = [python, "-m", "simbridge.adapters.jsbsim.cockpit", "--scenario-json", scenario_json,
-                "--telnet-port", str(port), "--telnet-host", listen,
-                "--generic-hz", str(self.generic_hz), "--fps", str(self.fps)]
+        argv = [
+            python,
+            "-m",
+            "simbridge.adapters.jsbsim.cockpit",
+            "--scenario-json",
+            scenario_json,
+            "--telnet-port",
+            str(port),
+            "--telnet-host",
+            listen,
+            "--generic-hz",
+            str(self.generic_hz),
+            "--fps",
+            str(self.fps),
+        ]
         harness = sandbox.harness_addr
         if sandbox.telemetry == "push" and harness is not None:
             # the cockpit pushes its packets to the harness's address on the sandbox's side
@@ -156,16 +176,27 @@ class JSBSimSession(SimSession):
             # (_wait_ready)
             self.telemetry_mode = TELEMETRY_STREAM
         self._protocol = protocol
-        env = {**os.environ, **(sandbox.env or {}), "DISPLAY": sandbox.display,
-               "SDL_AUDIODRIVER": "dummy", "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
+        env = {
+            **os.environ,
+            **(sandbox.env or {}),
+            "DISPLAY": sandbox.display,
+            "SDL_AUDIODRIVER": "dummy",
+            "PYGAME_HIDE_SUPPORT_PROMPT": "1",
+        }
         self._log_path = work / "cockpit.log"
         try:
             if sandbox.spawn is not None:
                 self.proc = sandbox.spawn(argv, env, name="cockpit")
             else:
                 self._log_file = open(self._log_path, "wb")
-                self.proc = subprocess.Popen(argv, env=env, stdout=self._log_file, stderr=subprocess.STDOUT,
-                                             stdin=subprocess.DEVNULL, start_new_session=True)
+                self.proc = subprocess.Popen(
+                    argv,
+                    env=env,
+                    stdout=self._log_file,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
         except OSError as exc:
             self.stop()
             raise HarnessError(f"jsbsim: cannot launch the cockpit: {exc}") from None
@@ -201,10 +232,14 @@ class JSBSimSession(SimSession):
         deadline = time.monotonic() + self._start_timeout_s
         while self.telnet is None:
             if self.proc is not None and self.proc.poll() is not None:
-                raise HarnessError(f"jsbsim: cockpit exited with code {self.proc.returncode} at start: {self._log_tail()}")
+                raise HarnessError(
+                    f"jsbsim: cockpit exited with code {self.proc.returncode} at start: {self._log_tail()}"
+                )
             if time.monotonic() > deadline:
-                raise HarnessError(f"jsbsim: state port {host}:{port} did not answer within {self._start_timeout_s:g} s"
-                                   + (f": {tail}" if (tail := self._log_tail()) else ""))
+                raise HarnessError(
+                    f"jsbsim: state port {host}:{port} did not answer within {self._start_timeout_s:g} s"
+                    + (f": {tail}" if (tail := self._log_tail()) else "")
+                )
             try:
                 self.telnet = TelnetProps(host, port, timeout_s=10.0, connect_timeout_s=1.0)
             except HarnessError:
@@ -221,8 +256,10 @@ class JSBSimSession(SimSession):
             self.receiver.wait_first(max(1.0, deadline - time.monotonic()))
         except HarnessError as exc:
             if self.telemetry_mode == TELEMETRY_STREAM and "refused" in str(exc):
-                raise HarnessError(f"{exc} (a cockpit older than the stream command: in a VM, rebuild the guest "
-                                   "image with `simbridge vm build`)") from None
+                raise HarnessError(
+                    f"{exc} (a cockpit older than the stream command: in a VM, rebuild the guest "
+                    "image with `simbridge vm build`)"
+                ) from None
             raise
 
     def stop(self) -> None:
@@ -323,19 +360,42 @@ class JSBSimSession(SimSession):
                 out[k] = v
         if "xpdr_code" in out:
             out["xpdr_code"] = int(out["xpdr_code"])
-        return {"radios": {k: out[k] for k in ("com1_mhz", "com1_stby_mhz", "nav1_mhz", "nav1_stby_mhz",
-                                               "nav1_obs_deg", "xpdr_code", "xpdr_mode", "baro_inhg")},
-                "autopilot": {k: out[k] for k in ("autopilot_on", "ap_hdg", "ap_nav", "ap_alt",
-                                                  "ap_heading_bug_deg", "ap_alt_target_ft")},
-                "payload": {"fuel_left_gal": out["fuel_left_gal"], "fuel_right_gal": out["fuel_right_gal"]},
-                "aircraft": out["aircraft"], "airport": out["airport"],
-                "crashed": out["crashed"], "crash_reason": out["crash_reason"], "sim_time_s": out["sim_time_s"],
-                "weather": {"preset": "calm"}}
+        return {
+            "radios": {
+                k: out[k]
+                for k in (
+                    "com1_mhz",
+                    "com1_stby_mhz",
+                    "nav1_mhz",
+                    "nav1_stby_mhz",
+                    "nav1_obs_deg",
+                    "xpdr_code",
+                    "xpdr_mode",
+                    "baro_inhg",
+                )
+            },
+            "autopilot": {
+                k: out[k]
+                for k in ("autopilot_on", "ap_hdg", "ap_nav", "ap_alt", "ap_heading_bug_deg", "ap_alt_target_ft")
+            },
+            "payload": {"fuel_left_gal": out["fuel_left_gal"], "fuel_right_gal": out["fuel_right_gal"]},
+            "aircraft": out["aircraft"],
+            "airport": out["airport"],
+            "crashed": out["crashed"],
+            "crash_reason": out["crash_reason"],
+            "sim_time_s": out["sim_time_s"],
+            "weather": {"preset": "calm"},
+        }
 
     def info(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"sim": "jsbsim", "fdm_rate_hz": 120, "generic_hz": self.generic_hz,
-                               "render_fps_target": self.fps, "unsupported": self._unsupported,
-                               "samples": self._n_samples}
+        out: dict[str, Any] = {
+            "sim": "jsbsim",
+            "fdm_rate_hz": 120,
+            "generic_hz": self.generic_hz,
+            "render_fps_target": self.fps,
+            "unsupported": self._unsupported,
+            "samples": self._n_samples,
+        }
         telemetry: dict[str, Any] = {"mode": self.telemetry_mode, "addr": self._telemetry_addr}
         if self.receiver is not None:
             telemetry.update(packets=self.receiver.n_packets, bad_packets=self.receiver.n_bad)

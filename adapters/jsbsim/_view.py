@@ -53,7 +53,9 @@ class OutsideView:
             hw = rwy.width_m / 2
 
             def quad(s0: float, s1: float, c0: float, c1: float) -> list[tuple[float, float]]:
-                return [(ax + ux * s + nx * c, ay + uy * s + ny * c) for s, c in ((s0, c0), (s1, c0), (s1, c1), (s0, c1))]
+                return [
+                    (ax + ux * s + nx * c, ay + uy * s + ny * c) for s, c in ((s0, c0), (s1, c0), (s1, c1), (s0, c1))
+                ]
 
             polys = [quad(0, length, -hw, hw)]
             # centreline dashes (36 m dash, 24 m gap) and threshold bars at both ends
@@ -74,8 +76,16 @@ class OutsideView:
         self._quads = np.array(quads, dtype=float).reshape(-1, 4, 2)[order]
         self._kinds = np.array(kinds)[order]
 
-    def draw(self, surf: pygame.Surface, lat: float, lon: float, alt_ft: float,
-             psi_deg: float, theta_deg: float, phi_deg: float) -> None:
+    def draw(
+        self,
+        surf: pygame.Surface,
+        lat: float,
+        lon: float,
+        alt_ft: float,
+        psi_deg: float,
+        theta_deg: float,
+        phi_deg: float,
+    ) -> None:
         R = _rotation(psi_deg, theta_deg, phi_deg)
         cx, cy = L.VIEW_CENTRE
         f = L.FOCAL_PX
@@ -99,11 +109,24 @@ class OutsideView:
         g0n = math.floor(n0 / GRID_SPACING_M) * GRID_SPACING_M
         k = int(GRID_EXTENT_M / GRID_SPACING_M)
         offs = np.arange(-k, k + 1) * GRID_SPACING_M
-        lines = np.concatenate([
-            np.stack([np.stack([g0e + offs, np.full_like(offs, g0n - GRID_EXTENT_M)], 1),
-                      np.stack([g0e + offs, np.full_like(offs, g0n + GRID_EXTENT_M)], 1)], 1),
-            np.stack([np.stack([np.full_like(offs, g0e - GRID_EXTENT_M), g0n + offs], 1),
-                      np.stack([np.full_like(offs, g0e + GRID_EXTENT_M), g0n + offs], 1)], 1)])
+        lines = np.concatenate(
+            [
+                np.stack(
+                    [
+                        np.stack([g0e + offs, np.full_like(offs, g0n - GRID_EXTENT_M)], 1),
+                        np.stack([g0e + offs, np.full_like(offs, g0n + GRID_EXTENT_M)], 1),
+                    ],
+                    1,
+                ),
+                np.stack(
+                    [
+                        np.stack([np.full_like(offs, g0e - GRID_EXTENT_M), g0n + offs], 1),
+                        np.stack([np.full_like(offs, g0e + GRID_EXTENT_M), g0n + offs], 1),
+                    ],
+                    1,
+                ),
+            ]
+        )
         for seg in self._project(lines, Rm, e0, n0, h_m, closed=False):
             pygame.draw.line(surf, GRID, seg[0], seg[1], 1)
         kinds = self._kinds
@@ -115,9 +138,17 @@ class OutsideView:
         pygame.draw.line(surf, L.SYMBOL, (cx + 12, cy), (cx + 40, cy), 3)
         pygame.draw.circle(surf, L.SYMBOL, (cx, cy), 3)
 
-
-    def _project(self, polys: np.ndarray, R: np.ndarray, e0: float, n0: float, h_m: float, *,
-                 closed: bool, with_index: bool = False):
+    def _project(
+        self,
+        polys: np.ndarray,
+        R: np.ndarray,
+        e0: float,
+        n0: float,
+        h_m: float,
+        *,
+        closed: bool,
+        with_index: bool = False,
+    ):
         """Screen polygons (or segments) of world polygons given as east/north metres (P, V, 2).
 
         Vectorised: polygons wholly in front of the camera are projected in one go; the few
@@ -156,8 +187,13 @@ def _on_screen(pts: list[tuple[float, float]]) -> bool:
     xs = [p[0] for p in pts]
     ys = [p[1] for p in pts]
     x0, y0, w, h = L.VIEW
-    return max(xs) >= x0 and min(xs) <= x0 + w and max(ys) >= y0 and min(ys) <= y0 + h and \
-        max(abs(v) for v in xs + ys) < 1e6
+    return (
+        max(xs) >= x0
+        and min(xs) <= x0 + w
+        and max(ys) >= y0
+        and min(ys) <= y0 + h
+        and max(abs(v) for v in xs + ys) < 1e6
+    )
 
 
 def _clip_near(poly: list[tuple[float, float, float]], closed: bool = True) -> list[tuple[float, float, float]]:

@@ -37,8 +37,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="simbridge.adapters.jsbsim.cockpit", description=__doc__.splitlines()[0])
     ap.add_argument("--task", help="task id (initial state from its YAML)")
     ap.add_argument("--scenario", help="JSON file of a resolved Scenario")
-    ap.add_argument("--scenario-json", help="a resolved Scenario as JSON text (what the host-side session passes: "
-                                            "the sandbox may not see the host's files)")
+    ap.add_argument(
+        "--scenario-json",
+        help="a resolved Scenario as JSON text (what the host-side session passes: "
+        "the sandbox may not see the host's files)",
+    )
     ap.add_argument("--airport", default="KPAO")
     ap.add_argument("--runway")
     ap.add_argument("--parking")
@@ -51,8 +54,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--telnet-host", default="127.0.0.1", help="address the telnet port binds (host side only)")
     ap.add_argument("--generic-udp", help="HOST:PORT for the generic-protocol UDP output")
     ap.add_argument("--generic-hz", type=float, default=60.0)
-    ap.add_argument("--generic-protocol",
-                    help="protocol XML of the generic packets, UDP and telnet `stream` (default: the adapter's generic.xml)")
+    ap.add_argument(
+        "--generic-protocol",
+        help="protocol XML of the generic packets, UDP and telnet `stream` (default: the adapter's generic.xml)",
+    )
     ap.add_argument("--fps", type=float, default=25.0)
     ap.add_argument("--paused", action="store_true", help="start frozen (lockstep)")
     ap.add_argument("--headless", action="store_true", help="no window (SDL dummy driver)")
@@ -74,8 +79,16 @@ def scenario_from_args(a: argparse.Namespace) -> Scenario:
     kw = {}
     if a.aircraft:
         kw["aircraft"] = a.aircraft
-    return resolve(load_airport(a.airport), runway=a.runway, parking=a.parking, alt_msl_ft=a.alt_ft,
-                   ias_kt=a.ias_kt, heading_deg=a.heading_deg, engine=a.engine, **kw)
+    return resolve(
+        load_airport(a.airport),
+        runway=a.runway,
+        parking=a.parking,
+        alt_msl_ft=a.alt_ft,
+        ias_kt=a.ias_kt,
+        heading_deg=a.heading_deg,
+        engine=a.engine,
+        **kw,
+    )
 
 
 class Cockpit:
@@ -120,8 +133,16 @@ class Cockpit:
         self.screen = pygame.display.set_mode((L.WIDTH, L.HEIGHT))
         pygame.display.set_caption(f"simbridge JSBSim {self.scenario.aircraft} {self.scenario.airport}")
         pygame.key.set_repeat(REPEAT_DELAY_MS, REPEAT_INTERVAL_MS)
-        pygame.event.set_allowed([pygame.QUIT, pygame.KEYDOWN, pygame.KEYUP, pygame.MOUSEBUTTONDOWN,
-                                  pygame.MOUSEBUTTONUP, pygame.MOUSEMOTION])
+        pygame.event.set_allowed(
+            [
+                pygame.QUIT,
+                pygame.KEYDOWN,
+                pygame.KEYUP,
+                pygame.MOUSEBUTTONDOWN,
+                pygame.MOUSEBUTTONUP,
+                pygame.MOUSEMOTION,
+            ]
+        )
         self.panel = Panel(self.model.has_autopilot)
         self.view = OutsideView(load_airport(self.scenario.airport))
         self.input = InputHandler(self.controls, self.model.has_autopilot)
@@ -233,29 +254,61 @@ class Cockpit:
         if m.crashed:  # (a harness freeze is not shown: lockstep screenshots look like real time)
             status, detail = "CRASHED", m.crash_reason
         return Readings(
-            ias_kt=f["velocities/vc-kts"], pitch_deg=f["attitude/theta-deg"], bank_deg=f["attitude/phi-deg"],
-            alt_ind_ft=m.indicated_altitude_ft(), turn_rate_dps=m.turn_rate_dps(),
-            slip_g=f["accelerations/Ny"] if m.has_ny else 0.0, heading_mag_deg=m.heading_mag_deg,
-            vs_fpm=f["velocities/h-dot-fps"] * 60.0, rpm=f["propulsion/engine/engine-rpm"],
+            ias_kt=f["velocities/vc-kts"],
+            pitch_deg=f["attitude/theta-deg"],
+            bank_deg=f["attitude/phi-deg"],
+            alt_ind_ft=m.indicated_altitude_ft(),
+            turn_rate_dps=m.turn_rate_dps(),
+            slip_g=f["accelerations/Ny"] if m.has_ny else 0.0,
+            heading_mag_deg=m.heading_mag_deg,
+            vs_fpm=f["velocities/h-dot-fps"] * 60.0,
+            rpm=f["propulsion/engine/engine-rpm"],
             fuel_l_gal=f["propulsion/tank[0]/contents-lbs"] / LBS_PER_GAL_DEFAULT,
             fuel_r_gal=f["propulsion/tank[1]/contents-lbs"] / LBS_PER_GAL_DEFAULT,
             oil_t_degf=f["propulsion/engine/oil-temperature-degF"] if m.elec.bus_volts > 0 else 0.0,
-            oil_p_psi=f["propulsion/engine/oil-pressure-psi"], volts=m.elec.bus_volts,
-            avionics_powered=m.elec.avionics_powered, flaps_deg=m.flaps_deg,
-            loc_dev_dots=nav.dots, nav_flag=not nav.in_range, gs_dev_dots=nav.gs_dots, gs_flag=not nav.gs_in_range,
-            nav_to=nav.to_flag, t_sim=m.sim_time_s, status=status,
+            oil_p_psi=f["propulsion/engine/oil-pressure-psi"],
+            volts=m.elec.bus_volts,
+            avionics_powered=m.elec.avionics_powered,
+            flaps_deg=m.flaps_deg,
+            loc_dev_dots=nav.dots,
+            nav_flag=not nav.in_range,
+            gs_dev_dots=nav.gs_dots,
+            gs_flag=not nav.gs_in_range,
+            nav_to=nav.to_flag,
+            t_sim=m.sim_time_s,
+            status=status,
             status_detail=detail,
         )
 
     def _render(self) -> None:
         f, c = self.model.fdm, self.controls
         r = self.readings()
-        self.view.draw(self.screen, f["position/lat-geod-deg"], f["position/long-gc-deg"], f["position/h-sl-ft"],
-                       f["attitude/psi-deg"], f["attitude/theta-deg"], f["attitude/phi-deg"])
+        self.view.draw(
+            self.screen,
+            f["position/lat-geod-deg"],
+            f["position/long-gc-deg"],
+            f["position/h-sl-ft"],
+            f["attitude/psi-deg"],
+            f["attitude/theta-deg"],
+            f["attitude/phi-deg"],
+        )
         self.panel.draw(self.screen, r, c)
-        self.panel.draw_readout(self.screen, L.READOUT_FORMAT.format(
-            ias=r.ias_kt, alt=r.alt_ind_ft, hdg=r.heading_mag_deg % 360, vs=r.vs_fpm, bank=r.bank_deg,
-            pitch=r.pitch_deg, rpm=r.rpm, thr=c.throttle * 100, mix=c.mixture * 100, flaps=r.flaps_deg, t=r.t_sim))
+        self.panel.draw_readout(
+            self.screen,
+            L.READOUT_FORMAT.format(
+                ias=r.ias_kt,
+                alt=r.alt_ind_ft,
+                hdg=r.heading_mag_deg % 360,
+                vs=r.vs_fpm,
+                bank=r.bank_deg,
+                pitch=r.pitch_deg,
+                rpm=r.rpm,
+                thr=c.throttle * 100,
+                mix=c.mixture * 100,
+                flaps=r.flaps_deg,
+                t=r.t_sim,
+            ),
+        )
         self._present()
 
     def _present(self) -> None:

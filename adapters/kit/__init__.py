@@ -21,5 +21,16 @@ from simbridge.adapters.kit.ports import free_port
 from simbridge.adapters.kit.procs import end_process, kill_group
 from simbridge.adapters.kit.record import STALL_STATUS, StallGuard
 
-__all__ = ["AP_SIGNALS", "DerivedEvents", "Drain", "FailurePlan", "PlannedFailure", "STALL_STATUS", "StallGuard",
-           "draw_height", "end_process", "free_port", "kill_group"]
+__all__ = [
+    "AP_SIGNALS",
+    "DerivedEvents",
+    "Drain",
+    "FailurePlan",
+    "PlannedFailure",
+    "STALL_STATUS",
+    "StallGuard",
+    "draw_height",
+    "end_process",
+    "free_port",
+    "kill_group",
+]

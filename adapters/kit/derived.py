@@ -30,8 +30,7 @@ AP_SIGNALS = ("autopilot_on", "ap_hdg", "ap_nav", "ap_alt", "ap_apr")
 class DerivedEvents:
     """Feed it each new sample in time order; it returns the events that sample completes."""
 
-    def __init__(self, *, crash_reason: Callable[[], str | None] | None = None,
-                 touchdown: bool = True) -> None:
+    def __init__(self, *, crash_reason: Callable[[], str | None] | None = None, touchdown: bool = True) -> None:
         self._crash_reason = crash_reason
         self._touchdown = touchdown
         self._last: dict[str, float] = {}

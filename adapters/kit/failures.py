@@ -43,9 +43,14 @@ class PlannedFailure:
 
     def as_dict(self) -> dict[str, Any]:
         """The plan as episode info / snapshots record it."""
-        return {"system": self.system, "trigger_agl_ft": _r(self.trigger_agl_ft), "after_s": self.after_s,
-                "drawn_from_agl_ft": list(self.drawn_from_agl_ft) if self.drawn_from_agl_ft else None,
-                "target": self.target, "injected_at_t": self.injected_at_t}
+        return {
+            "system": self.system,
+            "trigger_agl_ft": _r(self.trigger_agl_ft),
+            "after_s": self.after_s,
+            "drawn_from_agl_ft": list(self.drawn_from_agl_ft) if self.drawn_from_agl_ft else None,
+            "target": self.target,
+            "injected_at_t": self.injected_at_t,
+        }
 
 
 @dataclass
@@ -58,8 +63,9 @@ class FailurePlan:
     _airborne: bool = False
 
     @classmethod
-    def from_task(cls, task: "TaskSpec", seed: int | None, targets: Mapping[str, str],
-                  extra: Iterable["FailureSpec"] = ()) -> "FailurePlan":
+    def from_task(
+        cls, task: "TaskSpec", seed: int | None, targets: Mapping[str, str], extra: Iterable["FailureSpec"] = ()
+    ) -> "FailurePlan":
         """Plan `task`'s harness failures (plus `extra`) that have a target in `targets`
         (system -> the adapter's property/dataref); the rest are listed in `unsupported`."""
         plan = cls()
@@ -105,9 +111,13 @@ class FailurePlan:
         f.injected_at_t = t_sim
         agl = values.get("alt_agl_ft")
         f.injected_agl_ft = float(agl) if agl is not None else None
-        data: dict[str, Any] = {"system": f.system, "trigger_agl_ft": _r(f.trigger_agl_ft), "agl_ft": _r(agl),
-                                "after_s": f.after_s,
-                                "drawn_from_agl_ft": list(f.drawn_from_agl_ft) if f.drawn_from_agl_ft else None}
+        data: dict[str, Any] = {
+            "system": f.system,
+            "trigger_agl_ft": _r(f.trigger_agl_ft),
+            "agl_ft": _r(agl),
+            "after_s": f.after_s,
+            "drawn_from_agl_ft": list(f.drawn_from_agl_ft) if f.drawn_from_agl_ft else None,
+        }
         data.update(extra)
         return SimEvent(t_sim, "failure_injected", {k: v for k, v in data.items() if v is not None})
 

@@ -19,8 +19,14 @@ STALL_STATUS: Final = "harness_error"
 class StallGuard:
     """Watches one record-only loop: the last data's wall time and the simulator clock."""
 
-    def __init__(self, seconds: float, *, stale_after_s: float = 5.0, wall_budget_s: float | None = None,
-                 source: str = "simulator") -> None:
+    def __init__(
+        self,
+        seconds: float,
+        *,
+        stale_after_s: float = 5.0,
+        wall_budget_s: float | None = None,
+        source: str = "simulator",
+    ) -> None:
         self.seconds = seconds
         self.stale_after_s = stale_after_s
         #: wall seconds the whole recording may take (default: twice the length plus 10 s)
@@ -34,8 +40,10 @@ class StallGuard:
         if last_data_mono is not None and now - last_data_mono >= self.stale_after_s:
             return f"record-only: no data from the {self.source} for {now - last_data_mono:.1f} s (stream stalled)"
         if now - self._start > self.wall_budget_s:
-            return (f"record-only: simulator time reached {t_sim:.1f} s of {self.seconds:g} s in "
-                    f"{self.wall_budget_s:g} s of wall time (paused or stalled?)")
+            return (
+                f"record-only: simulator time reached {t_sim:.1f} s of {self.seconds:g} s in "
+                f"{self.wall_budget_s:g} s of wall time (paused or stalled?)"
+            )
         return None
 
 

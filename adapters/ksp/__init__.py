@@ -8,5 +8,16 @@ from simbridge.adapters.ksp.confignode import ConfigNode, ConfigNodeError, parse
 from simbridge.adapters.ksp.orbit import KERBIN_GM_M3S2, KERBIN_RADIUS_M, Orbit
 from simbridge.adapters.ksp.save import SaveError, VesselState, import_saves, read_save
 
-__all__ = ["ConfigNode", "ConfigNodeError", "KERBIN_GM_M3S2", "KERBIN_RADIUS_M", "Orbit", "SaveError",
-           "VesselState", "import_saves", "parse_confignode", "read_confignode", "read_save"]
+__all__ = [
+    "ConfigNode",
+    "ConfigNodeError",
+    "KERBIN_GM_M3S2",
+    "KERBIN_RADIUS_M",
+    "Orbit",
+    "SaveError",
+    "VesselState",
+    "import_saves",
+    "parse_confignode",
+    "read_confignode",
+    "read_save",
+]

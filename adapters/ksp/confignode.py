@@ -51,8 +51,10 @@ def parse_confignode(text: str, source: str = "<text>") -> ConfigNode:
         while line:
             if pending is not None:
                 if not line.startswith("{"):
-                    raise ConfigNodeError(f"{source}: line {pending[1]}: node {pending[0]!r} is not followed by '{{' "
-                                          f"(line {no} has {line[:40]!r})")
+                    raise ConfigNodeError(
+                        f"{source}: line {pending[1]}: node {pending[0]!r} is not followed by '{{' "
+                        f"(line {no} has {line[:40]!r})"
+                    )
                 node = ConfigNode(pending[0], line=pending[1])
                 stack[-1].nodes.append(node)
                 stack.append(node)
@@ -78,14 +80,20 @@ def parse_confignode(text: str, source: str = "<text>") -> ConfigNode:
             name, brace, rest = line.partition("{")
             name = name.strip()
             if not name or any(c.isspace() for c in name):
-                raise ConfigNodeError(f"{source}: line {no}: expected 'key = value', a node name or a brace, got {line[:40]!r}")
+                raise ConfigNodeError(
+                    f"{source}: line {no}: expected 'key = value', a node name or a brace, got {line[:40]!r}"
+                )
             pending = (name, no)
             line = ("{" + rest) if brace else ""
     if pending is not None:
-        raise ConfigNodeError(f"{source}: line {pending[1]}: node {pending[0]!r} has no '{{' before the end of the file")
+        raise ConfigNodeError(
+            f"{source}: line {pending[1]}: node {pending[0]!r} has no '{{' before the end of the file"
+        )
     if len(stack) > 1:
-        raise ConfigNodeError(f"{source}: end of file inside node {stack[-1].name!r} opened at line {stack[-1].line} "
-                              "(missing '}'; truncated save?)")
+        raise ConfigNodeError(
+            f"{source}: end of file inside node {stack[-1].name!r} opened at line {stack[-1].line} "
+            "(missing '}'; truncated save?)"
+        )
     return root
 
 

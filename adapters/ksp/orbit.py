@@ -19,14 +19,22 @@ KERBIN_ATMOSPHERE_M = 70_000.0
 #: Mods that replace the solar system (RSS, GPP, Kopernicus packs) renumber and resize bodies:
 #: altitudes around them are not known from the save alone.
 STOCK_BODIES: dict[int, tuple[str, float, float]] = {
-    0: ("Sun", 261_600_000.0, 1.1723328e18), 1: ("Kerbin", 600_000.0, 3.5316e12),
-    2: ("Mun", 200_000.0, 6.5138398e10), 3: ("Minmus", 60_000.0, 1.7658e9),
-    4: ("Moho", 250_000.0, 1.6860938e11), 5: ("Eve", 700_000.0, 8.1717302e12),
-    6: ("Duna", 320_000.0, 3.0136321e11), 7: ("Ike", 130_000.0, 1.8568369e10),
-    8: ("Jool", 6_000_000.0, 2.82528e14), 9: ("Laythe", 500_000.0, 1.962e12),
-    10: ("Vall", 300_000.0, 2.074815e11), 11: ("Bop", 65_000.0, 2.4868349e9),
-    12: ("Tylo", 600_000.0, 2.82528e12), 13: ("Gilly", 13_000.0, 8.289449e6),
-    14: ("Pol", 44_000.0, 7.2170208e8), 15: ("Dres", 138_000.0, 2.1484489e10),
+    0: ("Sun", 261_600_000.0, 1.1723328e18),
+    1: ("Kerbin", 600_000.0, 3.5316e12),
+    2: ("Mun", 200_000.0, 6.5138398e10),
+    3: ("Minmus", 60_000.0, 1.7658e9),
+    4: ("Moho", 250_000.0, 1.6860938e11),
+    5: ("Eve", 700_000.0, 8.1717302e12),
+    6: ("Duna", 320_000.0, 3.0136321e11),
+    7: ("Ike", 130_000.0, 1.8568369e10),
+    8: ("Jool", 6_000_000.0, 2.82528e14),
+    9: ("Laythe", 500_000.0, 1.962e12),
+    10: ("Vall", 300_000.0, 2.074815e11),
+    11: ("Bop", 65_000.0, 2.4868349e9),
+    12: ("Tylo", 600_000.0, 2.82528e12),
+    13: ("Gilly", 13_000.0, 8.289449e6),
+    14: ("Pol", 44_000.0, 7.2170208e8),
+    15: ("Dres", 138_000.0, 2.1484489e10),
     16: ("Eeloo", 210_000.0, 7.4410815e10),
 }
 
@@ -68,7 +76,7 @@ class Orbit:
 
     @property
     def period_s(self) -> float:
-        return 2 * math.pi * math.sqrt(self.sma_m ** 3 / self.gm_m3s2) if self.closed else math.inf
+        return 2 * math.pi * math.sqrt(self.sma_m**3 / self.gm_m3s2) if self.closed else math.inf
 
     def time_fraction_between(self, lo_alt_m: float, hi_alt_m: float) -> float:
         """Fraction of one orbital period spent at altitudes in [lo, hi] (Kepler's equation).

@@ -85,9 +85,11 @@ class SaveState:
             if len(same) > 1:
                 found = next((v for v in same if v.active), None)
                 if found is None:
-                    raise SaveError(f"{self.path}: {len(same)} vessels are named {name!r} (VESSEL nodes at lines "
-                                    f"{', '.join(str(v.line) for v in same)}) and none is the active vessel; "
-                                    "rename one in the game")
+                    raise SaveError(
+                        f"{self.path}: {len(same)} vessels are named {name!r} (VESSEL nodes at lines "
+                        f"{', '.join(str(v.line) for v in same)}) and none is the active vessel; "
+                        "rename one in the game"
+                    )
             else:
                 found = same[0] if same else None
         if found is not None and found.problem:
@@ -102,8 +104,9 @@ class _Numbers:
     def __init__(self) -> None:
         self.problems: list[str] = []
 
-    def get(self, node: ConfigNode, key: str, *, required: bool = True, default: float = math.nan,
-            nan_ok: bool = False) -> float:
+    def get(
+        self, node: ConfigNode, key: str, *, required: bool = True, default: float = math.nan, nan_ok: bool = False
+    ) -> float:
         raw = node.get(key)
         if raw is None or raw == "":
             if required:
@@ -155,11 +158,24 @@ def _vessel(v: ConfigNode, active: bool) -> VesselState:
             o = Orbit.around(ref, sma, ecc, inc) if ref is not None else None
     closed = o is not None and o.closed
     return VesselState(
-        name=name, type=vtype, situation=sit, alt_m=alt, parts=len(v.all("PART")), ref=ref,
+        name=name,
+        type=vtype,
+        situation=sit,
+        alt_m=alt,
+        parts=len(v.all("PART")),
+        ref=ref,
         body=(o.body if o else STOCK_BODIES[ref][0] if ref in STOCK_BODIES else f"body {ref}"),
-        sma_m=sma, ecc=ecc, inc_deg=inc, pe_alt_m=o.pe_alt_m if o else None,
-        ap_alt_m=o.ap_alt_m if o and closed else None, period_s=o.period_s if o and closed else None,
-        active=active, no_orbit=no_orbit, line=v.line, problem="; ".join(n.problems) or None)
+        sma_m=sma,
+        ecc=ecc,
+        inc_deg=inc,
+        pe_alt_m=o.pe_alt_m if o else None,
+        ap_alt_m=o.ap_alt_m if o and closed else None,
+        period_s=o.period_s if o and closed else None,
+        active=active,
+        no_orbit=no_orbit,
+        line=v.line,
+        problem="; ".join(n.problems) or None,
+    )
 
 
 def read_save(path: str | Path) -> SaveState:
@@ -185,19 +201,28 @@ def _check_vessel(saves: Sequence[SaveState], vessel: str | None) -> None:
     a typo, not a destroyed vessel."""
     if any(s.vessel(vessel) is not None for s in saves):
         return
-    if vessel is not None and any(v.type == "Debris" and v.name.startswith(f"{vessel} Debris")
-                                  for s in saves for v in s.vessels):
+    if vessel is not None and any(
+        v.type == "Debris" and v.name.startswith(f"{vessel} Debris") for s in saves for v in s.vessels
+    ):
         return
     source = saves[0].path if len(saves) == 1 else f"any of the {len(saves)} saves ({', '.join(s.path for s in saves)})"
     known = [v.name for s in saves for v in s.vessels if v.type != "Debris"]
     if vessel is None:
-        raise SaveError(f"no active vessel in {source}; name one with --vessel (vessels: "
-                        f"{', '.join(repr(n) for n in sorted(set(known))) or 'none'})")
+        raise SaveError(
+            f"no active vessel in {source}; name one with --vessel (vessels: "
+            f"{', '.join(repr(n) for n in sorted(set(known))) or 'none'})"
+        )
     raise no_such_name("vessel", vessel, source, known)
 
 
-def import_saves(paths: Sequence[str | Path], out: str | Path, *, task_id: str = "T19", vessel: str | None = None,
-                 force: bool = False) -> Path:
+def import_saves(
+    paths: Sequence[str | Path],
+    out: str | Path,
+    *,
+    task_id: str = "T19",
+    vessel: str | None = None,
+    force: bool = False,
+) -> Path:
     """Write a bundle from one or more saves of one flight, ordered by UT: signals alt_m,
     pe_alt_m, apoapsis_m of the vessel per save; snapshots start/end `ksp_vessel` (null when the
     vessel is gone from the save, i.e. destroyed or recovered) and `ksp_ut_s`. A vessel that is
@@ -218,8 +243,14 @@ def import_saves(paths: Sequence[str | Path], out: str | Path, *, task_id: str =
 
     def snap(s: SaveState) -> dict[str, Any]:
         v = s.vessel(vessel)
-        return {"ksp_ut_s": s.ut_s, "ksp_vessel": v.as_snapshot() if v else None, "ksp_save": s.path,
-                "ksp_vessels": [x.name for x in s.vessels]}
+        return {
+            "ksp_ut_s": s.ut_s,
+            "ksp_vessel": v.as_snapshot() if v else None,
+            "ksp_save": s.path,
+            "ksp_vessels": [x.name for x in s.vessels],
+        }
 
     ep = EpisodeInfo(task_id=task_id, sim="ksp", adapter="ksp.save")
-    return write_bundle(prepare_out(out, force=force), ep, rows, snapshots={"start": snap(saves[0]), "end": snap(saves[-1])})
+    return write_bundle(
+        prepare_out(out, force=force), ep, rows, snapshots={"start": snap(saves[0]), "end": snap(saves[-1])}
+    )

@@ -10,8 +10,20 @@ from simbridge.adapters.msfs._transport import DllTransport, SimConnectTransport
 from simbridge.adapters.msfs._wire import DataType, Period, Protocol, RequestFlag
 
 __all__ = [
-    "ClientException", "DataFrame", "DataType", "Datum", "DllTransport", "MsfsRecorder", "MsfsSession", "Period",
-    "Protocol", "RequestFlag", "SetupClosed", "SimConnectClient", "SimConnectTransport", "TcpTransport",
+    "ClientException",
+    "DataFrame",
+    "DataType",
+    "Datum",
+    "DllTransport",
+    "MsfsRecorder",
+    "MsfsSession",
+    "Period",
+    "Protocol",
+    "RequestFlag",
+    "SetupClosed",
+    "SimConnectClient",
+    "SimConnectTransport",
+    "TcpTransport",
     "make_transport",
 ]
 

@@ -108,8 +108,10 @@ class SimConnectClient:
         if not self._opened.wait(timeout_s):
             where = self.transport.where
             self.close()
-            raise HarnessError(f"msfs: SimConnect at {where} sent no Open reply within {timeout_s:g} s "
-                               f"(not a SimConnect server, or it refused protocol {int(self.transport.protocol)})")
+            raise HarnessError(
+                f"msfs: SimConnect at {where} sent no Open reply within {timeout_s:g} s "
+                f"(not a SimConnect server, or it refused protocol {int(self.transport.protocol)})"
+            )
         assert self.server is not None
         return self.server
 
@@ -169,29 +171,59 @@ class SimConnectClient:
         for i, d in enumerate(datums):
             if d.datatype not in w.DATUM_FORMAT:
                 raise HarnessError(f"msfs: datum {d.name!r}: datatype {d.datatype!r} is not decoded by the harness")
-            ids.append(self._call(Fn.ADD_TO_DATA_DEFINITION,
-                                  f"AddToDataDefinition {d.name!r} [{d.units}] (define {define_id}, datum {i})",
-                                  define_id, d.name, d.units, d.datatype, d.epsilon, i))
+            ids.append(
+                self._call(
+                    Fn.ADD_TO_DATA_DEFINITION,
+                    f"AddToDataDefinition {d.name!r} [{d.units}] (define {define_id}, datum {i})",
+                    define_id,
+                    d.name,
+                    d.units,
+                    d.datatype,
+                    d.epsilon,
+                    i,
+                )
+            )
         self.definitions[define_id] = list(datums)
         return ids
 
-    def request(self, request_id: int, define_id: int, period: Period, flags: int = RequestFlag.DEFAULT, *,
-                object_id: int = w.OBJECT_ID_USER, frames: collections.deque[DataFrame] | None = None) -> int:
+    def request(
+        self,
+        request_id: int,
+        define_id: int,
+        period: Period,
+        flags: int = RequestFlag.DEFAULT,
+        *,
+        object_id: int = w.OBJECT_ID_USER,
+        frames: collections.deque[DataFrame] | None = None,
+    ) -> int:
         if define_id not in self.definitions:
             raise HarnessError(f"msfs: request {request_id} names define {define_id}, which was never defined")
         req = _Request(request_id, define_id, Period(period), int(flags))
         if frames is not None:
             req.frames = frames
         self.requests[request_id] = req
-        return self._call(Fn.REQUEST_DATA_ON_SIM_OBJECT,
-                          f"RequestDataOnSimObject request {request_id} define {define_id} {Period(period).name}",
-                          request_id, define_id, object_id, Period(period), int(flags))
+        return self._call(
+            Fn.REQUEST_DATA_ON_SIM_OBJECT,
+            f"RequestDataOnSimObject request {request_id} define {define_id} {Period(period).name}",
+            request_id,
+            define_id,
+            object_id,
+            Period(period),
+            int(flags),
+        )
 
     def stop_request(self, request_id: int) -> None:
         req = self.requests.pop(request_id, None)
         if req is not None:
-            self._call(Fn.REQUEST_DATA_ON_SIM_OBJECT, f"RequestDataOnSimObject request {request_id} NEVER",
-                       request_id, req.define_id, w.OBJECT_ID_USER, Period.NEVER, 0)
+            self._call(
+                Fn.REQUEST_DATA_ON_SIM_OBJECT,
+                f"RequestDataOnSimObject request {request_id} NEVER",
+                request_id,
+                req.define_id,
+                w.OBJECT_ID_USER,
+                Period.NEVER,
+                0,
+            )
 
     def read_once(self, define_id: int, request_id: int, timeout_s: float = 5.0) -> list[Any]:
         """One ONCE request, waited for (snapshots)."""
@@ -220,34 +252,49 @@ class SimConnectClient:
 
     def subscribe(self, client_event_id: int, name: str) -> int:
         self.subscriptions[client_event_id] = name
-        return self._call(Fn.SUBSCRIBE_TO_SYSTEM_EVENT, f"SubscribeToSystemEvent {name!r} (event {client_event_id})",
-                          client_event_id, name)
+        return self._call(
+            Fn.SUBSCRIBE_TO_SYSTEM_EVENT,
+            f"SubscribeToSystemEvent {name!r} (event {client_event_id})",
+            client_event_id,
+            name,
+        )
 
     def map_event(self, client_event_id: int, sim_event: str) -> int:
         self.mapped[client_event_id] = sim_event
-        return self._call(Fn.MAP_CLIENT_EVENT_TO_SIM_EVENT,
-                          f"MapClientEventToSimEvent {sim_event!r} (event {client_event_id})", client_event_id, sim_event)
+        return self._call(
+            Fn.MAP_CLIENT_EVENT_TO_SIM_EVENT,
+            f"MapClientEventToSimEvent {sim_event!r} (event {client_event_id})",
+            client_event_id,
+            sim_event,
+        )
 
-    def transmit_event(self, client_event_id: int, data: int = 0, *, group_id: int = 1,
-                       flags: int = 0x10) -> int:
+    def transmit_event(self, client_event_id: int, data: int = 0, *, group_id: int = 1, flags: int = 0x10) -> int:
         """TransmitClientEvent to the user aircraft; flags default to GROUPID_IS_PRIORITY (0x10)."""
         if client_event_id not in self.mapped:
             raise HarnessError(f"msfs: client event {client_event_id} was never mapped to a sim event")
-        return self._call(Fn.TRANSMIT_CLIENT_EVENT,
-                          f"TransmitClientEvent {self.mapped[client_event_id]!r} data {data}",
-                          w.OBJECT_ID_USER, client_event_id, data, group_id, flags)
+        return self._call(
+            Fn.TRANSMIT_CLIENT_EVENT,
+            f"TransmitClientEvent {self.mapped[client_event_id]!r} data {data}",
+            w.OBJECT_ID_USER,
+            client_event_id,
+            data,
+            group_id,
+            flags,
+        )
 
     def set_data(self, define_id: int, values: list[Any]) -> int:
         """SetDataOnSimObject on the user aircraft: setup only."""
         if not self.setup_open:
-            raise SetupClosed(f"msfs: SetDataOnSimObject (define {define_id}) refused: the setup is over "
-                              "and the agent is flying")
+            raise SetupClosed(
+                f"msfs: SetDataOnSimObject (define {define_id}) refused: the setup is over and the agent is flying"
+            )
         datums = self.definitions.get(define_id)
         if datums is None:
             raise HarnessError(f"msfs: SetDataOnSimObject names define {define_id}, which was never defined")
         data = w.encode_values(values, [d.datatype for d in datums])
-        return self._call(Fn.SET_DATA_ON_SIM_OBJECT, f"SetDataOnSimObject define {define_id}",
-                          define_id, w.OBJECT_ID_USER, data)
+        return self._call(
+            Fn.SET_DATA_ON_SIM_OBJECT, f"SetDataOnSimObject define {define_id}", define_id, w.OBJECT_ID_USER, data
+        )
 
     def flight_load(self, path: str) -> int:
         """FlightLoad of a .FLT (a path on the MSFS machine): setup only."""

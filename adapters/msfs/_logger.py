@@ -99,9 +99,19 @@ class MsfsLogger:
         td = (extra.get("_td_lat_deg", math.nan), extra.get("_td_lon_deg", math.nan))
         if self._td_prev is not None and td != self._td_prev and not math.isnan(td[0]) and td[0] != 0:
             sink = extra.get("_td_vs_fpm", math.nan)
-            self._events.append(SimEvent(t, "touchdown", {
-                "vs_fpm": -abs(sink) if not math.isnan(sink) else None, "lat_deg": td[0], "lon_deg": td[1],
-                "bank_deg": extra.get("_td_bank_deg"), "pitch_deg": extra.get("_td_pitch_deg")}))
+            self._events.append(
+                SimEvent(
+                    t,
+                    "touchdown",
+                    {
+                        "vs_fpm": -abs(sink) if not math.isnan(sink) else None,
+                        "lat_deg": td[0],
+                        "lon_deg": td[1],
+                        "bank_deg": extra.get("_td_bank_deg"),
+                        "pitch_deg": extra.get("_td_pitch_deg"),
+                    },
+                )
+            )
         self._td_prev = td
 
     def restarted(self) -> None:

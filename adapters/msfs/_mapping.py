@@ -118,46 +118,50 @@ def crashed(v: float) -> float:
     return 1.0 if int(v) != 0 else 0.0
 
 
-TABLE: dict[str, SignalMap] = {m.signal: m for m in (
-    SignalMap("lat_deg", "PLANE LATITUDE", "degrees", ident),
-    SignalMap("lon_deg", "PLANE LONGITUDE", "degrees", ident),
-    SignalMap("alt_msl_ft", "PLANE ALTITUDE", "feet", ident),
-    SignalMap("alt_agl_ft", "PLANE ALT ABOVE GROUND", "feet", ident),
-    SignalMap("ias_kt", "AIRSPEED INDICATED", "knots", ident),
-    SignalMap("gs_kt", "GROUND VELOCITY", "knots", ident),
-    SignalMap("vs_fpm", "VERTICAL SPEED", "feet per minute", ident),
-    SignalMap("heading_mag_deg", "PLANE HEADING DEGREES MAGNETIC", "degrees", wrap360),
-    SignalMap("heading_true_deg", "PLANE HEADING DEGREES TRUE", "degrees", wrap360),
-    SignalMap("pitch_deg", "PLANE PITCH DEGREES", "degrees", neg, note="MSFS: positive nose down"),
-    SignalMap("bank_deg", "PLANE BANK DEGREES", "degrees", neg, note="MSFS: positive left wing down"),
-    SignalMap("on_ground", "SIM ON GROUND", "bool", flag),
-    SignalMap("crashed", "CRASH FLAG", "enum", crashed),
-    SignalMap("engine_running", "GENERAL ENG COMBUSTION:1", "bool", flag),
-    SignalMap("engine_rpm", "GENERAL ENG RPM:1", "rpm", ident),
-    SignalMap("throttle", "GENERAL ENG THROTTLE LEVER POSITION:1", "percent over 100", ident),
-    SignalMap("mixture", "GENERAL ENG MIXTURE LEVER POSITION:1", "percent over 100", ident),
-    SignalMap("master_bat", "ELECTRICAL MASTER BATTERY", "bool", flag),
-    SignalMap("master_alt", "GENERAL ENG MASTER ALTERNATOR:1", "bool", flag),
-    SignalMap("beacon", "LIGHT BEACON", "bool", flag),
-    SignalMap("avionics", "AVIONICS MASTER SWITCH", "bool", flag),
-    SignalMap("flaps_deg", "TRAILING EDGE FLAPS LEFT ANGLE", "degrees", ident),
-    SignalMap("gear_down", "GEAR HANDLE POSITION", "bool", flag),
-    SignalMap("parking_brake", "BRAKE PARKING POSITION", "bool", flag),
-    SignalMap("autopilot_on", "AUTOPILOT MASTER", "bool", flag),
-    SignalMap("ap_hdg", "AUTOPILOT HEADING LOCK", "bool", flag),
-    SignalMap("ap_nav", "AUTOPILOT NAV1 LOCK", "bool", flag),
-    SignalMap("ap_alt", "AUTOPILOT ALTITUDE LOCK", "bool", flag),
-    SignalMap("ap_apr", "AUTOPILOT APPROACH HOLD", "bool", flag),
-    SignalMap("ap_alt_target_ft", "AUTOPILOT ALTITUDE LOCK VAR", "feet", ident),
-    SignalMap("nav1_mhz", "NAV ACTIVE FREQUENCY:1", "MHz", ident),
-    SignalMap("nav1_obs_deg", "NAV OBS:1", "degrees", wrap360),
-    SignalMap("com1_mhz", "COM ACTIVE FREQUENCY:1", "MHz", ident),
-    SignalMap("com1_stby_mhz", "COM STANDBY FREQUENCY:1", "MHz", ident),
-    SignalMap("xpdr_code", "TRANSPONDER CODE:1", "BCO16", xpdr_code, DataType.INT32),
-    SignalMap("xpdr_mode", "TRANSPONDER STATE:1", "enum", xpdr_state, DataType.INT32,
-              note="UNCONFIRMED enum order"),
-    SignalMap("baro_inhg", "KOHLSMAN SETTING HG", "inHg", ident),
-)}
+TABLE: dict[str, SignalMap] = {
+    m.signal: m
+    for m in (
+        SignalMap("lat_deg", "PLANE LATITUDE", "degrees", ident),
+        SignalMap("lon_deg", "PLANE LONGITUDE", "degrees", ident),
+        SignalMap("alt_msl_ft", "PLANE ALTITUDE", "feet", ident),
+        SignalMap("alt_agl_ft", "PLANE ALT ABOVE GROUND", "feet", ident),
+        SignalMap("ias_kt", "AIRSPEED INDICATED", "knots", ident),
+        SignalMap("gs_kt", "GROUND VELOCITY", "knots", ident),
+        SignalMap("vs_fpm", "VERTICAL SPEED", "feet per minute", ident),
+        SignalMap("heading_mag_deg", "PLANE HEADING DEGREES MAGNETIC", "degrees", wrap360),
+        SignalMap("heading_true_deg", "PLANE HEADING DEGREES TRUE", "degrees", wrap360),
+        SignalMap("pitch_deg", "PLANE PITCH DEGREES", "degrees", neg, note="MSFS: positive nose down"),
+        SignalMap("bank_deg", "PLANE BANK DEGREES", "degrees", neg, note="MSFS: positive left wing down"),
+        SignalMap("on_ground", "SIM ON GROUND", "bool", flag),
+        SignalMap("crashed", "CRASH FLAG", "enum", crashed),
+        SignalMap("engine_running", "GENERAL ENG COMBUSTION:1", "bool", flag),
+        SignalMap("engine_rpm", "GENERAL ENG RPM:1", "rpm", ident),
+        SignalMap("throttle", "GENERAL ENG THROTTLE LEVER POSITION:1", "percent over 100", ident),
+        SignalMap("mixture", "GENERAL ENG MIXTURE LEVER POSITION:1", "percent over 100", ident),
+        SignalMap("master_bat", "ELECTRICAL MASTER BATTERY", "bool", flag),
+        SignalMap("master_alt", "GENERAL ENG MASTER ALTERNATOR:1", "bool", flag),
+        SignalMap("beacon", "LIGHT BEACON", "bool", flag),
+        SignalMap("avionics", "AVIONICS MASTER SWITCH", "bool", flag),
+        SignalMap("flaps_deg", "TRAILING EDGE FLAPS LEFT ANGLE", "degrees", ident),
+        SignalMap("gear_down", "GEAR HANDLE POSITION", "bool", flag),
+        SignalMap("parking_brake", "BRAKE PARKING POSITION", "bool", flag),
+        SignalMap("autopilot_on", "AUTOPILOT MASTER", "bool", flag),
+        SignalMap("ap_hdg", "AUTOPILOT HEADING LOCK", "bool", flag),
+        SignalMap("ap_nav", "AUTOPILOT NAV1 LOCK", "bool", flag),
+        SignalMap("ap_alt", "AUTOPILOT ALTITUDE LOCK", "bool", flag),
+        SignalMap("ap_apr", "AUTOPILOT APPROACH HOLD", "bool", flag),
+        SignalMap("ap_alt_target_ft", "AUTOPILOT ALTITUDE LOCK VAR", "feet", ident),
+        SignalMap("nav1_mhz", "NAV ACTIVE FREQUENCY:1", "MHz", ident),
+        SignalMap("nav1_obs_deg", "NAV OBS:1", "degrees", wrap360),
+        SignalMap("com1_mhz", "COM ACTIVE FREQUENCY:1", "MHz", ident),
+        SignalMap("com1_stby_mhz", "COM STANDBY FREQUENCY:1", "MHz", ident),
+        SignalMap("xpdr_code", "TRANSPONDER CODE:1", "BCO16", xpdr_code, DataType.INT32),
+        SignalMap(
+            "xpdr_mode", "TRANSPONDER STATE:1", "enum", xpdr_state, DataType.INT32, note="UNCONFIRMED enum order"
+        ),
+        SignalMap("baro_inhg", "KOHLSMAN SETTING HG", "inHg", ident),
+    )
+}
 
 #: extra SimVars read per frame for events, not canonical signals: the touchdown record and the
 #: simulator clock (seconds, pauses excluded)
@@ -185,7 +189,9 @@ def select(signals: list[str] | None) -> list[SignalMap]:
     return [CLOCK, *rows, *TOUCHDOWN]
 
 
-def to_canonical(rows: list[SignalMap], values: list[float | str | None]) -> tuple[float, dict[str, float], dict[str, float]]:
+def to_canonical(
+    rows: list[SignalMap], values: list[float | str | None]
+) -> tuple[float, dict[str, float], dict[str, float]]:
     """(sim time, canonical values, extras) from one frame; a datum missing or unconvertible is NaN."""
     out: dict[str, float] = {}
     extra: dict[str, float] = {}

@@ -26,9 +26,17 @@ from simbridge.adapters.msfs._wire import Protocol
 
 
 class MsfsRecorder:
-    def __init__(self, host: str, port: int | None = None, *, protocol: Protocol = Protocol.KITTYHAWK,
-                 ready_timeout_s: float = 10.0, stale_after_s: float = 5.0, reconnect_timeout_s: float = 60.0,
-                 wall_budget_s: float | None = None) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int | None = None,
+        *,
+        protocol: Protocol = Protocol.KITTYHAWK,
+        ready_timeout_s: float = 10.0,
+        stale_after_s: float = 5.0,
+        reconnect_timeout_s: float = 60.0,
+        wall_budget_s: float | None = None,
+    ) -> None:
         self.host, self.port = host, port or SIMCONNECT_PORT
         #: wall seconds the recording may take (None: the kit's default, twice the length plus 10 s)
         self.wall_budget_s = wall_budget_s
@@ -37,13 +45,23 @@ class MsfsRecorder:
         self.reconnect_timeout_s = reconnect_timeout_s
 
     def record(self, out: str | Path, *, seconds: float, hz: int = 50, task_id: str | None = None) -> Path:
-        client = SimConnectClient(lambda: make_transport(self.host, self.port, protocol=self.protocol, prefer="tcp"),
-                                  app_name="simbridge recorder")
+        client = SimConnectClient(
+            lambda: make_transport(self.host, self.port, protocol=self.protocol, prefer="tcp"),
+            app_name="simbridge recorder",
+        )
         rows = _mapping.select(None)
         logger = MsfsLogger(client, rows, hz=hz)
-        episode = EpisodeInfo(task_id=task_id or "record", sim="msfs", adapter="simbridge.adapters.msfs",
-                              provider="none", agent="none", sample_rate_hz=float(hz), flags=["record_only"],
-                              host=f"{self.host}:{self.port}", clock="SIMULATION TIME")
+        episode = EpisodeInfo(
+            task_id=task_id or "record",
+            sim="msfs",
+            adapter="simbridge.adapters.msfs",
+            provider="none",
+            agent="none",
+            sample_rate_hz=float(hz),
+            flags=["record_only"],
+            host=f"{self.host}:{self.port}",
+            clock="SIMULATION TIME",
+        )
         writer: BundleWriter | None = None
         try:
             server = client.open(self.ready_timeout_s)
@@ -54,8 +72,9 @@ class MsfsRecorder:
             writer = BundleWriter(out, episode, logger.signals)
             status, detail = "completed", ""
             wall_start = time.monotonic()
-            guard = StallGuard(seconds, stale_after_s=self.stale_after_s, wall_budget_s=self.wall_budget_s,
-                               source="SimConnect stream")
+            guard = StallGuard(
+                seconds, stale_after_s=self.stale_after_s, wall_budget_s=self.wall_budget_s, source="SimConnect stream"
+            )
             done = False
             while not done:
                 for s in logger.samples():

@@ -36,14 +36,47 @@ SIMCONNECT_PORT = 500
 FALLBACK_PORT = 2048
 #: where deploy/msfs/ copies adapters/msfs/flights on the MSFS machine
 DEFAULT_FLIGHTS_DIR = r"C:\simbridge\flights"
-BASE_SIGNALS = ["lat_deg", "lon_deg", "alt_msl_ft", "alt_agl_ft", "ias_kt", "gs_kt", "vs_fpm", "heading_true_deg",
-                "pitch_deg", "bank_deg", "on_ground", "crashed"]
+BASE_SIGNALS = [
+    "lat_deg",
+    "lon_deg",
+    "alt_msl_ft",
+    "alt_agl_ft",
+    "ias_kt",
+    "gs_kt",
+    "vs_fpm",
+    "heading_true_deg",
+    "pitch_deg",
+    "bank_deg",
+    "on_ground",
+    "crashed",
+]
 DEFINE_ASSISTS, DEFINE_SNAPSHOT = 10, 11
 EV_PAUSE_ON, EV_PAUSE_OFF, EV_AUTO_RUDDER_TOGGLE = 20, 21, 22
-SNAPSHOT_ROWS = ("com1_mhz", "com1_stby_mhz", "nav1_mhz", "xpdr_code", "xpdr_mode", "baro_inhg", "lat_deg",
-                 "lon_deg", "alt_msl_ft", "on_ground", "engine_running", "autopilot_on")
-_OPTIONS = ("host", "port", "protocol", "transport", "flights_dir", "hz", "ready_timeout_s", "stale_after_s",
-            "load_flight")
+SNAPSHOT_ROWS = (
+    "com1_mhz",
+    "com1_stby_mhz",
+    "nav1_mhz",
+    "xpdr_code",
+    "xpdr_mode",
+    "baro_inhg",
+    "lat_deg",
+    "lon_deg",
+    "alt_msl_ft",
+    "on_ground",
+    "engine_running",
+    "autopilot_on",
+)
+_OPTIONS = (
+    "host",
+    "port",
+    "protocol",
+    "transport",
+    "flights_dir",
+    "hz",
+    "ready_timeout_s",
+    "stale_after_s",
+    "load_flight",
+)
 
 
 class MsfsSession(SimSession):
@@ -51,15 +84,28 @@ class MsfsSession(SimSession):
     signals = tuple(_mapping.TABLE)
     state_ports = (("tcp", SIMCONNECT_PORT), ("tcp", FALLBACK_PORT))
 
-    def __init__(self, *, host: str | None = None, port: int = SIMCONNECT_PORT, protocol: str = "2020",
-                 transport: str = "auto", flights_dir: str = DEFAULT_FLIGHTS_DIR, hz: float | None = None,
-                 ready_timeout_s: float = 60.0, stale_after_s: float = 5.0, load_flight: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        host: str | None = None,
+        port: int = SIMCONNECT_PORT,
+        protocol: str = "2020",
+        transport: str = "auto",
+        flights_dir: str = DEFAULT_FLIGHTS_DIR,
+        hz: float | None = None,
+        ready_timeout_s: float = 60.0,
+        stale_after_s: float = 5.0,
+        load_flight: bool = True,
+    ) -> None:
         self.opts: dict[str, Any] = {k: v for k, v in locals().items() if k in _OPTIONS}
         env = os.environ
         if host is None and env.get("SIMBRIDGE_MSFS_HOST"):
             self.opts["host"] = env["SIMBRIDGE_MSFS_HOST"]
-        for key, name, conv in (("port", "SIMBRIDGE_MSFS_PORT", int), ("protocol", "SIMBRIDGE_MSFS_PROTOCOL", str),
-                                ("flights_dir", "SIMBRIDGE_MSFS_FLIGHTS_DIR", str)):
+        for key, name, conv in (
+            ("port", "SIMBRIDGE_MSFS_PORT", int),
+            ("protocol", "SIMBRIDGE_MSFS_PROTOCOL", str),
+            ("flights_dir", "SIMBRIDGE_MSFS_FLIGHTS_DIR", str),
+        ):
             if env.get(name):
                 try:
                     self.opts[key] = conv(env[name])
@@ -84,17 +130,23 @@ class MsfsSession(SimSession):
         if host is None:
             if dll_available():
                 return
-            raise SimbridgeError("msfs: set SIMBRIDGE_MSFS_HOST (and SIMBRIDGE_MSFS_PORT) to the MSFS machine's "
-                                 "SimConnect address; see docs/msfs.md")
+            raise SimbridgeError(
+                "msfs: set SIMBRIDGE_MSFS_HOST (and SIMBRIDGE_MSFS_PORT) to the MSFS machine's "
+                "SimConnect address; see docs/msfs.md"
+            )
         try:
             port = int(os.environ.get("SIMBRIDGE_MSFS_PORT") or SIMCONNECT_PORT)
         except ValueError:
-            raise SimbridgeError(f"msfs: SIMBRIDGE_MSFS_PORT={os.environ['SIMBRIDGE_MSFS_PORT']!r} is not a port") from None
+            raise SimbridgeError(
+                f"msfs: SIMBRIDGE_MSFS_PORT={os.environ['SIMBRIDGE_MSFS_PORT']!r} is not a port"
+            ) from None
         try:
             socket.create_connection((host, port), timeout=3.0).close()
         except OSError as exc:
-            raise SimbridgeError(f"msfs: no SimConnect server at {host}:{port}: {exc.strerror or exc}; "
-                                 "check SimConnect.xml on the MSFS machine (docs/msfs.md)") from None
+            raise SimbridgeError(
+                f"msfs: no SimConnect server at {host}:{port}: {exc.strerror or exc}; "
+                "check SimConnect.xml on the MSFS machine (docs/msfs.md)"
+            ) from None
 
     @staticmethod
     def _protocol(name: str) -> Protocol:
@@ -107,12 +159,17 @@ class MsfsSession(SimSession):
         o = {**self.opts, **(sandbox.info.get("msfs") or {})}
         host, port = (o["host"], o["port"]) if o["host"] else sandbox.reach(o["port"], "tcp")
         protocol = self._protocol(o["protocol"])
-        self.client = SimConnectClient(lambda: make_transport(host, port, protocol=protocol, prefer=o["transport"]),
-                                       app_name="simbridge harness")
+        self.client = SimConnectClient(
+            lambda: make_transport(host, port, protocol=protocol, prefer=o["transport"]), app_name="simbridge harness"
+        )
         server = self.client.open(min(o["ready_timeout_s"], 30.0) * sandbox.timeout_scale)
-        self._info.update(sim_version=".".join(map(str, server.application_version)),
-                          simconnect_version=".".join(map(str, server.simconnect_version)),
-                          server_name=server.application_name, protocol=int(protocol), simconnect=f"{host}:{port}")
+        self._info.update(
+            sim_version=".".join(map(str, server.application_version)),
+            simconnect_version=".".join(map(str, server.simconnect_version)),
+            server_name=server.application_name,
+            protocol=int(protocol),
+            simconnect=f"{host}:{port}",
+        )
         # every mapped signal (the runner's columns are `signals`; 40 SimVars per frame are cheap)
         wanted = [s for s in dict.fromkeys([*BASE_SIGNALS, *_mapping.TABLE, *task.signals]) if s in _mapping.TABLE]
         missing = [s for s in task.signals if s not in _mapping.TABLE]
@@ -181,8 +238,11 @@ class MsfsSession(SimSession):
             raise HarnessError("msfs: auto-rudder (AUTO COORDINATION) stays on after AUTO_COORDINATION_TOGGLE")
         return {
             "auto_rudder": {"state": "off", "checked": True, "evidence": f"AUTO COORDINATION {before} -> {after}"},
-            "landing_assist": {"state": "off in the .FLT [Assistance]", "checked": False,
-                               "evidence": "no SimVar for the landing assist; set by the flight file only"},
+            "landing_assist": {
+                "state": "off in the .FLT [Assistance]",
+                "checked": False,
+                "evidence": "no SimVar for the landing assist; set by the flight file only",
+            },
             "required_off": list(task.lockdown.disabled_assists),
         }
 
@@ -206,8 +266,9 @@ class MsfsSession(SimSession):
                 raw = self.client.read_once(DEFINE_SNAPSHOT, 92)
                 rows = [_mapping.TABLE[s] for s in SNAPSHOT_ROWS]
                 vals = {r.signal: (r.convert(v) if isinstance(v, (int, float)) else None) for r, v in zip(rows, raw)}
-                out["radios"] = {k: vals[k] for k in ("com1_mhz", "com1_stby_mhz", "nav1_mhz", "xpdr_code",
-                                                      "xpdr_mode", "baro_inhg")}
+                out["radios"] = {
+                    k: vals[k] for k in ("com1_mhz", "com1_stby_mhz", "nav1_mhz", "xpdr_code", "xpdr_mode", "baro_inhg")
+                }
                 out["position"] = {k: vals[k] for k in ("lat_deg", "lon_deg", "alt_msl_ft", "on_ground")}
                 out["aircraft"] = {k: vals[k] for k in ("engine_running", "autopilot_on")}
             except (HarnessError, ValueError) as exc:
@@ -231,7 +292,11 @@ class MsfsSession(SimSession):
         if not c.connected:
             return f"msfs: SimConnect lost: {c.lost or 'closed'}"
         paused = self.logger is not None and self.logger.paused
-        if not paused and c.last_message_mono is not None and time.monotonic() - c.last_message_mono > self.opts["stale_after_s"]:
+        if (
+            not paused
+            and c.last_message_mono is not None
+            and time.monotonic() - c.last_message_mono > self.opts["stale_after_s"]
+        ):
             return f"msfs: no SimConnect data for {self.opts['stale_after_s']:g} s"
         return None
 

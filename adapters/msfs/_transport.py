@@ -68,8 +68,7 @@ class SimConnectTransport(abc.ABC):
 class TcpTransport(SimConnectTransport):
     """SimConnect over TCP, framed by the size prefix (frames split or coalesced are fine)."""
 
-    def __init__(self, host: str, port: int = w.DEFAULT_PORT, *,
-                 protocol: w.Protocol = w.Protocol.KITTYHAWK) -> None:
+    def __init__(self, host: str, port: int = w.DEFAULT_PORT, *, protocol: w.Protocol = w.Protocol.KITTYHAWK) -> None:
         self.host, self.port, self.protocol = host, port, protocol
         self.where = f"{host}:{port}"
         self.sock: socket.socket | None = None
@@ -130,8 +129,9 @@ class DllTransport(SimConnectTransport):  # pragma: no cover - needs Windows and
     """SimConnect.dll through ctypes (the DLL bundled with PyPI `SimConnect`). Untested here:
     CI has no Windows; the calls follow the SimConnect SDK signatures."""
 
-    def __init__(self, dll_path: str | None = None, *, config_index: int = 0,
-                 protocol: w.Protocol = w.Protocol.KITTYHAWK) -> None:
+    def __init__(
+        self, dll_path: str | None = None, *, config_index: int = 0, protocol: w.Protocol = w.Protocol.KITTYHAWK
+    ) -> None:
         if dll_path is None:
             import os
 
@@ -147,8 +147,9 @@ class DllTransport(SimConnectTransport):  # pragma: no cover - needs Windows and
     def connect(self, app_name: str, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
         while True:
-            hr = self.dll.SimConnect_Open(ctypes.byref(self.handle), app_name.encode("latin-1"), None, 0, None,
-                                          self.config_index)
+            hr = self.dll.SimConnect_Open(
+                ctypes.byref(self.handle), app_name.encode("latin-1"), None, 0, None, self.config_index
+            )
             if hr == 0:
                 return
             if time.monotonic() > deadline:
@@ -157,7 +158,7 @@ class DllTransport(SimConnectTransport):  # pragma: no cover - needs Windows and
 
     def call(self, fn: Fn, *args: Any) -> int:
         d, h = self.dll, self.handle
-        s = (lambda v: v.encode("latin-1"))
+        s = lambda v: v.encode("latin-1")
         if fn == Fn.MAP_CLIENT_EVENT_TO_SIM_EVENT:
             hr = d.SimConnect_MapClientEventToSimEvent(h, args[0], s(args[1]))
         elif fn == Fn.TRANSMIT_CLIENT_EVENT:
@@ -166,8 +167,9 @@ class DllTransport(SimConnectTransport):  # pragma: no cover - needs Windows and
             define_id, name, units, dt, *rest = args
             eps = rest[0] if rest else 0.0
             datum = rest[1] if len(rest) > 1 else w.UNUSED
-            hr = d.SimConnect_AddToDataDefinition(h, define_id, s(name), s(units) if units else None, int(dt),
-                                                  ctypes.c_float(eps), ctypes.c_uint32(datum))
+            hr = d.SimConnect_AddToDataDefinition(
+                h, define_id, s(name), s(units) if units else None, int(dt), ctypes.c_float(eps), ctypes.c_uint32(datum)
+            )
         elif fn == Fn.CLEAR_DATA_DEFINITION:
             hr = d.SimConnect_ClearDataDefinition(h, args[0])
         elif fn == Fn.REQUEST_DATA_ON_SIM_OBJECT:
@@ -218,8 +220,9 @@ def dll_available() -> bool:
     return importlib.util.find_spec("SimConnect") is not None
 
 
-def make_transport(host: str | None, port: int | None, *, protocol: w.Protocol = w.Protocol.KITTYHAWK,
-                   prefer: str = "auto") -> SimConnectTransport:
+def make_transport(
+    host: str | None, port: int | None, *, protocol: w.Protocol = w.Protocol.KITTYHAWK, prefer: str = "auto"
+) -> SimConnectTransport:
     """TCP when a host is given or the DLL is not there; the DLL on Windows for a local MSFS.
     `prefer` is "auto", "tcp" or "dll"."""
     if prefer not in ("auto", "tcp", "dll"):

@@ -122,21 +122,58 @@ class DataType(enum.IntEnum):
 
 #: how each supported datum type sits in a data message
 DATUM_FORMAT: dict[DataType, str] = {
-    DataType.INT32: "<i", DataType.INT64: "<q", DataType.FLOAT32: "<f", DataType.FLOAT64: "<d",
-    DataType.STRING8: "<8s", DataType.STRING32: "<32s", DataType.STRING64: "<64s",
-    DataType.STRING128: "<128s", DataType.STRING256: "<256s", DataType.STRING260: "<260s",
+    DataType.INT32: "<i",
+    DataType.INT64: "<q",
+    DataType.FLOAT32: "<f",
+    DataType.FLOAT64: "<d",
+    DataType.STRING8: "<8s",
+    DataType.STRING32: "<32s",
+    DataType.STRING64: "<64s",
+    DataType.STRING128: "<128s",
+    DataType.STRING256: "<256s",
+    DataType.STRING260: "<260s",
 }
 
 #: SIMCONNECT_EXCEPTION names in order (src/enums/SimConnectException.ts)
 EXCEPTION_NAMES: tuple[str, ...] = (
-    "NONE", "ERROR", "SIZE_MISMATCH", "UNRECOGNIZED_ID", "UNOPENED", "VERSION_MISMATCH", "TOO_MANY_GROUPS",
-    "NAME_UNRECOGNIZED", "TOO_MANY_EVENT_NAMES", "EVENT_ID_DUPLICATE", "TOO_MANY_MAPS", "TOO_MANY_OBJECTS",
-    "TOO_MANY_REQUESTS", "WEATHER_INVALID_PORT", "WEATHER_INVALID_METAR", "WEATHER_UNABLE_TO_GET_OBSERVATION",
-    "WEATHER_UNABLE_TO_CREATE_STATION", "WEATHER_UNABLE_TO_REMOVE_STATION", "INVALID_DATA_TYPE",
-    "INVALID_DATA_SIZE", "DATA_ERROR", "INVALID_ARRAY", "CREATE_OBJECT_FAILED", "LOAD_FLIGHTPLAN_FAILED",
-    "OPERATION_INVALID_FOR_OBJECT_TYPE", "ILLEGAL_OPERATION", "ALREADY_SUBSCRIBED", "INVALID_ENUM",
-    "DEFINITION_ERROR", "DUPLICATE_ID", "DATUM_ID", "OUT_OF_BOUNDS", "ALREADY_CREATED",
-    "OBJECT_OUTSIDE_REALITY_BUBBLE", "OBJECT_CONTAINER", "OBJECT_AI", "OBJECT_ATC", "OBJECT_SCHEDULE",
+    "NONE",
+    "ERROR",
+    "SIZE_MISMATCH",
+    "UNRECOGNIZED_ID",
+    "UNOPENED",
+    "VERSION_MISMATCH",
+    "TOO_MANY_GROUPS",
+    "NAME_UNRECOGNIZED",
+    "TOO_MANY_EVENT_NAMES",
+    "EVENT_ID_DUPLICATE",
+    "TOO_MANY_MAPS",
+    "TOO_MANY_OBJECTS",
+    "TOO_MANY_REQUESTS",
+    "WEATHER_INVALID_PORT",
+    "WEATHER_INVALID_METAR",
+    "WEATHER_UNABLE_TO_GET_OBSERVATION",
+    "WEATHER_UNABLE_TO_CREATE_STATION",
+    "WEATHER_UNABLE_TO_REMOVE_STATION",
+    "INVALID_DATA_TYPE",
+    "INVALID_DATA_SIZE",
+    "DATA_ERROR",
+    "INVALID_ARRAY",
+    "CREATE_OBJECT_FAILED",
+    "LOAD_FLIGHTPLAN_FAILED",
+    "OPERATION_INVALID_FOR_OBJECT_TYPE",
+    "ILLEGAL_OPERATION",
+    "ALREADY_SUBSCRIBED",
+    "INVALID_ENUM",
+    "DEFINITION_ERROR",
+    "DUPLICATE_ID",
+    "DATUM_ID",
+    "OUT_OF_BOUNDS",
+    "ALREADY_CREATED",
+    "OBJECT_OUTSIDE_REALITY_BUBBLE",
+    "OBJECT_CONTAINER",
+    "OBJECT_AI",
+    "OBJECT_ATC",
+    "OBJECT_SCHEDULE",
 )
 
 
@@ -179,8 +216,12 @@ def open_body(app_name: str, protocol: Protocol) -> bytes:
     """src/SimConnectConnection.ts:2022-2031: name[256], u32 0, byte 0, alias[3] ('HK'/'RS' + NUL),
     then the version quadruple."""
     v = OPEN_VERSIONS[protocol]
-    return (fixed_string(app_name, 256, what="application name") + struct.pack("<IB", 0, 0)
-            + v.alias.ljust(3, b"\0") + struct.pack("<IIII", v.major, v.minor, v.build_major, v.build_minor))
+    return (
+        fixed_string(app_name, 256, what="application name")
+        + struct.pack("<IB", 0, 0)
+        + v.alias.ljust(3, b"\0")
+        + struct.pack("<IIII", v.major, v.minor, v.build_major, v.build_minor)
+    )
 
 
 def map_client_event_body(client_event_id: int, event_name: str) -> bytes:
@@ -193,16 +234,29 @@ def transmit_client_event_body(object_id: int, client_event_id: int, data: int, 
     return struct.pack("<IIIII", object_id, client_event_id, data & 0xFFFFFFFF, group_id, flags)
 
 
-def add_to_data_definition_body(define_id: int, datum_name: str, units: str | None, datatype: DataType,
-                                epsilon: float = 0.0, datum_id: int = UNUSED) -> bytes:
+def add_to_data_definition_body(
+    define_id: int, datum_name: str, units: str | None, datatype: DataType, epsilon: float = 0.0, datum_id: int = UNUSED
+) -> bytes:
     """src/SimConnectConnection.ts:393-410: u32 define id, name[256], units[256] (empty for
     strings and structs), u32 datatype, f32 epsilon, u32 datum id."""
-    return (struct.pack("<I", define_id) + fixed_string(datum_name, 256, what="SimVar name")
-            + fixed_string(units or "", 256, what="units") + struct.pack("<IfI", int(datatype), epsilon, datum_id))
+    return (
+        struct.pack("<I", define_id)
+        + fixed_string(datum_name, 256, what="SimVar name")
+        + fixed_string(units or "", 256, what="units")
+        + struct.pack("<IfI", int(datatype), epsilon, datum_id)
+    )
 
 
-def request_data_body(request_id: int, define_id: int, object_id: int, period: Period,
-                      flags: int = 0, origin: int = 0, interval: int = 0, limit: int = 0) -> bytes:
+def request_data_body(
+    request_id: int,
+    define_id: int,
+    object_id: int,
+    period: Period,
+    flags: int = 0,
+    origin: int = 0,
+    interval: int = 0,
+    limit: int = 0,
+) -> bytes:
     """src/SimConnectConnection.ts:448-467: eight u32."""
     return struct.pack("<IIIIIIII", request_id, define_id, object_id, int(period), int(flags), origin, interval, limit)
 
@@ -301,11 +355,11 @@ def parse_message(frame: bytes) -> tuple[int, Recv]:
     size, protocol, recv_id = HEADER_IN.unpack_from(frame)
     if size != len(frame):
         raise WireError(f"SimConnect message says {size} bytes but has {len(frame)}")
-    body = frame[HEADER_IN.size:]
+    body = frame[HEADER_IN.size :]
     try:
         if recv_id == RecvId.SIMOBJECT_DATA or recv_id == RecvId.SIMOBJECT_DATA_BYTYPE:
             r, o, d, fl, en, of, dc = _DATA.unpack_from(body)
-            return protocol, RecvSimObjectData(r, o, d, fl, en, of, dc, body[_DATA.size:])
+            return protocol, RecvSimObjectData(r, o, d, fl, en, of, dc, body[_DATA.size :])
         if recv_id == RecvId.EVENT:
             return protocol, RecvEvent(*_EVENT.unpack_from(body))
         if recv_id == RecvId.EXCEPTION:
@@ -335,7 +389,7 @@ def parse_client_packet(frame: bytes) -> tuple[int, int, int, bytes]:
     size, protocol, fn, send_id = HEADER_OUT.unpack_from(frame)
     if size != len(frame) or fn & 0xF0000000 != 0xF0000000:
         raise WireError(f"not a SimConnect client packet (size {size} of {len(frame)}, function {fn:#x})")
-    return protocol, fn & 0x0FFFFFFF, send_id, frame[HEADER_OUT.size:]
+    return protocol, fn & 0x0FFFFFFF, send_id, frame[HEADER_OUT.size :]
 
 
 class FrameSplitter:
@@ -382,8 +436,9 @@ def decode_untagged(data: bytes, types: list[DataType]) -> list[float | str]:
     try:
         values = _block_struct(tuple(types)).unpack_from(data)
     except struct.error:
-        raise WireError(f"data block of {len(data)} bytes is shorter than its definition "
-                        f"({_block_struct(tuple(types)).size} bytes)") from None
+        raise WireError(
+            f"data block of {len(data)} bytes is shorter than its definition ({_block_struct(tuple(types)).size} bytes)"
+        ) from None
     return [read_fixed_string(v) if isinstance(v, bytes) else v for v in values]
 
 

@@ -46,17 +46,41 @@ IDENTIFIER = b"openBVE_LOGS"
 FOOTER = b"_fileEND"
 VERSION = 1
 
-BLACKBOX_DTYPE = np.dtype([("time", "<f8"), ("position", "<f8"), ("speed", "<f4"), ("accel", "<f4"),
-                           ("rev_driver", "<i2"), ("rev_safety", "<i2"), ("power_driver", "<i2"),
-                           ("power_safety", "<i2"), ("brake_driver", "<i2"), ("brake_safety", "<i2"),
-                           ("reserved", "<i2")])
+BLACKBOX_DTYPE = np.dtype(
+    [
+        ("time", "<f8"),
+        ("position", "<f8"),
+        ("speed", "<f4"),
+        ("accel", "<f4"),
+        ("rev_driver", "<i2"),
+        ("rev_safety", "<i2"),
+        ("power_driver", "<i2"),
+        ("power_safety", "<i2"),
+        ("brake_driver", "<i2"),
+        ("brake_safety", "<i2"),
+        ("reserved", "<i2"),
+    ]
+)
 SCORE_DTYPE = np.dtype([("time", "<f8"), ("position", "<f8"), ("value", "<i4"), ("token", "<i2")])
 assert BLACKBOX_DTYPE.itemsize == 38 and SCORE_DTYPE.itemsize == 22
 
 #: Game.ScoreTextToken (Score.Tokens.cs)
-SCORE_TOKENS = {0: "invalid", 1: "overspeed", 2: "passed_red_signal", 3: "toppling", 4: "derailed",
-                5: "passenger_discomfort", 6: "doors_opened", 7: "arrived_at_station", 8: "perfect_time_bonus",
-                9: "late", 10: "perfect_stop_bonus", 11: "stop", 12: "premature_departure", 13: "total"}
+SCORE_TOKENS = {
+    0: "invalid",
+    1: "overspeed",
+    2: "passed_red_signal",
+    3: "toppling",
+    4: "derailed",
+    5: "passenger_discomfort",
+    6: "doors_opened",
+    7: "arrived_at_station",
+    8: "perfect_time_bonus",
+    9: "late",
+    10: "perfect_stop_bonus",
+    11: "stop",
+    12: "premature_departure",
+    13: "total",
+}
 BRAKE_EMERGENCY = -1
 #: physical limits of a black-box entry: beyond them a value is corrupt, not a train (the
 #: longest real line is under 10 000 km; no rail vehicle reaches 1000 km/h or 100 m/s²)
@@ -88,7 +112,7 @@ class _Reader:
     def take(self, n: int, what: str) -> bytes:
         if self.pos + n > len(self.data):
             raise self.fail(f"file ends inside {what} (needs {n} bytes, {len(self.data) - self.pos} left; truncated?)")
-        b = self.data[self.pos:self.pos + n]
+        b = self.data[self.pos : self.pos + n]
         self.pos += n
         return b
 
@@ -117,7 +141,10 @@ class _Reader:
         if n < 0:
             raise self.fail(f"negative {what} count {n}", at)
         if n * dtype.itemsize > len(self.data) - self.pos:
-            raise self.fail(f"{n} {what} records of {dtype.itemsize} B do not fit in the {len(self.data) - self.pos} bytes left (truncated?)", at)
+            raise self.fail(
+                f"{n} {what} records of {dtype.itemsize} B do not fit in the {len(self.data) - self.pos} bytes left (truncated?)",
+                at,
+            )
         arr = np.frombuffer(self.take(n * dtype.itemsize, f"{what}s"), dtype=dtype).copy()
         return arr
 
@@ -190,7 +217,9 @@ def import_logs(path: str | Path, out: str | Path, *, task_id: str = "T14", forc
         raise LogsError(f"{path}: no black-box entries (Options → black box was off, or the run was under a second)")
     if np.any(np.diff(e["time"]) < 0):
         i = int(np.flatnonzero(np.diff(e["time"]) < 0)[0]) + 1
-        raise LogsError(f"{path}: black-box entry {i}: time goes backwards ({e['time'][i - 1]:g} → {e['time'][i]:g}; run past midnight?)")
+        raise LogsError(
+            f"{path}: black-box entry {i}: time goes backwards ({e['time'][i - 1]:g} → {e['time'][i]:g}; run past midnight?)"
+        )
     t0 = float(e["time"][0])
     with np.errstate(over="ignore", invalid="ignore"):
         cols = {
@@ -202,22 +231,44 @@ def import_logs(path: str | Path, out: str | Path, *, task_id: str = "T14", forc
             "reverser": e["rev_driver"].astype(float),
             "power_notch": e["power_driver"].astype(float),
             "brake_notch": e["brake_driver"].astype(float),
-            "emergency_brake": ((e["brake_driver"] == BRAKE_EMERGENCY) | (e["brake_safety"] == BRAKE_EMERGENCY)).astype(float),
+            "emergency_brake": ((e["brake_driver"] == BRAKE_EMERGENCY) | (e["brake_safety"] == BRAKE_EMERGENCY)).astype(
+                float
+            ),
         }
     check = RangeCheck(LIMITS)
     ok = check.keep(cols)
     if not ok.any():
         raise LogsError(f"{path}: all {e.size} black-box entries are out of range ({check.flag()})")
     cols = {k: v[ok] for k, v in cols.items()}
-    events = [{"t": float(s["time"]) - t0, "kind": "openbve_score",
-               "data": {"token": SCORE_TOKENS.get(int(s["token"]), f"token_{int(s['token'])}"), "token_id": int(s["token"]),
-                        "value": int(s["value"]),
-                        "position_m": float(s["position"]) if abs(float(s["position"])) <= 1e7 else None}}
-              for s in log.scores if np.isfinite(s["time"])]
+    events = [
+        {
+            "t": float(s["time"]) - t0,
+            "kind": "openbve_score",
+            "data": {
+                "token": SCORE_TOKENS.get(int(s["token"]), f"token_{int(s['token'])}"),
+                "token_id": int(s["token"]),
+                "value": int(s["value"]),
+                "position_m": float(s["position"]) if abs(float(s["position"])) <= 1e7 else None,
+            },
+        }
+        for s in log.scores
+        if np.isfinite(s["time"])
+    ]
     ep = EpisodeInfo(task_id=task_id, sim="openbve", adapter="openbve.logs", flags=flags_of(check.flag()))
-    snaps = {"start": {"openbve_route": log.route, "openbve_train": log.train, "openbve_date": log.date,
-                       "openbve_game_mode": log.game_mode, "openbve_game_mode_name": GAME_MODES.get(log.game_mode)},
-             "end": {"openbve_max_score": log.max_score, "openbve_score_total": int(log.scores["value"].astype(np.int64).sum()),
-                     "openbve_entries": int(e.size), "openbve_bad_entries": check.n_bad,
-                     "openbve_bad_by_column": dict(check.dropped)}}
+    snaps = {
+        "start": {
+            "openbve_route": log.route,
+            "openbve_train": log.train,
+            "openbve_date": log.date,
+            "openbve_game_mode": log.game_mode,
+            "openbve_game_mode_name": GAME_MODES.get(log.game_mode),
+        },
+        "end": {
+            "openbve_max_score": log.max_score,
+            "openbve_score_total": int(log.scores["value"].astype(np.int64).sum()),
+            "openbve_entries": int(e.size),
+            "openbve_bad_entries": check.n_bad,
+            "openbve_bad_by_column": dict(check.dropped),
+        },
+    }
     return write_bundle(prepare_out(out, force=force), ep, cols, events=events, snapshots=snaps)

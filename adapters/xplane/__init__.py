@@ -6,7 +6,13 @@ Built from X-Plane's documented protocols and proven against the protocol double
 
 from simbridge.adapters.xplane._fms import FmsEntry, FmsProbeClient
 from simbridge.adapters.xplane._frames import Frame, FrameAssembler
-from simbridge.adapters.xplane._lockdown import LockdownError, LockdownReport, host_only_rules, inspect_install, require_locked_down
+from simbridge.adapters.xplane._lockdown import (
+    LockdownError,
+    LockdownReport,
+    host_only_rules,
+    inspect_install,
+    require_locked_down,
+)
 from simbridge.adapters.xplane._logger import RrefLogger
 from simbridge.adapters.xplane._mapping import CLOCK_DATAREF, TABLE, SignalMap
 from simbridge.adapters.xplane._recorder import XPlaneRecorder
@@ -17,8 +23,28 @@ from simbridge.adapters.xplane._webapi import WebApiClient, WebSocketSubscriptio
 from simbridge.adapters.xplane._xpc import XpcClient
 
 __all__ = [
-    "CLOCK_DATAREF", "FmsEntry", "FmsProbeClient", "Frame", "FrameAssembler", "LockdownError", "LockdownReport",
-    "RrefLogger", "RrefPacket", "SignalMap", "TABLE", "TaskPlan", "UdpClient", "WebApiClient", "WebSocketSubscription",
-    "XPlaneRecorder", "XPlaneSession", "XpcClient", "flight_init", "host_only_rules", "inspect_install", "listen_beacon",
-    "plan_task", "require_locked_down",
+    "CLOCK_DATAREF",
+    "FmsEntry",
+    "FmsProbeClient",
+    "Frame",
+    "FrameAssembler",
+    "LockdownError",
+    "LockdownReport",
+    "RrefLogger",
+    "RrefPacket",
+    "SignalMap",
+    "TABLE",
+    "TaskPlan",
+    "UdpClient",
+    "WebApiClient",
+    "WebSocketSubscription",
+    "XPlaneRecorder",
+    "XPlaneSession",
+    "XpcClient",
+    "flight_init",
+    "host_only_rules",
+    "inspect_install",
+    "listen_beacon",
+    "plan_task",
+    "require_locked_down",
 ]

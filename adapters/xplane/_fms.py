@@ -32,8 +32,21 @@ _HEAD = struct.Struct("<ii")
 _ENTRY = struct.Struct("<iiiffB")
 
 #: XPLMNavType values (XPLMNavigation.h)
-NAV_TYPES = {0: "unknown", 1: "airport", 2: "ndb", 4: "vor", 8: "ils", 16: "localizer", 32: "glideslope",
-             64: "outer_marker", 128: "middle_marker", 256: "inner_marker", 512: "fix", 1024: "dme", 2048: "latlon"}
+NAV_TYPES = {
+    0: "unknown",
+    1: "airport",
+    2: "ndb",
+    4: "vor",
+    8: "ils",
+    16: "localizer",
+    32: "glideslope",
+    64: "outer_marker",
+    128: "middle_marker",
+    256: "inner_marker",
+    512: "fix",
+    1024: "dme",
+    2048: "latlon",
+}
 
 
 @dataclass(frozen=True)
@@ -73,15 +86,22 @@ def decode_fmsl(data: bytes) -> tuple[list[FmsEntry], int]:
             raise HarnessError(f"FMS probe: reply truncated at entry {i} of {count}")
         nav_type, ref, alt, lat, lon, n = _ENTRY.unpack_from(data, pos)
         pos += _ENTRY.size
-        ident = data[pos:pos + n].decode("ascii", "replace")
+        ident = data[pos : pos + n].decode("ascii", "replace")
         pos += n
         entries.append(FmsEntry(i, nav_type, ident, ref, alt, lat, lon))
     return entries, dest
 
 
 class FmsProbeClient:
-    def __init__(self, host: str = "127.0.0.1", port: int = FMS_PORT, *, timeout_s: float = 0.5, retries: int = 2,
-                 transport: DatagramTransport | None = None) -> None:
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = FMS_PORT,
+        *,
+        timeout_s: float = 0.5,
+        retries: int = 2,
+        transport: DatagramTransport | None = None,
+    ) -> None:
         self.transport = transport or DatagramTransport(host, port)
         self.timeout_s, self.retries = timeout_s, retries
 
@@ -93,16 +113,21 @@ class FmsProbeClient:
                 data = self.transport.recv(left)
                 if data is not None and data[:4] == b"FMSL":
                     return decode_fmsl(data)
-        raise HarnessError(f"FMS probe: no reply from {self.transport.remote[0]}:{self.transport.remote[1]}; "
-                           "is the simbridge FMS plugin installed in X-Plane?")
+        raise HarnessError(
+            f"FMS probe: no reply from {self.transport.remote[0]}:{self.transport.remote[1]}; "
+            "is the simbridge FMS plugin installed in X-Plane?"
+        )
 
     def snapshot(self) -> dict[str, Any]:
         entries, dest = self.legs()
         airports = [e.ident for e in entries if e.nav_type == 1]
-        return {"legs": [asdict(e) | {"kind": e.kind} for e in entries], "destination_index": dest,
-                "origin": airports[0] if airports else None,
-                "destination": airports[-1] if len(airports) > 1 else None,
-                "source": "XPLMNavigation via simbridge FMS plugin"}
+        return {
+            "legs": [asdict(e) | {"kind": e.kind} for e in entries],
+            "destination_index": dest,
+            "origin": airports[0] if airports else None,
+            "destination": airports[-1] if len(airports) > 1 else None,
+            "source": "XPLMNavigation via simbridge FMS plugin",
+        }
 
     def close(self) -> None:
         self.transport.close()

@@ -107,8 +107,9 @@ def require_locked_down(install_dir: str | Path) -> LockdownReport:
     return report
 
 
-def host_only_rules(host_addr: str, *, udp_port: int = 49000, xpc_port: int = 49009, web_port: int = 8086,
-                    fms_port: int = 49010) -> list[dict[str, object]]:
+def host_only_rules(
+    host_addr: str, *, udp_port: int = 49000, xpc_port: int = 49009, web_port: int = 8086, fms_port: int = 49010
+) -> list[dict[str, object]]:
     """The ports only the harness host may reach, as firewall rules for an operator to apply by
     hand. Descriptive: no provider reads this (see the module docstring for what enforces them)."""
     return [

@@ -40,8 +40,10 @@ class RrefLogger:
         while self.udp.packets_received == 0:
             if time.monotonic() > deadline:
                 host, port = self.udp.transport.remote
-                raise HarnessError(f"X-Plane at {host}:{port} sent no RREF data within {ready_timeout_s:g} s "
-                                   "(is it running, and is 'accept incoming connections' enabled in its network settings?)")
+                raise HarnessError(
+                    f"X-Plane at {host}:{port} sent no RREF data within {ready_timeout_s:g} s "
+                    "(is it running, and is 'accept incoming connections' enabled in its network settings?)"
+                )
             time.sleep(0.01)
 
     def frames(self) -> list[Frame]:

@@ -25,6 +25,7 @@ class SignalMap:
 
 # --------------------------------------------------------------------------- conversions
 
+
 def ident(v: float) -> float:
     return float(v)
 
@@ -53,6 +54,7 @@ def flag(v: float) -> float:
 def at_least(threshold: float) -> Callable[[float], float]:
     def conv(v: float) -> float:
         return 1.0 if v >= threshold else 0.0
+
     return conv
 
 
@@ -75,7 +77,7 @@ def bcd16_to_code(v: float) -> float:
     """A 16-bit BCD squawk (0x4521) -> 4521. X-Plane's transponder_code is already decimal digits;
     this is kept for aircraft plugins that publish BCD."""
     n = int(v)
-    return float(sum(((n >> (4 * i)) & 0xF) * 10 ** i for i in range(4)))
+    return float(sum(((n >> (4 * i)) & 0xF) * 10**i for i in range(4)))
 
 
 def squawk(v: float) -> float:
@@ -103,6 +105,7 @@ def negate(v: float) -> float:
 
 # --------------------------------------------------------------------------- the table
 
+
 def _engine(n: int) -> list[SignalMap]:
     pre = "engine" if n == 0 else f"engine{n + 1}"
     return [
@@ -112,8 +115,12 @@ def _engine(n: int) -> list[SignalMap]:
 
 
 FLIGHT_TABLE: tuple[SignalMap, ...] = (
-    SignalMap("lat_deg", ("sim/flightmodel/position/latitude",), ident,
-              "double dataref; RREF sends float32 (~0.5 m resolution)"),
+    SignalMap(
+        "lat_deg",
+        ("sim/flightmodel/position/latitude",),
+        ident,
+        "double dataref; RREF sends float32 (~0.5 m resolution)",
+    ),
     SignalMap("lon_deg", ("sim/flightmodel/position/longitude",), ident, "as lat_deg"),
     SignalMap("alt_msl_ft", ("sim/flightmodel/position/elevation",), m_to_ft, "true altitude, metres MSL"),
     SignalMap("alt_agl_ft", ("sim/flightmodel/position/y_agl",), m_to_ft, "metres above ground"),
@@ -125,11 +132,16 @@ FLIGHT_TABLE: tuple[SignalMap, ...] = (
     SignalMap("pitch_deg", ("sim/flightmodel/position/theta",), ident),
     SignalMap("bank_deg", ("sim/flightmodel/position/phi",), ident, "phi is positive right wing down"),
     SignalMap("on_ground", ("sim/flightmodel/failures/onground_any",), flag),
-    SignalMap("crashed", ("sim/flightmodel2/misc/has_crashed",), flag,
-              "XP11/12 dataref, absent from 10.41's DataRefs.txt"),
+    SignalMap(
+        "crashed", ("sim/flightmodel2/misc/has_crashed",), flag, "XP11/12 dataref, absent from 10.41's DataRefs.txt"
+    ),
     *_engine(0),
-    SignalMap("magnetos", ("sim/cockpit2/engine/actuators/ignition_key[0]",), ident,
-              "0 off, 1 right, 2 left, 3 both, 4 start: same codes as canonical"),
+    SignalMap(
+        "magnetos",
+        ("sim/cockpit2/engine/actuators/ignition_key[0]",),
+        ident,
+        "0 off, 1 right, 2 left, 3 both, 4 start: same codes as canonical",
+    ),
     SignalMap("mixture", ("sim/cockpit2/engine/actuators/mixture_ratio[0]",), ident),
     SignalMap("throttle", ("sim/cockpit2/engine/actuators/throttle_ratio[0]",), ident),
     SignalMap("master_bat", ("sim/cockpit2/electrical/battery_on[0]",), flag),
@@ -148,10 +160,18 @@ FLIGHT_TABLE: tuple[SignalMap, ...] = (
     SignalMap("ap_alt_target_ft", ("sim/cockpit2/autopilot/altitude_dial_ft",), ident),
     SignalMap("nav1_mhz", ("sim/cockpit2/radios/actuators/nav1_frequency_hz",), freq_10khz_to_mhz),
     SignalMap("nav1_obs_deg", ("sim/cockpit2/radios/actuators/nav1_obs_deg_mag_pilot",), wrap360),
-    SignalMap("loc_dev_dots", ("sim/cockpit2/radios/indicators/nav1_hdef_dots_pilot",), negate,
-              "X-Plane: positive = needle right (aircraft left of course); canonical is the opposite. UNCONFIRMED sign"),
-    SignalMap("gs_dev_dots", ("sim/cockpit2/radios/indicators/nav1_vdef_dots_pilot",), negate,
-              "X-Plane: positive = needle up (aircraft below path); canonical is the opposite. UNCONFIRMED sign"),
+    SignalMap(
+        "loc_dev_dots",
+        ("sim/cockpit2/radios/indicators/nav1_hdef_dots_pilot",),
+        negate,
+        "X-Plane: positive = needle right (aircraft left of course); canonical is the opposite. UNCONFIRMED sign",
+    ),
+    SignalMap(
+        "gs_dev_dots",
+        ("sim/cockpit2/radios/indicators/nav1_vdef_dots_pilot",),
+        negate,
+        "X-Plane: positive = needle up (aircraft below path); canonical is the opposite. UNCONFIRMED sign",
+    ),
     SignalMap("com1_mhz", ("sim/cockpit2/radios/actuators/com1_frequency_hz_833",), freq_khz_to_mhz),
     SignalMap("com1_stby_mhz", ("sim/cockpit2/radios/actuators/com1_standby_frequency_hz_833",), freq_khz_to_mhz),
     SignalMap("xpdr_code", ("sim/cockpit2/radios/actuators/transponder_code",), squawk),

@@ -21,8 +21,15 @@ from simbridge.adapters.xplane._udp import UDP_PORT, UdpClient
 
 
 class XPlaneRecorder:
-    def __init__(self, host: str, port: int | None = None, *, twin: bool = False, ready_timeout_s: float = 10.0,
-                 stale_after_s: float = 5.0) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int | None = None,
+        *,
+        twin: bool = False,
+        ready_timeout_s: float = 10.0,
+        stale_after_s: float = 5.0,
+    ) -> None:
         self.host, self.port = host, port or UDP_PORT
         self.twin = twin
         self.ready_timeout_s = ready_timeout_s
@@ -32,9 +39,17 @@ class XPlaneRecorder:
         rows = _mapping.select(None, twin=self.twin)
         udp = UdpClient(self.host, self.port)
         logger = RrefLogger(udp, rows, hz=hz)
-        episode = EpisodeInfo(task_id=task_id or "record", sim="xplane", adapter="simbridge.adapters.xplane",
-                              provider="none", agent="none", sample_rate_hz=float(hz), flags=["record_only"],
-                              host=f"{self.host}:{self.port}", clock=_mapping.CLOCK_DATAREF)
+        episode = EpisodeInfo(
+            task_id=task_id or "record",
+            sim="xplane",
+            adapter="simbridge.adapters.xplane",
+            provider="none",
+            agent="none",
+            sample_rate_hz=float(hz),
+            flags=["record_only"],
+            host=f"{self.host}:{self.port}",
+            clock=_mapping.CLOCK_DATAREF,
+        )
         writer: BundleWriter | None = None
         status, detail = "completed", ""
         try:

@@ -29,8 +29,20 @@ from simbridge.adapters.xplane._xpc import XPC_PORT, XpcClient
 if TYPE_CHECKING:
     from simbridge._task import TaskSpec
 
-_OPTIONS = ("host", "udp_port", "xpc_port", "web_port", "fms_port", "hz", "install_dir", "start_flight",
-            "executable", "ready_timeout_s", "stale_after_s", "require_lockdown")
+_OPTIONS = (
+    "host",
+    "udp_port",
+    "xpc_port",
+    "web_port",
+    "fms_port",
+    "hz",
+    "install_dir",
+    "start_flight",
+    "executable",
+    "ready_timeout_s",
+    "stale_after_s",
+    "require_lockdown",
+)
 
 
 class XPlaneSession(SimSession):
@@ -51,13 +63,27 @@ class XPlaneSession(SimSession):
         try:
             socket.create_connection(("127.0.0.1", WEB_PORT), timeout=1.0).close()
         except OSError as exc:
-            raise SimbridgeError(f"xplane: no X-Plane answering on 127.0.0.1:{WEB_PORT} (Web API): "
-                                 f"{exc.strerror or exc}; start X-Plane 12 with the Web API enabled") from None
+            raise SimbridgeError(
+                f"xplane: no X-Plane answering on 127.0.0.1:{WEB_PORT} (Web API): "
+                f"{exc.strerror or exc}; start X-Plane 12 with the Web API enabled"
+            ) from None
 
-    def __init__(self, *, host: str | None = None, udp_port: int = UDP_PORT, xpc_port: int | None = XPC_PORT,
-                 web_port: int | None = WEB_PORT, fms_port: int | None = FMS_PORT, hz: int = 50,
-                 install_dir: str | None = None, start_flight: bool = True, executable: str | None = None,
-                 ready_timeout_s: float = 60.0, stale_after_s: float = 5.0, require_lockdown: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        host: str | None = None,
+        udp_port: int = UDP_PORT,
+        xpc_port: int | None = XPC_PORT,
+        web_port: int | None = WEB_PORT,
+        fms_port: int | None = FMS_PORT,
+        hz: int = 50,
+        install_dir: str | None = None,
+        start_flight: bool = True,
+        executable: str | None = None,
+        ready_timeout_s: float = 60.0,
+        stale_after_s: float = 5.0,
+        require_lockdown: bool = True,
+    ) -> None:
         self.opts: dict[str, Any] = {k: v for k, v in locals().items() if k in _OPTIONS}
         self.plan: TaskPlan | None = None
         self.udp: UdpClient | None = None
@@ -103,8 +129,9 @@ class XPlaneSession(SimSession):
         # with no flight to start (T08: the agent starts it) the stream may begin later
         self.logger.start(ready_timeout_s=o["ready_timeout_s"], require_data=self.plan.flight is not None)
         self._install_dir = o["install_dir"]
-        self._info.update(sample_rate_hz=o["hz"], clock=_mapping.CLOCK_DATAREF,
-                          injections=[i.as_dict() for i in self.plan.injections])
+        self._info.update(
+            sample_rate_hz=o["hz"], clock=_mapping.CLOCK_DATAREF, injections=[i.as_dict() for i in self.plan.injections]
+        )
 
     def _wait_web(self, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
@@ -157,8 +184,10 @@ class XPlaneSession(SimSession):
             first = self.plan.injections[0].trigger_agl_ft
             if first is not None:
                 out["failure_agl_ft"] = round(first, 1)
-            out["failure_schedule"] = [{"system": i.system, "trigger_agl_ft": i.as_dict()["trigger_agl_ft"],
-                                        "injected_at_t": i.injected_at_t} for i in self.plan.injections]
+            out["failure_schedule"] = [
+                {"system": i.system, "trigger_agl_ft": i.as_dict()["trigger_agl_ft"], "injected_at_t": i.injected_at_t}
+                for i in self.plan.injections
+            ]
         return out
 
     def _read_raw(self, names: list[str]) -> dict[str, list[float]]:
@@ -227,8 +256,12 @@ class XPlaneSession(SimSession):
         out = dict(self._info)
         if self.logger is not None:
             a = self.logger.assembler
-            out.update(rref_packets=self.udp.packets_received if self.udp else 0, frames=self.logger.frames_out,
-                       dropped_late=a.dropped_late, paused_frames=a.paused_frames)
+            out.update(
+                rref_packets=self.udp.packets_received if self.udp else 0,
+                frames=self.logger.frames_out,
+                dropped_late=a.dropped_late,
+                paused_frames=a.paused_frames,
+            )
         return out
 
     def stop(self) -> None:

@@ -47,9 +47,25 @@ FAILURE_DATAREFS: dict[str, str] = {
 FAILURE_INOPERATIVE = 6.0
 
 #: signals logged on every X-Plane task in addition to the task's own list
-BASE_SIGNALS = ("lat_deg", "lon_deg", "alt_msl_ft", "alt_agl_ft", "ias_kt", "gs_kt", "vs_fpm",
-                "heading_mag_deg", "heading_true_deg", "pitch_deg", "bank_deg", "on_ground", "crashed",
-                "engine_running", "engine_rpm", "throttle", "autopilot_on")
+BASE_SIGNALS = (
+    "lat_deg",
+    "lon_deg",
+    "alt_msl_ft",
+    "alt_agl_ft",
+    "ias_kt",
+    "gs_kt",
+    "vs_fpm",
+    "heading_mag_deg",
+    "heading_true_deg",
+    "pitch_deg",
+    "bank_deg",
+    "on_ground",
+    "crashed",
+    "engine_running",
+    "engine_rpm",
+    "throttle",
+    "autopilot_on",
+)
 
 
 @dataclass
@@ -104,7 +120,8 @@ def flight_init(task: "TaskSpec") -> dict[str, Any]:
     flight: dict[str, Any] = {"aircraft": {"path": aircraft_path(task)}}
     if ist.on_ground is False and ist.position is not None:
         flight["lle_air_start"] = {  # UNCONFIRMED field names
-            "latitude": ist.position.lat_deg, "longitude": ist.position.lon_deg,
+            "latitude": ist.position.lat_deg,
+            "longitude": ist.position.lon_deg,
             "elevation_in_meters": (ist.alt_msl_ft or 0.0) * 0.3048,
             "heading_true": ist.heading_deg or 0.0,
             "speed_in_meters_per_second": (ist.ias_kt or 0.0) * 1852 / 3600,
@@ -119,8 +136,11 @@ def flight_init(task: "TaskSpec") -> dict[str, Any]:
             ramp["ramp"] = ist.parking  # UNCONFIRMED field name
         flight["ramp_start"] = ramp
     elif ist.position is not None:
-        flight["lle_ground_start"] = {"latitude": ist.position.lat_deg, "longitude": ist.position.lon_deg,
-                                      "heading_true": ist.heading_deg or 0.0}
+        flight["lle_ground_start"] = {
+            "latitude": ist.position.lat_deg,
+            "longitude": ist.position.lon_deg,
+            "heading_true": ist.heading_deg or 0.0,
+        }
     else:
         raise KeyError(f"{task.id}: initial_state has no airport, runway, helipad or position to start from")
     if ist.engine in ("running", "cold_and_dark", "off"):

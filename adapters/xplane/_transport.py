@@ -21,8 +21,15 @@ def default_bind_host(remote_host: str) -> str:
 class DatagramTransport:
     """One UDP socket talking to one remote (host, port)."""
 
-    def __init__(self, host: str, port: int, *, bind_host: str | None = None, bind_port: int = 0,
-                 recv_buffer_bytes: int = 1 << 20) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        bind_host: str | None = None,
+        bind_port: int = 0,
+        recv_buffer_bytes: int = 1 << 20,
+    ) -> None:
         self.remote = (socket.gethostbyname(host), port)
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         try:

@@ -31,8 +31,16 @@ class RrefPacket:
 
 
 class UdpClient:
-    def __init__(self, host: str = "127.0.0.1", port: int = UDP_PORT, *, transport: DatagramTransport | None = None,
-                 pace_every: int = 100, pace_s: float = 0.05, max_queue: int = 100_000) -> None:
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = UDP_PORT,
+        *,
+        transport: DatagramTransport | None = None,
+        pace_every: int = 100,
+        pace_s: float = 0.05,
+        max_queue: int = 100_000,
+    ) -> None:
         self.transport = transport or DatagramTransport(host, port)
         self.index_to_name: dict[int, str] = {}
         self._next_index = 0
@@ -148,8 +156,9 @@ class UdpClient:
         self.close()
 
 
-def listen_beacon(timeout_s: float = 3.0, *, group: str | None = w.BEACON_GROUP, port: int = w.BEACON_PORT,
-                  bind_host: str = "") -> tuple[w.Beacon, str]:
+def listen_beacon(
+    timeout_s: float = 3.0, *, group: str | None = w.BEACON_GROUP, port: int = w.BEACON_PORT, bind_host: str = ""
+) -> tuple[w.Beacon, str]:
     """Wait for one BECN datagram; returns the beacon and the sender's address.
 
     `group=None` listens for unicast beacons only (tests on loopback).

@@ -89,10 +89,10 @@ class Beacon:
 
     major: int
     minor: int
-    host_id: int          # 1 = X-Plane, 2 = PlaneMaker
-    version: int          # e.g. 120100
-    role: int             # 1 master, 2 external visual, 3 IOS
-    port: int             # where it receives UDP (49000 by default)
+    host_id: int  # 1 = X-Plane, 2 = PlaneMaker
+    version: int  # e.g. 120100
+    role: int  # 1 master, 2 external visual, 3 IOS
+    port: int  # where it receives UDP (49000 by default)
     hostname: str
     raknet_port: int | None = None
 
@@ -101,7 +101,9 @@ _BECN = struct.Struct("<BBiiIH")
 
 
 def encode_becn(b: Beacon) -> bytes:
-    out = b"BECN\x00" + _BECN.pack(b.major, b.minor, b.host_id, b.version, b.role, b.port) + b.hostname.encode() + b"\x00"
+    out = (
+        b"BECN\x00" + _BECN.pack(b.major, b.minor, b.host_id, b.version, b.role, b.port) + b.hostname.encode() + b"\x00"
+    )
     if b.raknet_port is not None:
         out += struct.pack("<H", b.raknet_port)
     return out
@@ -113,7 +115,7 @@ def decode_becn(data: bytes) -> Beacon:
     if data[:4] != b"BECN" or len(data) < 5 + _BECN.size + 1:
         raise UdpWireError(f"not a BECN datagram: {data[:5]!r} ({len(data)} B)")
     major, minor, host, version, role, port = _BECN.unpack_from(data, 5)
-    rest = data[5 + _BECN.size:]
+    rest = data[5 + _BECN.size :]
     name, _, tail = rest.partition(b"\x00")
     raknet = struct.unpack_from("<H", tail)[0] if len(tail) >= 2 else None
     return Beacon(major, minor, host, version, role, port, name.decode("utf-8", "replace"), raknet)

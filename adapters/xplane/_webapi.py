@@ -22,8 +22,16 @@ WEB_PORT = 8086
 
 
 class WebApiClient:
-    def __init__(self, host: str = "127.0.0.1", port: int = WEB_PORT, *, version: str = "v2",
-                 timeout_s: float = 5.0, ws_url: str | None = None, transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = WEB_PORT,
+        *,
+        version: str = "v2",
+        timeout_s: float = 5.0,
+        ws_url: str | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
         self.base = f"http://{host}:{port}/api"
         self.version = version
         self.ws_url = ws_url or f"ws://{host}:{port}/api/{version}"
@@ -50,7 +58,7 @@ class WebApiClient:
         """Name -> id via `GET /api/vN/datarefs?filter[name]=...`; unknown names raise."""
         want = [n for n in dict.fromkeys(names) if n not in self._ids]
         for start in range(0, len(want), 50):
-            chunk = want[start:start + 50]
+            chunk = want[start : start + 50]
             params = [("filter[name]", n) for n in chunk] + [("fields", "id,name,value_type")]
             data = self._call("GET", f"/{self.version}/datarefs", params=params)["data"]
             for item in data:
@@ -82,7 +90,9 @@ class WebApiClient:
     # -- commands
     def command_id(self, name: str) -> int:
         if name not in self._cmd_ids:
-            data = self._call("GET", f"/{self.version}/commands", params={"filter[name]": name, "fields": "id,name"})["data"]
+            data = self._call("GET", f"/{self.version}/commands", params={"filter[name]": name, "fields": "id,name"})[
+                "data"
+            ]
             if not data:
                 raise HarnessError(f"X-Plane Web API: unknown command {name!r}")
             self._cmd_ids[name] = int(data[0]["id"])

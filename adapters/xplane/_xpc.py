@@ -20,8 +20,16 @@ XPC_PORT = 49009
 
 
 class XpcClient:
-    def __init__(self, host: str = "127.0.0.1", port: int = XPC_PORT, *, timeout_s: float = 0.1,
-                 retries: int = 3, min_frame_s: float = 1 / 20, transport: DatagramTransport | None = None) -> None:
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = XPC_PORT,
+        *,
+        timeout_s: float = 0.1,
+        retries: int = 3,
+        min_frame_s: float = 1 / 20,
+        transport: DatagramTransport | None = None,
+    ) -> None:
         self.transport = transport or DatagramTransport(host, port)
         self.timeout_s = timeout_s
         self.retries = retries
@@ -49,9 +57,11 @@ class XpcClient:
                 data = self.transport.recv(left)
                 if data is not None and data[:4] == reply_tag:
                     return data
-        raise HarnessError(f"XPC: no {reply_tag.decode()} reply to {msg[:4].decode()} from "
-                           f"{self.transport.remote[0]}:{self.transport.remote[1]} after {self.retries + 1} tries "
-                           f"({self.timeout_s:g} s each); is the XPlaneConnect plugin installed and the port open?")
+        raise HarnessError(
+            f"XPC: no {reply_tag.decode()} reply to {msg[:4].decode()} from "
+            f"{self.transport.remote[0]}:{self.transport.remote[1]} after {self.retries + 1} tries "
+            f"({self.timeout_s:g} s each); is the XPlaneConnect plugin installed and the port open?"
+        )
 
     # -- messages
     def conn(self) -> int:
@@ -63,7 +73,7 @@ class XpcClient:
         """GETD: values of up to 255 datarefs (all as float32; arrays come back whole)."""
         out: dict[str, list[float]] = {}
         for start in range(0, len(names), 255):
-            chunk = list(names[start:start + 255])
+            chunk = list(names[start : start + 255])
             values = w.decode_resp(self._request(w.encode_getd(chunk), b"RESP"))
             if len(values) != len(chunk):
                 raise HarnessError(f"XPC: asked for {len(chunk)} datarefs, RESP carries {len(values)}")
@@ -91,16 +101,33 @@ class XpcClient:
     def get_posi(self, aircraft: int = 0) -> w.Posi:
         return w.decode_posi(self._request(w.encode_getp(aircraft), b"POSI"))
 
-    def send_posi(self, lat_deg: float, lon_deg: float, elev_m_msl: float, pitch_deg: float, roll_deg: float,
-                  true_heading_deg: float, gear: float = -1.0, aircraft: int = 0) -> None:
+    def send_posi(
+        self,
+        lat_deg: float,
+        lon_deg: float,
+        elev_m_msl: float,
+        pitch_deg: float,
+        roll_deg: float,
+        true_heading_deg: float,
+        gear: float = -1.0,
+        aircraft: int = 0,
+    ) -> None:
         self._send(w.encode_posi(lat_deg, lon_deg, elev_m_msl, pitch_deg, roll_deg, true_heading_deg, gear, aircraft))
 
     def get_ctrl(self, aircraft: int = 0) -> w.Ctrl:
         return w.decode_ctrl(self._request(w.encode_getc(aircraft), b"CTRL"))
 
-    def send_ctrl(self, elevator: float = w.UNCHANGED, aileron: float = w.UNCHANGED, rudder: float = w.UNCHANGED,
-                  throttle: float = w.UNCHANGED, gear: int = -1, flaps: float = w.UNCHANGED, aircraft: int = 0,
-                  speedbrake: float = w.UNCHANGED) -> None:
+    def send_ctrl(
+        self,
+        elevator: float = w.UNCHANGED,
+        aileron: float = w.UNCHANGED,
+        rudder: float = w.UNCHANGED,
+        throttle: float = w.UNCHANGED,
+        gear: int = -1,
+        flaps: float = w.UNCHANGED,
+        aircraft: int = 0,
+        speedbrake: float = w.UNCHANGED,
+    ) -> None:
         """Set the controls; any left out keep their value (UNCHANGED, gear -1)."""
         self._send(w.encode_ctrl(elevator, aileron, rudder, throttle, gear, flaps, aircraft, speedbrake))
 

@@ -27,7 +27,9 @@ def _head(tag: bytes) -> bytes:
 
 def _checked(msg: bytes) -> bytes:
     if len(msg) > MAX_MESSAGE_BYTES:
-        raise XpcWireError(f"XPC message {msg[:4]!r} is {len(msg)} bytes; the plugin accepts at most {MAX_MESSAGE_BYTES}")
+        raise XpcWireError(
+            f"XPC message {msg[:4]!r} is {len(msg)} bytes; the plugin accepts at most {MAX_MESSAGE_BYTES}"
+        )
     return msg
 
 
@@ -39,6 +41,7 @@ def _name(name: str, what: str = "name") -> bytes:
 
 
 # --------------------------------------------------------------------------- requests
+
 
 def encode_conn(client_port: int) -> bytes:
     """CONN: tell the plugin which port to send replies to (u16)."""
@@ -70,22 +73,40 @@ def encode_getd(names: Sequence[str]) -> bytes:
     return _checked(_head(b"GETD") + bytes([len(names)]) + b"".join(_name(n, "dataref") for n in names))
 
 
-def encode_posi(lat_deg: float, lon_deg: float, elev_m_msl: float, pitch_deg: float, roll_deg: float,
-                true_heading_deg: float, gear: float = -1.0, aircraft: int = 0) -> bytes:
+def encode_posi(
+    lat_deg: float,
+    lon_deg: float,
+    elev_m_msl: float,
+    pitch_deg: float,
+    roll_deg: float,
+    true_heading_deg: float,
+    gear: float = -1.0,
+    aircraft: int = 0,
+) -> bytes:
     """POSI (46 B): u8 aircraft, f64 lat, f64 lon, f64 elevation m MSL, f32 pitch, roll, true heading, gear (<0 ignored)."""
-    return _head(b"POSI") + struct.pack("<Bdddffff", aircraft, lat_deg, lon_deg, elev_m_msl,
-                                         pitch_deg, roll_deg, true_heading_deg, gear)
+    return _head(b"POSI") + struct.pack(
+        "<Bdddffff", aircraft, lat_deg, lon_deg, elev_m_msl, pitch_deg, roll_deg, true_heading_deg, gear
+    )
 
 
 def encode_getp(aircraft: int = 0) -> bytes:
     return _head(b"GETP") + bytes([aircraft])
 
 
-def encode_ctrl(elevator: float = UNCHANGED, aileron: float = UNCHANGED, rudder: float = UNCHANGED,
-                throttle: float = UNCHANGED, gear: int = -1, flaps: float = UNCHANGED, aircraft: int = 0,
-                speedbrake: float = UNCHANGED) -> bytes:
+def encode_ctrl(
+    elevator: float = UNCHANGED,
+    aileron: float = UNCHANGED,
+    rudder: float = UNCHANGED,
+    throttle: float = UNCHANGED,
+    gear: int = -1,
+    flaps: float = UNCHANGED,
+    aircraft: int = 0,
+    speedbrake: float = UNCHANGED,
+) -> bytes:
     """CTRL (31 B): f32 elevator, aileron, rudder, throttle; i8 gear (-1 keep); f32 flaps; u8 aircraft; f32 speedbrake."""
-    return _head(b"CTRL") + struct.pack("<ffffbfBf", elevator, aileron, rudder, throttle, gear, flaps, aircraft, speedbrake)
+    return _head(b"CTRL") + struct.pack(
+        "<ffffbfBf", elevator, aileron, rudder, throttle, gear, flaps, aircraft, speedbrake
+    )
 
 
 def encode_getc(aircraft: int = 0) -> bytes:
@@ -127,6 +148,7 @@ def encode_comm(commands: Iterable[str]) -> bytes:
 
 
 # --------------------------------------------------------------------------- replies
+
 
 def tag_of(data: bytes) -> str:
     return data[:4].decode("ascii", "replace")

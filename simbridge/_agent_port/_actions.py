@@ -57,42 +57,107 @@ def _a(kind: str, doc: str, **args: Any) -> ActionSpec:
 #: mouse buttons the port can press (X buttons 1-3, 8, 9)
 BUTTONS: Final = ("left", "middle", "right", "back", "forward")
 
-VOCABULARY: dict[str, ActionSpec] = {s.kind: s for s in (
-    ActionSpec("screenshot", {"format": "png", "scale": 1.0, "quality": 80, "region": None},
-               "Capture the screen (png or jpeg; scale < 1 shrinks it; region [x0, y0, x1, y1] crops at "
-               "screen resolution, Inspect's `zoom`).", observe=True),
-    _a("key", "Tap a key or combination in xdotool spelling ('Left', 'ctrl+a'), held hold_s, repeat times.",
-       keys=REQUIRED, hold_s=0.05, repeat=1),
-    _a("key_down", "Press and hold a key (release with key_up).", keys=REQUIRED),
-    _a("key_up", "Release a key held with key_down.", keys=REQUIRED),
-    _a("type", "Type text as key presses; with x, y click there first; press_enter adds Return.",
-       text=REQUIRED, x=None, y=None, press_enter=None),
-    _a("mouse_move", "Move the pointer to screen pixel (x, y).", x=REQUIRED, y=REQUIRED),
-    _a("click", "Click (count 1-3) at (x, y) or where the pointer is, holding modifiers ('shift', 'ctrl').",
-       x=None, y=None, button="left", count=1, modifiers=None),
-    _a("double_click", "Double-click at (x, y) or where the pointer is.", x=None, y=None, button="left",
-       modifiers=None),
-    _a("drag", "Press at path[0], move through the [x, y] points, release at the last.",
-       path=REQUIRED, button="left", duration_s=0.3),
-    _a("scroll", "Wheel clicks at (x, y): dy > 0 down, dx > 0 right, holding modifiers.",
-       x=None, y=None, dx=0, dy=0, modifiers=None),
-    _a("mouse_down", "Press a mouse button (after moving to (x, y) when given).", button="left", x=None, y=None),
-    _a("mouse_up", "Release a mouse button (after moving to (x, y) when given).", button="left", x=None, y=None),
-    ActionSpec("cursor_position", {}, "The pointer's screen position [x, y].", observe=True, logged=False),
-    _a("wait", "Let this many seconds of task time pass (in lockstep: exactly that much simulator time).",
-       seconds=REQUIRED),
-    ActionSpec("elapsed", {}, "Task time: simulator seconds since the episode started.", observe=True,
-               before_ready=True, logged=False),
-    ActionSpec("done", {"reason": ""}, "The task is complete: ends the episode.", observe=True),
-    ActionSpec("give_up", {"reason": ""}, "Stop without completing: ends the episode.", observe=True),
-    ActionSpec("list_files", {}, "Files in the agent's folder [{path, bytes, writable}].", observe=True),
-    ActionSpec("read_file", {"path": REQUIRED, "encoding": "text"},
-               "A file in the agent's folder (encoding base64 for PDFs and images).", observe=True),
-    ActionSpec("write_file", {"path": REQUIRED, "text": REQUIRED},
-               "Write a text file into the agent's folder (e.g. answer.json).", observe=True),
-    ActionSpec("task", {}, "What the agent is told: instruction, documents, time limit, controls.", observe=True,
-               before_ready=True),
-)}
+VOCABULARY: dict[str, ActionSpec] = {
+    s.kind: s
+    for s in (
+        ActionSpec(
+            "screenshot",
+            {"format": "png", "scale": 1.0, "quality": 80, "region": None},
+            "Capture the screen (png or jpeg; scale < 1 shrinks it; region [x0, y0, x1, y1] crops at "
+            "screen resolution, Inspect's `zoom`).",
+            observe=True,
+        ),
+        _a(
+            "key",
+            "Tap a key or combination in xdotool spelling ('Left', 'ctrl+a'), held hold_s, repeat times.",
+            keys=REQUIRED,
+            hold_s=0.05,
+            repeat=1,
+        ),
+        _a("key_down", "Press and hold a key (release with key_up).", keys=REQUIRED),
+        _a("key_up", "Release a key held with key_down.", keys=REQUIRED),
+        _a(
+            "type",
+            "Type text as key presses; with x, y click there first; press_enter adds Return.",
+            text=REQUIRED,
+            x=None,
+            y=None,
+            press_enter=None,
+        ),
+        _a("mouse_move", "Move the pointer to screen pixel (x, y).", x=REQUIRED, y=REQUIRED),
+        _a(
+            "click",
+            "Click (count 1-3) at (x, y) or where the pointer is, holding modifiers ('shift', 'ctrl').",
+            x=None,
+            y=None,
+            button="left",
+            count=1,
+            modifiers=None,
+        ),
+        _a(
+            "double_click",
+            "Double-click at (x, y) or where the pointer is.",
+            x=None,
+            y=None,
+            button="left",
+            modifiers=None,
+        ),
+        _a(
+            "drag",
+            "Press at path[0], move through the [x, y] points, release at the last.",
+            path=REQUIRED,
+            button="left",
+            duration_s=0.3,
+        ),
+        _a(
+            "scroll",
+            "Wheel clicks at (x, y): dy > 0 down, dx > 0 right, holding modifiers.",
+            x=None,
+            y=None,
+            dx=0,
+            dy=0,
+            modifiers=None,
+        ),
+        _a("mouse_down", "Press a mouse button (after moving to (x, y) when given).", button="left", x=None, y=None),
+        _a("mouse_up", "Release a mouse button (after moving to (x, y) when given).", button="left", x=None, y=None),
+        ActionSpec("cursor_position", {}, "The pointer's screen position [x, y].", observe=True, logged=False),
+        _a(
+            "wait",
+            "Let this many seconds of task time pass (in lockstep: exactly that much simulator time).",
+            seconds=REQUIRED,
+        ),
+        ActionSpec(
+            "elapsed",
+            {},
+            "Task time: simulator seconds since the episode started.",
+            observe=True,
+            before_ready=True,
+            logged=False,
+        ),
+        ActionSpec("done", {"reason": ""}, "The task is complete: ends the episode.", observe=True),
+        ActionSpec("give_up", {"reason": ""}, "Stop without completing: ends the episode.", observe=True),
+        ActionSpec("list_files", {}, "Files in the agent's folder [{path, bytes, writable}].", observe=True),
+        ActionSpec(
+            "read_file",
+            {"path": REQUIRED, "encoding": "text"},
+            "A file in the agent's folder (encoding base64 for PDFs and images).",
+            observe=True,
+        ),
+        ActionSpec(
+            "write_file",
+            {"path": REQUIRED, "text": REQUIRED},
+            "Write a text file into the agent's folder (e.g. answer.json).",
+            observe=True,
+        ),
+        ActionSpec(
+            "task",
+            {},
+            "What the agent is told: instruction, documents, time limit, controls.",
+            observe=True,
+            before_ready=True,
+        ),
+    )
+}
 
 #: action kind -> its arguments and defaults (REQUIRED: must be given; None: optional)
 ACTIONS: dict[str, dict[str, Any]] = {k: dict(s.args) for k, s in VOCABULARY.items()}
@@ -105,17 +170,53 @@ FILE_ACTIONS: frozenset[str] = frozenset({"list_files", "read_file", "write_file
 
 # ------------------------------------------------------------------------------------------ computer use
 #: the computer-use actions (Inspect AI's `computer` tool = Anthropic's computer_20250124/20251124)
-COMPUTER_ACTIONS: Final = ("key", "hold_key", "type", "cursor_position", "mouse_move", "left_mouse_down",
-                           "left_mouse_up", "left_click", "left_click_drag", "right_click", "middle_click",
-                           "back_click", "forward_click", "double_click", "triple_click", "scroll", "wait",
-                           "screenshot", "zoom", "open_web_browser", "navigate")
+COMPUTER_ACTIONS: Final = (
+    "key",
+    "hold_key",
+    "type",
+    "cursor_position",
+    "mouse_move",
+    "left_mouse_down",
+    "left_mouse_up",
+    "left_click",
+    "left_click_drag",
+    "right_click",
+    "middle_click",
+    "back_click",
+    "forward_click",
+    "double_click",
+    "triple_click",
+    "scroll",
+    "wait",
+    "screenshot",
+    "zoom",
+    "open_web_browser",
+    "navigate",
+)
 #: the computer tool's argument names (Inspect's: a provider takes its native computer-use path
 #: only when a tool named `computer` has exactly these parameters)
-COMPUTER_PARAMS: Final = ("action", "coordinate", "duration", "region", "scroll_amount", "scroll_direction",
-                          "start_coordinate", "text", "repeat", "press_enter", "actions")
-_CLICKS: Final = {"left_click": ("left", 1), "right_click": ("right", 1), "middle_click": ("middle", 1),
-                  "back_click": ("back", 1), "forward_click": ("forward", 1), "double_click": ("left", 2),
-                  "triple_click": ("left", 3)}
+COMPUTER_PARAMS: Final = (
+    "action",
+    "coordinate",
+    "duration",
+    "region",
+    "scroll_amount",
+    "scroll_direction",
+    "start_coordinate",
+    "text",
+    "repeat",
+    "press_enter",
+    "actions",
+)
+_CLICKS: Final = {
+    "left_click": ("left", 1),
+    "right_click": ("right", 1),
+    "middle_click": ("middle", 1),
+    "back_click": ("back", 1),
+    "forward_click": ("forward", 1),
+    "double_click": ("left", 2),
+    "triple_click": ("left", 3),
+}
 _SCROLL: Final = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 
 
@@ -200,5 +301,6 @@ def computer_call(args: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         return [("wait", {"seconds": args.get("duration") if args.get("duration") is not None else 1.0})]
     if action == "cursor_position":
         return [("cursor_position", {})]
-    raise SimbridgeError(f"computer: {action!r} is not available here: the sandbox shows a simulator, "
-                         "not a web browser")
+    raise SimbridgeError(
+        f"computer: {action!r} is not available here: the sandbox shows a simulator, not a web browser"
+    )

@@ -52,8 +52,12 @@ class TaskBrief(BaseModel):
         lines.append(f"Simulator: {self.sim} ({self.vehicle}).")
         if self.screen_px:
             lines.append(f"Screen: {self.screen_px[0]}×{self.screen_px[1]} pixels; coordinates are screen pixels.")
-        clock = ("The simulator is paused while you decide; each input runs it for a short slice and `wait` runs it "
-                 "for exactly the time asked." if self.lockstep else "The simulator runs in real time.")
+        clock = (
+            "The simulator is paused while you decide; each input runs it for a short slice and `wait` runs it "
+            "for exactly the time asked."
+            if self.lockstep
+            else "The simulator runs in real time."
+        )
         lines.append(f"Time limit: {self.time_limit_s:g} s of simulator time. {clock}")
         if self.inputs:
             lines += ["", "Documents in your folder (read_file):"]
@@ -65,11 +69,24 @@ class TaskBrief(BaseModel):
         return "\n".join(lines)
 
 
-def make_brief(task: "TaskSpec", sim: str, *, time_limit_s: float, lockstep: bool,
-               controls: tuple[tuple[str, str], ...] = (), screen_px: tuple[int, int] | None = None) -> TaskBrief:
+def make_brief(
+    task: "TaskSpec",
+    sim: str,
+    *,
+    time_limit_s: float,
+    lockstep: bool,
+    controls: tuple[tuple[str, str], ...] = (),
+    screen_px: tuple[int, int] | None = None,
+) -> TaskBrief:
     """The brief of `task` on simulator `sim` (the instruction rendered for that simulator)."""
-    return TaskBrief(task_id=task.id, sim=sim, vehicle=task.vehicle.model,
-                     instruction=task.instruction_for(sim),
-                     inputs=[BriefInput(path=f.path, description=f.description) for f in task.inputs],
-                     time_limit_s=float(time_limit_s), lockstep=lockstep, screen_px=screen_px,
-                     controls=[Control(keys=k, action=a) for k, a in controls])
+    return TaskBrief(
+        task_id=task.id,
+        sim=sim,
+        vehicle=task.vehicle.model,
+        instruction=task.instruction_for(sim),
+        inputs=[BriefInput(path=f.path, description=f.description) for f in task.inputs],
+        time_limit_s=float(time_limit_s),
+        lockstep=lockstep,
+        screen_px=screen_px,
+        controls=[Control(keys=k, action=a) for k, a in controls],
+    )

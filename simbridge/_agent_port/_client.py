@@ -40,11 +40,19 @@ class AgentPortClient(abc.ABC):
         return dict(self._call("task", {}))
 
     # -- observation
-    def screenshot(self, format: ImageFormat = "png", scale: float = 1.0, quality: int = 80,
-                   region: Sequence[int] | None = None) -> Screenshot:
+    def screenshot(
+        self, format: ImageFormat = "png", scale: float = 1.0, quality: int = 80, region: Sequence[int] | None = None
+    ) -> Screenshot:
         """The screen; `region` [x0, y0, x1, y1] crops it at screen resolution (a zoom)."""
-        return self._call("screenshot", {"format": format, "scale": scale, "quality": quality,
-                                         "region": None if region is None else [int(v) for v in region]})
+        return self._call(
+            "screenshot",
+            {
+                "format": format,
+                "scale": scale,
+                "quality": quality,
+                "region": None if region is None else [int(v) for v in region],
+            },
+        )
 
     def cursor_position(self) -> tuple[int, int]:
         x, y = self._call("cursor_position", {})
@@ -73,21 +81,29 @@ class AgentPortClient(abc.ABC):
     def mouse_move(self, x: int, y: int) -> None:
         self._call("mouse_move", {"x": x, "y": y})
 
-    def click(self, x: int | None = None, y: int | None = None, button: str = "left", count: int = 1,
-              modifiers: str | None = None) -> None:
+    def click(
+        self,
+        x: int | None = None,
+        y: int | None = None,
+        button: str = "left",
+        count: int = 1,
+        modifiers: str | None = None,
+    ) -> None:
         """Click `count` times; `modifiers` ('shift', 'ctrl+alt') are held around the click."""
         self._call("click", {"x": x, "y": y, "button": button, "count": count, "modifiers": modifiers})
 
-    def double_click(self, x: int | None = None, y: int | None = None, button: str = "left",
-                     modifiers: str | None = None) -> None:
+    def double_click(
+        self, x: int | None = None, y: int | None = None, button: str = "left", modifiers: str | None = None
+    ) -> None:
         self._call("double_click", {"x": x, "y": y, "button": button, "modifiers": modifiers})
 
     def drag(self, path: Sequence[Sequence[int]], button: str = "left", duration_s: float = 0.3) -> None:
         """Press at path[0], move through the points, release at path[-1]."""
         self._call("drag", {"path": [[int(p[0]), int(p[1])] for p in path], "button": button, "duration_s": duration_s})
 
-    def scroll(self, x: int | None = None, y: int | None = None, dx: int = 0, dy: int = 0,
-               modifiers: str | None = None) -> None:
+    def scroll(
+        self, x: int | None = None, y: int | None = None, dx: int = 0, dy: int = 0, modifiers: str | None = None
+    ) -> None:
         """Wheel clicks at (x, y): dy > 0 scrolls down, dx > 0 right."""
         self._call("scroll", {"x": x, "y": y, "dx": dx, "dy": dy, "modifiers": modifiers})
 
@@ -147,8 +163,9 @@ class McpClient(AgentPortClient):
     """Client of the port's MCP server (streamable HTTP), usable from synchronous code: the MCP
     session lives on a private event loop thread."""
 
-    def __init__(self, url: str, *, timeout_s: float = 60.0, token: str | None = None,
-                 ready_timeout_s: float = 600.0) -> None:
+    def __init__(
+        self, url: str, *, timeout_s: float = 60.0, token: str | None = None, ready_timeout_s: float = 600.0
+    ) -> None:
         from mcp import Client
 
         self.url = url
@@ -163,8 +180,9 @@ class McpClient(AgentPortClient):
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            server = streamable_http_client(url, http_client=create_mcp_http_client(
-                headers={"Authorization": f"Bearer {token}"}))
+            server = streamable_http_client(
+                url, http_client=create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+            )
         self._client = Client(server, read_timeout_seconds=timeout_s)
         try:
             self._run(self._client.__aenter__())
@@ -196,8 +214,13 @@ class McpClient(AgentPortClient):
             if getattr(c, "type", "") == "image":
                 meta = json.loads(texts[0]) if texts else {}
                 fmt: ImageFormat = "jpeg" if "jpeg" in c.mime_type else "png"
-                return Screenshot(base64.b64decode(c.data), fmt, int(meta.get("width", 0)),
-                                  int(meta.get("height", 0)), float(meta.get("scale", 1.0)))
+                return Screenshot(
+                    base64.b64decode(c.data),
+                    fmt,
+                    int(meta.get("width", 0)),
+                    int(meta.get("height", 0)),
+                    float(meta.get("scale", 1.0)),
+                )
         if not texts:
             return None
         try:

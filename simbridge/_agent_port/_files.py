@@ -87,8 +87,9 @@ class AgentFiles:
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:
-            raise SimbridgeError(f"read_file: {path!r} is not UTF-8 text ({len(data)} bytes); "
-                                 "read it with encoding='base64'") from None
+            raise SimbridgeError(
+                f"read_file: {path!r} is not UTF-8 text ({len(data)} bytes); read it with encoding='base64'"
+            ) from None
 
     def write(self, path: str, text: str) -> int:
         if not isinstance(text, str):

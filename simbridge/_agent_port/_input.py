@@ -19,27 +19,94 @@ from simbridge._errors import SimbridgeError
 MIN_TAP_SPACING_S = 0.020
 
 _ALIASES = {
-    "enter": "Return", "return": "Return", "esc": "Escape", "escape": "Escape", "tab": "Tab",
-    "backspace": "BackSpace", "delete": "Delete", "del": "Delete", "insert": "Insert", "ins": "Insert",
-    "home": "Home", "end": "End", "pageup": "Prior", "page_up": "Prior", "pgup": "Prior",
-    "pagedown": "Next", "page_down": "Next", "pgdn": "Next",
-    "up": "Up", "down": "Down", "left": "Left", "right": "Right",
-    "arrowup": "Up", "arrowdown": "Down", "arrowleft": "Left", "arrowright": "Right",
-    "space": "space", "spacebar": "space", " ": "space",
-    "ctrl": "Control_L", "control": "Control_L", "alt": "Alt_L", "option": "Alt_L", "shift": "Shift_L",
-    "super": "Super_L", "meta": "Super_L", "cmd": "Super_L", "command": "Super_L", "win": "Super_L",
-    "capslock": "Caps_Lock", "numlock": "Num_Lock",
-    "+": "plus", "-": "minus", "=": "equal", ",": "comma", ".": "period", "/": "slash",
-    "\\": "backslash", ";": "semicolon", "'": "apostrophe", "[": "bracketleft", "]": "bracketright",
-    "`": "grave", "!": "exclam", "@": "at", "#": "numbersign", "$": "dollar", "%": "percent",
-    "^": "asciicircum", "&": "ampersand", "*": "asterisk", "(": "parenleft", ")": "parenright",
-    "_": "underscore", "{": "braceleft", "}": "braceright", "|": "bar", ":": "colon",
-    "\"": "quotedbl", "<": "less", ">": "greater", "?": "question", "~": "asciitilde",
-    "\n": "Return", "\t": "Tab",
+    "enter": "Return",
+    "return": "Return",
+    "esc": "Escape",
+    "escape": "Escape",
+    "tab": "Tab",
+    "backspace": "BackSpace",
+    "delete": "Delete",
+    "del": "Delete",
+    "insert": "Insert",
+    "ins": "Insert",
+    "home": "Home",
+    "end": "End",
+    "pageup": "Prior",
+    "page_up": "Prior",
+    "pgup": "Prior",
+    "pagedown": "Next",
+    "page_down": "Next",
+    "pgdn": "Next",
+    "up": "Up",
+    "down": "Down",
+    "left": "Left",
+    "right": "Right",
+    "arrowup": "Up",
+    "arrowdown": "Down",
+    "arrowleft": "Left",
+    "arrowright": "Right",
+    "space": "space",
+    "spacebar": "space",
+    " ": "space",
+    "ctrl": "Control_L",
+    "control": "Control_L",
+    "alt": "Alt_L",
+    "option": "Alt_L",
+    "shift": "Shift_L",
+    "super": "Super_L",
+    "meta": "Super_L",
+    "cmd": "Super_L",
+    "command": "Super_L",
+    "win": "Super_L",
+    "capslock": "Caps_Lock",
+    "numlock": "Num_Lock",
+    "+": "plus",
+    "-": "minus",
+    "=": "equal",
+    ",": "comma",
+    ".": "period",
+    "/": "slash",
+    "\\": "backslash",
+    ";": "semicolon",
+    "'": "apostrophe",
+    "[": "bracketleft",
+    "]": "bracketright",
+    "`": "grave",
+    "!": "exclam",
+    "@": "at",
+    "#": "numbersign",
+    "$": "dollar",
+    "%": "percent",
+    "^": "asciicircum",
+    "&": "ampersand",
+    "*": "asterisk",
+    "(": "parenleft",
+    ")": "parenright",
+    "_": "underscore",
+    "{": "braceleft",
+    "}": "braceright",
+    "|": "bar",
+    ":": "colon",
+    '"': "quotedbl",
+    "<": "less",
+    ">": "greater",
+    "?": "question",
+    "~": "asciitilde",
+    "\n": "Return",
+    "\t": "Tab",
 }
 
-BUTTONS = {"left": 1, "middle": 2, "right": 3, "wheel_up": 4, "wheel_down": 5, "wheel_left": 6,
-           "wheel_right": 7, "back": 8, "forward": 9}
+BUTTONS = {
+    "left": 1,
+    "middle": 2,
+    "right": 3,
+    "wheel_up": 4,
+    "wheel_down": 5,
+    "wheel_left": 6,
+    "wheel_right": 7,
+    "back": 8,
+    "forward": 9,
+}
 
 
 def split_combo(combo: str) -> list[str]:
@@ -167,8 +234,12 @@ class XInput:
     def _xdotool_type(self, text: str) -> None:
         if not self._xdotool:
             raise SimbridgeError(f"character {text!r} is not on the keyboard layout and xdotool is not installed")
-        subprocess.run([self._xdotool, "type", "--delay", "30", "--", text], check=True,
-                       env={"DISPLAY": self.display_name, "PATH": "/usr/bin:/bin"}, timeout=30)
+        subprocess.run(
+            [self._xdotool, "type", "--delay", "30", "--", text],
+            check=True,
+            env={"DISPLAY": self.display_name, "PATH": "/usr/bin:/bin"},
+            timeout=30,
+        )
 
     # ------------------------------------------------------------------ mouse
     def mouse_move(self, x: int, y: int) -> None:
@@ -220,4 +291,3 @@ class XInput:
             self._d.close()
         except Exception:
             pass
-

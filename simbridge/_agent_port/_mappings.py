@@ -52,6 +52,7 @@ def run_openai_action(port: AgentPortClient, action: Mapping[str, Any]) -> Any:
             raise SimbridgeError("move needs x and y")
         port.mouse_move(int(x), int(y))
     elif kind == "scroll":
+
         def clicks(px: Any) -> int:
             px = int(px or 0)
             return 0 if px == 0 else (1 if px > 0 else -1) * max(1, round(abs(px) / OPENAI_SCROLL_PX_PER_CLICK))

@@ -61,8 +61,12 @@ def build_server(port: AgentPort) -> Any:
         port.first_call.set()
         return _brief_text(port) or "no task description"
 
-    @mcp.resource("simbridge://task", name="task", mime_type="application/json",
-                  description="The task as JSON (what the `task` tool returns)")
+    @mcp.resource(
+        "simbridge://task",
+        name="task",
+        mime_type="application/json",
+        description="The task as JSON (what the `task` tool returns)",
+    )
     def task_resource() -> str:
         port.first_call.set()
         return json.dumps(port.brief or {})
@@ -75,20 +79,41 @@ def build_server(port: AgentPort) -> Any:
         return json.dumps({**dict(brief), "text": _brief_text(port)})
 
     @mcp.tool(structured_output=False)
-    async def computer(action: str | None = None, coordinate: list[int] | None = None, text: str | None = None,
-                       duration: float | None = None, scroll_direction: str | None = None,
-                       scroll_amount: int | None = None, start_coordinate: list[int] | None = None,
-                       region: list[int] | None = None, repeat: int | None = None, press_enter: bool | None = None,
-                       actions: list[dict[str, Any]] | None = None) -> Any:
+    async def computer(
+        action: str | None = None,
+        coordinate: list[int] | None = None,
+        text: str | None = None,
+        duration: float | None = None,
+        scroll_direction: str | None = None,
+        scroll_amount: int | None = None,
+        start_coordinate: list[int] | None = None,
+        region: list[int] | None = None,
+        repeat: int | None = None,
+        press_enter: bool | None = None,
+        actions: list[dict[str, Any]] | None = None,
+    ) -> Any:
         """Computer-use actions in Anthropic's and Inspect AI's schema: key (repeat), hold_key, type (press_enter;
         coordinate clicks first), cursor_position, mouse_move, left_mouse_down, left_mouse_up, left_click,
         left_click_drag, right_click, middle_click, back_click, forward_click, double_click, triple_click, scroll
         (scroll_direction up/down/left/right, scroll_amount; `text` holds modifier keys), wait (duration in s),
         screenshot, zoom (region [x0, y0, x1, y1]); `actions` runs a list of them. Keys in xdotool spelling."""
-        args = {k: v for k, v in dict(action=action, coordinate=coordinate, text=text, duration=duration,
-                                      scroll_direction=scroll_direction, scroll_amount=scroll_amount,
-                                      start_coordinate=start_coordinate, region=region, repeat=repeat,
-                                      press_enter=press_enter, actions=actions).items() if v is not None}
+        args = {
+            k: v
+            for k, v in dict(
+                action=action,
+                coordinate=coordinate,
+                text=text,
+                duration=duration,
+                scroll_direction=scroll_direction,
+                scroll_amount=scroll_amount,
+                start_coordinate=start_coordinate,
+                region=region,
+                repeat=repeat,
+                press_enter=press_enter,
+                actions=actions,
+            ).items()
+            if v is not None
+        }
         try:
             out = await anyio.to_thread.run_sync(lambda: DirectClient(port).computer(**args))
         except SimbridgeError as exc:
@@ -103,8 +128,9 @@ def build_server(port: AgentPort) -> Any:
         return json.dumps({"ok": True} if value is None else value)
 
     @mcp.tool(structured_output=False)
-    async def screenshot(format: str = "png", scale: float = 1.0, quality: int = 80,
-                         region: list[int] | None = None) -> list[Any]:
+    async def screenshot(
+        format: str = "png", scale: float = 1.0, quality: int = 80, region: list[int] | None = None
+    ) -> list[Any]:
         """Capture the whole screen. format: png or jpeg; scale < 1 shrinks the image (click
         coordinates stay in screen pixels: image pixel / scale); region [x0, y0, x1, y1] crops it."""
         return image(await run("screenshot", format=format, scale=scale, quality=quality, region=region))
@@ -135,15 +161,17 @@ def build_server(port: AgentPort) -> Any:
         return ok(await run("mouse_move", x=x, y=y))
 
     @mcp.tool(structured_output=False)
-    async def click(x: int | None = None, y: int | None = None, button: str = "left", count: int = 1,
-                    modifiers: str | None = None) -> str:
+    async def click(
+        x: int | None = None, y: int | None = None, button: str = "left", count: int = 1, modifiers: str | None = None
+    ) -> str:
         """Click at (x, y) (or where the pointer is). button: left, middle, right, back, forward;
         modifiers ('shift', 'ctrl') are held around the click."""
         return ok(await run("click", x=x, y=y, button=button, count=count, modifiers=modifiers))
 
     @mcp.tool(structured_output=False)
-    async def double_click(x: int | None = None, y: int | None = None, button: str = "left",
-                           modifiers: str | None = None) -> str:
+    async def double_click(
+        x: int | None = None, y: int | None = None, button: str = "left", modifiers: str | None = None
+    ) -> str:
         """Double-click at (x, y)."""
         return ok(await run("double_click", x=x, y=y, button=button, modifiers=modifiers))
 
@@ -153,8 +181,9 @@ def build_server(port: AgentPort) -> Any:
         return ok(await run("drag", path=path, button=button, duration_s=duration_s))
 
     @mcp.tool(structured_output=False)
-    async def scroll(x: int | None = None, y: int | None = None, dx: int = 0, dy: int = 0,
-                     modifiers: str | None = None) -> str:
+    async def scroll(
+        x: int | None = None, y: int | None = None, dx: int = 0, dy: int = 0, modifiers: str | None = None
+    ) -> str:
         """Scroll the wheel at (x, y): dy > 0 down, dy < 0 up, dx > 0 right (in wheel clicks)."""
         return ok(await run("scroll", x=x, y=y, dx=dx, dy=dy, modifiers=modifiers))
 
@@ -262,8 +291,13 @@ class ClientWatch:
         if self.token is not None and headers.get("authorization", "") != f"Bearer {self.token}":
             self.rejected += 1
             body = json.dumps({"error": "unauthorized: this agent port needs 'Authorization: Bearer <token>'"}).encode()
-            await send({"type": "http.response.start", "status": 401,
-                        "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 401,
+                    "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
+                }
+            )
             await send({"type": "http.response.body", "body": body})
             return
         method = scope.get("method", "")
@@ -292,8 +326,9 @@ class McpPortServer:
     `tcp_port=0` picks a free port; a fixed one lets an agent started separately know the URL.
     With `token`, every request must carry `Authorization: Bearer TOKEN` (for remote agents)."""
 
-    def __init__(self, port: AgentPort, *, host: str = "127.0.0.1", tcp_port: int = 0,
-                 token: str | None = None) -> None:
+    def __init__(
+        self, port: AgentPort, *, host: str = "127.0.0.1", tcp_port: int = 0, token: str | None = None
+    ) -> None:
         self.agent_port = port
         self.host = host
         self.token = token

@@ -83,8 +83,14 @@ class LockstepPacer(Pacer):
 
     lockstep = True
 
-    def __init__(self, set_paused: Callable[[bool], None], sim_time: Callable[[], float], *,
-                 slice_s: float = 0.1, alive: Callable[[], bool] = lambda: True) -> None:
+    def __init__(
+        self,
+        set_paused: Callable[[bool], None],
+        sim_time: Callable[[], float],
+        *,
+        slice_s: float = 0.1,
+        alive: Callable[[], bool] = lambda: True,
+    ) -> None:
         super().__init__()
         self._set_paused, self._sim_time, self._alive = set_paused, sim_time, alive
         self.slice_s = slice_s
@@ -111,9 +117,16 @@ class AgentPort:
     receives `{t_wall, t, kind, args, dur_s}` (the runner hands it to BundleWriter.action).
     """
 
-    def __init__(self, display: str, *, clock: Callable[[], float] = lambda: 0.0,
-                 log: Callable[[Mapping[str, Any]], None] | None = None, pacer: Pacer | None = None,
-                 files: AgentFiles | None = None, ready: bool = True) -> None:
+    def __init__(
+        self,
+        display: str,
+        *,
+        clock: Callable[[], float] = lambda: 0.0,
+        log: Callable[[Mapping[str, Any]], None] | None = None,
+        pacer: Pacer | None = None,
+        files: AgentFiles | None = None,
+        ready: bool = True,
+    ) -> None:
         self.display = display
         #: the agent's home folder (task inputs, answer.json); None: the file actions are refused
         self.files = files
@@ -209,8 +222,9 @@ class AgentPort:
         self._record(kind, given, t_wall, t_sim, t0)
         return result
 
-    def _record(self, kind: str, given: Mapping[str, Any], t_wall: float, t_sim: float, t0: float,
-                error: str | None = None) -> None:
+    def _record(
+        self, kind: str, given: Mapping[str, Any], t_wall: float, t_sim: float, t0: float, error: str | None = None
+    ) -> None:
         with self._lock:
             if error is None:
                 self.n_actions += 1
@@ -218,8 +232,13 @@ class AgentPort:
                 self.n_failed += 1
         if self.log is None or (kind in _UNLOGGED and error is None):
             return
-        rec: dict[str, Any] = {"t_wall": round(t_wall, 4), "t": round(t_sim, 4), "kind": kind,
-                               "args": _loggable(kind, dict(given)), "dur_s": round(time.monotonic() - t0, 4)}
+        rec: dict[str, Any] = {
+            "t_wall": round(t_wall, 4),
+            "t": round(t_sim, 4),
+            "kind": kind,
+            "args": _loggable(kind, dict(given)),
+            "dur_s": round(time.monotonic() - t0, 4),
+        }
         if error is not None:
             rec["error"] = error
         try:
@@ -235,8 +254,10 @@ class AgentPort:
             if self._over.is_set():
                 return
             if time.monotonic() > t_end:
-                raise NotReady(f"episode not started yet: the simulator is still starting (waited "
-                               f"{self.ready_wait_s:g} s); {kind} was not run, call again")
+                raise NotReady(
+                    f"episode not started yet: the simulator is still starting (waited "
+                    f"{self.ready_wait_s:g} s); {kind} was not run, call again"
+                )
 
     def _check(self, kind: str, args: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
         """Validate an action and its arguments; return (given, with defaults filled)."""
@@ -248,8 +269,9 @@ class AgentPort:
         given = {k: v for k, v in dict(args or {}).items() if v is not None}
         unknown = set(given) - set(spec)
         if unknown:
-            raise ActionError(f"action {kind!r}: unknown argument(s) {sorted(unknown)} (takes: "
-                              f"{', '.join(spec) or 'none'})")
+            raise ActionError(
+                f"action {kind!r}: unknown argument(s) {sorted(unknown)} (takes: {', '.join(spec) or 'none'})"
+            )
         full = {**{k: v for k, v in spec.items() if v is not None and v is not REQUIRED}, **given}
         missing = [k for k, v in spec.items() if v is REQUIRED and k not in full]
         if missing:
@@ -261,8 +283,9 @@ class AgentPort:
         return self.screen.size
 
     # ---------------------------------------------------------------- actions
-    def _do_screenshot(self, format: str = "png", scale: float = 1.0, quality: int = 80,
-                       region: list[int] | None = None) -> Screenshot:
+    def _do_screenshot(
+        self, format: str = "png", scale: float = 1.0, quality: int = 80, region: list[int] | None = None
+    ) -> Screenshot:
         # _validate has checked the format's name and the region's four numbers
         fmt: Literal["png", "jpeg"] = "jpeg" if format == "jpeg" else "png"
         box = None if region is None else (int(region[0]), int(region[1]), int(region[2]), int(region[3]))
@@ -309,14 +332,21 @@ class AgentPort:
     def _do_mouse_move(self, x: int, y: int) -> None:
         self._move_if(x, y)
 
-    def _do_click(self, x: int | None = None, y: int | None = None, button: str = "left", count: int = 1,
-                  modifiers: str | None = None) -> None:
+    def _do_click(
+        self,
+        x: int | None = None,
+        y: int | None = None,
+        button: str = "left",
+        count: int = 1,
+        modifiers: str | None = None,
+    ) -> None:
         self._move_if(x, y)
         with self._held(modifiers):
             self.input.click(button, count=int(count))
 
-    def _do_double_click(self, x: int | None = None, y: int | None = None, button: str = "left",
-                         modifiers: str | None = None) -> None:
+    def _do_double_click(
+        self, x: int | None = None, y: int | None = None, button: str = "left", modifiers: str | None = None
+    ) -> None:
         self._do_click(x, y, button, 2, modifiers)
 
     def _do_drag(self, path: list[list[int]], button: str = "left", duration_s: float = 0.3) -> None:
@@ -335,8 +365,9 @@ class AgentPort:
         finally:
             self.input.button(button, False)
 
-    def _do_scroll(self, x: int | None = None, y: int | None = None, dx: int = 0, dy: int = 0,
-                   modifiers: str | None = None) -> None:
+    def _do_scroll(
+        self, x: int | None = None, y: int | None = None, dx: int = 0, dy: int = 0, modifiers: str | None = None
+    ) -> None:
         self._move_if(x, y)
         with self._held(modifiers):  # ctrl+wheel zooms in many programs
             self.input.scroll(int(dx), int(dy))
@@ -402,8 +433,10 @@ def _safe_args(args: Any) -> dict[str, Any]:
     """Arguments of a call that failed validation, in a form that can be logged."""
     if not isinstance(args, Mapping):
         return {"_raw": repr(args)[:200]}
-    return {str(k): (v if isinstance(v, (str, int, float, bool, type(None), list)) else repr(v)[:200])
-            for k, v in args.items()}
+    return {
+        str(k): (v if isinstance(v, (str, int, float, bool, type(None), list)) else repr(v)[:200])
+        for k, v in args.items()
+    }
 
 
 def _num(kind: str, name: str, v: Any, *, lo: float, hi: float, integer: bool = False) -> float:
@@ -458,9 +491,17 @@ def _validate(kind: str, a: dict[str, Any], screen_size: Callable[[], tuple[int,
     for name in ("text", "path" if kind in ("read_file", "write_file") else "", "reason"):
         if name and name in a and not isinstance(a[name], str):
             raise ActionError(f"{kind}: {name} must be a string, not {type(a[name]).__name__}")
-    ranges = {"hold_s": (0.0, 60.0, False), "repeat": (1, 100, True), "count": (1, 3, True),
-              "seconds": (0.0, 3600.0, False), "scale": (0.05, 1.0, False), "quality": (1, 100, True),
-              "duration_s": (0.0, 60.0, False), "dx": (-100, 100, True), "dy": (-100, 100, True)}
+    ranges = {
+        "hold_s": (0.0, 60.0, False),
+        "repeat": (1, 100, True),
+        "count": (1, 3, True),
+        "seconds": (0.0, 3600.0, False),
+        "scale": (0.05, 1.0, False),
+        "quality": (1, 100, True),
+        "duration_s": (0.0, 60.0, False),
+        "dx": (-100, 100, True),
+        "dy": (-100, 100, True),
+    }
     for name, (lo, hi, integer) in ranges.items():
         if name in a:
             f = _num(kind, name, a[name], lo=lo, hi=hi, integer=integer)

@@ -95,8 +95,14 @@ class ScreenGrabber:
         bgra = np.frombuffer(shot.bgra, np.uint8).reshape(shot.height, shot.width, 4)
         return cv2.cvtColor(bgra, cv2.COLOR_BGRA2BGR)  # SIMD copy; numpy's strided slice is ~20× slower
 
-    def screenshot(self, fmt: ImageFormat = "png", *, scale: float = 1.0, quality: int = 80,
-                   region: tuple[int, int, int, int] | None = None) -> Screenshot:
+    def screenshot(
+        self,
+        fmt: ImageFormat = "png",
+        *,
+        scale: float = 1.0,
+        quality: int = 80,
+        region: tuple[int, int, int, int] | None = None,
+    ) -> Screenshot:
         """The screen (or `region` = (x0, y0, x1, y1) of it, at screen resolution) encoded."""
         import cv2
 
@@ -108,8 +114,11 @@ class ScreenGrabber:
             raise ValueError(f"scale must be in (0, 4], got {scale}")
         if abs(scale - 1.0) > 1e-6:
             h, w = img.shape[:2]
-            img = cv2.resize(img, (max(1, round(w * scale)), max(1, round(h * scale))),
-                             interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+            img = cv2.resize(
+                img,
+                (max(1, round(w * scale)), max(1, round(h * scale))),
+                interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+            )
         fmt = "jpeg" if str(fmt) == "jpg" else fmt  # "jpg" is accepted from untyped callers
         return Screenshot(encode(img, fmt, quality=quality), fmt, img.shape[1], img.shape[0], scale)
 

@@ -6,5 +6,16 @@ from simbridge._eval._driver import COLUMNS, RESULTS_FILE, EvalResult, metrics_t
 from simbridge._eval._plan import PLAN_FILE, EpisodeSpec, expand
 from simbridge._eval._suite import Suite, SuiteError, load_suite
 
-__all__ = ["COLUMNS", "PLAN_FILE", "RESULTS_FILE", "EpisodeSpec", "EvalResult", "Suite", "SuiteError", "expand",
-           "load_suite", "metrics_table", "run_eval"]
+__all__ = [
+    "COLUMNS",
+    "PLAN_FILE",
+    "RESULTS_FILE",
+    "EpisodeSpec",
+    "EvalResult",
+    "Suite",
+    "SuiteError",
+    "expand",
+    "load_suite",
+    "metrics_table",
+    "run_eval",
+]

@@ -80,8 +80,11 @@ class Budget:
         if self.running == 0:
             return True
         eps = 1e-9
-        return (self.used_cpu + c.cpu_cores <= self.cpu_cores + eps and self.used_displays + c.displays <= self.displays
-                and self.used_mem + c.mem_mb <= self.mem_mb)
+        return (
+            self.used_cpu + c.cpu_cores <= self.cpu_cores + eps
+            and self.used_displays + c.displays <= self.displays
+            and self.used_mem + c.mem_mb <= self.mem_mb
+        )
 
     def take(self, c: SimCost) -> None:
         self.used_cpu += c.cpu_cores

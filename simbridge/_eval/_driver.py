@@ -20,8 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from simbridge._eval._executors import Job, LocalExecutor, RayExecutor
-from simbridge._eval._plan import (PLAN_FILE, EpisodeSpec, attempt_dirs, bundle_status, expand, is_complete,
-                                   read_plan, write_json_atomic, write_plan)
+from simbridge._eval._plan import (
+    PLAN_FILE,
+    EpisodeSpec,
+    attempt_dirs,
+    bundle_status,
+    expand,
+    is_complete,
+    read_plan,
+    write_json_atomic,
+    write_plan,
+)
 from simbridge._eval._progress import Progress
 from simbridge._eval._suite import SuiteError, load_suite
 
@@ -32,13 +41,33 @@ EXIT_OK, EXIT_AGENT_FAILED, EXIT_UNSCORED = 0, 3, 4
 
 #: results.parquet columns, in order, with their Arrow types
 COLUMNS: list[tuple[str, str]] = [
-    ("episode_id", "string"), ("task_id", "string"), ("sim", "string"), ("agent", "string"),
-    ("agent_slug", "string"), ("trial", "int64"), ("state", "string"), ("attempt", "int64"),
-    ("attempts", "int64"), ("status", "string"), ("detail", "string"), ("score_status", "string"),
-    ("score", "float64"), ("raw_score", "float64"), ("success", "bool_"), ("safe", "bool_"),
-    ("components", "string"), ("wall_s", "float64"), ("sim_s", "float64"), ("host", "string"),
-    ("node_id", "string"), ("executor", "string"), ("bundle", "string"), ("submit_wall", "float64"),
-    ("end_wall", "float64"), ("driver_wall_s", "float64")]
+    ("episode_id", "string"),
+    ("task_id", "string"),
+    ("sim", "string"),
+    ("agent", "string"),
+    ("agent_slug", "string"),
+    ("trial", "int64"),
+    ("state", "string"),
+    ("attempt", "int64"),
+    ("attempts", "int64"),
+    ("status", "string"),
+    ("detail", "string"),
+    ("score_status", "string"),
+    ("score", "float64"),
+    ("raw_score", "float64"),
+    ("success", "bool_"),
+    ("safe", "bool_"),
+    ("components", "string"),
+    ("wall_s", "float64"),
+    ("sim_s", "float64"),
+    ("host", "string"),
+    ("node_id", "string"),
+    ("executor", "string"),
+    ("bundle", "string"),
+    ("submit_wall", "float64"),
+    ("end_wall", "float64"),
+    ("driver_wall_s", "float64"),
+]
 
 
 def write_results(out: Path, rows: list[dict[str, Any]]) -> None:
@@ -69,12 +98,28 @@ def _score_of(bundle: Path, outcome: dict[str, Any] | None) -> Any:
     return None
 
 
-def _row(out: Path, spec: EpisodeSpec, attempt: int, n_attempts: int, outcome: dict[str, Any] | None,
-         executor: str, state: str) -> dict[str, Any]:
+def _row(
+    out: Path,
+    spec: EpisodeSpec,
+    attempt: int,
+    n_attempts: int,
+    outcome: dict[str, Any] | None,
+    executor: str,
+    state: str,
+) -> dict[str, Any]:
     bundle = out / spec.episode_id / f"attempt-{attempt}"
-    row: dict[str, Any] = {"episode_id": spec.episode_id, "task_id": spec.task_id, "sim": spec.sim,
-                           "agent": spec.agent, "agent_slug": spec.agent_slug, "trial": spec.trial, "state": state,
-                           "attempt": attempt or None, "attempts": n_attempts, "executor": executor}
+    row: dict[str, Any] = {
+        "episode_id": spec.episode_id,
+        "task_id": spec.task_id,
+        "sim": spec.sim,
+        "agent": spec.agent,
+        "agent_slug": spec.agent_slug,
+        "trial": spec.trial,
+        "state": state,
+        "attempt": attempt or None,
+        "attempts": n_attempts,
+        "executor": executor,
+    }
     if attempt == 0:
         return row
     ep: dict[str, Any] = {}
@@ -84,18 +129,31 @@ def _row(out: Path, spec: EpisodeSpec, attempt: int, n_attempts: int, outcome: d
         pass
     o = outcome or {}
     score = _score_of(bundle, outcome)
-    row.update(status=ep.get("status") or o.get("status"), detail=ep.get("status_detail") or o.get("detail"),
-               sim_s=ep.get("sim_seconds", o.get("sim_s")), wall_s=o.get("wall_s"), host=o.get("host"),
-               node_id=o.get("node_id"), bundle=str(bundle.relative_to(out)) if bundle.exists() else None,
-               submit_wall=o.get("submit_wall"), end_wall=o.get("end_wall"), driver_wall_s=o.get("driver_wall_s"))
+    row.update(
+        status=ep.get("status") or o.get("status"),
+        detail=ep.get("status_detail") or o.get("detail"),
+        sim_s=ep.get("sim_seconds", o.get("sim_s")),
+        wall_s=o.get("wall_s"),
+        host=o.get("host"),
+        node_id=o.get("node_id"),
+        bundle=str(bundle.relative_to(out)) if bundle.exists() else None,
+        submit_wall=o.get("submit_wall"),
+        end_wall=o.get("end_wall"),
+        driver_wall_s=o.get("driver_wall_s"),
+    )
     if o.get("fault"):
         row["detail"] = o["fault"]
     if row["wall_s"] is None and ep.get("wall_end") and ep.get("wall_start"):
         row["wall_s"] = round(ep["wall_end"] - ep["wall_start"], 3)
     if score is not None:
-        row.update(score_status=score.status, score=score.score if score.status == "scored" else None,
-                   raw_score=score.raw_score, success=score.success, safe=score.safe,
-                   components=json.dumps({c.name: c.earned for c in score.components}))
+        row.update(
+            score_status=score.status,
+            score=score.score if score.status == "scored" else None,
+            raw_score=score.raw_score,
+            success=score.success,
+            safe=score.safe,
+            components=json.dumps({c.name: c.earned for c in score.components}),
+        )
     else:
         row["score_status"] = "unscored"
     return row
@@ -126,9 +184,19 @@ def make_executor(ray_address: str | None, max_parallel: int | None, **kw: Any) 
     return RayExecutor(ray_address, max_parallel, runtime_env=kw.get("runtime_env"))
 
 
-def run_eval(suite_path: Path, out: Path, *, ray_address: str | None = None, max_parallel: int | None = None,
-             resume: bool = False, progress_stream: Any = None, live: bool | None = None,
-             executor: Any = None, say: Any = print, **executor_kw: Any) -> EvalResult:
+def run_eval(
+    suite_path: Path,
+    out: Path,
+    *,
+    ray_address: str | None = None,
+    max_parallel: int | None = None,
+    resume: bool = False,
+    progress_stream: Any = None,
+    live: bool | None = None,
+    executor: Any = None,
+    say: Any = print,
+    **executor_kw: Any,
+) -> EvalResult:
     """Run the suite into `out` (see the module docstring); returns the final rows and exit code."""
     t0 = time.monotonic()
     suite_path = Path(suite_path)
@@ -137,14 +205,17 @@ def run_eval(suite_path: Path, out: Path, *, ray_address: str | None = None, max
     out = Path(out)
     if (out / PLAN_FILE).exists():
         if not resume:
-            raise SuiteError(f"{out}: already holds an eval ({PLAN_FILE}); pass --resume to finish it or choose "
-                             "another --out")
+            raise SuiteError(
+                f"{out}: already holds an eval ({PLAN_FILE}); pass --resume to finish it or choose another --out"
+            )
         old = {e.episode_id for e in read_plan(out)}
         new = {e.episode_id for e in episodes}
         if old != new:
             diff = sorted(old ^ new)
-            raise SuiteError(f"{out}/{PLAN_FILE}: the suite changed since this eval was planned ({len(diff)} "
-                             f"episode(s) differ, e.g. {diff[0]}); use a new --out")
+            raise SuiteError(
+                f"{out}/{PLAN_FILE}: the suite changed since this eval was planned ({len(diff)} "
+                f"episode(s) differ, e.g. {diff[0]}); use a new --out"
+            )
     if ray_address is None and executor is None:
         _preflight(episodes)
     out.mkdir(parents=True, exist_ok=True)
@@ -172,8 +243,16 @@ def _preflight(episodes: list[EpisodeSpec]) -> None:
         preflight(RunConfig(task=key[0], sim=key[1], agent="noop", provider=key[2]), load_task(key[0]))
 
 
-def _drive(out: Path, retries: int, episodes: list[EpisodeSpec], ex: Any, stream: Any, live: bool | None,
-           resume: bool, max_parallel: int | None) -> list[dict[str, Any]]:
+def _drive(
+    out: Path,
+    retries: int,
+    episodes: list[EpisodeSpec],
+    ex: Any,
+    stream: Any,
+    live: bool | None,
+    resume: bool,
+    max_parallel: int | None,
+) -> list[dict[str, Any]]:
     rows: dict[str, dict[str, Any]] = {}
     queue: deque[Job] = deque()
     hint = max_parallel or _parallel_hint(ex, episodes)
@@ -182,11 +261,16 @@ def _drive(out: Path, retries: int, episodes: list[EpisodeSpec], ex: Any, stream
     before = _old_rows(out) if resume else {}
     try:
         for spec in episodes:
-            done_at, n_on_disk = _finished_attempt(out, spec) if resume else (0, len(attempt_dirs(out, spec.episode_id)))
+            done_at, n_on_disk = (
+                _finished_attempt(out, spec) if resume else (0, len(attempt_dirs(out, spec.episode_id)))
+            )
             if done_at:
                 old = before.get(spec.episode_id)
-                rows[spec.episode_id] = (old if old and old.get("attempt") == done_at and old.get("state") == "finished"
-                                         else _row(out, spec, done_at, n_on_disk, None, ex.name, "finished"))
+                rows[spec.episode_id] = (
+                    old
+                    if old and old.get("attempt") == done_at and old.get("state") == "finished"
+                    else _row(out, spec, done_at, n_on_disk, None, ex.name, "finished")
+                )
                 progress.skipped(spec, rows[spec.episode_id])
                 continue
             rows[spec.episode_id] = _row(out, spec, 0, n_on_disk, None, ex.name, "pending")
@@ -211,11 +295,17 @@ def _drive(out: Path, retries: int, episodes: list[EpisodeSpec], ex: Any, stream
                 if fault and tries[sid] <= retries:
                     progress.retrying(job.spec, job.attempt, str(outcome.get("detail")))
                     rows[sid] = _row(out, job.spec, job.attempt, job.attempt, outcome, ex.name, "retrying")
-                    queue.appendleft(Job(job.spec, job.attempt + 1,
-                                         job.dest.with_name(f"attempt-{job.attempt + 1}")))
+                    queue.appendleft(Job(job.spec, job.attempt + 1, job.dest.with_name(f"attempt-{job.attempt + 1}")))
                 else:
-                    rows[sid] = _row(out, job.spec, job.attempt, job.attempt, outcome, ex.name,
-                                     "harness_fault" if fault else "finished")
+                    rows[sid] = _row(
+                        out,
+                        job.spec,
+                        job.attempt,
+                        job.attempt,
+                        outcome,
+                        ex.name,
+                        "harness_fault" if fault else "finished",
+                    )
                     progress.finished(job.spec, rows[sid])
             if finished:
                 write_results(out, list(rows.values()))
@@ -279,4 +369,3 @@ def metrics_table(out: Path, label: str, rows: list[dict[str, Any]], ks: tuple[i
         parts.append(m.table())
         parts.append("")
     return "\n".join(parts).rstrip()
-

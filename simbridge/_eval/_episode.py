@@ -44,12 +44,26 @@ def run_attempt(spec: EpisodeSpec, bundle: Path, *, say: Any = None) -> dict[str
             f.write_text(spec.script_text, encoding="utf-8")
             agent = f"scripted:{f}"
         task = load_task(spec.task_id)
-        cfg = RunConfig(task=spec.task_id, sim=spec.sim, agent=agent, trials=1, lockstep=spec.lockstep,
-                        seed=spec.seed, provider=spec.provider, unisolated=spec.unisolated, frame_hz=spec.frame_hz,
-                        time_limit_s=spec.time_limit_s, say=say or (lambda s: print(s, file=sys.stderr, flush=True)))
+        cfg = RunConfig(
+            task=spec.task_id,
+            sim=spec.sim,
+            agent=agent,
+            trials=1,
+            lockstep=spec.lockstep,
+            seed=spec.seed,
+            provider=spec.provider,
+            unisolated=spec.unisolated,
+            frame_hz=spec.frame_hz,
+            time_limit_s=spec.time_limit_s,
+            say=say or (lambda s: print(s, file=sys.stderr, flush=True)),
+        )
         r = run_trial(cfg, task, spec.trial, bundle)
-        out.update(status=r.status, detail=r.detail, sim_s=round(r.sim_s, 3),
-                   score=r.score.model_dump(mode="json") if r.score is not None else None)
+        out.update(
+            status=r.status,
+            detail=r.detail,
+            sim_s=round(r.sim_s, 3),
+            score=r.score.model_dump(mode="json") if r.score is not None else None,
+        )
         finish_attempt_outputs(r.path, r.status, cfg.say)
     except SimbridgeError as exc:  # a launch failure before or while opening the bundle
         out.update(status="harness_error", detail=str(exc), sim_s=0.0, score=None)

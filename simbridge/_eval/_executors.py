@@ -67,8 +67,10 @@ class LocalExecutor:
         sims = sorted({_spec_resource(s) for s in specs})
         caps = ", ".join(f"{r.removeprefix('sim:')} {self.budget.capacity(cost_of(r))} at once" for r in sims)
         cap = f"; at most {self.max_parallel} (--max-parallel)" if self.max_parallel else ""
-        return (f"local executor: {self.budget.cpu_cores:g} cores, {self.budget.mem_mb / 1024:.1f} GB for "
-                f"episodes: {caps}{cap}")
+        return (
+            f"local executor: {self.budget.cpu_cores:g} cores, {self.budget.mem_mb / 1024:.1f} GB for "
+            f"episodes: {caps}{cap}"
+        )
 
     def can_start(self, job: Job) -> bool:
         if self.max_parallel is not None and len(self.jobs) >= self.max_parallel:
@@ -100,9 +102,14 @@ class LocalExecutor:
         self.budget.take(job.cost)
         job.submit_wall = time.time()
         try:
-            job.handle = subprocess.Popen([sys.executable, "-m", "simbridge._eval._episode", str(spec_file),
-                                           str(job.dest)], stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL,
-                                          env=self.env, preexec_fn=_die_with_parent)
+            job.handle = subprocess.Popen(
+                [sys.executable, "-m", "simbridge._eval._episode", str(spec_file), str(job.dest)],
+                stdout=subprocess.PIPE,
+                stderr=log,
+                stdin=subprocess.DEVNULL,
+                env=self.env,
+                preexec_fn=_die_with_parent,
+            )
         finally:
             log.close()
         self.jobs.append(job)
@@ -124,7 +131,7 @@ class LocalExecutor:
             line = next((ln for ln in reversed(text.splitlines()) if ln.startswith(OUTCOME_PREFIX)), None)
             code = j.handle.returncode
             if line is not None and code == 0:
-                outcome = json.loads(line[len(OUTCOME_PREFIX):])
+                outcome = json.loads(line[len(OUTCOME_PREFIX) :])
             else:
                 how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
                 outcome = lost(f"the episode's process died ({how}); see {j.dest.name}.log")
@@ -177,16 +184,22 @@ class RayExecutor:
 
     name = "ray"
 
-    def __init__(self, address: str, max_parallel: int | None = None,
-                 runtime_env: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, address: str, max_parallel: int | None = None, runtime_env: dict[str, Any] | None = None
+    ) -> None:
         try:
             import ray
         except ImportError:
             raise SimbridgeError("--ray needs Ray: pip install 'simbridge[eval]'") from None
         self.ray = ray
         try:
-            ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False, runtime_env=runtime_env,
-                     configure_logging=True)
+            ray.init(
+                address=address,
+                logging_level=logging.ERROR,
+                log_to_driver=False,
+                runtime_env=runtime_env,
+                configure_logging=True,
+            )
         except (ConnectionError, ValueError, RuntimeError) as exc:
             raise SimbridgeError(f"--ray {address}: cannot connect to the Ray cluster: {exc}".splitlines()[0]) from None
         self.remote = ray.remote(max_retries=0)(ray_episode)
@@ -202,17 +215,22 @@ class RayExecutor:
         for need in sorted({tuple(sorted(s.resources.items())) for s in specs}):
             if not any(all(n["Resources"].get(r, 0) >= q for r, q in need) for n in nodes):
                 have = sorted({r for n in nodes for r in n["Resources"] if r.startswith(("sim:", "provider:"))})
-                raise SimbridgeError(f"no node of the Ray cluster advertises {' + '.join(r for r, _ in need)} "
-                                     f"(advertised: {', '.join(have) or 'no sim:/provider: resources'}); start one "
-                                     "with ray start --resources '{\"" + need[0][0] + "\": 1}'")
+                raise SimbridgeError(
+                    f"no node of the Ray cluster advertises {' + '.join(r for r, _ in need)} "
+                    f"(advertised: {', '.join(have) or 'no sim:/provider: resources'}); start one "
+                    "with ray start --resources '{\"" + need[0][0] + "\": 1}'"
+                )
 
     def describe(self, specs: list[EpisodeSpec]) -> str:
         nodes = self.nodes()
-        res = {r: sum(n["Resources"].get(r, 0) for n in nodes) for n in nodes for r in n["Resources"]
-               if r.startswith(("sim:", "provider:"))}
+        res = {
+            r: sum(n["Resources"].get(r, 0) for n in nodes)
+            for n in nodes
+            for r in n["Resources"]
+            if r.startswith(("sim:", "provider:"))
+        }
         cap = f"; at most {self.max_parallel} (--max-parallel)" if self.max_parallel else ""
-        return (f"ray executor: {len(nodes)} nodes, " + ", ".join(f"{r} {v:g}" for r, v in sorted(res.items()))
-                + cap)
+        return f"ray executor: {len(nodes)} nodes, " + ", ".join(f"{r} {v:g}" for r, v in sorted(res.items())) + cap
 
     def can_start(self, job: Job) -> bool:
         return self.max_parallel is None or len(self.jobs) < self.max_parallel
@@ -220,8 +238,9 @@ class RayExecutor:
     def start(self, job: Job) -> None:
         job.cost = cost_of(_spec_resource(job.spec))
         job.submit_wall = time.time()
-        ref = self.remote.options(resources=dict(job.spec.resources), num_cpus=job.cost.cpu_cores,
-                                  name=job.spec.episode_id).remote(job.spec.to_json(), job.attempt)
+        ref = self.remote.options(
+            resources=dict(job.spec.resources), num_cpus=job.cost.cpu_cores, name=job.spec.episode_id
+        ).remote(job.spec.to_json(), job.attempt)
         job.handle = ref
         self.jobs[ref] = job
 

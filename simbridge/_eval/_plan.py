@@ -106,8 +106,11 @@ def expand(suite: Suite, suite_path: Path) -> tuple[list[EpisodeSpec], list[str]
             if ref == "all-runnable" or ref.startswith("tag:"):
                 catalog = catalog if catalog is not None else load_all_tasks()
                 tag = ref[4:] if ref.startswith("tag:") else None
-                hits = [t for t in catalog.values() if (tag is None or tag in t.tags)
-                        and any(s in _task_sims(t) or ":" in s for s in entry.sims)]
+                hits = [
+                    t
+                    for t in catalog.values()
+                    if (tag is None or tag in t.tags) and any(s in _task_sims(t) or ":" in s for s in entry.sims)
+                ]
                 if tag is not None and not hits:
                     raise SuiteError(f"{where}.tasks': no task with tag {tag!r} runs on {', '.join(entry.sims)}")
                 picked += [(t, False) for t in hits]
@@ -131,15 +134,17 @@ def expand(suite: Suite, suite_path: Path) -> tuple[list[EpisodeSpec], list[str]
                 a_abs = a
             s = slug(a)
             if slugs.setdefault(s, a_abs) != a_abs:
-                raise SuiteError(f"{where}.agents': {a!r} and {slugs[s]!r} would share the directory {s!r}; "
-                                 "rename one script")
+                raise SuiteError(
+                    f"{where}.agents': {a!r} and {slugs[s]!r} would share the directory {s!r}; rename one script"
+                )
             agents[a_abs] = (s, text, name)
         for task, explicit in picked:
             for sim in entry.sims:
                 if ":" not in sim and sim not in _task_sims(task):
                     if explicit:
-                        raise SuiteError(f"{where}.sims': task {task.id} runs on {', '.join(_task_sims(task))}, "
-                                         f"not {sim!r}")
+                        raise SuiteError(
+                            f"{where}.sims': task {task.id} runs on {', '.join(_task_sims(task))}, not {sim!r}"
+                        )
                     continue
                 try:
                     res = resources_for(sim, suite.provider)
@@ -159,11 +164,25 @@ def expand(suite: Suite, suite_path: Path) -> tuple[list[EpisodeSpec], list[str]
                         if eid in seen:
                             raise SuiteError(f"{where}': episode {eid} is already in {seen[eid]}")
                         seen[eid] = f"matrix[{i}]"
-                        episodes.append(EpisodeSpec(
-                            episode_id=eid, task_id=task.id, sim=sim, agent=a_abs, agent_slug=s, trial=k,
-                            provider=suite.provider, lockstep=suite.lockstep, time_limit_s=limit,
-                            frame_hz=suite.frame_hz, seed=suite.seed, unisolated=suite.unisolated,
-                            script_text=text, script_name=name, resources=res))
+                        episodes.append(
+                            EpisodeSpec(
+                                episode_id=eid,
+                                task_id=task.id,
+                                sim=sim,
+                                agent=a_abs,
+                                agent_slug=s,
+                                trial=k,
+                                provider=suite.provider,
+                                lockstep=suite.lockstep,
+                                time_limit_s=limit,
+                                frame_hz=suite.frame_hz,
+                                seed=suite.seed,
+                                unisolated=suite.unisolated,
+                                script_text=text,
+                                script_name=name,
+                                resources=res,
+                            )
+                        )
     if not episodes:
         raise SuiteError(f"{suite_path}: the suite has no episode to run" + (f" ({notes[0]})" if notes else ""))
     return episodes, notes
@@ -176,11 +195,19 @@ def write_json_atomic(path: Path, data: Any) -> None:
 
 
 def write_plan(out: Path, suite: Suite, suite_path: Path, episodes: list[EpisodeSpec], notes: list[str]) -> None:
-    write_json_atomic(out / PLAN_FILE, {
-        "version": PLAN_VERSION, "suite": suite.name, "suite_file": str(suite_path.resolve()),
-        "created_wall": round(time.time(), 3), "retries": suite.retries, "notes": notes,
-        "suite_config": suite.model_dump(mode="json", exclude={"tasks", "sims", "agents"}),
-        "episodes": [e.to_json() for e in episodes]})
+    write_json_atomic(
+        out / PLAN_FILE,
+        {
+            "version": PLAN_VERSION,
+            "suite": suite.name,
+            "suite_file": str(suite_path.resolve()),
+            "created_wall": round(time.time(), 3),
+            "retries": suite.retries,
+            "notes": notes,
+            "suite_config": suite.model_dump(mode="json", exclude={"tasks", "sims", "agents"}),
+            "episodes": [e.to_json() for e in episodes],
+        },
+    )
 
 
 def read_plan(out: Path) -> list[EpisodeSpec]:

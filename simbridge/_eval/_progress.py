@@ -18,12 +18,19 @@ def _cell(spec: EpisodeSpec) -> tuple[str, str, str]:
 class Progress:
     """Counts and per-cell scores; drawn live with rich when `stream` is a terminal."""
 
-    def __init__(self, episodes: list[EpisodeSpec], *, parallel_hint: int = 1, stream: TextIO | None = None,
-                 live: bool | None = None) -> None:
+    def __init__(
+        self,
+        episodes: list[EpisodeSpec],
+        *,
+        parallel_hint: int = 1,
+        stream: TextIO | None = None,
+        live: bool | None = None,
+    ) -> None:
         self.stream = stream or sys.stdout
         self.total = len(episodes)
         self.cells: dict[tuple[str, str, str], dict[str, Any]] = defaultdict(
-            lambda: {"n": 0, "done": 0, "scores": [], "success": 0, "unscored": 0})
+            lambda: {"n": 0, "done": 0, "scores": [], "success": 0, "unscored": 0}
+        )
         for e in episodes:
             self.cells[_cell(e)]["n"] += 1
         self.done = self.failed = self.retried = self.running = 0
@@ -59,8 +66,10 @@ class Progress:
         if row.get("wall_s"):
             self.walls.append(float(row["wall_s"]))
         sc = f"score {row['score']:.3f}" if row.get("score") is not None else f"unscored ({row.get('detail', '')[:80]})"
-        self._say(f"[{self.done}/{self.total}] {spec.episode_id} attempt {row['attempt']}: {row['status']}, {sc}, "
-                  f"{row.get('wall_s') or 0:.1f} s wall on {row.get('host') or '?'}; ETA {self.eta()}")
+        self._say(
+            f"[{self.done}/{self.total}] {spec.episode_id} attempt {row['attempt']}: {row['status']}, {sc}, "
+            f"{row.get('wall_s') or 0:.1f} s wall on {row.get('host') or '?'}; ETA {self.eta()}"
+        )
 
     def _count(self, spec: EpisodeSpec, row: dict[str, Any]) -> None:
         self.done += 1
@@ -91,8 +100,10 @@ class Progress:
         from rich.table import Table
         from rich.text import Text
 
-        head = Text(f"done {self.done}/{self.total}   running {self.running}   unscored {self.failed}   "
-                    f"retried {self.retried}   elapsed {time.monotonic() - self.t0:.0f} s   ETA {self.eta()}")
+        head = Text(
+            f"done {self.done}/{self.total}   running {self.running}   unscored {self.failed}   "
+            f"retried {self.retried}   elapsed {time.monotonic() - self.t0:.0f} s   ETA {self.eta()}"
+        )
         t = Table(box=None, pad_edge=False)
         for col in ("task", "sim", "agent", "done", "mean score", "success", "unscored"):
             t.add_column(col, justify="right" if col in ("done", "mean score", "success", "unscored") else "left")

@@ -61,8 +61,10 @@ class MatrixEntry(_Model):
     def _agent_strings(cls, agents: list[str]) -> list[str]:
         for a in agents:
             if a in ("mcp", "human"):
-                raise ValueError(f"agent {a!r} waits for a person or an external client; a suite needs agents "
-                                 "that run by themselves (noop, reference, scripted:FILE, py:MODULE:FACTORY)")
+                raise ValueError(
+                    f"agent {a!r} waits for a person or an external client; a suite needs agents "
+                    "that run by themselves (noop, reference, scripted:FILE, py:MODULE:FACTORY)"
+                )
         return agents
 
 
@@ -94,8 +96,10 @@ class Suite(_Model):
             if not all(given):
                 missing = [n for n, g in zip(("tasks", "sims", "agents"), given) if not g][0]
                 raise ValueError(f"field '{missing}' is missing (top-level tasks, sims and agents go together)")
-            self.matrix = [MatrixEntry(tasks=self.tasks or [], sims=self.sims or [], agents=self.agents or []),
-                           *self.matrix]
+            self.matrix = [
+                MatrixEntry(tasks=self.tasks or [], sims=self.sims or [], agents=self.agents or []),
+                *self.matrix,
+            ]
             self.tasks = self.sims = self.agents = None
         if not self.matrix:
             raise ValueError("field 'matrix' is missing: say which tasks, sims and agents to run")

@@ -12,5 +12,18 @@ from simbridge._isolation._firewall import FirewallPlan, render
 from simbridge._isolation._netns import AGENT_USER, SIM_USER, Netns, cleanup_stale, list_namespaces
 from simbridge._isolation._sandbox import NetnsSandbox, host_addresses, sandbox_python
 
-__all__ = ["AGENT_USER", "AuditReport", "FirewallPlan", "Netns", "NetnsSandbox", "SIM_USER", "USUAL_PORTS",
-           "cleanup_stale", "host_addresses", "list_namespaces", "render", "run_audit", "sandbox_python"]
+__all__ = [
+    "AGENT_USER",
+    "AuditReport",
+    "FirewallPlan",
+    "Netns",
+    "NetnsSandbox",
+    "SIM_USER",
+    "USUAL_PORTS",
+    "cleanup_stale",
+    "host_addresses",
+    "list_namespaces",
+    "render",
+    "run_audit",
+    "sandbox_python",
+]

@@ -28,11 +28,19 @@ from typing import Any
 
 #: ports a simulator API may listen on, probed in every audit on top of the task's own list
 USUAL_PORTS: list[tuple[int, str, str]] = [
-    (49000, "udp", "X-Plane native UDP"), (49009, "udp", "XPlaneConnect"), (8086, "tcp", "X-Plane Web API"),
-    (5401, "tcp", "FlightGear telnet"), (5480, "tcp", "FlightGear httpd"), (8080, "tcp", "FlightGear httpd default"),
-    (500, "tcp", "SimConnect"), (2048, "tcp", "SimConnect fallback"),
-    (2000, "tcp", "CARLA RPC"), (2001, "tcp", "CARLA streaming"), (2002, "tcp", "CARLA secondary"),
-    (10111, "udp", "Bridge Command NMEA input"), (50000, "tcp", "kRPC"),
+    (49000, "udp", "X-Plane native UDP"),
+    (49009, "udp", "XPlaneConnect"),
+    (8086, "tcp", "X-Plane Web API"),
+    (5401, "tcp", "FlightGear telnet"),
+    (5480, "tcp", "FlightGear httpd"),
+    (8080, "tcp", "FlightGear httpd default"),
+    (500, "tcp", "SimConnect"),
+    (2048, "tcp", "SimConnect fallback"),
+    (2000, "tcp", "CARLA RPC"),
+    (2001, "tcp", "CARLA streaming"),
+    (2002, "tcp", "CARLA secondary"),
+    (10111, "udp", "Bridge Command NMEA input"),
+    (50000, "tcp", "kRPC"),
 ]
 
 BLOCKING_ERRNOS = {errno.EPERM, errno.EACCES, errno.ENETUNREACH, errno.EHOSTUNREACH, errno.EADDRNOTAVAIL}
@@ -138,8 +146,9 @@ def _descendants(roots: set[int]) -> set[int]:
     return out
 
 
-def x_clients(display: str, allowed_pids: set[int], allowed_remote: int = 0,
-              exact_pids: AbstractSet[int] = frozenset()) -> tuple[list[XClient], list[str]]:
+def x_clients(
+    display: str, allowed_pids: set[int], allowed_remote: int = 0, exact_pids: AbstractSet[int] = frozenset()
+) -> tuple[list[XClient], list[str]]:
     """Every client connected to the X server, by pid (X-Resource extension).
 
     `allowed_pids` and their descendants (the simulator's process tree) may be clients;
@@ -198,8 +207,12 @@ def run_audit(spec: dict[str, Any]) -> AuditReport:
             report.problems.append(f"{proto}/{port} ({service}) on {addr} is {result} from the sandbox ({detail})")
     if spec.get("display"):
         try:
-            clients, problems = x_clients(spec["display"], set(spec.get("allowed_pids", [])),
-                                          int(spec.get("allowed_remote_clients", 0)), set(spec.get("exact_pids", [])))
+            clients, problems = x_clients(
+                spec["display"],
+                set(spec.get("allowed_pids", [])),
+                int(spec.get("allowed_remote_clients", 0)),
+                set(spec.get("exact_pids", [])),
+            )
             report.x_clients = clients
             report.problems += problems
         except Exception as exc:  # the audit must report, not crash

@@ -39,8 +39,13 @@ def _set(ports: list[int]) -> str:
 
 def render(plan: FirewallPlan) -> str:
     """The nft script for the sandbox namespace (atomic: loaded with `nft -f -`)."""
-    lines = [f"table inet {TABLE} {{", "  chain input {", "    type filter hook input priority 0; policy drop;",
-             "    ct state established,related accept", "    ct state invalid drop"]
+    lines = [
+        f"table inet {TABLE} {{",
+        "  chain input {",
+        "    type filter hook input priority 0; policy drop;",
+        "    ct state established,related accept",
+        "    ct state invalid drop",
+    ]
     if plan.state_tcp:
         lines.append(f"    iif lo tcp dport {_set(plan.state_tcp)} drop")
     if plan.state_udp:
@@ -53,14 +58,16 @@ def render(plan: FirewallPlan) -> str:
         lines.append(f"    {host} udp dport {_set(plan.state_udp)} accept")
     if plan.agent_port:
         lines.append(f"    {host} tcp dport {plan.agent_port} accept")
-    lines += ["  }", "  chain output {", "    type filter hook output priority 0; policy accept;",
-              "    ct state established,related accept",
-              f"    meta skuid {plan.agent_uid} counter reject with icmpx admin-prohibited"]
+    lines += [
+        "  }",
+        "  chain output {",
+        "    type filter hook output priority 0; policy accept;",
+        "    ct state established,related accept",
+        f"    meta skuid {plan.agent_uid} counter reject with icmpx admin-prohibited",
+    ]
     if plan.host_udp:
         lines.append(f"    meta skuid {plan.sim_uid} ip daddr {plan.host_addr} udp dport {_set(plan.host_udp)} accept")
     if plan.host_tcp:
         lines.append(f"    meta skuid {plan.sim_uid} ip daddr {plan.host_addr} tcp dport {_set(plan.host_tcp)} accept")
-    lines += [f"    meta skuid {plan.sim_uid} oif lo accept",
-              f"    meta skuid {plan.sim_uid} counter drop",
-              "  }", "}"]
+    lines += [f"    meta skuid {plan.sim_uid} oif lo accept", f"    meta skuid {plan.sim_uid} counter drop", "  }", "}"]
     return "\n".join(lines) + "\n"

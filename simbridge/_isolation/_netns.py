@@ -105,8 +105,14 @@ class Netns:
         else:
             raise HarnessError("no free sandbox link address (too many namespaces?)")
         base = int(LINK_BLOCK.network_address) + idx * 4
-        rec = NetnsRecord(name=name, owner_pid=owner_pid or os.getpid(), host_if=f"sbh{tag}", sandbox_if=f"sbs{tag}",
-                          host_addr=str(ipaddress.ip_address(base + 1)), sandbox_addr=str(ipaddress.ip_address(base + 2)))
+        rec = NetnsRecord(
+            name=name,
+            owner_pid=owner_pid or os.getpid(),
+            host_if=f"sbh{tag}",
+            sandbox_if=f"sbs{tag}",
+            host_addr=str(ipaddress.ip_address(base + 1)),
+            sandbox_addr=str(ipaddress.ip_address(base + 2)),
+        )
         ns = cls(rec)
         STATE_DIR.mkdir(parents=True, exist_ok=True)
         (STATE_DIR / f"{name}.json").write_text(json.dumps(asdict(rec)))
@@ -134,7 +140,9 @@ class Netns:
             out += ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups"]
         return out + list(argv)
 
-    def exec_root(self, argv: list[str], *, check: bool = True, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    def exec_root(
+        self, argv: list[str], *, check: bool = True, input: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
         p = subprocess.run(self.argv(argv), capture_output=True, text=True, input=input)
         if check and p.returncode != 0:
             raise HarnessError(f"in {self.name}: {' '.join(argv)}: {p.stderr.strip() or f'exit {p.returncode}'}")

@@ -38,9 +38,18 @@ def _free_display() -> int:
 class NetnsSandbox:
     """Use as a context manager; everything inside is killed and removed on exit."""
 
-    def __init__(self, *, state_tcp: Sequence[int] = (), state_udp: Sequence[int] = (), agent_port: int | None = None,
-                 host_udp: Sequence[int] = (), host_tcp: Sequence[int] = (), screen: str = "1280x800x24",
-                 workdir: str | None = None, host_udp_picker: Any = None) -> None:
+    def __init__(
+        self,
+        *,
+        state_tcp: Sequence[int] = (),
+        state_udp: Sequence[int] = (),
+        agent_port: int | None = None,
+        host_udp: Sequence[int] = (),
+        host_tcp: Sequence[int] = (),
+        screen: str = "1280x800x24",
+        workdir: str | None = None,
+        host_udp_picker: Any = None,
+    ) -> None:
         self.state_tcp, self.state_udp = list(state_tcp), list(state_udp)
         self.agent_port = agent_port
         self.host_udp, self.host_tcp = list(host_udp), list(host_tcp)
@@ -77,12 +86,30 @@ class NetnsSandbox:
         if self._host_udp_picker is not None:
             self.host_udp += self._host_udp_picker(self.ns.record.host_addr)
         self._reaper = subprocess.Popen(
-            [sys.executable, "-m", "simbridge._isolation._reaper", str(os.getpid()), self.ns.name, self.ns.record.host_if],
-            start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        plan = FirewallPlan(sandbox_if=self.ns.record.sandbox_if, host_addr=self.ns.record.host_addr,
-                            agent_uid=agent_uid, sim_uid=sim_uid, agent_port=self.agent_port,
-                            state_tcp=self.state_tcp, state_udp=self.state_udp,
-                            host_udp=self.host_udp, host_tcp=self.host_tcp)
+            [
+                sys.executable,
+                "-m",
+                "simbridge._isolation._reaper",
+                str(os.getpid()),
+                self.ns.name,
+                self.ns.record.host_if,
+            ],
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        plan = FirewallPlan(
+            sandbox_if=self.ns.record.sandbox_if,
+            host_addr=self.ns.record.host_addr,
+            agent_uid=agent_uid,
+            sim_uid=sim_uid,
+            agent_port=self.agent_port,
+            state_tcp=self.state_tcp,
+            state_udp=self.state_udp,
+            host_udp=self.host_udp,
+            host_tcp=self.host_tcp,
+        )
         self.ruleset = render(plan)
         self.ns.exec_root(["nft", "-f", "-"], input=self.ruleset)
         os.chmod(self.workdir, 0o755)
@@ -131,14 +158,23 @@ class NetnsSandbox:
             base["DISPLAY"] = self.display
         return {**base, **(extra or {})}
 
-    def spawn(self, argv: Sequence[str], *, user: str | None = SIM_USER, env: dict[str, str] | None = None,
-              name: str | None = None, **popen: Any) -> subprocess.Popen[Any]:
+    def spawn(
+        self,
+        argv: Sequence[str],
+        *,
+        user: str | None = SIM_USER,
+        env: dict[str, str] | None = None,
+        name: str | None = None,
+        **popen: Any,
+    ) -> subprocess.Popen[Any]:
         """Start `argv` inside the sandbox as `user` (None = root, for the harness's own processes).
 
         Only the given `env` and a minimal base reach the process: the host's environment stays out.
         """
         assert self.ns is not None, "sandbox not started"
-        full_env = self.env({k: v for k, v in (env or {}).items() if k in _PASS_ENV or k.startswith(("SDL_", "PYGAME_"))})
+        full_env = self.env(
+            {k: v for k, v in (env or {}).items() if k in _PASS_ENV or k.startswith(("SDL_", "PYGAME_"))}
+        )
         if name and "stdout" not in popen:
             log = open(self.workdir / f"{name}.log", "wb")
             popen.update(stdout=log, stderr=subprocess.STDOUT)
@@ -159,27 +195,51 @@ class NetnsSandbox:
 
     def as_sandbox(self) -> Sandbox:
         """The runner-facing view: the host-side adapter reaches the simulator at sandbox_addr."""
-        def spawn(argv: Sequence[str], env: Mapping[str, str] | None = None, *, name: str | None = None,
-                  **popen: Any) -> subprocess.Popen[Any]:
+
+        def spawn(
+            argv: Sequence[str], env: Mapping[str, str] | None = None, *, name: str | None = None, **popen: Any
+        ) -> subprocess.Popen[Any]:
             return self.spawn(argv, env=dict(env or {}), name=name, **popen)
 
-        return Sandbox(display=self.display or "", env=self.env(), workdir=str(self.workdir),
-                       host_addr=self.sandbox_addr, isolated=True, provider="netns", spawn=spawn, telemetry="push",
-                       harness_addr=self.host_addr, harness_udp_ports=list(self.host_udp),
-                       info={"netns": self.ns.name if self.ns else None, "host_addr": self.host_addr,
-                             "sandbox_addr": self.sandbox_addr})
+        return Sandbox(
+            display=self.display or "",
+            env=self.env(),
+            workdir=str(self.workdir),
+            host_addr=self.sandbox_addr,
+            isolated=True,
+            provider="netns",
+            spawn=spawn,
+            telemetry="push",
+            harness_addr=self.host_addr,
+            harness_udp_ports=list(self.host_udp),
+            info={
+                "netns": self.ns.name if self.ns else None,
+                "host_addr": self.host_addr,
+                "sandbox_addr": self.sandbox_addr,
+            },
+        )
 
     # ------------------------------------------------------------------ audit
-    def audit(self, ports: Sequence[tuple[int, str, str]], *, extra_targets: Sequence[str] = (),
-              timeout_s: float = 0.5) -> dict[str, Any]:
+    def audit(
+        self, ports: Sequence[tuple[int, str, str]], *, extra_targets: Sequence[str] = (), timeout_s: float = 0.5
+    ) -> dict[str, Any]:
         """Run the isolation audit inside the sandbox as the agent user; returns its JSON report."""
-        spec = {"targets": ["127.0.0.1", self.sandbox_addr, self.host_addr, *extra_targets],
-                "ports": [list(p) for p in ports], "display": self.display,
-                "allowed_pids": sorted(self.sim_pids | self.harness_pids), "exact_pids": sorted(self.exact_pids),
-                "timeout_s": timeout_s}
+        spec = {
+            "targets": ["127.0.0.1", self.sandbox_addr, self.host_addr, *extra_targets],
+            "ports": [list(p) for p in ports],
+            "display": self.display,
+            "allowed_pids": sorted(self.sim_pids | self.harness_pids),
+            "exact_pids": sorted(self.exact_pids),
+            "timeout_s": timeout_s,
+        }
         script = Path(__file__).with_name("_audit.py")
-        p = self.spawn([sandbox_python(), str(script), json.dumps(spec)], user=AGENT_USER,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        p = self.spawn(
+            [sandbox_python(), str(script), json.dumps(spec)],
+            user=AGENT_USER,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         out, err = p.communicate(timeout=120)
         self._procs = [(n, q) for n, q in self._procs if q is not p]  # done: not one of the episode's
         if p.returncode != 0:
@@ -197,8 +257,10 @@ def sandbox_python() -> str:
     for path in [exe, *exe.resolve().parents, *exe.parents]:
         mode = path.stat().st_mode
         if path.is_dir() and not mode & 0o001:
-            raise HarnessError(f"{sys.executable} is not usable by sandbox users ({path} is not world-searchable); "
-                               "build the venv from /usr/bin/python3 (scripts/setup.sh does)")
+            raise HarnessError(
+                f"{sys.executable} is not usable by sandbox users ({path} is not world-searchable); "
+                "build the venv from /usr/bin/python3 (scripts/setup.sh does)"
+            )
     if not exe.resolve().stat().st_mode & 0o001:
         raise HarnessError(f"{exe.resolve()} is not executable by sandbox users")
     return sys.executable

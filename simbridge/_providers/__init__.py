@@ -39,5 +39,14 @@ def make_provider(name: str, *, task: Any = None, session_cls: Any = None) -> Pr
     raise SimbridgeError(f"unknown provider {name!r} (known: {', '.join(PROVIDERS)})")
 
 
-__all__ = ["PROVIDERS", "LocalProvider", "ProcessSet", "Provider", "SCREEN_DEPTH", "SCREEN_H", "SCREEN_W",
-           "make_provider", "state_ports"]
+__all__ = [
+    "PROVIDERS",
+    "LocalProvider",
+    "ProcessSet",
+    "Provider",
+    "SCREEN_DEPTH",
+    "SCREEN_H",
+    "SCREEN_W",
+    "make_provider",
+    "state_ports",
+]

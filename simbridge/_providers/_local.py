@@ -24,8 +24,9 @@ class LocalProvider(Provider):
     name = "local"
     isolated = False
 
-    def __init__(self, *, size: tuple[int, int] = (SCREEN_W, SCREEN_H), depth: int = SCREEN_DEPTH,
-                 start_timeout_s: float = 15.0) -> None:
+    def __init__(
+        self, *, size: tuple[int, int] = (SCREEN_W, SCREEN_H), depth: int = SCREEN_DEPTH, start_timeout_s: float = 15.0
+    ) -> None:
         self.size, self.depth, self.start_timeout_s = size, depth, start_timeout_s
         self.procs: ProcessSet | None = None
         self.sandbox: Sandbox | None = None
@@ -46,8 +47,9 @@ class LocalProvider(Provider):
         env = {k: v for k, v in os.environ.items() if k not in _SCRUB}
         env.update(DISPLAY=display, SDL_AUDIODRIVER="dummy", SDL_VIDEODRIVER="x11")
 
-        def spawn(argv: Sequence[str], env: Mapping[str, str] | None = None, *, name: str | None = None,
-                  **kw: Any) -> ProcessHandle:
+        def spawn(
+            argv: Sequence[str], env: Mapping[str, str] | None = None, *, name: str | None = None, **kw: Any
+        ) -> ProcessHandle:
             """Start `cmd` on the sandbox display; `env` adds to (overrides) the sandbox environment."""
             assert self.procs is not None
             merged = {**base_env, **(env or {})}
@@ -55,10 +57,16 @@ class LocalProvider(Provider):
             return self.procs.spawn(argv, name=name, env=merged, **kw)
 
         base_env = env
-        self.sandbox = Sandbox(display=display, env=env, workdir=str(workdir), host_addr="127.0.0.1",
-                               isolated=False, provider=self.name, spawn=spawn,
-                               info={"screen": f"{self.size[0]}x{self.size[1]}x{self.depth}",
-                                     "xvfb_pid": self.xvfb.pid})
+        self.sandbox = Sandbox(
+            display=display,
+            env=env,
+            workdir=str(workdir),
+            host_addr="127.0.0.1",
+            isolated=False,
+            provider=self.name,
+            spawn=spawn,
+            info={"screen": f"{self.size[0]}x{self.size[1]}x{self.depth}", "xvfb_pid": self.xvfb.pid},
+        )
         return self.sandbox
 
     def _start_xvfb(self, exe: str) -> str:
@@ -67,9 +75,22 @@ class LocalProvider(Provider):
         r, w = os.pipe()
         try:
             self.xvfb = self.procs.spawn(
-                [exe, "-displayfd", str(w), "-screen", "0", f"{self.size[0]}x{self.size[1]}x{self.depth}",
-                 "-nolisten", "tcp", "-noreset", "+extension", "XTEST"],
-                name="Xvfb", pass_fds=(w,))
+                [
+                    exe,
+                    "-displayfd",
+                    str(w),
+                    "-screen",
+                    "0",
+                    f"{self.size[0]}x{self.size[1]}x{self.depth}",
+                    "-nolisten",
+                    "tcp",
+                    "-noreset",
+                    "+extension",
+                    "XTEST",
+                ],
+                name="Xvfb",
+                pass_fds=(w,),
+            )
         finally:
             os.close(w)
         try:
@@ -99,5 +120,8 @@ class LocalProvider(Provider):
         self.procs = None
 
     def isolation_report(self) -> dict[str, Any]:
-        return {"provider": self.name, "isolated": False,
-                "note": "local provider: the agent shares the host; for development, results are unisolated"}
+        return {
+            "provider": self.name,
+            "isolated": False,
+            "note": "local provider: the agent shares the host; for development, results are unisolated",
+        }

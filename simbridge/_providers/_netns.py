@@ -25,8 +25,9 @@ class NetnsProvider(Provider):
     name = "netns"
     isolated = True
 
-    def __init__(self, *, state_tcp: list[int] | None = None, state_udp: list[int] | None = None,
-                 harness_udp_ports: int = 2) -> None:
+    def __init__(
+        self, *, state_tcp: list[int] | None = None, state_udp: list[int] | None = None, harness_udp_ports: int = 2
+    ) -> None:
         self.state_tcp = list(state_tcp or [])
         self.state_udp = list(state_udp or [])
         self.n_udp = harness_udp_ports
@@ -47,8 +48,12 @@ class NetnsProvider(Provider):
         # may live under a private directory: the sandbox gets its own world-readable folder,
         # whose logs are copied into the bundle at the end
         self.bundle_dir = Path(workdir)
-        self.sb = NetnsSandbox(state_tcp=self.state_tcp, state_udp=self.state_udp,
-                               screen=f"{SCREEN_W}x{SCREEN_H}x{SCREEN_DEPTH}", host_udp_picker=self._pick_udp)
+        self.sb = NetnsSandbox(
+            state_tcp=self.state_tcp,
+            state_udp=self.state_udp,
+            screen=f"{SCREEN_W}x{SCREEN_H}x{SCREEN_DEPTH}",
+            host_udp_picker=self._pick_udp,
+        )
         self.sb.start()
         sandbox = self.sb.as_sandbox()
         sandbox.python = python
@@ -73,8 +78,12 @@ class NetnsProvider(Provider):
     def isolation_report(self) -> dict[str, Any]:
         rep: dict[str, Any] = {"provider": self.name, "isolated": True}
         if self.sb is not None and self.sb.ns is not None:
-            rep.update(netns=self.sb.ns.name, host_addr=self.sb.host_addr, sandbox_addr=self.sb.sandbox_addr,
-                       firewall=self.sb.ruleset)
+            rep.update(
+                netns=self.sb.ns.name,
+                host_addr=self.sb.host_addr,
+                sandbox_addr=self.sb.sandbox_addr,
+                firewall=self.sb.ruleset,
+            )
         return rep
 
     def stop(self) -> None:

@@ -41,8 +41,17 @@ class ProcessSet:
         self._lock = threading.Lock()
         _LIVE.add(self)
 
-    def spawn(self, cmd: Sequence[str], *, name: str | None = None, env: dict[str, str] | None = None,
-              cwd: str | Path | None = None, stdout: Any = None, stderr: Any = None, **kw: Any) -> subprocess.Popen:
+    def spawn(
+        self,
+        cmd: Sequence[str],
+        *,
+        name: str | None = None,
+        env: dict[str, str] | None = None,
+        cwd: str | Path | None = None,
+        stdout: Any = None,
+        stderr: Any = None,
+        **kw: Any,
+    ) -> subprocess.Popen:
         """Start `cmd` in a new process group; output goes to LOG_DIR/NAME.log unless given."""
         name = name or Path(cmd[0]).name
         log = None
@@ -53,10 +62,17 @@ class ProcessSet:
             if stderr is None:
                 stderr = subprocess.STDOUT
         try:
-            p = subprocess.Popen(list(cmd), env=env, cwd=cwd, stdin=kw.pop("stdin", subprocess.DEVNULL),
-                                 stdout=stdout if stdout is not None else subprocess.DEVNULL,
-                                 stderr=stderr if stderr is not None else subprocess.DEVNULL,
-                                 start_new_session=True, preexec_fn=_die_with_parent, **kw)
+            p = subprocess.Popen(
+                list(cmd),
+                env=env,
+                cwd=cwd,
+                stdin=kw.pop("stdin", subprocess.DEVNULL),
+                stdout=stdout if stdout is not None else subprocess.DEVNULL,
+                stderr=stderr if stderr is not None else subprocess.DEVNULL,
+                start_new_session=True,
+                preexec_fn=_die_with_parent,
+                **kw,
+            )
         finally:
             if log is not None:
                 log.close()

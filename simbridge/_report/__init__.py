@@ -21,13 +21,26 @@ if TYPE_CHECKING:  # the real names, for type checkers and editors
     from simbridge._report._video import encode_screen_video
 
 _WHERE = {
-    "EpisodeView": "_episode", "load_episode": "_episode", "write_episode_report": "_html",
-    "load_suite": "_suite", "write_suite_report": "_suite", "encode_screen_video": "_video",
-    "EpisodeOutputs": "_finish", "finish_episode_outputs": "_finish",
+    "EpisodeView": "_episode",
+    "load_episode": "_episode",
+    "write_episode_report": "_html",
+    "load_suite": "_suite",
+    "write_suite_report": "_suite",
+    "encode_screen_video": "_video",
+    "EpisodeOutputs": "_finish",
+    "finish_episode_outputs": "_finish",
 }
 
-__all__ = ["EpisodeOutputs", "EpisodeView", "encode_screen_video", "finish_episode_outputs", "load_episode",
-           "load_suite", "write_episode_report", "write_suite_report"]
+__all__ = [
+    "EpisodeOutputs",
+    "EpisodeView",
+    "encode_screen_video",
+    "finish_episode_outputs",
+    "load_episode",
+    "load_suite",
+    "write_episode_report",
+    "write_suite_report",
+]
 assert sorted(__all__) == sorted(_WHERE)
 
 

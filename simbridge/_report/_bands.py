@@ -39,6 +39,7 @@ def _extractor(name: str) -> Callable[[Extractor], Extractor]:
     def deco(fn: Extractor) -> Extractor:
         _EXTRACTORS[name] = fn
         return fn
+
     return deco
 
 
@@ -86,10 +87,19 @@ def _steep_turn(p: dict, score: Score, signals: Signals, task: TaskSpec) -> list
     bank = _component(score, "bank_maintained")
     if bank is not None and bank.window is not None:
         a, b = sign * (p["bank_deg"] - p["bank_tol_deg"]), sign * (p["bank_deg"] + p["bank_tol_deg"])
-        out.append(Band("bank_deg", min(a, b), max(a, b), *bank.window,
-                        label=f"bank {p['bank_deg']:g}±{p['bank_tol_deg']:g}° {p['direction']}"))
-    for comp, sig, tol, unit in (("altitude_held", "alt_msl_ft", p["alt_tol_ft"], "ft"),
-                                 ("airspeed_held", "ias_kt", p["ias_tol_kt"], "kt")):
+        out.append(
+            Band(
+                "bank_deg",
+                min(a, b),
+                max(a, b),
+                *bank.window,
+                label=f"bank {p['bank_deg']:g}±{p['bank_tol_deg']:g}° {p['direction']}",
+            )
+        )
+    for comp, sig, tol, unit in (
+        ("altitude_held", "alt_msl_ft", p["alt_tol_ft"], "ft"),
+        ("airspeed_held", "ias_kt", p["ias_tol_kt"], "kt"),
+    ):
         c = _component(score, comp)
         if c is None or c.window is None:
             continue
@@ -113,12 +123,30 @@ def _takeoff_hold(p: dict, score: Score, signals: Signals, task: TaskSpec) -> li
     else:
         t0 = t1 = None
     return [
-        Band("heading_mag_deg", p["heading_deg"] - p["heading_tol_deg"], p["heading_deg"] + p["heading_tol_deg"],
-             t0, t1, label=f"heading {p['heading_deg']:g}±{p['heading_tol_deg']:g}°"),
-        Band("alt_msl_ft", p["alt_ft"] - p["alt_tol_ft"], p["alt_ft"] + p["alt_tol_ft"], t0, t1,
-             label=f"{p['alt_ft']:g}±{p['alt_tol_ft']:g} ft"),
-        Band("ias_kt", p["ias_kt"] - p["ias_tol_kt"], p["ias_kt"] + p["ias_tol_kt"], t0, t1,
-             label=f"{p['ias_kt']:g}±{p['ias_tol_kt']:g} kt"),
+        Band(
+            "heading_mag_deg",
+            p["heading_deg"] - p["heading_tol_deg"],
+            p["heading_deg"] + p["heading_tol_deg"],
+            t0,
+            t1,
+            label=f"heading {p['heading_deg']:g}±{p['heading_tol_deg']:g}°",
+        ),
+        Band(
+            "alt_msl_ft",
+            p["alt_ft"] - p["alt_tol_ft"],
+            p["alt_ft"] + p["alt_tol_ft"],
+            t0,
+            t1,
+            label=f"{p['alt_ft']:g}±{p['alt_tol_ft']:g} ft",
+        ),
+        Band(
+            "ias_kt",
+            p["ias_kt"] - p["ias_tol_kt"],
+            p["ias_kt"] + p["ias_tol_kt"],
+            t0,
+            t1,
+            label=f"{p['ias_kt']:g}±{p['ias_tol_kt']:g} kt",
+        ),
     ]
 
 
@@ -128,8 +156,15 @@ def _engine_failure(p: dict, score: Score, signals: Signals, task: TaskSpec) -> 
     c = _component(score, "best_glide")
     if c is None or c.window is None:
         return []
-    return [Band("ias_kt", p["glide_ias_lo_kt"], p["glide_ias_hi_kt"], *c.window,
-                 label=f"best glide {p['glide_ias_lo_kt']:g}-{p['glide_ias_hi_kt']:g} KIAS")]
+    return [
+        Band(
+            "ias_kt",
+            p["glide_ias_lo_kt"],
+            p["glide_ias_hi_kt"],
+            *c.window,
+            label=f"best glide {p['glide_ias_lo_kt']:g}-{p['glide_ias_hi_kt']:g} KIAS",
+        )
+    ]
 
 
 @_extractor("ils_approach")
@@ -140,8 +175,15 @@ def _ils_approach(p: dict, score: Score, signals: Signals, task: TaskSpec) -> li
     dev = _component(score, "deviations")
     if dev is not None and dev.window is not None:
         for sig, what in (("loc_dev_dots", "LOC"), ("gs_dev_dots", "GS")):
-            out.append(Band(sig, -p["max_dev_dots"], p["max_dev_dots"], *dev.window,
-                            label=f"{what} ±{p['max_dev_dots']:g} dot at {p['gate_agl_ft']:g} ft AGL"))
+            out.append(
+                Band(
+                    sig,
+                    -p["max_dev_dots"],
+                    p["max_dev_dots"],
+                    *dev.window,
+                    label=f"{what} ±{p['max_dev_dots']:g} dot at {p['gate_agl_ft']:g} ft AGL",
+                )
+            )
     disc = _component(score, "disconnect_at_dh")
     if disc is not None:
         lo, hi = p["disconnect_agl_ft"]
@@ -168,8 +210,15 @@ def _hover(p: dict, score: Score, signals: Signals, task: TaskSpec) -> list[Band
     ground = P._ground(signals["on_ground"]).astype(float)
     _, zero = _skid_height_ft(signals.t, signals["alt_agl_ft"], ground)
     lo, hi = p["hover_min_ft"], p["hover_max_ft"]
-    return [Band("alt_agl_ft", lo + zero, hi + zero, *_window(score, "hover_window"),
-                 label=f"skids {lo:g}-{hi:g} ft (AGL − {zero:.1f} ft on the pad)")]
+    return [
+        Band(
+            "alt_agl_ft",
+            lo + zero,
+            hi + zero,
+            *_window(score, "hover_window"),
+            label=f"skids {lo:g}-{hi:g} ft (AGL − {zero:.1f} ft on the pad)",
+        )
+    ]
 
 
 @_extractor("traffic_pattern")
@@ -181,8 +230,16 @@ def _traffic_pattern(p: dict, score: Score, signals: Signals, task: TaskSpec) ->
         return []
     elev = task.geometry.runway(p["runway"]).elevation_ft
     mid, tol = elev + p["pattern_alt_agl_ft"], p["alt_tol_ft"]
-    return [Band("alt_msl_ft", mid - tol, mid + tol, t0, t1,
-                 label=f"{p['pattern_alt_agl_ft']:g}±{tol:g} ft above field ({elev:g} ft) on downwind")]
+    return [
+        Band(
+            "alt_msl_ft",
+            mid - tol,
+            mid + tol,
+            t0,
+            t1,
+            label=f"{p['pattern_alt_agl_ft']:g}±{tol:g} ft above field ({elev:g} ft) on downwind",
+        )
+    ]
 
 
 @_extractor("carla_lane_keep")

@@ -40,7 +40,9 @@ def finish_episode_outputs(bundle_dir: str | Path, *, report: bool = True) -> Ep
         from simbridge._report._html import write_episode_report
         from simbridge._report._video import encode_screen_video
     except ImportError as exc:
-        out.problems.append(f"no screen.mp4 or report: needs the 'report' extra (pip install 'simbridge[report]'): {exc}")
+        out.problems.append(
+            f"no screen.mp4 or report: needs the 'report' extra (pip install 'simbridge[report]'): {exc}"
+        )
         return out
     try:
         out.screen_mp4 = encode_screen_video(bundle)

@@ -70,7 +70,11 @@ def isolation_verdict(view: EpisodeView) -> str:
         audit = iso.get("audit")
         if isinstance(audit, dict):
             probs = audit.get("problems") or []
-            parts.append("audit passed" if audit.get("ok") else "audit FAILED" + (f": {'; '.join(map(str, probs[:3]))}" if probs else ""))
+            parts.append(
+                "audit passed"
+                if audit.get("ok")
+                else "audit FAILED" + (f": {'; '.join(map(str, probs[:3]))}" if probs else "")
+            )
     if ep.unisolated or view.score.unisolated:
         parts.append("UNISOLATED")
     return ", ".join(parts)
@@ -101,10 +105,12 @@ def _header(view: EpisodeView) -> str:
         gate = f' <span class="gate">(before safety gate {s.raw_score:.3f})</span>'
     mark = ' <span class="unisolated">unisolated</span>' if (ep.unisolated or s.unisolated) else ""
     table = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
-    return (f'<header><h1>{_e(task.id)} — {_e(task.title)}{mark}</h1>'
-            f'<div class="score">score <span id="score-value">{_e(_score_text(view))}</span>{gate}</div>'
-            f'<h2>Instruction as the agent saw it</h2><blockquote id="instruction">{_e(view.instruction)}</blockquote>'
-            f'<table class="meta">{table}</table></header>')
+    return (
+        f"<header><h1>{_e(task.id)} — {_e(task.title)}{mark}</h1>"
+        f'<div class="score">score <span id="score-value">{_e(_score_text(view))}</span>{gate}</div>'
+        f'<h2>Instruction as the agent saw it</h2><blockquote id="instruction">{_e(view.instruction)}</blockquote>'
+        f'<table class="meta">{table}</table></header>'
+    )
 
 
 def _score_table(view: EpisodeView) -> str:
@@ -114,18 +120,24 @@ def _score_table(view: EpisodeView) -> str:
     for c in s.components:
         win = f"{c.window[0]:.2f} – {c.window[1]:.2f}" if c.window else ""
         cls = "ok" if c.earned >= 1 else ("part" if c.earned > 0 else "no")
-        rows.append(f'<tr class="{cls}"><td>{_e(c.name)}</td><td>{c.weight:.2f}</td><td>{c.earned:.3f}</td>'
-                    f'<td>{c.points:.3f}</td><td>{_e(fmt_measured(c.measured))}</td><td>{_e(c.tolerance)}</td>'
-                    f'<td>{_e(win)}</td><td>{_e(c.explanation)}</td></tr>')
+        rows.append(
+            f'<tr class="{cls}"><td>{_e(c.name)}</td><td>{c.weight:.2f}</td><td>{c.earned:.3f}</td>'
+            f"<td>{c.points:.3f}</td><td>{_e(fmt_measured(c.measured))}</td><td>{_e(c.tolerance)}</td>"
+            f"<td>{_e(win)}</td><td>{_e(c.explanation)}</td></tr>"
+        )
     out = f'<h2>Score</h2><table class="grid" id="components">{head}{"".join(rows)}</table>'
     if s.safety:
         srows = []
         for sc in s.safety:
             when = "" if sc.first_violation_t is None else f"{sc.first_violation_t:.2f}"
-            srows.append(f'<tr class="{"ok" if sc.ok else "no"}"><td>{_e(sc.name)}</td><td>{"ok" if sc.ok else "VIOLATED"}</td>'
-                         f"<td>{_e(when)}</td><td>{_e(sc.explanation)}</td></tr>")
-        out += ('<h3>Safety constraints</h3><table class="grid" id="safety"><tr><th>constraint</th><th>result</th>'
-                f'<th>first violation (s)</th><th>explanation</th></tr>{"".join(srows)}</table>')
+            srows.append(
+                f'<tr class="{"ok" if sc.ok else "no"}"><td>{_e(sc.name)}</td><td>{"ok" if sc.ok else "VIOLATED"}</td>'
+                f"<td>{_e(when)}</td><td>{_e(sc.explanation)}</td></tr>"
+            )
+        out += (
+            '<h3>Safety constraints</h3><table class="grid" id="safety"><tr><th>constraint</th><th>result</th>'
+            f"<th>first violation (s)</th><th>explanation</th></tr>{''.join(srows)}</table>"
+        )
     notes = [f"integrity: {p}" for p in view.integrity] + list(s.flags)
     dq = s.data_quality
     if dq is not None and not dq.clean:
@@ -152,7 +164,7 @@ def _video_section(view: EpisodeView) -> tuple[str, float | None]:
         t0 = video_t0_s(screen)
         t0 = t0 if t0 is not None else (timed[0][0] if timed else 0.0)
         t1 = timed[-1][0] if timed else None
-        source = (f"the bundle's {SCREEN_MP4}, {len(timed)} frames" if timed else f"the bundle's {SCREEN_MP4}")
+        source = f"the bundle's {SCREEN_MP4}, {len(timed)} frames" if timed else f"the bundle's {SCREEN_MP4}"
         what = f"{source}, sim time from {t0:.1f}" + (f" to {t1:.1f} s" if t1 is not None else " s")
     elif timed:
         with tempfile.TemporaryDirectory() as tmp:
@@ -160,17 +172,23 @@ def _video_section(view: EpisodeView) -> tuple[str, float | None]:
             assert video is not None
             data = video.path.read_bytes()
         t0 = video.t0_s
-        what = (f"{video.n_frames} frames, sim time {video.t0_s:.1f}–{video.t1_s:.1f} s (H.264, CRF {video.crf}"
-                f'{f" capped at {video.max_kbps} kbit/s" if video.max_kbps else ""})')
+        what = (
+            f"{video.n_frames} frames, sim time {video.t0_s:.1f}–{video.t1_s:.1f} s (H.264, CRF {video.crf}"
+            f"{f' capped at {video.max_kbps} kbit/s' if video.max_kbps else ''})"
+        )
     else:
         return '<p class="none">No screen frames in this bundle.</p>', None
     if len(data) > MAX_VIDEO_BYTES:
-        return (f'<p class="none">The screen video is {len(data) / 1e6:.1f} MB, over the page budget '
-                f'({MAX_VIDEO_BYTES / 1e6:.0f} MB); not embedded.</p>'), None
+        return (
+            f'<p class="none">The screen video is {len(data) / 1e6:.1f} MB, over the page budget '
+            f"({MAX_VIDEO_BYTES / 1e6:.0f} MB); not embedded.</p>"
+        ), None
     uri = "data:video/mp4;base64," + base64.b64encode(data).decode("ascii")
-    return (f'<p id="video-source">{_e(what)}, {len(data) / 1e6:.1f} MB. Click a plot to seek the video; the cursor '
-            f'follows it.</p>'
-            f'<video id="screen" controls muted preload="auto" data-t0="{t0:.3f}" src="{uri}"></video>'), t0
+    return (
+        f'<p id="video-source">{_e(what)}, {len(data) / 1e6:.1f} MB. Click a plot to seek the video; the cursor '
+        f"follows it.</p>"
+        f'<video id="screen" controls muted preload="auto" data-t0="{t0:.3f}" src="{uri}"></video>'
+    ), t0
 
 
 def _csv_section(view: EpisodeView) -> str:
@@ -182,13 +200,18 @@ def _csv_section(view: EpisodeView) -> str:
         return '<p class="none">No signal samples in this bundle.</p>'
     p = csv_payload(sig)
     name = f"{view.task.id}-{view.path.name}-signals.csv"
-    rate = ("all columns, full rate" if p.step == 1 else
-            f"all columns, every {p.step}th sample: the full-rate CSV would exceed the page budget; "
-            "the bundle's signals file has every sample")
-    return (f'<p><a id="csv-download" href="#" download="{_e(name)}" data-rows="{p.n_rows}" data-columns="{p.n_columns}" '
-            f'data-step="{p.step}">Download the signals as CSV</a> ({p.n_rows} rows × {p.n_columns} columns, {rate}; '
-            f'{p.csv_bytes / 1e6:.1f} MB)</p>'
-            f'<script type="application/octet-stream" id="signals-csv-gz">{p.gz_b64}</script>')
+    rate = (
+        "all columns, full rate"
+        if p.step == 1
+        else f"all columns, every {p.step}th sample: the full-rate CSV would exceed the page budget; "
+        "the bundle's signals file has every sample"
+    )
+    return (
+        f'<p><a id="csv-download" href="#" download="{_e(name)}" data-rows="{p.n_rows}" data-columns="{p.n_columns}" '
+        f'data-step="{p.step}">Download the signals as CSV</a> ({p.n_rows} rows × {p.n_columns} columns, {rate}; '
+        f"{p.csv_bytes / 1e6:.1f} MB)</p>"
+        f'<script type="application/octet-stream" id="signals-csv-gz">{p.gz_b64}</script>'
+    )
 
 
 def _script_json(obj_json: str) -> str:
@@ -291,7 +314,9 @@ _JS = r"""
 def render_episode(view: EpisodeView) -> str:
     """The whole page as one string."""
     bands = bands_for(view.task, view.score, view.bundle.signals)
-    figs: list[tuple[str, str, go.Figure]] = [(f"plot-{i}", "time", f) for i, f in enumerate(signal_figures(view, bands))]
+    figs: list[tuple[str, str, go.Figure]] = [
+        (f"plot-{i}", "time", f) for i, f in enumerate(signal_figures(view, bands))
+    ]
     t = view.bundle.signals.t
     acts = actions_figure(view, (float(t.min()), float(t.max())) if t.size else (0.0, 1.0))
     if acts is not None:
@@ -300,21 +325,30 @@ def render_episode(view: EpisodeView) -> str:
     if track is not None:
         figs.append(("plot-track", "track", track))
     _, missing = plotted_signals(view)
-    fig_json = "[" + ",".join(f'{{"div":"{div}","fig":{pio.to_json(fig, validate=False)}}}' for div, _, fig in figs) + "]"
+    fig_json = (
+        "[" + ",".join(f'{{"div":"{div}","fig":{pio.to_json(fig, validate=False)}}}' for div, _, fig in figs) + "]"
+    )
     video_html, _ = _video_section(view)
     windows = evidence_windows(view)
-    legend = ('<p class="legend"><span style="background:rgba(31,119,180,0.2)">evidence window</span>'
-              '<span style="background:rgba(44,160,44,0.25)">tolerance band</span>'
-              '<span style="background:rgba(214,39,40,0.3)">telemetry gap / unknown</span>'
-              '<span style="border-left:2px dashed #555">event</span>'
-              '<span style="border-left:2px solid #d62728">safety violation</span></p>')
-    plots = "".join(f'<div class="plot" id="{div}" data-kind="{kind}"></div>' for div, kind, _ in figs if kind == "time")
+    legend = (
+        '<p class="legend"><span style="background:rgba(31,119,180,0.2)">evidence window</span>'
+        '<span style="background:rgba(44,160,44,0.25)">tolerance band</span>'
+        '<span style="background:rgba(214,39,40,0.3)">telemetry gap / unknown</span>'
+        '<span style="border-left:2px dashed #555">event</span>'
+        '<span style="border-left:2px solid #d62728">safety violation</span></p>'
+    )
+    plots = "".join(
+        f'<div class="plot" id="{div}" data-kind="{kind}"></div>' for div, kind, _ in figs if kind == "time"
+    )
     miss = f'<p class="none">Not recorded: {_e(", ".join(missing))}</p>' if missing else ""
-    track_html = ('<h2>Track</h2><div class="plot" id="plot-track" data-kind="track"></div>' if track is not None
-                  else '<h2>Track</h2><p class="none">No positions (lat_deg/lon_deg or x_m/y_m) in this bundle.</p>')
+    track_html = (
+        '<h2>Track</h2><div class="plot" id="plot-track" data-kind="track"></div>'
+        if track is not None
+        else '<h2>Track</h2><p class="none">No positions (lat_deg/lon_deg or x_m/y_m) in this bundle.</p>'
+    )
     win_txt = "; ".join(f"{label}: {a:.1f}–{b:.1f} s" for a, b, label in windows)
     return (
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{_e(view.task.id)} {_e(view.score.status)} {_e(_score_text(view))} — simbridge report</title>"
         f"<style>{_CSS}</style></head><body>"
         f"{_header(view)}{_score_table(view)}"

@@ -22,14 +22,20 @@ from simbridge._report._episode import EpisodeView
 MAX_POINTS = 2000
 #: signals drawn on the track map rather than against time
 TRACK_SIGNALS = frozenset({"lat_deg", "lon_deg", "x_m", "y_m"})
-_WINDOW_COLOURS = ("rgba(31,119,180,0.13)", "rgba(255,127,14,0.13)", "rgba(148,103,189,0.13)",
-                   "rgba(140,86,75,0.13)", "rgba(23,190,207,0.13)")
+_WINDOW_COLOURS = (
+    "rgba(31,119,180,0.13)",
+    "rgba(255,127,14,0.13)",
+    "rgba(148,103,189,0.13)",
+    "rgba(140,86,75,0.13)",
+    "rgba(23,190,207,0.13)",
+)
 _GAP_COLOUR = "rgba(214,39,40,0.25)"
 _BAND_COLOUR = "rgba(44,160,44,0.18)"
 
 
-def decimate(t: np.ndarray, v: np.ndarray, max_points: int = MAX_POINTS, max_gap_s: float = np.inf
-             ) -> tuple[np.ndarray, np.ndarray]:
+def decimate(
+    t: np.ndarray, v: np.ndarray, max_points: int = MAX_POINTS, max_gap_s: float = np.inf
+) -> tuple[np.ndarray, np.ndarray]:
     """Min/max decimation to about `max_points` samples, keeping every bucket's extremes, its
     first missing sample (so a dropout still breaks the line) and both sides of every time gap
     longer than `max_gap_s`; a NaN is inserted inside each such gap so the line breaks there."""
@@ -94,9 +100,16 @@ def signal_figure(view: EpisodeView, name: str, bands: Sequence[Band], t_range: 
         td = np.insert(td, wrap + 1, (td[wrap] + td[wrap + 1]) / 2)
         vd = np.insert(vd, wrap + 1, np.nan)
     step = discrete_values(name) is not None
-    fig = go.Figure(go.Scatter(x=np.round(td, 3), y=vd, mode="lines", name=name,
-                               line={"width": 1.6, "shape": "hv" if step else "linear"},
-                               hovertemplate="t=%{x:.2f} s<br>" + name + "=%{y:.6g}<extra></extra>"))
+    fig = go.Figure(
+        go.Scatter(
+            x=np.round(td, 3),
+            y=vd,
+            mode="lines",
+            name=name,
+            line={"width": 1.6, "shape": "hv" if step else "linear"},
+            hovertemplate="t=%{x:.2f} s<br>" + name + "=%{y:.6g}<extra></extra>",
+        )
+    )
     for i, (a, b, label) in enumerate(evidence_windows(view)):
         colour = _WINDOW_COLOURS[i % len(_WINDOW_COLOURS)]
         if b > a:
@@ -105,8 +118,17 @@ def signal_figure(view: EpisodeView, name: str, bands: Sequence[Band], t_range: 
             # an instant (e.g. the liftoff): dotted, so it does not read as a violation
             fig.add_vline(x=a, line={"color": "rgba(31,119,180,0.8)", "width": 1.5, "dash": "dot"})
         # staggered down from the top so windows that start close together stay readable
-        fig.add_annotation(x=a, y=1.0 - 0.11 * (i % 4), yref="paper", text=label, showarrow=False, xanchor="left",
-                           yanchor="top", font={"size": 10, "color": "#333"}, bgcolor="rgba(255,255,255,0.6)")
+        fig.add_annotation(
+            x=a,
+            y=1.0 - 0.11 * (i % 4),
+            yref="paper",
+            text=label,
+            showarrow=False,
+            xanchor="left",
+            yanchor="top",
+            font={"size": 10, "color": "#333"},
+            bgcolor="rgba(255,255,255,0.6)",
+        )
     for band in bands:
         if band.signal != name:
             continue
@@ -115,10 +137,25 @@ def signal_figure(view: EpisodeView, name: str, bands: Sequence[Band], t_range: 
         if x1 - x0 < 0.005 * (t_range[1] - t_range[0]):  # judged at an instant: a visible bar there
             half = 0.004 * (t_range[1] - t_range[0])
             x0, x1 = x0 - half, x1 + half
-        fig.add_shape(type="rect", x0=x0, x1=x1, y0=band.lo, y1=band.hi, fillcolor=_BAND_COLOUR,
-                      line={"color": "rgba(44,160,44,0.7)", "width": 1, "dash": "dot"}, layer="below")
-        fig.add_annotation(x=x1, y=band.hi, text=band.label, showarrow=False, xanchor="right", yanchor="bottom",
-                           font={"size": 10, "color": "#2c7a2c"})
+        fig.add_shape(
+            type="rect",
+            x0=x0,
+            x1=x1,
+            y0=band.lo,
+            y1=band.hi,
+            fillcolor=_BAND_COLOUR,
+            line={"color": "rgba(44,160,44,0.7)", "width": 1, "dash": "dot"},
+            layer="below",
+        )
+        fig.add_annotation(
+            x=x1,
+            y=band.hi,
+            text=band.label,
+            showarrow=False,
+            xanchor="right",
+            yanchor="bottom",
+            font={"size": 10, "color": "#2c7a2c"},
+        )
     gaps = list(sig.gaps(gap_s))
     dq = view.score.data_quality
     if dq is not None and name in dq.signals:
@@ -127,13 +164,25 @@ def signal_figure(view: EpisodeView, name: str, bands: Sequence[Band], t_range: 
         fig.add_vrect(x0=a, x1=b, fillcolor=_GAP_COLOUR, line_width=0, layer="below")
     for e in view.bundle.events:
         fig.add_vline(x=e.t, line={"color": "rgba(60,60,60,0.6)", "width": 1, "dash": "dash"})
-        fig.add_annotation(x=e.t, y=0.0, yref="paper", text=e.kind, showarrow=False, textangle=-90,
-                           xanchor="right", yanchor="bottom", font={"size": 9, "color": "#555"})
+        fig.add_annotation(
+            x=e.t,
+            y=0.0,
+            yref="paper",
+            text=e.kind,
+            showarrow=False,
+            textangle=-90,
+            xanchor="right",
+            yanchor="bottom",
+            font={"size": 9, "color": "#555"},
+        )
     for s in view.score.safety:
         if not s.ok and s.first_violation_t is not None:
             fig.add_vline(x=s.first_violation_t, line={"color": "#d62728", "width": 2})
     fig.update_layout(
-        height=230, margin={"l": 70, "r": 20, "t": 24, "b": 36}, template="plotly_white", showlegend=False,
+        height=230,
+        margin={"l": 70, "r": 20, "t": 24, "b": 36},
+        template="plotly_white",
+        showlegend=False,
         hovermode="x",  # a click anywhere over the plot picks the sample at that time (seeks the video)
         xaxis={"title": {"text": "sim time (s)", "standoff": 4}, "range": list(t_range)},
         yaxis={"title": {"text": name}},
@@ -172,18 +221,35 @@ def actions_figure(view: EpisodeView, t_range: tuple[float, float]) -> go.Figure
     fig = go.Figure()
     for group, colour, label in ((ok, "#1f77b4", "action"), (bad, "#d62728", "failed action")):
         if group:
-            fig.add_trace(go.Scatter(x=[round(float(a["t"]), 3) for a in group], y=[a["kind"] for a in group],
-                                     mode="markers", name=label, marker={"color": colour, "size": 7, "symbol": "line-ns-open",
-                                                                         "line": {"width": 2, "color": colour}},
-                                     text=[_hover(a) for a in group],
-                                     hovertemplate="t=%{x:.2f} s<br>%{text}<extra></extra>"))
+            fig.add_trace(
+                go.Scatter(
+                    x=[round(float(a["t"]), 3) for a in group],
+                    y=[a["kind"] for a in group],
+                    mode="markers",
+                    name=label,
+                    marker={
+                        "color": colour,
+                        "size": 7,
+                        "symbol": "line-ns-open",
+                        "line": {"width": 2, "color": colour},
+                    },
+                    text=[_hover(a) for a in group],
+                    hovertemplate="t=%{x:.2f} s<br>%{text}<extra></extra>",
+                )
+            )
     kinds = sorted({a["kind"] for a in shown})
     title = f"agent actions ({len(acts)}" + (f", first {MAX_ACTIONS} shown" if len(acts) > MAX_ACTIONS else "") + ")"
     fig.update_layout(
-        height=max(140, 60 + 22 * len(kinds)), margin={"l": 70, "r": 20, "t": 28, "b": 36}, template="plotly_white",
+        height=max(140, 60 + 22 * len(kinds)),
+        margin={"l": 70, "r": 20, "t": 28, "b": 36},
+        template="plotly_white",
         # legend above, not beside: the time axis must line up with the signal plots'
-        showlegend=bool(bad), legend={"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"}, hovermode="closest", title={"text": title, "font": {"size": 12}, "x": 0.01},
+        showlegend=bool(bad),
+        legend={"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"},
+        hovermode="closest",
+        title={"text": title, "font": {"size": 12}, "x": 0.01},
         xaxis={"title": {"text": "sim time (s)", "standoff": 4}, "range": list(t_range)},
-        yaxis={"type": "category", "categoryarray": kinds}, meta={"signal": "actions"},
+        yaxis={"type": "category", "categoryarray": kinds},
+        meta={"signal": "actions"},
     )
     return fig

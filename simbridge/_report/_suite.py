@@ -128,8 +128,11 @@ def _iv(iv: Interval | None, na: str | None = None) -> tuple[str, str]:
 
 def _link(e: SuiteEpisode, text: str) -> str:
     s = e.trial.score
-    what = f"{s.score:.3f}, {'success' if s.success else 'no success'}" if s.status == "scored" and s.score is not None \
+    what = (
+        f"{s.score:.3f}, {'success' if s.success else 'no success'}"
+        if s.status == "scored" and s.score is not None
         else f"unscored: {s.reason}"
+    )
     title = f"{e.trial.source.name}: {what}"
     if e.page is None:
         return f'<span class="nolink" title="{_e(title + (" (" + e.page_error + ")" if e.page_error else ""))}">{_e(text)}</span>'
@@ -148,9 +151,11 @@ def _cell(m: Metrics, task: str, eps: list[SuiteEpisode]) -> tuple[str, str]:
     if row is None:
         return f'<td data-sort="">{uns}<div class="trials">{links}</div></td>', ""
     key = f"{row['sgo']:.6f}"
-    return (f'<td data-sort="{key}"><span class="cell-score">{row["sgo"]:.3f}</span> '
-            f'<span class="cell-sr">{row["sr"]:.0%} success</span> <span class="n">n={int(row["n"])}</span>'
-            f'{uns}<div class="trials">{links}</div></td>'), key
+    return (
+        f'<td data-sort="{key}"><span class="cell-score">{row["sgo"]:.3f}</span> '
+        f'<span class="cell-sr">{row["sr"]:.0%} success</span> <span class="n">n={int(row["n"])}</span>'
+        f'{uns}<div class="trials">{links}</div></td>'
+    ), key
 
 
 def _leaderboard(suite: Suite) -> str:
@@ -159,15 +164,22 @@ def _leaderboard(suite: Suite) -> str:
     for e in suite.episodes:
         by_cell[(e.trial.agent, e.sim, e.task_id)].append(e)
     ks = sorted({k for m in suite.groups.values() for k in (*m.pass_at_k, *m.pass_na)})
-    head = ['<th data-type="text">agent</th>', '<th data-type="text">simulator</th>',
-            '<th>SR</th>', '<th>SGO</th>', '<th>SCR</th>']
+    head = [
+        '<th data-type="text">agent</th>',
+        '<th data-type="text">simulator</th>',
+        "<th>SR</th>",
+        "<th>SGO</th>",
+        "<th>SCR</th>",
+    ]
     head += [f"<th>pass@{k}</th><th>pass^{k}</th>" for k in ks]
-    head += ['<th>scored</th>', '<th>unscored</th>']
+    head += ["<th>scored</th>", "<th>unscored</th>"]
     head += [f'<th class="task">{_e(t)}</th>' for t in tasks]
     rows = []
     for (agent, sim), m in suite.groups.items():
-        cells = [f'<td data-sort="{_e(agent or "")}">{_e(agent or "not recorded")}</td>',
-                 f'<td data-sort="{_e(sim)}">{_e(sim)}</td>']
+        cells = [
+            f'<td data-sort="{_e(agent or "")}">{_e(agent or "not recorded")}</td>',
+            f'<td data-sort="{_e(sim)}">{_e(sim)}</td>',
+        ]
         for iv in (m.sr, m.sgo, m.scr):
             text, key = _iv(iv)
             cells.append(f'<td data-sort="{key}">{text}</td>')
@@ -175,12 +187,17 @@ def _leaderboard(suite: Suite) -> str:
             for ci in (m.pass_at_k_ci, m.pass_hat_k_ci):
                 text, key = _iv(ci.get(k), m.pass_na.get(k))
                 cells.append(f'<td data-sort="{key}">{text}</td>')
-        cells += [f'<td data-sort="{m.n_scored}">{m.n_scored}</td>', f'<td data-sort="{m.n_unscored}">{m.n_unscored}</td>']
+        cells += [
+            f'<td data-sort="{m.n_scored}">{m.n_scored}</td>',
+            f'<td data-sort="{m.n_unscored}">{m.n_unscored}</td>',
+        ]
         for t in tasks:
             cells.append(_cell(m, t, by_cell.get((agent, sim, t), []))[0])
         rows.append(f'<tr data-agent="{_e(agent or "")}" data-sim="{_e(sim)}">{"".join(cells)}</tr>')
-    return (f'<table class="grid sortable" id="leaderboard"><thead><tr>{"".join(head)}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table>')
+    return (
+        f'<table class="grid sortable" id="leaderboard"><thead><tr>{"".join(head)}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
 
 
 def _unscored(suite: Suite) -> str:
@@ -192,14 +209,17 @@ def _unscored(suite: Suite) -> str:
         reasons[f"{e.trial.score.reason or 'no reason recorded'} [episode {e.status}]"] += 1
     summary = "".join(f"<li>{n} × {_e(r)}</li>" for r, n in sorted(reasons.items(), key=lambda kv: -kv[1]))
     rows = "".join(
-        f'<tr><td>{_e(e.trial.agent or "not recorded")}</td><td>{_e(e.sim)}</td><td>{_e(e.task_id)}</td>'
-        f'<td>{_link(e, e.trial.source.name)}</td><td>{_e(e.status)}</td><td>{_e(e.trial.score.reason)}</td></tr>'
-        for e in sorted(bad, key=lambda e: (e.trial.agent or "", e.sim, e.task_id, str(e.trial.source))))
-    return (f'<p>{len(bad)} unscored episode{"s" if len(bad) != 1 else ""} (harness faults, undecidable '
-            f'recordings): excluded from the metrics, not counted as failures.</p><ul id="unscored-reasons">{summary}</ul>'
-            f'<table class="grid sortable" id="unscored"><thead><tr><th data-type="text">agent</th>'
-            f'<th data-type="text">simulator</th><th data-type="text">task</th><th data-type="text">episode</th>'
-            f'<th data-type="text">episode status</th><th data-type="text">reason</th></tr></thead><tbody>{rows}</tbody></table>')
+        f"<tr><td>{_e(e.trial.agent or 'not recorded')}</td><td>{_e(e.sim)}</td><td>{_e(e.task_id)}</td>"
+        f"<td>{_link(e, e.trial.source.name)}</td><td>{_e(e.status)}</td><td>{_e(e.trial.score.reason)}</td></tr>"
+        for e in sorted(bad, key=lambda e: (e.trial.agent or "", e.sim, e.task_id, str(e.trial.source)))
+    )
+    return (
+        f"<p>{len(bad)} unscored episode{'s' if len(bad) != 1 else ''} (harness faults, undecidable "
+        f'recordings): excluded from the metrics, not counted as failures.</p><ul id="unscored-reasons">{summary}</ul>'
+        f'<table class="grid sortable" id="unscored"><thead><tr><th data-type="text">agent</th>'
+        f'<th data-type="text">simulator</th><th data-type="text">task</th><th data-type="text">episode</th>'
+        f'<th data-type="text">episode status</th><th data-type="text">reason</th></tr></thead><tbody>{rows}</tbody></table>'
+    )
 
 
 _CSS = """
@@ -243,15 +263,18 @@ def render_suite(suite: Suite) -> str:
     """The suite page as one string (no script or style fetched from anywhere)."""
     n = len(suite.episodes)
     n_uns = sum(1 for e in suite.episodes if e.trial.score.status != "scored")
-    notes = ("<h2>Notes</h2><ul id=\"notes\">" + "".join(f"<li>{_e(x)}</li>" for x in suite.notes) + "</ul>"
-             if suite.notes else "")
+    notes = (
+        '<h2>Notes</h2><ul id="notes">' + "".join(f"<li>{_e(x)}</li>" for x in suite.notes) + "</ul>"
+        if suite.notes
+        else ""
+    )
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{_e(suite.root.resolve().name)} — simbridge suite report</title><style>{_CSS}</style></head><body>"
         f"<h1>Suite {_e(suite.root.resolve().name)}</h1>"
-        f'<p>{n} episode{"s" if n != 1 else ""} ({n - n_uns} scored, {n_uns} unscored) over '
-        f'{len(suite.tasks)} task{"s" if len(suite.tasks) != 1 else ""}, from {_e(suite.root)}.</p>'
-        "<h2>Leaderboard</h2><p class=\"none\">Rows are agent × simulator. SR: task-balanced success rate; SGO: "
+        f"<p>{n} episode{'s' if n != 1 else ''} ({n - n_uns} scored, {n_uns} unscored) over "
+        f"{len(suite.tasks)} task{'s' if len(suite.tasks) != 1 else ''}, from {_e(suite.root)}.</p>"
+        '<h2>Leaderboard</h2><p class="none">Rows are agent × simulator. SR: task-balanced success rate; SGO: '
         "safety-gated outcome (mean gated score); SCR: safety compliance; pass@k / pass^k over each task's "
         "trials; 95% bootstrap intervals in brackets. A task cell: mean gated score, success rate and scored "
         "trials n; its trial links open the episode pages. Click a column header to sort.</p>"
@@ -265,8 +288,14 @@ def default_suite_out(root: Path) -> Path:
     return Path(root) / "report.html"
 
 
-def write_suite_report(root: str | Path, out: str | Path | None = None, *, trust_scores: bool = False,
-                       episodes: bool = True, say: Callable[[str], None] | None = None) -> Path:
+def write_suite_report(
+    root: str | Path,
+    out: str | Path | None = None,
+    *,
+    trust_scores: bool = False,
+    episodes: bool = True,
+    say: Callable[[str], None] | None = None,
+) -> Path:
     """Write the suite page (and, unless `episodes` is False, an episode page per trial in
     episodes/ beside it); returns the suite page's path."""
     root = Path(root)

@@ -50,8 +50,10 @@ def track_marks(view: EpisodeView, t: np.ndarray, x: np.ndarray, y: np.ndarray) 
     ok = np.isfinite(x) & np.isfinite(y)
     if not ok.any():
         return []
-    marks = [Mark("start", float(t[ok][0]), float(x[ok][0]), float(y[ok][0])),
-             Mark("end", float(t[ok][-1]), float(x[ok][-1]), float(y[ok][-1]))]
+    marks = [
+        Mark("start", float(t[ok][0]), float(x[ok][0]), float(y[ok][0])),
+        Mark("end", float(t[ok][-1]), float(x[ok][-1]), float(y[ok][-1])),
+    ]
     sig = view.bundle.signals
     tds = [e.t for e in view.bundle.events if e.kind == "touchdown"]
     if not tds and "on_ground" in sig:
@@ -87,11 +89,22 @@ def track_figure(view: EpisodeView) -> go.Figure | None:
     lane_note = _add_lanes(fig, view, x, y) if driving else None
     if origin is not None:
         for r in geo.runways:
-            poly = P.runway_polygon_m(r.threshold.lat_deg, r.threshold.lon_deg, r.end.lat_deg, r.end.lon_deg,
-                                      r.width_ft * FT_M, *origin)
+            poly = P.runway_polygon_m(
+                r.threshold.lat_deg, r.threshold.lon_deg, r.end.lat_deg, r.end.lon_deg, r.width_ft * FT_M, *origin
+            )
             px, py = zip(*poly, poly[0])
-            fig.add_trace(go.Scatter(x=px, y=py, fill="toself", mode="lines", name=f"runway {r.id}",
-                                     line={"color": "#777"}, fillcolor="rgba(120,120,120,0.35)", hoverinfo="name"))
+            fig.add_trace(
+                go.Scatter(
+                    x=px,
+                    y=py,
+                    fill="toself",
+                    mode="lines",
+                    name=f"runway {r.id}",
+                    line={"color": "#777"},
+                    fillcolor="rgba(120,120,120,0.35)",
+                    hoverinfo="name",
+                )
+            )
     for c in geo.circles:
         if c.centre_xy_m is not None:
             cx, cy = c.centre_xy_m
@@ -99,8 +112,15 @@ def track_figure(view: EpisodeView) -> go.Figure | None:
             (cx,), (cy,) = (np.atleast_1d(v) for v in P.latlon_to_local_m(c.centre.lat_deg, c.centre.lon_deg, *origin))
         else:
             continue
-        fig.add_shape(type="circle", x0=cx - c.radius_m, x1=cx + c.radius_m, y0=cy - c.radius_m,
-                      y1=cy + c.radius_m, line={"color": "#9467bd"}, fillcolor="rgba(148,103,189,0.12)")
+        fig.add_shape(
+            type="circle",
+            x0=cx - c.radius_m,
+            x1=cx + c.radius_m,
+            y0=cy - c.radius_m,
+            y1=cy + c.radius_m,
+            line={"color": "#9467bd"},
+            fillcolor="rgba(148,103,189,0.12)",
+        )
     for pg in geo.polygons:
         if pg.points_xy_m is not None:
             pts = list(pg.points_xy_m)
@@ -110,36 +130,76 @@ def track_figure(view: EpisodeView) -> go.Figure | None:
         else:
             continue
         px, py = zip(*pts, pts[0])
-        fig.add_trace(go.Scatter(x=px, y=py, fill="toself", mode="lines", name=pg.id, line={"color": "#9467bd"},
-                                 fillcolor="rgba(148,103,189,0.15)", hoverinfo="name"))
+        fig.add_trace(
+            go.Scatter(
+                x=px,
+                y=py,
+                fill="toself",
+                mode="lines",
+                name=pg.id,
+                line={"color": "#9467bd"},
+                fillcolor="rgba(148,103,189,0.15)",
+                hoverinfo="name",
+            )
+        )
     tx, xd = decimate(t, x, 3000, view.task.max_sample_gap_s)
     _, yd = decimate(t, y, 3000, view.task.max_sample_gap_s)
-    fig.add_trace(go.Scatter(x=np.round(xd, 1), y=np.round(yd, 1), mode="lines", name="path",
-                             line={"color": "#1f77b4", "width": 2}, customdata=np.round(tx, 2),
-                             hovertemplate="t=%{customdata} s<br>%{x:.0f} m E, %{y:.0f} m N<extra></extra>"))
+    fig.add_trace(
+        go.Scatter(
+            x=np.round(xd, 1),
+            y=np.round(yd, 1),
+            mode="lines",
+            name="path",
+            line={"color": "#1f77b4", "width": 2},
+            customdata=np.round(tx, 2),
+            hovertemplate="t=%{customdata} s<br>%{x:.0f} m E, %{y:.0f} m N<extra></extra>",
+        )
+    )
     marks = track_marks(view, t, x, y)
     if marks:
-        fig.add_trace(go.Scatter(x=[m.east_m for m in marks], y=[m.north_m for m in marks], mode="markers+text",
-                                 text=[m.label for m in marks], textposition="top center", name="marks",
-                                 customdata=[round(m.t, 2) for m in marks], marker={"size": 9, "color": "#d62728"},
-                                 hovertemplate="%{text} at t=%{customdata} s<extra></extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=[m.east_m for m in marks],
+                y=[m.north_m for m in marks],
+                mode="markers+text",
+                text=[m.label for m in marks],
+                textposition="top center",
+                name="marks",
+                customdata=[round(m.t, 2) for m in marks],
+                marker={"size": 9, "color": "#d62728"},
+                hovertemplate="%{text} at t=%{customdata} s<extra></extra>",
+            )
+        )
     # where the vehicle is at the video's time: moved by the page's script (empty until then)
-    fig.add_trace(go.Scatter(x=[], y=[], mode="markers", name="now", hoverinfo="skip",
-                             marker={"size": 13, "color": "rgba(0,0,0,0)", "line": {"color": "#111", "width": 2.5}}))
+    fig.add_trace(
+        go.Scatter(
+            x=[],
+            y=[],
+            mode="markers",
+            name="now",
+            hoverinfo="skip",
+            marker={"size": 13, "color": "rgba(0,0,0,0)", "line": {"color": "#111", "width": 2.5}},
+        )
+    )
     fig.update_layout(
-        height=480, margin={"l": 70, "r": 20, "t": 24, "b": 40}, template="plotly_white", showlegend=True,
-        xaxis={"title": {"text": "east (m)"}}, yaxis={"title": {"text": "north (m)"}, "scaleanchor": "x"},
+        height=480,
+        margin={"l": 70, "r": 20, "t": 24, "b": 40},
+        template="plotly_white",
+        showlegend=True,
+        xaxis={"title": {"text": "east (m)"}},
+        yaxis={"title": {"text": "north (m)"}, "scaleanchor": "x"},
         meta={"signal": "track"},
     )
     if driving:
         # CARLA's world frame is left-handed (y to the right of x): drawn with y down the page it
         # is the top view the simulator's own map shows
-        fig.update_layout(xaxis={"title": {"text": "CARLA x (m)"}},
-                          yaxis={"title": {"text": "CARLA y (m)"}, "autorange": "reversed"},
-                          meta={"signal": "track", "lanes": lane_note or "lane geometry"})
+        fig.update_layout(
+            xaxis={"title": {"text": "CARLA x (m)"}},
+            yaxis={"title": {"text": "CARLA y (m)"}, "autorange": "reversed"},
+            meta={"signal": "track", "lanes": lane_note or "lane geometry"},
+        )
         if lane_note:
-            fig.update_layout(title={"text": lane_note, "font": {"size": 12}, "x": 0.01},
-                              margin={"t": 40})
+            fig.update_layout(title={"text": lane_note, "font": {"size": 12}, "x": 0.01}, margin={"t": 40})
     return fig
 
 
@@ -168,8 +228,24 @@ def _add_lanes(fig: go.Figure, view: EpisodeView, x: np.ndarray, y: np.ndarray) 
         return f"no lane geometry: {exc}"
     if not lines.centre_x_m.size:
         return f"no lane geometry: {path.name} has no driving lane within 30 m of the path"
-    fig.add_trace(go.Scattergl(x=lines.edge_x_m, y=lines.edge_y_m, mode="lines", name=f"lane edges ({path.name})",
-                               line={"color": "#888", "width": 1}, hoverinfo="skip"))
-    fig.add_trace(go.Scattergl(x=lines.centre_x_m, y=lines.centre_y_m, mode="lines", name="lane centres",
-                               line={"color": "#bbb", "width": 1, "dash": "dash"}, hoverinfo="skip"))
+    fig.add_trace(
+        go.Scattergl(
+            x=lines.edge_x_m,
+            y=lines.edge_y_m,
+            mode="lines",
+            name=f"lane edges ({path.name})",
+            line={"color": "#888", "width": 1},
+            hoverinfo="skip",
+        )
+    )
+    fig.add_trace(
+        go.Scattergl(
+            x=lines.centre_x_m,
+            y=lines.centre_y_m,
+            mode="lines",
+            name="lane centres",
+            line={"color": "#bbb", "width": 1, "dash": "dash"},
+            hoverinfo="skip",
+        )
+    )
     return None

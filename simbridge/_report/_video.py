@@ -66,8 +66,15 @@ def encode_within(frames_dir: Path, out: Path, budget_bytes: int) -> Video | Non
     return encode_frames(frames_dir, out, max_kbps=int(budget_bytes * 8 * 0.9 / duration_s / 1000))
 
 
-def encode_frames(frames_dir: Path, out: Path, *, fps: int = FPS, crf: int = 30,
-                  max_width_px: int = MAX_WIDTH_PX, max_kbps: int | None = None) -> Video | None:
+def encode_frames(
+    frames_dir: Path,
+    out: Path,
+    *,
+    fps: int = FPS,
+    crf: int = 30,
+    max_width_px: int = MAX_WIDTH_PX,
+    max_kbps: int | None = None,
+) -> Video | None:
     """Encode the timed frames into `out` (H.264, yuv420p, faststart); None without frames. The
     first frame's sim time goes into the MP4's comment (`video_t0_s` reads it back)."""
     import imageio_ffmpeg
@@ -84,9 +91,26 @@ def encode_frames(frames_dir: Path, out: Path, *, fps: int = FPS, crf: int = 30,
     with tempfile.TemporaryDirectory() as tmp:
         listing = Path(tmp) / "frames.ffconcat"
         listing.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        cmd = [imageio_ffmpeg.get_ffmpeg_exe(), "-y", "-loglevel", "error", "-safe", "0", "-f", "concat",
-               "-i", str(listing), "-vf", f"scale='min({max_width_px},iw)':-2,fps={fps},format=yuv420p",
-               "-c:v", "libx264", "-preset", "veryfast", "-crf", str(crf)]
+        cmd = [
+            imageio_ffmpeg.get_ffmpeg_exe(),
+            "-y",
+            "-loglevel",
+            "error",
+            "-safe",
+            "0",
+            "-f",
+            "concat",
+            "-i",
+            str(listing),
+            "-vf",
+            f"scale='min({max_width_px},iw)':-2,fps={fps},format=yuv420p",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "veryfast",
+            "-crf",
+            str(crf),
+        ]
         if max_kbps is not None:
             cmd += ["-maxrate", f"{max(max_kbps, 20)}k", "-bufsize", f"{2 * max(max_kbps, 20)}k"]
         cmd += ["-metadata", f"comment={T0_TAG}{frames[0][0]:.3f}", "-movflags", "+faststart", "-f", "mp4", str(out)]
@@ -101,8 +125,9 @@ def video_t0_s(video: Path) -> float | None:
     """The sim time of video time 0 as `encode_frames` recorded it (None: not a simbridge MP4)."""
     import imageio_ffmpeg
 
-    proc = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-i", str(video)],
-                          capture_output=True, text=True, timeout=60)  # no output file: exits 1, prints the metadata
+    proc = subprocess.run(
+        [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-i", str(video)], capture_output=True, text=True, timeout=60
+    )  # no output file: exits 1, prints the metadata
     m = re.search(re.escape(T0_TAG) + r"(-?[0-9.]+)", proc.stderr)
     return float(m.group(1)) if m else None
 
@@ -127,8 +152,9 @@ def encode_screen_video(bundle_dir: str | Path) -> Path | None:
         # screen.mp4 itself is re-made from the sealed frames: only the other files must match
         problems = [x for x in manifest_problems(bundle) if not x.startswith(f"{bundle / SCREEN_MP4}:")]
         if problems:
-            raise BundleError(f"{bundle}: not adding {SCREEN_MP4}: the bundle does not match its manifest "
-                              f"({problems[0]})")
+            raise BundleError(
+                f"{bundle}: not adding {SCREEN_MP4}: the bundle does not match its manifest ({problems[0]})"
+            )
     out = bundle / SCREEN_MP4
     with tempfile.TemporaryDirectory() as tmp:
         video = encode_frames(frames, Path(tmp) / SCREEN_MP4, crf=SCREEN_CRF, max_width_px=MAX_SCREEN_WIDTH_PX)

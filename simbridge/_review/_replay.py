@@ -48,12 +48,15 @@ def replay_page(bundle_path: str, blind_id: str) -> str:
     video_html, _ = _video_section(view)
     plots = "".join(f'<div class="plot" id="{d}" data-kind="{k}"></div>' for d, k, _ in figs if k == "time")
     miss = f'<p class="none">Not recorded: {_e(", ".join(missing))}</p>' if missing else ""
-    track_html = ('<h2>Track</h2><div class="plot" id="plot-track" data-kind="track"></div>' if track is not None
-                  else '<h2>Track</h2><p class="none">No positions in this recording.</p>')
+    track_html = (
+        '<h2>Track</h2><div class="plot" id="plot-track" data-kind="track"></div>'
+        if track is not None
+        else '<h2>Track</h2><p class="none">No positions in this recording.</p>'
+    )
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>replay {_e(blind_id)}</title><style>{_CSS}</style></head><body>"
-        f'<h1>Run {_e(blind_id)} — {_e(view.task.id)} {_e(view.task.title)}</h1>'
+        f"<h1>Run {_e(blind_id)} — {_e(view.task.id)} {_e(view.task.title)}</h1>"
         f'<h2>Instruction given</h2><blockquote id="instruction">{_e(view.instruction)}</blockquote>'
         f"<h2>Screen</h2>{video_html}"
         f'<h2>Signals</h2><p id="plots-status">Loading plots…</p>{plots}{miss}{track_html}'

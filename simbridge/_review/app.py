@@ -77,11 +77,17 @@ document.body.dataset.formReady = '1';
 
 
 def _page(title: str, body: str, rater: str | None = None, script: str = "") -> HTMLResponse:
-    who = (f'signed in as <b id="rater">{_e(rater)}</b> · <a href="/">assignments</a> · '
-           f'<a href="/signout">sign out</a>') if rater else "not signed in"
-    return HTMLResponse(f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>'
-                        f"<style>{_CSS}</style></head><body><nav>simbridge review · {who}</nav>{body}"
-                        + (f"<script>{script}</script>" if script else "") + "</body></html>")
+    who = (
+        (f'signed in as <b id="rater">{_e(rater)}</b> · <a href="/">assignments</a> · <a href="/signout">sign out</a>')
+        if rater
+        else "not signed in"
+    )
+    return HTMLResponse(
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>'
+        f"<style>{_CSS}</style></head><body><nav>simbridge review · {who}</nav>{body}"
+        + (f"<script>{script}</script>" if script else "")
+        + "</body></html>"
+    )
 
 
 @dataclass
@@ -139,8 +145,10 @@ class ReviewApp:
         cr = next((r for r in camp.runs if r.blind_id == blind), None)
         if cr is None:
             raise ApiError(404, f"run {blind!r} is not in campaign {camp.name!r}")
-        if s.scalar(select(Assignment).where(Assignment.campaign_run_id == cr.id,
-                                             Assignment.rater_id == rater.id)) is None:
+        if (
+            s.scalar(select(Assignment).where(Assignment.campaign_run_id == cr.id, Assignment.rater_id == rater.id))
+            is None
+        ):
             raise ApiError(403, f"rater {rater.name!r} is not assigned run {blind} of campaign {camp.name!r}")
         rb = self.rubric(camp)
         comps = rb.competencies_for(task_tags(cr.run.task_id)) or list(rb.competencies)
@@ -148,8 +156,10 @@ class ReviewApp:
 
     @staticmethod
     def own_grades(s: Session, cr: CampaignRun, rater: Rater) -> dict[str, Grade]:
-        return {g.competency: g for g in s.scalars(select(Grade).where(Grade.campaign_run_id == cr.id,
-                                                                       Grade.rater_id == rater.id))}
+        return {
+            g.competency: g
+            for g in s.scalars(select(Grade).where(Grade.campaign_run_id == cr.id, Grade.rater_id == rater.id))
+        }
 
     # ----------------------------------------------------------------- pages
     async def home(self, request: Request) -> Response:
@@ -157,19 +167,33 @@ class ReviewApp:
             name = request.cookies.get(COOKIE)
             rater = s.scalar(select(Rater).where(Rater.name == name)) if name else None
             if rater is None:
-                return _page("sign in", '<h1>Sign in</h1><form method="post" action="/signin">'
-                             '<label>Your name <input name="name" id="name" autofocus></label> '
-                             '<button type="submit">Sign in</button></form>'
-                             '<p>No password: this app is meant for a closed lab network.</p>')
+                return _page(
+                    "sign in",
+                    '<h1>Sign in</h1><form method="post" action="/signin">'
+                    '<label>Your name <input name="name" id="name" autofocus></label> '
+                    '<button type="submit">Sign in</button></form>'
+                    "<p>No password: this app is meant for a closed lab network.</p>",
+                )
             rows = []
             for camp in self.campaigns(s):
-                n = sum(1 for cr in camp.runs if s.scalar(select(Assignment).where(
-                    Assignment.campaign_run_id == cr.id, Assignment.rater_id == rater.id)) is not None)
+                n = sum(
+                    1
+                    for cr in camp.runs
+                    if s.scalar(
+                        select(Assignment).where(Assignment.campaign_run_id == cr.id, Assignment.rater_id == rater.id)
+                    )
+                    is not None
+                )
                 if n:
-                    rows.append(f'<li><a href="/c/{_q(camp.name)}">{_e(camp.name)}</a> — {n} run(s) to grade · '
-                                f'<a href="/c/{_q(camp.name)}/agreement">agreement</a></li>')
-            body = "<h1>Your campaigns</h1>" + (f'<ul id="campaigns">{"".join(rows)}</ul>' if rows else
-                                                 '<p id="campaigns">No assignments for you here.</p>')
+                    rows.append(
+                        f'<li><a href="/c/{_q(camp.name)}">{_e(camp.name)}</a> — {n} run(s) to grade · '
+                        f'<a href="/c/{_q(camp.name)}/agreement">agreement</a></li>'
+                    )
+            body = "<h1>Your campaigns</h1>" + (
+                f'<ul id="campaigns">{"".join(rows)}</ul>'
+                if rows
+                else '<p id="campaigns">No assignments for you here.</p>'
+            )
             return _page("campaigns", body, rater.name)
 
     async def signin(self, request: Request) -> Response:
@@ -196,17 +220,25 @@ class ReviewApp:
             rb = self.rubric(camp)
             rows = []
             for cr in camp.runs:
-                if s.scalar(select(Assignment).where(Assignment.campaign_run_id == cr.id,
-                                                     Assignment.rater_id == rater.id)) is None:
+                if (
+                    s.scalar(
+                        select(Assignment).where(Assignment.campaign_run_id == cr.id, Assignment.rater_id == rater.id)
+                    )
+                    is None
+                ):
                     continue
                 comps = rb.competencies_for(task_tags(cr.run.task_id)) or rb.competencies
                 done = len(self.own_grades(s, cr, rater))
-                rows.append(f'<tr><td><a href="/c/{_q(camp.name)}/r/{_q(cr.blind_id)}">{_e(cr.blind_id)}</a></td>'
-                            f"<td>{_e(cr.run.task_id)}</td><td>{done} / {len(comps)}</td></tr>")
+                rows.append(
+                    f'<tr><td><a href="/c/{_q(camp.name)}/r/{_q(cr.blind_id)}">{_e(cr.blind_id)}</a></td>'
+                    f"<td>{_e(cr.run.task_id)}</td><td>{done} / {len(comps)}</td></tr>"
+                )
             if not rows:
                 raise ApiError(403, f"rater {rater.name!r} has no assignments in campaign {camp.name!r}")
-            body = (f"<h1>Campaign {_e(camp.name)}</h1><p>Runs are shown by blind id only.</p>"
-                    f'<table id="worklist"><tr><th>run</th><th>task</th><th>graded</th></tr>{"".join(rows)}</table>')
+            body = (
+                f"<h1>Campaign {_e(camp.name)}</h1><p>Runs are shown by blind id only.</p>"
+                f'<table id="worklist"><tr><th>run</th><th>task</th><th>graded</th></tr>{"".join(rows)}</table>'
+            )
             return _page(camp.name, body, rater.name)
 
     async def run_page(self, request: Request) -> Response:
@@ -219,20 +251,26 @@ class ReviewApp:
                 g = mine.get(comp.id)
                 radios = "".join(
                     f'<label><input type="radio" name="level-{_e(comp.id)}" value="{_e(lv.id)}"'
-                    f'{" checked" if g is not None and g.level == lv.id else ""}> {_e(lv.label)}</label><br>'
-                    for lv in c.rubric.levels)
-                saved = (f' data-saved-level="{_e(g.level)}" data-saved-evidence="{_e(g.evidence)}"'
-                         if g is not None else "")
-                sets.append(f'<fieldset data-competency="{_e(comp.id)}"{saved}><legend>{_e(comp.id)} — '
-                            f'{_e(comp.name)}</legend><p class="none">{_e(comp.description)}</p>{radios}'
-                            f'<label>Evidence<br><textarea name="evidence-{_e(comp.id)}">'
-                            f'{_e(g.evidence if g else "")}</textarea></label>'
-                            f'<div class="status">{"saved" if g is not None else ""}</div></fieldset>')
-            body = (f'<h1>Run {_e(c.run.blind_id)} <small>({_e(c.run.run.task_id)}, campaign '
-                    f'{_e(c.campaign.name)})</small></h1><div class="cols">'
-                    f'<div class="replay"><iframe id="replay" src="{base}/replay" title="replay"></iframe></div>'
-                    f'<form class="grades" data-url="/api{base}/grade" onsubmit="return false">'
-                    f'<p>Each grade is saved as you enter it.</p>{"".join(sets)}</form></div>')
+                    f"{' checked' if g is not None and g.level == lv.id else ''}> {_e(lv.label)}</label><br>"
+                    for lv in c.rubric.levels
+                )
+                saved = (
+                    f' data-saved-level="{_e(g.level)}" data-saved-evidence="{_e(g.evidence)}"' if g is not None else ""
+                )
+                sets.append(
+                    f'<fieldset data-competency="{_e(comp.id)}"{saved}><legend>{_e(comp.id)} — '
+                    f'{_e(comp.name)}</legend><p class="none">{_e(comp.description)}</p>{radios}'
+                    f'<label>Evidence<br><textarea name="evidence-{_e(comp.id)}">'
+                    f"{_e(g.evidence if g else '')}</textarea></label>"
+                    f'<div class="status">{"saved" if g is not None else ""}</div></fieldset>'
+                )
+            body = (
+                f"<h1>Run {_e(c.run.blind_id)} <small>({_e(c.run.run.task_id)}, campaign "
+                f'{_e(c.campaign.name)})</small></h1><div class="cols">'
+                f'<div class="replay"><iframe id="replay" src="{base}/replay" title="replay"></iframe></div>'
+                f'<form class="grades" data-url="/api{base}/grade" onsubmit="return false">'
+                f"<p>Each grade is saved as you enter it.</p>{''.join(sets)}</form></div>"
+            )
             return _page(f"run {c.run.blind_id}", body, c.rater.name, _GRADE_JS)
 
     async def replay(self, request: Request) -> Response:
@@ -265,21 +303,36 @@ class ReviewApp:
             c = self.ctx(request, s)
             ids = [x.id for x in c.competencies]
             if comp not in ids:
-                raise ApiError(422, f"competency {comp!r} is not graded for run {c.run.blind_id} "
-                                    f"(rubric '{c.rubric.name}': {', '.join(ids)})")
+                raise ApiError(
+                    422,
+                    f"competency {comp!r} is not graded for run {c.run.blind_id} "
+                    f"(rubric '{c.rubric.name}': {', '.join(ids)})",
+                )
             try:
                 lv = c.rubric.level(level)
             except RubricError as exc:
                 raise ApiError(422, str(exc)) from None
             self.store.save_grade(s, c.run.id, c.rater.id, comp, lv.id, lv.value, evidence.strip())
-            return JSONResponse({"saved": True, "run": c.run.blind_id, "rater": c.rater.name, "competency": comp,
-                                 "level": lv.id, "level_value": lv.value})
+            return JSONResponse(
+                {
+                    "saved": True,
+                    "run": c.run.blind_id,
+                    "rater": c.rater.name,
+                    "competency": comp,
+                    "level": lv.id,
+                    "level_value": lv.value,
+                }
+            )
 
     async def my_grades(self, request: Request) -> Response:
         with self.store.session() as s:
             c = self.ctx(request, s)
-            return JSONResponse({k: {"level": g.level, "evidence": g.evidence}
-                                 for k, g in sorted(self.own_grades(s, c.run, c.rater).items())})
+            return JSONResponse(
+                {
+                    k: {"level": g.level, "evidence": g.evidence}
+                    for k, g in sorted(self.own_grades(s, c.run, c.rater).items())
+                }
+            )
 
     def _agreement(self, request: Request) -> dict[str, Any]:
         from simbridge._review.report import agreement_report
@@ -302,11 +355,13 @@ class ReviewApp:
 
     async def agreement_page(self, request: Request) -> Response:
         rep = await run_in_threadpool(self._agreement, request)
-        parts = [f"<h1>Agreement — campaign {_e(rep['campaign'])}</h1><p>rubric {_e(rep['rubric'])}; raters "
-                 f"{_e(', '.join(rep['raters']))}; {rep['permutations']} permutations, seed {rep['seed']} "
-                 f"(the numbers of <code>simbridge review agreement {_e(rep['campaign'])} --json</code>). "
-                 "Verdicts per agent and verifiers vs raters name agents and scores, so they are left to the "
-                 "CLI.</p>"]
+        parts = [
+            f"<h1>Agreement — campaign {_e(rep['campaign'])}</h1><p>rubric {_e(rep['rubric'])}; raters "
+            f"{_e(', '.join(rep['raters']))}; {rep['permutations']} permutations, seed {rep['seed']} "
+            f"(the numbers of <code>simbridge review agreement {_e(rep['campaign'])} --json</code>). "
+            "Verdicts per agent and verifiers vs raters name agents and scores, so they are left to the "
+            "CLI.</p>"
+        ]
         for group, g in rep["groups"].items():
             stat_names = list(next(iter([*g["competencies"].values(), g["overall"]])).keys())
             head = "".join(f"<th>{_e(n)}</th>" for n in stat_names)
@@ -321,11 +376,15 @@ class ReviewApp:
                         p = f" p={st['p_value']:.4f}" if st["p_value"] is not None else ""
                         cells.append(f'<td data-stat="{_e(n)}">{st["value"]:.3f}{p}</td>')
                 rows.append(f'<tr data-competency="{_e(comp)}"><th>{_e(comp)}</th>{"".join(cells)}</tr>')
-            dev = "".join(f"<li>{_e(r)}: " + " ".join(f"{_e(d)}={n}" for d, n in c.items()) + "</li>"
-                          for r, c in g["deviation"].items())
-            parts.append(f'<section data-group="{_e(group)}"><h2>{_e(group)} runs ({g["n_runs"]})</h2>'
-                         f'<table><tr><th>competency</th>{head}</tr>{"".join(rows)}</table>'
-                         f"<p>Deviation from the modal grade (rater: d=count)</p><ul>{dev}</ul></section>")
+            dev = "".join(
+                f"<li>{_e(r)}: " + " ".join(f"{_e(d)}={n}" for d, n in c.items()) + "</li>"
+                for r, c in g["deviation"].items()
+            )
+            parts.append(
+                f'<section data-group="{_e(group)}"><h2>{_e(group)} runs ({g["n_runs"]})</h2>'
+                f"<table><tr><th>competency</th>{head}</tr>{''.join(rows)}</table>"
+                f"<p>Deviation from the modal grade (rater: d=count)</p><ul>{dev}</ul></section>"
+            )
         name = request.cookies.get(COOKIE)
         return _page(f"agreement {rep['campaign']}", "".join(parts), name)
 
@@ -344,9 +403,13 @@ def create_app(directory: Path, store: Store) -> Starlette:
         raise SimbridgeError(f"{directory}: not a directory of bundles")
     a = ReviewApp(directory, store)
     routes = [
-        Route("/", a.home), Route("/signin", a.signin, methods=["POST"]), Route("/signout", a.signout),
-        Route("/c/{campaign}", a.worklist), Route("/c/{campaign}/agreement", a.agreement_page),
-        Route("/c/{campaign}/r/{run}", a.run_page), Route("/c/{campaign}/r/{run}/replay", a.replay),
+        Route("/", a.home),
+        Route("/signin", a.signin, methods=["POST"]),
+        Route("/signout", a.signout),
+        Route("/c/{campaign}", a.worklist),
+        Route("/c/{campaign}/agreement", a.agreement_page),
+        Route("/c/{campaign}/r/{run}", a.run_page),
+        Route("/c/{campaign}/r/{run}/replay", a.replay),
         Route("/api/c/{campaign}/r/{run}/grade", a.save_grade, methods=["POST"]),
         Route("/api/c/{campaign}/r/{run}/grades", a.my_grades),
         Route("/api/c/{campaign}/agreement", a.agreement_json),
@@ -359,6 +422,8 @@ def serve(directory: Path, db: str | None, host: str, port: int) -> None:
     import uvicorn
 
     app = create_app(directory, Store(db))
-    print(f"simbridge review: serving {directory} on http://{host}:{port}/ (closed lab network only: "
-          "no passwords)", flush=True)
+    print(
+        f"simbridge review: serving {directory} on http://{host}:{port}/ (closed lab network only: no passwords)",
+        flush=True,
+    )
     uvicorn.run(app, host=host, port=port, log_level="warning")

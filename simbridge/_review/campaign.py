@@ -48,6 +48,7 @@ def _all_tasks() -> dict[str, Any]:
     global _TASKS
     if _TASKS is None:
         from simbridge._task import load_all_tasks
+
         _TASKS = load_all_tasks()
     return _TASKS
 
@@ -57,6 +58,7 @@ def _read_score(path: Path) -> float | None:
     if not path.is_file():
         return None
     from simbridge._metrics import read_score_file
+
     score = read_score_file(path)
     return score.score if score.status == "scored" else None
 
@@ -75,15 +77,24 @@ def find_runs(directory: Path) -> list[FoundRun]:
         except ValidationError as exc:
             err = exc.errors()[0]
             raise CampaignError(f"{ep_path}: field '{'.'.join(map(str, err['loc']))}': {err['msg']}") from None
-        out.append(FoundRun(str(ep_path.parent.resolve()), ep.task_id, ep.sim, ep.agent, ep.trial,
-                            _read_score(ep_path.parent / "score.json")))
+        out.append(
+            FoundRun(
+                str(ep_path.parent.resolve()),
+                ep.task_id,
+                ep.sim,
+                ep.agent,
+                ep.trial,
+                _read_score(ep_path.parent / "score.json"),
+            )
+        )
     if not out:
         raise CampaignError(f"{directory}: no bundles (no episode.json below it)")
     return out
 
 
-def balanced_assignment(run_keys: Sequence[str], raters: Sequence[str], per_run: int, seed: int,
-                        loads: dict[str, int] | None = None) -> dict[str, list[str]]:
+def balanced_assignment(
+    run_keys: Sequence[str], raters: Sequence[str], per_run: int, seed: int, loads: dict[str, int] | None = None
+) -> dict[str, list[str]]:
     """K distinct raters per run; each run goes to the K least-loaded raters (ties broken at random,
     seeded), so rater loads never differ by more than one when they start equal."""
     if per_run < 1 or per_run > len(raters):
@@ -118,7 +129,13 @@ def _upsert_run(s: Session, f: FoundRun) -> Run:
     if run is None:
         run = Run(bundle_path=f.bundle_path)
         s.add(run)
-    run.task_id, run.sim, run.agent, run.trial, run.verifier_score = f.task_id, f.sim, f.agent, f.trial, f.verifier_score
+    run.task_id, run.sim, run.agent, run.trial, run.verifier_score = (
+        f.task_id,
+        f.sim,
+        f.agent,
+        f.trial,
+        f.verifier_score,
+    )
     return run
 
 
@@ -126,12 +143,15 @@ def _check_rubric(rubric: Rubric, found: Sequence[FoundRun]) -> None:
     for f in found:
         tags = task_tags(f.task_id)
         if tags and not rubric.covers(tags):
-            raise CampaignError(f"{f.bundle_path}: task {f.task_id} ({', '.join(tags)}) is not covered by the "
-                                f"'{rubric.name}' rubric; put it in another campaign")
+            raise CampaignError(
+                f"{f.bundle_path}: task {f.task_id} ({', '.join(tags)}) is not covered by the "
+                f"'{rubric.name}' rubric; put it in another campaign"
+            )
 
 
-def create_campaign(store: Store, name: str, directory: Path, raters: Sequence[str], per_run: int, seed: int,
-                    rubric: str | None = None) -> dict[str, list[str]]:
+def create_campaign(
+    store: Store, name: str, directory: Path, raters: Sequence[str], per_run: int, seed: int, rubric: str | None = None
+) -> dict[str, list[str]]:
     """A new campaign over the bundles in `directory`; returns blind id -> raters."""
     raters = [r.strip() for r in raters if r.strip()]
     if len(set(raters)) != len(raters) or not raters:
@@ -150,8 +170,9 @@ def create_campaign(store: Store, name: str, directory: Path, raters: Sequence[s
         return _add_runs(store, s, camp, found, raters, {})
 
 
-def _add_runs(store: Store, s: Session, camp: Campaign, found: Sequence[FoundRun], raters: Sequence[str],
-              loads: dict[str, int]) -> dict[str, list[str]]:
+def _add_runs(
+    store: Store, s: Session, camp: Campaign, found: Sequence[FoundRun], raters: Sequence[str], loads: dict[str, int]
+) -> dict[str, list[str]]:
     rng = random.Random(f"{camp.seed}:{camp.name}:{len(camp.runs)}")
     taken = {cr.blind_id for cr in camp.runs}
     blind = dict(zip([f.bundle_path for f in found], _blind_ids(len(found), rng, taken)))
@@ -179,9 +200,16 @@ def assign_new_runs(store: Store, name: str) -> dict[str, list[str]]:
         _check_rubric(load_rubric(camp.rubric), found)
         if not found:
             return {}
-        loads = {name: int(n) for name, n in s.execute(
-            select(Rater.name, func.count(Assignment.id)).join(Assignment.rater).join(Assignment.campaign_run)
-            .where(CampaignRun.campaign_id == camp.id).group_by(Rater.name)).all()}
+        loads = {
+            name: int(n)
+            for name, n in s.execute(
+                select(Rater.name, func.count(Assignment.id))
+                .join(Assignment.rater)
+                .join(Assignment.campaign_run)
+                .where(CampaignRun.campaign_id == camp.id)
+                .group_by(Rater.name)
+            ).all()
+        }
         return _add_runs(store, s, camp, found, sorted(loads), loads)
 
 
@@ -190,7 +218,7 @@ def assignments(store: Store, name: str, rater: str | None = None) -> list[tuple
     with store.session() as s:
         camp = store.campaign(s, name)
         rb = load_rubric(camp.rubric)
-        q = (select(Assignment).join(Assignment.campaign_run).where(CampaignRun.campaign_id == camp.id))
+        q = select(Assignment).join(Assignment.campaign_run).where(CampaignRun.campaign_id == camp.id)
         if rater is not None:
             q = q.where(Assignment.rater_id == store.rater(s, rater).id)
         rows = []
@@ -205,16 +233,47 @@ def grades_frame(store: Store, name: str) -> Any:
     """All grades of a campaign as a pandas DataFrame, with the run identities the raters did not see."""
     import pandas as pd  # type: ignore[import-untyped]
 
-    cols = ["campaign", "run", "bundle_path", "task_id", "sim", "agent", "trial", "human", "verifier_score",
-            "rater", "competency", "level", "level_value", "evidence", "updated_at"]
+    cols = [
+        "campaign",
+        "run",
+        "bundle_path",
+        "task_id",
+        "sim",
+        "agent",
+        "trial",
+        "human",
+        "verifier_score",
+        "rater",
+        "competency",
+        "level",
+        "level_value",
+        "evidence",
+        "updated_at",
+    ]
     with store.session() as s:
         camp = store.campaign(s, name)
         rows = []
         for g in store.grades(s, camp):
             run = g.campaign_run.run
-            rows.append([camp.name, g.campaign_run.blind_id, run.bundle_path, run.task_id, run.sim, run.agent,
-                         run.trial, run.is_human, run.verifier_score, g.rater.name, g.competency, g.level,
-                         g.level_value, g.evidence, g.updated_at])
+            rows.append(
+                [
+                    camp.name,
+                    g.campaign_run.blind_id,
+                    run.bundle_path,
+                    run.task_id,
+                    run.sim,
+                    run.agent,
+                    run.trial,
+                    run.is_human,
+                    run.verifier_score,
+                    g.rater.name,
+                    g.competency,
+                    g.level,
+                    g.level_value,
+                    g.evidence,
+                    g.updated_at,
+                ]
+            )
     df = pd.DataFrame(rows, columns=cols)
     return df.astype({"trial": "Int64", "level_value": "Int64", "verifier_score": "float64"})
 
@@ -241,21 +300,28 @@ def import_grades(store: Store, csv_path: Path) -> int:
             try:
                 if row["campaign"] not in cache:
                     camp = store.campaign(s, row["campaign"])
-                    cache[row["campaign"]] = (camp, load_rubric(camp.rubric),
-                                              {cr.blind_id: cr for cr in camp.runs})
+                    cache[row["campaign"]] = (camp, load_rubric(camp.rubric), {cr.blind_id: cr for cr in camp.runs})
                 camp, rb, by_blind = cache[row["campaign"]]
                 cr = by_blind.get(row["run"].strip())
                 if cr is None:
                     raise CampaignError(f"run {row['run']!r} is not in campaign {camp.name!r}")
                 rater = store.rater(s, row["rater"].strip())
-                if s.scalar(select(Assignment).where(Assignment.campaign_run_id == cr.id,
-                                                     Assignment.rater_id == rater.id)) is None:
+                if (
+                    s.scalar(
+                        select(Assignment).where(Assignment.campaign_run_id == cr.id, Assignment.rater_id == rater.id)
+                    )
+                    is None
+                ):
                     raise CampaignError(f"rater {rater.name!r} is not assigned run {cr.blind_id}")
-                comps = {c.id for c in rb.competencies_for(task_tags(cr.run.task_id))} or {c.id for c in rb.competencies}
+                comps = {c.id for c in rb.competencies_for(task_tags(cr.run.task_id))} or {
+                    c.id for c in rb.competencies
+                }
                 comp = row["competency"].strip()
                 if comp not in comps:
-                    raise CampaignError(f"competency {comp!r} is not graded for {cr.blind_id} "
-                                        f"(rubric '{rb.name}': {', '.join(sorted(comps))})")
+                    raise CampaignError(
+                        f"competency {comp!r} is not graded for {cr.blind_id} "
+                        f"(rubric '{rb.name}': {', '.join(sorted(comps))})"
+                    )
                 level = rb.level(row["level"])
             except (StoreError, CampaignError, SimbridgeError) as exc:
                 raise CampaignError(f"{where}: {exc}") from None
@@ -274,10 +340,28 @@ def campaigns_table(store: Store) -> list[tuple[str, int, int, int, str]]:
     with store.session() as s:
         out = []
         for camp in s.scalars(select(Campaign).order_by(Campaign.name)):
-            out.append((camp.name, len(camp.runs), len(store.campaign_raters(s, camp)), len(store.grades(s, camp)),
-                        camp.rubric))
+            out.append(
+                (
+                    camp.name,
+                    len(camp.runs),
+                    len(store.campaign_raters(s, camp)),
+                    len(store.grades(s, camp)),
+                    camp.rubric,
+                )
+            )
         return out
 
 
-__all__ = ["CampaignError", "FoundRun", "assign_new_runs", "assignments", "balanced_assignment", "campaigns_table",
-           "create_campaign", "find_runs", "grades_frame", "import_grades", "Grade"]
+__all__ = [
+    "CampaignError",
+    "FoundRun",
+    "assign_new_runs",
+    "assignments",
+    "balanced_assignment",
+    "campaigns_table",
+    "create_campaign",
+    "find_runs",
+    "grades_frame",
+    "import_grades",
+    "Grade",
+]

@@ -36,8 +36,15 @@ def _load(store: Store, name: str) -> tuple[list[RunGrades], list[str], list[int
         raters = [r.name for r in store.campaign_raters(s, camp)]
         runs: dict[int, RunGrades] = {}
         for cr in camp.runs:
-            runs[cr.id] = RunGrades(cr.blind_id, cr.run.bundle_path, cr.run.agent or "?", cr.run.task_id, cr.run.is_human,
-                                    cr.run.verifier_score, defaultdict(dict))
+            runs[cr.id] = RunGrades(
+                cr.blind_id,
+                cr.run.bundle_path,
+                cr.run.agent or "?",
+                cr.run.task_id,
+                cr.run.is_human,
+                cr.run.verifier_score,
+                defaultdict(dict),
+            )
         for g in store.grades(s, camp):
             runs[g.campaign_run_id].grades[g.competency][g.rater.name] = g.level_value
     domain = sorted(lv.value for lv in rubric.levels)
@@ -67,9 +74,16 @@ def agreement_report(store: Store, name: str, n_perm: int = 1000, seed: int = 0)
         rep.overall = agreement(_matrix(sel, raters, comps), domain, n_perm, seed)
         rep.deviation = deviation_counts(_matrix(sel, raters, comps), raters)
         groups[group] = rep
-    return {"campaign": name, "rubric": rubric.name, "raters": raters, "permutations": n_perm, "seed": seed,
-            "groups": to_jsonable(groups), "verdicts": verdicts(runs, rubric),
-            "verifiers": verifiers_vs_raters(runs, domain)}
+    return {
+        "campaign": name,
+        "rubric": rubric.name,
+        "raters": raters,
+        "permutations": n_perm,
+        "seed": seed,
+        "groups": to_jsonable(groups),
+        "verdicts": verdicts(runs, rubric),
+        "verifiers": verifiers_vs_raters(runs, domain),
+    }
 
 
 def verdicts(runs: list[RunGrades], rubric: Any) -> dict[str, dict[str, str]]:
@@ -120,7 +134,18 @@ def verifiers_vs_raters(runs: list[RunGrades], domain: list[int], top: int = 5) 
             res = spearmanr(v, h)
             rho = Stat(round(float(res.statistic), 6), round(float(res.pvalue), 6), n_runs=len(rows))
         worst = sorted(rows, key=lambda x: -abs(x[1] - x[2]))[:top]
-        out[task] = {"spearman": to_jsonable(rho), "n_runs": len(rows), "disagreements": [
-            {"run": r.blind_id, "bundle_path": r.bundle_path, "verifier_score": vs,
-             "consensus_01": round(cs, 4), "difference": round(vs - cs, 4)} for r, vs, cs in worst]}
+        out[task] = {
+            "spearman": to_jsonable(rho),
+            "n_runs": len(rows),
+            "disagreements": [
+                {
+                    "run": r.blind_id,
+                    "bundle_path": r.bundle_path,
+                    "verifier_score": vs,
+                    "consensus_01": round(cs, 4),
+                    "difference": round(vs - cs, 4),
+                }
+                for r, vs, cs in worst
+            ],
+        }
     return out

@@ -26,10 +26,12 @@ from scipy.stats import rankdata
 ICC_NAMES = ("ICC(1,1)", "ICC(1,k)", "ICC(A,1)", "ICC(A,k)", "ICC(C,1)", "ICC(C,k)")
 _SHROUT_FLEISS = dict(zip(("ICC1", "ICC1k", "ICC2", "ICC2k", "ICC3", "ICC3k"), ICC_NAMES))
 ICC_HELP = {
-    "ICC(1,1)": "one-way random, single rater", "ICC(1,k)": "one-way random, average of k raters",
+    "ICC(1,1)": "one-way random, single rater",
+    "ICC(1,k)": "one-way random, average of k raters",
     "ICC(A,1)": "two-way, absolute agreement, single rater",
     "ICC(A,k)": "two-way, absolute agreement, average of k raters",
-    "ICC(C,1)": "two-way, consistency, single rater", "ICC(C,k)": "two-way, consistency, average of k raters",
+    "ICC(C,1)": "two-way, consistency, single rater",
+    "ICC(C,k)": "two-way, consistency, average of k raters",
 }
 STAT_NAMES = (*ICC_NAMES, "spearman_mean", "kendall_w", "krippendorff_alpha")
 
@@ -58,6 +60,7 @@ class Undefined(Exception):
 
 # --------------------------------------------------------------------------- the statistics
 
+
 def _complete(x: np.ndarray) -> np.ndarray:
     """Runs rated by every rater (ICC and W need a fully crossed design)."""
     return x[~np.isnan(x).any(axis=1)]
@@ -68,8 +71,10 @@ def _check_crossed(x: np.ndarray) -> np.ndarray:
         raise Undefined(f"{x.shape[1]} rater: agreement needs at least 2")
     c = _complete(x)
     if c.shape[0] < 2:
-        raise Undefined(f"{c.shape[0]} run(s) rated by all {x.shape[1]} raters: needs at least 2 "
-                        "(ICC and Kendall's W need every rater on every run)")
+        raise Undefined(
+            f"{c.shape[0]} run(s) rated by all {x.shape[1]} raters: needs at least 2 "
+            "(ICC and Kendall's W need every rater on every run)"
+        )
     if np.all(c == c.flat[0]):
         raise Undefined(f"constant grades: every grade is {c.flat[0]:g}, no variance to agree on")
     return c
@@ -189,8 +194,9 @@ def krippendorff_alpha(x: np.ndarray, domain: Sequence[int]) -> float:
         return math.nan
     with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore")
-        return float(krippendorff.alpha(reliability_data=x.T, level_of_measurement="ordinal",
-                                        value_domain=list(domain)))
+        return float(
+            krippendorff.alpha(reliability_data=x.T, level_of_measurement="ordinal", value_domain=list(domain))
+        )
 
 
 def _alpha_reason(x: np.ndarray) -> str:
@@ -203,6 +209,7 @@ def _alpha_reason(x: np.ndarray) -> str:
 
 
 # --------------------------------------------------------------------------- permutations
+
 
 def permute_within_raters(x: np.ndarray, n_perm: int, rng: np.random.Generator) -> np.ndarray:
     """(n_perm, runs, raters): each rater's observed scores shuffled across the runs that rater rated."""
@@ -248,8 +255,13 @@ def agreement(x: np.ndarray, domain: Sequence[int], n_perm: int = 1000, seed: in
         pc = perms[:, mask, :]
         batch = icc_batch(pc) if n_perm > 0 else {}
         for name in ICC_NAMES:
-            put(name, obs[name], functools.partial(batch.__getitem__, name),
-                "a zero denominator (no variance between runs)", c.shape[0])
+            put(
+                name,
+                obs[name],
+                functools.partial(batch.__getitem__, name),
+                "a zero denominator (no variance between runs)",
+                c.shape[0],
+            )
         ties = sum(_tie_term(col) for col in c.T)
         w = float(kendall_w_batch(c, ties))
         put("kendall_w", w, lambda: kendall_w_batch(pc, ties), "every rater gives one grade to all runs", c.shape[0])
@@ -260,15 +272,23 @@ def agreement(x: np.ndarray, domain: Sequence[int], n_perm: int = 1000, seed: in
             _one_way_incomplete(x, perms, put)
     rho = spearman_mean(x) if x.shape[1] >= 2 else math.nan
     if not np.isnan(x).any():
+
         def rho_perm() -> np.ndarray:
             return spearman_mean_batch(perms)
     else:
+
         def rho_perm() -> np.ndarray:
             return np.array([spearman_mean(p) for p in perms])
+
     put("spearman_mean", rho, rho_perm, _spearman_reason(x), n_rated)
     a = krippendorff_alpha(x, domain)
-    put("krippendorff_alpha", a, lambda: np.array([krippendorff_alpha(p, domain) for p in perms]),
-        _alpha_reason(x), n_rated)
+    put(
+        "krippendorff_alpha",
+        a,
+        lambda: np.array([krippendorff_alpha(p, domain) for p in perms]),
+        _alpha_reason(x),
+        n_rated,
+    )
     return {name: out[name] for name in STAT_NAMES}
 
 
@@ -286,8 +306,9 @@ def rater_slots(x: np.ndarray) -> np.ndarray:
     return np.stack([rater_slots(p) for p in x])
 
 
-def _one_way_incomplete(x: np.ndarray, perms: np.ndarray,
-                        put: Callable[[str, float, Callable[[], np.ndarray], str, int], None]) -> None:
+def _one_way_incomplete(
+    x: np.ndarray, perms: np.ndarray, put: Callable[[str, float, Callable[[], np.ndarray], str, int], None]
+) -> None:
     """ICC(1,1) and ICC(1,k) of an incomplete design, on rater slots; the two-way ICCs stay undefined."""
     slots = rater_slots(x)
     if slots.shape[0] < 2 or np.all(slots == slots.flat[0]):
@@ -298,11 +319,17 @@ def _one_way_incomplete(x: np.ndarray, perms: np.ndarray,
         return icc_batch(rater_slots(perms))[name]
 
     for name in ("ICC(1,1)", "ICC(1,k)"):
-        put(name, float(obs[name]), functools.partial(permuted, name),
-            "a zero denominator (no variance between runs)", slots.shape[0])
+        put(
+            name,
+            float(obs[name]),
+            functools.partial(permuted, name),
+            "a zero denominator (no variance between runs)",
+            slots.shape[0],
+        )
 
 
 # --------------------------------------------------------------------------- consensus and deviation
+
 
 def modal(values: Sequence[float]) -> float:
     """The most frequent grade; a tie goes to the lower grade (the conservative reading)."""

@@ -13,7 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
-    DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, event, select,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+    select,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, OperationalError
@@ -166,27 +175,52 @@ class Store:
 
     @staticmethod
     def campaign_raters(s: Session, campaign: Campaign) -> list[Rater]:
-        q = (select(Rater).join(Assignment, Assignment.rater_id == Rater.id)
-             .join(CampaignRun, CampaignRun.id == Assignment.campaign_run_id)
-             .where(CampaignRun.campaign_id == campaign.id).distinct().order_by(Rater.name))
+        q = (
+            select(Rater)
+            .join(Assignment, Assignment.rater_id == Rater.id)
+            .join(CampaignRun, CampaignRun.id == Assignment.campaign_run_id)
+            .where(CampaignRun.campaign_id == campaign.id)
+            .distinct()
+            .order_by(Rater.name)
+        )
         return list(s.scalars(q))
 
     # ----------------------------------------------------------------- grades
-    def save_grade(self, s: Session, campaign_run_id: int, rater_id: int, competency: str, level: str,
-                   level_value: int, evidence: str = "") -> None:
+    def save_grade(
+        self,
+        s: Session,
+        campaign_run_id: int,
+        rater_id: int,
+        competency: str,
+        level: str,
+        level_value: int,
+        evidence: str = "",
+    ) -> None:
         """Insert or replace one grade (upsert on the unique key); other raters' rows are untouched."""
-        values = dict(campaign_run_id=campaign_run_id, rater_id=rater_id, competency=competency, level=level,
-                      level_value=level_value, evidence=evidence, updated_at=_now())
+        values = dict(
+            campaign_run_id=campaign_run_id,
+            rater_id=rater_id,
+            competency=competency,
+            level=level,
+            level_value=level_value,
+            evidence=evidence,
+            updated_at=_now(),
+        )
         dialect = self.engine.dialect.name
         if dialect == "sqlite":
             from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
             stmt: Any = sqlite_insert(Grade).values(**values)
         elif dialect == "postgresql":
             from sqlalchemy.dialects.postgresql import insert as pg_insert
+
             stmt = pg_insert(Grade).values(**values)
         else:  # portable fallback: read, then update or insert, in this transaction
-            g = s.scalar(select(Grade).where(Grade.campaign_run_id == campaign_run_id, Grade.rater_id == rater_id,
-                                             Grade.competency == competency))
+            g = s.scalar(
+                select(Grade).where(
+                    Grade.campaign_run_id == campaign_run_id, Grade.rater_id == rater_id, Grade.competency == competency
+                )
+            )
             if g is None:
                 s.add(Grade(**values))
             else:
@@ -195,13 +229,18 @@ class Store:
             return
         stmt = stmt.on_conflict_do_update(
             index_elements=["campaign_run_id", "rater_id", "competency"],
-            set_={k: stmt.excluded[k] for k in ("level", "level_value", "evidence", "updated_at")})
+            set_={k: stmt.excluded[k] for k in ("level", "level_value", "evidence", "updated_at")},
+        )
         s.execute(stmt)
 
     @staticmethod
     def grades(s: Session, campaign: Campaign) -> Sequence[Grade]:
-        q = (select(Grade).join(CampaignRun, CampaignRun.id == Grade.campaign_run_id)
-             .where(CampaignRun.campaign_id == campaign.id).order_by(Grade.id))
+        q = (
+            select(Grade)
+            .join(CampaignRun, CampaignRun.id == Grade.campaign_run_id)
+            .where(CampaignRun.campaign_id == campaign.id)
+            .order_by(Grade.id)
+        )
         return s.scalars(q).all()
 
 

@@ -49,10 +49,23 @@ class Supervisor:
         if op == "ping":
             return {"ok": True, "uptime_s": time.monotonic() - self.t0, "pid": os.getpid()}
         if op == "spawn":
-            env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/usr/games", "HOME": "/tmp", "LANG": "C.UTF-8", **req.get("env", {})}
+            env = {
+                "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/usr/games",
+                "HOME": "/tmp",
+                "LANG": "C.UTF-8",
+                **req.get("env", {}),
+            }
             log = open(req.get("log", "/dev/null"), "ab")
-            p = subprocess.Popen(req["argv"], env=env, preexec_fn=self._preexec(req.get("user")), start_new_session=True,
-                                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=req.get("cwd", "/tmp"))
+            p = subprocess.Popen(
+                req["argv"],
+                env=env,
+                preexec_fn=self._preexec(req.get("user")),
+                start_new_session=True,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                cwd=req.get("cwd", "/tmp"),
+            )
             self.procs[p.pid] = p
             return {"ok": True, "pid": p.pid}
         if op == "poll":
@@ -76,13 +89,28 @@ class Supervisor:
                     pass
             return {"ok": True}
         if op == "run":
-            env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", **req.get("env", {})}
-            r = subprocess.run(req["argv"], env=env, preexec_fn=self._preexec(req.get("user")), capture_output=True,
-                               text=True, timeout=float(req.get("timeout_s", 60)), input=req.get("input"))
+            env = {
+                "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                "HOME": "/tmp",
+                "LANG": "C.UTF-8",
+                **req.get("env", {}),
+            }
+            r = subprocess.run(
+                req["argv"],
+                env=env,
+                preexec_fn=self._preexec(req.get("user")),
+                capture_output=True,
+                text=True,
+                timeout=float(req.get("timeout_s", 60)),
+                input=req.get("input"),
+            )
             return {"ok": True, "returncode": r.returncode, "stdout": r.stdout, "stderr": r.stderr}
         if op == "pids":
-            return {"ok": True, "pids": {u: pwd.getpwnam(n).pw_uid for u, n in USERS.items()},
-                    "running": [pid for pid, p in self.procs.items() if p.poll() is None]}
+            return {
+                "ok": True,
+                "pids": {u: pwd.getpwnam(n).pw_uid for u, n in USERS.items()},
+                "running": [pid for pid, p in self.procs.items() if p.poll() is None],
+            }
         if op == "shutdown":
             for pid in list(self.procs):
                 self.handle({"op": "kill", "pid": pid})
@@ -100,7 +128,7 @@ def main() -> int:
     def send(obj: dict[str, Any]) -> None:
         data = json.dumps(obj).encode() + b"\n"
         while data:
-            data = data[os.write(fd, data):]
+            data = data[os.write(fd, data) :]
 
     send({"id": 0, "ok": True, "ready": True})
     buf = b""

@@ -24,8 +24,20 @@ from pathlib import Path
 from simbridge._errors import HarnessError
 
 GUEST_PACKAGES = [
-    "systemd-sysv", "udev", "linux-image-cloud-amd64", "python3", "python3-venv", "xvfb", "xauth", "x11-utils",
-    "nftables", "iproute2", "procps", "ca-certificates", "libgl1-mesa-dri", "libsdl2-2.0-0",
+    "systemd-sysv",
+    "udev",
+    "linux-image-cloud-amd64",
+    "python3",
+    "python3-venv",
+    "xvfb",
+    "xauth",
+    "x11-utils",
+    "nftables",
+    "iproute2",
+    "procps",
+    "ca-certificates",
+    "libgl1-mesa-dri",
+    "libsdl2-2.0-0",
 ]
 #: fixed uids so the host can render the guest firewall
 GUEST_UIDS = {"simbridge-agent": 990, "simbridge-sim": 991}
@@ -55,8 +67,10 @@ def _run(argv: list[str], **kw) -> None:
 
 
 def _chroot(rootfs: Path, argv: list[str]) -> None:
-    _run(["chroot", str(rootfs), *argv], env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8",
-                                               "DEBIAN_FRONTEND": "noninteractive"})
+    _run(
+        ["chroot", str(rootfs), *argv],
+        env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "DEBIAN_FRONTEND": "noninteractive"},
+    )
 
 
 def source_stamp(src: Path) -> dict:
@@ -66,16 +80,28 @@ def source_stamp(src: Path) -> dict:
     try:
         head = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
         if head.returncode == 0:
-            dirty = subprocess.run(["git", "-C", str(src), "status", "--porcelain", "--untracked-files=no"],
-                                   capture_output=True, text=True, timeout=30)
+            dirty = subprocess.run(
+                ["git", "-C", str(src), "status", "--porcelain", "--untracked-files=no"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
             stamp.update(commit=head.stdout.strip(), dirty=bool(dirty.stdout.strip()))
     except (OSError, subprocess.TimeoutExpired):
         pass
     return stamp
 
 
-def build_image(out: Path, *, suite: str = "bookworm", mirror: str = "http://deb.debian.org/debian",
-                size_gb: int = 4, extras: str = "sim", source: Path | None = None, log=print) -> Path:
+def build_image(
+    out: Path,
+    *,
+    suite: str = "bookworm",
+    mirror: str = "http://deb.debian.org/debian",
+    size_gb: int = 4,
+    extras: str = "sim",
+    source: Path | None = None,
+    log=print,
+) -> Path:
     """Build (or rebuild the changed parts of) the guest image in `out`. Needs root."""
     if os.geteuid() != 0:
         raise HarnessError("vm build needs root (debootstrap, chroot)")
@@ -100,8 +126,10 @@ def build_image(out: Path, *, suite: str = "bookworm", mirror: str = "http://deb
     (rootfs / "etc/systemd/system/simbridge-guest.service").write_text(_UNIT)
     wants = rootfs / "etc/systemd/system/multi-user.target.wants"
     wants.mkdir(parents=True, exist_ok=True)
-    for unit, target in (("simbridge-guest.service", "/etc/systemd/system/simbridge-guest.service"),
-                         ("systemd-networkd.service", "/lib/systemd/system/systemd-networkd.service")):
+    for unit, target in (
+        ("simbridge-guest.service", "/etc/systemd/system/simbridge-guest.service"),
+        ("systemd-networkd.service", "/lib/systemd/system/systemd-networkd.service"),
+    ):
         link = wants / unit
         if not link.is_symlink():
             link.symlink_to(target)
@@ -113,7 +141,10 @@ def build_image(out: Path, *, suite: str = "bookworm", mirror: str = "http://deb
     passwd = (rootfs / "etc/passwd").read_text()
     for user, uid in GUEST_UIDS.items():
         if f"\n{user}:" not in "\n" + passwd:
-            _chroot(rootfs, ["useradd", "--system", "--uid", str(uid), "--no-create-home", "--shell", "/usr/sbin/nologin", user])
+            _chroot(
+                rootfs,
+                ["useradd", "--system", "--uid", str(uid), "--no-create-home", "--shell", "/usr/sbin/nologin", user],
+            )
 
     log("installing simbridge into the guest venv …")
     src = source or Path(__file__).resolve().parents[2]
@@ -124,16 +155,48 @@ def build_image(out: Path, *, suite: str = "bookworm", mirror: str = "http://deb
     house.mkdir(parents=True)
     _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(house), str(src)])
     wheel = next(house.glob("simbridge-*.whl"))
-    _run([sys.executable, "-m", "pip", "download", "-q", "-d", str(house), "--only-binary=:all:",
-          "--python-version", "3.11", "--platform", "manylinux2014_x86_64", "--platform", "manylinux_2_28_x86_64",
-          "--platform", "manylinux_2_17_x86_64", "--platform", "manylinux_2_27_x86_64", "--platform", "linux_x86_64",
-          f"{wheel}[{extras}]"])
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "-d",
+            str(house),
+            "--only-binary=:all:",
+            "--python-version",
+            "3.11",
+            "--platform",
+            "manylinux2014_x86_64",
+            "--platform",
+            "manylinux_2_28_x86_64",
+            "--platform",
+            "manylinux_2_17_x86_64",
+            "--platform",
+            "manylinux_2_27_x86_64",
+            "--platform",
+            "linux_x86_64",
+            f"{wheel}[{extras}]",
+        ]
+    )
     _run(["mount", "-t", "proc", "proc", str(rootfs / "proc")])
     try:
         if not (rootfs / VENV.lstrip("/") / "bin/python").exists():
             _chroot(rootfs, ["python3", "-m", "venv", VENV])
-        _chroot(rootfs, [f"{VENV}/bin/pip", "install", "-q", "--no-index", "--find-links", "/tmp/wheelhouse",
-                         "--force-reinstall", f"/tmp/wheelhouse/{wheel.name}[{extras}]"])
+        _chroot(
+            rootfs,
+            [
+                f"{VENV}/bin/pip",
+                "install",
+                "-q",
+                "--no-index",
+                "--find-links",
+                "/tmp/wheelhouse",
+                "--force-reinstall",
+                f"/tmp/wheelhouse/{wheel.name}[{extras}]",
+            ],
+        )
     finally:
         _run(["umount", str(rootfs / "proc")])
     shutil.rmtree(house)
@@ -154,9 +217,17 @@ def build_image(out: Path, *, suite: str = "bookworm", mirror: str = "http://deb
     os.replace(out / "base.qcow2.tmp", out / "base.qcow2")
     build_s = round(time.monotonic() - t0, 1)
     size_bytes = (out / "base.qcow2").stat().st_size
-    info = {"suite": suite, "mirror": mirror, "built": time.time(), "kernel": kernels[-1].name,
-            "uids": GUEST_UIDS, "venv": VENV, "source": source_stamp(src), "build_s": build_s,
-            "size_bytes": size_bytes}
+    info = {
+        "suite": suite,
+        "mirror": mirror,
+        "built": time.time(),
+        "kernel": kernels[-1].name,
+        "uids": GUEST_UIDS,
+        "venv": VENV,
+        "source": source_stamp(src),
+        "build_s": build_s,
+        "size_bytes": size_bytes,
+    }
     (out / "image.json").write_text(json.dumps(info, indent=2))
     log(f"image ready: {out / 'base.qcow2'} ({size_bytes / 1e6:.0f} MB, {build_s:.0f} s)")
     return out / "base.qcow2"

@@ -101,8 +101,9 @@ class VmProvider(Provider):
     name = "vm"
     isolated = True
 
-    def __init__(self, *, image_dir: Path | None = None, state_tcp: list[int] | None = None,
-                 mem_mb: int = 2048, cpus: int = 2) -> None:
+    def __init__(
+        self, *, image_dir: Path | None = None, state_tcp: list[int] | None = None, mem_mb: int = 2048, cpus: int = 2
+    ) -> None:
         self.image_dir = Path(image_dir or default_image_dir())
         self.state_tcp = list(state_tcp or [])
         self.mem_mb, self.cpus = mem_mb, cpus
@@ -124,8 +125,10 @@ class VmProvider(Provider):
 
         for name in ("base.qcow2", "vmlinuz", "initrd.img"):
             if not (self.image_dir / name).exists():
-                raise SimbridgeError(f"vm provider: no guest image at {self.image_dir} ({name} missing); build it "
-                                     "with `simbridge vm build` or set SIMBRIDGE_VM_IMAGE")
+                raise SimbridgeError(
+                    f"vm provider: no guest image at {self.image_dir} ({name} missing); build it "
+                    "with `simbridge vm build` or set SIMBRIDGE_VM_IMAGE"
+                )
         if shutil.which("qemu-system-x86_64") is None:
             raise SimbridgeError("vm provider needs qemu-system-x86_64 (apt-get install qemu-system-x86)")
 
@@ -136,15 +139,35 @@ class VmProvider(Provider):
         x_port = 6000 + GUEST_DISPLAY
         # the X port is a state port too: reachable only through the forwarding, never over
         # the guest's loopback (local clients use the unix socket, which gives the audit a pid)
-        plan = FirewallPlan(sandbox_if="en*", host_addr=SLIRP_GATEWAY, agent_uid=GUEST_UIDS["simbridge-agent"],
-                            sim_uid=GUEST_UIDS["simbridge-sim"], agent_port=x_port, state_tcp=[*self.state_tcp, x_port])
+        plan = FirewallPlan(
+            sandbox_if="en*",
+            host_addr=SLIRP_GATEWAY,
+            agent_uid=GUEST_UIDS["simbridge-agent"],
+            sim_uid=GUEST_UIDS["simbridge-sim"],
+            agent_port=x_port,
+            state_tcp=[*self.state_tcp, x_port],
+        )
         self.ruleset = render(plan)
         r = self.vm.request("run", argv=["nft", "-f", "-"], input=self.ruleset)
         if r["returncode"] != 0:
             raise HarnessError(f"guest firewall: {r['stderr'].strip()}")
-        xvfb = self.vm.request("spawn", argv=["Xvfb", f":{GUEST_DISPLAY}", "-screen", "0",
-                                              f"{SCREEN_W}x{SCREEN_H}x{SCREEN_DEPTH}", "-listen", "tcp", "-ac", "-noreset",
-                                              "+extension", "XTEST"], log="/tmp/xvfb.log")
+        xvfb = self.vm.request(
+            "spawn",
+            argv=[
+                "Xvfb",
+                f":{GUEST_DISPLAY}",
+                "-screen",
+                "0",
+                f"{SCREEN_W}x{SCREEN_H}x{SCREEN_DEPTH}",
+                "-listen",
+                "tcp",
+                "-ac",
+                "-noreset",
+                "+extension",
+                "XTEST",
+            ],
+            log="/tmp/xvfb.log",
+        )
         self.xvfb_pid = xvfb["pid"]
         self.xvfb = GuestProcess(self.vm, self.xvfb_pid, "/tmp/xvfb.log")
         self.host_x = self.vm.forward(x_port)
@@ -152,8 +175,14 @@ class VmProvider(Provider):
         self._wait_display(display)
         vm = self.vm
 
-        def spawn(argv: Sequence[str], env: Mapping[str, str] | None = None, *, name: str | None = None,
-                  user: str | None = "sim", **_: Any) -> GuestProcess:
+        def spawn(
+            argv: Sequence[str],
+            env: Mapping[str, str] | None = None,
+            *,
+            name: str | None = None,
+            user: str | None = "sim",
+            **_: Any,
+        ) -> GuestProcess:
             """Start `argv` in the guest through its supervisor (the `Spawn` protocol); Popen
             keywords (stdout...) do not apply there: output goes to a guest log (`GuestProcess.log_tail`)."""
             guest_argv = [VENV + "/bin/python" if c == sys.executable else c for c in argv]
@@ -174,13 +203,27 @@ class VmProvider(Provider):
             self.image_source = json.loads((self.image_dir / "image.json").read_text()).get("source")
         except (OSError, ValueError):
             self.image_source = None
-        self.sandbox = Sandbox(display=display, env={"DISPLAY": display, "SDL_AUDIODRIVER": "dummy"},
-                               workdir=str(workdir), host_addr="127.0.0.1", harness_addr=None,
-                               isolated=True, provider=self.name, telemetry="pull",
-                               spawn=spawn, python=VENV + "/bin/python", forward=forward,
-                               listen_addr=LISTEN_ADDR, timeout_scale=TCG_TIMEOUT_SCALE if tcg else 1.0,
-                               info={"boot_s": round(self.vm.boot_s or 0, 1), "image": str(self.image_dir),
-                                     "image_source": self.image_source, "accel": self.vm.accel})
+        self.sandbox = Sandbox(
+            display=display,
+            env={"DISPLAY": display, "SDL_AUDIODRIVER": "dummy"},
+            workdir=str(workdir),
+            host_addr="127.0.0.1",
+            harness_addr=None,
+            isolated=True,
+            provider=self.name,
+            telemetry="pull",
+            spawn=spawn,
+            python=VENV + "/bin/python",
+            forward=forward,
+            listen_addr=LISTEN_ADDR,
+            timeout_scale=TCG_TIMEOUT_SCALE if tcg else 1.0,
+            info={
+                "boot_s": round(self.vm.boot_s or 0, 1),
+                "image": str(self.image_dir),
+                "image_source": self.image_source,
+                "accel": self.vm.accel,
+            },
+        )
         return self.sandbox
 
     def processes(self) -> list[tuple[str, ProcessHandle]]:
@@ -203,8 +246,12 @@ class VmProvider(Provider):
                     raise HarnessError(f"guest X display not reachable at {display}") from None
                 time.sleep(0.3)
 
-    def audit(self, ports: list[tuple[int, str, str]], allowed_pids: list[int] | None = None,
-              remote_clients: int | None = None) -> dict[str, Any]:
+    def audit(
+        self,
+        ports: list[tuple[int, str, str]],
+        allowed_pids: list[int] | None = None,
+        remote_clients: int | None = None,
+    ) -> dict[str, Any]:
         """The isolation audit, inside the guest as the agent user.
 
         X clients with a pid must be Xvfb or a process started through `sandbox.spawn` (or one
@@ -216,9 +263,14 @@ class VmProvider(Provider):
             allowed_pids = [p.pid for _, p in self.spawned]
         if remote_clients is None:
             remote_clients = host_connections(self.host_x)
-        spec = {"targets": ["127.0.0.1", "10.0.2.15", SLIRP_GATEWAY, "10.0.2.3"], "ports": [list(p) for p in ports],
-                "display": f":{GUEST_DISPLAY}", "allowed_pids": [self.xvfb_pid, *allowed_pids], "timeout_s": 0.5,
-                "allowed_remote_clients": remote_clients}
+        spec = {
+            "targets": ["127.0.0.1", "10.0.2.15", SLIRP_GATEWAY, "10.0.2.3"],
+            "ports": [list(p) for p in ports],
+            "display": f":{GUEST_DISPLAY}",
+            "allowed_pids": [self.xvfb_pid, *allowed_pids],
+            "timeout_s": 0.5,
+            "allowed_remote_clients": remote_clients,
+        }
         audit_py = f"{VENV}/lib/python3.11/site-packages/simbridge/_isolation/_audit.py"
         r = self.vm.request("run", argv=[f"{VENV}/bin/python", audit_py, json.dumps(spec)], user="agent", timeout_s=120)
         if r["returncode"] != 0:
@@ -228,11 +280,19 @@ class VmProvider(Provider):
         return report
 
     def isolation_report(self) -> dict[str, Any]:
-        rep: dict[str, Any] = {"provider": self.name, "isolated": True, "network": "qemu user networking, restrict=on",
-                               "forwards": {f"{p}/{g}": h for (p, g), h in (self.vm.forwards.items() if self.vm else [])}}
+        rep: dict[str, Any] = {
+            "provider": self.name,
+            "isolated": True,
+            "network": "qemu user networking, restrict=on",
+            "forwards": {f"{p}/{g}": h for (p, g), h in (self.vm.forwards.items() if self.vm else [])},
+        }
         if self.vm is not None:
-            rep.update(accel=self.vm.accel, boot_s=round(self.vm.boot_s or 0, 1), image_source=self.image_source,
-                       firewall=self.ruleset)
+            rep.update(
+                accel=self.vm.accel,
+                boot_s=round(self.vm.boot_s or 0, 1),
+                image_source=self.image_source,
+                firewall=self.ruleset,
+            )
         return rep
 
     def stop(self) -> None:

@@ -41,8 +41,16 @@ def resolve_accel(accel: str) -> str:
 
 
 class VmInstance:
-    def __init__(self, image_dir: Path, workdir: Path, *, mem_mb: int = 2048, cpus: int = 2,
-                 boot_timeout_s: float = 300.0, accel: str | None = None) -> None:
+    def __init__(
+        self,
+        image_dir: Path,
+        workdir: Path,
+        *,
+        mem_mb: int = 2048,
+        cpus: int = 2,
+        boot_timeout_s: float = 300.0,
+        accel: str | None = None,
+    ) -> None:
         self.image_dir, self.workdir = Path(image_dir), Path(workdir)
         #: "kvm", "tcg" (software emulation, 10-20x slower) or "auto"
         self.accel = resolve_accel(accel or os.environ.get("SIMBRIDGE_VM_ACCEL", "auto"))
@@ -75,32 +83,66 @@ class VmInstance:
         self.workdir.mkdir(parents=True, exist_ok=True)
         overlay = self.workdir / "overlay.qcow2"
         overlay.unlink(missing_ok=True)
-        subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-b", str(base.resolve()), "-F", "qcow2", str(overlay)],
-                       check=True)
+        subprocess.run(
+            ["qemu-img", "create", "-q", "-f", "qcow2", "-b", str(base.resolve()), "-F", "qcow2", str(overlay)],
+            check=True,
+        )
         # unix socket paths must fit in 108 bytes: a bundle under a long --out path would not,
         # so the sockets live in a short private folder, removed in stop()
         self.sock_dir = Path(tempfile.mkdtemp(prefix="sbvm-"))
         self.ctl_path = self.sock_dir / "control.sock"
         self.mon_path = self.sock_dir / "monitor.sock"
-        accel = (["-accel", "kvm", "-machine", "q35", "-cpu", "host,arch-capabilities=off"] if self.accel == "kvm"
-                 else ["-accel", "tcg,thread=multi", "-machine", "q35", "-cpu", "max"])
-        argv = [qemu, *accel, "-m", str(self.mem_mb), "-smp", str(self.cpus),
-                "-nodefaults", "-no-user-config", "-display", "none",
-                "-kernel", str(self.image_dir / "vmlinuz"), "-initrd", str(self.image_dir / "initrd.img"),
-                "-append", "root=/dev/vda rw console=ttyS0 loglevel=4",
-                "-drive", f"file={overlay},if=virtio,format=qcow2",
-                "-netdev", "user,id=net0,restrict=on", "-device", "virtio-net-pci,netdev=net0",
-                "-device", "virtio-serial",
-                "-chardev", f"socket,id=ctl,path={self.ctl_path},server=on,wait=off",
-                "-device", "virtserialport,chardev=ctl,name=org.simbridge.control",
-                "-serial", f"file:{self.workdir / 'console.log'}",
-                "-monitor", f"unix:{self.mon_path},server=on,wait=off"]
+        accel = (
+            ["-accel", "kvm", "-machine", "q35", "-cpu", "host,arch-capabilities=off"]
+            if self.accel == "kvm"
+            else ["-accel", "tcg,thread=multi", "-machine", "q35", "-cpu", "max"]
+        )
+        argv = [
+            qemu,
+            *accel,
+            "-m",
+            str(self.mem_mb),
+            "-smp",
+            str(self.cpus),
+            "-nodefaults",
+            "-no-user-config",
+            "-display",
+            "none",
+            "-kernel",
+            str(self.image_dir / "vmlinuz"),
+            "-initrd",
+            str(self.image_dir / "initrd.img"),
+            "-append",
+            "root=/dev/vda rw console=ttyS0 loglevel=4",
+            "-drive",
+            f"file={overlay},if=virtio,format=qcow2",
+            "-netdev",
+            "user,id=net0,restrict=on",
+            "-device",
+            "virtio-net-pci,netdev=net0",
+            "-device",
+            "virtio-serial",
+            "-chardev",
+            f"socket,id=ctl,path={self.ctl_path},server=on,wait=off",
+            "-device",
+            "virtserialport,chardev=ctl,name=org.simbridge.control",
+            "-serial",
+            f"file:{self.workdir / 'console.log'}",
+            "-monitor",
+            f"unix:{self.mon_path},server=on,wait=off",
+        ]
         t0 = time.monotonic()
         from simbridge._providers._procs import _die_with_parent
 
         # QEMU dies with the runner, also after `kill -9` (the guest and its overlay go with it)
-        self.proc = subprocess.Popen(argv, start_new_session=True, stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent,
-                                     stdout=open(self.workdir / "qemu.log", "wb"), stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            argv,
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
+            stdout=open(self.workdir / "qemu.log", "wb"),
+            stderr=subprocess.STDOUT,
+        )
         try:
             self._connect(t0)
         except BaseException:
@@ -131,7 +173,9 @@ class VmInstance:
         if self.proc.poll() is not None:
             raise HarnessError(f"qemu exited with {self.proc.returncode}; see {self.workdir / 'qemu.log'}")
         if time.monotonic() - t0 > self.boot_timeout_s:
-            raise HarnessError(f"guest did not answer within {self.boot_timeout_s:.0f} s; see {self.workdir / 'console.log'}")
+            raise HarnessError(
+                f"guest did not answer within {self.boot_timeout_s:.0f} s; see {self.workdir / 'console.log'}"
+            )
 
     def stop(self) -> None:
         if self._ctl is not None:

@@ -42,8 +42,22 @@ class HumanAgent(Agent):
         if ctx.spawn is None:
             raise SimbridgeError("human agent: the provider cannot start processes in the sandbox")
         self.vnc_port = free_port()
-        self._vnc = ctx.spawn([exe, "-display", ctx.display, "-localhost", "-rfbport", str(self.vnc_port),
-                               "-nopw", "-forever", "-shared", "-quiet", "-noxdamage"], name="x11vnc")
+        self._vnc = ctx.spawn(
+            [
+                exe,
+                "-display",
+                ctx.display,
+                "-localhost",
+                "-rfbport",
+                str(self.vnc_port),
+                "-nopw",
+                "-forever",
+                "-shared",
+                "-quiet",
+                "-noxdamage",
+            ],
+            name="x11vnc",
+        )
         ctx.say(f"human agent: connect a VNC viewer to 127.0.0.1:{self.vnc_port} (display {ctx.display})")
         ctx.say("type 'done' or 'give up' + Enter here to end early; otherwise the time limit ends the episode")
 

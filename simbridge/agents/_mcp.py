@@ -44,8 +44,10 @@ class McpAgent(Agent):
         t_end = time.monotonic() + self.connect_timeout_s
         while not self.connected():
             if time.monotonic() > t_end:
-                return (f"no agent connected to {self._ctx.port_url if self._ctx else 'the port'} "
-                        f"within {self.connect_timeout_s:g} s")
+                return (
+                    f"no agent connected to {self._ctx.port_url if self._ctx else 'the port'} "
+                    f"within {self.connect_timeout_s:g} s"
+                )
             time.sleep(0.05)
         return None
 

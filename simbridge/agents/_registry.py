@@ -1,12 +1,12 @@
 """Agent names on the command line → Agent instances.
 
-    noop               do nothing (baseline, scores 0)
-    scripted:FILE      timed actions from a YAML file (see simbridge.agents._scripted)
-    mcp                an external agent connects to the agent port's MCP endpoint
-    human              a person flies through VNC (x11vnc)
-    reference          the built-in pixel-reading reference pilot for the task:
-                       `simbridge.agents.reference.make(task_id) -> Agent`
-    py:MODULE:FACTORY  any factory `FACTORY(task_id) -> Agent` (plug-ins)
+noop               do nothing (baseline, scores 0)
+scripted:FILE      timed actions from a YAML file (see simbridge.agents._scripted)
+mcp                an external agent connects to the agent port's MCP endpoint
+human              a person flies through VNC (x11vnc)
+reference          the built-in pixel-reading reference pilot for the task:
+                   `simbridge.agents.reference.make(task_id) -> Agent`
+py:MODULE:FACTORY  any factory `FACTORY(task_id) -> Agent` (plug-ins)
 """
 
 from __future__ import annotations
@@ -61,8 +61,10 @@ def make_agent(spec: str, task_id: str) -> Agent:
         try:
             make = _factory(REFERENCE_MODULE, "make", "reference agent")
         except SimbridgeError:
-            raise SimbridgeError(f"reference agent: the reference pilots ({REFERENCE_MODULE}) are not "
-                                 "installed in this version; use --agent scripted:FILE, noop, mcp or human") from None
+            raise SimbridgeError(
+                f"reference agent: the reference pilots ({REFERENCE_MODULE}) are not "
+                "installed in this version; use --agent scripted:FILE, noop, mcp or human"
+            ) from None
         agent = make(task_id)
         if agent is None:
             raise SimbridgeError(f"reference agent: no reference pilot for task {task_id}")

@@ -31,8 +31,17 @@ if TYPE_CHECKING:
     from simbridge._agent_port import AgentPortClient
     from simbridge._task import TaskSpec
 
-_FIRST_ARG = {"key": "keys", "key_down": "keys", "key_up": "keys", "type": "text", "wait": "seconds",
-              "done": "reason", "give_up": "reason", "screenshot": "format", "drag": "path"}
+_FIRST_ARG = {
+    "key": "keys",
+    "key_down": "keys",
+    "key_up": "keys",
+    "type": "text",
+    "wait": "seconds",
+    "done": "reason",
+    "give_up": "reason",
+    "screenshot": "format",
+    "drag": "path",
+}
 _XY = {"mouse_move", "click", "double_click", "scroll", "mouse_down", "mouse_up"}
 
 
@@ -76,7 +85,9 @@ def _parse_item(item: Any, where: str) -> TimedAction:
         raise SimbridgeError(f"{where}: unknown action {kind!r} (known: {', '.join(ACTIONS)})")
     unknown = set(args) - set(ACTIONS[kind])
     if unknown:
-        raise SimbridgeError(f"{where}: {kind}: unknown argument(s) {sorted(unknown)} (allowed: {sorted(ACTIONS[kind])})")
+        raise SimbridgeError(
+            f"{where}: {kind}: unknown argument(s) {sorted(unknown)} (allowed: {sorted(ACTIONS[kind])})"
+        )
     return TimedAction(at, kind, args)
 
 

@@ -110,10 +110,18 @@ class LiveEpisode:
         from simbridge._runner import RunConfig, _check_sim, preflight, run_trial
 
         _check_sim(self.task, self.cfg.sim)
-        rc = RunConfig(task=self.cfg.task, sim=self.cfg.sim, agent=f"py:{__name__}:_bridge_agent",
-                       provider=self.cfg.provider, lockstep=self.cfg.lockstep,
-                       lockstep_slice_s=self.cfg.lockstep_slice_s, time_limit_s=self.cfg.time_limit_s,
-                       frame_hz=self.cfg.frame_hz, seed=self.cfg.seed, say=self.lines.append)
+        rc = RunConfig(
+            task=self.cfg.task,
+            sim=self.cfg.sim,
+            agent=f"py:{__name__}:_bridge_agent",
+            provider=self.cfg.provider,
+            lockstep=self.cfg.lockstep,
+            lockstep_slice_s=self.cfg.lockstep_slice_s,
+            time_limit_s=self.cfg.time_limit_s,
+            frame_hz=self.cfg.frame_hz,
+            seed=self.cfg.seed,
+            say=self.lines.append,
+        )
         preflight(rc, self.task)
         self.path.parent.mkdir(parents=True, exist_ok=True)
 
@@ -133,9 +141,11 @@ class LiveEpisode:
         while not self.agent.ready.wait(0.05):
             if self._done.is_set():
                 r = self.result
-                why = (f"{r.status}: {r.detail}" if r is not None else f"{type(self.error).__name__}: {self.error}")
-                raise SimbridgeError(f"episode {self.task.id} on {self.cfg.sim} ended before the agent's turn ({why}); "
-                                     f"bundle {self.path}")
+                why = f"{r.status}: {r.detail}" if r is not None else f"{type(self.error).__name__}: {self.error}"
+                raise SimbridgeError(
+                    f"episode {self.task.id} on {self.cfg.sim} ended before the agent's turn ({why}); "
+                    f"bundle {self.path}"
+                )
             if time.monotonic() > t_end:
                 self.finish()
                 raise SimbridgeError(f"episode {self.task.id} on {self.cfg.sim} not ready within {timeout_s:g} s")
@@ -148,8 +158,9 @@ class LiveEpisode:
         ctx = self.agent.ctx
         return self._done.is_set() or (ctx is not None and ctx.ended.is_set())
 
-    def finish(self, outcome: Literal["done", "give_up"] | None = None, reason: str = "",
-               timeout_s: float = 120.0) -> "TrialResult":
+    def finish(
+        self, outcome: Literal["done", "give_up"] | None = None, reason: str = "", timeout_s: float = 120.0
+    ) -> "TrialResult":
         """End the agent's turn (optionally with done/give_up through the port) and wait for the
         runner to tear down, close and score the bundle."""
         if outcome is not None and self.agent.client is not None and not self.over:
@@ -161,8 +172,9 @@ class LiveEpisode:
         if self._thread is not None:
             self._thread.join(timeout_s)
             if self._thread.is_alive():
-                raise SimbridgeError(f"episode {self.task.id}: the runner did not finish within {timeout_s:g} s "
-                                     f"(bundle {self.path})")
+                raise SimbridgeError(
+                    f"episode {self.task.id}: the runner did not finish within {timeout_s:g} s (bundle {self.path})"
+                )
         if self.error is not None:
             raise SimbridgeError(f"episode {self.task.id}: {type(self.error).__name__}: {self.error}") from self.error
         if self.result is None:

@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 
 from simbridge import read_bundle
-from simbridge.adapters.bridgecommand import NmeaError, NmeaUdpRecorder, import_nmea, nmea_checksum, parse_capture, parse_sentence
+from simbridge.adapters.bridgecommand import (
+    NmeaError,
+    NmeaUdpRecorder,
+    import_nmea,
+    nmea_checksum,
+    parse_capture,
+    parse_sentence,
+)
 from simbridge.adapters.bridgecommand.nmea import rmc_date
 from bc_nmea import emit, sentence, track, with_checksum
 
@@ -61,10 +68,13 @@ def test_stamped_capture_uses_receive_times(tmp_path):
     assert rows["t"][:4] == pytest.approx([0.0, 0.2, 0.8, 1.4])
 
 
-@pytest.mark.parametrize("line,msg", [
-    ("$GPHDT,90.5,T", "not an NMEA sentence"),
-    ("garbage", "not an NMEA sentence"),
-])
+@pytest.mark.parametrize(
+    "line,msg",
+    [
+        ("$GPHDT,90.5,T", "not an NMEA sentence"),
+        ("garbage", "not an NMEA sentence"),
+    ],
+)
 def test_bad_sentence_names_the_line(tmp_path, line, msg):
     good = with_checksum("$GPGLL,5021.600,N,00409.000,W,120000.00,A,A").strip()
     p = tmp_path / "bad.log"
@@ -143,8 +153,9 @@ def test_mutated_captures_never_crash(tmp_path):
             text[int(rng.integers(0, len(text)))] = ",.*$0123456789ANSWEVT\n"[int(rng.integers(0, 22))]
         mutated = "".join(text)
         # the same mutation with valid checksums, so the field parsers see the damage too
-        resummed = "\n".join(with_checksum(ln.split("*")[0]).strip() if ln.startswith("$") else ln
-                              for ln in mutated.splitlines())
+        resummed = "\n".join(
+            with_checksum(ln.split("*")[0]).strip() if ln.startswith("$") else ln for ln in mutated.splitlines()
+        )
         for capture_text in (mutated, resummed):
             for strict in (True, False):
                 try:

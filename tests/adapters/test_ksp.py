@@ -34,8 +34,14 @@ def test_band_share_hand_worked():
 
 def test_read_save(tmp_path):
     p = tmp_path / "persistent.sfs"
-    p.write_text(save(vessel(name="Debris A", type="Debris", sit="SUB_ORBITAL", sma=400e3, ecc=0.6, parts=("fuelTank",)),
-                      vessel(sma=700000, ecc=0.01), ut=2000.5, active=1))
+    p.write_text(
+        save(
+            vessel(name="Debris A", type="Debris", sit="SUB_ORBITAL", sma=400e3, ecc=0.6, parts=("fuelTank",)),
+            vessel(sma=700000, ecc=0.01),
+            ut=2000.5,
+            active=1,
+        )
+    )
     s = read_save(p)
     assert s.ut_s == 2000.5 and len(s.vessels) == 2
     v = s.vessel("SB Two-Stage")
@@ -61,12 +67,15 @@ def test_confignode_one_line_braces_and_comments():
     assert a.get("x") == "1" and a.node("B").get("y") == "a = b"
 
 
-@pytest.mark.parametrize("text,where", [
-    ("GAME\n{\n\tFLIGHTSTATE\n\t{\n\t\tUT = 5\n", "line 3"),         # truncated: node opened at line 3 never closed
-    ("GAME\n{\n}\n}\n", "line 4"),                                        # extra '}'
-    ("GAME\nversion = 1\n", "line 1"),                                    # node name without '{'
-    ("GAME\n{\n\tthis is not a key\n}\n", "line 3"),
-])
+@pytest.mark.parametrize(
+    "text,where",
+    [
+        ("GAME\n{\n\tFLIGHTSTATE\n\t{\n\t\tUT = 5\n", "line 3"),  # truncated: node opened at line 3 never closed
+        ("GAME\n{\n}\n}\n", "line 4"),  # extra '}'
+        ("GAME\nversion = 1\n", "line 1"),  # node name without '{'
+        ("GAME\n{\n\tthis is not a key\n}\n", "line 3"),
+    ],
+)
 def test_bad_confignode_names_the_line(tmp_path, text, where):
     p = tmp_path / "bad.sfs"
     p.write_text(text)

@@ -35,13 +35,16 @@ def ecc_anomaly_at(r_m: float, sma_m: float, ecc: float) -> float:
     return math.acos((1 - r_m / sma_m) / ecc)
 
 
-@pytest.mark.parametrize("name,n_vessels,situations,refs", [
-    ("ksp143_stock_career.sfs", 15, {"SPLASHED", "SUB_ORBITAL", "ORBITING", "FLYING", "LANDED"}, {1, 3}),
-    ("ksp130_modded_career_cut.sfs", 28, {"ORBITING", "ESCAPING", "LANDED"}, {0, 1, 2, 3}),
-    ("ksp122_career_prelaunch.sfs", 1, {"PRELAUNCH"}, {1}),
-    ("ksp173_caveman_kilo_escaping.sfs", 4, {"ORBITING", "SPLASHED", "ESCAPING"}, {1, 9, 12}),
-    ("ksp113_rp0_modded_career.sfs", 0, set(), set()),
-])
+@pytest.mark.parametrize(
+    "name,n_vessels,situations,refs",
+    [
+        ("ksp143_stock_career.sfs", 15, {"SPLASHED", "SUB_ORBITAL", "ORBITING", "FLYING", "LANDED"}, {1, 3}),
+        ("ksp130_modded_career_cut.sfs", 28, {"ORBITING", "ESCAPING", "LANDED"}, {0, 1, 2, 3}),
+        ("ksp122_career_prelaunch.sfs", 1, {"PRELAUNCH"}, {1}),
+        ("ksp173_caveman_kilo_escaping.sfs", 4, {"ORBITING", "SPLASHED", "ESCAPING"}, {1, 9, 12}),
+        ("ksp113_rp0_modded_career.sfs", 0, set(), set()),
+    ],
+)
 def test_every_real_save_reads(name, n_vessels, situations, refs):
     s = read_save(ksp(name))
     assert len(s.vessels) == n_vessels

@@ -64,8 +64,10 @@ def test_powerboat_clock_stepping_back_is_dropped_and_counted():
             times.append(s)
     assert dropped > 0 and sum(facts["nmea_time_backwards"].values()) == dropped
     assert rows["t"] == [s - times[0] for s in times]
-    assert facts["flags"] == [f"time_backwards: {dropped} fixes dropped "
-                              f"({', '.join(f'{k} {v}' for k, v in sorted(facts['nmea_time_backwards'].items()))})"]
+    assert facts["flags"] == [
+        f"time_backwards: {dropped} fixes dropped "
+        f"({', '.join(f'{k} {v}' for k, v in sorted(facts['nmea_time_backwards'].items()))})"
+    ]
     depth = [float(fields(ln)[1]) for ln in raw if ln.startswith("$INDPT")]
     assert set(rows["depth_m"]) <= set(depth)
 
@@ -105,4 +107,6 @@ def test_other_marine_receivers(tmp_path, name, talker):
     assert facts["flags"] == [] and all(math.isfinite(v) for v in rows["lon_deg"])
     if name == "bundg_zeus_9.log":  # yacht under way: SOG from RMC, depth from SDDPT
         assert np.nanmax(rows["gs_kt"]) == max(float(fields(ln)[7]) for ln in raw if ln.startswith("$GPRMC"))
-        assert set(rows["depth_m"]) - {math.nan} <= {float(fields(ln)[1]) for ln in raw if ln.startswith("$SDDPT")} | {math.nan}
+        assert set(rows["depth_m"]) - {math.nan} <= {float(fields(ln)[1]) for ln in raw if ln.startswith("$SDDPT")} | {
+            math.nan
+        }

@@ -40,17 +40,23 @@ def test_import_to_bundle(tmp_path):
     assert np.allclose(b.signals["speed_kmh"], 36.0)
     assert list(b.signals["emergency_brake"]) == [0, 0, 1, 0, 0]
     ev = b.events_of("openbve_score")
-    assert [(e.t, e.data["token"], e.data["value"]) for e in ev] == [(3.0, "overspeed", -5), (4.0, "perfect_stop_bonus", 20)]
+    assert [(e.t, e.data["token"], e.data["value"]) for e in ev] == [
+        (3.0, "overspeed", -5),
+        (4.0, "perfect_stop_bonus", 20),
+    ]
     assert b.snapshot("start", "openbve_route") == "Commuter Line.csv"
 
 
-@pytest.mark.parametrize("mutate,msg", [
-    (lambda d: b"openBVE_LOGX" + d[12:], "byte offset 0: not an OpenBVE black-box file"),
-    (lambda d: d[:12] + struct.pack("<h", 2) + d[14:], "byte offset 12: unsupported black-box version 2"),
-    (lambda d: d[:-20], "truncated"),
-    (lambda d: d[:-8] + b"_fileENX", "no '_fileEND' footer"),
-    (lambda d: d + b"\x00", "1 unexpected bytes after the footer"),
-])
+@pytest.mark.parametrize(
+    "mutate,msg",
+    [
+        (lambda d: b"openBVE_LOGX" + d[12:], "byte offset 0: not an OpenBVE black-box file"),
+        (lambda d: d[:12] + struct.pack("<h", 2) + d[14:], "byte offset 12: unsupported black-box version 2"),
+        (lambda d: d[:-20], "truncated"),
+        (lambda d: d[:-8] + b"_fileENX", "no '_fileEND' footer"),
+        (lambda d: d + b"\x00", "1 unexpected bytes after the footer"),
+    ],
+)
 def test_bad_files_name_the_offset(tmp_path, mutate, msg):
     good = logs_bin([entry(1.0, 2.0, 3.0)])
     p = write(tmp_path, mutate(good))
@@ -62,7 +68,7 @@ def test_bad_files_name_the_offset(tmp_path, mutate, msg):
 def test_impossible_count_is_caught_before_reading(tmp_path):
     data = bytearray(logs_bin([entry(1.0, 2.0, 3.0)]))
     off = 12 + 2 + len(dotnet_string("Commuter Line.csv")) + len(dotnet_string("EMU 6-car")) + 8 + 2
-    data[off:off + 4] = struct.pack("<i", 10 ** 8)
+    data[off : off + 4] = struct.pack("<i", 10**8)
     with pytest.raises(LogsError, match=f"byte offset {off}: 100000000 black-box entry records of 38 B do not fit"):
         read_logs(write(tmp_path, bytes(data)))
 

@@ -17,16 +17,30 @@ TRAIN = "Keio 8000 series " + "x" * 120  # over 127 bytes: a two-byte length pre
 
 
 def entry(t, pos, v, a=0.0, rev=1, power=0, brake=0, brake_safety=None, power_safety=None):
-    return {"Time": t, "Position": pos, "Speed": v, "Acceleration": a, "ReverserDriver": rev, "ReverserSafety": rev,
-            "PowerDriver": power, "PowerSafety": power if power_safety is None else power_safety,
-            "BrakeDriver": brake, "BrakeSafety": brake if brake_safety is None else brake_safety}
+    return {
+        "Time": t,
+        "Position": pos,
+        "Speed": v,
+        "Acceleration": a,
+        "ReverserDriver": rev,
+        "ReverserSafety": rev,
+        "PowerDriver": power,
+        "PowerSafety": power if power_safety is None else power_safety,
+        "BrakeDriver": brake,
+        "BrakeSafety": brake if brake_safety is None else brake_safety,
+    }
 
 
 # one second apart from 08:00:00 (Game.UpdateBlackBox), an air-brake train: emergency at start,
 # release, power notch 3, lap, service, then the ATS trips the emergency brake (safety only)
-ENTRIES = [entry(28800.0, 100.0, 0.0, brake=-1), entry(28801.0, 100.0, 0.0, brake=-3),
-           entry(28802.0, 100.5, 1.0, 1.0, power=3), entry(28803.0, 102.0, 2.0, 1.0, power=3, brake=-4),
-           entry(28804.0, 104.0, 1.5, -0.5, brake=-5), entry(28805.0, 105.2, 0.75, -0.75, brake=-5, brake_safety=-1)]
+ENTRIES = [
+    entry(28800.0, 100.0, 0.0, brake=-1),
+    entry(28801.0, 100.0, 0.0, brake=-3),
+    entry(28802.0, 100.5, 1.0, 1.0, power=3),
+    entry(28803.0, 102.0, 2.0, 1.0, power=3, brake=-4),
+    entry(28804.0, 104.0, 1.5, -0.5, brake=-5),
+    entry(28805.0, 105.2, 0.75, -0.75, brake=-5, brake_safety=-1),
+]
 SCORES = [(28803.5, 103.0, -50, 1), (28805.0, 105.2, 100, 7)]  # overspeed, arrived at station
 
 
@@ -77,17 +91,25 @@ def good() -> bytes:
     return save_logs("r.csv", "t", 0, 1, ENTRIES, SCORES, 10)
 
 
-@pytest.mark.parametrize("mutate,msg", [
-    # version field (:114) of another format revision
-    (lambda d: d[:12] + struct.pack("<h", 2) + d[14:], "byte offset 12: unsupported black-box version 2"),
-    # an entry layout one i16 shorter (36 B): the count no longer matches the bytes
-    (lambda d: d[:ENTRIES_AT] + b"".join(d[ENTRIES_AT + 38 * i:ENTRIES_AT + 38 * i + 36] for i in range(6))
-     + d[ENTRIES_AT + 38 * 6:],
-     "no '_fileEND' footer"),
-    # killed while SaveLogs rewrote the file (FileMode.Create, :108)
-    (lambda d: d[:200], "truncated"),
-    (lambda d: d + b"\x00", "1 unexpected bytes after the footer"),
-])
+@pytest.mark.parametrize(
+    "mutate,msg",
+    [
+        # version field (:114) of another format revision
+        (lambda d: d[:12] + struct.pack("<h", 2) + d[14:], "byte offset 12: unsupported black-box version 2"),
+        # an entry layout one i16 shorter (36 B): the count no longer matches the bytes
+        (
+            lambda d: (
+                d[:ENTRIES_AT]
+                + b"".join(d[ENTRIES_AT + 38 * i : ENTRIES_AT + 38 * i + 36] for i in range(6))
+                + d[ENTRIES_AT + 38 * 6 :]
+            ),
+            "no '_fileEND' footer",
+        ),
+        # killed while SaveLogs rewrote the file (FileMode.Create, :108)
+        (lambda d: d[:200], "truncated"),
+        (lambda d: d + b"\x00", "1 unexpected bytes after the footer"),
+    ],
+)
 def test_strict_about_version_and_record_sizes(mutate, msg):
     data = good()
     assert data[12:14] == struct.pack("<h", 1) and data[COUNT_AT:ENTRIES_AT] == struct.pack("<i", 6)

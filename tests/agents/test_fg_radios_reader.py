@@ -27,15 +27,18 @@ def screen(name: str) -> np.ndarray:
     crop = np.asarray(Image.open(path).convert("RGB"))
     rgb = np.zeros((800, 1280, 3), np.uint8)
     h, w = min(crop.shape[0], 800 - y), min(crop.shape[1], 1280 - x)  # crops may overhang the edge
-    rgb[y: y + h, x: x + w] = crop[:h, :w]
+    rgb[y : y + h, x : x + w] = crop[:h, :w]
     return rgb
 
 
-@pytest.mark.parametrize("name, want", [
-    ("radios_start", {"com": 118.3, "com_stby": 119.3, "nav": 112.0, "nav_stby": 108.5}),
-    ("radios_122", {"com": 122.215, "com_stby": 122.215, "nav": 122.22, "nav_stby": 122.22}),
-    ("radios_199", {"com": 136.99, "com_stby": 136.99, "nav": 199.99, "nav_stby": 199.99}),
-])
+@pytest.mark.parametrize(
+    "name, want",
+    [
+        ("radios_start", {"com": 118.3, "com_stby": 119.3, "nav": 112.0, "nav_stby": 108.5}),
+        ("radios_122", {"com": 122.215, "com_stby": 122.215, "nav": 122.22, "nav_stby": 122.22}),
+        ("radios_199", {"com": 136.99, "com_stby": 136.99, "nav": 199.99, "nav_stby": 199.99}),
+    ],
+)
 def test_kx165_display_reads_as_shown(name, want):
     assert read_all(screen(name)) == want
 
@@ -60,7 +63,13 @@ def test_no_tooltip_is_none_not_a_guess():
 def test_instruction_targets_and_registration():
     t = parse_instruction(load_task("T16@PHJR").instruction_for("flightgear"))
     assert (t.com_mhz, t.com_stby_mhz, t.nav_mhz, t.squawk, t.mode, t.baro_inhg) == (
-        123.8, 132.6, 114.8, "4521", "ALT", 29.92)
+        123.8,
+        132.6,
+        114.8,
+        "4521",
+        "ALT",
+        29.92,
+    )
     pilot = make("T16@PHJR")
     assert isinstance(pilot, BySimPilot)
     assert isinstance(pilot.pilots["flightgear"], FlightGearRadiosPilot) and isinstance(pilot.default, RadiosPilot)

@@ -13,8 +13,11 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.display, pytest.mark.slow,
-              pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb not installed")]
+pytestmark = [
+    pytest.mark.display,
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb not installed"),
+]
 
 # Only a genuinely absent third-party dependency skips; a broken import inside our own adapter
 # raises here and fails the collection.
@@ -26,17 +29,36 @@ from simbridge._sims import session_class  # noqa: E402
 session_class("jsbsim")
 
 
-def run_task(task: str, agent: str, out: Path, *extra: str, timeout: float = 1200,
-             rc: int = 0) -> tuple[dict, dict, Path]:
+def run_task(
+    task: str, agent: str, out: Path, *extra: str, timeout: float = 1200, rc: int = 0
+) -> tuple[dict, dict, Path]:
     """`simbridge run` one trial; returns (score.json, episode.json, bundle). `rc`: the exit code
     expected (0 when the agent said done, 3 when it timed out or gave up)."""
-    r = subprocess.run([sys.executable, "-m", "simbridge._cli", "run", task, "--sim", "jsbsim", "--agent", agent,
-                        "--out", str(out), "--frame-hz", "0", *extra],
-                       capture_output=True, text=True, timeout=timeout, env=dict(os.environ))
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "simbridge._cli",
+            "run",
+            task,
+            "--sim",
+            "jsbsim",
+            "--agent",
+            agent,
+            "--out",
+            str(out),
+            "--frame-hz",
+            "0",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=dict(os.environ),
+    )
     assert r.returncode == rc, r.stderr[-3000:]
     [bundle] = sorted(out.glob("*/trial-1"))
-    return (json.loads((bundle / "score.json").read_text()), json.loads((bundle / "episode.json").read_text()),
-            bundle)
+    return (json.loads((bundle / "score.json").read_text()), json.loads((bundle / "episode.json").read_text()), bundle)
 
 
 def _actions(bundle: Path) -> list[dict]:

@@ -15,17 +15,40 @@ import simbridge.agents.reference as reference
 
 PKG = Path(reference.__file__).parent
 ALLOWED_PREFIXES = (
-    "__future__", "math", "os", "json", "time", "threading", "functools", "pathlib", "dataclasses", "typing",
-    "importlib", "sys", "types", "numpy", "cv2", "pygame",
-    "simbridge.agents._base", "simbridge.agents.reference",
-    "simbridge.agent.", "simbridge._task",  # type-checking names of the port client and the task
+    "__future__",
+    "math",
+    "os",
+    "json",
+    "time",
+    "threading",
+    "functools",
+    "pathlib",
+    "dataclasses",
+    "typing",
+    "importlib",
+    "sys",
+    "types",
+    "numpy",
+    "cv2",
+    "pygame",
+    "simbridge.agents._base",
+    "simbridge.agents.reference",
+    "simbridge.agent.",
+    "simbridge._task",  # type-checking names of the port client and the task
     "simbridge.adapters.jsbsim.layout",  # the published panel layout: pixel positions, no state
 )
 ALLOWED_EXACT = ("re",)  # regular expressions (the T15 pilot parses the instruction's figures)
-FORBIDDEN_MODULES = ("simbridge.adapters.jsbsim._session", "simbridge.adapters.jsbsim._server",
-                     "simbridge.adapters.jsbsim._fdm", "simbridge.adapters.jsbsim._props",
-                     "simbridge.adapters.jsbsim.cockpit", "simbridge.adapters.fgproto", "simbridge._recorder",
-                     "jsbsim", "telnetlib")
+FORBIDDEN_MODULES = (
+    "simbridge.adapters.jsbsim._session",
+    "simbridge.adapters.jsbsim._server",
+    "simbridge.adapters.jsbsim._fdm",
+    "simbridge.adapters.jsbsim._props",
+    "simbridge.adapters.jsbsim.cockpit",
+    "simbridge.adapters.fgproto",
+    "simbridge._recorder",
+    "jsbsim",
+    "telnetlib",
+)
 
 
 def _imports(path: Path) -> list[str]:
@@ -49,12 +72,14 @@ def test_pilot_sources_import_only_pixel_and_input_modules():
 
 
 def test_importing_the_pilots_loads_no_simulator_module():
-    code = ("import sys\n"
-            "from simbridge.agents.reference import make\n"
-            "agents = [make(t) for t in ('T01', 'T02', 'T09', 'T16')]\n"
-            "assert all(a is not None for a in agents)\n"
-            f"bad = [m for m in sys.modules if m.startswith({FORBIDDEN_MODULES!r})]\n"
-            "print(','.join(bad))\n")
+    code = (
+        "import sys\n"
+        "from simbridge.agents.reference import make\n"
+        "agents = [make(t) for t in ('T01', 'T02', 'T09', 'T16')]\n"
+        "assert all(a is not None for a in agents)\n"
+        f"bad = [m for m in sys.modules if m.startswith({FORBIDDEN_MODULES!r})]\n"
+        "print(','.join(bad))\n"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "", f"the pilots loaded simulator modules: {r.stdout.strip()}"
@@ -80,11 +105,19 @@ def _hotspots_named(path: Path) -> set[str]:
     `set_slider("x", ...)`, `HOTSPOTS["x"]`)."""
     names = set()
     for node in ast.walk(ast.parse(path.read_text())):
-        if (isinstance(node, ast.Call) and getattr(node.func, "attr", "") in ("click", "set_slider")
-                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", "") in ("click", "set_slider")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
             names.add(node.args[0].value)
-        elif (isinstance(node, ast.Subscript) and getattr(node.value, "attr", "") == "HOTSPOTS"
-              and isinstance(node.slice, ast.Constant)):
+        elif (
+            isinstance(node, ast.Subscript)
+            and getattr(node.value, "attr", "") == "HOTSPOTS"
+            and isinstance(node.slice, ast.Constant)
+        ):
             names.add(node.slice.value)
     return names
 

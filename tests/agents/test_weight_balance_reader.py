@@ -8,8 +8,14 @@ from PIL import Image
 
 from simbridge._task import load_task
 from simbridge.agents.reference import make
-from simbridge.agents.reference._weight_balance import (PayloadPilot, WeightBalancePilot, find_sliders,
-                                                         inside_envelope, read_number, task_figures)
+from simbridge.agents.reference._weight_balance import (
+    PayloadPilot,
+    WeightBalancePilot,
+    find_sliders,
+    inside_envelope,
+    read_number,
+    task_figures,
+)
 
 DIALOG = Path(__file__).parent / "data" / "fg_payload_dialog.png"
 
@@ -63,6 +69,6 @@ def test_figures_from_the_instruction_and_the_envelope():
     task = load_task("T15")
     assert task_figures(task.instruction) == (180.0, 160.0, 2450.0)
     assert inside_envelope(45.3, 2380) and inside_envelope(39.1, 1712)
-    assert not inside_envelope(48.0, 2000)    # aft of 47.2 in
-    assert not inside_envelope(36.0, 2400)    # forward of the sloped limit (39.5 in at 2,400 lb)
+    assert not inside_envelope(48.0, 2000)  # aft of 47.2 in
+    assert not inside_envelope(36.0, 2400)  # forward of the sloped limit (39.5 in at 2,400 lb)
     assert isinstance(make("T15"), WeightBalancePilot)

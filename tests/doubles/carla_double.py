@@ -43,8 +43,16 @@ class Transform:
 
 
 class VehicleControl:
-    def __init__(self, throttle: float = 0.0, steer: float = 0.0, brake: float = 0.0, hand_brake: bool = False,
-                 reverse: bool = False, manual_gear_shift: bool = False, gear: int = 0) -> None:
+    def __init__(
+        self,
+        throttle: float = 0.0,
+        steer: float = 0.0,
+        brake: float = 0.0,
+        hand_brake: bool = False,
+        reverse: bool = False,
+        manual_gear_shift: bool = False,
+        gear: int = 0,
+    ) -> None:
         self.throttle, self.steer, self.brake = throttle, steer, brake
         self.hand_brake, self.reverse, self.manual_gear_shift, self.gear = hand_brake, reverse, manual_gear_shift, gear
 
@@ -55,8 +63,9 @@ class WalkerControl:
 
 
 class WorldSettings:
-    def __init__(self, synchronous_mode: bool = False, no_rendering_mode: bool = False,
-                 fixed_delta_seconds: float | None = None) -> None:
+    def __init__(
+        self, synchronous_mode: bool = False, no_rendering_mode: bool = False, fixed_delta_seconds: float | None = None
+    ) -> None:
         self.synchronous_mode = synchronous_mode
         self.no_rendering_mode = no_rendering_mode
         self.fixed_delta_seconds = fixed_delta_seconds
@@ -126,8 +135,10 @@ class Actor:
         self.world, self.id, self.type_id = world, actor_id, bp.id
         self.attributes = dict(bp.attributes)
         self.parent = parent
-        self._tf = Transform(Location(transform.location.x, transform.location.y, transform.location.z),
-                             Rotation(0, transform.rotation.yaw, 0))
+        self._tf = Transform(
+            Location(transform.location.x, transform.location.y, transform.location.z),
+            Rotation(0, transform.rotation.yaw, 0),
+        )
         self._speed = 0.0
         self._control = VehicleControl()
         self._walker = WalkerControl(speed=0.0)
@@ -182,7 +193,9 @@ class Waypoint:
 
 
 class Map:
-    def __init__(self, name: str, spawn_points: list[Transform], opendrive: str, lane_of: Callable[[Location], int]) -> None:
+    def __init__(
+        self, name: str, spawn_points: list[Transform], opendrive: str, lane_of: Callable[[Location], int]
+    ) -> None:
         self.name = name
         self._spawn_points = spawn_points
         self._opendrive = opendrive
@@ -214,8 +227,9 @@ class World:
         return WorldSettings(s.synchronous_mode, s.no_rendering_mode, s.fixed_delta_seconds)
 
     def apply_settings(self, world_settings: WorldSettings) -> int:
-        self.settings = WorldSettings(world_settings.synchronous_mode, world_settings.no_rendering_mode,
-                                      world_settings.fixed_delta_seconds)
+        self.settings = WorldSettings(
+            world_settings.synchronous_mode, world_settings.no_rendering_mode, world_settings.fixed_delta_seconds
+        )
         return self.frame
 
     def get_map(self) -> Map:
@@ -224,8 +238,13 @@ class World:
     def get_blueprint_library(self) -> BlueprintLibrary:
         return BlueprintLibrary()
 
-    def try_spawn_actor(self, blueprint: ActorBlueprint, transform: Transform, attach_to: Actor | None = None,
-                        attachment_type: Any = None) -> Actor | None:
+    def try_spawn_actor(
+        self,
+        blueprint: ActorBlueprint,
+        transform: Transform,
+        attach_to: Actor | None = None,
+        attachment_type: Any = None,
+    ) -> Actor | None:
         if attach_to is None and not blueprint.id.startswith("sensor."):
             for a in self.actors.values():
                 if a.parent is None and a.get_location().distance(transform.location) < 1.0:
@@ -235,8 +254,13 @@ class World:
         self.actors[actor.id] = actor
         return actor
 
-    def spawn_actor(self, blueprint: ActorBlueprint, transform: Transform, attach_to: Actor | None = None,
-                    attachment_type: Any = None) -> Actor:
+    def spawn_actor(
+        self,
+        blueprint: ActorBlueprint,
+        transform: Transform,
+        attach_to: Actor | None = None,
+        attachment_type: Any = None,
+    ) -> Actor:
         actor = self.try_spawn_actor(blueprint, transform, attach_to)
         if actor is None:
             raise RuntimeError("Spawn failed because of collision at spawn position")
@@ -272,7 +296,11 @@ class World:
             ego = s.parent
             if s.type_id == "sensor.other.collision" and s._callback:
                 for o in movers:
-                    if o is not ego and o.id not in self.collided and ego.get_location().distance(o.get_location()) < 2.0:
+                    if (
+                        o is not ego
+                        and o.id not in self.collided
+                        and ego.get_location().distance(o.get_location()) < 2.0
+                    ):
                         self.collided.add(o.id)
                         collisions.append((ego.id, o.id))
                         s._callback(CollisionEvent(ego, o, Vector3D(ego._speed * 1500.0, 0, 0), self.frame))
@@ -284,11 +312,29 @@ class World:
                     s._callback(LaneInvasionEvent(ego, [LaneMarking("Broken")], self.frame))
                 ego.attributes["_out"] = "1" if out else ""
         if self.server.recording is not None:
-            self.server.history.append({"frame": self.frame, "elapsed": self.elapsed, "collisions": collisions,
-                                        "actors": [(a.id, a.type_id, dict(a.attributes), a._tf.location.x,
-                                                    a._tf.location.y, a._tf.location.z, a._tf.rotation.yaw,
-                                                    a._control.throttle, a._control.steer, a._control.brake,
-                                                    a._speed) for a in movers]})
+            self.server.history.append(
+                {
+                    "frame": self.frame,
+                    "elapsed": self.elapsed,
+                    "collisions": collisions,
+                    "actors": [
+                        (
+                            a.id,
+                            a.type_id,
+                            dict(a.attributes),
+                            a._tf.location.x,
+                            a._tf.location.y,
+                            a._tf.location.z,
+                            a._tf.rotation.yaw,
+                            a._control.throttle,
+                            a._control.steer,
+                            a._control.brake,
+                            a._speed,
+                        )
+                        for a in movers
+                    ],
+                }
+            )
         return self.frame
 
 
@@ -297,7 +343,9 @@ class Server:
     """The double's server side: what the test configures and inspects."""
 
     towns: tuple[str, ...] = ("Town01", "Town03", "Town04")
-    spawn_points: list[Transform] = field(default_factory=lambda: [Transform(Location(10.0, 20.0, 0.5), Rotation(0, 0, 0))])
+    spawn_points: list[Transform] = field(
+        default_factory=lambda: [Transform(Location(10.0, 20.0, 0.5), Rotation(0, 0, 0))]
+    )
     opendrive: str = "<OpenDRIVE/>"
     lane_of: Callable[[Location], int] = lambda loc: -1
     version: str = "0.9.16 (test double)"

@@ -40,11 +40,25 @@ FORMATS = {1: "<i", 2: "<q", 3: "<f", 4: "<d", 5: "<8s", 6: "<32s", 7: "<64s", 8
 # --------------------------------------------------------------------------- units
 _ANGLE = {"radians": 1.0, "radian": 1.0, "degrees": math.pi / 180, "degree": math.pi / 180}  # -> radians
 _LENGTH = {"feet": 1.0, "foot": 1.0, "ft": 1.0, "meters": FT_PER_M, "meter": FT_PER_M, "m": FT_PER_M}  # -> ft
-_SPEED = {"knots": 1.0, "knot": 1.0, "kts": 1.0, "feet per second": 3600 / 6076.12,
-          "meters per second": 3600 / 1852}  # -> kt
+_SPEED = {
+    "knots": 1.0,
+    "knot": 1.0,
+    "kts": 1.0,
+    "feet per second": 3600 / 6076.12,
+    "meters per second": 3600 / 1852,
+}  # -> kt
 _VS = {"feet per minute": 1.0, "feet/minute": 1.0, "feet per second": 60.0, "meters per second": 60 * FT_PER_M}
-_NUMBER = {"number": 1.0, "bool": 1.0, "boolean": 1.0, "enum": 1.0, "percent over 100": 1.0, "position": 1.0,
-           "": 1.0, "rpm": 1.0, "bco16": 1.0}
+_NUMBER = {
+    "number": 1.0,
+    "bool": 1.0,
+    "boolean": 1.0,
+    "enum": 1.0,
+    "percent over 100": 1.0,
+    "position": 1.0,
+    "": 1.0,
+    "rpm": 1.0,
+    "bco16": 1.0,
+}
 _PERCENT = {"percent": 100.0, "percent over 100": 1.0, "position": 1.0}
 _FREQ = {"mhz": 1.0, "khz": 1e-3, "hz": 1e-6, "frequency bcd16": 1.0, "bcd16": 1.0}
 _PRESSURE = {"inhg": 1.0, "inches of mercury": 1.0, "millibars": 1 / 33.8639, "mbar": 1 / 33.8639}
@@ -53,45 +67,111 @@ _LATLON = {"degrees": 1.0, "degree": 1.0, "radians": 180 / math.pi}  # -> degree
 #: SimVar -> (unit family, native value key); native units: deg for lat/lon, radians for
 #: attitude/heading, ft, kt, fpm, MHz, inHg, raw numbers
 SIMVARS: dict[str, tuple[str, str]] = {
-    "PLANE LATITUDE": ("latlon", "lat"), "PLANE LONGITUDE": ("latlon", "lon"),
-    "PLANE ALTITUDE": ("length", "alt_ft"), "PLANE ALT ABOVE GROUND": ("length", "agl_ft"),
+    "PLANE LATITUDE": ("latlon", "lat"),
+    "PLANE LONGITUDE": ("latlon", "lon"),
+    "PLANE ALTITUDE": ("length", "alt_ft"),
+    "PLANE ALT ABOVE GROUND": ("length", "agl_ft"),
     "INDICATED ALTITUDE": ("length", "alt_ft"),
-    "AIRSPEED INDICATED": ("speed", "ias_kt"), "AIRSPEED TRUE": ("speed", "ias_kt"),
-    "GROUND VELOCITY": ("speed", "gs_kt"), "VERTICAL SPEED": ("vs", "vs_fpm"),
-    "PLANE HEADING DEGREES TRUE": ("angle", "hdg_true"), "PLANE HEADING DEGREES MAGNETIC": ("angle", "hdg_mag"),
-    "PLANE PITCH DEGREES": ("angle", "pitch"), "PLANE BANK DEGREES": ("angle", "bank"),
-    "SIM ON GROUND": ("number", "on_ground"), "CRASH FLAG": ("number", "crash_flag"),
+    "AIRSPEED INDICATED": ("speed", "ias_kt"),
+    "AIRSPEED TRUE": ("speed", "ias_kt"),
+    "GROUND VELOCITY": ("speed", "gs_kt"),
+    "VERTICAL SPEED": ("vs", "vs_fpm"),
+    "PLANE HEADING DEGREES TRUE": ("angle", "hdg_true"),
+    "PLANE HEADING DEGREES MAGNETIC": ("angle", "hdg_mag"),
+    "PLANE PITCH DEGREES": ("angle", "pitch"),
+    "PLANE BANK DEGREES": ("angle", "bank"),
+    "SIM ON GROUND": ("number", "on_ground"),
+    "CRASH FLAG": ("number", "crash_flag"),
     "CRASH SEQUENCE": ("number", "crash_seq"),
-    "PLANE TOUCHDOWN NORMAL VELOCITY": ("vs", "td_vs_fpm"), "PLANE TOUCHDOWN LATITUDE": ("angle", "td_lat_rad"),
-    "PLANE TOUCHDOWN LONGITUDE": ("angle", "td_lon_rad"), "PLANE TOUCHDOWN BANK DEGREES": ("angle", "td_bank"),
-    "PLANE TOUCHDOWN PITCH DEGREES": ("angle", "td_pitch"), "PLANE TOUCHDOWN HEADING DEGREES TRUE": ("angle", "td_hdg"),
-    "GENERAL ENG COMBUSTION:1": ("number", "eng_running"), "GENERAL ENG RPM:1": ("number", "rpm"),
+    "PLANE TOUCHDOWN NORMAL VELOCITY": ("vs", "td_vs_fpm"),
+    "PLANE TOUCHDOWN LATITUDE": ("angle", "td_lat_rad"),
+    "PLANE TOUCHDOWN LONGITUDE": ("angle", "td_lon_rad"),
+    "PLANE TOUCHDOWN BANK DEGREES": ("angle", "td_bank"),
+    "PLANE TOUCHDOWN PITCH DEGREES": ("angle", "td_pitch"),
+    "PLANE TOUCHDOWN HEADING DEGREES TRUE": ("angle", "td_hdg"),
+    "GENERAL ENG COMBUSTION:1": ("number", "eng_running"),
+    "GENERAL ENG RPM:1": ("number", "rpm"),
     "GENERAL ENG THROTTLE LEVER POSITION:1": ("percent", "throttle"),
     "GENERAL ENG MIXTURE LEVER POSITION:1": ("percent", "mixture"),
-    "ELECTRICAL MASTER BATTERY": ("number", "one"), "GENERAL ENG MASTER ALTERNATOR:1": ("number", "one"),
-    "LIGHT BEACON": ("number", "one"), "AVIONICS MASTER SWITCH": ("number", "one"),
-    "FLAPS HANDLE INDEX": ("number", "zero"), "TRAILING EDGE FLAPS LEFT ANGLE": ("angle", "flaps"),
-    "GEAR HANDLE POSITION": ("number", "one"), "BRAKE PARKING POSITION": ("number", "zero"),
-    "AUTOPILOT MASTER": ("number", "ap_master"), "AUTOPILOT HEADING LOCK": ("number", "zero"),
-    "AUTOPILOT NAV1 LOCK": ("number", "zero"), "AUTOPILOT ALTITUDE LOCK": ("number", "zero"),
-    "AUTOPILOT APPROACH HOLD": ("number", "zero"), "AUTOPILOT ALTITUDE LOCK VAR": ("length", "ap_alt_ft"),
-    "COM ACTIVE FREQUENCY:1": ("freq", "com1"), "COM STANDBY FREQUENCY:1": ("freq", "com1_stby"),
-    "NAV ACTIVE FREQUENCY:1": ("freq", "nav1"), "NAV STANDBY FREQUENCY:1": ("freq", "nav1_stby"),
-    "NAV OBS:1": ("angle", "obs"), "NAV CDI:1": ("number", "zero"), "NAV GSI:1": ("number", "zero"),
-    "TRANSPONDER CODE:1": ("number", "xpdr_bco16"), "TRANSPONDER STATE:1": ("number", "xpdr_state"),
-    "KOHLSMAN SETTING HG": ("pressure", "baro"), "KOHLSMAN SETTING HG:1": ("pressure", "baro"),
-    "ABSOLUTE TIME": ("number", "abs_time"), "SIMULATION TIME": ("number", "t"),
-    "SIMULATION RATE": ("number", "one"), "AUTO COORDINATION": ("number", "auto_rudder"),
-    "ATC ID": ("string", "atc_id"), "TITLE": ("string", "title"),
+    "ELECTRICAL MASTER BATTERY": ("number", "one"),
+    "GENERAL ENG MASTER ALTERNATOR:1": ("number", "one"),
+    "LIGHT BEACON": ("number", "one"),
+    "AVIONICS MASTER SWITCH": ("number", "one"),
+    "FLAPS HANDLE INDEX": ("number", "zero"),
+    "TRAILING EDGE FLAPS LEFT ANGLE": ("angle", "flaps"),
+    "GEAR HANDLE POSITION": ("number", "one"),
+    "BRAKE PARKING POSITION": ("number", "zero"),
+    "AUTOPILOT MASTER": ("number", "ap_master"),
+    "AUTOPILOT HEADING LOCK": ("number", "zero"),
+    "AUTOPILOT NAV1 LOCK": ("number", "zero"),
+    "AUTOPILOT ALTITUDE LOCK": ("number", "zero"),
+    "AUTOPILOT APPROACH HOLD": ("number", "zero"),
+    "AUTOPILOT ALTITUDE LOCK VAR": ("length", "ap_alt_ft"),
+    "COM ACTIVE FREQUENCY:1": ("freq", "com1"),
+    "COM STANDBY FREQUENCY:1": ("freq", "com1_stby"),
+    "NAV ACTIVE FREQUENCY:1": ("freq", "nav1"),
+    "NAV STANDBY FREQUENCY:1": ("freq", "nav1_stby"),
+    "NAV OBS:1": ("angle", "obs"),
+    "NAV CDI:1": ("number", "zero"),
+    "NAV GSI:1": ("number", "zero"),
+    "TRANSPONDER CODE:1": ("number", "xpdr_bco16"),
+    "TRANSPONDER STATE:1": ("number", "xpdr_state"),
+    "KOHLSMAN SETTING HG": ("pressure", "baro"),
+    "KOHLSMAN SETTING HG:1": ("pressure", "baro"),
+    "ABSOLUTE TIME": ("number", "abs_time"),
+    "SIMULATION TIME": ("number", "t"),
+    "SIMULATION RATE": ("number", "one"),
+    "AUTO COORDINATION": ("number", "auto_rudder"),
+    "ATC ID": ("string", "atc_id"),
+    "TITLE": ("string", "title"),
 }
-FAMILIES = {"angle": _ANGLE, "length": _LENGTH, "speed": _SPEED, "vs": _VS, "number": _NUMBER, "percent": _PERCENT,
-            "freq": _FREQ, "pressure": _PRESSURE, "latlon": _LATLON, "string": {"": 1.0}}
+FAMILIES = {
+    "angle": _ANGLE,
+    "length": _LENGTH,
+    "speed": _SPEED,
+    "vs": _VS,
+    "number": _NUMBER,
+    "percent": _PERCENT,
+    "freq": _FREQ,
+    "pressure": _PRESSURE,
+    "latlon": _LATLON,
+    "string": {"": 1.0},
+}
 
-EVENTS = {"PAUSE_ON", "PAUSE_OFF", "PAUSE_TOGGLE", "COM_RADIO_SET", "COM_STBY_RADIO_SET", "NAV1_RADIO_SET",
-          "XPNDR_SET", "KOHLSMAN_SET", "AP_MASTER", "AUTOPILOT_OFF", "AUTO_COORDINATION_TOGGLE", "PARKING_BRAKES",
-          "COM_RADIO_SWAP", "NAV1_RADIO_SWAP", "FREEZE_LATITUDE_LONGITUDE_SET"}
-SYSTEM_EVENTS = {"SIM", "PAUSE", "CRASHED", "CRASHRESET", "FLIGHTLOADED", "SIMSTART", "SIMSTOP", "PAUSED",
-                 "UNPAUSED", "1SEC", "FRAME", "AIRCRAFTLOADED", "VIEW", "SOUND", "POSITIONCHANGED"}
+EVENTS = {
+    "PAUSE_ON",
+    "PAUSE_OFF",
+    "PAUSE_TOGGLE",
+    "COM_RADIO_SET",
+    "COM_STBY_RADIO_SET",
+    "NAV1_RADIO_SET",
+    "XPNDR_SET",
+    "KOHLSMAN_SET",
+    "AP_MASTER",
+    "AUTOPILOT_OFF",
+    "AUTO_COORDINATION_TOGGLE",
+    "PARKING_BRAKES",
+    "COM_RADIO_SWAP",
+    "NAV1_RADIO_SWAP",
+    "FREEZE_LATITUDE_LONGITUDE_SET",
+}
+SYSTEM_EVENTS = {
+    "SIM",
+    "PAUSE",
+    "CRASHED",
+    "CRASHRESET",
+    "FLIGHTLOADED",
+    "SIMSTART",
+    "SIMSTOP",
+    "PAUSED",
+    "UNPAUSED",
+    "1SEC",
+    "FRAME",
+    "AIRCRAFTLOADED",
+    "VIEW",
+    "SOUND",
+    "POSITIONCHANGED",
+}
 
 
 def bcd16(value: int) -> int:
@@ -157,20 +237,48 @@ class C172Script:
         bank_right_deg = 5.0 * math.sin(t / 3.0) if not on_ground else 0.0
         crashed = self.crash_at_s is not None and t >= self.crash_at_s
         v: dict[str, Any] = {
-            "lat": lat, "lon": lon, "alt_ft": alt, "agl_ft": alt - self.elev_ft, "ias_kt": gs, "gs_kt": gs,
-            "vs_fpm": vs, "hdg_true": h, "hdg_mag": math.radians((self.hdg_true_deg - self.magvar_deg) % 360),
+            "lat": lat,
+            "lon": lon,
+            "alt_ft": alt,
+            "agl_ft": alt - self.elev_ft,
+            "ias_kt": gs,
+            "gs_kt": gs,
+            "vs_fpm": vs,
+            "hdg_true": h,
+            "hdg_mag": math.radians((self.hdg_true_deg - self.magvar_deg) % 360),
             "pitch": math.radians(-2.0 if not on_ground else 0.0),  # MSFS: nose down positive; -2 = 2° nose up
             "bank": math.radians(-bank_right_deg),  # MSFS: left wing down positive
-            "on_ground": on_ground, "crash_flag": 4.0 if crashed else 0.0, "crash_seq": 11.0 if crashed else 0.0,
+            "on_ground": on_ground,
+            "crash_flag": 4.0 if crashed else 0.0,
+            "crash_seq": 11.0 if crashed else 0.0,
             "td_vs_fpm": self.td_sink_fpm if t >= td else 0.0,
             "td_lat_rad": math.radians(self.values_at_td()[0]) if t >= td else 0.0,
             "td_lon_rad": math.radians(self.values_at_td()[1]) if t >= td else 0.0,
-            "td_bank": 0.0, "td_pitch": 0.0, "td_hdg": h if t >= td else 0.0,
-            "eng_running": 1.0, "rpm": 2100.0, "throttle": 0.45, "mixture": 1.0, "one": 1.0, "zero": 0.0,
-            "flaps": math.radians(20.0), "ap_master": 0.0, "ap_alt_ft": 3000.0, "com1": 118.6, "com1_stby": 125.0,
-            "nav1": 114.1, "nav1_stby": 110.5, "obs": math.radians(322.0), "xpdr_bco16": bcd16(1200),
-            "xpdr_state": 3.0, "baro": 29.92, "abs_time": 63_000_000_000.0 + t, "t": t, "auto_rudder": 0.0,
-            "atc_id": "N172SB", "title": "Cessna Skyhawk G1000 Asobo",
+            "td_bank": 0.0,
+            "td_pitch": 0.0,
+            "td_hdg": h if t >= td else 0.0,
+            "eng_running": 1.0,
+            "rpm": 2100.0,
+            "throttle": 0.45,
+            "mixture": 1.0,
+            "one": 1.0,
+            "zero": 0.0,
+            "flaps": math.radians(20.0),
+            "ap_master": 0.0,
+            "ap_alt_ft": 3000.0,
+            "com1": 118.6,
+            "com1_stby": 125.0,
+            "nav1": 114.1,
+            "nav1_stby": 110.5,
+            "obs": math.radians(322.0),
+            "xpdr_bco16": bcd16(1200),
+            "xpdr_state": 3.0,
+            "baro": 29.92,
+            "abs_time": 63_000_000_000.0 + t,
+            "t": t,
+            "auto_rudder": 0.0,
+            "atc_id": "N172SB",
+            "title": "Cessna Skyhawk G1000 Asobo",
         }
         v.update(self.overrides)
         return v
@@ -178,8 +286,10 @@ class C172Script:
     def values_at_td(self) -> tuple[float, float]:
         h = math.radians(self.hdg_true_deg)
         d = self.ias_kt * self.t_td / 3600.0
-        return (self.lat0 + d / 60.0 * math.cos(h),
-                self.lon0 + d / 60.0 * math.sin(h) / math.cos(math.radians(self.lat0)))
+        return (
+            self.lat0 + d / 60.0 * math.cos(h),
+            self.lon0 + d / 60.0 * math.sin(h) / math.cos(math.radians(self.lat0)),
+        )
 
 
 def convert(simvar: str, units: str, native: dict[str, Any]) -> float | str:
@@ -245,7 +355,7 @@ class _Conn:
                     i = 0
                     while i < len(data):
                         n = self.rng.randint(1, 40)
-                        self.sock.sendall(data[i:i + n])
+                        self.sock.sendall(data[i : i + n])
                         i += n
                 else:
                     self.sock.sendall(data)
@@ -406,8 +516,16 @@ def _pack(v: Any, datatype: int) -> bytes:
 class SimConnectDouble:
     """The server. `start()` listens and ticks sim frames at `hz`; `stop()` ends everything."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, hz: float = 60.0, crash_at_s: float | None = None,
-                 split_writes: bool = False, start_paused: bool = False) -> None:
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        hz: float = 60.0,
+        crash_at_s: float | None = None,
+        split_writes: bool = False,
+        start_paused: bool = False,
+    ) -> None:
         self.host, self.hz = host, hz
         self.script = C172Script(crash_at_s=crash_at_s)
         self.split_writes = split_writes
@@ -539,9 +657,14 @@ class SimConnectDouble:
             from simbridge.adapters.msfs._flt import read_flt
 
             st = read_flt(path)
-            self.script = C172Script(lat0=st["lat_deg"], lon0=st["lon_deg"], hdg_true_deg=st["heading_true_deg"],
-                                     alt_ft=st["alt_msl_ft"], ias_kt=st.get("ias_kt", 80.0),
-                                     crash_at_s=self.script.crash_at_s)
+            self.script = C172Script(
+                lat0=st["lat_deg"],
+                lon0=st["lon_deg"],
+                hdg_true_deg=st["heading_true_deg"],
+                alt_ft=st["alt_msl_ft"],
+                ias_kt=st.get("ias_kt", 80.0),
+                crash_at_s=self.script.crash_at_s,
+            )
         except (OSError, KeyError, ValueError, ImportError):
             self.script = C172Script(crash_at_s=self.script.crash_at_s)
         self.script.overrides.update(settings)

@@ -50,11 +50,21 @@ class ToySimSession(SimSession):
 
     def start(self, task: Any, sandbox: Sandbox, *, seed: int | None = None) -> None:
         init = task.initial_state
-        args = {"heading": init.heading_deg or 0.0, "alt": init.alt_msl_ft or 3500.0, "ias": init.ias_kt or 100.0,
-                "scale": self.time_scale, "hz": self.hz}
+        args = {
+            "heading": init.heading_deg or 0.0,
+            "alt": init.alt_msl_ft or 3500.0,
+            "ias": init.ias_kt or 100.0,
+            "scale": self.time_scale,
+            "hz": self.hz,
+        }
         cmd = [sys.executable, os.path.abspath(__file__), json.dumps(args)]
-        self.proc = sandbox.spawn(cmd, name="toy_sim", stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=open(os.path.join(sandbox.workdir, "toy_sim.err"), "wb"))
+        self.proc = sandbox.spawn(
+            cmd,
+            name="toy_sim",
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=open(os.path.join(sandbox.workdir, "toy_sim.err"), "wb"),
+        )
         self._reader = threading.Thread(target=self._read, name="toy-reader", daemon=True)
         self._reader.start()
         if not self._ready.wait(20):
@@ -134,6 +144,7 @@ class ToySimSession(SimSession):
 
 # ---------------------------------------------------------------------- the child process
 
+
 def _child(args: dict[str, Any]) -> int:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     import select
@@ -187,9 +198,21 @@ def _child(args: dict[str, Any]) -> int:
             rate = math.degrees(9.80665 * math.tan(math.radians(bank)) / (ias * 0.514444))
             hdg = (hdg + rate * dt) % 360.0
             t_sim += dt
-            out.write(json.dumps({"t": round(t_sim, 4), "bank_deg": round(bank, 4), "heading_mag_deg": round(hdg, 4),
-                                  "alt_msl_ft": alt, "ias_kt": ias, "autopilot_on": ap, "crashed": crashed,
-                                  "on_ground": 0}) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        "t": round(t_sim, 4),
+                        "bank_deg": round(bank, 4),
+                        "heading_mag_deg": round(hdg, 4),
+                        "alt_msl_ft": alt,
+                        "ias_kt": ias,
+                        "autopilot_on": ap,
+                        "crashed": crashed,
+                        "on_ground": 0,
+                    }
+                )
+                + "\n"
+            )
             out.flush()
         look = (round(bank, 1), marker)
         if look != drawn:  # redraw only what changed on screen, as a cheap stand-in for a renderer

@@ -69,10 +69,24 @@ class _XpcConn:
 
 
 class XPlaneDouble:
-    def __init__(self, *, udp_port: int = 0, xpc_port: int = 0, http_port: int = 0, ws_port: int = 0,
-                 fms_port: int = 0, fps: float = 100.0, loss: float = 0.0, reorder: float = 0.0, seed: int = 0,
-                 pilot: Pilot | None = None, beacon_to: tuple[str, int] | None = None, beacon_interval_s: float = 1.0,
-                 web: bool = True, time_scale: float = 1.0) -> None:
+    def __init__(
+        self,
+        *,
+        udp_port: int = 0,
+        xpc_port: int = 0,
+        http_port: int = 0,
+        ws_port: int = 0,
+        fms_port: int = 0,
+        fps: float = 100.0,
+        loss: float = 0.0,
+        reorder: float = 0.0,
+        seed: int = 0,
+        pilot: Pilot | None = None,
+        beacon_to: tuple[str, int] | None = None,
+        beacon_interval_s: float = 1.0,
+        web: bool = True,
+        time_scale: float = 1.0,
+    ) -> None:
         self.fps = fps
         self.time_scale = time_scale  # simulator seconds per wall second (X-Plane's sim speed)
         self.wall = 0.0
@@ -144,49 +158,74 @@ class XPlaneDouble:
         return f"ws://127.0.0.1:{self._ws.socket.getsockname()[1]}/api/v2" if self._ws else ""
 
     # ------------------------------------------------------------------ state
-    def reset_state(self, lat: float, lon: float, elev_m: float, hdg_true: float, *, airborne_ft: float = 0.0,
-                    ias_kt: float = 0.0) -> None:
+    def reset_state(
+        self, lat: float, lon: float, elev_m: float, hdg_true: float, *, airborne_ft: float = 0.0, ias_kt: float = 0.0
+    ) -> None:
         with self.lock:
             self.ground_m = elev_m
             on_ground = airborne_ft <= 0
-            self.d.update({
-                "sim/time/total_running_time_sec": self.clock, "sim/time/paused": 0.0,
-                "sim/time/local_date_days": 170.0, "sim/time/local_time_sec": 12 * 3600.0, "sim/time/zulu_time_sec": 19 * 3600.0,
-                "sim/flightmodel/position/latitude": lat, "sim/flightmodel/position/longitude": lon,
-                "sim/flightmodel/position/elevation": elev_m + airborne_ft / FT_PER_M,
-                "sim/flightmodel/position/y_agl": airborne_ft / FT_PER_M,
-                "sim/flightmodel/position/indicated_airspeed": ias_kt, "sim/flightmodel/position/groundspeed": ias_kt / 1.943844,
-                "sim/flightmodel/position/vh_ind_fpm": 0.0,
-                "sim/flightmodel/position/psi": hdg_true, "sim/flightmodel/position/mag_psi": (hdg_true - MAG_VAR_DEG) % 360,
-                "sim/flightmodel/position/theta": 0.0, "sim/flightmodel/position/phi": 0.0,
-                "sim/flightmodel/failures/onground_any": 1.0 if on_ground else 0.0,
-                "sim/flightmodel2/misc/has_crashed": 0.0,
-                "sim/flightmodel/engine/ENGN_running": [1.0, 0.0], "sim/cockpit2/engine/indicators/engine_speed_rpm": [800.0, 0.0],
-                "sim/cockpit2/engine/actuators/ignition_key": [3.0, 0.0], "sim/cockpit2/engine/actuators/mixture_ratio": [1.0, 0.0],
-                "sim/cockpit2/engine/actuators/throttle_ratio": [0.0, 0.0],
-                "sim/cockpit2/electrical/battery_on": [1.0], "sim/cockpit2/electrical/generator_on": [1.0],
-                "sim/cockpit2/switches/beacon_on": 1.0, "sim/cockpit2/switches/avionics_power_on": 1.0,
-                "sim/cockpit2/fuel/fuel_tank_selector": 4.0, "sim/flightmodel2/wing/flap1_deg": [0.0, 0.0],
-                "sim/flightmodel2/gear/deploy_ratio": [1.0, 1.0, 1.0], "sim/cockpit2/controls/parking_brake_ratio": 0.0,
-                "sim/cockpit2/autopilot/servos_on": 0.0, "sim/cockpit2/autopilot/heading_status": 0.0,
-                "sim/cockpit2/autopilot/nav_status": 0.0, "sim/cockpit2/autopilot/altitude_hold_status": 0.0,
-                "sim/cockpit2/autopilot/approach_status": 0.0, "sim/cockpit2/autopilot/altitude_dial_ft": 0.0,
-                "sim/cockpit2/radios/actuators/nav1_frequency_hz": 11030.0, "sim/cockpit2/radios/actuators/nav1_obs_deg_mag_pilot": 340.0,
-                "sim/cockpit2/radios/indicators/nav1_hdef_dots_pilot": 0.0, "sim/cockpit2/radios/indicators/nav1_vdef_dots_pilot": 0.0,
-                "sim/cockpit2/radios/actuators/com1_frequency_hz_833": 119900.0,
-                "sim/cockpit2/radios/actuators/com1_standby_frequency_hz_833": 121900.0,
-                "sim/cockpit2/radios/actuators/transponder_code": 1200.0, "sim/cockpit2/radios/actuators/transponder_mode": 1.0,
-                "sim/cockpit2/gauges/actuators/barometer_setting_in_hg_pilot": 29.92,
-                "sim/operation/failures/rel_engfai0": 0.0, "sim/operation/failures/rel_vacuum": 0.0,
-                "sim/weather/region/wind_altitude_msl_m": [500.0, 1500.0, 3000.0],
-                "sim/weather/region/wind_direction_degt": [270.0, 280.0, 290.0],
-                "sim/weather/region/wind_speed_msc": [7.716, 10.0, 12.0],
-                "sim/weather/region/cloud_type": [1.0, 0.0, 0.0], "sim/weather/region/cloud_coverage_percent": [0.7, 0.0, 0.0],
-                "sim/weather/region/cloud_base_msl_m": [elev_m + 457.2, 0.0, 0.0], "sim/weather/region/cloud_tops_msl_m": [elev_m + 1200.0, 0.0, 0.0],
-                "sim/weather/region/visibility_reported_sm": 5.0,
-                "sim/cockpit/gps/destination_index": 0.0,
-                "sim/aircraft/view/acf_ICAO": [float(b) for b in b"C172"] + [0.0] * 36,
-            })
+            self.d.update(
+                {
+                    "sim/time/total_running_time_sec": self.clock,
+                    "sim/time/paused": 0.0,
+                    "sim/time/local_date_days": 170.0,
+                    "sim/time/local_time_sec": 12 * 3600.0,
+                    "sim/time/zulu_time_sec": 19 * 3600.0,
+                    "sim/flightmodel/position/latitude": lat,
+                    "sim/flightmodel/position/longitude": lon,
+                    "sim/flightmodel/position/elevation": elev_m + airborne_ft / FT_PER_M,
+                    "sim/flightmodel/position/y_agl": airborne_ft / FT_PER_M,
+                    "sim/flightmodel/position/indicated_airspeed": ias_kt,
+                    "sim/flightmodel/position/groundspeed": ias_kt / 1.943844,
+                    "sim/flightmodel/position/vh_ind_fpm": 0.0,
+                    "sim/flightmodel/position/psi": hdg_true,
+                    "sim/flightmodel/position/mag_psi": (hdg_true - MAG_VAR_DEG) % 360,
+                    "sim/flightmodel/position/theta": 0.0,
+                    "sim/flightmodel/position/phi": 0.0,
+                    "sim/flightmodel/failures/onground_any": 1.0 if on_ground else 0.0,
+                    "sim/flightmodel2/misc/has_crashed": 0.0,
+                    "sim/flightmodel/engine/ENGN_running": [1.0, 0.0],
+                    "sim/cockpit2/engine/indicators/engine_speed_rpm": [800.0, 0.0],
+                    "sim/cockpit2/engine/actuators/ignition_key": [3.0, 0.0],
+                    "sim/cockpit2/engine/actuators/mixture_ratio": [1.0, 0.0],
+                    "sim/cockpit2/engine/actuators/throttle_ratio": [0.0, 0.0],
+                    "sim/cockpit2/electrical/battery_on": [1.0],
+                    "sim/cockpit2/electrical/generator_on": [1.0],
+                    "sim/cockpit2/switches/beacon_on": 1.0,
+                    "sim/cockpit2/switches/avionics_power_on": 1.0,
+                    "sim/cockpit2/fuel/fuel_tank_selector": 4.0,
+                    "sim/flightmodel2/wing/flap1_deg": [0.0, 0.0],
+                    "sim/flightmodel2/gear/deploy_ratio": [1.0, 1.0, 1.0],
+                    "sim/cockpit2/controls/parking_brake_ratio": 0.0,
+                    "sim/cockpit2/autopilot/servos_on": 0.0,
+                    "sim/cockpit2/autopilot/heading_status": 0.0,
+                    "sim/cockpit2/autopilot/nav_status": 0.0,
+                    "sim/cockpit2/autopilot/altitude_hold_status": 0.0,
+                    "sim/cockpit2/autopilot/approach_status": 0.0,
+                    "sim/cockpit2/autopilot/altitude_dial_ft": 0.0,
+                    "sim/cockpit2/radios/actuators/nav1_frequency_hz": 11030.0,
+                    "sim/cockpit2/radios/actuators/nav1_obs_deg_mag_pilot": 340.0,
+                    "sim/cockpit2/radios/indicators/nav1_hdef_dots_pilot": 0.0,
+                    "sim/cockpit2/radios/indicators/nav1_vdef_dots_pilot": 0.0,
+                    "sim/cockpit2/radios/actuators/com1_frequency_hz_833": 119900.0,
+                    "sim/cockpit2/radios/actuators/com1_standby_frequency_hz_833": 121900.0,
+                    "sim/cockpit2/radios/actuators/transponder_code": 1200.0,
+                    "sim/cockpit2/radios/actuators/transponder_mode": 1.0,
+                    "sim/cockpit2/gauges/actuators/barometer_setting_in_hg_pilot": 29.92,
+                    "sim/operation/failures/rel_engfai0": 0.0,
+                    "sim/operation/failures/rel_vacuum": 0.0,
+                    "sim/weather/region/wind_altitude_msl_m": [500.0, 1500.0, 3000.0],
+                    "sim/weather/region/wind_direction_degt": [270.0, 280.0, 290.0],
+                    "sim/weather/region/wind_speed_msc": [7.716, 10.0, 12.0],
+                    "sim/weather/region/cloud_type": [1.0, 0.0, 0.0],
+                    "sim/weather/region/cloud_coverage_percent": [0.7, 0.0, 0.0],
+                    "sim/weather/region/cloud_base_msl_m": [elev_m + 457.2, 0.0, 0.0],
+                    "sim/weather/region/cloud_tops_msl_m": [elev_m + 1200.0, 0.0, 0.0],
+                    "sim/weather/region/visibility_reported_sm": 5.0,
+                    "sim/cockpit/gps/destination_index": 0.0,
+                    "sim/aircraft/view/acf_ICAO": [float(b) for b in b"C172"] + [0.0] * 36,
+                }
+            )
 
     def get(self, name: str) -> float | None:
         """A value as RREF reads it: `name[i]` picks an array element; unknown -> None."""
@@ -326,7 +365,9 @@ class XPlaneDouble:
         lat = d["sim/flightmodel/position/latitude"]
         dist = gs_mps * dt
         d["sim/flightmodel/position/latitude"] = lat + dist * math.cos(math.radians(hdg_true)) / 111_320
-        d["sim/flightmodel/position/longitude"] += dist * math.sin(math.radians(hdg_true)) / (111_320 * math.cos(math.radians(lat)))
+        d["sim/flightmodel/position/longitude"] += (
+            dist * math.sin(math.radians(hdg_true)) / (111_320 * math.cos(math.radians(lat)))
+        )
         d["sim/flightmodel/position/indicated_airspeed"] = ias
         d["sim/flightmodel/position/groundspeed"] = gs_mps
         d["sim/flightmodel/position/vh_ind_fpm"] = vs
@@ -353,7 +394,10 @@ class XPlaneDouble:
                         self.subs.pop((addr, index), None)
                     else:
                         # one schedule per (client, rate), so a rate's datarefs share a datagram
-                        due = next((s.next_due for s in self.subs.values() if s.addr == addr and s.freq == freq), self.wall + 1.0 / freq)
+                        due = next(
+                            (s.next_due for s in self.subs.values() if s.addr == addr and s.freq == freq),
+                            self.wall + 1.0 / freq,
+                        )
                         self.subs[(addr, index)] = _Sub(addr, freq, name, due)
                 elif tag == b"DREF":
                     value, name = _udp_wire.decode_dref(data)
@@ -387,7 +431,7 @@ class XPlaneDouble:
             return
         for (addr, _freq), pairs in batches.items():
             for start in range(0, len(pairs), 183):
-                self._emit(_udp_wire.encode_rref_reply(pairs[start:start + 183]), addr)
+                self._emit(_udp_wire.encode_rref_reply(pairs[start : start + 183]), addr)
 
     def _emit(self, data: bytes, addr: tuple[str, int]) -> None:
         if self.loss and self.rng.random() < self.loss:
@@ -450,7 +494,7 @@ class XPlaneDouble:
                 names = []
                 for _ in range(count):
                     n = data[pos]
-                    names.append(data[pos + 1:pos + 1 + n].decode())
+                    names.append(data[pos + 1 : pos + 1 + n].decode())
                     pos += 1 + n
                 conn.last_getd = names
             out = b"RESP\x00" + bytes([len(conn.last_getd)])
@@ -463,7 +507,7 @@ class XPlaneDouble:
             pos = 5
             while pos < len(data):
                 n = data[pos]
-                name = data[pos + 1:pos + 1 + n].decode()
+                name = data[pos + 1 : pos + 1 + n].decode()
                 pos += 1 + n
                 cnt = data[pos]
                 vals = list(struct.unpack_from(f"<{cnt}f", data, pos + 1))
@@ -479,10 +523,21 @@ class XPlaneDouble:
                     self.d[f"sim/flightmodel/position/{name}"] = v
         elif tag == "GETP":
             d = self.d
-            self.xpc.sendto(b"POSI\x00" + struct.pack(
-                "<Bdddffff", 1, d["sim/flightmodel/position/latitude"], d["sim/flightmodel/position/longitude"],
-                d["sim/flightmodel/position/elevation"], d["sim/flightmodel/position/theta"],
-                d["sim/flightmodel/position/phi"], d["sim/flightmodel/position/psi"], 1.0), conn.addr)
+            self.xpc.sendto(
+                b"POSI\x00"
+                + struct.pack(
+                    "<Bdddffff",
+                    1,
+                    d["sim/flightmodel/position/latitude"],
+                    d["sim/flightmodel/position/longitude"],
+                    d["sim/flightmodel/position/elevation"],
+                    d["sim/flightmodel/position/theta"],
+                    d["sim/flightmodel/position/phi"],
+                    d["sim/flightmodel/position/psi"],
+                    1.0,
+                ),
+                conn.addr,
+            )
         elif tag == "CTRL" and len(data) in (26, 27, 31):
             thr = struct.unpack_from("<f", data, 17)[0]
             if thr != _xpc_wire.UNCHANGED:
@@ -491,15 +546,31 @@ class XPlaneDouble:
             if flaps != _xpc_wire.UNCHANGED:
                 self.d["sim/flightmodel2/wing/flap1_deg"][0] = flaps * 30
         elif tag == "GETC":
-            self.xpc.sendto(b"CTRL\x00" + struct.pack(
-                "<ffffbfBf", 0.0, 0.0, 0.0, self.d["sim/cockpit2/engine/actuators/throttle_ratio"][0], 1,
-                self.d["sim/flightmodel2/wing/flap1_deg"][0] / 30, data[5], 0.0), conn.addr)
+            self.xpc.sendto(
+                b"CTRL\x00"
+                + struct.pack(
+                    "<ffffbfBf",
+                    0.0,
+                    0.0,
+                    0.0,
+                    self.d["sim/cockpit2/engine/actuators/throttle_ratio"][0],
+                    1,
+                    self.d["sim/flightmodel2/wing/flap1_deg"][0] / 30,
+                    data[5],
+                    0.0,
+                ),
+                conn.addr,
+            )
         elif tag == "SIMU":
             v = data[5]
-            self.d["sim/time/paused"] = {0: 0.0, 1: 1.0}.get(v, 0.0 if self.d["sim/time/paused"] else 1.0) if v <= 2 else self.d["sim/time/paused"]
+            self.d["sim/time/paused"] = (
+                {0: 0.0, 1: 1.0}.get(v, 0.0 if self.d["sim/time/paused"] else 1.0)
+                if v <= 2
+                else self.d["sim/time/paused"]
+            )
         elif tag == "TEXT":
             n = data[13]
-            self.text = data[14:14 + n].decode()
+            self.text = data[14 : 14 + n].decode()
         elif tag == "WYPT":
             op, count = data[5], data[6]
             pts = [struct.unpack_from("<fff", data, 7 + 12 * i) for i in range(count)]
@@ -515,7 +586,7 @@ class XPlaneDouble:
             pos = 5
             while pos < len(data):
                 n = data[pos]
-                self._command(data[pos + 1:pos + 1 + n].decode())
+                self._command(data[pos + 1 : pos + 1 + n].decode())
                 pos += 1 + n
 
     # ------------------------------------------------------------------ FMS probe plugin
@@ -538,7 +609,9 @@ class XPlaneDouble:
         return next((n for n, i in self.ids.items() if i == did), None)
 
     def _start_flight(self, data: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        starts = [k for k in ("runway_start", "ramp_start", "lle_ground_start", "lle_air_start", "boat_start") if k in data]
+        starts = [
+            k for k in ("runway_start", "ramp_start", "lle_ground_start", "lle_air_start", "boat_start") if k in data
+        ]
         if not isinstance(data.get("aircraft"), dict) or "path" not in data["aircraft"]:
             return 400, {"error_code": "invalid", "error_message": "aircraft.path is required"}
         if len(starts) != 1:
@@ -551,10 +624,14 @@ class XPlaneDouble:
             self.reset_state(*AIRPORTS[key])
         elif starts[0] in ("lle_ground_start", "lle_air_start"):
             elev = start.get("elevation_in_meters", 0.0)
-            self.reset_state(start["latitude"], start["longitude"], 0.0 if starts[0] == "lle_air_start" else elev,
-                             start.get("heading_true", 0.0),
-                             airborne_ft=elev * FT_PER_M if starts[0] == "lle_air_start" else 0.0,
-                             ias_kt=start.get("speed_in_meters_per_second", 0.0) * 1.943844)
+            self.reset_state(
+                start["latitude"],
+                start["longitude"],
+                0.0 if starts[0] == "lle_air_start" else elev,
+                start.get("heading_true", 0.0),
+                airborne_ft=elev * FT_PER_M if starts[0] == "lle_air_start" else 0.0,
+                ias_kt=start.get("speed_in_meters_per_second", 0.0) * 1.943844,
+            )
         self.flights.append(data)
         return 200, {}
 
@@ -583,14 +660,24 @@ class XPlaneDouble:
                 parts = u.path.strip("/").split("/")  # api, vN, ...
                 with double.lock:
                     if parts[:2] == ["api", "capabilities"]:
-                        return self._reply(200, {"api": {"versions": ["v1", "v2", "v3"]}, "x-plane": {"version": "12.4.0 (double)"}})
+                        return self._reply(
+                            200, {"api": {"versions": ["v1", "v2", "v3"]}, "x-plane": {"version": "12.4.0 (double)"}}
+                        )
                     if len(parts) < 3 or parts[0] != "api" or parts[1] not in ("v1", "v2", "v3"):
                         return self._reply(404, {"error_code": "not_found", "error_message": u.path})
                     rest = parts[2:]
                     if rest == ["datarefs"] and method == "GET":
                         names = q.get("filter[name]", [])
-                        data = [{"id": double._id(n), "name": n, "value_type": "float" if not isinstance(double.d[n], list) else "float_array",
-                                 "is_writable": True} for n in names if n in double.d]
+                        data = [
+                            {
+                                "id": double._id(n),
+                                "name": n,
+                                "value_type": "float" if not isinstance(double.d[n], list) else "float_array",
+                                "is_writable": True,
+                            }
+                            for n in names
+                            if n in double.d
+                        ]
                         return self._reply(200, {"data": data})
                     if len(rest) == 3 and rest[0] == "datarefs" and rest[2] == "value":
                         name = double._name_of(int(rest[1]))
@@ -607,8 +694,15 @@ class XPlaneDouble:
                             return self._reply(200, {})
                     if rest == ["commands"] and method == "GET":
                         names = q.get("filter[name]", [])
-                        return self._reply(200, {"data": [{"id": double.cmd_ids.setdefault(n, 5000 + len(double.cmd_ids)), "name": n}
-                                                          for n in names]})
+                        return self._reply(
+                            200,
+                            {
+                                "data": [
+                                    {"id": double.cmd_ids.setdefault(n, 5000 + len(double.cmd_ids)), "name": n}
+                                    for n in names
+                                ]
+                            },
+                        )
                     if len(rest) == 3 and rest[0] == "command" and rest[2] == "activate" and method == "POST":
                         name = next((n for n, i in double.cmd_ids.items() if i == int(rest[1])), None)
                         if name is None:
@@ -653,7 +747,11 @@ class XPlaneDouble:
                     if kind == "dataref_subscribe_values":
                         subscribed |= {int(d["id"]) for d in params.get("datarefs", [])}
                     elif kind == "dataref_unsubscribe_values":
-                        subscribed = set() if params.get("datarefs") == "all" else subscribed - {int(d["id"]) for d in params["datarefs"]}
+                        subscribed = (
+                            set()
+                            if params.get("datarefs") == "all"
+                            else subscribed - {int(d["id"]) for d in params["datarefs"]}
+                        )
                     elif kind == "dataref_set_values":
                         for item in params.get("datarefs", []):
                             name = self._name_of(int(item["id"]))
@@ -694,10 +792,18 @@ def _session_class() -> type:
         def start(self, task: Any, sandbox: Any, *, seed: int | None = None) -> None:
             import os
 
-            self.double = XPlaneDouble(pilot=Pilot(), time_scale=float(os.environ.get("XPLANE_DOUBLE_TIME_SCALE", "10"))).start()
-            sandbox.info["xplane"] = {"host": "127.0.0.1", "udp_port": self.double.udp_port, "xpc_port": self.double.xpc_port,
-                                      "web_port": self.double.http_port, "fms_port": self.double.fms_port,
-                                      "require_lockdown": False, "ready_timeout_s": 5.0}
+            self.double = XPlaneDouble(
+                pilot=Pilot(), time_scale=float(os.environ.get("XPLANE_DOUBLE_TIME_SCALE", "10"))
+            ).start()
+            sandbox.info["xplane"] = {
+                "host": "127.0.0.1",
+                "udp_port": self.double.udp_port,
+                "xpc_port": self.double.xpc_port,
+                "web_port": self.double.http_port,
+                "fms_port": self.double.fms_port,
+                "require_lockdown": False,
+                "ready_timeout_s": 5.0,
+            }
             super().start(task, sandbox, seed=seed)
 
         def stop(self) -> None:

@@ -25,14 +25,21 @@ from ray.cluster_utils import Cluster  # noqa: E402
 
 from simbridge._eval import run_eval  # noqa: E402
 
-pytestmark = [pytest.mark.slow, pytest.mark.display,
-              pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb not installed")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.display,
+    pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb not installed"),
+]
 
 TESTS = Path(__file__).resolve().parents[1]
 TOY = "doubles.toy_sim:ToySimSession"
 #: the GCS declares a silent node dead after 2 missed 1 s health checks (default: 5 × 3 s)
-FAST_HEALTH = {"health_check_initial_delay_ms": 0, "health_check_period_ms": 1000,
-               "health_check_failure_threshold": 2, "health_check_timeout_ms": 1000}
+FAST_HEALTH = {
+    "health_check_initial_delay_ms": 0,
+    "health_check_period_ms": 1000,
+    "health_check_failure_threshold": 2,
+    "health_check_timeout_ms": 1000,
+}
 
 
 @pytest.fixture(scope="module")
@@ -67,14 +74,17 @@ def _rows(out: Path) -> list[dict]:
 
 
 def test_episodes_land_only_on_nodes_advertising_their_simulator(cluster, tmp_path):
-    suite = _write_suite(tmp_path, f"""
+    suite = _write_suite(
+        tmp_path,
+        f"""
 name: routing
 max_time_limit_s: 3
 frame_hz: 0
 matrix:
   - {{tasks: [T09], sims: [jsbsim], agents: ["scripted:quick.yaml"], trials: 3}}
   - {{tasks: [T09], sims: ["{TOY}"], agents: ["scripted:quick.yaml", noop]}}
-""")
+""",
+    )
     out = tmp_path / "out"
     res = run_eval(suite, out, ray_address=cluster.address, live=False)
     rows = _rows(out)
@@ -95,10 +105,15 @@ matrix:
 def test_an_episode_no_node_can_run_stops_before_anything_runs(cluster, tmp_path):
     from simbridge._errors import SimbridgeError
 
-    suite = _write_suite(tmp_path, "name: vm\nprovider: vm\nmatrix:\n  - {tasks: [T09], sims: [jsbsim], agents: [noop]}\n")
+    suite = _write_suite(
+        tmp_path, "name: vm\nprovider: vm\nmatrix:\n  - {tasks: [T09], sims: [jsbsim], agents: [noop]}\n"
+    )
     out = tmp_path / "out"
-    with pytest.raises(SimbridgeError, match=r"no node of the Ray cluster advertises provider:vm \+ sim:jsbsim "
-                                             r"\(advertised: sim:jsbsim, sim:toy\)"):
+    with pytest.raises(
+        SimbridgeError,
+        match=r"no node of the Ray cluster advertises provider:vm \+ sim:jsbsim "
+        r"\(advertised: sim:jsbsim, sim:toy\)",
+    ):
         run_eval(suite, out, ray_address=cluster.address, live=False)
     assert not list(out.glob("T09/*/*/trial-1/attempt-*"))
 
@@ -133,14 +148,17 @@ def _node_running_a_sim(cluster) -> object | None:
 
 
 def test_killing_a_node_mid_episode_retries_it_elsewhere(cluster, tmp_path):
-    suite = _write_suite(tmp_path, """
+    suite = _write_suite(
+        tmp_path,
+        """
 name: kill
 max_time_limit_s: 8
 frame_hz: 0
 retries: 2
 matrix:
   - {tasks: [T09], sims: [jsbsim], agents: [noop]}
-""")
+""",
+    )
     out = tmp_path / "out"
     box: dict = {}
     t = threading.Thread(target=lambda: box.update(res=run_eval(suite, out, ray_address=cluster.address, live=False)))

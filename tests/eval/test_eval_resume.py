@@ -18,8 +18,11 @@ import pyarrow.parquet as pq
 import pytest
 
 pytest.importorskip("jsbsim", reason="the jsbsim flight model package is not installed")
-pytestmark = [pytest.mark.slow, pytest.mark.display,
-              pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb not installed")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.display,
+    pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb not installed"),
+]
 
 SUITE = """
 name: resume
@@ -47,8 +50,11 @@ def test_resume_after_the_driver_is_killed_reruns_only_what_did_not_finish(tmp_p
     suite = tmp_path / "suite.yaml"
     suite.write_text(SUITE)
     out = tmp_path / "out"
-    driver = subprocess.Popen(_eval(str(suite), "--out", str(out), "--max-parallel", "1"),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    driver = subprocess.Popen(
+        _eval(str(suite), "--out", str(out), "--max-parallel", "1"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         t_end = time.monotonic() + 180
         while not _finished(out) and time.monotonic() < t_end and driver.poll() is None:

@@ -34,18 +34,26 @@ matrix:
 """
 
 
-@pytest.mark.parametrize("text, expect", [
-    ("name: t\nmatrix: [{tasks: [T09], sims: [jsbsim], agents: [noop]}]\nretries: -1\n", "field 'retries'"),
-    ("name: t\nmatrix: [{tasks: [T9], sims: [jsbsim], agents: [noop]}]\n", "field 'matrix[0].tasks'"),
-    ("name: t\nmatrix: [{tasks: [T09], sims: [jsbsim], agents: [noop], colour: red}]\n", "field 'matrix[0].colour'"),
-    ("name: t\ntasks: [T09]\nagents: [noop]\n", "field 'sims' is missing"),
-    ("name: t\n", "field 'matrix' is missing"),
-    ("name: t\nmatrix: [{tasks: [T09], sims: [jsbsim], agents: [mcp]}]\n", "field 'matrix[0].agents'"),
-    ("name: t\nmatrix: [{tasks: [T09], sims: [jsbsim], agents: [noop]}\n", "not valid YAML"),
-    ("name: t\ntime_limit_scale: .nan\nmatrix: [{tasks: [T09], sims: [jsbsim], agents: [noop]}]\n",
-     "field 'time_limit_scale'"),
-    ("- just\n- a list\n", "expected a mapping"),
-])
+@pytest.mark.parametrize(
+    "text, expect",
+    [
+        ("name: t\nmatrix: [{tasks: [T09], sims: [jsbsim], agents: [noop]}]\nretries: -1\n", "field 'retries'"),
+        ("name: t\nmatrix: [{tasks: [T9], sims: [jsbsim], agents: [noop]}]\n", "field 'matrix[0].tasks'"),
+        (
+            "name: t\nmatrix: [{tasks: [T09], sims: [jsbsim], agents: [noop], colour: red}]\n",
+            "field 'matrix[0].colour'",
+        ),
+        ("name: t\ntasks: [T09]\nagents: [noop]\n", "field 'sims' is missing"),
+        ("name: t\n", "field 'matrix' is missing"),
+        ("name: t\nmatrix: [{tasks: [T09], sims: [jsbsim], agents: [mcp]}]\n", "field 'matrix[0].agents'"),
+        ("name: t\nmatrix: [{tasks: [T09], sims: [jsbsim], agents: [noop]}\n", "not valid YAML"),
+        (
+            "name: t\ntime_limit_scale: .nan\nmatrix: [{tasks: [T09], sims: [jsbsim], agents: [noop]}]\n",
+            "field 'time_limit_scale'",
+        ),
+        ("- just\n- a list\n", "expected a mapping"),
+    ],
+)
 def test_bad_suite_is_one_line_naming_the_field(tmp_path, text, expect):
     p = _suite(tmp_path, text)
     with pytest.raises(SuiteError) as exc:
@@ -54,13 +62,16 @@ def test_bad_suite_is_one_line_naming_the_field(tmp_path, text, expect):
     assert "\n" not in msg and str(p) in msg and expect in msg, msg
 
 
-@pytest.mark.parametrize("entry, expect", [
-    ("{tasks: [T09], sims: [carla], agents: [noop]}", "task T09 runs on msfs, jsbsim"),
-    ("{tasks: [T99], sims: [jsbsim], agents: [noop]}", "unknown task id 'T99'"),
-    ("{tasks: [T03], sims: [jsbsim], agents: [reference]}", "no reference pilot for task T03"),
-    ("{tasks: [T09], sims: [jsbsim], agents: [scripted:missing.yaml]}", "cannot read"),
-    ("{tasks: ['tag:no-such-tag'], sims: [jsbsim], agents: [noop]}", "no task with tag 'no-such-tag'"),
-])
+@pytest.mark.parametrize(
+    "entry, expect",
+    [
+        ("{tasks: [T09], sims: [carla], agents: [noop]}", "task T09 runs on msfs, jsbsim"),
+        ("{tasks: [T99], sims: [jsbsim], agents: [noop]}", "unknown task id 'T99'"),
+        ("{tasks: [T03], sims: [jsbsim], agents: [reference]}", "no reference pilot for task T03"),
+        ("{tasks: [T09], sims: [jsbsim], agents: [scripted:missing.yaml]}", "cannot read"),
+        ("{tasks: ['tag:no-such-tag'], sims: [jsbsim], agents: [noop]}", "no task with tag 'no-such-tag'"),
+    ],
+)
 def test_suite_that_cannot_run_is_one_line(tmp_path, entry, expect):
     p = _suite(tmp_path, f"name: t\nmatrix:\n  - {entry}\n")
     with pytest.raises(SuiteError) as exc:
@@ -71,8 +82,13 @@ def test_suite_that_cannot_run_is_one_line(tmp_path, entry, expect):
 
 def test_cli_bad_suite_exits_2_with_one_line(tmp_path):
     p = _suite(tmp_path, "name: t\nmatrix: [{tasks: [T09], sims: [jsbsim], agents: [noop]}]\ntrials: zero\n")
-    r = subprocess.run([sys.executable, "-m", "simbridge._cli", "eval", str(p), "--out", str(tmp_path / "o")],
-                       capture_output=True, text=True, timeout=120, cwd=REPO)
+    r = subprocess.run(
+        [sys.executable, "-m", "simbridge._cli", "eval", str(p), "--out", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
     assert r.returncode == 2, r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "field 'trials'" in lines[0] and str(p) in lines[0], r.stderr
@@ -84,9 +100,16 @@ def test_plan_ids_are_stable_and_carry_limits_resources_and_scripts(tmp_path):
     p = _suite(tmp_path, GOOD)
     a, notes = expand(load_suite(p), p)
     b, _ = expand(load_suite(p), p)
-    assert [e.episode_id for e in a] == [e.episode_id for e in b] == [
-        "T09/jsbsim/noop/trial-1", "T09/jsbsim/noop/trial-2",
-        "T09/jsbsim/scripted-turn/trial-1", "T09/jsbsim/scripted-turn/trial-2"]
+    assert (
+        [e.episode_id for e in a]
+        == [e.episode_id for e in b]
+        == [
+            "T09/jsbsim/noop/trial-1",
+            "T09/jsbsim/noop/trial-2",
+            "T09/jsbsim/scripted-turn/trial-1",
+            "T09/jsbsim/scripted-turn/trial-2",
+        ]
+    )
     assert notes == []
     assert {e.time_limit_s for e in a} == {30.0}  # T09's 300 s × 0.1
     assert all(e.resources == {"sim:jsbsim": 1.0} for e in a)
@@ -95,8 +118,9 @@ def test_plan_ids_are_stable_and_carry_limits_resources_and_scripts(tmp_path):
 
 
 def test_vm_provider_asks_for_its_resource_and_tags_leave_out_agents_without_a_pilot(tmp_path):
-    p = _suite(tmp_path, "name: t\nprovider: vm\nmatrix:\n  - {tasks: ['tag:acs'], sims: [jsbsim], "
-                         "agents: [reference]}\n")
+    p = _suite(
+        tmp_path, "name: t\nprovider: vm\nmatrix:\n  - {tasks: ['tag:acs'], sims: [jsbsim], agents: [reference]}\n"
+    )
     eps, notes = expand(load_suite(p), p)
     assert eps and all(e.resources == {"sim:jsbsim": 1.0, "provider:vm": 1.0} for e in eps)
     assert all("acs" in __import__("simbridge._task", fromlist=["load_task"]).load_task(e.task_id).tags for e in eps)
@@ -112,8 +136,10 @@ def test_shipped_suites_expand():
 
 
 def test_results_parquet_keeps_its_types_before_any_result(tmp_path):
-    write_results(tmp_path, [{"episode_id": "T09/jsbsim/noop/trial-1", "task_id": "T09", "trial": 1,
-                              "state": "pending", "attempts": 0}])
+    write_results(
+        tmp_path,
+        [{"episode_id": "T09/jsbsim/noop/trial-1", "task_id": "T09", "trial": 1, "state": "pending", "attempts": 0}],
+    )
     t = pq.read_table(tmp_path / "results.parquet")
     assert t.column_names == [n for n, _ in COLUMNS]
     assert str(t.schema.field("score").type) == "double" and str(t.schema.field("success").type) == "bool"
@@ -137,15 +163,34 @@ def _progress_run(live: bool):
     from simbridge._eval._plan import EpisodeSpec
     from simbridge._eval._progress import Progress
 
-    eps = [EpisodeSpec(episode_id=f"T09/jsbsim/noop/trial-{k}", task_id="T09", sim="jsbsim", agent="noop",
-                       agent_slug="noop", trial=k) for k in (1, 2)]
+    eps = [
+        EpisodeSpec(
+            episode_id=f"T09/jsbsim/noop/trial-{k}",
+            task_id="T09",
+            sim="jsbsim",
+            agent="noop",
+            agent_slug="noop",
+            trial=k,
+        )
+        for k in (1, 2)
+    ]
     buf = io.StringIO()
     p = Progress(eps, stream=buf, live=live)
     p.started(eps[0], 1)
     p.retrying(eps[0], 1, "NodeDiedError: node gone")
     p.started(eps[0], 2)
-    p.finished(eps[0], {"attempt": 2, "status": "timeout", "score": 0.25, "score_status": "scored",
-                        "success": False, "wall_s": 3.0, "host": "h1"})
+    p.finished(
+        eps[0],
+        {
+            "attempt": 2,
+            "status": "timeout",
+            "score": 0.25,
+            "score_status": "scored",
+            "success": False,
+            "wall_s": 3.0,
+            "host": "h1",
+        },
+    )
     text = p._render() if live else None
     p.close()
     return buf.getvalue(), text

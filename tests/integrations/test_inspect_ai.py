@@ -28,8 +28,7 @@ MODEL = "mockllm/model"
 
 
 def _out(tool: str | None, args: dict | None = None, text: str = "") -> ModelOutput:
-    out = (ModelOutput.for_tool_call(MODEL, tool, args or {}) if tool else
-           ModelOutput.from_content(MODEL, text))
+    out = ModelOutput.for_tool_call(MODEL, tool, args or {}) if tool else ModelOutput.from_content(MODEL, text)
     # usage given: mockllm then need not count tokens with tiktoken (whose data it would download)
     out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
     return out
@@ -41,10 +40,16 @@ def _click(name: str) -> ModelOutput:
 
 
 def _eval(tmp_path: Path, outputs, epochs: int = 1) -> tuple:
-    task = gui_task(task="T16", sim="jsbsim", lockstep=True, time_limit_s=60, frame_hz=0, out=str(tmp_path / "runs"),
-                    epochs=epochs)
-    [log] = inspect_eval(task, model=get_model(MODEL, custom_outputs=outputs), log_dir=str(tmp_path / "logs"),
-                         display="none", log_format="eval")
+    task = gui_task(
+        task="T16", sim="jsbsim", lockstep=True, time_limit_s=60, frame_hz=0, out=str(tmp_path / "runs"), epochs=epochs
+    )
+    [log] = inspect_eval(
+        task,
+        model=get_model(MODEL, custom_outputs=outputs),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        log_format="eval",
+    )
     log = read_eval_log(log.location)
     assert len(log.samples) == epochs
     return (log, log.samples[0]) if epochs == 1 else (log, log.samples)
@@ -55,10 +60,14 @@ def _eval(tmp_path: Path, outputs, epochs: int = 1) -> tuple:
 @pytest.mark.slow
 def test_nav1_tuned_by_scripted_tool_calls_scores_its_partial_credit(tmp_path, no_leftovers):
     # NAV1 standby 108.00 -> 114.10 (6 MHz + 2 × 50 kHz), swap: the 0.20 component; the rest untouched
-    script = [_out("computer", {"action": "screenshot"}),
-              *[_click("nav1:mhz+") for _ in range(6)], *[_click("nav1:khz+") for _ in range(2)],
-              _click("nav1:swap"), _out("computer", {"action": "wait", "duration": 1}),
-              _out("done", {"reason": "NAV1 set"})]
+    script = [
+        _out("computer", {"action": "screenshot"}),
+        *[_click("nav1:mhz+") for _ in range(6)],
+        *[_click("nav1:khz+") for _ in range(2)],
+        _click("nav1:swap"),
+        _out("computer", {"action": "wait", "duration": 1}),
+        _out("done", {"reason": "NAV1 set"}),
+    ]
     log, sample = _eval(tmp_path, script)
     assert log.status == "success", log.error
     assert sample.error is None
@@ -155,11 +164,19 @@ def test_task_lists_and_suite_files(tmp_path):
 @pytest.mark.slow
 def test_a_sample_cut_by_its_time_limit_is_torn_down_and_scored(tmp_path, no_leftovers):
     # the model asks for 60 s of simulator time; Inspect's 20 s sample limit cancels it mid-wait
-    script = [_out("computer", {"action": "screenshot"}), _out("computer", {"action": "wait", "duration": 55}),
-              _out("done", {})]
+    script = [
+        _out("computer", {"action": "screenshot"}),
+        _out("computer", {"action": "wait", "duration": 55}),
+        _out("done", {}),
+    ]
     task = gui_task(task="T16", sim="jsbsim", lockstep=True, time_limit_s=60, frame_hz=0, out=str(tmp_path / "runs"))
-    [log] = inspect_eval(task, model=get_model(MODEL, custom_outputs=script), log_dir=str(tmp_path / "logs"),
-                         display="none", time_limit=20)
+    [log] = inspect_eval(
+        task,
+        model=get_model(MODEL, custom_outputs=script),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        time_limit=20,
+    )
     [sample] = read_eval_log(log.location).samples
     assert sample.limit is not None and sample.limit.type == "time"
     bundle = Path(sample.store["simbridge_bundle"])

@@ -44,40 +44,59 @@ def test_inspect_computer_tool_schema_is_ours():
     assert _computer._COMPUTER_TOOL_PARAMETERS == frozenset(COMPUTER_PARAMS)
 
 
-@pytest.mark.parametrize("call,expected", [
-    ({"action": "left_click", "coordinate": [10, 20]}, [("click", {"x": 10, "y": 20, "button": "left", "count": 1})]),
-    ({"action": "left_click", "coordinate": [1, 2], "text": "shift"},
-     [("click", {"x": 1, "y": 2, "button": "left", "count": 1, "modifiers": "shift"})]),
-    ({"action": "back_click"}, [("click", {"button": "back", "count": 1})]),
-    ({"action": "double_click", "coordinate": [3, 4]}, [("click", {"x": 3, "y": 4, "button": "left", "count": 2})]),
-    ({"action": "key", "text": "Left", "repeat": 5}, [("key", {"keys": "Left", "repeat": 5})]),
-    ({"action": "hold_key", "text": "s", "duration": 2}, [("key", {"keys": "s", "hold_s": 2})]),
-    ({"action": "type", "text": "hi", "coordinate": [5, 6], "press_enter": True},
-     [("type", {"text": "hi", "x": 5, "y": 6, "press_enter": True})]),
-    ({"action": "scroll", "coordinate": [5, 6], "scroll_direction": "left", "scroll_amount": 2},
-     [("scroll", {"x": 5, "y": 6, "dx": -2, "dy": 0})]),
-    ({"action": "left_click_drag", "start_coordinate": [1, 2], "coordinate": [3, 4]},
-     [("drag", {"path": [[1, 2], [3, 4]]})]),
-    ({"action": "left_mouse_down"}, [("mouse_down", {"button": "left"})]),
-    ({"action": "wait", "duration": 3}, [("wait", {"seconds": 3})]),
-    ({"action": "zoom", "region": [0, 0, 100, 50]}, [("screenshot", {"region": [0, 0, 100, 50]})]),
-    ({"actions": [{"action": "screenshot"}, {"action": "cursor_position"}]},
-     [("screenshot", {}), ("cursor_position", {})]),
-])
+@pytest.mark.parametrize(
+    "call,expected",
+    [
+        (
+            {"action": "left_click", "coordinate": [10, 20]},
+            [("click", {"x": 10, "y": 20, "button": "left", "count": 1})],
+        ),
+        (
+            {"action": "left_click", "coordinate": [1, 2], "text": "shift"},
+            [("click", {"x": 1, "y": 2, "button": "left", "count": 1, "modifiers": "shift"})],
+        ),
+        ({"action": "back_click"}, [("click", {"button": "back", "count": 1})]),
+        ({"action": "double_click", "coordinate": [3, 4]}, [("click", {"x": 3, "y": 4, "button": "left", "count": 2})]),
+        ({"action": "key", "text": "Left", "repeat": 5}, [("key", {"keys": "Left", "repeat": 5})]),
+        ({"action": "hold_key", "text": "s", "duration": 2}, [("key", {"keys": "s", "hold_s": 2})]),
+        (
+            {"action": "type", "text": "hi", "coordinate": [5, 6], "press_enter": True},
+            [("type", {"text": "hi", "x": 5, "y": 6, "press_enter": True})],
+        ),
+        (
+            {"action": "scroll", "coordinate": [5, 6], "scroll_direction": "left", "scroll_amount": 2},
+            [("scroll", {"x": 5, "y": 6, "dx": -2, "dy": 0})],
+        ),
+        (
+            {"action": "left_click_drag", "start_coordinate": [1, 2], "coordinate": [3, 4]},
+            [("drag", {"path": [[1, 2], [3, 4]]})],
+        ),
+        ({"action": "left_mouse_down"}, [("mouse_down", {"button": "left"})]),
+        ({"action": "wait", "duration": 3}, [("wait", {"seconds": 3})]),
+        ({"action": "zoom", "region": [0, 0, 100, 50]}, [("screenshot", {"region": [0, 0, 100, 50]})]),
+        (
+            {"actions": [{"action": "screenshot"}, {"action": "cursor_position"}]},
+            [("screenshot", {}), ("cursor_position", {})],
+        ),
+    ],
+)
 def test_computer_calls_map_one_to_one(call, expected):
     assert computer_call(call) == expected
     for kind, args in expected:
         assert set(args) <= set(ACTIONS[kind])
 
 
-@pytest.mark.parametrize("call,message", [
-    ({"action": "fly"}, "unsupported action 'fly'"),
-    ({"action": "left_click", "coordinate": [1]}, r"coordinate=\[1\] is not an"),
-    ({"action": "key"}, "needs text"),
-    ({"action": "scroll", "scroll_direction": "sideways"}, "scroll_direction='sideways'"),
-    ({"action": "navigate", "text": "https://example.com"}, "not a web browser"),
-    ({"action": "screenshot", "bogus": 1}, "unknown argument"),
-])
+@pytest.mark.parametrize(
+    "call,message",
+    [
+        ({"action": "fly"}, "unsupported action 'fly'"),
+        ({"action": "left_click", "coordinate": [1]}, r"coordinate=\[1\] is not an"),
+        ({"action": "key"}, "needs text"),
+        ({"action": "scroll", "scroll_direction": "sideways"}, "scroll_direction='sideways'"),
+        ({"action": "navigate", "text": "https://example.com"}, "not a web browser"),
+        ({"action": "screenshot", "bogus": 1}, "unknown argument"),
+    ],
+)
 def test_bad_computer_calls_say_what_is_wrong(call, message):
     with pytest.raises(SimbridgeError, match=message):
         computer_call(call)

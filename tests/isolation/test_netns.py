@@ -51,9 +51,9 @@ def _connect(addr, port, timeout=3.0):
 @pytest.fixture
 def sandbox():
     with NetnsSandbox(state_tcp=[STATE], agent_port=AGENT) as sb:
-        sb.spawn([PY, "-c", LISTEN, str(STATE), "state"])                      # the simulator's state port
+        sb.spawn([PY, "-c", LISTEN, str(STATE), "state"])  # the simulator's state port
         sb.spawn([PY, "-c", LISTEN, str(AGENT), "agent"], user="simbridge-agent")  # the agent port
-        sb.spawn([PY, "-c", LISTEN, str(OTHER), "other"])                      # some other local service
+        sb.spawn([PY, "-c", LISTEN, str(OTHER), "other"])  # some other local service
         _connect(sb.sandbox_addr, STATE)
         yield sb
 
@@ -66,8 +66,8 @@ def _probe_inside(sb, user, addr, port):
 
 def test_state_port_only_from_host_side(sandbox):
     sb = sandbox
-    assert _connect(sb.sandbox_addr, STATE) == b"state"          # host side reaches the simulator
-    assert _connect(sb.sandbox_addr, AGENT) == b"agent"          # and the agent port
+    assert _connect(sb.sandbox_addr, STATE) == b"state"  # host side reaches the simulator
+    assert _connect(sb.sandbox_addr, AGENT) == b"agent"  # and the agent port
     # from inside, as the agent user: nothing, not even loopback
     for addr in ("127.0.0.1", sb.sandbox_addr, sb.host_addr):
         assert _probe_inside(sb, "simbridge-agent", addr, STATE) != "open"
@@ -91,9 +91,18 @@ def test_audit_passes_and_sees_open_paths(sandbox):
 def test_extra_x_client_fails_audit(sandbox):
     sb = sandbox
     # a client the harness did not start (e.g. a terminal the agent opened) connects to the display
-    intruder = subprocess.Popen(sb.ns.argv(["env", f"DISPLAY={sb.display}", PY, "-c",
-                                            "from Xlib import display; import time; d = display.Display(); d.sync(); time.sleep(60)"]),
-                                start_new_session=True)
+    intruder = subprocess.Popen(
+        sb.ns.argv(
+            [
+                "env",
+                f"DISPLAY={sb.display}",
+                PY,
+                "-c",
+                "from Xlib import display; import time; d = display.Display(); d.sync(); time.sleep(60)",
+            ]
+        ),
+        start_new_session=True,
+    )
     try:
         time.sleep(1.5)
         rep = sb.audit([(STATE, "tcp", "state")])

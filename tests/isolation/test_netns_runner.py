@@ -29,8 +29,17 @@ from simbridge._runner import RunConfig, run  # noqa: E402
 
 
 def _cfg(tmp_path, **kw):
-    return RunConfig(task="T09", sim="jsbsim", agent="noop", provider="netns", time_limit_s=4, out=tmp_path,
-                     frame_hz=0, say=lambda s: None, **kw)
+    return RunConfig(
+        task="T09",
+        sim="jsbsim",
+        agent="noop",
+        provider="netns",
+        time_limit_s=4,
+        out=tmp_path,
+        frame_hz=0,
+        say=lambda s: None,
+        **kw,
+    )
 
 
 def test_netns_episode_is_audited_isolated_and_scored(tmp_path):
@@ -42,10 +51,10 @@ def test_netns_episode_is_audited_isolated_and_scored(tmp_path):
     audit = ep.isolation["audit"]
     assert audit["ok"] and audit["user"] == "simbridge-agent"
     probed = {(p["port"], p["proto"]) for p in audit["probes"]}
-    assert {(5401, "tcp"), (500, "tcp"), (2048, "tcp")} <= probed       # adapter + task lockdown ports
+    assert {(5401, "tcp"), (500, "tcp"), (2048, "tcp")} <= probed  # adapter + task lockdown ports
     assert all(p["result"] == "blocked" for p in audit["probes"])
-    assert ep.sample_rate_hz and ep.sample_rate_hz >= 50                 # telemetry crossed the veth link
-    assert set(list_namespaces()) == before                              # nothing left behind
+    assert ep.sample_rate_hz and ep.sample_rate_hz >= 50  # telemetry crossed the veth link
+    assert set(list_namespaces()) == before  # nothing left behind
 
 
 def test_failed_audit_refuses_the_episode_unless_unisolated(tmp_path, monkeypatch):
@@ -62,7 +71,7 @@ def test_failed_audit_refuses_the_episode_unless_unisolated(tmp_path, monkeypatc
     monkeypatch.setattr(NetnsProvider, "audit", failing)
     (res,) = run(_cfg(tmp_path / "strict"))
     assert res.status == "harness_error" and "isolation audit failed" in res.detail and "xterm" in res.detail
-    assert res.score.status == "unscored"                                 # never scored as the agent's failure
+    assert res.score.status == "unscored"  # never scored as the agent's failure
     (res2,) = run(_cfg(tmp_path / "loose", unisolated=True))
     assert res2.status == "timeout" and res2.score.status == "scored" and res2.score.unisolated is True
     assert "audit_failed" in read_bundle(res2.path).episode.flags
@@ -84,9 +93,28 @@ def test_enabled_console_fails_the_audit(tmp_path, monkeypatch):
 
 def test_kill_9_of_runner_leaves_no_namespace(tmp_path):
     before = set(list_namespaces())
-    p = subprocess.Popen([sys.executable, "-m", "simbridge._cli", "run", "T09", "--sim", "jsbsim", "--agent", "noop",
-                          "--provider", "netns", "--out", str(tmp_path), "--frame-hz", "0"],
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "simbridge._cli",
+            "run",
+            "T09",
+            "--sim",
+            "jsbsim",
+            "--agent",
+            "noop",
+            "--provider",
+            "netns",
+            "--out",
+            str(tmp_path),
+            "--frame-hz",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     deadline = time.monotonic() + 120
     for line in p.stdout:
         if line.startswith("trial 1:") or time.monotonic() > deadline:
@@ -100,6 +128,7 @@ def test_kill_9_of_runner_leaves_no_namespace(tmp_path):
         time.sleep(0.2)
     assert set(list_namespaces()) == before
     bundle = next(Path(tmp_path).glob("T09-*/trial-1"))
-    out = subprocess.run([sys.executable, "-m", "simbridge._cli", "verify", str(bundle), "--json"],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "simbridge._cli", "verify", str(bundle), "--json"], capture_output=True, text=True
+    )
     assert json.loads(out.stdout)["status"] == "unscored"

@@ -28,16 +28,29 @@ def test_a_first_sample_already_crashed_or_engaged_makes_no_event():
 
 
 def test_autopilot_change_carries_every_mode_now():
-    ev = _feed(DerivedEvents(), [(0.0, {"autopilot_on": 0.0, "ap_hdg": 0.0}), (1.0, {"autopilot_on": 1.0, "ap_hdg": 0.0}),
-                                 (2.0, {"autopilot_on": 1.0, "ap_hdg": 0.0}), (3.0, {"autopilot_on": 1.0, "ap_hdg": 1.0})])
-    assert [(e.t_sim, e.data) for e in ev] == [(1.0, {"autopilot_on": 1.0, "ap_hdg": 0.0}),
-                                               (3.0, {"autopilot_on": 1.0, "ap_hdg": 1.0})]
+    ev = _feed(
+        DerivedEvents(),
+        [
+            (0.0, {"autopilot_on": 0.0, "ap_hdg": 0.0}),
+            (1.0, {"autopilot_on": 1.0, "ap_hdg": 0.0}),
+            (2.0, {"autopilot_on": 1.0, "ap_hdg": 0.0}),
+            (3.0, {"autopilot_on": 1.0, "ap_hdg": 1.0}),
+        ],
+    )
+    assert [(e.t_sim, e.data) for e in ev] == [
+        (1.0, {"autopilot_on": 1.0, "ap_hdg": 0.0}),
+        (3.0, {"autopilot_on": 1.0, "ap_hdg": 1.0}),
+    ]
 
 
 def test_touchdown_after_airborne_with_the_sink_rate_before_contact():
-    rows = [(0.0, {"on_ground": 1.0, "vs_fpm": 0.0}), (1.0, {"on_ground": 0.0, "vs_fpm": 500.0}),
-            (2.0, {"on_ground": 0.0, "vs_fpm": -350.0}), (3.0, {"on_ground": 1.0, "vs_fpm": -20.0}),
-            (4.0, {"on_ground": 1.0, "vs_fpm": 0.0})]
+    rows = [
+        (0.0, {"on_ground": 1.0, "vs_fpm": 0.0}),
+        (1.0, {"on_ground": 0.0, "vs_fpm": 500.0}),
+        (2.0, {"on_ground": 0.0, "vs_fpm": -350.0}),
+        (3.0, {"on_ground": 1.0, "vs_fpm": -20.0}),
+        (4.0, {"on_ground": 1.0, "vs_fpm": 0.0}),
+    ]
     ev = _feed(DerivedEvents(), rows)
     assert [(e.t_sim, e.kind, e.data) for e in ev] == [(3.0, "touchdown", {"vs_fpm": -350.0})]
 
@@ -75,8 +88,10 @@ def test_plan_draws_the_trigger_from_task_and_seed_and_injects_once_airborne_abo
 
 def test_plan_lists_systems_the_simulator_cannot_fail_and_times_without_height():
     task = _t11()
-    extra = [FailureSpec(system="vacuum_pump", trigger=FailureTrigger(after_s=30)),
-             FailureSpec(system="engine", trigger=FailureTrigger(after_s=30))]
+    extra = [
+        FailureSpec(system="vacuum_pump", trigger=FailureTrigger(after_s=30)),
+        FailureSpec(system="engine", trigger=FailureTrigger(after_s=30)),
+    ]
     plan = FailurePlan.from_task(task, 1, {"engine": "e"}, extra=extra)
     assert "failure of 'vacuum_pump'" in plan.unsupported
     (timed,) = [p for p in plan.failures if p.after_s == 30]

@@ -48,8 +48,9 @@ _IGNORES_TERM_WITH_CHILD = (
 
 
 def test_kill_group_kills_a_leader_that_ignores_sigterm_and_its_child():
-    p = subprocess.Popen([sys.executable, "-c", _IGNORES_TERM_WITH_CHILD], stdout=subprocess.PIPE, text=True,
-                         start_new_session=True)
+    p = subprocess.Popen(
+        [sys.executable, "-c", _IGNORES_TERM_WITH_CHILD], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
     child = int(p.stdout.readline())
     kill_group(p, grace_s=0.2)
     assert p.returncode == -9
@@ -99,8 +100,9 @@ def test_vm_guest_supervisor_kill_ends_a_process_group_that_ignores_sigterm():
     from simbridge._vm._guest import Supervisor
 
     sup = Supervisor()
-    p = subprocess.Popen([sys.executable, "-c", _IGNORES_TERM_WITH_CHILD], stdout=subprocess.PIPE, text=True,
-                         start_new_session=True)
+    p = subprocess.Popen(
+        [sys.executable, "-c", _IGNORES_TERM_WITH_CHILD], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
     child = int(p.stdout.readline())
     sup.procs[p.pid] = p
     assert sup.handle({"op": "kill", "pid": p.pid}) == {"ok": True}

@@ -7,8 +7,15 @@ import os
 from pathlib import Path
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 #: screenshots of the browser tests (git-ignored); SIMBRIDGE_REPORT_ARTIFACTS overrides
 ARTIFACTS = Path(os.environ.get("SIMBRIDGE_REPORT_ARTIFACTS", Path(__file__).resolve().parent / "artifacts"))
 

@@ -23,15 +23,29 @@ def write_frames(frames_dir: Path, times_s: list[float], size: str = "320x180") 
     import imageio_ffmpeg
 
     frames_dir.mkdir(parents=True, exist_ok=True)
-    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-loglevel", "error", "-f", "lavfi", "-i",
-                    f"testsrc2=size={size}:rate=1", "-frames:v", str(len(times_s)), "-q:v", "6",
-                    str(frames_dir / "raw_%05d.jpg")], check=True, timeout=60)
+    subprocess.run(
+        [
+            imageio_ffmpeg.get_ffmpeg_exe(),
+            "-loglevel",
+            "error",
+            "-f",
+            "lavfi",
+            "-i",
+            f"testsrc2=size={size}:rate=1",
+            "-frames:v",
+            str(len(times_s)),
+            "-q:v",
+            "6",
+            str(frames_dir / "raw_%05d.jpg"),
+        ],
+        check=True,
+        timeout=60,
+    )
     for i, t in enumerate(times_s, start=1):
         (frames_dir / f"raw_{i:05d}.jpg").rename(frames_dir / f"{t:010.3f}.jpg")
 
 
-def build_t09(path: Path, *, frames: bool = True, gap: tuple[float, float] | None = None,
-              hz: float = 20.0) -> Path:
+def build_t09(path: Path, *, frames: bool = True, gap: tuple[float, float] | None = None, hz: float = 20.0) -> Path:
     """A synthetic T09 steep turn (tests/synth.py) with altitude, airspeed and bank wobble,
     optionally a telemetry gap, two events, 1 Hz frames and a score.json written as `verify --write` would."""
     cols = steep_turn(hz, alt_wobble_ft=60.0, ias_wobble_kt=4.0, bank_wobble_deg=3.0)
@@ -39,15 +53,26 @@ def build_t09(path: Path, *, frames: bool = True, gap: tuple[float, float] | Non
         cols = with_gap(cols, *gap)
     t_end = float(cols["t"][-1])
     events = [{"t": 2.0, "kind": "episode_ready"}, {"t": round(t_end - 3.0, 2), "kind": "agent_done"}]
-    make_bundle(path, "T09", cols, events=events, sim="jsbsim", sim_version="1.2.1", agent="scripted-steep-turn",
-                provider="netns", isolation={"provider": "netns", "isolated": True, "audit": {"ok": True, "problems": []}},
-                agent_brief={"instruction": "JSBSim cockpit: a 360° steep turn to the left at 45° bank (test brief)."},
-                fmt="parquet")
+    make_bundle(
+        path,
+        "T09",
+        cols,
+        events=events,
+        sim="jsbsim",
+        sim_version="1.2.1",
+        agent="scripted-steep-turn",
+        provider="netns",
+        isolation={"provider": "netns", "isolated": True, "audit": {"ok": True, "problems": []}},
+        agent_brief={"instruction": "JSBSim cockpit: a 360° steep turn to the left at 45° bank (test brief)."},
+        fmt="parquet",
+    )
     # the agent's log as the agent port writes it: a roll-in, a failed key, the roll-out, done
-    actions = [{"t": 10.0, "kind": "key", "args": {"key": "Left", "hold_s": 1.0}, "dur_s": 0.01},
-               {"t": 20.0, "kind": "key", "args": {"key": "F13"}, "dur_s": 0.0, "error": "unknown key 'F13'"},
-               {"t": 44.0, "kind": "key", "args": {"key": "Right", "hold_s": 1.0}, "dur_s": 0.01},
-               {"t": round(t_end - 3.0, 2), "kind": "done", "args": {}, "dur_s": 0.0}]
+    actions = [
+        {"t": 10.0, "kind": "key", "args": {"key": "Left", "hold_s": 1.0}, "dur_s": 0.01},
+        {"t": 20.0, "kind": "key", "args": {"key": "F13"}, "dur_s": 0.0, "error": "unknown key 'F13'"},
+        {"t": 44.0, "kind": "key", "args": {"key": "Right", "hold_s": 1.0}, "dur_s": 0.01},
+        {"t": round(t_end - 3.0, 2), "kind": "done", "args": {}, "dur_s": 0.0},
+    ]
     (path / "actions.jsonl").write_text("".join(json.dumps(a) + "\n" for a in actions))
     if frames:
         write_frames(path / "frames", [float(t) for t in np.arange(0.0, t_end, 1.0)])

@@ -38,15 +38,20 @@ def test_steep_turn_bands_left_turn(tmp_path):
 def test_steep_turn_band_uses_value_at_window_start_not_nominal():
     # a hand-made score: the altitude window starts at t=2 where the aircraft is at 3520 ft
     sig = Signals(np.arange(5.0), {"alt_msl_ft": np.array([3500, 3510, 3520, 3530, 3540.0])})
-    s = Score(task_id="T09", verifier="steep_turn", status="scored",
-              components=[Component(name="altitude_held", weight=0.3, earned=1, window=(2.0, 4.0))])
+    s = Score(
+        task_id="T09",
+        verifier="steep_turn",
+        status="scored",
+        components=[Component(name="altitude_held", weight=0.3, earned=1, window=(2.0, 4.0))],
+    )
     (b,) = bands_for(T09, s, sig)
     assert (b.signal, b.lo, b.hi, b.t0, b.t1) == ("alt_msl_ft", 3420.0, 3620.0, 2.0, 4.0)
 
 
 def test_steep_turn_right_turn_band_is_positive(tmp_path):
-    right = T09.model_copy(update={"verifier": T09.verifier.model_copy(
-        update={"params": {**T09.verifier.params, "direction": "right"}})})
+    right = T09.model_copy(
+        update={"verifier": T09.verifier.model_copy(update={"params": {**T09.verifier.params, "direction": "right"}})}
+    )
     cols = steep_turn(direction="right")
     s = score_task(tmp_path, right, cols)
     b = _by_signal(bands_for(right, s, Signals(cols["t"], {"bank_deg": cols["bank_deg"]})))
@@ -84,7 +89,10 @@ def test_family_without_extractor_gets_no_bands():
     # radios judge the final frequencies, not a signal over a window
     t16 = load_task("T16")
     assert t16.verifier.name not in families()
-    assert bands_for(t16, Score(task_id="T16", verifier=t16.verifier.name, status="scored"), Signals(np.arange(2.0), {})) == []
+    assert (
+        bands_for(t16, Score(task_id="T16", verifier=t16.verifier.name, status="scored"), Signals(np.arange(2.0), {}))
+        == []
+    )
 
 
 def test_ils_bands_at_the_gate_and_the_disconnect(tmp_path):
@@ -109,13 +117,27 @@ def test_ils_never_disconnected_band_spans_the_episode(tmp_path):
 
 def test_engine_failure_glide_band_over_the_glide():
     t11 = load_task("T11")
-    s = Score(task_id="T11", verifier="engine_failure", status="scored",
-              components=[Component(name="best_glide", weight=0.3, earned=1, window=(120.0, 260.0))])
+    s = Score(
+        task_id="T11",
+        verifier="engine_failure",
+        status="scored",
+        components=[Component(name="best_glide", weight=0.3, earned=1, window=(120.0, 260.0))],
+    )
     (b,) = bands_for(t11, s, Signals(np.arange(2.0), {}))
     assert (b.signal, b.lo, b.hi, b.t0, b.t1) == ("ias_kt", 63.0, 73.0, 120.0, 260.0)
-    assert bands_for(t11, Score(task_id="T11", verifier="engine_failure", status="scored",
-                                components=[Component(name="best_glide", weight=0.3, earned=0)]),
-                     Signals(np.arange(2.0), {})) == []
+    assert (
+        bands_for(
+            t11,
+            Score(
+                task_id="T11",
+                verifier="engine_failure",
+                status="scored",
+                components=[Component(name="best_glide", weight=0.3, earned=0)],
+            ),
+            Signals(np.arange(2.0), {}),
+        )
+        == []
+    )
 
 
 def test_value_at_skips_missing_samples():
@@ -155,8 +177,16 @@ def test_every_task_family_has_bands_or_a_reason():
     assert not set(families()) & set(NO_BAND)
     assert names <= set(families()) | set(NO_BAND), sorted(names - set(families()) - set(NO_BAND))
     # the time-series families of the catalog, each with a test in this file
-    assert names & set(families()) == {"steep_turn", "takeoff_hold", "engine_failure", "ils_approach", "hover",
-                                       "traffic_pattern", "carla_lane_keep", "fms_nav"}
+    assert names & set(families()) == {
+        "steep_turn",
+        "takeoff_hold",
+        "engine_failure",
+        "ils_approach",
+        "hover",
+        "traffic_pattern",
+        "carla_lane_keep",
+        "fms_nav",
+    }
 
 
 def test_hover_band_is_shifted_by_the_pad_reading(tmp_path):
@@ -182,8 +212,12 @@ def test_traffic_pattern_band_is_msl_on_downwind(tmp_path):
     # field elevation 7 ft (runway 31 in T05's geometry) + 1000 ± 100 ft
     assert (b.signal, b.lo, b.hi) == ("alt_msl_ft", 907.0, 1107.0)
     assert (b.t0, b.t1) == next(c.window for c in s.components if c.name == "altitude_discipline")
-    no_downwind = Score(task_id="T05", verifier="traffic_pattern", status="scored",
-                        components=[Component(name="altitude_discipline", weight=0.3, earned=0)])
+    no_downwind = Score(
+        task_id="T05",
+        verifier="traffic_pattern",
+        status="scored",
+        components=[Component(name="altitude_discipline", weight=0.3, earned=0)],
+    )
     assert bands_for(t05, no_downwind, Signals(np.arange(2.0), {})) == []
 
 
@@ -207,4 +241,8 @@ def test_fms_altitude_target_band_over_the_final_hold(tmp_path):
     (b,) = bands_for(t04, s, Signals(np.arange(2.0), {}))
     assert (b.signal, b.lo, b.hi) == ("ap_alt_target_ft", 7490.0, 7510.0)
     win = next(c.window for c in s.components if c.name == "altitude_target")
-    assert (b.t0, b.t1) == win and win[1] == pytest.approx(float(cols["t"][-1])) and win[1] - win[0] == pytest.approx(5.0, abs=0.3)
+    assert (
+        (b.t0, b.t1) == win
+        and win[1] == pytest.approx(float(cols["t"][-1]))
+        and win[1] - win[0] == pytest.approx(5.0, abs=0.3)
+    )

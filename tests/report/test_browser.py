@@ -19,8 +19,15 @@ import pytest
 from simbridge._report import write_episode_report
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (scripts/setup.sh)")
@@ -88,8 +95,9 @@ def test_video_plays_and_clicking_a_plot_seeks_it(page_of_t09, tmp_path):
     drag.scroll_into_view_if_needed()
     box = drag.bounding_box()
     page.mouse.click(box["x"] + box["width"] * 0.66, box["y"] + box["height"] * 0.5)
-    page.wait_for_function("document.body.dataset.cursorT && document.getElementById('screen').currentTime > 20",
-                           timeout=10_000)
+    page.wait_for_function(
+        "document.body.dataset.cursorT && document.getElementById('screen').currentTime > 20", timeout=10_000
+    )
     t_video = page.evaluate("document.getElementById('screen').currentTime")
     cursor_t = float(page.evaluate("document.body.dataset.cursorT"))
     assert abs(t_video - cursor_t) < 0.5  # video t0 is sim t 0 here

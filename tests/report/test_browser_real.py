@@ -48,9 +48,28 @@ def real_episode(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     tmp = tmp_path_factory.mktemp("real")
     script = tmp / "roll.yaml"
     script.write_text(ROLL_LEFT)
-    r = subprocess.run([sys.executable, "-m", "simbridge._cli", "run", "T09", "--sim", "jsbsim", "--agent",
-                        f"scripted:{script}", "--out", str(tmp / "runs"), "--frame-hz", "2", "--json"],
-                       capture_output=True, text=True, timeout=240, env=dict(os.environ))
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "simbridge._cli",
+            "run",
+            "T09",
+            "--sim",
+            "jsbsim",
+            "--agent",
+            f"scripted:{script}",
+            "--out",
+            str(tmp / "runs"),
+            "--frame-hz",
+            "2",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env=dict(os.environ),
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     [line] = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
     assert line["report"] and line["screen_mp4"], (line, r.stderr[-2000:])
@@ -89,8 +108,9 @@ def test_real_episode_page(browser, real_episode, capsys):
         for div, lines, points in drawn:
             assert (points if div == "plot-actions" else lines) >= 1, (div, lines, points)
         score = json.loads((bundle / "score.json").read_text())
-        assert page.locator("#score-value").inner_text() == (f"{score['score']:.3f}" if score["status"] == "scored"
-                                                             else "unscored")
+        assert page.locator("#score-value").inner_text() == (
+            f"{score['score']:.3f}" if score["status"] == "scored" else "unscored"
+        )
         # the bundle's own screen.mp4 is the one shown, and it plays
         assert "screen.mp4" in page.locator("#video-source").inner_text()
         page.wait_for_function("document.getElementById('screen').readyState >= 2", timeout=15_000)

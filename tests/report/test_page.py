@@ -61,8 +61,14 @@ def test_page_contents(tmp_path):
     assert not re.search(r'(src|href)="(https?:)?//', page)
     figs = json.loads(re.search(r'id="figures">(.*?)</script>', page, re.S).group(1).replace("<\\/", "</"))
     # every non-position signal of T09: bank, altitude, airspeed, heading, autopilot; then the actions
-    assert [f["fig"]["layout"]["meta"]["signal"] for f in figs] == ["bank_deg", "alt_msl_ft", "ias_kt",
-                                                                    "heading_mag_deg", "autopilot_on", "actions"]
+    assert [f["fig"]["layout"]["meta"]["signal"] for f in figs] == [
+        "bank_deg",
+        "alt_msl_ft",
+        "ias_kt",
+        "heading_mag_deg",
+        "autopilot_on",
+        "actions",
+    ]
     acts = figs[-1]["fig"]["data"]
     assert [tr["name"] for tr in acts] == ["action", "failed action"]
     assert acts[1]["x"] == [20.0] and "unknown key" in acts[1]["text"][0]
@@ -102,13 +108,16 @@ def test_cli_writes_beside_the_bundle_and_verify_still_passes(tmp_path, capsys):
     assert main(["verify", str(b)]) == 0  # the bundle itself was not touched
 
 
-@pytest.mark.parametrize("case, expect", [
-    ("missing", "not a bundle directory"),
-    ("no_episode", "no episode.json"),
-    ("bad_score", "score.json: line 1: not valid JSON"),
-    ("wrong_score", "score.json: field 'status'"),
-    ("unknown_task", "episode.json"),
-])
+@pytest.mark.parametrize(
+    "case, expect",
+    [
+        ("missing", "not a bundle directory"),
+        ("no_episode", "no episode.json"),
+        ("bad_score", "score.json: line 1: not valid JSON"),
+        ("wrong_score", "score.json: field 'status'"),
+        ("unknown_task", "episode.json"),
+    ],
+)
 def test_cli_bad_input_is_one_line(tmp_path, capsys, case, expect):
     b = build_t09(tmp_path / "t09", frames=False)
     if case == "missing":

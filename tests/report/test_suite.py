@@ -28,8 +28,10 @@ def test_numbers_are_simbridge_metrics(suite_dir, suite_report, capsys):
         keys = re.findall(r'data-sort="([^"]*)"', row)
         sr, sgo, scr = (float(k) for k in keys[2:5])
         want = {r["metric"]: r for r in recs if r["agent"] == agent and r["task_id"] is None and r["k"] is None}
-        assert (sr, sgo, scr) == pytest.approx((want["sr"]["value"], want["sgo"]["value"], want["scr"]["value"]), abs=1e-6)
-        assert f'[{want["sr"]["lo"]:.3f}, {want["sr"]["hi"]:.3f}]' in row
+        assert (sr, sgo, scr) == pytest.approx(
+            (want["sr"]["value"], want["sgo"]["value"], want["scr"]["value"]), abs=1e-6
+        )
+        assert f"[{want['sr']['lo']:.3f}, {want['sr']['hi']:.3f}]" in row
     # good succeeds at T09 every time, shaky once of three (its crashed fourth trial is unscored)
     assert re.search(r'1\.000</span> <span class="cell-sr">100% success</span> <span class="n">n=3', _row(page, "good"))
     assert re.search(r'33% success</span> <span class="n">n=3</span><div class="uns">1 unscored', _row(page, "shaky"))

@@ -8,14 +8,24 @@ from pathlib import Path
 import pytest
 
 
-def make_bundle(root: Path, name: str, task_id: str = "T09", agent: str = "mcp", trial: int = 0,
-                score: float | None = 0.5, sim: str = "jsbsim") -> Path:
+def make_bundle(
+    root: Path,
+    name: str,
+    task_id: str = "T09",
+    agent: str = "mcp",
+    trial: int = 0,
+    score: float | None = 0.5,
+    sim: str = "jsbsim",
+) -> Path:
     d = root / name
     d.mkdir(parents=True)
     (d / "episode.json").write_text(json.dumps({"task_id": task_id, "sim": sim, "agent": agent, "trial": trial}))
     if score is not None:
-        (d / "score.json").write_text(json.dumps({"task_id": task_id, "verifier": "v", "status": "scored",
-                                                  "score": score, "success": score >= 0.5}))
+        (d / "score.json").write_text(
+            json.dumps(
+                {"task_id": task_id, "verifier": "v", "status": "scored", "score": score, "success": score >= 0.5}
+            )
+        )
     return d
 
 

@@ -25,8 +25,15 @@ from simbridge._cli import main
 from simbridge.adapters.kit import free_port
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 SIMBRIDGE = str(Path(sys.executable).parent / "simbridge")
 PERMS = "10"  # permutations for the agreement checks: enough to get p-values, fast
 
@@ -42,8 +49,11 @@ class Server:
 
     def start(self) -> None:
         with self.log.open("ab") as log:
-            self.proc = subprocess.Popen([SIMBRIDGE, "review", "serve", str(self.directory), "--db", str(self.db),
-                                          "--port", str(self.port)], stdout=log, stderr=subprocess.STDOUT)
+            self.proc = subprocess.Popen(
+                [SIMBRIDGE, "review", "serve", str(self.directory), "--db", str(self.db), "--port", str(self.port)],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         for _ in range(600):  # poll until it answers (the machine is shared: no fixed sleep)
             if self.proc.poll() is not None:
                 raise AssertionError(f"server exited {self.proc.returncode}: {self.log.read_text()}")
@@ -80,11 +90,47 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     (human / "score.json").unlink()
     write_manifest(human)
     db = root / "review.sqlite"
-    assert main(["review", "campaign", "create", "c1", str(runs), "--raters", "ann,bob", "--per-run", "2",
-                 "--seed", "5", "--db", str(db)]) == 0
+    assert (
+        main(
+            [
+                "review",
+                "campaign",
+                "create",
+                "c1",
+                str(runs),
+                "--raters",
+                "ann,bob",
+                "--per-run",
+                "2",
+                "--seed",
+                "5",
+                "--db",
+                str(db),
+            ]
+        )
+        == 0
+    )
     # c2: one rater per run, so each of ann and cy has runs they are not assigned
-    assert main(["review", "campaign", "create", "c2", str(runs), "--raters", "ann,cy", "--per-run", "1",
-                 "--seed", "1", "--db", str(db)]) == 0
+    assert (
+        main(
+            [
+                "review",
+                "campaign",
+                "create",
+                "c2",
+                str(runs),
+                "--raters",
+                "ann,cy",
+                "--per-run",
+                "1",
+                "--seed",
+                "1",
+                "--db",
+                str(db),
+            ]
+        )
+        == 0
+    )
     srv = Server(runs, db, root / "server.log")
     srv.start()
     yield srv
@@ -124,8 +170,10 @@ LEVELS = ["fully_achieved", "mostly_achieved", "partly_achieved", "not_achieved"
 
 
 def _blank(route: object) -> None:
-    route.fulfill(body="<!DOCTYPE html><body>replay not loaded by this test</body>",  # type: ignore[attr-defined]
-                  content_type="text/html")
+    route.fulfill(
+        body="<!DOCTYPE html><body>replay not loaded by this test</body>",  # type: ignore[attr-defined]
+        content_type="text/html",
+    )
 
 
 @pytest.mark.slow
@@ -186,7 +234,9 @@ def test_two_raters_grade_in_parallel_and_a_restart_loses_nothing(served: Server
                     page.wait_for_function(
                         "([c, l, t]) => { const f = document.querySelector(`fieldset[data-competency='${c}']`);"
                         " return f.dataset.savedLevel === l && f.dataset.savedEvidence === t; }",
-                        arg=[comp, level, text], timeout=30_000)
+                        arg=[comp, level, text],
+                        timeout=30_000,
+                    )
         served.stop()
         served.start()
         # after the restart: a reload shows each rater their own grades and nothing else
@@ -206,7 +256,9 @@ def test_two_raters_grade_in_parallel_and_a_restart_loses_nothing(served: Server
         fs.locator("textarea").fill("bob, after the restart")
         pages["bob"].wait_for_function(
             f"document.querySelector(`fieldset[data-competency='{comp}']`).dataset.savedEvidence"
-            " === 'bob, after the restart'", timeout=30_000)
+            " === 'bob, after the restart'",
+            timeout=30_000,
+        )
         want["bob"][runs[0]][comp] = (want["bob"][runs[0]][comp][0], "bob, after the restart")
         browser.close()
     assert errors == []
@@ -247,7 +299,9 @@ def test_agreement_page_shows_the_numbers_the_cli_prints(served: Server, capsys:
                         assert text.endswith(f"p={st['p_value']:.4f}")
                     checked += 1
     assert checked >= 10  # the numbers are defined, not all "undefined"
-    assert len(cells) == sum(len(st) for g in cli["groups"].values() for st in [*g["competencies"].values(), g["overall"]])
+    assert len(cells) == sum(
+        len(st) for g in cli["groups"].values() for st in [*g["competencies"].values(), g["overall"]]
+    )
     assert cli["groups"]["human"]["n_runs"] == 1
 
 
@@ -271,10 +325,16 @@ def test_bad_input_gets_a_one_line_4xx(served: Server) -> None:
         (ann.post(url, json={"competency": comp, "level": "excellent"}), 422, "'excellent' is not on the scale"),
         (ann.post(url, json={"competency": "XYZ", "level": 1}), 422, "competency 'XYZ' is not graded"),
         (ann.post(url, content=b"{not json"), 400, "not JSON"),
-        (ann.post("/api/c/c1/r/R-nope/grade", json={"competency": comp, "level": 1}), 404,
-         "run 'R-nope' is not in campaign 'c1'"),
-        (ann.post(f"/api/c/nope/r/{blind}/grade", json={"competency": comp, "level": 1}), 404,
-         "campaign 'nope' does not exist"),
+        (
+            ann.post("/api/c/c1/r/R-nope/grade", json={"competency": comp, "level": 1}),
+            404,
+            "run 'R-nope' is not in campaign 'c1'",
+        ),
+        (
+            ann.post(f"/api/c/nope/r/{blind}/grade", json={"competency": comp, "level": 1}),
+            404,
+            "campaign 'nope' does not exist",
+        ),
         (httpx.post(served.url + url, json={"competency": comp, "level": 1}), 401, "not signed in"),
         (httpx.post(served.url + "/signin", data={"name": "mallory"}), 403, "rater 'mallory' is not a rater"),
         (_client(served, "cy").get("/c/c1"), 403, "rater 'cy' has no assignments in campaign 'c1'"),
@@ -282,8 +342,13 @@ def test_bad_input_gets_a_one_line_4xx(served: Server) -> None:
     ]
     not_ann = sorted(set(_blind_ids(served, "c2", "cy")) - set(_blind_ids(served, "c2", "ann")))
     assert not_ann
-    cases.append((ann.post(f"/api/c/c2/r/{not_ann[0]}/grade", json={"competency": comp, "level": 1}), 403,
-                  f"rater 'ann' is not assigned run {not_ann[0]}"))
+    cases.append(
+        (
+            ann.post(f"/api/c/c2/r/{not_ann[0]}/grade", json={"competency": comp, "level": 1}),
+            403,
+            f"rater 'ann' is not assigned run {not_ann[0]}",
+        )
+    )
     for r, status, text in cases:
         body = r.json()["error"] if r.request.url.path.startswith("/api/") else r.text.strip()
         assert (r.status_code, "\n" in body) == (status, False), (r.status_code, body)

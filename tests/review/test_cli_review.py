@@ -23,8 +23,26 @@ def _setup(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, lis
     for i, (q, sc) in enumerate(zip(quality, scores)):
         make_bundle(root, f"ep{i}", agent="human" if i % 2 else "mcp", trial=i, score=sc)
     db = str(tmp_path / "r.sqlite")
-    assert main(["review", "campaign", "create", "c1", str(root), "--raters", "ann,bob,cy", "--per-run", "3",
-                 "--seed", "4", "--db", db]) == 0
+    assert (
+        main(
+            [
+                "review",
+                "campaign",
+                "create",
+                "c1",
+                str(root),
+                "--raters",
+                "ann,bob,cy",
+                "--per-run",
+                "3",
+                "--seed",
+                "4",
+                "--db",
+                db,
+            ]
+        )
+        == 0
+    )
     assert "loads: ann 8, bob 8, cy 8" in capsys.readouterr().out
     assert main(["review", "campaign", "assign", "c1", "--db", db]) == 0
     rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
@@ -39,6 +57,7 @@ def _blind_to_quality(db: str) -> dict[str, int]:
     from sqlalchemy import select
 
     from simbridge._review.store import CampaignRun, Store
+
     quality = [1, 2, 3, 4, 1, 2, 3, 4]
     with Store(db).session() as s:
         return {cr.blind_id: quality[int(Path(cr.run.bundle_path).name[2:])] for cr in s.scalars(select(CampaignRun))}
@@ -85,16 +104,35 @@ def test_review_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db, rows = _setup(tmp_path, capsys)
     bad = tmp_path / "bad.csv"
-    bad.write_text(f"campaign,run,rater,competency,level\nc1,{rows[0][0]},{rows[0][1]},PRO,4\n"
-                   f"c1,{rows[0][0]},{rows[0][1]},FPM,7\n")
+    bad.write_text(
+        f"campaign,run,rater,competency,level\nc1,{rows[0][0]},{rows[0][1]},PRO,4\nc1,{rows[0][0]},{rows[0][1]},FPM,7\n"
+    )
     assert main(["review", "import-grades", str(bad), "--db", db]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == f"simbridge: error: {bad}:3: level '7' is not on the scale (Fully Achieved, Mostly Achieved, " \
-                  "Partly Achieved, Not Achieved)"
+    assert (
+        err == f"simbridge: error: {bad}:3: level '7' is not on the scale (Fully Achieved, Mostly Achieved, "
+        "Partly Achieved, Not Achieved)"
+    )
     assert main(["review", "agreement", "nope", "--db", db]) == 2
     assert capsys.readouterr().err.strip() == "simbridge: error: campaign 'nope' does not exist (campaigns: c1)"
-    assert main(["review", "campaign", "create", "c2", str(tmp_path / "none"), "--raters", "a", "--per-run", "1",
-                 "--db", db]) == 2
+    assert (
+        main(
+            [
+                "review",
+                "campaign",
+                "create",
+                "c2",
+                str(tmp_path / "none"),
+                "--raters",
+                "a",
+                "--per-run",
+                "1",
+                "--db",
+                db,
+            ]
+        )
+        == 2
+    )
     assert "not a directory of bundles" in capsys.readouterr().err
     assert main(["review", "import-grades", str(tmp_path / "missing.csv"), "--db", db]) == 2
     assert "missing.csv: cannot read" in capsys.readouterr().err

@@ -10,15 +10,28 @@ import yaml
 from simbridge._review.rubric import RubricError, load_rubric, rubric_for_tags
 from simbridge._task import load_all_tasks
 
-FLIGHT = {"maneuver", "procedure", "avionics", "instrument", "emergency", "helicopter", "setup", "fmc",
-          "weight-and-balance"}
+FLIGHT = {
+    "maneuver",
+    "procedure",
+    "avionics",
+    "instrument",
+    "emergency",
+    "helicopter",
+    "setup",
+    "fmc",
+    "weight-and-balance",
+}
 
 
 def test_seed_levels_and_every_flight_and_driving_task_gets_competencies() -> None:
     for name in ("flight", "driving"):
         rb = load_rubric(name)
-        assert [lv.label for lv in rb.levels] == ["Fully Achieved", "Mostly Achieved", "Partly Achieved",
-                                                  "Not Achieved"]
+        assert [lv.label for lv in rb.levels] == [
+            "Fully Achieved",
+            "Mostly Achieved",
+            "Partly Achieved",
+            "Not Achieved",
+        ]
     covered = 0
     for task_id, spec in load_all_tasks().items():
         if not (set(spec.tags) & (FLIGHT | {"driving"})):
@@ -57,12 +70,15 @@ def test_level_lookup() -> None:
         rb.level("Great")
 
 
-@pytest.mark.parametrize("mutate, field", [
-    (lambda d: d["competencies"][0].pop("applies_to_tags"), "competencies.0.applies_to_tags"),
-    (lambda d: d["levels"][0].update(value="high"), "levels.0.value"),
-    (lambda d: d["satisfactory"].update(concern_level="meh"), "unknown level 'meh'"),
-    (lambda d: d.update(colour="red"), "colour"),
-])
+@pytest.mark.parametrize(
+    "mutate, field",
+    [
+        (lambda d: d["competencies"][0].pop("applies_to_tags"), "competencies.0.applies_to_tags"),
+        (lambda d: d["levels"][0].update(value="high"), "levels.0.value"),
+        (lambda d: d["satisfactory"].update(concern_level="meh"), "unknown level 'meh'"),
+        (lambda d: d.update(colour="red"), "colour"),
+    ],
+)
 def test_bad_rubric_names_file_and_field(tmp_path: Path, mutate, field: str) -> None:  # type: ignore[no-untyped-def]
     data = yaml.safe_load(Path(__file__).parents[2].joinpath("simbridge/_review/rubrics/flight.yaml").read_text())
     mutate(data)

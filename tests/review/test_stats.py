@@ -14,14 +14,28 @@ from hypothesis import strategies as st
 from scipy.stats import spearmanr
 
 from simbridge._review.stats import (
-    STAT_NAMES, agreement, deviation_counts, icc_batch, icc_pingouin, kendall_w_batch, krippendorff_alpha, modal,
-    spearman_mean, spearman_mean_batch,
+    STAT_NAMES,
+    agreement,
+    deviation_counts,
+    icc_batch,
+    icc_pingouin,
+    kendall_w_batch,
+    krippendorff_alpha,
+    modal,
+    spearman_mean,
+    spearman_mean_batch,
 )
 
 # Shrout & Fleiss (1979), Table 2: 6 targets rated by 4 judges, and their Table 4 ICCs (2 decimals)
 SF_DATA = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]], float)
-SF_PUBLISHED = {"ICC(1,1)": 0.17, "ICC(A,1)": 0.29, "ICC(C,1)": 0.71,
-                "ICC(1,k)": 0.44, "ICC(A,k)": 0.62, "ICC(C,k)": 0.91}
+SF_PUBLISHED = {
+    "ICC(1,1)": 0.17,
+    "ICC(A,1)": 0.29,
+    "ICC(C,1)": 0.71,
+    "ICC(1,k)": 0.44,
+    "ICC(A,k)": 0.62,
+    "ICC(C,k)": 0.91,
+}
 SCALE = [1, 2, 3, 4]
 
 
@@ -101,10 +115,13 @@ def test_all_raters_agree_is_perfect_agreement() -> None:
         assert res[name].value == pytest.approx(1.0), name
 
 
-@pytest.mark.parametrize("x, reason", [
-    (np.array([[1.0], [2.0], [3.0]]), "1 rater"),
-    (np.full((5, 3), 3.0), "constant grades"),
-])
+@pytest.mark.parametrize(
+    "x, reason",
+    [
+        (np.array([[1.0], [2.0], [3.0]]), "1 rater"),
+        (np.full((5, 3), 3.0), "constant grades"),
+    ],
+)
 def test_degenerate_cases_are_undefined_with_a_reason(x: np.ndarray, reason: str) -> None:
     res = agreement(x, SCALE, n_perm=20, seed=0)
     for name in STAT_NAMES:

@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 
 from simbridge._review.campaign import (
-    CampaignError, assign_new_runs, assignments, balanced_assignment, create_campaign, grades_frame, import_grades,
+    CampaignError,
+    assign_new_runs,
+    assignments,
+    balanced_assignment,
+    create_campaign,
+    grades_frame,
+    import_grades,
 )
 from simbridge._review.store import CampaignRun, Grade, Store, StoreError
 
@@ -97,7 +103,9 @@ def test_import_is_all_or_nothing_and_regrade_replaces(tmp_path: Path, runs_dir:
         assert str(exc.value).startswith(f"{f}:4: ") and msg in str(exc.value)
         assert _count(store) == 0  # nothing partially imported
     assert import_grades(store, _grade_csv(tmp_path / "g.csv", good)) == 2
-    assert import_grades(store, _grade_csv(tmp_path / "g2.csv", [["c1", blind, "ann", "PRO", "Not Achieved", "x"]])) == 1
+    assert (
+        import_grades(store, _grade_csv(tmp_path / "g2.csv", [["c1", blind, "ann", "PRO", "Not Achieved", "x"]])) == 1
+    )
     df = grades_frame(store, "c1")
     assert len(df) == 2
     assert dict(zip(df["rater"], df["level"])) == {"ann": "not_achieved", "bob": "partly_achieved"}

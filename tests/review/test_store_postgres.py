@@ -22,10 +22,15 @@ from simbridge._review.store import Grade, Store
 from .conftest import make_bundle
 
 pytest.importorskip("psycopg")
-PG_BIN = next(iter(sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)), None) \
-    if Path("/usr/lib/postgresql").is_dir() else None
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(PG_BIN is None, reason="needs Debian's postgresql (scripts/setup.sh)")]
+PG_BIN = (
+    next(iter(sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)), None)
+    if Path("/usr/lib/postgresql").is_dir()
+    else None
+)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(PG_BIN is None, reason="needs Debian's postgresql (scripts/setup.sh)"),
+]
 
 
 def _as_pg_user(cmd: list[str]) -> list[str]:
@@ -42,16 +47,36 @@ def pg_url() -> Iterator[str]:
         shutil.chown(root, "nobody")
         shutil.chown(sock, "nobody")
     run = dict(check=True, capture_output=True, timeout=120)
-    subprocess.run(_as_pg_user([str(PG_BIN / "initdb"), "-D", str(data), "-U", "review", "--auth=trust",
-                                "-E", "UTF8", "--no-sync"]), **run)  # type: ignore[call-overload]
-    subprocess.run(_as_pg_user([str(PG_BIN / "pg_ctl"), "-D", str(data), "-l", str(root / "log"), "-w",
-                                "-o", f"-k {sock} -c listen_addresses='' -c fsync=off", "start"]),
-                   **run)  # type: ignore[call-overload]
+    subprocess.run(
+        _as_pg_user(
+            [str(PG_BIN / "initdb"), "-D", str(data), "-U", "review", "--auth=trust", "-E", "UTF8", "--no-sync"]
+        ),
+        **run,
+    )  # type: ignore[call-overload]
+    subprocess.run(
+        _as_pg_user(
+            [
+                str(PG_BIN / "pg_ctl"),
+                "-D",
+                str(data),
+                "-l",
+                str(root / "log"),
+                "-w",
+                "-o",
+                f"-k {sock} -c listen_addresses='' -c fsync=off",
+                "start",
+            ]
+        ),
+        **run,
+    )  # type: ignore[call-overload]
     try:
         yield f"postgresql+psycopg://review@/postgres?host={sock}"
     finally:
-        subprocess.run(_as_pg_user([str(PG_BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"]),
-                       capture_output=True, timeout=60)
+        subprocess.run(
+            _as_pg_user([str(PG_BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"]),
+            capture_output=True,
+            timeout=60,
+        )
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -108,7 +133,9 @@ def test_two_raters_at_once_never_overwrite_each_other_on_postgresql(pg_url: str
         t.join(timeout=120)
     assert errors == []
     with store.session() as s:
-        got = sorted((g.campaign_run_id, g.rater_id, g.level_value, g.evidence)
-                     for g in s.scalars(select(Grade).where(Grade.campaign_run_id.in_(crs))))
+        got = sorted(
+            (g.campaign_run_id, g.rater_id, g.level_value, g.evidence)
+            for g in s.scalars(select(Grade).where(Grade.campaign_run_id.in_(crs)))
+        )
     assert got == sorted([(cr, raters["ann"], 4, "ann") for cr in crs] + [(cr, raters["bob"], 2, "bob") for cr in crs])
     store.engine.dispose()

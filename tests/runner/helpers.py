@@ -30,8 +30,9 @@ def simbridge_cmd(*args: str) -> list[str]:
 
 
 def run_simbridge(*args: str, time_scale: float = 4.0, timeout: float = 240) -> subprocess.CompletedProcess:
-    return subprocess.run(simbridge_cmd(*args), env=runner_env(time_scale), capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        simbridge_cmd(*args), env=runner_env(time_scale), capture_output=True, text=True, timeout=timeout
+    )
 
 
 def trial_dirs(out: Path) -> list[Path]:

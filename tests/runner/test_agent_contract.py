@@ -27,9 +27,29 @@ TOKEN = "s3cret-token"
 def _start(tmp_path: Path, *extra: str, time_scale: float = 2.0) -> tuple[subprocess.Popen, Path, str]:
     port = free_port()
     status = tmp_path / "status.json"
-    proc = subprocess.Popen(simbridge_cmd("run", "T09", "--sim", TOY, "--agent", "mcp", "--out", str(tmp_path / "runs"),
-                                          "--frame-hz", "0", "--port", str(port), "--status-file", str(status), *extra),
-                            env=runner_env(time_scale), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        simbridge_cmd(
+            "run",
+            "T09",
+            "--sim",
+            TOY,
+            "--agent",
+            "mcp",
+            "--out",
+            str(tmp_path / "runs"),
+            "--frame-hz",
+            "0",
+            "--port",
+            str(port),
+            "--status-file",
+            str(status),
+            *extra,
+        ),
+        env=runner_env(time_scale),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     t_end = time.monotonic() + 60
     while not status.exists():
         if proc.poll() is not None or time.monotonic() > t_end:
@@ -94,8 +114,12 @@ def test_agent_is_told_the_task_gated_until_ready_and_refused_after_done(tmp_pat
             seen["ready_after_shot"] = json.loads(status.read_text())["ready"]
             # failed actions: precise messages
             bad = {}
-            for name, args in (("click", {"x": 99999, "y": 10}), ("key", {"keys": "NoSuchKeyName"}),
-                               ("read_file", {"path": "../etc/passwd"}), ("scroll", {"dy": 1e9})):
+            for name, args in (
+                ("click", {"x": 99999, "y": 10}),
+                ("key", {"keys": "NoSuchKeyName"}),
+                ("read_file", {"path": "../etc/passwd"}),
+                ("scroll", {"dy": 1e9}),
+            ):
                 res = await c.call_tool(name, args)
                 assert res.is_error, (name, _text(res))
                 bad[name] = _text(res)
@@ -221,13 +245,16 @@ def test_an_agent_that_never_connects_is_scored(tmp_path):
     assert score["status"] == "scored" and score["score"] == 0.0
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--time-limit", "-5"], "--time-limit: -5 must be > 0"),
-    (["--trials", "0"], "--trials: 0 must be ≥ 1"),
-    (["--frame-hz", "nan"], "is not a finite number"),
-    (["--port", "70000"], "must be ≤ 65535"),
-    (["--host", "0.0.0.0"], "needs --token"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--time-limit", "-5"], "--time-limit: -5 must be > 0"),
+        (["--trials", "0"], "--trials: 0 must be ≥ 1"),
+        (["--frame-hz", "nan"], "is not a finite number"),
+        (["--port", "70000"], "must be ≤ 65535"),
+        (["--host", "0.0.0.0"], "needs --token"),
+    ],
+)
 def test_invalid_numbers_are_refused_before_anything_runs(tmp_path, args, message):
     r = run_simbridge("run", "T09", "--sim", TOY, "--agent", "noop", "--out", str(tmp_path), *args)
     assert r.returncode == 2
@@ -237,9 +264,15 @@ def test_invalid_numbers_are_refused_before_anything_runs(tmp_path, args, messag
 
 def test_preflight_refuses_a_missing_vm_image_before_a_bundle_exists(tmp_path):
     env = dict(runner_env(), SIMBRIDGE_VM_IMAGE=str(tmp_path / "no-image"))
-    r = subprocess.run(simbridge_cmd("run", "T09", "--sim", "jsbsim", "--agent", "noop", "--provider", "vm",
-                                     "--out", str(tmp_path / "runs")), env=env, capture_output=True, text=True,
-                       timeout=120)
+    r = subprocess.run(
+        simbridge_cmd(
+            "run", "T09", "--sim", "jsbsim", "--agent", "noop", "--provider", "vm", "--out", str(tmp_path / "runs")
+        ),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 2, r.stderr
     assert "no guest image" in r.stderr and "simbridge vm build" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "runs").exists()
@@ -247,9 +280,13 @@ def test_preflight_refuses_a_missing_vm_image_before_a_bundle_exists(tmp_path):
 
 def test_preflight_refuses_a_missing_flightgear_before_a_bundle_exists(tmp_path):
     env = dict(runner_env(), SIMBRIDGE_FGFS=str(tmp_path / "no-fgfs"))
-    r = subprocess.run(simbridge_cmd("run", "T15", "--sim", "flightgear", "--agent", "noop",
-                                     "--out", str(tmp_path / "runs")), env=env, capture_output=True, text=True,
-                       timeout=120)
+    r = subprocess.run(
+        simbridge_cmd("run", "T15", "--sim", "flightgear", "--agent", "noop", "--out", str(tmp_path / "runs")),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 2, r.stderr
     assert "no-fgfs not found" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "runs").exists()

@@ -53,13 +53,31 @@ def _floor(name: str) -> str:
 def test_lowest_allowed_mcp_serves_and_connects(tmp_path, sandbox):
     floor = _floor("mcp")
     target = tmp_path / "floor"
-    r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
-                        f"mcp=={floor}", f"mcp-types=={floor}"], capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--target",
+            str(target),
+            f"mcp=={floor}",
+            f"mcp-types=={floor}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(target), os.environ.get("PYTHONPATH", "")]))
-    p = subprocess.run([sys.executable, "-c", _PROBE, sandbox.display], capture_output=True, text=True, env=env,
-                       timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-c", _PROBE, sandbox.display], capture_output=True, text=True, env=env, timeout=120
+    )
     assert p.returncode == 0, p.stderr[-3000:]
     first = p.stdout.splitlines()[0].split()
-    assert Version(first[1]) == Version(floor) and str(target) in first[2], p.stdout  # the floor version was the one imported
+    assert Version(first[1]) == Version(floor) and str(target) in first[2], (
+        p.stdout
+    )  # the floor version was the one imported
     assert "FLOOR OK" in p.stdout

@@ -7,8 +7,17 @@ import time
 
 import pytest
 
-from simbridge._agent_port import (ACTIONS, AgentPort, AgentPortClient, DirectClient, EpisodeOver, McpPortServer,
-                                   connect, run_anthropic_action, run_openai_action)
+from simbridge._agent_port import (
+    ACTIONS,
+    AgentPort,
+    AgentPortClient,
+    DirectClient,
+    EpisodeOver,
+    McpPortServer,
+    connect,
+    run_anthropic_action,
+    run_openai_action,
+)
 from simbridge._agent_port._input import MIN_TAP_SPACING_S, XInput, split_combo
 from simbridge._errors import SimbridgeError
 
@@ -161,8 +170,24 @@ def test_mcp_transport(sandbox):
 
 def test_vocabulary_covers_computer_use():
     # the verbs of Anthropic's and OpenAI's computer-use tools all have a port action
-    for kind in ("screenshot", "key", "type", "mouse_move", "click", "double_click", "drag", "scroll",
-                 "mouse_down", "mouse_up", "wait", "cursor_position", "key_down", "key_up", "done", "give_up"):
+    for kind in (
+        "screenshot",
+        "key",
+        "type",
+        "mouse_move",
+        "click",
+        "double_click",
+        "drag",
+        "scroll",
+        "mouse_down",
+        "mouse_up",
+        "wait",
+        "cursor_position",
+        "key_down",
+        "key_up",
+        "done",
+        "give_up",
+    ):
         assert kind in ACTIONS
 
 
@@ -174,8 +199,11 @@ def test_standalone_port_process(sandbox, tmp_path):
     import sys
 
     log = tmp_path / "actions.jsonl"
-    proc = sandbox.spawn([sys.executable, "-m", "simbridge._agent_port", "--display", sandbox.display,
-                          "--log", str(log)], name="agent-port", stdout=subprocess.PIPE)
+    proc = sandbox.spawn(
+        [sys.executable, "-m", "simbridge._agent_port", "--display", sandbox.display, "--log", str(log)],
+        name="agent-port",
+        stdout=subprocess.PIPE,
+    )
     try:
         url = proc.stdout.readline().decode().strip()
         assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")

@@ -33,15 +33,16 @@ actions:
 def test_scripted_agent_on_jsbsim_is_scored(tmp_path):
     script = write_script(tmp_path / "roll.yaml", ROLL_LEFT)
     out = tmp_path / "runs"
-    r = run_simbridge("run", "T09", "--sim", "jsbsim", "--agent", f"scripted:{script}", "--out", str(out),
-                      "--snapshot-at", "6")
+    r = run_simbridge(
+        "run", "T09", "--sim", "jsbsim", "--agent", f"scripted:{script}", "--out", str(out), "--snapshot-at", "6"
+    )
     assert r.returncode == 0, r.stderr
     [b] = trial_dirs(out)
     ep = episode(b)
     assert ep["status"] == "completed" and ep["sim"] == "jsbsim", ep
     bundle = read_bundle(b)
     bank = bundle.signals["bank_deg"]
-    assert abs(bank[: 10]).max() < 5  # straight and level at the start (task initial state)
+    assert abs(bank[:10]).max() < 5  # straight and level at the start (task initial state)
     assert bank.min() < -20  # the keys rolled the real flight model left
     assert bundle.signals.t[-1] >= 11.5
     assert (b / "snapshot_t6.png").exists()
@@ -54,8 +55,9 @@ def test_scripted_agent_on_jsbsim_is_scored(tmp_path):
 
 def test_noop_scores_zero_on_t09(tmp_path):
     out = tmp_path / "runs"
-    r = run_simbridge("run", "T09", "--sim", "jsbsim", "--agent", "noop", "--out", str(out), "--time-limit", "30",
-                      "--frame-hz", "0")
+    r = run_simbridge(
+        "run", "T09", "--sim", "jsbsim", "--agent", "noop", "--out", str(out), "--time-limit", "30", "--frame-hz", "0"
+    )
     assert r.returncode == 3, r.stderr  # scored; the agent timed out
     [b] = trial_dirs(out)
     assert episode(b)["status"] == "timeout"

@@ -45,10 +45,12 @@ def test_two_providers_get_distinct_displays_and_clean_up(tmp_path):
 
 
 def test_stop_runs_at_interpreter_exit(tmp_path):
-    code = ("from simbridge._providers import LocalProvider\n"
-            f"p = LocalProvider(); sb = p.start({str(tmp_path)!r})\n"
-            "print(sb.info['xvfb_pid'], sb.spawn(['sleep', '300']).pid, flush=True)\n"
-            "raise SystemExit(0)  # no stop(): atexit must do it\n")
+    code = (
+        "from simbridge._providers import LocalProvider\n"
+        f"p = LocalProvider(); sb = p.start({str(tmp_path)!r})\n"
+        "print(sb.info['xvfb_pid'], sb.spawn(['sleep', '300']).pid, flush=True)\n"
+        "raise SystemExit(0)  # no stop(): atexit must do it\n"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     pids = [int(x) for x in r.stdout.split()]
     assert len(pids) == 2, r.stderr
@@ -73,10 +75,12 @@ def test_clear_cli_errors(tmp_path):
     try:
         import simbridge.agents.reference  # noqa: F401
     except ModuleNotFoundError:
-        r = run_simbridge("run", "T09", "--sim", "doubles.toy_sim:ToySimSession", "--agent", "reference",
-                          "--out", str(tmp_path))
+        r = run_simbridge(
+            "run", "T09", "--sim", "doubles.toy_sim:ToySimSession", "--agent", "reference", "--out", str(tmp_path)
+        )
         assert r.returncode == 2 and "reference pilots" in r.stderr
     if not os.path.exists("/usr/bin/x11vnc"):
-        r = run_simbridge("run", "T09", "--sim", "doubles.toy_sim:ToySimSession", "--agent", "human",
-                          "--out", str(tmp_path))
+        r = run_simbridge(
+            "run", "T09", "--sim", "doubles.toy_sim:ToySimSession", "--agent", "human", "--out", str(tmp_path)
+        )
         assert r.returncode == 2 and "x11vnc" in r.stderr

@@ -31,15 +31,18 @@ end: give_up
     ]
 
 
-@pytest.mark.parametrize("body, msg", [
-    ("actions: [{key: Left}]", r"actions\[0\]: missing 'at'"),
-    ("actions: [{at: 1, fly: Left}]", r"actions\[0\]: name exactly one action"),
-    ("actions: [{at: 1, key: Left, force: 2}]", r"unknown argument\(s\) \['force'\]"),
-    ("actions: [{at: 2, key: a}, {at: 1, key: b}]", r"actions\[1\]: 'at' 1.0 is before"),
-    ("actions: [{at: 1, click: 5}]", r"expected \[x, y\]"),
-    ("end: later\nactions: []", "end must be"),
-    ("just text", "expected a mapping"),
-])
+@pytest.mark.parametrize(
+    "body, msg",
+    [
+        ("actions: [{key: Left}]", r"actions\[0\]: missing 'at'"),
+        ("actions: [{at: 1, fly: Left}]", r"actions\[0\]: name exactly one action"),
+        ("actions: [{at: 1, key: Left, force: 2}]", r"unknown argument\(s\) \['force'\]"),
+        ("actions: [{at: 2, key: a}, {at: 1, key: b}]", r"actions\[1\]: 'at' 1.0 is before"),
+        ("actions: [{at: 1, click: 5}]", r"expected \[x, y\]"),
+        ("end: later\nactions: []", "end must be"),
+        ("just text", "expected a mapping"),
+    ],
+)
 def test_errors_name_file_and_item(tmp_path, body, msg):
     p = tmp_path / "bad.yaml"
     p.write_text(body)

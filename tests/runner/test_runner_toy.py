@@ -18,8 +18,17 @@ import pytest
 
 from simbridge import read_bundle
 from simbridge._agent_port import connect
-from runner.helpers import (TOY, episode, needs_xvfb, pid_alive, run_simbridge, runner_env, simbridge_cmd,
-                            trial_dirs, write_script)
+from runner.helpers import (
+    TOY,
+    episode,
+    needs_xvfb,
+    pid_alive,
+    run_simbridge,
+    runner_env,
+    simbridge_cmd,
+    trial_dirs,
+    write_script,
+)
 
 pytestmark = [needs_xvfb, pytest.mark.display, pytest.mark.slow]
 
@@ -44,8 +53,9 @@ def _wait_for(pred, timeout=60.0, what="condition"):
 def test_scripted_turn_is_recorded_and_scored(tmp_path):
     script = write_script(tmp_path / "turn.yaml", TURN)
     out = tmp_path / "runs"
-    r = run_simbridge("run", "T09", "--sim", TOY, "--agent", f"scripted:{script}", "--out", str(out),
-                      "--snapshot-at", "30")
+    r = run_simbridge(
+        "run", "T09", "--sim", TOY, "--agent", f"scripted:{script}", "--out", str(out), "--snapshot-at", "30"
+    )
     assert r.returncode == 0, r.stderr
     [b] = trial_dirs(out)
     ep = episode(b)
@@ -74,8 +84,9 @@ def test_scripted_turn_is_recorded_and_scored(tmp_path):
 
 def test_noop_times_out_and_scores_zero(tmp_path):
     out = tmp_path / "runs"
-    r = run_simbridge("run", "T09", "--sim", TOY, "--agent", "noop", "--out", str(out), "--time-limit", "20",
-                      "--frame-hz", "0")
+    r = run_simbridge(
+        "run", "T09", "--sim", TOY, "--agent", "noop", "--out", str(out), "--time-limit", "20", "--frame-hz", "0"
+    )
     assert r.returncode == 3, r.stderr  # scored, but the agent's failure (timed out)
     [b] = trial_dirs(out)
     ep = episode(b)
@@ -88,8 +99,7 @@ def test_noop_times_out_and_scores_zero(tmp_path):
 def test_simulator_exit_is_a_harness_fault(tmp_path):
     script = write_script(tmp_path / "esc.yaml", "actions: [{at: 2, key: Escape}]\nend: wait\n")
     out = tmp_path / "runs"
-    r = run_simbridge("run", "T09", "--sim", TOY, "--agent", f"scripted:{script}", "--out", str(out),
-                      "--frame-hz", "0")
+    r = run_simbridge("run", "T09", "--sim", TOY, "--agent", f"scripted:{script}", "--out", str(out), "--frame-hz", "0")
     assert r.returncode == 4, r.stderr  # a trial unscored: a harness fault
     [b] = trial_dirs(out)
     assert episode(b)["status"] == "sim_crashed"
@@ -101,8 +111,20 @@ def test_simulator_exit_is_a_harness_fault(tmp_path):
 def test_give_up_and_multiple_trials(tmp_path):
     script = write_script(tmp_path / "quit.yaml", "actions: [{at: 1, give_up: bored}]\n")
     out = tmp_path / "runs"
-    r = run_simbridge("run", "T09", "--sim", TOY, "--agent", f"scripted:{script}", "--out", str(out),
-                      "--trials", "2", "--frame-hz", "0")
+    r = run_simbridge(
+        "run",
+        "T09",
+        "--sim",
+        TOY,
+        "--agent",
+        f"scripted:{script}",
+        "--out",
+        str(out),
+        "--trials",
+        "2",
+        "--frame-hz",
+        "0",
+    )
     assert r.returncode == 3, r.stderr
     dirs = trial_dirs(out)
     assert [d.name for d in dirs] == ["trial-1", "trial-2"]
@@ -112,7 +134,9 @@ def test_give_up_and_multiple_trials(tmp_path):
 
 
 def test_lockstep_runs_exactly_the_requested_sim_time(tmp_path):
-    script = write_script(tmp_path / "ls.yaml", """
+    script = write_script(
+        tmp_path / "ls.yaml",
+        """
 actions:
   - {at: 2.0, key: Left, hold_s: 1.0}
   - {at: 5.0, key: x}
@@ -120,10 +144,23 @@ actions:
   - {at: 6.0, screenshot: png}
   - {at: 6.0, screenshot: png}
   - {at: 8.0, done: ok}
-""")
+""",
+    )
     out = tmp_path / "runs"
-    r = run_simbridge("run", "T09", "--sim", TOY, "--agent", f"scripted:{script}", "--out", str(out),
-                      "--lockstep", "--frame-hz", "0", time_scale=1.0)
+    r = run_simbridge(
+        "run",
+        "T09",
+        "--sim",
+        TOY,
+        "--agent",
+        f"scripted:{script}",
+        "--out",
+        str(out),
+        "--lockstep",
+        "--frame-hz",
+        "0",
+        time_scale=1.0,
+    )
     assert r.returncode == 0, r.stderr
     [b] = trial_dirs(out)
     ep = episode(b)
@@ -143,9 +180,13 @@ actions:
 
 def test_mcp_agent_drives_through_the_port(tmp_path):
     out = tmp_path / "runs"
-    proc = subprocess.Popen(simbridge_cmd("run", "T09", "--sim", TOY, "--agent", "mcp", "--out", str(out),
-                                          "--frame-hz", "0"), env=runner_env(4.0), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        simbridge_cmd("run", "T09", "--sim", TOY, "--agent", "mcp", "--out", str(out), "--frame-hz", "0"),
+        env=runner_env(4.0),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         url = None
         for line in proc.stderr:
@@ -185,9 +226,16 @@ def _like_a_terminal() -> None:
 def _start_runner(tmp_path, script_text="actions: []\nend: wait\n"):
     script = write_script(tmp_path / "idle.yaml", script_text)
     out = tmp_path / "runs"
-    proc = subprocess.Popen(simbridge_cmd("run", "T09", "--sim", TOY, "--agent", f"scripted:{script}", "--out",
-                                          str(out), "--frame-hz", "0"), env=runner_env(1.0),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_like_a_terminal)
+    proc = subprocess.Popen(
+        simbridge_cmd(
+            "run", "T09", "--sim", TOY, "--agent", f"scripted:{script}", "--out", str(out), "--frame-hz", "0"
+        ),
+        env=runner_env(1.0),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_like_a_terminal,
+    )
 
     def started():
         dirs = trial_dirs(out)
@@ -232,8 +280,10 @@ def test_ctrl_c_tears_everything_down(tmp_path):
 def test_kill_9_leaves_a_readable_unscored_bundle_and_no_orphans(tmp_path):
     proc, bundle, pids = _start_runner(tmp_path)
     csv = bundle / "signals.csv"
-    _wait_for(lambda: csv.exists() and csv.stat().st_size > 0 and len(csv.read_text().splitlines()) > 120,
-              what="two seconds of flushed samples")
+    _wait_for(
+        lambda: csv.exists() and csv.stat().st_size > 0 and len(csv.read_text().splitlines()) > 120,
+        what="two seconds of flushed samples",
+    )
     time.sleep(1.5)
     proc.kill()  # SIGKILL: no handler runs
     proc.communicate(timeout=30)
@@ -251,9 +301,16 @@ def test_human_agent_serves_the_display_over_vnc(tmp_path):
     import socket
 
     out = tmp_path / "runs"
-    proc = subprocess.Popen(simbridge_cmd("run", "T09", "--sim", TOY, "--agent", "human", "--out", str(out),
-                                          "--time-limit", "8", "--frame-hz", "0"), env=runner_env(1.0),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        simbridge_cmd(
+            "run", "T09", "--sim", TOY, "--agent", "human", "--out", str(out), "--time-limit", "8", "--frame-hz", "0"
+        ),
+        env=runner_env(1.0),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         port = None
         for line in proc.stderr:

@@ -20,8 +20,7 @@ XODR = fixture_path("carla", "Town01.xodr")
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory):
     out = tmp_path_factory.mktemp("carla") / "b"
-    assert main(["import", "carla", str(LOG), "--map", str(XODR),
-                 "--task", "T18", "--out", str(out)]) == 0
+    assert main(["import", "carla", str(LOG), "--map", str(XODR), "--task", "T18", "--out", str(out)]) == 0
     return read_bundle(out)
 
 

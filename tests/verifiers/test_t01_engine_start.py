@@ -97,9 +97,19 @@ def test_resampling_invariance(tmp_path, kw):
 
 def test_checklist_document_matches_the_checked_items():
     from pathlib import Path
+
     pdf = (Path(__file__).parents[2] / "tasks" / "inputs" / "c172_startup_checklist.pdf").read_bytes()
     assert pdf.startswith(b"%PDF-")
-    for item in (b"Fuel selector valve", b"BOTH", b"RICH", b"Primer", b"3 STROKES", b"Beacon", b"START",
-                 b"Avionics master switch", b"1,000 RPM"):
+    for item in (
+        b"Fuel selector valve",
+        b"BOTH",
+        b"RICH",
+        b"Primer",
+        b"3 STROKES",
+        b"Beacon",
+        b"START",
+        b"Avionics master switch",
+        b"1,000 RPM",
+    ):
         assert item in pdf, item
     assert TASK.inputs[0].source == "inputs/c172_startup_checklist.pdf"

@@ -24,7 +24,9 @@ def test_good_landing_full_credit(tmp_path):
     # 150 m past the threshold (492 ft < 814 ft), 1 m left, 200 fpm, stops 500 m along
     s = score(tmp_path, final_approach())
     assert s.status == "scored" and s.score == pytest.approx(1.0) and s.success is True
-    assert comp(s, "touchdown_zone").measured == pytest.approx(150 / 0.3048, abs=12)  # one 0.1 s sample = 3.6 m = 11.8 ft
+    assert comp(s, "touchdown_zone").measured == pytest.approx(
+        150 / 0.3048, abs=12
+    )  # one 0.1 s sample = 3.6 m = 11.8 ft
     assert comp(s, "centreline").measured == pytest.approx(1.0, abs=0.1)
     assert comp(s, "vertical_speed").measured == pytest.approx(200)
 

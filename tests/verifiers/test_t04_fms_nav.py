@@ -98,8 +98,19 @@ def test_malformed_snapshot_is_unscored(tmp_path):
 
 def test_xplane_probe_snapshot_shape_is_read(tmp_path):
     # the X-Plane FMS probe writes end.fms = {"legs": [{ident, nav_type, lat_deg, lon_deg, ...}]}
-    legs = [{"index": i, "ident": p["id"], "nav_type": 4, "lat_deg": p["lat_deg"], "lon_deg": p["lon_deg"],
-             "alt_ft": 0, "nav_ref": i, "kind": "vor"} for i, p in enumerate(PLAN)]
+    legs = [
+        {
+            "index": i,
+            "ident": p["id"],
+            "nav_type": 4,
+            "lat_deg": p["lat_deg"],
+            "lon_deg": p["lon_deg"],
+            "alt_ft": 0,
+            "nav_ref": i,
+            "kind": "vor",
+        }
+        for i, p in enumerate(PLAN)
+    ]
     snaps = {"end": {"fms": {"legs": legs, "destination_index": 1}}}
     s = score_task(tmp_path, TASK, fms_flight(), snapshots=snaps)
     assert s.status == "scored" and s.score == pytest.approx(1.0)

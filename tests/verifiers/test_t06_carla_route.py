@@ -52,8 +52,10 @@ def test_clean_drive_full_credit(tmp_path):
 
 def test_red_light_run_loses_its_item(tmp_path):
     # one red light crossed, reported twice by the importer for the same light: one run
-    ev = [{"t": 12.0, "kind": "red_light", "data": {"tl_id": 81}},
-          {"t": 12.4, "kind": "red_light", "data": {"tl_id": 81}}]
+    ev = [
+        {"t": 12.0, "kind": "red_light", "data": {"tl_id": 81}},
+        {"t": 12.4, "kind": "red_light", "data": {"tl_id": 81}},
+    ]
     s = score(tmp_path, full_drive(), ev)
     # 0.5 route + 0 red light + 0.2 collisions + 0.1 time = 0.8
     assert s.score == pytest.approx(0.8)
@@ -94,11 +96,13 @@ def test_collision_filter_follows_collisiontest():
     cols = full_drive()
     b = read_bundle(make_bundle(Path(tempfile.mkdtemp()), "T06", cols))
     ctx = VerifyContext(bundle=b, task=TASK, p=None)
-    ev = [Event(t=5.0, kind="collision", data={"other_kind": "vehicle", "other_id": 7}),
-          Event(t=5.3, kind="collision", data={"other_kind": "walker", "other_id": 9}),
-          Event(t=11.0, kind="collision", data={"other_kind": "vehicle", "other_id": 7}),
-          Event(t=20.0, kind="collision", data={"other_kind": "static", "other_id": None}),
-          Event(t=20.4, kind="collision", data={"other_kind": "static", "other_id": None})]
+    ev = [
+        Event(t=5.0, kind="collision", data={"other_kind": "vehicle", "other_id": 7}),
+        Event(t=5.3, kind="collision", data={"other_kind": "walker", "other_id": 9}),
+        Event(t=11.0, kind="collision", data={"other_kind": "vehicle", "other_id": 7}),
+        Event(t=20.0, kind="collision", data={"other_kind": "static", "other_id": None}),
+        Event(t=20.4, kind="collision", data={"other_kind": "static", "other_id": None}),
+    ]
     assert [e.t for e in merge_collisions(ctx, ev)] == [5.0, 11.0, 20.0]
 
 

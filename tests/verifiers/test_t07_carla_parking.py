@@ -33,7 +33,9 @@ def test_offset_and_contact_partial(tmp_path):
     # and y = 199.89 ± (2.45·sin3° + 1.06·cos3°) = 199.89 ± 1.187 → 198.70..201.08: inside (0.30).
     # offset 0.65 m: (1.0 − 0.65) / (1.0 − 0.3) = 0.5 → 0.40 × 0.5 = 0.20; heading 3° ≤ 5° (0.15);
     # one touch of the front car (0) → 0.65
-    ev = [{"t": 9.0, "kind": "collision", "data": {"other_kind": "vehicle", "other_id": 31, "x_m": 203.0, "y_m": 199.9}}]
+    ev = [
+        {"t": 9.0, "kind": "collision", "data": {"other_kind": "vehicle", "other_id": 31, "x_m": 203.0, "y_m": 199.9}}
+    ]
     s = score(tmp_path, park(20.0, START, (200.65, 199.89, 3.0)), ev)
     assert comp(s, "inside_space").earned == 1
     assert comp(s, "centre_offset").earned == pytest.approx(0.5)

@@ -18,14 +18,20 @@ GOOD = {
     "flight_elapsed_s": 95,
     "weather": {
         "mode": "manual",
-        "wind_layers": [{"alt_msl_ft": 3000, "dir_degt": 280, "speed_kt": 22},
-                        {"alt_msl_ft": 20, "dir_degt": 270, "speed_kt": 15}],
-        "cloud_layers": [{"coverage_pct": 75, "type": "stratus", "base_msl_ft": 1520},
-                         {"coverage": "few", "base_msl_ft": 9000}],
+        "wind_layers": [
+            {"alt_msl_ft": 3000, "dir_degt": 280, "speed_kt": 22},
+            {"alt_msl_ft": 20, "dir_degt": 270, "speed_kt": 15},
+        ],
+        "cloud_layers": [
+            {"coverage_pct": 75, "type": "stratus", "base_msl_ft": 1520},
+            {"coverage": "few", "base_msl_ft": 9000},
+        ],
         "visibility_m": 8046.7,
     },
-    "failures": [{"system": "vacuum_pump", "trigger": {"kind": "agl_ft", "value": 2000}, "failed": False},
-                 {"system": "engine_1", "trigger": {"kind": "always_working"}}],
+    "failures": [
+        {"system": "vacuum_pump", "trigger": {"kind": "agl_ft", "value": 2000}, "failed": False},
+        {"system": "engine_1", "trigger": {"kind": "always_working"}},
+    ],
     "airport": "KBOS",
     "aircraft": "Aircraft/Laminar Research/Cessna 172 SP/Cessna_172SP.acf",
 }
@@ -60,8 +66,13 @@ def test_everything_set_full_credit(tmp_path):
 def test_wrong_time_and_msl_failure_trigger(tmp_path):
     # 17:30 (60 min off, -0.25) and the failure armed at 2,000 ft MSL instead of AGL (-0.30):
     # 0.35 + 0.10 = 0.45
-    s = score(tmp_path, with_(local_time_s=17 * 3600 + 30 * 60 + 95,
-                              failures=[{"system": "vacuum_pump", "trigger": {"kind": "msl_ft", "value": 2000}}]))
+    s = score(
+        tmp_path,
+        with_(
+            local_time_s=17 * 3600 + 30 * 60 + 95,
+            failures=[{"system": "vacuum_pump", "trigger": {"kind": "msl_ft", "value": 2000}}],
+        ),
+    )
     assert s.score == pytest.approx(0.45) and s.success is False
 
 
@@ -74,8 +85,10 @@ def test_scattered_clouds_fail_weather(tmp_path):
 
 def test_cloud_base_msl_vs_agl_and_visibility_in_sm(tmp_path):
     # base 1,650 ft MSL = 1,630 AGL (within 200 ft), visibility given in sm: still full credit
-    s = score(tmp_path, with_(weather__cloud_layers__0__base_msl_ft=1650, weather__visibility_m=None,
-                              weather__visibility_sm=5.0))
+    s = score(
+        tmp_path,
+        with_(weather__cloud_layers__0__base_msl_ft=1650, weather__visibility_m=None, weather__visibility_sm=5.0),
+    )
     assert s.score == pytest.approx(1.0)
 
 
@@ -90,8 +103,14 @@ def test_extra_failure_armed(tmp_path):
 
 def test_defaults_left_everywhere_earn_nothing(tmp_path):
     # real weather, today's date, no failure, a different airport and aircraft -> 0
-    end = with_(local_date_days=100, local_time_s=9 * 3600, weather__mode="real",
-                failures=[], airport="KSEA", aircraft="Aircraft/Laminar Research/Boeing 737-800/b738.acf")
+    end = with_(
+        local_date_days=100,
+        local_time_s=9 * 3600,
+        weather__mode="real",
+        failures=[],
+        airport="KSEA",
+        aircraft="Aircraft/Laminar Research/Boeing 737-800/b738.acf",
+    )
     s = score(tmp_path, end)
     assert s.status == "scored" and s.score == 0.0
 

@@ -74,8 +74,10 @@ def test_never_reaching_the_gate(tmp_path):
 
 
 def test_nothing_done_scores_zero(tmp_path):
-    s = score(tmp_path, ils_approach(freq=110.50, obs=0, engage=False, captures=False, loc_dots=2.5,
-                                     gs_dots=2.5, disconnect_agl=None))
+    s = score(
+        tmp_path,
+        ils_approach(freq=110.50, obs=0, engage=False, captures=False, loc_dots=2.5, gs_dots=2.5, disconnect_agl=None),
+    )
     assert s.status == "scored" and s.score == 0.0
 
 
@@ -101,6 +103,7 @@ def test_gap_between_capture_and_disconnect_is_unscored(tmp_path):
 
 def test_input_document_carries_the_checked_frequency():
     from pathlib import Path
+
     pdf = (Path(__file__).parents[2] / "tasks" / "inputs" / "ksfo_ils28r.pdf").read_bytes()
     assert pdf.startswith(b"%PDF-")
     assert b"111.70" in pdf and b"284" in pdf and b"I-GWQ" in pdf

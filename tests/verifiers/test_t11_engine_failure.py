@@ -95,7 +95,7 @@ def test_gap_in_the_glide_is_unscored(tmp_path):
 def test_sink_rate_missing_at_touchdown_is_unscored(tmp_path):
     cols, ev, _ = efato()
     td = int(np.argmax((cols["t"] > 120) & (cols["on_ground"] > 0.5)))
-    cols["vs_fpm"][td - 80:td + 1] = np.nan
+    cols["vs_fpm"][td - 80 : td + 1] = np.nan
     s = score(tmp_path, cols, ev)
     assert s.status == "unscored" and "vertical speed" in s.reason
 

@@ -47,8 +47,10 @@ def test_hitting_the_pedestrian_partial(tmp_path):
     # no braking, hits the walker at x = 205 (t = 95/8.333 = 11.4 s), drives on to the end:
     # 0 + 0.2 speed + 0.2 route = 0.4 (two contact reports 0.1 s apart are one collision)
     v = 30 / 3.6
-    ev = [{"t": 11.4, "kind": "collision", "data": {"other_kind": "walker", "other_id": 55}},
-          {"t": 11.5, "kind": "collision", "data": {"other_kind": "walker", "other_id": 55}}]
+    ev = [
+        {"t": 11.4, "kind": "collision", "data": {"other_kind": "walker", "other_id": 55}},
+        {"t": 11.5, "kind": "collision", "data": {"other_kind": "walker", "other_id": 55}},
+    ]
     s = score(tmp_path, drive(ROUTE, 20.0, [(200.0 / v, 30.0, 30.0)]), ev)
     assert comp(s, "no_pedestrian_collision").measured == 1
     assert s.score == pytest.approx(0.4)

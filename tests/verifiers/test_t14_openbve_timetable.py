@@ -93,8 +93,12 @@ def test_never_leaving_fails(tmp_path):
 
 def test_missing_clock_is_unscored(tmp_path):
     samples = on_time()
-    cols = {"t": [c - 28740.0 for c, _, _, _ in samples], "track_position_m": [p for _, p, _, _ in samples],
-            "speed_kmh": [v * 3.6 for _, _, v, _ in samples], "emergency_brake": [0.0] * len(samples)}
+    cols = {
+        "t": [c - 28740.0 for c, _, _, _ in samples],
+        "track_position_m": [p for _, p, _, _ in samples],
+        "speed_kmh": [v * 3.6 for _, _, v, _ in samples],
+        "emergency_brake": [0.0] * len(samples),
+    }
     s = score_task(tmp_path, TASK, cols)
     assert s.status == "unscored" and "clock_s" in s.reason
 

@@ -78,8 +78,11 @@ def test_aft_cg_out_of_envelope_under_max_weight(tmp_path):
 def test_wrong_load_overweight_no_answer_earns_nothing(tmp_path):
     # pilot 170, rear 190 + 190, baggage 120 (payload wrong), full tanks: 2,555.86 lb (out),
     # no answer.json (null) -> 0
-    end = {"payload": {**LOAD, "pilot_lb": 170, "rear_right_lb": 190, "baggage_lb": 120},
-           "fuel_lb": [129.43, 129.43], "answer": None}
+    end = {
+        "payload": {**LOAD, "pilot_lb": 170, "rear_right_lb": 190, "baggage_lb": 120},
+        "fuel_lb": [129.43, 129.43],
+        "answer": None,
+    }
     s = score(tmp_path, end)
     assert s.status == "scored" and s.score == 0.0
     assert comp(s, "answer_correct").measured == "no answer.json"
@@ -100,8 +103,11 @@ def test_default_loading_earns_no_envelope_credit(tmp_path):
     # nothing changed (pilot 180 alone, FlightGear's 25 % fuel = 2 x 32.33 lb): 1,711.7 lb at
     # (57,301.02 + 6,480 + 3,103.7) / 1,711.7 = 39.08 in is inside the envelope, but not with the
     # task's payload, so the planning credit is not earned: a do-nothing agent scores 0
-    end = {"payload": {**LOAD, "copilot_lb": 0, "rear_left_lb": 0, "rear_right_lb": 0, "baggage_lb": 0},
-           "fuel_lb": [32.33, 32.33], "answer": None}
+    end = {
+        "payload": {**LOAD, "copilot_lb": 0, "rear_left_lb": 0, "rear_right_lb": 0, "baggage_lb": 0},
+        "fuel_lb": [32.33, 32.33],
+        "answer": None,
+    }
     s = score(tmp_path, end)
     env = comp(s, "within_envelope")
     assert env.earned == 0 and env.measured == "1711.7 lb @ 39.08 in"

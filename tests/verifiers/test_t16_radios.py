@@ -8,10 +8,22 @@ from synth import assert_rate_invariant, score_task, without_signal
 from synth_flight_b import radio_session
 
 TASK = load_task("T16")
-START = {"com1_mhz": 118.600, "com1_stby_mhz": 120.050, "nav1_mhz": 110.500, "xpdr_code": 1200,
-         "xpdr_mode": 1, "baro_inhg": 30.12}
-GOAL = {"com1_mhz": 125.000, "com1_stby_mhz": 118.600, "nav1_mhz": 114.100, "xpdr_code": 4521,
-        "xpdr_mode": 3, "baro_inhg": 29.92}
+START = {
+    "com1_mhz": 118.600,
+    "com1_stby_mhz": 120.050,
+    "nav1_mhz": 110.500,
+    "xpdr_code": 1200,
+    "xpdr_mode": 1,
+    "baro_inhg": 30.12,
+}
+GOAL = {
+    "com1_mhz": 125.000,
+    "com1_stby_mhz": 118.600,
+    "nav1_mhz": 114.100,
+    "xpdr_code": 4521,
+    "xpdr_mode": 3,
+    "baro_inhg": 29.92,
+}
 WHEN = {"com1_mhz": 20, "com1_stby_mhz": 25, "nav1_mhz": 40, "xpdr_code": 60, "xpdr_mode": 65, "baro_inhg": 80}
 
 

@@ -73,7 +73,10 @@ def test_collision_event_loses_its_item(tmp_path):
 
 def test_never_berthing_and_grounding_fails(tmp_path):
     # stays 30 m off, stops 50 m short of the berth, runs aground (depth 0.0) at 250 s → 0
-    s = run(tmp_path, capture([(0, -300, -30, 90), (200, -50, -30, 90), (300, -50, -30, 90)], depth_m=[(0, 8.0), (250, 0.0)]))
+    s = run(
+        tmp_path,
+        capture([(0, -300, -30, 90), (200, -50, -30, 90), (300, -50, -30, 90)], depth_m=[(0, 8.0), (250, 0.0)]),
+    )
     assert s.score == 0.0 and s.status == "scored"
     assert "aground at t=250" in comp(s, "no_collision").explanation
 

@@ -56,17 +56,21 @@ def test_suborbital_after_reaching_space(tmp_path):
     # an earlier save at 72 km on the way up, the last one falling back (PeA −300 km, ApA 74 km):
     # reached space 0.2; not stable 0; circularity only for a stable orbit 0 → 0.2
     sma1, ecc1 = orbit_from(-300, 74)
-    s = score_saves(tmp_path,
-                    save(vessel(sit="SUB_ORBITAL", alt=72000.0, sma=sma1, ecc=ecc1), ut=1500.0),
-                    save(vessel(sit="SUB_ORBITAL", alt=30000.0, sma=sma1, ecc=ecc1), ut=1700.0))
+    s = score_saves(
+        tmp_path,
+        save(vessel(sit="SUB_ORBITAL", alt=72000.0, sma=sma1, ecc=ecc1), ut=1500.0),
+        save(vessel(sit="SUB_ORBITAL", alt=30000.0, sma=sma1, ecc=ecc1), ut=1700.0),
+    )
     assert comp(s, "reach_space").measured == 72000
     assert s.score == pytest.approx(0.2)
 
 
 def test_destroyed_vessel_fails(tmp_path):
     # only debris left in the final save: the rocket is not intact → 0
-    s = score_saves(tmp_path, save(vessel(name="SB Two-Stage Debris", type="Debris", sit="SUB_ORBITAL", alt=2000.0,
-                                          sma=300e3, ecc=0.9)))
+    s = score_saves(
+        tmp_path,
+        save(vessel(name="SB Two-Stage Debris", type="Debris", sit="SUB_ORBITAL", alt=2000.0, sma=300e3, ecc=0.9)),
+    )
     assert s.status == "scored" and s.score == 0.0
     assert "not intact" in s.explanation
 
@@ -84,6 +88,10 @@ def test_missing_snapshot_is_unscored(tmp_path):
 
 
 def test_snapshot_without_orbit_is_unscored(tmp_path):
-    s = score_task(tmp_path, TASK, {"t": [0.0], "alt_m": [80000.0]},
-                   snapshots={"end": {"ksp_vessel": {"name": "SB Two-Stage", "situation": "ORBITING"}}})
+    s = score_task(
+        tmp_path,
+        TASK,
+        {"t": [0.0], "alt_m": [80000.0]},
+        snapshots={"end": {"ksp_vessel": {"name": "SB Two-Stage", "situation": "ORBITING"}}},
+    )
     assert s.status == "unscored" and "no usable orbit" in s.reason

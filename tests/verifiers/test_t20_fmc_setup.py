@@ -15,10 +15,38 @@ from synth_flight_b import ground, pdf_lines, text_pdf
 
 TASK = load_task("T20")
 P = TASK.verifier.params
-LEGS_16L = ["RW16L", "(1000)", "CAVOB", "RENBE", "RICHR", "EMRLD", "HAROB", "ERAVE", "EASON", "ENVIE",
-            "ETCHY", "MLBEC", "BGGLO", "LOZIT", "BDEGA", "CORKK", "BRIXX", "RW28L"]
-FMS = {"origin": "KSEA", "destination": "KSFO", "legs": LEGS_16L, "zfw_lb": 124000, "fuel_lb": 17300,
-       "cost_index": 35, "cruise_alt_ft": 35000, "v1_kt": 142, "vr_kt": 145, "v2_kt": 151}
+LEGS_16L = [
+    "RW16L",
+    "(1000)",
+    "CAVOB",
+    "RENBE",
+    "RICHR",
+    "EMRLD",
+    "HAROB",
+    "ERAVE",
+    "EASON",
+    "ENVIE",
+    "ETCHY",
+    "MLBEC",
+    "BGGLO",
+    "LOZIT",
+    "BDEGA",
+    "CORKK",
+    "BRIXX",
+    "RW28L",
+]
+FMS = {
+    "origin": "KSEA",
+    "destination": "KSFO",
+    "legs": LEGS_16L,
+    "zfw_lb": 124000,
+    "fuel_lb": 17300,
+    "cost_index": 35,
+    "cruise_alt_ft": 35000,
+    "v1_kt": 142,
+    "vr_kt": 145,
+    "v2_kt": 151,
+}
 AFDS = {"lnav": 1, "vnav": 1}
 
 
@@ -42,21 +70,43 @@ def test_ofp_pdf_is_its_text_source_and_matches_the_params():
     assert pdf_lines(data) == lines
     assert data == text_pdf(lines, title="OFP SB220 KSEA-KSFO")
     text = "\n".join(lines)
-    log = [ln.split()[0] for ln in lines[lines.index(next(ln for ln in lines if ln.startswith("NAV LOG"))) + 1:]
-           if ln.strip() and not ln.startswith("WEIGHTS")]
-    log = log[:log.index("KSFO/28L") + 1]
+    log = [
+        ln.split()[0]
+        for ln in lines[lines.index(next(ln for ln in lines if ln.startswith("NAV LOG"))) + 1 :]
+        if ln.strip() and not ln.startswith("WEIGHTS")
+    ]
+    log = log[: log.index("KSFO/28L") + 1]
     assert [f for f in log if f in P["route_fixes"]] == P["route_fixes"]
     assert f"ZERO FUEL WT         {P['zfw_lb']:,}" in text and f"BLOCK FUEL                    {P['fuel_lb']:,}" in text
     assert f"COST INDEX {P['cost_index']}" in text and "CRZ FL350" in text
     # the fuel and weight arithmetic of the OFP adds up
-    fuel = {k: int(v.replace(",", "")) for k, v in re.findall(r"^(TRIP KSFO|CONTINGENCY 5PCT|ALTERNATE KOAK|FINAL RESERVE|EXTRA|TAKEOFF FUEL|TAXI|BLOCK FUEL)\s.*?([\d,]+)$", text, re.M)}
-    assert sum(fuel[k] for k in ("TRIP KSFO", "CONTINGENCY 5PCT", "ALTERNATE KOAK", "FINAL RESERVE", "EXTRA")) == fuel["TAKEOFF FUEL"]
+    fuel = {
+        k: int(v.replace(",", ""))
+        for k, v in re.findall(
+            r"^(TRIP KSFO|CONTINGENCY 5PCT|ALTERNATE KOAK|FINAL RESERVE|EXTRA|TAKEOFF FUEL|TAXI|BLOCK FUEL)\s.*?([\d,]+)$",
+            text,
+            re.M,
+        )
+    }
+    assert (
+        sum(fuel[k] for k in ("TRIP KSFO", "CONTINGENCY 5PCT", "ALTERNATE KOAK", "FINAL RESERVE", "EXTRA"))
+        == fuel["TAKEOFF FUEL"]
+    )
     assert fuel["TAKEOFF FUEL"] + fuel["TAXI"] == fuel["BLOCK FUEL"] == P["fuel_lb"]
     assert P["zfw_lb"] + fuel["TAKEOFF FUEL"] == 140_940 and 140_940 - fuel["TRIP KSFO"] == 130_540
 
 
 def test_normalise_drops_conditional_legs_and_merges_discontinuities():
-    legs = ["RW16L", "(1000)", "HAROB", "DISCONTINUITY", {"ident": "", "discontinuity": True}, "erave", "ERAVE", "VECTORS"]
+    legs = [
+        "RW16L",
+        "(1000)",
+        "HAROB",
+        "DISCONTINUITY",
+        {"ident": "", "discontinuity": True},
+        "erave",
+        "ERAVE",
+        "VECTORS",
+    ]
     assert normalise_legs(legs) == ["HAROB", "DISCO", "ERAVE"]
 
 
@@ -67,8 +117,24 @@ def test_everything_set_full_credit(tmp_path):
 
 def test_other_runway_sid_and_airway_expansion_are_accepted(tmp_path):
     # runway 34R's HAROB6 legs and an extra Q1 fix from a newer nav cycle: still the OFP route -> 1.0
-    legs = ["RW34R", "DODVE", "WUREL", "ATOME", "BREMM", "HAROB", "ERAVE", "EASON", "NEWFX", "ENVIE", "ETCHY",
-            "MLBEC", "LOZIT", "BDEGA", "CORKK", "BRIXX"]
+    legs = [
+        "RW34R",
+        "DODVE",
+        "WUREL",
+        "ATOME",
+        "BREMM",
+        "HAROB",
+        "ERAVE",
+        "EASON",
+        "NEWFX",
+        "ENVIE",
+        "ETCHY",
+        "MLBEC",
+        "LOZIT",
+        "BDEGA",
+        "CORKK",
+        "BRIXX",
+    ]
     assert score(tmp_path, fms(legs=legs)).score == pytest.approx(1.0)
 
 
@@ -101,8 +167,18 @@ def test_cruise_altitude_as_flight_level_string(tmp_path):
 
 
 def test_untouched_fmc_earns_nothing(tmp_path):
-    blank = {"origin": "", "destination": "", "legs": [], "zfw_lb": None, "fuel_lb": 17300, "cost_index": None,
-             "cruise_alt_ft": None, "v1_kt": None, "vr_kt": None, "v2_kt": None}
+    blank = {
+        "origin": "",
+        "destination": "",
+        "legs": [],
+        "zfw_lb": None,
+        "fuel_lb": 17300,
+        "cost_index": None,
+        "cruise_alt_ft": None,
+        "v1_kt": None,
+        "vr_kt": None,
+        "v2_kt": None,
+    }
     s = score(tmp_path, blank, {"lnav": 0, "vnav": 0})
     assert s.status == "scored" and s.score == 0.0
 

@@ -40,9 +40,20 @@ def _between(t, x, window):
 def test_t09_in_the_guest_is_recorded_audited_and_scored(image, tmp_path):
     task = load_task("T09")
     w0 = time.monotonic()
-    (res,) = run(RunConfig(task="T09", sim="jsbsim", agent="py:vm.keyboard_pilot:make", provider="vm", lockstep=True,
-                           time_limit_s=TIME_LIMIT_S, out=tmp_path, frame_hz=0, snapshot_at=[10.0],
-                           say=lambda s: None))
+    (res,) = run(
+        RunConfig(
+            task="T09",
+            sim="jsbsim",
+            agent="py:vm.keyboard_pilot:make",
+            provider="vm",
+            lockstep=True,
+            time_limit_s=TIME_LIMIT_S,
+            out=tmp_path,
+            frame_hz=0,
+            snapshot_at=[10.0],
+            say=lambda s: None,
+        )
+    )
     wall = time.monotonic() - w0
     assert res.status == "completed", res.detail
     bundle = read_bundle(res.path)
@@ -56,12 +67,12 @@ def test_t09_in_the_guest_is_recorded_audited_and_scored(image, tmp_path):
     assert audit["ok"], audit["problems"]
     assert audit["user"] == "simbridge-agent"
     probed = {(p["port"], p["proto"]) for p in audit["probes"]}
-    assert {(5401, "tcp"), (500, "tcp"), (2048, "tcp")} <= probed       # the cockpit's state port + T09's lockdown
+    assert {(5401, "tcp"), (500, "tcp"), (2048, "tcp")} <= probed  # the cockpit's state port + T09's lockdown
     assert all(p["result"] == "blocked" for p in audit["probes"])
     cockpit = [c for c in audit["x_clients"] if "simbridge.adapters.jsbsim.cockpit" in c["command"]]
     assert cockpit and all(c["allowed"] for c in cockpit)
     pidless = [c for c in audit["x_clients"] if c["pid"] is None]
-    assert 1 <= len(pidless) == audit["host_x_connections"]              # the agent port's, from the host
+    assert 1 <= len(pidless) == audit["host_x_connections"]  # the agent port's, from the host
 
     # the state came out of the guest over the forwarded telnet port, at the packet rate
     tel = ep.sim_info["telemetry"]
@@ -69,7 +80,7 @@ def test_t09_in_the_guest_is_recorded_audited_and_scored(image, tmp_path):
     t = bundle.signals.t
     dt = np.diff(t)
     assert ep.sample_rate_hz >= 50 and dt.min() > 0
-    assert dt.max() <= task.max_sample_gap_s                             # no gap the verifier would refuse
+    assert dt.max() <= task.max_sample_gap_s  # no gap the verifier would refuse
     assert not bundle.signals.missing(task.signals)
 
     # the agent acted only through the agent port, and its keys flew the aircraft in the guest
@@ -82,7 +93,7 @@ def test_t09_in_the_guest_is_recorded_audited_and_scored(image, tmp_path):
     # the score is the verifier's judgement of this recorded trajectory
     score = res.score
     assert score.status == "scored", score.reason
-    again = score_bundle(read_bundle(res.path), task)                    # offline, from the bundle alone
+    again = score_bundle(read_bundle(res.path), task)  # offline, from the bundle alone
     assert again.score == score.score and again.components == score.components
     alt, ias = bundle.signals["alt_msl_ft"], bundle.signals["ias_kt"]
     turn = _component(score, "bank_maintained")
@@ -103,7 +114,9 @@ def test_t09_in_the_guest_is_recorded_audited_and_scored(image, tmp_path):
     # a 45° turn flown from the guest's pixels earns the bank credit at least
     assert turn.earned == 1.0 and score.score >= 0.3
 
-    print(f"\nVM T09: boot {iso['boot_s']} s, run {wall:.0f} s wall ({ep.wall_run_s:.0f} s of it with the simulator "
-          f"up, {t[-1]:.1f} s simulated), guest real-time factor {ep.real_time_factor}, {ep.frame_rate_hz:.1f} fps, "
-          f"samples {ep.sample_rate_hz:.1f}/sim s ({tel.get('samples_per_wall_s')}/wall s), "
-          f"score {score.score:.2f} {[(c.name, c.earned) for c in score.components]}")
+    print(
+        f"\nVM T09: boot {iso['boot_s']} s, run {wall:.0f} s wall ({ep.wall_run_s:.0f} s of it with the simulator "
+        f"up, {t[-1]:.1f} s simulated), guest real-time factor {ep.real_time_factor}, {ep.frame_rate_hz:.1f} fps, "
+        f"samples {ep.sample_rate_hz:.1f}/sim s ({tel.get('samples_per_wall_s')}/wall s), "
+        f"score {score.score:.2f} {[(c.name, c.earned) for c in score.components]}"
+    )

@@ -33,7 +33,7 @@ def test_guest_boots_isolated_and_audited(image, tmp_path):
     prov = VmProvider(image_dir=image, state_tcp=[5401])
     try:
         sb = prov.start(tmp_path)
-        assert sb.isolated and sb.harness_addr is None          # nothing in the guest reaches the host
+        assert sb.isolated and sb.harness_addr is None  # nothing in the guest reaches the host
         # the host reaches the guest's display through a forwarded loopback port
         from Xlib import display
 
@@ -44,7 +44,7 @@ def test_guest_boots_isolated_and_audited(image, tmp_path):
         assert report["ok"], report["problems"]
         assert report["user"] == "simbridge-agent"
         targets = {p["addr"] for p in report["probes"]}
-        assert {"127.0.0.1", "10.0.2.2", "10.0.2.15"} <= targets   # loopback, the host (gateway), itself
+        assert {"127.0.0.1", "10.0.2.2", "10.0.2.15"} <= targets  # loopback, the host (gateway), itself
         assert all(p["result"] == "blocked" for p in report["probes"])
         # the supervisor runs processes as the sandbox users, not root
         out = prov.vm.request("run", argv=["id", "-un"], user="sim")
@@ -62,7 +62,7 @@ def test_guest_boots_isolated_and_audited(image, tmp_path):
         _guest_that_stops_answering_is_a_lost_simulator(prov, sb)
     finally:
         prov.stop()
-    assert not overlay.exists()                                  # reset = a new overlay next time
+    assert not overlay.exists()  # reset = a new overlay next time
 
 
 def _guest_that_stops_answering_is_a_lost_simulator(prov, sb):

@@ -80,8 +80,19 @@ class State:
             self.thr = float(r.thr) / 100.0
         self.valid = True
         if os.environ.get("SIMBRIDGE_REFERENCE_TRACE"):
-            self.trace.append((round(t, 2), round(bank, 2), round(pitch, 2), self.ias, self.alt, self.vs, self.hdg, r.bank,
-                               None if h is None else [round(h[0], 2), round(h[1], 2)]))
+            self.trace.append(
+                (
+                    round(t, 2),
+                    round(bank, 2),
+                    round(pitch, 2),
+                    self.ias,
+                    self.alt,
+                    self.vs,
+                    self.hdg,
+                    r.bank,
+                    None if h is None else [round(h[0], 2), round(h[1], 2)],
+                )
+            )
         return True
 
     def dump_trace(self, extra: dict | None = None) -> None:

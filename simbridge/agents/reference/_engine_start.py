@@ -53,8 +53,10 @@ class EngineStartPilot(Agent):
         for sw in ("master_bat", "beacon", "avionics"):  # read the panel back; fix what differs
             self._switch(cp, sw, True)
         cp.look()
-        ok = all(lit(cp.frame, h) for h in ("fuel:BOTH", "mags:BOTH", "switch:master_bat", "switch:beacon",
-                                          "switch:avionics"))
+        ok = all(
+            lit(cp.frame, h)
+            for h in ("fuel:BOTH", "mags:BOTH", "switch:master_bat", "switch:beacon", "switch:avionics")
+        )
         port.done("engine running at 1,000 rpm, switches per checklist") if ok else port.give_up("switch check failed")
         return "done" if ok else "give_up"
 

@@ -29,15 +29,27 @@ if TYPE_CHECKING:
 
 #: screen points of the panel's controls (x, y) in the default c172p view, 1280x800
 KNOBS: dict[str, tuple[int, int]] = {
-    "com_mhz": (984, 470), "com_khz": (995, 478), "com_xfer": (961, 473),
-    "nav_mhz": (1081, 470), "nav_khz": (1092, 478), "nav_xfer": (1056, 473),
-    "xpdr_mode": (934, 712), "xpdr_d3": (981, 712), "xpdr_d2": (1011, 712), "xpdr_d1": (1041, 712),
-    "xpdr_d0": (1071, 712), "baro": (694, 477),
+    "com_mhz": (984, 470),
+    "com_khz": (995, 478),
+    "com_xfer": (961, 473),
+    "nav_mhz": (1081, 470),
+    "nav_khz": (1092, 478),
+    "nav_xfer": (1056, 473),
+    "xpdr_mode": (934, 712),
+    "xpdr_d3": (981, 712),
+    "xpdr_d2": (1011, 712),
+    "xpdr_d1": (1041, 712),
+    "xpdr_d0": (1071, 712),
+    "baro": (694, 477),
 }
 #: the KT 76A's mode knob, in wheel order; the tooltip words' glyph widths (px) name each mode
 MODES = ("OFF", "SBY", "ON", "ALT", "TST")
 MODE_SIGNATURES: dict[str, tuple[int, ...]] = {
-    "OFF": (9, 7, 7), "SBY": (8, 16, 8, 9, 8, 8), "ON": (9, 8, 6), "ALT": (9, 15, 2, 17, 8, 8), "TST": (8, 7, 14),
+    "OFF": (9, 7, 7),
+    "SBY": (8, 16, 8, 9, 8, 8),
+    "ON": (9, 8, 6),
+    "ALT": (9, 15, 2, 17, 8, 8),
+    "TST": (8, 7, 14),
 }
 #: kHz per wheel click: COM in 8.33 kHz mode (four channel names per 25 kHz), NAV 50 kHz
 KHZ_PER_STEP = {"com": 6.25, "nav": 50.0}
@@ -56,17 +68,21 @@ class Targets:
 
 def parse_instruction(text: str) -> Targets:
     """The values T16's instruction asks for."""
+
     def find(pattern: str) -> str:
         m = re.search(pattern, text, re.IGNORECASE | re.DOTALL)
         if m is None:
             raise ValueError(f"the instruction does not say {pattern!r}")
         return m.group(1)
 
-    return Targets(com_mhz=float(find(r"COM1 active to\D*?(1\d\d\.\d+)")),
-                   com_stby_mhz=float(find(r"standby to\D*?(1\d\d\.\d+)")),
-                   nav_mhz=float(find(r"NAV1 to\D*?(1\d\d\.\d+)")),
-                   squawk=find(r"transponder to (\d{4})"), mode=find(r"transponder to \d{4} in (\w+) mode").upper(),
-                   baro_inhg=float(find(r"altimeter to (\d\d\.\d\d)")))
+    return Targets(
+        com_mhz=float(find(r"COM1 active to\D*?(1\d\d\.\d+)")),
+        com_stby_mhz=float(find(r"standby to\D*?(1\d\d\.\d+)")),
+        nav_mhz=float(find(r"NAV1 to\D*?(1\d\d\.\d+)")),
+        squawk=find(r"transponder to (\d{4})"),
+        mode=find(r"transponder to \d{4} in (\w+) mode").upper(),
+        baro_inhg=float(find(r"altimeter to (\d\d\.\d\d)")),
+    )
 
 
 def mode_of(rgb: np.ndarray, x: int, y: int) -> str | None:
@@ -76,8 +92,11 @@ def mode_of(rgb: np.ndarray, x: int, y: int) -> str | None:
         return None
     ws = words(rgb, box)
     widths = tuple(g.shape[1] for w in ws[1:] for g in w)
-    scored = [(sum(abs(a - b) for a, b in zip(sig, widths)), name)
-              for name, sig in MODE_SIGNATURES.items() if len(sig) == len(widths)]
+    scored = [
+        (sum(abs(a - b) for a, b in zip(sig, widths)), name)
+        for name, sig in MODE_SIGNATURES.items()
+        if len(sig) == len(widths)
+    ]
     best = min(scored, default=None)
     return best[1] if best is not None and best[0] <= 1 else None
 
@@ -227,10 +246,12 @@ class FlightGearRadiosPilot(Agent):
         rep["mode"] = self.mode(p, t.mode)
         rep["baro"] = self.baro(p, t.baro_inhg)
         # read everything back once more: a later knob must not have disturbed an earlier one
-        rep["read_back"] = {"com": p.frequency("com"), "com_stby": p.frequency("com_stby"),
-                            "nav": p.frequency("nav")}
-        ok = all(rep[k] for k in ("com", "com_stby", "nav", "squawk", "mode", "baro")) and \
-            rep["read_back"] == {"com": t.com_mhz, "com_stby": t.com_stby_mhz, "nav": t.nav_mhz}
+        rep["read_back"] = {"com": p.frequency("com"), "com_stby": p.frequency("com_stby"), "nav": p.frequency("nav")}
+        ok = all(rep[k] for k in ("com", "com_stby", "nav", "squawk", "mode", "baro")) and rep["read_back"] == {
+            "com": t.com_mhz,
+            "com_stby": t.com_stby_mhz,
+            "nav": t.nav_mhz,
+        }
         port.mouse_move(*PARK)
         port.wait(1.5)  # let the recorder log the final state
         if ok:

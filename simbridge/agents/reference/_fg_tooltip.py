@@ -34,8 +34,9 @@ def find_box(rgb: np.ndarray, px: int, py: int) -> tuple[int, int, int, int] | N
     h, w = rgb.shape[:2]
     X0, X1, Y0, Y1 = max(0, px - 60), min(w, px + 320), max(0, py), min(h, py + 80)
     # the box is a little translucent: close the holes what is behind it leaves in a row
-    mask = cv2.morphologyEx(_box_mask(rgb[Y0:Y1, X0:X1]).astype(np.uint8), cv2.MORPH_CLOSE,
-                            np.ones((1, 15), np.uint8)).astype(bool)
+    mask = cv2.morphologyEx(
+        _box_mask(rgb[Y0:Y1, X0:X1]).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((1, 15), np.uint8)
+    ).astype(bool)
     runs: list[tuple[int, int] | None] = []
     for row in mask:
         xs = np.flatnonzero(np.diff(np.r_[0, row.astype(np.int8), 0]))
@@ -67,12 +68,12 @@ def find_box(rgb: np.ndarray, px: int, py: int) -> tuple[int, int, int, int] | N
 def words(rgb: np.ndarray, box: tuple[int, int, int, int]) -> list[list[np.ndarray]]:
     """The box's text line as words of glyphs (boolean arrays of the line's full height)."""
     x0, y0, x1, y1 = box
-    lum = rgb[y0 + 2: y1 - 2, x0 + 3: x1 - 3].astype(float).mean(axis=2)
+    lum = rgb[y0 + 2 : y1 - 2, x0 + 3 : x1 - 3].astype(float).mean(axis=2)
     lit = lum > TEXT_LUM
     rows = np.flatnonzero(lit.any(axis=1))
     if rows.size == 0:
         return []
-    line = lit[rows[0]: rows[-1] + 1]
+    line = lit[rows[0] : rows[-1] + 1]
     cols = np.r_[0, line.any(axis=0).astype(np.int8), 0]
     edges = np.flatnonzero(np.diff(cols))
     out: list[list[np.ndarray]] = []
@@ -88,13 +89,13 @@ def words(rgb: np.ndarray, box: tuple[int, int, int, int]) -> list[list[np.ndarr
 def trim(g: np.ndarray) -> np.ndarray:
     """A glyph without the empty rows under it (the line's descender space) and above it."""
     rows = np.flatnonzero(g.any(axis=1))
-    return g[rows[0]: rows[-1] + 1] if rows.size else g
+    return g[rows[0] : rows[-1] + 1] if rows.size else g
 
 
 def _grid(g: np.ndarray, height: int) -> np.ndarray:
     out = np.zeros((height, _GRID_W), dtype=bool)
     hh, ww = min(height, g.shape[0]), min(_GRID_W, g.shape[1])
-    out[height - hh:, :ww] = g[g.shape[0] - hh:, :ww]  # bottom-aligned: '.' sits on the baseline
+    out[height - hh :, :ww] = g[g.shape[0] - hh :, :ww]  # bottom-aligned: '.' sits on the baseline
     return out
 
 

@@ -45,7 +45,7 @@ class GlyphSet:
         n = ink.shape[1] // self.adv
         out = []
         for i in range(n):
-            cell = ink[: self.height, i * self.adv:(i + 1) * self.adv]
+            cell = ink[: self.height, i * self.adv : (i + 1) * self.adv]
             if cell.shape != self.templates.shape[1:]:
                 pad = np.zeros(self.templates.shape[1:], np.float32)
                 pad[: cell.shape[0], : cell.shape[1]] = cell
@@ -60,25 +60,28 @@ def glyphs(size: int) -> GlyphSet:
     return GlyphSet(size)
 
 
-def ink(img: np.ndarray, x: int, y: int, w: int, h: int, fg: tuple[int, int, int],
-        bg: tuple[int, int, int]) -> np.ndarray:
+def ink(
+    img: np.ndarray, x: int, y: int, w: int, h: int, fg: tuple[int, int, int], bg: tuple[int, int, int]
+) -> np.ndarray:
     """Ink coverage 0..1 of an RGB-coloured text on a flat background, from a BGR screenshot
     region: the pixel's projection on the background→foreground colour axis."""
-    region = img[y:y + h, x:x + w, ::-1].astype(np.float32)  # BGR → RGB
+    region = img[y : y + h, x : x + w, ::-1].astype(np.float32)  # BGR → RGB
     f, b = np.array(fg, np.float32), np.array(bg, np.float32)
     axis = f - b
     return np.clip(((region - b) @ axis) / float(axis @ axis), 0.0, 1.0)
 
 
-def read_text(img: np.ndarray, x: int, y: int, n: int, size: int, fg: tuple[int, int, int],
-              bg: tuple[int, int, int]) -> str:
+def read_text(
+    img: np.ndarray, x: int, y: int, n: int, size: int, fg: tuple[int, int, int], bg: tuple[int, int, int]
+) -> str:
     """The `n` characters printed at (x, y) (top-left of the text surface)."""
     g = glyphs(size)
     return g.read(ink(img, x, y, g.width(n), g.height, fg, bg))
 
 
-def read_centred(img: np.ndarray, cx: int, cy: int, n: int, size: int, fg: tuple[int, int, int],
-                 bg: tuple[int, int, int]) -> str:
+def read_centred(
+    img: np.ndarray, cx: int, cy: int, n: int, size: int, fg: tuple[int, int, int], bg: tuple[int, int, int]
+) -> str:
     """The `n` characters printed centred on (cx, cy), as the cockpit centres its labels."""
     g = glyphs(size)
     w = g.width(n)

@@ -65,8 +65,9 @@ def read_readout(img: np.ndarray) -> Readout:
 
 def read_frequency(img: np.ndarray, display: str) -> float | None:
     """A radio display (com1:active, com1:stby, nav1:active, nav1:stby) in MHz; None while dark."""
-    rect = {"com1:active": L.COM_ACTIVE, "com1:stby": L.COM_STBY,
-            "nav1:active": L.NAV_ACTIVE, "nav1:stby": L.NAV_STBY}[display]
+    rect = {"com1:active": L.COM_ACTIVE, "com1:stby": L.COM_STBY, "nav1:active": L.NAV_ACTIVE, "nav1:stby": L.NAV_STBY}[
+        display
+    ]
     x, y, w, h = rect
     n = 7 if display.startswith("com") else 6
     return _number(read_centred(img, x + w // 2, y + h // 2, n, RADIO_SIZE, RADIO_FG, RADIO_BG))
@@ -91,7 +92,7 @@ def read_baro(img: np.ndarray) -> float | None:
 def lit(img: np.ndarray, hotspot: str, colour: tuple[int, int, int] = L.LIT) -> bool:
     """True when most of a hotspot's area shows `colour` (a switch on, a selector position)."""
     x, y, w, h = L.HOTSPOTS[hotspot]
-    region = img[y:y + h, x:x + w, ::-1].astype(np.int16)
+    region = img[y : y + h, x : x + w, ::-1].astype(np.int16)
     close = (np.abs(region - np.array(colour, np.int16)).sum(axis=2) < 60).mean()
     return bool(close > 0.3)
 
@@ -99,7 +100,7 @@ def lit(img: np.ndarray, hotspot: str, colour: tuple[int, int, int] = L.LIT) -> 
 def xpdr_mode(img: np.ndarray) -> int | None:
     """The transponder mode whose button has the yellow bar under it."""
     for i, (x, y, w, h) in enumerate(L.XPDR_MODE_BUTTONS):
-        bar = img[y + h:y + h + 3, x + 4:x + w - 4, ::-1].astype(np.int16)
+        bar = img[y + h : y + h + 3, x + 4 : x + w - 4, ::-1].astype(np.int16)
         if (np.abs(bar - np.array(L.LIT, np.int16)).sum(axis=2) < 60).mean() > 0.5:
             return i
     return None
@@ -111,8 +112,8 @@ def view_horizon(img: np.ndarray) -> tuple[float, float] | None:
     whole degrees; None when too little horizon is visible."""
     x0, y0, w, h = L.VIEW
     step = 8
-    view = img[y0:y0 + h, x0:x0 + w:step, ::-1].astype(np.int16)
-    sky = (np.abs(view - np.array(L.SKY, np.int16)).sum(axis=2) < 40)
+    view = img[y0 : y0 + h, x0 : x0 + w : step, ::-1].astype(np.int16)
+    sky = np.abs(view - np.array(L.SKY, np.int16)).sum(axis=2) < 40
     # first non-sky row per column (the sky is above the horizon until past 90 degrees of bank)
     has_ground = ~sky.all(axis=0)
     first = np.argmax(~sky, axis=0)

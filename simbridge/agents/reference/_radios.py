@@ -19,8 +19,15 @@ MAX_CLICKS = 80
 class RadiosPilot(Agent):
     name = "reference"
 
-    def __init__(self, com_active: float = 125.0, com_stby: float = 118.6, nav: float = 114.1,
-                 squawk: str = "4521", mode: int = 3, baro: float = 29.92) -> None:
+    def __init__(
+        self,
+        com_active: float = 125.0,
+        com_stby: float = 118.6,
+        nav: float = 114.1,
+        squawk: str = "4521",
+        mode: int = 3,
+        baro: float = 29.92,
+    ) -> None:
         self.com_active, self.com_stby, self.nav = com_active, com_stby, nav
         self.squawk, self.mode, self.baro = squawk, mode, baro
 
@@ -128,6 +135,12 @@ class RadiosPilot(Agent):
         nav = read_frequency(img, "nav1:active")
         if com_active is None or com_stby is None or nav is None:
             return False
-        return (abs(com_active - self.com_active) < 0.005 and abs(com_stby - self.com_stby) < 0.005
-                and abs(nav - self.nav) < 0.005 and read_squawk(img) == [int(c) for c in self.squawk]
-                and xpdr_mode(img) == self.mode and (b := read_baro(img)) is not None and abs(b - self.baro) < 0.005)
+        return (
+            abs(com_active - self.com_active) < 0.005
+            and abs(com_stby - self.com_stby) < 0.005
+            and abs(nav - self.nav) < 0.005
+            and read_squawk(img) == [int(c) for c in self.squawk]
+            and xpdr_mode(img) == self.mode
+            and (b := read_baro(img)) is not None
+            and abs(b - self.baro) < 0.005
+        )

@@ -70,6 +70,8 @@ class SteepTurnPilot(Agent):
         finally:
             p50, p95 = cp.latency_ms()
             st.dump_trace({"latency_ms": [p50, p95], "turned": turned, "hdg0": hdg0, "alt0": alt0})
-        port.done(f"turned {abs(turned):.0f}° left, rolled out on {st.hdg:.0f}° (entry {hdg0:.0f}°); "
-                  f"screenshot loop p50 {p50:.0f} ms")
+        port.done(
+            f"turned {abs(turned):.0f}° left, rolled out on {st.hdg:.0f}° (entry {hdg0:.0f}°); "
+            f"screenshot loop p50 {p50:.0f} ms"
+        )
         return "done"

@@ -93,7 +93,7 @@ class TakeoffHoldPilot(Agent):
                 else:  # level: hold heading, altitude and airspeed
                     bank_t = max(-10.0, min(10.0, 1.0 * angle_diff(HDG, st.hdg)))
                     fly.step(bank_t, ALT, IAS, dt)
-                    ok = (abs(angle_diff(st.hdg, HDG)) <= 8 and abs(st.alt - ALT) <= 80 and abs(st.ias - IAS) <= 4)
+                    ok = abs(angle_diff(st.hdg, HDG)) <= 8 and abs(st.alt - ALT) <= 80 and abs(st.ias - IAS) <= 4
                     if not ok:
                         hold_since = None
                     elif hold_since is None:
@@ -116,6 +116,6 @@ class TakeoffHoldPilot(Agent):
         from simbridge.agents.reference._layout import L
 
         x, y, w, h = L.PARK_BRAKE
-        region = cp.frame[y:y + h, x:x + w, ::-1].astype(np.int16)
+        region = cp.frame[y : y + h, x : x + w, ::-1].astype(np.int16)
         red = (region[:, :, 0] > 150) & (region[:, :, 1] < 90) & (region[:, :, 2] < 90)
         return bool(red.mean() > 0.2)

@@ -83,7 +83,7 @@ def read_number(lum: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> float | 
             j += 1
         g = sub[:, i:j]
         rows = np.where(g.any(axis=1))[0]
-        ch = classify(g[rows[0]: rows[-1] + 1])
+        ch = classify(g[rows[0] : rows[-1] + 1])
         gap = None if last_end is None else i - last_end
         if ch is None or (gap is not None and gap > 4 and text):
             if text:
@@ -226,7 +226,7 @@ class PayloadPilot:
         _, lum = self.screen()
         top = max(s.y for s in fuel) + 40  # below the fuel total row
         x_left, x_right = fuel[0].x1 + 90, payload[0].x0
-        rows = np.asarray((lum[top: top + 160, x_left:x_right] > LIT).any(axis=1))  # per-row flags
+        rows = np.asarray((lum[top : top + 160, x_left:x_right] > LIT).any(axis=1))  # per-row flags
         lines, y = [], 0
         while y < len(rows):
             if rows[y]:
@@ -240,8 +240,10 @@ class PayloadPilot:
         if len(lines) < 2:
             return None, None
         first, last = lines[0], lines[-1]
-        return (read_number(lum, x_left, first[0], x_right, first[1]),
-                read_number(lum, x_left, last[0], x_right, last[1]))
+        return (
+            read_number(lum, x_left, first[0], x_right, first[1]),
+            read_number(lum, x_left, last[0], x_right, last[1]),
+        )
 
 
 #: the C172 normal-category envelope (CG in, weight lb), as the POH draws it
@@ -263,14 +265,18 @@ def inside_envelope(cg_in: float, weight_lb: float, polygon=ENVELOPE_IN_LB) -> b
 
 def task_figures(instruction: str) -> tuple[float, float, float]:
     """(pilot lb, front passenger lb, maximum weight lb) as the instruction states them."""
+
     def find(pattern: str) -> float:
         m = re.search(pattern, instruction, re.IGNORECASE)
         if m is None:
             raise ValueError(f"the instruction does not say {pattern!r}")
         return float(m.group(1).replace(",", ""))
 
-    return (find(r"pilot\s+([\d,]+)\s*lb"), find(r"front passenger\s+([\d,]+)\s*lb"),
-            find(r"total weight is\s*(?:≤|<=|at most)\s*([\d,]+)\s*lb"))
+    return (
+        find(r"pilot\s+([\d,]+)\s*lb"),
+        find(r"front passenger\s+([\d,]+)\s*lb"),
+        find(r"total weight is\s*(?:≤|<=|at most)\s*([\d,]+)\s*lb"),
+    )
 
 
 def load_aircraft(port, instruction: str, *, fuel_lb_per_tank: float | None = None, tol_lb: float = 2.0) -> dict:
@@ -280,8 +286,13 @@ def load_aircraft(port, instruction: str, *, fuel_lb_per_tank: float | None = No
     pilot_lb, copilot_lb, max_lb = task_figures(instruction)
     load = json.loads(port.read_file("input/load.json"))
     rear = {p["seat"]: float(p["weight_lb"]) for p in load["rear_passengers"]}
-    stations = [pilot_lb, copilot_lb, rear["rear left"], rear["rear right"],
-                sum(float(b["weight_lb"]) for b in load["baggage"])]
+    stations = [
+        pilot_lb,
+        copilot_lb,
+        rear["rear left"],
+        rear["rear right"],
+        sum(float(b["weight_lb"]) for b in load["baggage"]),
+    ]
     pilot = PayloadPilot(port)
     fuel, payload = pilot.open_dialog()
     got: dict = {}

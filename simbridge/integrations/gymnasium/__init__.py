@@ -31,8 +31,13 @@ def register_all() -> list[str]:
     for task, sim in runnable_pairs():
         eid = env_id(task, sim)
         if eid not in gym.registry:
-            gym.register(id=eid, entry_point=ENTRY_POINT, kwargs={"task": task, "sim": sim},
-                         nondeterministic=True, disable_env_checker=False)
+            gym.register(
+                id=eid,
+                entry_point=ENTRY_POINT,
+                kwargs={"task": task, "sim": sim},
+                nondeterministic=True,
+                disable_env_checker=False,
+            )
         ids.append(eid)
     return ids
 

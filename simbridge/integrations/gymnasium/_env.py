@@ -35,9 +35,35 @@ from simbridge._errors import SimbridgeError
 from simbridge.integrations._episode import EpisodeConfig, LiveEpisode
 
 #: the keys an action may press (xdotool names): flight controls of the cockpits and common keys
-KEYS: tuple[str, ...] = ("Up", "Down", "Left", "Right", "KP_5", "Page_Up", "Page_Down", "Home", "End", "space",
-                         "Return", "Escape", "Tab", "b", "B", "s", "m", "M", "bracketleft", "bracketright",
-                         "braceleft", "braceright", "comma", "period", "Insert", "KP_0", "KP_Enter")
+KEYS: tuple[str, ...] = (
+    "Up",
+    "Down",
+    "Left",
+    "Right",
+    "KP_5",
+    "Page_Up",
+    "Page_Down",
+    "Home",
+    "End",
+    "space",
+    "Return",
+    "Escape",
+    "Tab",
+    "b",
+    "B",
+    "s",
+    "m",
+    "M",
+    "bracketleft",
+    "bracketright",
+    "braceleft",
+    "braceright",
+    "comma",
+    "period",
+    "Insert",
+    "KP_0",
+    "KP_Enter",
+)
 KINDS: tuple[str, ...] = ("noop", "key", "key_down", "key_up", "mouse_move", "click", "right_click", "scroll", "done")
 
 
@@ -46,9 +72,19 @@ class SimbridgeEnv(gym.Env):
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 10}
 
-    def __init__(self, task: str, sim: str, *, step_s: float = 0.1, obs_scale: float = 0.25,
-                 time_limit_s: float | None = None, provider: str = "local", frame_hz: float = 0.0,
-                 out: str | Path | None = None, render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        task: str,
+        sim: str,
+        *,
+        step_s: float = 0.1,
+        obs_scale: float = 0.25,
+        time_limit_s: float | None = None,
+        provider: str = "local",
+        frame_hz: float = 0.0,
+        out: str | Path | None = None,
+        render_mode: str | None = None,
+    ) -> None:
         from simbridge._providers._base import SCREEN_H, SCREEN_W
         from simbridge._task import load_task
 
@@ -61,20 +97,23 @@ class SimbridgeEnv(gym.Env):
         self.task_id, self.sim = task, sim
         self.spec_task = load_task(task)
         self.step_s, self.obs_scale = float(step_s), float(obs_scale)
-        self.time_limit_s = float(min(self.spec_task.time_limit_s, time_limit_s) if time_limit_s
-                                  else self.spec_task.time_limit_s)
+        self.time_limit_s = float(
+            min(self.spec_task.time_limit_s, time_limit_s) if time_limit_s else self.spec_task.time_limit_s
+        )
         self._cut = time_limit_s
         self.provider, self.frame_hz, self.out = provider, frame_hz, out
         self.render_mode = render_mode
         self.screen_w, self.screen_h = SCREEN_W, SCREEN_H
         self.obs_w, self.obs_h = max(1, round(SCREEN_W * obs_scale)), max(1, round(SCREEN_H * obs_scale))
         self.observation_space = spaces.Box(0, 255, (self.obs_h, self.obs_w, 3), np.uint8)
-        self.action_space = spaces.Dict({
-            "kind": spaces.Discrete(len(KINDS)),
-            "key": spaces.Discrete(len(KEYS)),
-            "point": spaces.Box(0.0, 1.0, (2,), np.float32),
-            "wheel": spaces.Discrete(2),
-        })
+        self.action_space = spaces.Dict(
+            {
+                "kind": spaces.Discrete(len(KINDS)),
+                "key": spaces.Discrete(len(KEYS)),
+                "point": spaces.Box(0.0, 1.0, (2,), np.float32),
+                "wheel": spaces.Discrete(2),
+            }
+        )
         self._ep: LiveEpisode | None = None
         self._client: Any = None
         self._frame: np.ndarray | None = None
@@ -90,11 +129,16 @@ class SimbridgeEnv(gym.Env):
         r = ep.finish()
         self.last_result = r
         s = r.score
-        info: dict[str, Any] = {"bundle": str(r.path), "status": r.status, "detail": r.detail,
-                                "scored": s is not None and s.status == "scored"}
+        info: dict[str, Any] = {
+            "bundle": str(r.path),
+            "status": r.status,
+            "detail": r.detail,
+            "scored": s is not None and s.status == "scored",
+        }
         if s is not None:
-            info.update(score=s.score, success=s.success, reason=s.reason,
-                        components={c.name: c.earned for c in s.components})
+            info.update(
+                score=s.score, success=s.success, reason=s.reason, components={c.name: c.earned for c in s.components}
+            )
         return info
 
     def _obs(self) -> np.ndarray:
@@ -104,28 +148,48 @@ class SimbridgeEnv(gym.Env):
         # raw pixels from the port's own grabber: no PNG round trip per step
         bgr = self._client._port.screen.grab_bgr()
         self._frame = bgr  # full size, for render(); converted only when asked
-        small = bgr if self.obs_scale == 1.0 else cv2.resize(bgr, (self.obs_w, self.obs_h),
-                                                            interpolation=cv2.INTER_AREA)
+        small = (
+            bgr if self.obs_scale == 1.0 else cv2.resize(bgr, (self.obs_w, self.obs_h), interpolation=cv2.INTER_AREA)
+        )
         return cv2.cvtColor(small, cv2.COLOR_BGR2RGB)  # resize first: the colour swap then touches 1/16 of it
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
         self._end()
         self._trial += 1
-        cfg = EpisodeConfig(task=self.task_id, sim=self.sim, provider=self.provider, lockstep=True,
-                            lockstep_slice_s=self.step_s, time_limit_s=self._cut, frame_hz=self.frame_hz,
-                            out=Path(self.out) if self.out else None, seed=seed, agent_name="gymnasium")
+        cfg = EpisodeConfig(
+            task=self.task_id,
+            sim=self.sim,
+            provider=self.provider,
+            lockstep=True,
+            lockstep_slice_s=self.step_s,
+            time_limit_s=self._cut,
+            frame_hz=self.frame_hz,
+            out=Path(self.out) if self.out else None,
+            seed=seed,
+            agent_name="gymnasium",
+        )
         self._ep = LiveEpisode(cfg, trial=self._trial)
         self._client = self._ep.start()
-        return self._obs(), {"bundle": str(self._ep.path), "task": self.task_id, "sim": self.sim,
-                             "time_limit_s": self.time_limit_s}
+        return self._obs(), {
+            "bundle": str(self._ep.path),
+            "task": self.task_id,
+            "sim": self.sim,
+            "time_limit_s": self.time_limit_s,
+        }
 
     def _act(self, action: dict[str, Any]) -> bool:
         """Run one command through the port; False once the episode is over."""
         c = self._client
         kind = KINDS[int(action["kind"])]
-        x, y = (np.clip(np.asarray(action.get("point", (0.5, 0.5)), dtype=float), 0.0, 1.0)
-                * (self.screen_w - 1, self.screen_h - 1)).round().astype(int)
+        x, y = (
+            (
+                np.clip(np.asarray(action.get("point", (0.5, 0.5)), dtype=float), 0.0, 1.0)
+                * (self.screen_w - 1, self.screen_h - 1)
+            )
+            .round()
+            .astype(int)
+        )
         key = KEYS[int(action.get("key", 0))]
         try:
             if kind == "noop":

@@ -68,7 +68,7 @@ def parse_tasks(spec: str) -> list[tuple[str, str | None]]:
                 out.append((item, None))
             elif isinstance(item, dict) and isinstance(item.get("id", item.get("task")), str):
                 sims = item.get("sims", item.get("sim"))
-                for sim in (sims if isinstance(sims, list) else [sims]):
+                for sim in sims if isinstance(sims, list) else [sims]:
                     out.append((str(item.get("id", item.get("task"))), None if sim is None else str(sim)))
             else:
                 raise SimbridgeError(f"suite file {spec}: tasks[{i}]={item!r} is not a task id or {{id, sim}}")
@@ -97,8 +97,9 @@ def _prompt(task_id: str, sim: str, lockstep: bool, time_limit_s: float | None) 
     _check_sim(spec, sim)
     cls = resolve_session(sim)
     limit = min(spec.time_limit_s, time_limit_s) if time_limit_s else spec.time_limit_s
-    text = make_brief(spec, sim, time_limit_s=limit, lockstep=lockstep,
-                      controls=tuple(getattr(cls, "controls", ()))).text()
+    text = make_brief(
+        spec, sim, time_limit_s=limit, lockstep=lockstep, controls=tuple(getattr(cls, "controls", ()))
+    ).text()
     parts = [text]
     for f in spec.inputs:
         if not f.source:
@@ -111,8 +112,9 @@ def _prompt(task_id: str, sim: str, lockstep: bool, time_limit_s: float | None) 
         if body is not None:
             parts.append(f"\n--- {f.path} ({f.description}) ---\n{body}")
         else:
-            parts.append(f"\n--- {f.path} ({f.description}): {len(data)} bytes, read it with read_file "
-                         f"(encoding base64) ---")
+            parts.append(
+                f"\n--- {f.path} ({f.description}): {len(data)} bytes, read it with read_file (encoding base64) ---"
+            )
     return "\n".join(parts)
 
 
@@ -130,8 +132,13 @@ def make_samples(task: str, sim: str | None, lockstep: bool, time_limit_s: float
         pairs += [(tid, x) for x in sims]
     samples = []
     for tid, s in dict.fromkeys(pairs):
-        samples.append(Sample(id=f"{tid}-{s}", input=_prompt(tid, s, lockstep, time_limit_s),
-                              metadata={"task": tid, "sim": s, "files": _has_files(tid)}))
+        samples.append(
+            Sample(
+                id=f"{tid}-{s}",
+                input=_prompt(tid, s, lockstep, time_limit_s),
+                metadata={"task": tid, "sim": s, "files": _has_files(tid)},
+            )
+        )
     return samples
 
 
@@ -195,16 +202,29 @@ def computer_tool(turn: _Turn) -> Tool:
               press_enter: Press Return after typing (type).
               actions: A list of action objects to run one after another.
             """
-            args = {k: v for k, v in dict(action=action, coordinate=coordinate, duration=duration, region=region,
-                                          scroll_amount=scroll_amount, scroll_direction=scroll_direction,
-                                          start_coordinate=start_coordinate, text=text, repeat=repeat,
-                                          press_enter=press_enter, actions=actions).items() if v is not None}
+            args = {
+                k: v
+                for k, v in dict(
+                    action=action,
+                    coordinate=coordinate,
+                    duration=duration,
+                    region=region,
+                    scroll_amount=scroll_amount,
+                    scroll_direction=scroll_direction,
+                    start_coordinate=start_coordinate,
+                    text=text,
+                    repeat=repeat,
+                    press_enter=press_enter,
+                    actions=actions,
+                ).items()
+                if v is not None
+            }
             from simbridge._agent_port import Screenshot
 
             def act() -> tuple[Any, Any]:
                 """The action and the screenshot after it, in one worker-thread hop."""
                 out = turn.client.computer(**args)
-                after = (not isinstance(out, (Screenshot, tuple)) and turn.screenshot_after)
+                after = not isinstance(out, (Screenshot, tuple)) and turn.screenshot_after
                 return out, (turn.client.screenshot() if after else None)
 
             out, shot = await turn.call(act)
@@ -293,20 +313,33 @@ def file_tools(turn: _Turn) -> list[Tool]:
 
 # ------------------------------------------------------------------------------------------ solver, scorer
 @solver
-def simbridge_episode(provider: str = "local", lockstep: bool = False, lockstep_slice_s: float = 0.1,
-                      time_limit_s: float | None = None, frame_hz: float = 1.0, out: str | None = None,
-                      max_steps: int = 500, screenshot_after: bool = True) -> Solver:
+def simbridge_episode(
+    provider: str = "local",
+    lockstep: bool = False,
+    lockstep_slice_s: float = 0.1,
+    time_limit_s: float | None = None,
+    frame_hz: float = 1.0,
+    out: str | None = None,
+    max_steps: int = 500,
+    screenshot_after: bool = True,
+) -> Solver:
     """Run the sample's episode: up before the model's first turn, torn down and scored after
     its last (also on error and cancellation); the model acts through the tools until it calls
     done/give_up, answers without a tool call, or the episode ends (time limit, crash)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         md = state.metadata
-        cfg = EpisodeConfig(task=md["task"], sim=md["sim"], provider=provider, lockstep=bool(lockstep),
-                            lockstep_slice_s=float(lockstep_slice_s),
-                            time_limit_s=None if time_limit_s is None else float(time_limit_s),
-                            frame_hz=float(frame_hz), out=Path(out) if out else None,
-                            agent_name=f"inspect:{state.model}")
+        cfg = EpisodeConfig(
+            task=md["task"],
+            sim=md["sim"],
+            provider=provider,
+            lockstep=bool(lockstep),
+            lockstep_slice_s=float(lockstep_slice_s),
+            time_limit_s=None if time_limit_s is None else float(time_limit_s),
+            frame_hz=float(frame_hz),
+            out=Path(out) if out else None,
+            agent_name=f"inspect:{state.model}",
+        )
         ep = LiveEpisode(cfg, trial=state.epoch)
         store().set(BUNDLE_KEY, str(ep.path))
         try:
@@ -324,8 +357,15 @@ def simbridge_episode(provider: str = "local", lockstep: bool = False, lockstep_
             with anyio.CancelScope(shield=True):
                 result = await anyio.to_thread.run_sync(ep.finish)
                 score = result.score
-                store().set(RESULT_KEY, {"status": result.status, "detail": result.detail, "bundle": str(result.path),
-                                         "score": None if score is None else score.model_dump(mode="json")})
+                store().set(
+                    RESULT_KEY,
+                    {
+                        "status": result.status,
+                        "detail": result.detail,
+                        "bundle": str(result.path),
+                        "score": None if score is None else score.model_dump(mode="json"),
+                    },
+                )
         if score is None or score.status == "unscored":
             reason = score.reason if score is not None else "no score"
             raise SimbridgeError(f"unscored episode ({result.status}: {reason}); bundle {result.path}")
@@ -346,28 +386,54 @@ def simbridge_verifier() -> Scorer:
         from simbridge._score import Score as SimScore
 
         s = SimScore.model_validate(res["score"])
-        return Score(value=float(s.score or 0.0), answer=res["status"], explanation=s.table(),
-                     metadata={"components": [c.model_dump(mode="json") for c in s.components],
-                               "safety": [x.model_dump(mode="json") for x in s.safety],
-                               "success": s.success, "bundle": res["bundle"], "status": res["status"],
-                               "detail": res["detail"], "flags": list(s.flags)})
+        return Score(
+            value=float(s.score or 0.0),
+            answer=res["status"],
+            explanation=s.table(),
+            metadata={
+                "components": [c.model_dump(mode="json") for c in s.components],
+                "safety": [x.model_dump(mode="json") for x in s.safety],
+                "success": s.success,
+                "bundle": res["bundle"],
+                "status": res["status"],
+                "detail": res["detail"],
+                "flags": list(s.flags),
+            },
+        )
 
     return score
 
 
 @task
-def gui_task(task: str = "T16", sim: str | None = None, provider: str = "local", lockstep: bool = False,
-             lockstep_slice_s: float = 0.1, time_limit_s: float | None = None, frame_hz: float = 1.0,
-             out: str | None = None, epochs: int = 1, max_steps: int = 500, screenshot_after: bool = True) -> Task:
+def gui_task(
+    task: str = "T16",
+    sim: str | None = None,
+    provider: str = "local",
+    lockstep: bool = False,
+    lockstep_slice_s: float = 0.1,
+    time_limit_s: float | None = None,
+    frame_hz: float = 1.0,
+    out: str | None = None,
+    epochs: int = 1,
+    max_steps: int = 500,
+    screenshot_after: bool = True,
+) -> Task:
     """simbridge GUI tasks: `-T task=T16|T16,T09|suite.yaml -T sim=jsbsim [-T provider=netns]
     [-T lockstep=true] [-T time_limit_s=60] [-T epochs=K]` (pass@K and pass^K reducers; a pass is
     a full score, which is simbridge's `success`)."""
     k = max(1, int(epochs))
     return Task(
         dataset=make_samples(task, sim, bool(lockstep), None if time_limit_s is None else float(time_limit_s)),
-        solver=simbridge_episode(provider=provider, lockstep=bool(lockstep), lockstep_slice_s=lockstep_slice_s,
-                                 time_limit_s=time_limit_s, frame_hz=frame_hz, out=out, max_steps=max_steps,
-                                 screenshot_after=screenshot_after),
+        solver=simbridge_episode(
+            provider=provider,
+            lockstep=bool(lockstep),
+            lockstep_slice_s=lockstep_slice_s,
+            time_limit_s=time_limit_s,
+            frame_hz=frame_hz,
+            out=out,
+            max_steps=max_steps,
+            screenshot_after=screenshot_after,
+        ),
         scorer=simbridge_verifier(),
         epochs=Epochs(k, ["mean", f"pass_at_{k}", f"pass_k_{k}"]),
     )

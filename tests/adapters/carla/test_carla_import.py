@@ -35,12 +35,14 @@ def test_real_recording_imports_with_lane_geometry(tmp_path, record_property, ca
     assert s.t.size == 431 and s.t[-1] == pytest.approx(12.49, abs=0.01)
     assert np.all(np.diff(s.t) > 0)
     off = s["lane_offset_m"]
-    lo, hi, rms = float(off.min()), float(off.max()), float(np.sqrt(np.mean(off ** 2)))
+    lo, hi, rms = float(off.min()), float(off.max()), float(np.sqrt(np.mean(off**2)))
     for k, v in (("lane_offset_min_m", lo), ("lane_offset_max_m", hi), ("lane_offset_rms_m", rms)):
         record_property(k, round(v, 3))
     with capsys.disabled():
-        print(f"\n[carla import] frames 432, hero samples {s.t.size}, lane_offset_m min {lo:.3f} max {hi:.3f} "
-              f"rms {rms:.3f} (lane half width 2.0 m)")
+        print(
+            f"\n[carla import] frames 432, hero samples {s.t.size}, lane_offset_m min {lo:.3f} max {hi:.3f} "
+            f"rms {rms:.3f} (lane half width 2.0 m)"
+        )
     # the hero weaves (the example exists to measure that) but its centre never leaves its 4 m lane
     assert np.all(np.abs(off) < 2.0)
     assert lo < -0.5 and hi > 0.5
@@ -123,8 +125,10 @@ def _approach(town01, light_state: int, other_state: int, which: int = 0) -> tup
         yaws.append(yaws[-1])
     all_lights = [g for g in town01.signals if g.type == TRAFFIC_LIGHT_TYPE]
     adds = [(100, 1, (xs[0] * 100, ys[0] * 100, 50.0), yaws[0], "vehicle.lincoln.mkz_2017", {"role_name": "hero"})]
-    adds += [(200 + k, 3, (g.x_m * 100, g.y_m * 100, 0.0), 0.0, "traffic.traffic_light", {})
-             for k, g in enumerate(all_lights)]
+    adds += [
+        (200 + k, 3, (g.x_m * 100, g.y_m * 100, 0.0), 0.0, "traffic.traffic_light", {})
+        for k, g in enumerate(all_lights)
+    ]
     target = 200 + all_lights.index(sig)
     states = [(200 + k, light_state if 200 + k == target else other_state) for k in range(len(all_lights))]
     frames = []
@@ -157,10 +161,14 @@ def test_no_red_light_on_green_even_if_other_lights_are_red(tmp_path, town01):
 
 
 def test_collision_events_name_the_other_kind(tmp_path):
-    add = rs.event_add([(10, 1, (0.0, 0.0, 0.0), 0.0, "vehicle.tesla.model3", {"role_name": "hero"}),
-                        (11, 2, (0.0, 0.0, 0.0), 0.0, "walker.pedestrian.0001", {}),
-                        (12, 1, (0.0, 0.0, 0.0), 0.0, "vehicle.audi.a2", {}),
-                        (13, 0, (0.0, 0.0, 0.0), 0.0, "static.prop.box01", {})])
+    add = rs.event_add(
+        [
+            (10, 1, (0.0, 0.0, 0.0), 0.0, "vehicle.tesla.model3", {"role_name": "hero"}),
+            (11, 2, (0.0, 0.0, 0.0), 0.0, "walker.pedestrian.0001", {}),
+            (12, 1, (0.0, 0.0, 0.0), 0.0, "vehicle.audi.a2", {}),
+            (13, 0, (0.0, 0.0, 0.0), 0.0, "static.prop.box01", {}),
+        ]
+    )
     frames = []
     for i in range(6):
         pk = [add] if i == 0 else []
@@ -176,8 +184,12 @@ def test_collision_events_name_the_other_kind(tmp_path):
     (tmp_path / "c.log").write_bytes(rs.recording(frames))
     b = read_bundle(import_recording(tmp_path / "c.log", tmp_path / "b"))
     got = [(round(e.t, 3), e.data["other_kind"], e.data["other_id"], e.data["x_m"]) for e in b.events_of("collision")]
-    assert got == [(0.05, "walker", 11, 1.0), (0.15, "vehicle", 12, 3.0), (0.15, "static", None, 3.0),
-                   (0.2, "static", 13, 4.0)]
+    assert got == [
+        (0.05, "walker", 11, 1.0),
+        (0.15, "vehicle", 12, 3.0),
+        (0.15, "static", None, 3.0),
+        (0.2, "static", 13, 4.0),
+    ]
     assert np.allclose(b.signals["speed_kmh"], 3.6)  # from Kinematics (1 m/s), not from positions (20 m/s)
 
 

@@ -98,7 +98,7 @@ def test_clothoid_matches_fresnel_integrals():
     a = math.sqrt(math.pi * length / k1)  # clothoid scale: curvature = s / (a^2 / pi)
     S, C = scipy_special.fresnel(ds / a)
     assert np.allclose(x, a * C, atol=1e-3) and np.allclose(y, a * S, atol=1e-3)
-    assert np.allclose(h, 0.5 * k1 / length * ds ** 2)
+    assert np.allclose(h, 0.5 * k1 / length * ds**2)
 
 
 def test_param_poly3_straight_is_a_line():

@@ -14,7 +14,11 @@ from hypothesis import strategies as st
 from fixtures import fixture_path
 from simbridge import BundleError
 from simbridge.adapters.carla import (
-    ActorKind, PacketId, RecorderFormatError, RecorderReader, read_recording,
+    ActorKind,
+    PacketId,
+    RecorderFormatError,
+    RecorderReader,
+    read_recording,
 )
 
 LOG = fixture_path("carla", "DistanceToLaneCenter.log")
@@ -155,17 +159,23 @@ def _write(tmp_path: Path, data: bytes, name: str = "s.log") -> Path:
 
 
 def _two_actor_file(late: list[bytes] | None = None, unknown: bool = False) -> bytes:
-    add = rs.event_add([(10, 1, (100.0, 200.0, 50.0), 90.0, "vehicle.tesla.model3", {"role_name": "hero"}),
-                        (11, 2, (0.0, 0.0, 0.0), 0.0, "walker.pedestrian.0001", {"role_name": "walker"}),
-                        (12, 3, (500.0, 0.0, 0.0), 0.0, "traffic.traffic_light", {})])
+    add = rs.event_add(
+        [
+            (10, 1, (100.0, 200.0, 50.0), 90.0, "vehicle.tesla.model3", {"role_name": "hero"}),
+            (11, 2, (0.0, 0.0, 0.0), 0.0, "walker.pedestrian.0001", {"role_name": "walker"}),
+            (12, 3, (500.0, 0.0, 0.0), 0.0, "traffic.traffic_light", {}),
+        ]
+    )
     frames = []
     for i in range(5):
         pk = [add] if i == 0 else []
         if unknown:
             pk.append(rs.packet(99, b"\x01\x02\x03"))
-        pk += [rs.positions([(10, 100.0 + 100 * i, 200.0, 50.0, 90.0), (11, 7.0, 8.0, 9.0, 0.0)]),
-               rs.tl_states([(12, 0 if i < 3 else 2)]),
-               rs.anim_vehicle([(10, 0.1 * i, 0.5, 0.0)])]
+        pk += [
+            rs.positions([(10, 100.0 + 100 * i, 200.0, 50.0, 90.0), (11, 7.0, 8.0, 9.0, 0.0)]),
+            rs.tl_states([(12, 0 if i < 3 else 2)]),
+            rs.anim_vehicle([(10, 0.1 * i, 0.5, 0.0)]),
+        ]
         if i == 2:
             pk.append(rs.collision([(0, 10, 11), (1, 10, 0xFFFFFFFF)]))
         if late:
@@ -183,8 +193,10 @@ def test_synthetic_tracks_controls_collisions_lights(tmp_path):
     assert np.allclose(rec.tracks[10].x_m, [1.0, 2.0, 3.0, 4.0, 5.0])
     assert np.allclose(rec.tracks[10].y_m, 2.0) and np.allclose(rec.tracks[10].z_m, 0.5)
     assert np.allclose(rec.controls[10]["steer"], [0, 0.1, 0.2, 0.3, 0.4], atol=1e-6)
-    assert [(c.actor1, c.actor2, c.t) for c in rec.collisions] == [(10, 11, pytest.approx(0.1)),
-                                                                    (10, 0xFFFFFFFF, pytest.approx(0.1))]
+    assert [(c.actor1, c.actor2, c.t) for c in rec.collisions] == [
+        (10, 11, pytest.approx(0.1)),
+        (10, 0xFFFFFFFF, pytest.approx(0.1)),
+    ]
     assert rec.actors[11].destroyed_t == pytest.approx(0.2)
     tl = rec.traffic_lights[12]
     assert list(tl["state"]) == [0, 2] and list(tl["t"]) == pytest.approx([0.0, 0.15])
@@ -239,13 +251,18 @@ def test_bad_event_add_string_is_named(tmp_path):
         read_recording(_write(tmp_path, data))
 
 
-_SMALL = _two_actor_file(late=[rs.wheels([(10, 4)]), rs.biker([(10, 1.0, 0.5)]), rs.door([(10, 0, True)])],
-                         unknown=True)
+_SMALL = _two_actor_file(
+    late=[rs.wheels([(10, 4)]), rs.biker([(10, 1.0, 0.5)]), rs.door([(10, 0, True)])], unknown=True
+)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.tuples(st.integers(0, len(_SMALL) - 1), st.integers(0, 255)), min_size=1, max_size=8),
-       st.integers(0, len(_SMALL)))
+@settings(
+    max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(st.tuples(st.integers(0, len(_SMALL) - 1), st.integers(0, 255)), min_size=1, max_size=8),
+    st.integers(0, len(_SMALL)),
+)
 def test_fuzz_mutations_raise_only_format_errors(tmp_path, flips, cut):
     data = bytearray(_SMALL)
     for i, v in flips:
@@ -253,15 +270,20 @@ def test_fuzz_mutations_raise_only_format_errors(tmp_path, flips, cut):
     data = bytes(data[:cut])
     p = tmp_path / "fuzz.log"
     p.write_bytes(data)
-    for reader in (lambda: read_recording(p), lambda: read_recording(p, block_bytes=64),
-                   lambda: list(RecorderReader(p).packets())):
+    for reader in (
+        lambda: read_recording(p),
+        lambda: read_recording(p, block_bytes=64),
+        lambda: list(RecorderReader(p).packets()),
+    ):
         try:
             reader()
         except RecorderFormatError as exc:
             assert 0 <= exc.offset <= len(data)
 
 
-@settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.binary(min_size=0, max_size=300))
 def test_fuzz_random_tail_after_a_valid_header(tmp_path, tail):
     p = tmp_path / "rand.log"
@@ -293,9 +315,14 @@ def test_counted_packet_without_its_count_is_an_error(tmp_path):
 _REAL_PREFIX = LOG.read_bytes()[:30_000]
 
 
-@settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.tuples(st.integers(0, 29_999), st.integers(0, 255)), min_size=1, max_size=6),
-       st.integers(34, 30_000), st.booleans())
+@settings(
+    max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(st.tuples(st.integers(0, 29_999), st.integers(0, 255)), min_size=1, max_size=6),
+    st.integers(34, 30_000),
+    st.booleans(),
+)
 def test_fuzz_mutated_real_recording(tmp_path, flips, cut, allow):
     """Mutations of the real file's first frames (actor creation, positions, lights)."""
     data = bytearray(_REAL_PREFIX)

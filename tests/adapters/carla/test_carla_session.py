@@ -32,15 +32,33 @@ def _write_recording(path: str, history: list[dict]) -> None:
         new = [a for a in h["actors"] if a[0] not in known]
         if new:
             known.update(a[0] for a in new)
-            pk.append(rs.event_add([(a[0], 1 if a[1].startswith("vehicle.") else 2, (a[3] * 100, a[4] * 100, a[5] * 100),
-                                     a[6], a[1], {k: v for k, v in a[2].items() if not k.startswith("_")})
-                                    for a in new]))
+            pk.append(
+                rs.event_add(
+                    [
+                        (
+                            a[0],
+                            1 if a[1].startswith("vehicle.") else 2,
+                            (a[3] * 100, a[4] * 100, a[5] * 100),
+                            a[6],
+                            a[1],
+                            {k: v for k, v in a[2].items() if not k.startswith("_")},
+                        )
+                        for a in new
+                    ]
+                )
+            )
         if h["collisions"]:
             pk.append(rs.collision([(i, e, o) for i, (e, o) in enumerate(h["collisions"])]))
         pk.append(rs.positions([(a[0], a[3] * 100, a[4] * 100, a[5] * 100, a[6]) for a in h["actors"]]))
         pk.append(rs.anim_vehicle([(a[0], a[8], a[7], a[9]) for a in h["actors"] if a[1].startswith("vehicle.")]))
-        pk.append(rs.kinematics([(a[0], a[10] * math.cos(math.radians(a[6])), a[10] * math.sin(math.radians(a[6])), 0.0)
-                                 for a in h["actors"]]))
+        pk.append(
+            rs.kinematics(
+                [
+                    (a[0], a[10] * math.cos(math.radians(a[6])), a[10] * math.sin(math.radians(a[6])), 0.0)
+                    for a in h["actors"]
+                ]
+            )
+        )
         frames.append(pk)
     with open(path, "wb") as fh:
         fh.write(rs.recording(frames, map_name="Carla/Maps/Town01"))
@@ -67,8 +85,15 @@ def test_t13_scene_sync_mode_recorder_and_import(tmp_path, double):
     assert "start_recorder(additional_data=True)" in srv.calls
     assert w.settings.synchronous_mode is True and w.settings.fixed_delta_seconds == pytest.approx(0.05)
     kinds = sorted(a.type_id for a in w.actors.values())
-    assert kinds == sorted(["vehicle.lincoln.mkz_2017", "vehicle.volkswagen.t2", "walker.pedestrian.0001",
-                            "sensor.other.collision", "sensor.other.lane_invasion"])
+    assert kinds == sorted(
+        [
+            "vehicle.lincoln.mkz_2017",
+            "vehicle.volkswagen.t2",
+            "walker.pedestrian.0001",
+            "sensor.other.collision",
+            "sensor.other.lane_invasion",
+        ]
+    )
     assert s.ego.attributes["role_name"] == "hero"
     assert (s.ego.get_location().x, s.ego.get_location().y) == (110.0, 133.41)
     assert s.map_path.read_text() == XODR.read_text()
@@ -220,8 +245,15 @@ def test_manual_control_window_draws_and_reads_keys(monkeypatch):
 #: every class member of the client API the session uses (see _session.py)
 USED_API = {
     "Client": ["set_timeout", "load_world", "get_server_version", "start_recorder", "stop_recorder"],
-    "World": ["get_settings", "apply_settings", "get_map", "get_blueprint_library", "try_spawn_actor", "tick",
-              "get_snapshot"],
+    "World": [
+        "get_settings",
+        "apply_settings",
+        "get_map",
+        "get_blueprint_library",
+        "try_spawn_actor",
+        "tick",
+        "get_snapshot",
+    ],
     "WorldSettings": ["synchronous_mode", "fixed_delta_seconds"],
     "Map": ["get_spawn_points", "get_waypoint", "to_opendrive"],
     "Waypoint": ["lane_id", "is_junction"],
@@ -241,8 +273,9 @@ USED_API = {
 
 def test_the_api_the_session_uses_exists_in_the_real_client_package():
     carla = pytest.importorskip("carla", reason="the carla client package is not installed")
-    missing = [f"{cls}.{m}" for cls, members in USED_API.items() for m in members
-               if not hasattr(getattr(carla, cls, None), m)]
+    missing = [
+        f"{cls}.{m}" for cls, members in USED_API.items() for m in members if not hasattr(getattr(carla, cls, None), m)
+    ]
     assert missing == []
 
 
@@ -288,7 +321,8 @@ def test_a_port_that_is_not_carla_is_a_harness_error_not_a_crash(tmp_path):
     try:
         with pytest.raises(HarnessError, match=rf"carla: 127.0.0.1:{port}"):
             CarlaSession(port=port, timeout_s=2.0, threaded=False, recorder_dir=tmp_path).start(
-                load_task("T13"), Sandbox(display=":99", env={}, workdir=str(tmp_path), host_addr="127.0.0.1"))
+                load_task("T13"), Sandbox(display=":99", env={}, workdir=str(tmp_path), host_addr="127.0.0.1")
+            )
     finally:
         stop.set()
         th.join(2)
@@ -305,7 +339,8 @@ def test_no_server_is_a_harness_error(tmp_path):
     s.close()  # nothing listens there now
     with pytest.raises(HarnessError, match="time-out"):
         CarlaSession(port=port, timeout_s=1.0, threaded=False, recorder_dir=tmp_path).start(
-            load_task("T13"), Sandbox(display=":99", env={}, workdir=str(tmp_path), host_addr="127.0.0.1"))
+            load_task("T13"), Sandbox(display=":99", env={}, workdir=str(tmp_path), host_addr="127.0.0.1")
+        )
 
 
 class _GridWaypoint:
@@ -317,8 +352,10 @@ class _GridWaypoint:
     def next(self, d: float) -> list["_GridWaypoint"]:
         x, y, yaw = self.transform.location.x, self.transform.location.y, self.transform.rotation.yaw
         yaws = [yaw, yaw + 90, yaw - 90] if (round(x) % 50 == 0 and round(y) % 50 == 0) else [yaw]
-        return [_GridWaypoint(round(x + d * math.cos(math.radians(a))), round(y + d * math.sin(math.radians(a))), a)
-                for a in yaws]
+        return [
+            _GridWaypoint(round(x + d * math.cos(math.radians(a))), round(y + d * math.sin(math.radians(a))), a)
+            for a in yaws
+        ]
 
 
 class _GridMap:

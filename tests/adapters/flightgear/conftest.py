@@ -33,8 +33,11 @@ class Xvfb:
     def __init__(self, size: str = "1280x800x24") -> None:
         self.number = _free_display()
         self.display = f":{self.number}"
-        self.proc = subprocess.Popen(["Xvfb", self.display, "-screen", "0", size, "-nolisten", "tcp"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            ["Xvfb", self.display, "-screen", "0", size, "-nolisten", "tcp"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 15
         while not Path(f"/tmp/.X11-unix/X{self.number}").exists():
             if self.proc.poll() is not None or time.monotonic() > deadline:

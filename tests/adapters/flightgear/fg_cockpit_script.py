@@ -38,7 +38,7 @@ TACH_ANGLE_AT_793 = -81.87
 def needle_angle_deg(img: Image.Image) -> float | None:
     """Angle of the tachometer needle: the brightest ray in a ring around the hub."""
     cx, cy = TACH_CENTRE
-    a = np.asarray(img.convert("RGB")).astype(int)[cy - 26:cy + 27, cx - 26:cx + 27]
+    a = np.asarray(img.convert("RGB")).astype(int)[cy - 26 : cy + 27, cx - 26 : cx + 27]
     ys, xs = np.mgrid[-26:27, -26:27]
     r = np.hypot(xs, ys)
     ring = (r >= 10) & (r <= 22)
@@ -137,8 +137,9 @@ class CockpitPilot:
         time.sleep(4.0)
 
     # -------------------------------------------------------------- procedure
-    def start_engine(self, *, beacon: bool = True, rpm_target: float = 1000.0, rpm_band: float = 40.0,
-                     max_adjust: int = 40) -> float | None:
+    def start_engine(
+        self, *, beacon: bool = True, rpm_target: float = 1000.0, rpm_band: float = 40.0, max_adjust: int = 40
+    ) -> float | None:
         """The checklist through the cockpit. Returns the last tachometer reading."""
         self.prepare_view()
         self.master_on()

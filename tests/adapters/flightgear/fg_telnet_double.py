@@ -78,8 +78,13 @@ class TelnetDouble:
             self.runs.append(" ".join(tokens[1:]))
         elif tokens[0] == "ls":
             d = tokens[1].rstrip("/") if len(tokens) > 1 else ""
-            kids = sorted({p[len(d) + 1:].split("/")[0] + ("/" if "/" in p[len(d) + 1:] else "")
-                           for p in self.props if p.startswith(d + "/")})
+            kids = sorted(
+                {
+                    p[len(d) + 1 :].split("/")[0] + ("/" if "/" in p[len(d) + 1 :] else "")
+                    for p in self.props
+                    if p.startswith(d + "/")
+                }
+            )
             if not kids:
                 out = f"-ERR \"node '{d}' not found\"\r\n"
             else:
@@ -91,4 +96,3 @@ class TelnetDouble:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
-

@@ -16,16 +16,30 @@ from simbridge._canonical import is_canonical
 from simbridge._errors import HarnessError
 from simbridge._task import load_task
 from simbridge.adapters.fgproto import GenericProtocol
-from simbridge.adapters.flightgear import (KEY_WHITELIST, RAW_CHUNKS, SIGNALS, CanonicalMapper, LaunchSpec,
-                                           TelnetRecorder, launch_spec, render_lockdown)
+from simbridge.adapters.flightgear import (
+    KEY_WHITELIST,
+    RAW_CHUNKS,
+    SIGNALS,
+    CanonicalMapper,
+    LaunchSpec,
+    TelnetRecorder,
+    launch_spec,
+    render_lockdown,
+)
 from simbridge.adapters.flightgear._launch import FlightGearProcess
 from simbridge.adapters.flightgear._lockdown import keyboard_bindings
 
 FG_ROOT = Path("/usr/share/games/flightgear")
 needs_fgdata = pytest.mark.skipif(not (FG_ROOT / "keyboard.xml").exists(), reason="FlightGear data not installed")
 
-COLD = {c.name: 0.0 for c in RAW_CHUNKS} | {"tank0_selected": 1.0, "tank1_selected": 1.0, "parking_brake": 1.0,
-                                            "xpdr_knob": 4.0, "heading_mag": 19.6, "heading_true": 29.1}
+COLD = {c.name: 0.0 for c in RAW_CHUNKS} | {
+    "tank0_selected": 1.0,
+    "tank1_selected": 1.0,
+    "parking_brake": 1.0,
+    "xpdr_knob": 4.0,
+    "heading_mag": 19.6,
+    "heading_true": 29.1,
+}
 
 
 def test_every_mapped_signal_is_canonical():
@@ -86,7 +100,23 @@ def test_lockdown_nulls_every_binding_outside_the_whitelist():
     root = ET.fromstring(xml)
     assert root.findtext("sim/menubar/visibility") == "false"
     nulled = {int(k.get("n")): k for k in root.find("input/keyboard").findall("key")}
-    for code in (47, 58, 266, 21, 27, 112, 97, 65, 116, 84, 267, 268, 9, 63, 18):  # / : F10 ^U Esc p a A t T F11 F12 Tab ? ^R
+    for code in (
+        47,
+        58,
+        266,
+        21,
+        27,
+        112,
+        97,
+        65,
+        116,
+        84,
+        267,
+        268,
+        9,
+        63,
+        18,
+    ):  # / : F10 ^U Esc p a A t T F11 F12 Tab ? ^R
         assert code in nulled, code
         cmds = [b.findtext("command") for b in nulled[code].iter("binding")]
         assert cmds and set(cmds) == {"null"}
@@ -117,18 +147,26 @@ def test_launch_options_from_tasks():
     assert g.on_ground
     a = launch_spec(load_task("T10@PHNL"))
     assert not a.on_ground
-    assert a.position_args() == ["--airport=PHNL", "--runway=08L", "--offset-distance=12.0", "--altitude=4000.0",
-                                 "--vc=90.0", "--heading=90.0"]
+    assert a.position_args() == [
+        "--airport=PHNL",
+        "--runway=08L",
+        "--offset-distance=12.0",
+        "--altitude=4000.0",
+        "--vc=90.0",
+        "--heading=90.0",
+    ]
     with pytest.raises(HarnessError):
         LaunchSpec(on_ground=False, airport="PHNL").position_args()
 
 
 def test_command_line_has_software_rendering_options_and_no_httpd(tmp_path):
-    p = FlightGearProcess(launch_spec(load_task("T01@PHJR")), GenericProtocol(RAW_CHUNKS), workdir=tmp_path,
-                          display=":99", cache_dir=None)
+    p = FlightGearProcess(
+        launch_spec(load_task("T01@PHJR")), GenericProtocol(RAW_CHUNKS), workdir=tmp_path, display=":99", cache_dir=None
+    )
 
     class _Rx:
         port = 5599
+
     p.udp = _Rx()
     p.telnet_port = 5401
     argv = p.command()
@@ -142,8 +180,14 @@ def test_command_line_has_software_rendering_options_and_no_httpd(tmp_path):
 
 
 def test_missing_fgfs_is_a_harness_error(tmp_path):
-    p = FlightGearProcess(launch_spec(load_task("T01@PHJR")), GenericProtocol(RAW_CHUNKS), workdir=tmp_path,
-                          display=":99", fgfs=str(tmp_path / "no-fgfs"), cache_dir=None)
+    p = FlightGearProcess(
+        launch_spec(load_task("T01@PHJR")),
+        GenericProtocol(RAW_CHUNKS),
+        workdir=tmp_path,
+        display=":99",
+        fgfs=str(tmp_path / "no-fgfs"),
+        cache_dir=None,
+    )
     with pytest.raises(HarnessError, match="cannot start"):
         p.start(timeout_s=5)
 
@@ -153,8 +197,14 @@ def test_recorder_of_a_silent_telnet_server_ends_harness_error(tmp_path):
     import threading
 
     t0 = time.monotonic()
-    props = {c.node: "0" for c in RAW_CHUNKS} | {"/sim/time/elapsed-sec": "0", "/sim/version/flightgear": "2020.3.16 (double)"}
-    props |= {node: "1" for node in __import__("simbridge.adapters.flightgear", fromlist=["SNAPSHOT_NODES"]).SNAPSHOT_NODES.values()}
+    props = {c.node: "0" for c in RAW_CHUNKS} | {
+        "/sim/time/elapsed-sec": "0",
+        "/sim/version/flightgear": "2020.3.16 (double)",
+    }
+    props |= {
+        node: "1"
+        for node in __import__("simbridge.adapters.flightgear", fromlist=["SNAPSHOT_NODES"]).SNAPSHOT_NODES.values()
+    }
     d = TelnetDouble(props)
     d.live["/sim/time/elapsed-sec"] = lambda: 100.0 + (time.monotonic() - t0)
     threading.Timer(0.5, setattr, args=(d, "mute", True)).start()
@@ -170,10 +220,17 @@ def test_recorder_of_a_silent_telnet_server_ends_harness_error(tmp_path):
 def test_recorder_polls_the_double_and_writes_a_readable_bundle(tmp_path):
     t0 = time.monotonic()
     props = {c.node: "0" for c in RAW_CHUNKS} | {
-        "/sim/time/elapsed-sec": "0", "/sim/version/flightgear": "2020.3.16 (double)",
-        "/engines/engine[0]/running": "true", "/engines/engine[0]/rpm": "1000.5",
-        "/consumables/fuel/tank[0]/selected": "true", "/consumables/fuel/tank[1]/selected": "true"}
-    props |= {node: "1" for node in __import__("simbridge.adapters.flightgear", fromlist=["SNAPSHOT_NODES"]).SNAPSHOT_NODES.values()}
+        "/sim/time/elapsed-sec": "0",
+        "/sim/version/flightgear": "2020.3.16 (double)",
+        "/engines/engine[0]/running": "true",
+        "/engines/engine[0]/rpm": "1000.5",
+        "/consumables/fuel/tank[0]/selected": "true",
+        "/consumables/fuel/tank[1]/selected": "true",
+    }
+    props |= {
+        node: "1"
+        for node in __import__("simbridge.adapters.flightgear", fromlist=["SNAPSHOT_NODES"]).SNAPSHOT_NODES.values()
+    }
     d = TelnetDouble(props)
     d.live["/sim/time/elapsed-sec"] = lambda: 100.0 + (time.monotonic() - t0)
     try:

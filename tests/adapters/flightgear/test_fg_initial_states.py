@@ -42,12 +42,21 @@ def test_t10_phnl_starts_on_the_ils_in_the_air(xvfb, tmp_path):
         assert v["avionics"] == 1
         # the harness-side check that the variant's ILS facts are real: tune it over telnet
         tn = s.fg.telnet
-        tn.set_many({"/instrumentation/nav[0]/frequencies/selected-mhz": "111.70",
-                     "/instrumentation/nav[0]/radials/selected-deg": "81"})
+        tn.set_many(
+            {
+                "/instrumentation/nav[0]/frequencies/selected-mhz": "111.70",
+                "/instrumentation/nav[0]/radials/selected-deg": "81",
+            }
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            ident, in_range, loc = tn.get_many(["/instrumentation/nav[0]/nav-id", "/instrumentation/nav[0]/in-range",
-                                                "/instrumentation/nav[0]/nav-loc"])
+            ident, in_range, loc = tn.get_many(
+                [
+                    "/instrumentation/nav[0]/nav-id",
+                    "/instrumentation/nav[0]/in-range",
+                    "/instrumentation/nav[0]/nav-loc",
+                ]
+            )
             if in_range == "true":
                 break
             time.sleep(1.0)

@@ -18,13 +18,15 @@ from simbridge.adapters.fgproto import CLOCK_NODE, Chunk, GenericProtocol, Telne
 
 @pytest.fixture
 def double():
-    d = TelnetDouble({
-        "/sim/time/elapsed-sec": "12.5",
-        "/engines/engine[0]/running": "true",
-        "/engines/engine[0]/rpm": "2103.7",
-        "/sim/description": "Cessna 172P Skyhawk (1982 model)",
-        "/controls/switches/magnetos": "3",
-    })
+    d = TelnetDouble(
+        {
+            "/sim/time/elapsed-sec": "12.5",
+            "/engines/engine[0]/running": "true",
+            "/engines/engine[0]/rpm": "2103.7",
+            "/sim/description": "Cessna 172P Skyhawk (1982 model)",
+            "/controls/switches/magnetos": "3",
+        }
+    )
     yield d
     d.close()
 
@@ -32,7 +34,10 @@ def double():
 def test_get_and_get_many_pipelined(double):
     with TelnetProps("127.0.0.1", double.port) as fg:
         assert fg.get("/engines/engine[0]/rpm") == "2103.7"
-        assert fg.get_many(["/sim/time/elapsed-sec", "/sim/description"]) == ["12.5", "Cessna 172P Skyhawk (1982 model)"]
+        assert fg.get_many(["/sim/time/elapsed-sec", "/sim/description"]) == [
+            "12.5",
+            "Cessna 172P Skyhawk (1982 model)",
+        ]
         assert fg.get_floats(["/engines/engine[0]/running", "/controls/switches/magnetos"]) == [1.0, 3.0]
 
 
@@ -82,12 +87,15 @@ def test_closed_by_server(double):
     fg.close()
 
 
-PROTO = GenericProtocol([
-    Chunk("lat_deg", "/position/latitude-deg", "double", "%.8f"),
-    Chunk("engine_running", "/engines/engine[0]/running", "bool"),
-    Chunk("magnetos", "/controls/switches/magnetos", "int"),
-    Chunk("engine_rpm", "/engines/engine[0]/rpm", "float", "%.1f"),
-], name="t")
+PROTO = GenericProtocol(
+    [
+        Chunk("lat_deg", "/position/latitude-deg", "double", "%.8f"),
+        Chunk("engine_running", "/engines/engine[0]/running", "bool"),
+        Chunk("magnetos", "/controls/switches/magnetos", "int"),
+        Chunk("engine_rpm", "/engines/engine[0]/rpm", "float", "%.1f"),
+    ],
+    name="t",
+)
 
 
 def test_protocol_xml_is_what_flightgear_reads():
@@ -98,7 +106,11 @@ def test_protocol_xml_is_what_flightgear_reads():
     chunks = out.findall("chunk")
     assert [c.findtext("node") for c in chunks][0] == CLOCK_NODE
     assert [c.findtext("node") for c in chunks][1:] == [
-        "/position/latitude-deg", "/engines/engine[0]/running", "/controls/switches/magnetos", "/engines/engine[0]/rpm"]
+        "/position/latitude-deg",
+        "/engines/engine[0]/running",
+        "/controls/switches/magnetos",
+        "/engines/engine[0]/rpm",
+    ]
     assert [c.findtext("type") for c in chunks] == ["double", "double", "bool", "int", "float"]
     assert chunks[1].findtext("format") == "%.8f"
 
@@ -109,6 +121,7 @@ def test_protocol_option_climbs_out_of_fg_root(tmp_path):
     assert opt.startswith("--generic=socket,out,60,127.0.0.1,5500,udp,")
     rel = opt.rsplit(",", 1)[1]
     import os
+
     assert os.path.normpath(os.path.join("/usr/share/games/flightgear/Protocol", rel + ".xml")) == str(xml)
 
 
@@ -138,7 +151,10 @@ def test_udp_receiver_decodes_and_counts_bad_packets():
     with UdpReceiver(PROTO) as rx:
         tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         for i in range(5):
-            tx.sendto(PROTO.encode(i * 0.1, {"lat_deg": 21.0, "engine_running": 0, "magnetos": i % 4, "engine_rpm": 0}), ("127.0.0.1", rx.port))
+            tx.sendto(
+                PROTO.encode(i * 0.1, {"lat_deg": 21.0, "engine_running": 0, "magnetos": i % 4, "engine_rpm": 0}),
+                ("127.0.0.1", rx.port),
+            )
         tx.sendto(b"garbage\n", ("127.0.0.1", rx.port))
         deadline = time.monotonic() + 5
         got = []
@@ -164,8 +180,10 @@ def test_udp_rates_count_packets_and_sim_time():
         assert rx.rates() == (None, None)
         tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         for i in range(4):
-            tx.sendto(PROTO.encode(10.0 + i, {"lat_deg": 0, "engine_running": 0, "magnetos": 0, "engine_rpm": 0}),
-                      ("127.0.0.1", rx.port))
+            tx.sendto(
+                PROTO.encode(10.0 + i, {"lat_deg": 0, "engine_running": 0, "magnetos": 0, "engine_rpm": 0}),
+                ("127.0.0.1", rx.port),
+            )
             time.sleep(0.2)
         deadline = time.monotonic() + 5
         while rx.n_packets < 4 and time.monotonic() < deadline:

@@ -42,17 +42,30 @@ def fg(xvfb, tmp_path_factory):
     session.start(task, Sandbox(display=xvfb.display, env={}, workdir=str(work)))
     try:
         # sandbox setup (provider's job, not the agent's): no window manager, so focus FlightGear
-        wid = subprocess.run(["xdotool", "search", "--name", "^FlightGear$"], capture_output=True, text=True,
-                             env={"DISPLAY": xvfb.display}).stdout.split()
+        wid = subprocess.run(
+            ["xdotool", "search", "--name", "^FlightGear$"],
+            capture_output=True,
+            text=True,
+            env={"DISPLAY": xvfb.display},
+        ).stdout.split()
         if wid:
             subprocess.run(["xdotool", "windowfocus", wid[0]], env={"DISPLAY": xvfb.display}, check=False)
         collector = Collector(session)
         actions: list[dict] = []
         port = AgentPort(xvfb.display, clock=session.sim_time, log=actions.append)
         tn = TelnetProps("127.0.0.1", session.telnet_port)
-        ns = SimpleNamespace(task=task, session=session, collector=collector, port=port,
-                             client=DirectClient(port), actions=actions, work=work, telnet=tn,
-                             snap_start=session.snapshot(), info=session.info())
+        ns = SimpleNamespace(
+            task=task,
+            session=session,
+            collector=collector,
+            port=port,
+            client=DirectClient(port),
+            actions=actions,
+            work=work,
+            telnet=tn,
+            snap_start=session.snapshot(),
+            info=session.info(),
+        )
         yield ns
     finally:
         for closer in ("collector", "port", "telnet"):
@@ -69,10 +82,18 @@ def write_bundle(path: Path, fg, t_end: float | None, task_id: str) -> Path:
     """A bundle of the shared run's samples up to t_end (sim s), as the runner would write it."""
     samples = fg.collector.upto(t_end)
     info = fg.session.info()
-    ep = EpisodeInfo(task_id=task_id, sim="flightgear", sim_version=info["sim_version"],
-                     adapter="simbridge.adapters.flightgear.FlightGearSession", provider="local-test",
-                     agent="fg_cockpit_script", unisolated=True, frame_rate_hz=info["frame_rate_hz"],
-                     real_time_factor=info["real_time_factor"], flags=info["flags"])
+    ep = EpisodeInfo(
+        task_id=task_id,
+        sim="flightgear",
+        sim_version=info["sim_version"],
+        adapter="simbridge.adapters.flightgear.FlightGearSession",
+        provider="local-test",
+        agent="fg_cockpit_script",
+        unisolated=True,
+        frame_rate_hz=info["frame_rate_hz"],
+        real_time_factor=info["real_time_factor"],
+        flags=info["flags"],
+    )
     w = BundleWriter(path, ep, list(fg.session.signals))
     for s in samples:
         w.sample(s.t_sim, s.values)
@@ -108,8 +129,12 @@ def test_lockdown_holds(fg):
     tn, c = fg.telnet, fg.client
     assert tn.get("/sim/menubar/visibility") == "false"
     assert tn.get("/sim/menubar/default/menu[8]/enabled") == "false"
-    for key in ("/input/keyboard/key[47]/binding[0]/command", "/input/keyboard/key[58]/binding[0]/command",
-                "/input/keyboard/key[266]/binding[0]/command", "/input/keyboard/key[112]/binding[0]/command"):
+    for key in (
+        "/input/keyboard/key[47]/binding[0]/command",
+        "/input/keyboard/key[58]/binding[0]/command",
+        "/input/keyboard/key[266]/binding[0]/command",
+        "/input/keyboard/key[112]/binding[0]/command",
+    ):
         assert tn.get(key) == "null", key
     # positive control: a whitelisted key reaches FlightGear (B = parking brake toggle)
     before = tn.get_float("/controls/gear/brake-parking")
@@ -136,8 +161,11 @@ def test_lockdown_holds(fg):
     # what the isolation audit records for the task's consoles, read back from the simulator
     consoles = fg.session.check_consoles(["Nasal console", "property browser", "Debug menu", "instructor station"])
     assert {n: c["state"] for n, c in consoles.items()} == {
-        "Nasal console": "disabled", "property browser": "disabled", "Debug menu": "disabled",
-        "instructor station": "unchecked"}
+        "Nasal console": "disabled",
+        "property browser": "disabled",
+        "Debug menu": "disabled",
+        "instructor station": "unchecked",
+    }
     assert "key /=null" in consoles["property browser"]["evidence"]
     # turned back on (as a misconfigured launch would have it), the check says so
     tn.set("/sim/menubar/default/menu[8]/enabled", "true")
@@ -169,9 +197,27 @@ def test_t01_engine_start_gui_only_scores_full_and_partial_without_beacon(fg, tm
 def test_simbridge_record_gives_a_bundle_verify_reads(fg, tmp_path):
     out = tmp_path / "recorded"
     cli = [sys.executable, "-m", "simbridge._cli"]
-    rec = subprocess.run([*cli, "record", "--sim", "flightgear", "--host", "127.0.0.1", "--port",
-                          str(fg.session.telnet_port), "--seconds", "4", "--out", str(out), "--task", "T01@PHJR"],
-                         capture_output=True, text=True, timeout=180)
+    rec = subprocess.run(
+        [
+            *cli,
+            "record",
+            "--sim",
+            "flightgear",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(fg.session.telnet_port),
+            "--seconds",
+            "4",
+            "--out",
+            str(out),
+            "--task",
+            "T01@PHJR",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert rec.returncode == 0, rec.stderr
     b = read_bundle(out)
     assert b.episode.sim == "flightgear" and len(b.signals.t) >= 3

@@ -25,8 +25,12 @@ from simbridge._task import load_task
 from simbridge.adapters.flightgear import FlightGearSession
 from simbridge.verifiers import score_bundle
 
-pytestmark = [pytest.mark.flightgear, pytest.mark.slow, pytest.mark.display,
-              pytest.mark.skipif(not have_flightgear(), reason="needs FlightGear (apt-get install flightgear) and Xvfb")]
+pytestmark = [
+    pytest.mark.flightgear,
+    pytest.mark.slow,
+    pytest.mark.display,
+    pytest.mark.skipif(not have_flightgear(), reason="needs FlightGear (apt-get install flightgear) and Xvfb"),
+]
 
 
 def _wait_sim(collector: Collector, t_sim: float, timeout_s: float = 240.0) -> float:
@@ -40,13 +44,22 @@ def _wait_sim(collector: Collector, t_sim: float, timeout_s: float = 240.0) -> f
     raise AssertionError(f"simulator time did not reach {t_sim:g} s in {timeout_s:g} s wall")
 
 
-def _bundle(path: Path, session: FlightGearSession, collector: Collector, task_id: str,
-            t0: float, t1: float, snaps: dict) -> Path:
+def _bundle(
+    path: Path, session: FlightGearSession, collector: Collector, task_id: str, t0: float, t1: float, snaps: dict
+) -> Path:
     info = session.info()
-    ep = EpisodeInfo(task_id=task_id, sim="flightgear", sim_version=info["sim_version"],
-                     adapter="simbridge.adapters.flightgear.FlightGearSession", provider="local-test",
-                     agent="none", unisolated=True, frame_rate_hz=info["frame_rate_hz"],
-                     real_time_factor=info["real_time_factor"], flags=info["flags"])
+    ep = EpisodeInfo(
+        task_id=task_id,
+        sim="flightgear",
+        sim_version=info["sim_version"],
+        adapter="simbridge.adapters.flightgear.FlightGearSession",
+        provider="local-test",
+        agent="none",
+        unisolated=True,
+        frame_rate_hz=info["frame_rate_hz"],
+        real_time_factor=info["real_time_factor"],
+        flags=info["flags"],
+    )
     w = BundleWriter(path, ep, list(session.signals))
     for s in collector.upto(t1):
         if s.t_sim >= t0:
@@ -78,28 +91,42 @@ def test_t16_phjr_starts_cold_with_avionics_and_its_radios_reach_the_verifier(xv
         assert consoles["Nasal console"]["state"] == consoles["property browser"]["state"] == "disabled"
         assert consoles["developer mode"]["state"] == "unchecked"
 
-        idle = score_bundle(read_bundle(_bundle(tmp_path / "idle", s, collector, task.id, 0.0, t_idle,
-                                                {"start": start_snap, "end": s.snapshot()})), task)
+        idle = score_bundle(
+            read_bundle(
+                _bundle(
+                    tmp_path / "idle", s, collector, task.id, 0.0, t_idle, {"start": start_snap, "end": s.snapshot()}
+                )
+            ),
+            task,
+        )
         assert idle.status == "scored" and idle.score == 0.0, idle.explanation
         assert _components(idle) == {"com1_active_standby": 0.0, "nav1": 0.0, "transponder": 0.0, "altimeter": 0.0}
 
         # what the panel's knobs drive: KX 165 active/standby, the KT 76A's digit inputs and mode
         # knob (FlightGear's transponder builds id-code from the digits), the Kollsman knob
-        s.fg.telnet.set_many({
-            "/instrumentation/comm[0]/frequencies/selected-mhz": "123.8",
-            "/instrumentation/comm[0]/frequencies/standby-mhz": "132.6",
-            "/instrumentation/nav[0]/frequencies/selected-mhz": "114.8",
-            "/instrumentation/transponder/inputs/digit[3]": "4", "/instrumentation/transponder/inputs/digit[2]": "5",
-            "/instrumentation/transponder/inputs/digit[1]": "2", "/instrumentation/transponder/inputs/digit[0]": "1",
-            "/instrumentation/transponder/inputs/knob-mode": "5",
-            "/instrumentation/altimeter/setting-inhg": "29.92",
-        })
+        s.fg.telnet.set_many(
+            {
+                "/instrumentation/comm[0]/frequencies/selected-mhz": "123.8",
+                "/instrumentation/comm[0]/frequencies/standby-mhz": "132.6",
+                "/instrumentation/nav[0]/frequencies/selected-mhz": "114.8",
+                "/instrumentation/transponder/inputs/digit[3]": "4",
+                "/instrumentation/transponder/inputs/digit[2]": "5",
+                "/instrumentation/transponder/inputs/digit[1]": "2",
+                "/instrumentation/transponder/inputs/digit[0]": "1",
+                "/instrumentation/transponder/inputs/knob-mode": "5",
+                "/instrumentation/altimeter/setting-inhg": "29.92",
+            }
+        )
         t_set = collector.upto()[-1].t_sim
         t_end = _wait_sim(collector, t_set + 4.0)
         v = collector.upto()[-1].values
         assert v["xpdr_code"] == 4521 and v["xpdr_mode"] == 3
-        full = score_bundle(read_bundle(_bundle(tmp_path / "set", s, collector, task.id, 0.0, t_end,
-                                                {"start": start_snap, "end": s.snapshot()})), task)
+        full = score_bundle(
+            read_bundle(
+                _bundle(tmp_path / "set", s, collector, task.id, 0.0, t_end, {"start": start_snap, "end": s.snapshot()})
+            ),
+            task,
+        )
         assert full.status == "scored" and full.score == pytest.approx(1.0), full.explanation
         assert s.info()["frame_rate_hz"]  # measured (reported in episode.json), not asserted on
     finally:
@@ -126,8 +153,14 @@ def test_t09_phjr_hands_over_clean_in_level_flight_and_doing_nothing_earns_nothi
         assert abs(v["alt_msl_ft"] - 3500) < 400 and abs(v["ias_kt"] - 100) < 20
         assert abs(v["lat_deg"] - 21.20) < 0.03 and abs(v["lon_deg"] + 158.07) < 0.03
         t_end = _wait_sim(collector, 15.0)
-        idle = score_bundle(read_bundle(_bundle(tmp_path / "idle", s, collector, task.id, 0.0, t_end,
-                                                {"start": start_snap, "end": s.snapshot()})), task)
+        idle = score_bundle(
+            read_bundle(
+                _bundle(
+                    tmp_path / "idle", s, collector, task.id, 0.0, t_end, {"start": start_snap, "end": s.snapshot()}
+                )
+            ),
+            task,
+        )
         ts = [x.t_sim for x in collector.upto(t_end)]
         worst_gap_s = max(b - a for a, b in zip(ts, ts[1:]))
         if worst_gap_s > task.max_sample_gap_s:
@@ -150,8 +183,16 @@ def test_t16_phjr_reference_pilot_tunes_the_panel_by_mouse_and_earns_full_credit
 
     from simbridge._runner import RunConfig, run
 
-    [result] = run(RunConfig(task="T16@PHJR", sim="flightgear", agent="reference", out=tmp_path / "runs",
-                             frame_hz=0.2, say=lambda s: None))
+    [result] = run(
+        RunConfig(
+            task="T16@PHJR",
+            sim="flightgear",
+            agent="reference",
+            out=tmp_path / "runs",
+            frame_hz=0.2,
+            say=lambda s: None,
+        )
+    )
     assert result.status == "completed", (result.status, result.detail)
     s = result.score
     assert s is not None and s.status == "scored", s

@@ -22,8 +22,12 @@ from conftest import have_flightgear
 from simbridge._bundle import read_bundle
 from simbridge._runner import RunConfig, run
 
-pytestmark = [pytest.mark.flightgear, pytest.mark.slow, pytest.mark.display,
-              pytest.mark.skipif(not have_flightgear(), reason="needs FlightGear (apt-get install flightgear) and Xvfb")]
+pytestmark = [
+    pytest.mark.flightgear,
+    pytest.mark.slow,
+    pytest.mark.display,
+    pytest.mark.skipif(not have_flightgear(), reason="needs FlightGear (apt-get install flightgear) and Xvfb"),
+]
 
 
 def _netns_usable() -> bool:
@@ -39,8 +43,17 @@ def _netns_usable() -> bool:
 
 
 def _episode(tmp_path, agent: str, provider: str = "local"):
-    [result] = run(RunConfig(task="T15", sim="flightgear", agent=agent,
-                             out=tmp_path / "runs", frame_hz=0.2, say=lambda s: None, provider=provider))
+    [result] = run(
+        RunConfig(
+            task="T15",
+            sim="flightgear",
+            agent=agent,
+            out=tmp_path / "runs",
+            frame_hz=0.2,
+            say=lambda s: None,
+            provider=provider,
+        )
+    )
     bundle = read_bundle(result.path)
     return result, bundle
 
@@ -74,8 +87,17 @@ def test_dialog_loading_and_answer_earn_full_credit(tmp_path):
     assert s.score == pytest.approx(1.0) and s.success
     # GUI only: the agent's actions are screenshots, F9, pointer input and its own files
     kinds = {a["kind"] for a in _actions(result.path)}
-    assert kinds <= {"screenshot", "key", "mouse_move", "mouse_down", "mouse_up", "wait", "read_file", "write_file",
-                     "done"}, kinds
+    assert kinds <= {
+        "screenshot",
+        "key",
+        "mouse_move",
+        "mouse_down",
+        "mouse_up",
+        "wait",
+        "read_file",
+        "write_file",
+        "done",
+    }, kinds
     assert {a["args"]["keys"] for a in _actions(result.path) if a["kind"] == "key"} == {"F9"}
 
 

@@ -30,8 +30,11 @@ def test_tasks_offer_flightgear_with_the_c172p_and_their_own_text(task_id):
 
 def test_t02_phjr_lines_up_on_runway_04r_like_t05_phjr_and_holds_the_runway_heading():
     t02, t05 = load_task("T02@PHJR"), load_task("T05@PHJR")
-    assert launch_spec(t02).position_args() == launch_spec(t05).position_args() == [
-        "--airport=PHJR", "--runway=04R", "--heading=54.8"]
+    assert (
+        launch_spec(t02).position_args()
+        == launch_spec(t05).position_args()
+        == ["--airport=PHJR", "--runway=04R", "--heading=54.8"]
+    )
     assert t02.initial_state.engine == "running" and t02.verifier.params["runway"] == "04R"
     assert t02.verifier.params["heading_deg"] == 45 and "045°" in t02.instructions_by_sim["flightgear"]
 
@@ -67,9 +70,14 @@ def test_unknown_kt76a_knob_is_nan_not_a_mode():
     assert math.isnan(CanonicalMapper()(BASE | {"xpdr_knob": 9.0})["xpdr_mode"])
 
 
-@pytest.mark.parametrize("kw,needle", [({"telemetry": "pull"}, "telemetry=pull"),
-                                       ({"harness_addr": None}, "harness_addr is None"),
-                                       ({"telemetry": "pull", "isolated": True, "harness_addr": None}, "telemetry=pull")])
+@pytest.mark.parametrize(
+    "kw,needle",
+    [
+        ({"telemetry": "pull"}, "telemetry=pull"),
+        ({"harness_addr": None}, "harness_addr is None"),
+        ({"telemetry": "pull", "isolated": True, "harness_addr": None}, "telemetry=pull"),
+    ],
+)
 def test_a_sandbox_that_cannot_take_pushed_udp_is_refused_before_launch(tmp_path, kw, needle):
     sandbox = Sandbox(display=":0", env={}, workdir=str(tmp_path), provider="somevm", **kw)
     with pytest.raises(HarnessError, match=needle):
@@ -84,10 +92,12 @@ def test_session_derives_crash_and_touchdown_events_from_its_stream():
 
     from simbridge.adapters.flightgear._session import FlightGearSession
 
-    frames = [(10.0, {"wow_left": 0, "wow_right": 0, "vs_fps": -8.0, "crashed": 0}),
-              (10.1, {"wow_left": 0, "wow_right": 0, "vs_fps": -7.0, "crashed": 0}),
-              (10.2, {"wow_left": 1, "wow_right": 0, "vs_fps": 0.0, "crashed": 0}),
-              (10.3, {"wow_left": 1, "wow_right": 1, "vs_fps": 0.0, "crashed": 1})]
+    frames = [
+        (10.0, {"wow_left": 0, "wow_right": 0, "vs_fps": -8.0, "crashed": 0}),
+        (10.1, {"wow_left": 0, "wow_right": 0, "vs_fps": -7.0, "crashed": 0}),
+        (10.2, {"wow_left": 1, "wow_right": 0, "vs_fps": 0.0, "crashed": 0}),
+        (10.3, {"wow_left": 1, "wow_right": 1, "vs_fps": 0.0, "crashed": 1}),
+    ]
     s = FlightGearSession()
     s.fg = SimpleNamespace(udp=SimpleNamespace(drain=lambda: list(frames)))  # type: ignore[assignment]
     s._t0 = 10.0

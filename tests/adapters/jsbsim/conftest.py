@@ -25,8 +25,12 @@ def xvfb():
         pytest.skip("Xvfb is not installed")
     for _ in range(5):
         n = _free_display()
-        proc = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen(
+            ["Xvfb", f":{n}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and proc.poll() is None:
             if Path(f"/tmp/.X11-unix/X{n}").exists():

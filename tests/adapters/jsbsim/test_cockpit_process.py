@@ -20,8 +20,10 @@ def _alive(pid: int) -> bool:
 
 
 def test_cockpit_exits_when_its_launcher_dies():
-    cmd = (f"{sys.executable} -m simbridge.adapters.jsbsim.cockpit --headless --task T09 --telnet-port 0 "
-           f">/dev/null 2>&1 & echo $!; sleep 4")
+    cmd = (
+        f"{sys.executable} -m simbridge.adapters.jsbsim.cockpit --headless --task T09 --telnet-port 0 "
+        f">/dev/null 2>&1 & echo $!; sleep 4"
+    )
     sh = subprocess.Popen(["sh", "-c", cmd], stdout=subprocess.PIPE, text=True, start_new_session=True)
     pid = int(sh.stdout.readline())
     try:

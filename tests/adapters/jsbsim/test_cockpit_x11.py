@@ -26,9 +26,13 @@ def cockpit(xvfb):
     port = free_port()
     env = {**os.environ, "DISPLAY": xvfb, "SDL_AUDIODRIVER": "dummy"}
     env.pop("SDL_VIDEODRIVER", None)
-    proc = subprocess.Popen([sys.executable, "-m", "simbridge.adapters.jsbsim.cockpit", "--task", "T01",
-                             "--telnet-port", str(port)], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "simbridge.adapters.jsbsim.cockpit", "--task", "T01", "--telnet-port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 30
         fg = None

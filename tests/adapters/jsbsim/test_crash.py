@@ -11,8 +11,15 @@ OFF_RWY = (37.4530, -122.1100)
 
 
 def _gs(**kw):
-    base = dict(lat_deg=ON_RWY[0], lon_deg=ON_RWY[1], gear_contact=True, structure_contact=False,
-                sink_fpm=0.0, bank_deg=0.0, gs_kt=0.0)
+    base = dict(
+        lat_deg=ON_RWY[0],
+        lon_deg=ON_RWY[1],
+        gear_contact=True,
+        structure_contact=False,
+        sink_fpm=0.0,
+        bank_deg=0.0,
+        gs_kt=0.0,
+    )
     base.update(kw)
     return GroundState(**base)
 

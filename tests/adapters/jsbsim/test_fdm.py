@@ -62,7 +62,8 @@ def test_cold_engine_does_not_start_without_priming():
 def test_starter_needs_the_battery():
     m, c = cold()
     c.mixture, c.throttle = 1.0, 0.1
-    c.primer_push(); c.primer_push()
+    c.primer_push()
+    c.primer_push()
     c.set_magnetos(4)
     run(m, 3)
     assert rpm(m) < 10

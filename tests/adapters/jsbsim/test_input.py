@@ -25,7 +25,7 @@ def test_hotspots_are_inside_the_panel_and_do_not_overlap():
         assert panel.contains(r), name
     names = sorted(rects)
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             assert not rects[a].colliderect(rects[b]), (a, b)
     for name in rects:
         assert L.hit(*L.centre(name)) == name
@@ -33,7 +33,7 @@ def test_hotspots_are_inside_the_panel_and_do_not_overlap():
 
 def test_gauges_do_not_overlap_each_other_or_the_controls():
     for i, g in enumerate(L.GAUGES):
-        for g2 in L.GAUGES[i + 1:]:
+        for g2 in L.GAUGES[i + 1 :]:
             assert (g.cx - g2.cx) ** 2 + (g.cy - g2.cy) ** 2 > (g.r + g2.r) ** 2
         box = pygame.Rect(g.cx - g.r, g.cy - g.r, 2 * g.r, 2 * g.r)
         assert not any(box.colliderect(pygame.Rect(r)) for r in L.HOTSPOTS.values()), g.name

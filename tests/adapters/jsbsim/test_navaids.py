@@ -59,8 +59,14 @@ def test_vor_to_from_and_out_of_range():
 
 
 def test_nav1_needs_avionics_power_and_feeds_the_autopilot():
-    sc = resolve(KSEA, position=on_final(8, right_m=500), heading_deg=T34R.heading_true_deg,
-                 alt_msl_ft=2600, ias_kt=90, engine="running")
+    sc = resolve(
+        KSEA,
+        position=on_final(8, right_m=500),
+        heading_deg=T34R.heading_true_deg,
+        alt_msl_ft=2600,
+        ias_kt=90,
+        engine="running",
+    )
     c = Controls()
     m = FlightModel(sc, c)
     c.nav1_mhz = 110.30

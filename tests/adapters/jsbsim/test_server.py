@@ -95,7 +95,6 @@ def test_generic_packets_decode_with_the_shared_protocol(served):
     assert canon["xpdr_code"] == c.xpdr_code
 
 
-
 class _Loop:
     """A server of its own, polled on one thread that also publishes what it is given (the
     cockpit loop does both on its one thread)."""
@@ -146,8 +145,10 @@ def test_stream_connection_gets_every_packet_and_answers_nothing_else():
     loop = _Loop()
     packets = GenericPacket(loop.tree)
     try:
-        with TcpStreamReceiver(default_protocol(), "127.0.0.1", loop.server.port, request=STREAM_REQUEST) as rx, \
-                TelnetProps("127.0.0.1", loop.server.port, timeout_s=5) as control:
+        with (
+            TcpStreamReceiver(default_protocol(), "127.0.0.1", loop.server.port, request=STREAM_REQUEST) as rx,
+            TelnetProps("127.0.0.1", loop.server.port, timeout_s=5) as control,
+        ):
             _wait(lambda: loop.server.n_streams == 1)
             sent = []
             for _ in range(200):
@@ -169,8 +170,9 @@ def test_a_server_that_refuses_the_stream_fails_the_receiver():
 
     loop = _Loop()
     try:
-        rx = TcpStreamReceiver(default_protocol(), "127.0.0.1", loop.server.port,
-                               request=b"data\r\nsubscribe-all\r\n").start()
+        rx = TcpStreamReceiver(
+            default_protocol(), "127.0.0.1", loop.server.port, request=b"data\r\nsubscribe-all\r\n"
+        ).start()
         _wait(lambda: rx.failed is not None)
         assert "refused" in rx.failed and "unknown command" in rx.failed
         with pytest.raises(HarnessError, match="refused"):

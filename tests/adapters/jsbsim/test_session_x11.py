@@ -122,7 +122,7 @@ def test_t09_session_streams_canonical_samples_at_50hz_and_pauses(session):
 
     s.telnet.set("/autopilot/switches/ap", 1)
     kinds: list[str] = []
-    assert _wait_for(s, lambda: (kinds.extend(e.kind for e in s.events()) or "autopilot_change" in kinds))
+    assert _wait_for(s, lambda: kinds.extend(e.kind for e in s.events()) or "autopilot_change" in kinds)
     info = s.info()
     assert info["frame_rate"] > 10 and MIN_RT_FACTOR < info["real_time_factor"] < 1.1
 
@@ -175,7 +175,7 @@ def test_engine_failure_is_injected_at_the_drawn_height(session):
     task.initial_state.failures = load_task("T11").initial_state.failures  # engine, AGL 400-1200 ft
     s.start(task, box, seed=7)
     samples, events = [], []
-    deadline = time.monotonic() + 30                          # wide: a loaded machine runs slower
+    deadline = time.monotonic() + 30  # wide: a loaded machine runs slower
     while time.monotonic() < deadline:
         samples += s.poll()
         events += s.events()
@@ -199,9 +199,9 @@ def test_stream_mode_samples_at_the_packet_rate_with_the_task_clock(stream_sessi
     wall_s = time.monotonic() - wall0
     ts = [x.t_sim for x in samples]
     assert ts == sorted(ts) and len(set(ts)) == len(ts)
-    assert (len(ts) - 1) / (ts[-1] - ts[0]) >= 55          # every packet of the 60 Hz (sim time) stream
+    assert (len(ts) - 1) / (ts[-1] - ts[0]) >= 55  # every packet of the 60 Hz (sim time) stream
     assert max(b - a for a, b in zip(ts, ts[1:])) < 0.05
-    _assert_paced(ts, wall_s, 4.0)                               # the task clock is the simulator's
+    _assert_paced(ts, wall_s, 4.0)  # the task clock is the simulator's
     last = samples[-1].values
     assert set(load_task("T09").signals) <= set(last)
     assert abs(last["alt_msl_ft"] - 3500) < 100 and abs(last["ias_kt"] - 100) < 8
@@ -210,7 +210,7 @@ def test_stream_mode_samples_at_the_packet_rate_with_the_task_clock(stream_sessi
     t_paused = _wait_frozen(s)
     time.sleep(1.0)
     assert s.poll() == [] and s.sim_time() == pytest.approx(t_paused, abs=0.02)
-    assert s.alive()                                        # idle packets keep coming while frozen
+    assert s.alive()  # idle packets keep coming while frozen
     s.set_paused(False)
     assert s.snapshot()["aircraft"] == "c172x"
     info = s.info()
@@ -223,7 +223,7 @@ def test_a_stream_that_stops_is_a_lost_simulator(stream_session):
     s, box = stream_session
     s.start(load_task("T09"), box)
     _collect(s, 1.0)
-    os.kill(s.proc.pid, signal.SIGSTOP)                     # the cockpit (or the whole guest) hangs
+    os.kill(s.proc.pid, signal.SIGSTOP)  # the cockpit (or the whole guest) hangs
     try:
         t0 = time.monotonic()
         while s.alive() and time.monotonic() - t0 < 15:
@@ -240,7 +240,7 @@ def test_a_stream_that_stops_is_a_lost_simulator(stream_session):
 def test_a_closed_stream_is_a_lost_simulator_at_once(stream_session):
     s, box = stream_session
     s.start(load_task("T09"), box)
-    s.telnet.run("exit")                                     # the cockpit quits: its connections close
+    s.telnet.run("exit")  # the cockpit quits: its connections close
     t0 = time.monotonic()
     while s.alive() and time.monotonic() - t0 < 2 * STALE_AFTER_S:
         time.sleep(0.05)
@@ -260,7 +260,7 @@ def test_runner_ends_a_frozen_stream_as_a_harness_fault(tmp_path, monkeypatch):
 
     def no_harness_addr(self, workdir):
         sb = real_start(self, workdir)
-        sb.harness_addr = None                               # as in the VM: stream telemetry
+        sb.harness_addr = None  # as in the VM: stream telemetry
         return sb
 
     sessions: list = []
@@ -280,8 +280,9 @@ def test_runner_ends_a_frozen_stream_as_a_harness_fault(tmp_path, monkeypatch):
 
     th = threading.Thread(target=freeze, daemon=True)
     th.start()
-    (res,) = run(RunConfig(task="T09", sim="jsbsim", agent="noop", time_limit_s=60, out=tmp_path, frame_hz=0,
-                           say=lambda s: None))
+    (res,) = run(
+        RunConfig(task="T09", sim="jsbsim", agent="noop", time_limit_s=60, out=tmp_path, frame_hz=0, say=lambda s: None)
+    )
     # the process still runs (stopped): the harness lost its telemetry, a harness fault that says so
     assert res.status == "harness_error" and "telemetry lost" in res.detail, res.detail
     assert res.score.status == "unscored"

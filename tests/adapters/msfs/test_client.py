@@ -47,10 +47,18 @@ def test_open_against_a_non_simconnect_server_is_a_harness_error():
 def test_sim_frame_data_in_requested_units(double, client_for):
     c = client_for(double)
     c.open(5)
-    c.define(1, [Datum("PLANE BANK DEGREES", "radians"), Datum("PLANE BANK DEGREES", "degrees"),
-                 Datum("PLANE ALTITUDE", "meters"), Datum("PLANE ALTITUDE", "feet"),
-                 Datum("TRANSPONDER CODE:1", "BCO16", DataType.INT32), Datum("SIMULATION TIME", "number"),
-                 Datum("ATC ID", None, DataType.STRING32)])
+    c.define(
+        1,
+        [
+            Datum("PLANE BANK DEGREES", "radians"),
+            Datum("PLANE BANK DEGREES", "degrees"),
+            Datum("PLANE ALTITUDE", "meters"),
+            Datum("PLANE ALTITUDE", "feet"),
+            Datum("TRANSPONDER CODE:1", "BCO16", DataType.INT32),
+            Datum("SIMULATION TIME", "number"),
+            Datum("ATC ID", None, DataType.STRING32),
+        ],
+    )
     c.request(7, 1, Period.SIM_FRAME)
     frames = wait_for(lambda: c.frames(7) if c.received(7) >= 30 else None)
     rad, deg, alt_m, alt_ft, xpdr, t, atc = frames[-1].values
@@ -67,8 +75,14 @@ def test_sim_frame_data_in_requested_units(double, client_for):
 def test_once_second_and_changed_tagged(double, client_for):
     c = client_for(double)
     c.open(5)
-    c.define(2, [Datum("SIMULATION TIME", "number"), Datum("COM ACTIVE FREQUENCY:1", "MHz"),
-                 Datum("CRASH FLAG", "enum", DataType.INT32)])
+    c.define(
+        2,
+        [
+            Datum("SIMULATION TIME", "number"),
+            Datum("COM ACTIVE FREQUENCY:1", "MHz"),
+            Datum("CRASH FLAG", "enum", DataType.INT32),
+        ],
+    )
     assert c.read_once(2, 50)[1] == pytest.approx(118.6)
     c.request(3, 2, Period.SIM_FRAME, RequestFlag.CHANGED | RequestFlag.TAGGED)
     first = wait_for(lambda: c.frames(3))
@@ -166,8 +180,10 @@ def test_package_imports_on_linux_without_the_dll_package():
     import subprocess
     import sys
 
-    code = ("import sys, simbridge.adapters.msfs as m; t = m.make_transport(None, None); "
-            "print('SimConnect' in sys.modules, type(t).__name__, t.where)")
+    code = (
+        "import sys, simbridge.adapters.msfs as m; t = m.make_transport(None, None); "
+        "print('SimConnect' in sys.modules, type(t).__name__, t.where)"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     if sys.platform != "win32":
         assert r.stdout.split() == ["False", "TcpTransport", "127.0.0.1:2048"], r.stderr

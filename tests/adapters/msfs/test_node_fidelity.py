@@ -20,10 +20,15 @@ from simbridge.adapters.msfs import DataType, Datum, Period, SimConnectClient, T
 from simbridge.adapters.msfs._wire import Protocol
 
 NODE_DIR = Path(__file__).parent / "node"
-DEF = [("SIMULATION TIME", "number", DataType.FLOAT64), ("PLANE LATITUDE", "degrees", DataType.FLOAT64),
-       ("PLANE BANK DEGREES", "radians", DataType.FLOAT64), ("PLANE ALTITUDE", "feet", DataType.FLOAT64),
-       ("COM ACTIVE FREQUENCY:1", "MHz", DataType.FLOAT64), ("TRANSPONDER CODE:1", "BCO16", DataType.INT32),
-       ("ATC ID", None, DataType.STRING32)]
+DEF = [
+    ("SIMULATION TIME", "number", DataType.FLOAT64),
+    ("PLANE LATITUDE", "degrees", DataType.FLOAT64),
+    ("PLANE BANK DEGREES", "radians", DataType.FLOAT64),
+    ("PLANE ALTITUDE", "feet", DataType.FLOAT64),
+    ("COM ACTIVE FREQUENCY:1", "MHz", DataType.FLOAT64),
+    ("TRANSPONDER CODE:1", "BCO16", DataType.INT32),
+    ("ATC ID", None, DataType.STRING32),
+]
 
 
 def node_install() -> Path:
@@ -36,8 +41,22 @@ def node_install() -> Path:
         target.mkdir(parents=True, exist_ok=True)
         for f in ("package.json", "package-lock.json"):
             shutil.copy(NODE_DIR / f, target / f)
-        r = subprocess.run(["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline",
-                            "--cache", str(home / "npm")], cwd=target, capture_output=True, text=True, timeout=240)
+        r = subprocess.run(
+            [
+                "npm",
+                "ci",
+                "--ignore-scripts",
+                "--no-audit",
+                "--no-fund",
+                "--prefer-offline",
+                "--cache",
+                str(home / "npm"),
+            ],
+            cwd=target,
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
         assert r.returncode == 0, f"npm ci failed: {r.stderr[-1500:]}"
     shutil.copy(NODE_DIR / "fidelity.js", target / "fidelity.js")
     return target
@@ -66,8 +85,9 @@ def test_node_simconnect_and_the_python_client_read_the_same_values(year, protoc
 
         th = threading.Thread(target=collect, daemon=True)
         th.start()
-        r = subprocess.run(["node", "fidelity.js", str(d.port), year, "30"], cwd=target, capture_output=True,
-                           text=True, timeout=60)
+        r = subprocess.run(
+            ["node", "fidelity.js", str(d.port), year, "30"], cwd=target, capture_output=True, text=True, timeout=60
+        )
         stop.set()
         th.join()
         c.close()
@@ -100,7 +120,11 @@ def test_node_simconnect_and_the_python_client_read_the_same_values(year, protoc
     conns = list(dict.fromkeys(cid for cid, _, _ in log))
     assert len(conns) == 2
     per = {cid: [(fn, body) for c2, fn, body in log if c2 == cid] for cid in conns}
-    py, node = (per[conns[0]], per[conns[1]]) if per[conns[0]][0][1].startswith(b"simbridge") else (per[conns[1]], per[conns[0]])
+    py, node = (
+        (per[conns[0]], per[conns[1]])
+        if per[conns[0]][0][1].startswith(b"simbridge")
+        else (per[conns[1]], per[conns[0]])
+    )
     assert py[0][1][256:] == node[0][1][256:]  # Open: all but the application name
     py_defs = [b for fn, b in py if fn == 0x0C]
     node_defs = [b for fn, b in node if fn == 0x0C and b[:4] == b"\x01\0\0\0"]

@@ -30,13 +30,39 @@ def test_run_without_a_simconnect_address_is_one_line_exit_2(tmp_path, capsys, m
 @pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb not installed (the local provider needs it)")
 def test_run_t03_on_the_double_records_every_sim_frame(tmp_path):
     d = SimConnectDouble(hz=60.0).start()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]),
-               SIMBRIDGE_MSFS_HOST="127.0.0.1", SIMBRIDGE_MSFS_PORT=str(d.port),
-               SIMBRIDGE_MSFS_FLIGHTS_DIR=str(_flt.FLIGHTS_DIR))
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]),
+        SIMBRIDGE_MSFS_HOST="127.0.0.1",
+        SIMBRIDGE_MSFS_PORT=str(d.port),
+        SIMBRIDGE_MSFS_FLIGHTS_DIR=str(_flt.FLIGHTS_DIR),
+    )
     try:
-        r = subprocess.run([sys.executable, "-m", "simbridge._cli", "run", "T03", "--sim", "msfs", "--agent", "noop",
-                            "--time-limit", "6", "--frame-hz", "0", "--out", str(tmp_path), "--json", "--no-report"],
-                           env=env, capture_output=True, text=True, timeout=180)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "simbridge._cli",
+                "run",
+                "T03",
+                "--sim",
+                "msfs",
+                "--agent",
+                "noop",
+                "--time-limit",
+                "6",
+                "--frame-hz",
+                "0",
+                "--out",
+                str(tmp_path),
+                "--json",
+                "--no-report",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
     finally:
         d.stop()
     line = json.loads(r.stdout.strip().splitlines()[-1])

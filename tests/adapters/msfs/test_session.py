@@ -17,7 +17,9 @@ from simbridge.adapters.msfs._session import MsfsSession
 
 def test_shipped_flt_files_match_the_tasks(tmp_path):
     for p in _flt.generate(tmp_path):
-        assert p.read_bytes() == (_flt.FLIGHTS_DIR / p.name).read_bytes(), f"{p.name}: regenerate with python -m simbridge.adapters.msfs._flt"
+        assert p.read_bytes() == (_flt.FLIGHTS_DIR / p.name).read_bytes(), (
+            f"{p.name}: regenerate with python -m simbridge.adapters.msfs._flt"
+        )
 
 
 def test_flt_round_trips_the_t03_start():
@@ -41,8 +43,20 @@ def test_bcd_and_sign_conversions():
 
 
 def sandbox(d, tmp_path, **info):
-    return Sandbox(display=":0", env={}, workdir=str(tmp_path), info={"msfs": {"host": "127.0.0.1", "port": d.port,
-                   "flights_dir": str(_flt.FLIGHTS_DIR), "ready_timeout_s": 10, **info}})
+    return Sandbox(
+        display=":0",
+        env={},
+        workdir=str(tmp_path),
+        info={
+            "msfs": {
+                "host": "127.0.0.1",
+                "port": d.port,
+                "flights_dir": str(_flt.FLIGHTS_DIR),
+                "ready_timeout_s": 10,
+                **info,
+            }
+        },
+    )
 
 
 def test_t03_session_loads_the_flight_checks_assists_and_records_frames(tmp_path):
@@ -54,7 +68,9 @@ def test_t03_session_loads_the_flight_checks_assists_and_records_frames(tmp_path
         assert d.loaded == [str(_flt.FLIGHTS_DIR / "T03.FLT")]
         assert ("AUTO_COORDINATION_TOGGLE", 0) in d.events_in
         snap = s.snapshot()
-        assert snap["assists"]["auto_rudder"]["state"] == "off" and snap["assists"]["landing_assist"]["checked"] is False
+        assert (
+            snap["assists"]["auto_rudder"]["state"] == "off" and snap["assists"]["landing_assist"]["checked"] is False
+        )
         assert snap["radios"]["xpdr_code"] == 1200 and snap["radios"]["com1_mhz"] == pytest.approx(118.6)
         samples = []
         deadline = time.monotonic() + 10
@@ -124,8 +140,23 @@ def test_unknown_protocol_year_is_a_harness_error(tmp_path):
 def test_record_cli_writes_a_bundle_from_the_double(tmp_path, capsys):
     d = SimConnectDouble(hz=60.0).start()
     try:
-        rc = main(["record", "--sim", "msfs", "--host", "127.0.0.1", "--port", str(d.port), "--seconds", "1",
-                   "--hz", "60", "--out", str(tmp_path / "b")])
+        rc = main(
+            [
+                "record",
+                "--sim",
+                "msfs",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(d.port),
+                "--seconds",
+                "1",
+                "--hz",
+                "60",
+                "--out",
+                str(tmp_path / "b"),
+            ]
+        )
     finally:
         d.stop()
     assert rc == 0, capsys.readouterr().err
@@ -136,8 +167,21 @@ def test_record_cli_writes_a_bundle_from_the_double(tmp_path, capsys):
 
 
 def test_record_cli_without_a_server_is_one_line_exit_5(tmp_path, capsys):
-    rc = main(["record", "--sim", "msfs", "--host", "127.0.0.1", "--port", "9", "--seconds", "1",
-               "--out", str(tmp_path / "b")])
+    rc = main(
+        [
+            "record",
+            "--sim",
+            "msfs",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "9",
+            "--seconds",
+            "1",
+            "--out",
+            str(tmp_path / "b"),
+        ]
+    )
     err = capsys.readouterr().err
     assert rc == 5 and "no SimConnect server at 127.0.0.1:9" in err and len(err.strip().splitlines()) == 1
 

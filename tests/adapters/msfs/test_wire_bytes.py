@@ -38,20 +38,24 @@ def test_open_kittyhawk():
 def test_open_sunrise():
     # SimConnectConnection.ts:2022-2031 with openPacketData[SunRise] at :107-113
     body = s("simbridge", 256) + struct.pack("<I", 0) + b"\0" + b"RS\0" + struct.pack("<IIII", 12, 2, 282174, 999)
-    assert build(Fn.OPEN, "simbridge", Protocol.SUNRISE, protocol=Protocol.SUNRISE) == header(296, 0x01, protocol=6) + body
+    assert (
+        build(Fn.OPEN, "simbridge", Protocol.SUNRISE, protocol=Protocol.SUNRISE) == header(296, 0x01, protocol=6) + body
+    )
 
 
 def test_add_to_data_definition():
     # SimConnectConnection.ts:393-410: defineId, name[256], units[256], datatype, f32 epsilon, datumId
     body = struct.pack("<I", 3) + s("PLANE BANK DEGREES", 256) + s("radians", 256) + struct.pack("<IfI", 4, 0.5, 2)
-    assert build(Fn.ADD_TO_DATA_DEFINITION, 3, "PLANE BANK DEGREES", "radians", DataType.FLOAT64, 0.5, 2) == \
-        header(16 + 4 + 512 + 12, 0x0C) + body
+    assert (
+        build(Fn.ADD_TO_DATA_DEFINITION, 3, "PLANE BANK DEGREES", "radians", DataType.FLOAT64, 0.5, 2)
+        == header(16 + 4 + 512 + 12, 0x0C) + body
+    )
 
 
 def test_add_to_data_definition_string_without_units():
     # units null -> 256 NUL bytes (RawBuffer.ts:319-328)
     pkt = build(Fn.ADD_TO_DATA_DEFINITION, 1, "ATC ID", None, DataType.STRING32)
-    assert pkt[16 + 4 + 256:16 + 4 + 512] == b"\0" * 256
+    assert pkt[16 + 4 + 256 : 16 + 4 + 512] == b"\0" * 256
     assert pkt[-12:] == struct.pack("<IfI", 6, 0.0, 0xFFFFFFFF)
 
 
@@ -63,7 +67,9 @@ def test_request_data_on_sim_object():
 
 def test_subscribe_to_system_event():
     # SimConnectConnection.ts:632-638
-    assert build(Fn.SUBSCRIBE_TO_SYSTEM_EVENT, 4, "Crashed") == header(276, 0x17) + struct.pack("<I", 4) + s("Crashed", 256)
+    assert build(Fn.SUBSCRIBE_TO_SYSTEM_EVENT, 4, "Crashed") == header(276, 0x17) + struct.pack("<I", 4) + s(
+        "Crashed", 256
+    )
 
 
 def test_unsubscribe_from_system_event():
@@ -73,18 +79,25 @@ def test_unsubscribe_from_system_event():
 
 def test_map_client_event_to_sim_event():
     # SimConnectConnection.ts:273-279
-    assert build(Fn.MAP_CLIENT_EVENT_TO_SIM_EVENT, 20, "PAUSE_ON") == header(276, 0x04) + struct.pack("<I", 20) + s("PAUSE_ON", 256)
+    assert build(Fn.MAP_CLIENT_EVENT_TO_SIM_EVENT, 20, "PAUSE_ON") == header(276, 0x04) + struct.pack("<I", 20) + s(
+        "PAUSE_ON", 256
+    )
 
 
 def test_transmit_client_event_with_negative_data():
     # SimConnectConnection.ts:285-299: objectId, eventId, data, groupId, flags (u32 each)
-    assert build(Fn.TRANSMIT_CLIENT_EVENT, 0, 20, -1, 1, 0x10) == header(36, 0x05) + struct.pack("<5I", 0, 20, 0xFFFFFFFF, 1, 0x10)
+    assert build(Fn.TRANSMIT_CLIENT_EVENT, 0, 20, -1, 1, 0x10) == header(36, 0x05) + struct.pack(
+        "<5I", 0, 20, 0xFFFFFFFF, 1, 0x10
+    )
 
 
 def test_set_data_on_sim_object():
     # SimConnectConnection.ts:498-534 (raw buffer form): define, object, flags, arrayCount, unitSize, data
     data = struct.pack("<dd", 2500.0, 1.5)
-    assert build(Fn.SET_DATA_ON_SIM_OBJECT, 5, 0, data) == header(16 + 20 + 16, 0x10) + struct.pack("<5I", 5, 0, 0, 1, 16) + data
+    assert (
+        build(Fn.SET_DATA_ON_SIM_OBJECT, 5, 0, data)
+        == header(16 + 20 + 16, 0x10) + struct.pack("<5I", 5, 0, 0, 1, 16) + data
+    )
 
 
 def test_flight_load():
@@ -111,7 +124,9 @@ def test_server_messages_parse():
     proto, msg = w.parse_message(w.server_message(5, 2, body))
     assert proto == 5 and msg == w.RecvOpen("KittyHawk", (11, 0, 62651, 3), (11, 0, 62651, 3))
     assert w.parse_message(w.server_message(5, 1, struct.pack("<3I", 7, 12, 2)))[1] == w.RecvException(7, 12, 2)
-    assert w.parse_message(w.server_message(5, 4, struct.pack("<3I", 0xFFFFFFFF, 3, 1)))[1] == w.RecvEvent(0xFFFFFFFF, 3, 1)
+    assert w.parse_message(w.server_message(5, 4, struct.pack("<3I", 0xFFFFFFFF, 3, 1)))[1] == w.RecvEvent(
+        0xFFFFFFFF, 3, 1
+    )
     d = w.parse_message(w.server_message(5, 8, struct.pack("<7I", 1, 1, 2, 0, 1, 1, 1) + struct.pack("<d", 3.5)))[1]
     assert d.request_id == 1 and d.define_id == 2 and w.decode_untagged(d.data, [DataType.FLOAT64]) == [3.5]
     with pytest.raises(w.WireError, match="truncated"):
@@ -126,7 +141,7 @@ def test_frame_splitter_reassembles_any_chunking(sizes, cuts):
     out, i = [], 0
     sp = w.FrameSplitter()
     for c in cuts + [len(stream)]:
-        out += sp.feed(stream[i:i + c])
+        out += sp.feed(stream[i : i + c])
         i += c
     assert out == frames and sp.pending_bytes == 0
 

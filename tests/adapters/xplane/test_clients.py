@@ -14,6 +14,7 @@ from doubles.xplane_double import XPlaneDouble
 
 # --------------------------------------------------------------------------- XPlaneConnect
 
+
 def test_xpc_round_trips(double):
     with XpcClient("127.0.0.1", double.xpc_port) as xpc:
         assert xpc.conn() == 0
@@ -28,7 +29,9 @@ def test_xpc_round_trips(double):
         xpc.send_view(73)
         xpc.send_comm(["sim/operation/pause_toggle"])
         time.sleep(0.1)
-        assert xpc.get_drefs(["sim/cockpit2/radios/actuators/transponder_code"])["sim/cockpit2/radios/actuators/transponder_code"] == [4521.0]
+        assert xpc.get_drefs(["sim/cockpit2/radios/actuators/transponder_code"])[
+            "sim/cockpit2/radios/actuators/transponder_code"
+        ] == [4521.0]
         ctrl = xpc.get_ctrl()
         assert ctrl.throttle == 0.5
         posi = xpc.get_posi()
@@ -78,13 +81,18 @@ def test_xpc_timeout_raises_after_retries():
 
 # --------------------------------------------------------------------------- native UDP
 
+
 def test_rref_subscribe_array_elements_and_unsubscribe(double):
     with UdpClient("127.0.0.1", double.udp_port) as udp:
-        idx = udp.subscribe(["sim/flightmodel2/gear/deploy_ratio[1]", "sim/cockpit2/radios/actuators/transponder_code"], 20)
+        idx = udp.subscribe(
+            ["sim/flightmodel2/gear/deploy_ratio[1]", "sim/cockpit2/radios/actuators/transponder_code"], 20
+        )
         assert idx == {0: "sim/flightmodel2/gear/deploy_ratio[1]", 1: "sim/cockpit2/radios/actuators/transponder_code"}
         pkt = udp.receive(1.0)
-        assert pkt is not None and pkt.values == {"sim/flightmodel2/gear/deploy_ratio[1]": 1.0,
-                                                  "sim/cockpit2/radios/actuators/transponder_code": 1200.0}
+        assert pkt is not None and pkt.values == {
+            "sim/flightmodel2/gear/deploy_ratio[1]": 1.0,
+            "sim/cockpit2/radios/actuators/transponder_code": 1200.0,
+        }
         udp.set_dref("sim/cockpit2/radios/actuators/transponder_code", 7000)
         deadline = time.monotonic() + 2
         while time.monotonic() < deadline:
@@ -130,10 +138,16 @@ def test_beacon_discovery_unicast():
         beacon, addr = listen_beacon(2.0, group=None, port=port, bind_host="127.0.0.1")
         udp_port = d.udp_port
     assert addr == "127.0.0.1"
-    assert (beacon.port, beacon.hostname, beacon.version, beacon.raknet_port) == (udp_port, "xplane-double", 124000, 49010)
+    assert (beacon.port, beacon.hostname, beacon.version, beacon.raknet_port) == (
+        udp_port,
+        "xplane-double",
+        124000,
+        49010,
+    )
 
 
 # --------------------------------------------------------------------------- Web API
+
 
 def test_webapi_rest_and_flight(double):
     with WebApiClient("127.0.0.1", double.http_port) as web:
@@ -149,7 +163,9 @@ def test_webapi_rest_and_flight(double):
         assert double.commands[-1] == "sim/operation/pause_toggle"
         with pytest.raises(HarnessError, match="unknown dataref"):
             web.dataref_ids(["sim/not/a/dataref"])
-        web.start_flight({"aircraft": {"path": "Aircraft/x.acf"}, "runway_start": {"airport_id": "KHAF", "runway": "30"}})
+        web.start_flight(
+            {"aircraft": {"path": "Aircraft/x.acf"}, "runway_start": {"airport_id": "KHAF", "runway": "30"}}
+        )
         assert double.d["sim/flightmodel/position/psi"] == 300.0
         with pytest.raises(HarnessError, match="exactly one start key"):
             web.start_flight({"aircraft": {"path": "a"}, "runway_start": {}, "ramp_start": {}})
@@ -174,8 +190,12 @@ def test_webapi_websocket_subscription(double):
 
 # --------------------------------------------------------------------------- FMS probe
 
+
 def test_fms_probe(double):
-    double.fms_entries = [_fms.FmsEntry(0, 1, "KPAO", 0, 7, 37.46, -122.11), _fms.FmsEntry(1, 4, "OSI", 0, 7500, 37.39, -122.28)]
+    double.fms_entries = [
+        _fms.FmsEntry(0, 1, "KPAO", 0, 7, 37.46, -122.11),
+        _fms.FmsEntry(1, 4, "OSI", 0, 7500, 37.39, -122.28),
+    ]
     double.fms_destination = 1
     c = FmsProbeClient("127.0.0.1", double.fms_port)
     try:

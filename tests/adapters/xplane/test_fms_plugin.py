@@ -42,8 +42,11 @@ def test_plugin_reply_decodes_with_the_harness_client(tmp_path, monkeypatch):
     stub_c.write_text(STUB_C)
     stub_so, plugin_so = tmp_path / "libxplmstub.so", tmp_path / "lin.xpl"
     subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(stub_so), str(stub_c)], check=True, timeout=60)
-    subprocess.run(["gcc", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-O2", "-o", str(plugin_so), str(PLUGIN_C)],
-                   check=True, timeout=60)
+    subprocess.run(
+        ["gcc", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-O2", "-o", str(plugin_so), str(PLUGIN_C)],
+        check=True,
+        timeout=60,
+    )
     stub = ctypes.CDLL(str(stub_so), mode=ctypes.RTLD_GLOBAL)
     stub.stub_run_frame.restype = ctypes.c_float
     plugin = ctypes.CDLL(str(plugin_so))
@@ -71,5 +74,7 @@ def test_plugin_reply_decodes_with_the_harness_client(tmp_path, monkeypatch):
         plugin.XPluginDisable()
     legs = snap["legs"]
     assert [(e["ident"], e["nav_type"], e["nav_ref"], e["alt_ft"], e["lat_deg"], e["lon_deg"]) for e in legs] == [
-        ("KPAO", 1, 11, 7, 37.5, -122.25), ("OSI", 4, 22, 7500, 37.25, -122.5)]
+        ("KPAO", 1, 11, 7, 37.5, -122.25),
+        ("OSI", 4, 22, 7500, 37.25, -122.5),
+    ]
     assert snap["destination_index"] == 1 and snap["origin"] == "KPAO" and legs[1]["kind"] == "vor"

@@ -3,7 +3,14 @@ import datetime as dt
 import pytest
 
 from simbridge._task import load_task, task_files
-from simbridge.adapters.xplane import LockdownError, flight_init, host_only_rules, inspect_install, plan_task, require_locked_down
+from simbridge.adapters.xplane import (
+    LockdownError,
+    flight_init,
+    host_only_rules,
+    inspect_install,
+    plan_task,
+    require_locked_down,
+)
 from simbridge.adapters.xplane._tasks import AIRCRAFT_PATHS, draw_height
 
 
@@ -66,14 +73,20 @@ def test_host_only_rules_are_the_ports_the_netns_firewall_keeps_host_only(task_i
     rules = {(r["proto"], r["port"]) for r in host_only_rules(host)}
     assert rules == {(b.proto, b.port) for b in task.lockdown.blocked_ports}
     tcp, udp = state_ports(task, XPlaneSession)
-    nft = render(FirewallPlan(sandbox_if="sbx-test", host_addr=host, agent_uid=2001, sim_uid=2002,
-                              state_tcp=tcp, state_udp=udp)).splitlines()
+    nft = render(
+        FirewallPlan(sandbox_if="sbx-test", host_addr=host, agent_uid=2001, sim_uid=2002, state_tcp=tcp, state_udp=udp)
+    ).splitlines()
     for proto, port in rules:
-        accept = [ln for ln in nft if f"{proto} dport" in ln and ln.rstrip().endswith("accept")
-                  and str(port) in ln.split("dport", 1)[1]]
+        accept = [
+            ln
+            for ln in nft
+            if f"{proto} dport" in ln and ln.rstrip().endswith("accept") and str(port) in ln.split("dport", 1)[1]
+        ]
         assert accept and all(f"ip saddr {host}" in ln for ln in accept), (proto, port, accept)
-        assert any(ln.strip().startswith(f"iif lo {proto} dport") and str(port) in ln and ln.rstrip().endswith("drop")
-                   for ln in nft), (proto, port)
+        assert any(
+            ln.strip().startswith(f"iif lo {proto} dport") and str(port) in ln and ln.rstrip().endswith("drop")
+            for ln in nft
+        ), (proto, port)
 
 
 @pytest.mark.parametrize("task_id", XPLANE_TASKS)
@@ -90,8 +103,11 @@ def test_the_fms_probe_port_is_a_host_only_state_port(task_id):
     assert ("udp", FMS_PORT) in {(b.proto, b.port) for b in task.lockdown.blocked_ports}
     tcp, udp = state_ports(task, XPlaneSession)
     assert FMS_PORT in udp and FMS_PORT not in tcp
-    nft = render(FirewallPlan(sandbox_if="sbx-test", host_addr="10.199.0.1", agent_uid=2001, sim_uid=2002,
-                              state_tcp=tcp, state_udp=udp))
+    nft = render(
+        FirewallPlan(
+            sandbox_if="sbx-test", host_addr="10.199.0.1", agent_uid=2001, sim_uid=2002, state_tcp=tcp, state_udp=udp
+        )
+    )
     assert any("udp dport" in ln and str(FMS_PORT) in ln and "ip saddr 10.199.0.1" in ln for ln in nft.splitlines())
 
 
@@ -126,11 +142,15 @@ def test_t11_height_is_drawn_per_trial_from_the_seed():
     t11 = _variant("T02", id="T11")
     heights = [plan_task(t11, seed=s).injections[0].trigger_agl_ft for s in range(200)]
     assert all(400 <= h <= 1200 for h in heights)
-    assert max(heights) - min(heights) > 600            # spread over the range
+    assert max(heights) - min(heights) > 600  # spread over the range
     assert plan_task(t11, seed=7).injections[0].trigger_agl_ft == plan_task(t11, seed=7).injections[0].trigger_agl_ft
     assert draw_height("T11", 1, 400, 1200) != draw_height("T11", 2, 400, 1200)
     inj = plan_task(t11, seed=3).injections[0]
-    assert (inj.system, inj.target, inj.drawn_from_agl_ft) == ("engine", "sim/operation/failures/rel_engfai0", (400, 1200))
+    assert (inj.system, inj.target, inj.drawn_from_agl_ft) == (
+        "engine",
+        "sim/operation/failures/rel_engfai0",
+        (400, 1200),
+    )
 
 
 def test_t08_time_and_snapshot_groups():
@@ -143,7 +163,9 @@ def test_t08_time_and_snapshot_groups():
 
 
 def test_helipad_start_uses_the_pad_position():
-    t12 = _variant("T02", id="T12", initial_state__runway=None, initial_state__airport=None, initial_state__helipad="pad")
+    t12 = _variant(
+        "T02", id="T12", initial_state__runway=None, initial_state__airport=None, initial_state__helipad="pad"
+    )
     t12.vehicle.ids["xplane"] = "R22"
     f = flight_init(t12)
     assert f["aircraft"]["path"] == AIRCRAFT_PATHS["r22"]
@@ -151,6 +173,7 @@ def test_helipad_start_uses_the_pad_position():
 
 
 # --------------------------------------------------------------------------- the catalog's own X-Plane tasks
+
 
 def test_catalog_t08_starts_no_flight():
     plan = plan_task(load_task("T08"))
@@ -182,9 +205,11 @@ def test_nearest_airport_from_apt_dat(tmp_path):
     from simbridge.adapters.xplane._airports import nearest_airport
 
     apt = tmp_path / "apt.dat"
-    apt.write_text("I\n1100 Version\n\n1 20 1 0 KBOS Logan\n"
-                   "100 45.72 1 0 0.15 0 2 1 04L 42.35455 -71.01275 0 0 2 0 0 0 22R 42.37404 -70.99850 0 0 2 0 0 0\n"
-                   "17 10 0 0 H1X Pad\n102 H1 42.40000 -71.00000 0 10 10 1 0 0 0 0\n99\n")
+    apt.write_text(
+        "I\n1100 Version\n\n1 20 1 0 KBOS Logan\n"
+        "100 45.72 1 0 0.15 0 2 1 04L 42.35455 -71.01275 0 0 2 0 0 0 22R 42.37404 -70.99850 0 0 2 0 0 0\n"
+        "17 10 0 0 H1X Pad\n102 H1 42.40000 -71.00000 0 10 10 1 0 0 0 0\n99\n"
+    )
     assert nearest_airport(apt, 42.3741, -70.9986) == "KBOS"
     assert nearest_airport(apt, 42.4001, -71.0001) == "H1X"
     assert nearest_airport(apt, 10.0, 10.0) is None

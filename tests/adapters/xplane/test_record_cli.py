@@ -18,7 +18,21 @@ def test_no_simulator_answering_is_one_line_harness_fault_exit_5(tmp_path, capsy
     from simbridge.adapters.xplane import XPlaneRecorder
 
     monkeypatch.setitem(RECORDERS, "xplane", lambda host, port: XPlaneRecorder(host, port, ready_timeout_s=0.3))
-    rc = main(["record", "--sim", "xplane", "--host", "127.0.0.1", "--port", "9", "--seconds", "1", "--out", str(tmp_path / "b")])
+    rc = main(
+        [
+            "record",
+            "--sim",
+            "xplane",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "9",
+            "--seconds",
+            "1",
+            "--out",
+            str(tmp_path / "b"),
+        ]
+    )
     err = capsys.readouterr().err
     assert rc == 5 and "sent no RREF data" in err and len(err.strip().splitlines()) == 1  # HarnessError
     assert not (tmp_path / "b" / "manifest.json").exists()
@@ -39,6 +53,7 @@ def test_a_stalled_rref_stream_ends_the_recording_harness_error_exit_5(tmp_path,
     from doubles.xplane_double import XPlaneDouble
 
     with XPlaneDouble() as d:
+
         def pause_once_streaming() -> None:
             end = time.monotonic() + 30
             while d.rref_sent < 20 and time.monotonic() < end:
@@ -47,8 +62,21 @@ def test_a_stalled_rref_stream_ends_the_recording_harness_error_exit_5(tmp_path,
 
         threading.Thread(target=pause_once_streaming, daemon=True).start()
         monkeypatch.setitem(RECORDERS, "xplane", lambda host, port: XPlaneRecorder(host, port, stale_after_s=0.5))
-        rc = main(["record", "--sim", "xplane", "--host", "127.0.0.1", "--port", str(d.udp_port), "--seconds", "600",
-                   "--out", str(tmp_path / "b")])
+        rc = main(
+            [
+                "record",
+                "--sim",
+                "xplane",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(d.udp_port),
+                "--seconds",
+                "600",
+                "--out",
+                str(tmp_path / "b"),
+            ]
+        )
     err = capsys.readouterr().err
     assert rc == 5 and "no data from the RREF stream" in err and len(err.strip().splitlines()) == 1
     ep = read_bundle(tmp_path / "b").episode

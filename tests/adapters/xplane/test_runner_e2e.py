@@ -20,11 +20,37 @@ TESTS = Path(__file__).resolve().parents[2]
 @pytest.mark.display
 @pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb not installed (the local provider needs it)")
 def test_runner_with_the_xplane_double_scores_t02(tmp_path):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]),
-               XPLANE_DOUBLE_TIME_SCALE="10")
-    r = subprocess.run([sys.executable, "-m", "simbridge._cli", "run", "T02", "--sim", "doubles.xplane_double:DoubleXPlaneSession",
-                        "--agent", "noop", "--time-limit", "300", "--frame-hz", "0", "--seed", "5", "--out", str(tmp_path), "--json"],
-                       env=env, capture_output=True, text=True, timeout=240)
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]),
+        XPLANE_DOUBLE_TIME_SCALE="10",
+    )
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "simbridge._cli",
+            "run",
+            "T02",
+            "--sim",
+            "doubles.xplane_double:DoubleXPlaneSession",
+            "--agent",
+            "noop",
+            "--time-limit",
+            "300",
+            "--frame-hz",
+            "0",
+            "--seed",
+            "5",
+            "--out",
+            str(tmp_path),
+            "--json",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert r.returncode == 3, r.stderr[-2000:]  # scored; noop ends at the time limit (an agent failure)
     bundles = sorted(tmp_path.glob("*/trial-1"))
     assert len(bundles) == 1

@@ -16,8 +16,15 @@ from doubles.xplane_double import Pilot, XPlaneDouble
 
 
 def _sandbox(tmp_path, d, **extra):
-    opts = {"host": "127.0.0.1", "udp_port": d.udp_port, "xpc_port": d.xpc_port, "web_port": d.http_port,
-            "fms_port": d.fms_port, "ready_timeout_s": 5.0, **extra}
+    opts = {
+        "host": "127.0.0.1",
+        "udp_port": d.udp_port,
+        "xpc_port": d.xpc_port,
+        "web_port": d.http_port,
+        "fms_port": d.fms_port,
+        "ready_timeout_s": 5.0,
+        **extra,
+    }
     return Sandbox(display="", env={}, workdir=str(tmp_path), info={"xplane": opts})
 
 
@@ -45,8 +52,23 @@ def test_t02_record_cli_then_verify(tmp_path, capsys):
     """`simbridge record` from the flying double, then `simbridge verify` scores T02 a success."""
     out = tmp_path / "t02"
     with XPlaneDouble(pilot=Pilot(), time_scale=10.0, web=False) as d:
-        rc = main(["record", "--sim", "xplane", "--host", "127.0.0.1", "--port", str(d.udp_port),
-                   "--seconds", "300", "--out", str(out), "--task", "T02"])
+        rc = main(
+            [
+                "record",
+                "--sim",
+                "xplane",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(d.udp_port),
+                "--seconds",
+                "300",
+                "--out",
+                str(out),
+                "--task",
+                "T02",
+            ]
+        )
     assert rc == 0
     b = read_bundle(out)
     assert b.episode.sim == "xplane" and "record_only" in b.episode.flags and b.episode.status == "completed"
@@ -133,7 +155,8 @@ def test_t08_snapshot_has_the_keys_the_verifier_reads(tmp_path):
         "1     20 1 0 KBOS General Edward Lawrence Logan Intl\n"
         "100 45.72 1 0 0.15 0 2 1 04L 42.35455 -71.01275 0 0 2 0 0 0 22R 42.37404 -70.99850 0 0 2 0 0 0\n"
         "1     20 1 0 KSEA Seattle Tacoma Intl\n"
-        "100 45.72 1 0 0.15 0 2 1 16L 47.46380 -122.30775 0 0 2 0 0 0 34R 47.43118 -122.30804 0 0 2 0 0 0\n99\n")
+        "100 45.72 1 0 0.15 0 2 1 16L 47.46380 -122.30775 0 0 2 0 0 0 34R 47.43118 -122.30804 0 0 2 0 0 0\n99\n"
+    )
     with XPlaneDouble() as d:
         session = XPlaneSession()
         session.start(t08, _sandbox(tmp_path, d, install_dir=str(root)))
@@ -155,8 +178,13 @@ def test_t08_snapshot_has_the_keys_the_verifier_reads(tmp_path):
     assert w["cloud_layers"][0]["base_agl_ft"] == pytest.approx(1500.0, abs=0.5)
     assert w["cloud_layers"][0]["coverage"] == pytest.approx(0.7)  # broken: 5-7 oktas
     assert w["visibility_sm"] == 5.0
-    assert snap["failures"][0] == {"system": "vacuum_pump", "dataref": "sim/operation/failures/rel_vacuum", "mode_enum": 4,
-                                   "trigger": {"kind": "agl_ft", "value": None}, "failed": False}
+    assert snap["failures"][0] == {
+        "system": "vacuum_pump",
+        "dataref": "sim/operation/failures/rel_vacuum",
+        "mode_enum": 4,
+        "trigger": {"kind": "agl_ft", "value": None},
+        "failed": False,
+    }
     assert (snap["airport"], snap["aircraft"]) == ("KBOS", "C172")
     # the verifier reads these keys: everything but the failure's trigger value is judged from them
     b_path = tmp_path / "b"
@@ -174,7 +202,10 @@ def test_t08_snapshot_has_the_keys_the_verifier_reads(tmp_path):
 def test_t20_fms_legs_in_the_snapshot(tmp_path):
     t20 = load_task("T20")
     with XPlaneDouble() as d:
-        d.fms_entries = [_fms.FmsEntry(0, 1, "KSEA", 0, 433, 47.45, -122.31), _fms.FmsEntry(1, 512, "SUMMA", 0, 11000, 47.0, -122.2)]
+        d.fms_entries = [
+            _fms.FmsEntry(0, 1, "KSEA", 0, 433, 47.45, -122.31),
+            _fms.FmsEntry(1, 512, "SUMMA", 0, 11000, 47.0, -122.2),
+        ]
         session = XPlaneSession(require_lockdown=False)
         session.start(t20, _sandbox(tmp_path, d))
         try:

@@ -10,11 +10,14 @@ import pytest
 
 from simbridge.adapters.xplane import _fms, _udp_wire as u, _xpc_wire as x
 
-F1, F2, FH, FM1, FM2, F998 = (bytes.fromhex(h) for h in ("0000803f", "00000040", "0000003f", "000080bf", "000000c0", "008079c4"))
+F1, F2, FH, FM1, FM2, F998 = (
+    bytes.fromhex(h) for h in ("0000803f", "00000040", "0000003f", "000080bf", "000000c0", "008079c4")
+)
 D1, D2, DH = (bytes.fromhex(h) for h in ("000000000000f03f", "0000000000000040", "000000000000e03f"))
 
 
 # --------------------------------------------------------------------------- XPlaneConnect
+
 
 def test_conn():
     assert x.encode_conn(49008) == b"CONN\x00\x70\xbf"  # 49008 = 0xbf70
@@ -69,7 +72,16 @@ def test_ctrl_31_bytes_with_unchanged_marker():
 def test_getc_and_ctrl_reply():
     assert x.encode_getc(2) == b"GETC\x00\x02"
     c = x.decode_ctrl(b"CTRL\x00" + FH + F1 + FM1 + F1 + b"\x01" + FH + b"\x00" + F2)
-    assert (c.elevator, c.aileron, c.rudder, c.throttle, c.gear, c.flaps, c.aircraft, c.speedbrake) == (0.5, 1.0, -1.0, 1.0, 1, 0.5, 0, 2.0)
+    assert (c.elevator, c.aileron, c.rudder, c.throttle, c.gear, c.flaps, c.aircraft, c.speedbrake) == (
+        0.5,
+        1.0,
+        -1.0,
+        1.0,
+        1,
+        0.5,
+        0,
+        2.0,
+    )
 
 
 def test_text():
@@ -98,6 +110,7 @@ def test_message_size_limit():
 
 
 # --------------------------------------------------------------------------- native UDP
+
 
 def test_rref_request_413_bytes():
     got = u.encode_rref(50, 3, "sim/x")
@@ -131,10 +144,27 @@ def test_cmnd():
 
 
 def test_becn():
-    data = (b"BECN\x00" + b"\x01\x02" + b"\x01\x00\x00\x00" + b"\x50\xd6\x01\x00"  # version 120400 = 0x1d650
-            + b"\x01\x00\x00\x00" + b"\x68\xbf" + b"host\x00" + b"\x72\xbf")         # port 49000, RakNet 49010
+    data = (
+        b"BECN\x00"
+        + b"\x01\x02"
+        + b"\x01\x00\x00\x00"
+        + b"\x50\xd6\x01\x00"  # version 120400 = 0x1d650
+        + b"\x01\x00\x00\x00"
+        + b"\x68\xbf"
+        + b"host\x00"
+        + b"\x72\xbf"
+    )  # port 49000, RakNet 49010
     b = u.decode_becn(data)
-    assert (b.major, b.minor, b.host_id, b.version, b.role, b.port, b.hostname, b.raknet_port) == (1, 2, 1, 120400, 1, 49000, "host", 49010)
+    assert (b.major, b.minor, b.host_id, b.version, b.role, b.port, b.hostname, b.raknet_port) == (
+        1,
+        2,
+        1,
+        120400,
+        1,
+        49000,
+        "host",
+        49010,
+    )
     assert u.encode_becn(b) == data
     assert u.decode_becn(data[:-2]).raknet_port is None  # 10.40-style beacon without the RakNet port
 
@@ -146,9 +176,19 @@ def test_name_too_long():
 
 # --------------------------------------------------------------------------- FMS probe (simbridge's own layout)
 
+
 def test_fms_probe_layout():
     e = _fms.FmsEntry(0, 512, "OSI", 17, 7500, 1.0, 2.0)
     got = _fms.encode_fmsl([e], 0)
-    assert got == (b"FMSL\x00" + b"\x01\x00\x00\x00" + b"\x00\x00\x00\x00" + b"\x00\x02\x00\x00" + b"\x11\x00\x00\x00"
-                   + b"\x4c\x1d\x00\x00" + F1 + F2 + b"\x03OSI")
+    assert got == (
+        b"FMSL\x00"
+        + b"\x01\x00\x00\x00"
+        + b"\x00\x00\x00\x00"
+        + b"\x00\x02\x00\x00"
+        + b"\x11\x00\x00\x00"
+        + b"\x4c\x1d\x00\x00"
+        + F1
+        + F2
+        + b"\x03OSI"
+    )
     assert _fms.decode_fmsl(got) == ([e], 0)

@@ -13,22 +13,38 @@ def test_every_row_is_a_canonical_signal():
 
 def test_unit_conversions():
     raw = {
-        "sim/flightmodel/position/elevation": 914.4,          # m -> 3000 ft
-        "sim/flightmodel/position/y_agl": 3.048,              # m -> 10 ft
-        "sim/flightmodel/position/groundspeed": 51.444,       # m/s -> 100 kt
-        "sim/flightmodel/position/mag_psi": -20.0,            # wraps to 340
-        "sim/cockpit2/radios/actuators/nav1_frequency_hz": 11030.0,              # 10 kHz units
-        "sim/cockpit2/radios/actuators/com1_frequency_hz_833": 118275.0,         # kHz (8.33 spacing)
+        "sim/flightmodel/position/elevation": 914.4,  # m -> 3000 ft
+        "sim/flightmodel/position/y_agl": 3.048,  # m -> 10 ft
+        "sim/flightmodel/position/groundspeed": 51.444,  # m/s -> 100 kt
+        "sim/flightmodel/position/mag_psi": -20.0,  # wraps to 340
+        "sim/cockpit2/radios/actuators/nav1_frequency_hz": 11030.0,  # 10 kHz units
+        "sim/cockpit2/radios/actuators/com1_frequency_hz_833": 118275.0,  # kHz (8.33 spacing)
         "sim/cockpit2/radios/actuators/transponder_code": 4521.0,
-        "sim/cockpit2/fuel/fuel_tank_selector": 3.0,          # X-Plane right -> canonical 2
-        "sim/cockpit2/autopilot/nav_status": 1.0,             # armed is not active
+        "sim/cockpit2/fuel/fuel_tank_selector": 3.0,  # X-Plane right -> canonical 2
+        "sim/cockpit2/autopilot/nav_status": 1.0,  # armed is not active
         "sim/cockpit2/autopilot/altitude_hold_status": 2.0,
         "sim/flightmodel2/gear/deploy_ratio[0]": 0.5,
         "sim/cockpit2/radios/indicators/nav1_hdef_dots_pilot": 1.5,
         "sim/flightmodel/engine/ENGN_running[1]": 1.0,
     }
-    rows = m.select(["alt_msl_ft", "alt_agl_ft", "gs_kt", "heading_mag_deg", "nav1_mhz", "com1_mhz", "xpdr_code",
-                     "fuel_selector", "ap_nav", "ap_alt", "gear_down", "loc_dev_dots", "engine2_running", "ias_kt"])
+    rows = m.select(
+        [
+            "alt_msl_ft",
+            "alt_agl_ft",
+            "gs_kt",
+            "heading_mag_deg",
+            "nav1_mhz",
+            "com1_mhz",
+            "xpdr_code",
+            "fuel_selector",
+            "ap_nav",
+            "ap_alt",
+            "gear_down",
+            "loc_dev_dots",
+            "engine2_running",
+            "ias_kt",
+        ]
+    )
     v = m.to_canonical(rows, raw)
     assert v["alt_msl_ft"] == pytest.approx(3000.0)
     assert v["alt_agl_ft"] == pytest.approx(10.0)

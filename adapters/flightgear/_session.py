@@ -71,8 +71,15 @@ def launch_spec(task: "TaskSpec") -> LaunchSpec:
     on_ground = st.on_ground if st.on_ground is not None else (st.parking is not None or st.engine == "cold_and_dark")
     allowed = dict(KEY_WHITELIST)
     allowed.update(TASK_EXTRA_KEYS.get(task.id.split("@")[0], {}))
-    spec = LaunchSpec(aircraft=aircraft, airport=st.airport, runway=st.runway, parking=st.parking,
-                      on_ground=on_ground, heading_deg=st.heading_deg, allowed_keys=allowed)
+    spec = LaunchSpec(
+        aircraft=aircraft,
+        airport=st.airport,
+        runway=st.runway,
+        parking=st.parking,
+        on_ground=on_ground,
+        heading_deg=st.heading_deg,
+        allowed_keys=allowed,
+    )
     if st.position is not None and (not on_ground or (not st.parking and not st.runway)):
         spec.lat_deg, spec.lon_deg = st.position.lat_deg, st.position.lon_deg
     if not on_ground:
@@ -111,19 +118,25 @@ def check_push_telemetry(sandbox: Sandbox) -> None:
     whose telemetry is `pull` — or that gives no address to push to — cannot host it. Decided
     from the provider's declared capability (`Sandbox.telemetry`), not from its name."""
     if sandbox.telemetry != "push":
-        raise HarnessError("flightgear: this sandbox only lets the host pull telemetry (telemetry=pull), but "
-                           "FlightGear pushes its generic-protocol stream over UDP; run it on the local or netns provider")
+        raise HarnessError(
+            "flightgear: this sandbox only lets the host pull telemetry (telemetry=pull), but "
+            "FlightGear pushes its generic-protocol stream over UDP; run it on the local or netns provider"
+        )
     if sandbox.harness_addr is None:
-        raise HarnessError("flightgear: this sandbox gives FlightGear no harness address to push its "
-                           "generic-protocol UDP stream to (harness_addr is None)")
+        raise HarnessError(
+            "flightgear: this sandbox gives FlightGear no harness address to push its "
+            "generic-protocol UDP stream to (harness_addr is None)"
+        )
 
 
 class FlightGearSession(SimSession):
     sim_name = "flightgear"
     signals = SIGNALS
     state_ports = (("tcp", TELNET_PORT),)
-    controls = (*FLIGHTGEAR_KEYS,
-                ("mouse on the panel", "click switches and knobs in the 3D cockpit (wheel turns knobs)"))
+    controls = (
+        *FLIGHTGEAR_KEYS,
+        ("mouse on the panel", "click switches and knobs in the 3D cockpit (wheel turns knobs)"),
+    )
 
     @classmethod
     def preflight(cls, provider: str) -> None:
@@ -132,11 +145,14 @@ class FlightGearSession(SimSession):
         from simbridge._errors import SimbridgeError
 
         if provider != "vm" and not os.access(FGFS, os.X_OK):
-            raise SimbridgeError(f"flightgear simulator: {FGFS} not found (apt-get install flightgear, or set "
-                                 "SIMBRIDGE_FGFS)")
+            raise SimbridgeError(
+                f"flightgear simulator: {FGFS} not found (apt-get install flightgear, or set SIMBRIDGE_FGFS)"
+            )
         if provider == "vm":
-            raise SimbridgeError("flightgear does not run in the vm provider (it is not in the guest image); "
-                                 "use --provider local or netns")
+            raise SimbridgeError(
+                "flightgear does not run in the vm provider (it is not in the guest image); "
+                "use --provider local or netns"
+            )
 
     def __init__(self) -> None:
         self.fg: FlightGearProcess | None = None
@@ -169,14 +185,20 @@ class FlightGearSession(SimSession):
                 spec.geometry = (int(w), int(h))
         isolated = sandbox.isolated
         check_push_telemetry(sandbox)
-        self.fg = FlightGearProcess(spec, GenericProtocol(RAW_CHUNKS, name="simbridge-c172p"),
-                                    workdir=Path(sandbox.workdir) / "flightgear", display=sandbox.display,
-                                    env=sandbox.env, spawn=sandbox.spawn,
-                                    # in a sandbox: the task's documented port, firewalled from the agent
-                                    telnet_port=TELNET_PORT if isolated else None, reach=sandbox.reach,
-                                    harness_addr=sandbox.harness_addr or "127.0.0.1",
-                                    harness_udp_port=sandbox.harness_udp_ports[0] if sandbox.harness_udp_ports else 0,
-                                    sim_uid=sandbox.sim_uid)
+        self.fg = FlightGearProcess(
+            spec,
+            GenericProtocol(RAW_CHUNKS, name="simbridge-c172p"),
+            workdir=Path(sandbox.workdir) / "flightgear",
+            display=sandbox.display,
+            env=sandbox.env,
+            spawn=sandbox.spawn,
+            # in a sandbox: the task's documented port, firewalled from the agent
+            telnet_port=TELNET_PORT if isolated else None,
+            reach=sandbox.reach,
+            harness_addr=sandbox.harness_addr or "127.0.0.1",
+            harness_udp_port=sandbox.harness_udp_ports[0] if sandbox.harness_udp_ports else 0,
+            sim_uid=sandbox.sim_uid,
+        )
         self.fg.start()
         tn = self.fg.props()
         self._version = tn.get("/sim/version/flightgear")
@@ -202,6 +224,12 @@ class FlightGearSession(SimSession):
                 # own settings go in after that, or the aircraft would not be as the task says
                 self._wait_autostart_over()
                 tn.set_many(setup)
+                if "/controls/flight/flaps" in setup:
+                    # the task overrides the autostart's approach configuration: hand over
+                    # once the aircraft flies as the task says, not while it is changing
+                    self._wait_flaps_at(float(setup["/controls/flight/flaps"]))
+                    if st.ias_kt:
+                        self._wait_airspeed_near(float(st.ias_kt))
         # the episode starts now: drop what came before, remember the clock
         rx = self.fg.receiver()
         rx.drain()
@@ -261,6 +289,43 @@ class FlightGearSession(SimSession):
                 return
             time.sleep(0.5)
         raise HarnessError("flightgear: the c172p autostart did not finish (auto-start still set) during setup")
+
+    def _wait_flaps_at(self, command_norm: float, timeout_s: float = 60.0) -> None:
+        """Until the flap surface has travelled to the commanded setting. The autostart's
+        approach flaps extend for as long as setup takes (longer the faster the machine runs
+        the simulator), and the c172p's flap motor takes seconds to move them back: the
+        episode must not start with the flaps still on their way."""
+        tn = self._process().props()
+        deadline = time.monotonic() + timeout_s
+        pos = ""
+        while time.monotonic() < deadline:
+            pos = tn.get("/fdm/jsbsim/fcs/flap-pos-norm")
+            try:
+                if abs(float(pos) - command_norm) < 0.02:
+                    return
+            except ValueError:
+                pass
+            time.sleep(0.25)
+        raise HarnessError(f"flightgear: the flaps did not reach {command_norm:g} during setup (at {pos!r})")
+
+    def _wait_airspeed_near(self, target_kt: float, within_kt: float = 8.0, timeout_s: float = 120.0) -> None:
+        """Until the indicated airspeed is back near the task's: the autostart's approach flaps
+        and power bleed speed off while setup runs, and the agent is to take over at the speed
+        the task states. On cruise power the c172p regains it in seconds of simulator time."""
+        tn = self._process().props()
+        deadline = time.monotonic() + timeout_s
+        ias = ""
+        while time.monotonic() < deadline:
+            ias = tn.get("/velocities/airspeed-kt")
+            try:
+                if abs(float(ias) - target_kt) <= within_kt:
+                    return
+            except ValueError:
+                pass
+            time.sleep(0.25)
+        raise HarnessError(
+            f"flightgear: the airspeed did not come back to {target_kt:g} kt during setup (at {ias!r} kt)"
+        )
 
     def poll(self) -> list[StateSample]:
         if self.fg is None or self.fg.udp is None:
@@ -331,7 +396,9 @@ class FlightGearSession(SimSession):
             "sample_rate_hz": round(fps, 2) if fps else None,
             "flags": flags,
             "flightgear": {
-                "launch_to_ready_s": round(self.fg.launch_to_ready_s, 1) if self.fg and self.fg.launch_to_ready_s else None,
+                "launch_to_ready_s": round(self.fg.launch_to_ready_s, 1)
+                if self.fg and self.fg.launch_to_ready_s
+                else None,
                 "warm_fg_home": bool(self.fg and self.fg.warm_home),
                 "telnet_binds_all_interfaces": TELNET_BINDS_ALL_INTERFACES,
                 "telnet_port": self.fg.telnet_port if self.fg else None,
@@ -361,8 +428,9 @@ class FlightGearSession(SimSession):
         got = dict(zip(props, self.fg.telnet.get_many(list(props.values()))))
         menu_off = got["menubar"] == "false" and got["debug_menu"] == "false"
         keys_off = all(got[f"key{k}"] == "null" for k in CONSOLE_KEYS)
-        evidence = (f"menubar visible={got['menubar']}, Debug menu enabled={got['debug_menu']}, "
-                    + ", ".join(f"key {CONSOLE_KEYS[k]}={got[f'key{k}'] or '(none)'}" for k in CONSOLE_KEYS))
+        evidence = f"menubar visible={got['menubar']}, Debug menu enabled={got['debug_menu']}, " + ", ".join(
+            f"key {CONSOLE_KEYS[k]}={got[f'key{k}'] or '(none)'}" for k in CONSOLE_KEYS
+        )
         out: dict[str, dict[str, str]] = {}
         for name in names:
             low = name.lower()
@@ -377,5 +445,3 @@ class FlightGearSession(SimSession):
     @property
     def telnet_port(self) -> int:
         return self.fg.telnet_port if self.fg else 0
-
-

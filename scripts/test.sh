@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 export SIMBRIDGE_VM_TESTS=${SIMBRIDGE_VM_TESTS:-1}
 bash scripts/setup.sh
 .venv/bin/ruff check simbridge adapters verifiers tests benchmarks scripts
+.venv/bin/ruff format --check simbridge adapters verifiers tests benchmarks scripts
 # types of the package as installed ([tool.mypy] in pyproject.toml; ~30 s on 2 cores, less when cached)
 .venv/bin/mypy
 exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

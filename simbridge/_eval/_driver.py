@@ -33,10 +33,9 @@ from simbridge._eval._plan import (
 )
 from simbridge._eval._progress import Progress
 from simbridge._eval._suite import SuiteError, load_suite
+from simbridge._runner import AGENT_OUTCOMES  # the agent's own outcomes: never retried
 
 RESULTS_FILE = "results.parquet"
-#: statuses of the agent's own outcome: never retried
-AGENT_OUTCOMES = frozenset({"completed", "timeout", "agent_quit", "agent_disconnected"})
 EXIT_OK, EXIT_AGENT_FAILED, EXIT_UNSCORED = 0, 3, 4
 
 #: results.parquet columns, in order, with their Arrow types

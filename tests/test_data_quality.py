@@ -188,6 +188,16 @@ def test_one_row_or_one_repeated_row_is_unscored(tmp_path, rows):
     assert s.status == "unscored" and "one sample" in s.reason
 
 
+@pytest.mark.parametrize("status", ["agent_quit", "agent_disconnected"])
+def test_an_agent_that_ends_the_episode_at_once_scores_zero_not_unscored(tmp_path, status):
+    """One sample because the agent gave up (or went away) at once: its own failure, scored 0."""
+    c = steep_turn()
+    s = score(tmp_path, {k: v[:1] for k, v in c.items()}, status=status)
+    assert s.status == "scored" and s.score == 0.0 and not s.success
+    assert {x.name for x in s.components} == {cr.name for cr in TASK.partial_credit}
+    assert all(x.earned == 0.0 for x in s.components) and status in s.explanation
+
+
 def test_repeated_time_with_different_values_is_unscored(tmp_path):
     cols = {k: v.copy() for k, v in steep_turn().items()}
     cols["t"][300] = cols["t"][299]

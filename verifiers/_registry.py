@@ -340,6 +340,22 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
     except Unscorable as exc:
         report_quality(ctx.asked)
         violated = [r for r in ctx.safety_results.values() if not r.ok]
+        if not violated and checked.single and str(exc) == checked.single and ep.status in AGENT_ENDED:
+            # The agent itself ended the episode (gave up, went away) before a second sample:
+            # nothing was flown, which is the agent's failure, scored 0, never hidden as unscored.
+            for c in vdef.components:
+                if c not in ctx.components:
+                    ctx.component(c, 0.0, explanation=f"not shown: the agent ended the episode ({ep.status}) at once")
+            return Score(
+                status="scored",
+                score=0.0,
+                raw_score=0.0,
+                success=False,
+                components=[ctx.components[c.name] for c in task.partial_credit],
+                safety=[ctx.safety_results[x.name] for x in task.safety if x.name in ctx.safety_results],
+                explanation=f"the agent ended the episode ({ep.status}) before anything could be judged: {exc}",
+                **base,
+            )
         if not violated:
             return Score.unscored(reason=str(exc), **base)
         # A hard constraint was already seen violated: the safety gate decides the score (0)
@@ -390,6 +406,10 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
         explanation="; ".join(notes),
         **base,
     )
+
+
+#: statuses in which the agent itself ended the episode early (its own failure, always scored)
+AGENT_ENDED = frozenset({"agent_quit", "agent_disconnected"})
 
 
 def _sim_end_s(ep: Any) -> float | None:

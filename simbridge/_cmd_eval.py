@@ -16,20 +16,12 @@ import signal
 import sys
 from pathlib import Path
 
+from simbridge._cli_args import number
+
 EPILOG = """DIR/plan.json is written first; each attempt's bundle goes to
 DIR/<task>/<sim>/<agent>/trial-<k>/attempt-<j>/ and DIR/results.parquet (one row per episode) is
 rewritten as results arrive. Harness faults are retried up to the suite's `retries`; an agent's
 own failure never is. See docs/eval.md."""
-
-
-def _positive(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{text} must be ≥ 1")
-    return n
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -50,7 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--max-parallel",
-        type=_positive,
+        type=number(int, lo=1),
         default=None,
         metavar="N",
         help="at most N episodes at once (default: the local CPU/display budget, or what the cluster's "

@@ -19,6 +19,7 @@ import signal
 import sys
 from pathlib import Path
 
+from simbridge._cli_args import number
 from simbridge._providers import PROVIDERS
 
 
@@ -29,33 +30,12 @@ timed out, disconnected); 4 some trial unscored (harness fault); 2 bad usage or 
 check; 130 interrupted. The agent port's URL and ready flag are in RUN_DIR/agent_port.json."""
 
 
-def _number(kind: type, *, lo: float | None = None, lo_open: bool = False, hi: float | None = None):
-    """An argparse type: a finite number of `kind` within bounds, with a one-line complaint."""
-
-    def parse(text: str) -> float:
-        import math
-
-        try:
-            v = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not {'an integer' if kind is int else 'a number'}") from None
-        if not math.isfinite(v):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
-        if lo is not None and (v <= lo if lo_open else v < lo):
-            raise argparse.ArgumentTypeError(f"{text} must be {'>' if lo_open else '≥'} {lo:g}")
-        if hi is not None and v > hi:
-            raise argparse.ArgumentTypeError(f"{text} must be ≤ {hi:g}")
-        return v
-
-    return parse
-
-
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run an agent on a task in a simulator and score each trial", epilog=EPILOG)
     p.add_argument("task", help="task id, e.g. T09")
     p.add_argument("--sim", required=True, help="simulator name (jsbsim, ...) or module:SessionClass")
     p.add_argument("--agent", required=True, help="noop | scripted:FILE | mcp | human | reference | py:MODULE:FACTORY")
-    p.add_argument("--trials", type=_number(int, lo=1), default=1, help="number of trials (default 1)")
+    p.add_argument("--trials", type=number(int, lo=1), default=1, help="number of trials (default 1)")
     p.add_argument("--out", type=Path, default=None, help="parent directory of the run (default runs/)")
     p.add_argument(
         "--lockstep",
@@ -64,7 +44,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--slice",
-        type=_number(float, lo=0, lo_open=True, hi=60),
+        type=number(float, lo=0, lo_open=True, hi=60),
         default=0.1,
         dest="slice_s",
         help="lockstep slice in simulator seconds (default 0.1)",
@@ -83,7 +63,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--snapshot-at",
-        type=_number(float, lo=0),
+        type=number(float, lo=0),
         action="append",
         default=[],
         metavar="T",
@@ -91,13 +71,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--frame-hz",
-        type=_number(float, lo=0, hi=30),
+        type=number(float, lo=0, hi=30),
         default=1.0,
         help="screen frames per simulator second (0 = none)",
     )
     p.add_argument(
         "--time-limit",
-        type=_number(float, lo=0, lo_open=True),
+        type=number(float, lo=0, lo_open=True),
         default=None,
         help="end earlier than the task's limit (simulator seconds; flagged in episode.json)",
     )
@@ -110,7 +90,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--port",
-        type=_number(int, lo=0, hi=65535),
+        type=number(int, lo=0, hi=65535),
         default=0,
         dest="mcp_port",
         help="TCP port of the agent port's MCP server (default: a free one, printed and in agent_port.json)",
@@ -123,7 +103,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--connect-timeout",
-        type=_number(float, lo=0, lo_open=True),
+        type=number(float, lo=0, lo_open=True),
         default=None,
         dest="connect_timeout_s",
         help="seconds an mcp agent has for its first request (default 600); after that the trial ends "
@@ -131,14 +111,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--disconnect-grace",
-        type=_number(float, lo=0),
+        type=number(float, lo=0),
         default=10.0,
         dest="disconnect_grace_s",
         help="seconds an mcp agent's client may be gone before the trial ends as agent_disconnected (default 10)",
     )
     p.add_argument(
         "--idle-timeout",
-        type=_number(float, lo=0, lo_open=True),
+        type=number(float, lo=0, lo_open=True),
         default=300.0,
         dest="idle_timeout_s",
         help="wall seconds an mcp agent may go without any request in flight before the trial ends as "

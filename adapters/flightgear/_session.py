@@ -227,9 +227,22 @@ class FlightGearSession(SimSession):
                 if "/controls/flight/flaps" in setup:
                     # the task overrides the autostart's approach configuration: hand over
                     # once the aircraft flies as the task says, not while it is changing
-                    self._wait_flaps_at(float(setup["/controls/flight/flaps"]))
+                    # the autostart's approach flaps extend while setup runs (further the faster
+                    # the machine runs the simulator) and the c172p's flap motor takes seconds to
+                    # bring them back; they and the power bled speed off, which cruise power
+                    # regains in seconds of simulator time
+                    flaps = float(setup["/controls/flight/flaps"])
+                    self._wait_prop_near(
+                        "/fdm/jsbsim/fcs/flap-pos-norm", flaps, 0.02, 60.0, f"the flaps did not reach {flaps:g}"
+                    )
                     if st.ias_kt:
-                        self._wait_airspeed_near(float(st.ias_kt))
+                        self._wait_prop_near(
+                            "/velocities/airspeed-kt",
+                            float(st.ias_kt),
+                            8.0,
+                            120.0,
+                            f"the airspeed did not come back to {st.ias_kt:g} kt",
+                        )
         # the episode starts now: drop what came before, remember the clock
         rx = self.fg.receiver()
         rx.drain()
@@ -290,42 +303,21 @@ class FlightGearSession(SimSession):
             time.sleep(0.5)
         raise HarnessError("flightgear: the c172p autostart did not finish (auto-start still set) during setup")
 
-    def _wait_flaps_at(self, command_norm: float, timeout_s: float = 60.0) -> None:
-        """Until the flap surface has travelled to the commanded setting. The autostart's
-        approach flaps extend for as long as setup takes (longer the faster the machine runs
-        the simulator), and the c172p's flap motor takes seconds to move them back: the
-        episode must not start with the flaps still on their way."""
+    def _wait_prop_near(self, node: str, target: float, within: float, timeout_s: float, failure: str) -> None:
+        """Until the property `node` reads within `within` of `target`; else a HarnessError
+        saying `failure` and the last value read."""
         tn = self._process().props()
         deadline = time.monotonic() + timeout_s
-        pos = ""
+        value = ""
         while time.monotonic() < deadline:
-            pos = tn.get("/fdm/jsbsim/fcs/flap-pos-norm")
+            value = tn.get(node)
             try:
-                if abs(float(pos) - command_norm) < 0.02:
+                if abs(float(value) - target) <= within:
                     return
             except ValueError:
                 pass
             time.sleep(0.25)
-        raise HarnessError(f"flightgear: the flaps did not reach {command_norm:g} during setup (at {pos!r})")
-
-    def _wait_airspeed_near(self, target_kt: float, within_kt: float = 8.0, timeout_s: float = 120.0) -> None:
-        """Until the indicated airspeed is back near the task's: the autostart's approach flaps
-        and power bleed speed off while setup runs, and the agent is to take over at the speed
-        the task states. On cruise power the c172p regains it in seconds of simulator time."""
-        tn = self._process().props()
-        deadline = time.monotonic() + timeout_s
-        ias = ""
-        while time.monotonic() < deadline:
-            ias = tn.get("/velocities/airspeed-kt")
-            try:
-                if abs(float(ias) - target_kt) <= within_kt:
-                    return
-            except ValueError:
-                pass
-            time.sleep(0.25)
-        raise HarnessError(
-            f"flightgear: the airspeed did not come back to {target_kt:g} kt during setup (at {ias!r} kt)"
-        )
+        raise HarnessError(f"flightgear: {failure} during setup (at {value!r})")
 
     def poll(self) -> list[StateSample]:
         if self.fg is None or self.fg.udp is None:

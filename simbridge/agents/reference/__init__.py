@@ -17,7 +17,7 @@ from simbridge.agents._base import Agent
 
 
 def make(task_id: str) -> Agent | None:
-    """The reference pilot of a task (T01, T02, T09, T15, T16), or None."""
+    """The reference pilot or driver of a task (T01, T02, T06, T09, T15, T16, T18), or None."""
     base = task_id.split("@")[0]
     if base == "T01":
         from simbridge.agents.reference._engine_start import EngineStartPilot
@@ -28,9 +28,11 @@ def make(task_id: str) -> Agent | None:
 
         return TakeoffHoldPilot()
     if base == "T09":
+        from simbridge.agents.reference._fg_radios import BySimPilot
+        from simbridge.agents.reference._fg_steep_turn import FlightGearSteepTurnPilot
         from simbridge.agents.reference._steep_turn import SteepTurnPilot
 
-        return SteepTurnPilot()
+        return BySimPilot({"flightgear": FlightGearSteepTurnPilot()}, SteepTurnPilot())
     if base == "T15":
         from simbridge.agents.reference._weight_balance import WeightBalancePilot
 
@@ -40,4 +42,12 @@ def make(task_id: str) -> Agent | None:
         from simbridge.agents.reference._radios import RadiosPilot
 
         return BySimPilot({"flightgear": FlightGearRadiosPilot()}, RadiosPilot())
+    if base == "T18":
+        from simbridge.agents.reference._drive_lane_keep import LaneKeepDriver
+
+        return LaneKeepDriver()
+    if base == "T06":
+        from simbridge.agents.reference._drive_route import RouteDriver
+
+        return RouteDriver()
     return None

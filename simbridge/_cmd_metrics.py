@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from simbridge._cli_args import number
 from simbridge._errors import SimbridgeError
 from simbridge._metrics import compute_groups, load_trials, records
 
@@ -31,16 +32,6 @@ task_id is null for a cell's overall metrics; metric is sr, sgo, scr, pass_at_k 
 """
 
 
-def _positive_int(text: str) -> int:
-    try:
-        k = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if k < 1:
-        raise argparse.ArgumentTypeError(f"k must be at least 1, not {k}")
-    return k
-
-
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "metrics",
@@ -56,7 +47,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="run or bundle directory, or a score.json; LABEL= names the run (default: its directory name)",
     )
     p.add_argument(
-        "-k", type=_positive_int, action="append", help="k for pass@k / pass^k, at least 1 (repeatable; default 1,3,5)"
+        "-k",
+        type=number(int, lo=1),
+        action="append",
+        help="k for pass@k / pass^k, at least 1 (repeatable; default 1,3,5)",
     )
     p.add_argument(
         "--trust-scores",

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
+from simbridge._cli_args import number
 from simbridge._errors import SimbridgeError
 
 if TYPE_CHECKING:
@@ -26,21 +27,9 @@ _EPILOG = """examples:
 The store is ./review.sqlite unless --db names a file or a SQLAlchemy URL (postgresql://...)."""
 
 
-def _count(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"{text} is negative")
-    return v
-
-
-def _port(text: str) -> int:
-    v = _count(text)
-    if not 0 < v < 65536:
-        raise argparse.ArgumentTypeError(f"{text} is not a TCP port (1-65535)")
-    return v
+#: argparse types: a count is a whole number ≥ 0, a TCP port 1-65535 (the one wording of `number`)
+_count = number(int, lo=0)
+_port = number(int, lo=1, hi=65535)
 
 
 def _store(args: argparse.Namespace) -> Store:

@@ -92,11 +92,15 @@ def test_bad_score_file_inside_a_bundle(tmp_path, good, capsys):
     assert code == 2 and f"{b}/score.json: expected a JSON object" in err
 
 
-def test_k_must_be_positive():
+@pytest.mark.parametrize(
+    "k, message", [("-1", "argument -k: -1 must be ≥ 1"), ("two", "argument -k: 'two' is not an integer")]
+)
+def test_k_must_be_positive(k, message):
     p = subprocess.run(
-        [sys.executable, "-m", "simbridge._cli", "metrics", ".", "-k", "-1"], capture_output=True, text=True
+        [sys.executable, "-m", "simbridge._cli", "metrics", ".", "-k", k], capture_output=True, text=True
     )
-    assert p.returncode == 2 and "k must be at least 1, not -1" in p.stderr and "Traceback" not in p.stderr
+    [line] = [x for x in p.stderr.splitlines() if "error:" in x]
+    assert p.returncode == 2 and line == f"simbridge metrics: error: {message}" and "Traceback" not in p.stderr
 
 
 def test_running_and_unverified_episodes_count_as_unscored(tmp_path, good, capsys):

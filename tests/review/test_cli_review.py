@@ -136,3 +136,25 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capture
     assert "not a directory of bundles" in capsys.readouterr().err
     assert main(["review", "import-grades", str(tmp_path / "missing.csv"), "--db", db]) == 2
     assert "missing.csv: cannot read" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["campaign", "create", "c1", ".", "--raters", "ann", "--per-run", "-1"], "argument --per-run: -1 must be ≥ 0"),
+        (
+            ["campaign", "create", "c1", ".", "--raters", "ann", "--per-run", "2.5"],
+            "argument --per-run: '2.5' is not an integer",
+        ),
+        (["serve", ".", "--port", "0"], "argument --port: 0 must be ≥ 1"),
+        (["serve", ".", "--port", "70000"], "argument --port: 70000 must be ≤ 65535"),
+        (["agreement", "c1", "--permutations", "-3"], "argument --permutations: -3 must be ≥ 0"),
+    ],
+)
+def test_bad_numbers_are_one_line_naming_the_flag_and_value(args, message, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["review", *args, "--db", str(tmp_path / "r.sqlite")])
+    assert exc.value.code == 2
+    [line] = [x for x in capsys.readouterr().err.splitlines() if "error:" in x]
+    assert line.endswith(f"error: {message}")
+    assert not (tmp_path / "r.sqlite").exists(), "a refused command opened the store"

@@ -12,10 +12,10 @@ import math
 import time
 from pathlib import Path
 
-from simbridge._bundle import BundleWriter, EpisodeInfo
+from simbridge._bundle import BundleWriter, EpisodeStatus
 from simbridge._errors import HarnessError
 from simbridge.adapters.fgproto import CLOCK_NODE, TelnetProps
-from simbridge.adapters.kit import STALL_STATUS, StallGuard
+from simbridge.adapters.kit import STALL_STATUS, RecordLoop, Tick, record_episode
 from simbridge.adapters.flightgear._mapping import RAW_CHUNKS, SIGNALS, SNAPSHOT_NODES, CanonicalMapper
 
 DEFAULT_TELNET_PORT = 5401
@@ -52,54 +52,64 @@ class TelnetRecorder:
         names = [c.name for c in RAW_CHUNKS]
         mapper = CanonicalMapper()
         with TelnetProps(self.host, self.port, timeout_s=self.timeout_s) as tn:
-            version = tn.get("/sim/version/flightgear")
-            episode = EpisodeInfo(
-                task_id=task_id or "record",
-                sim="flightgear",
-                sim_version=version,
-                adapter="simbridge.adapters.flightgear.TelnetRecorder",
-                provider="external",
-                agent="none",
-                flags=["record_only", "telnet_polling"],
-            )
-            writer = BundleWriter(out, episode, list(SIGNALS))
-            snaps: dict[str, object] = {"start": self._snapshot(tn)}
-            status, detail = "completed", f"recorded {seconds:g} s of simulator time"
-            t0 = None
-            period = 1.0 / hz
-            w0 = time.monotonic()
+            snaps: dict[str, object] = {}
+            t0: float | None = None
+            t_sim = math.nan
+            failed = False  # telnet stopped answering: a stall, unscored like every record-only stall
+            w0 = 0.0
+
+            def open_writer() -> BundleWriter:
+                nonlocal w0
+                episode = record_episode(
+                    "flightgear",
+                    "simbridge.adapters.flightgear.TelnetRecorder",
+                    task_id=task_id,
+                    sim_version=tn.get("/sim/version/flightgear"),
+                    provider="external",
+                    flags=["telnet_polling"],
+                )
+                writer = BundleWriter(out, episode, list(SIGNALS))
+                snaps["start"] = self._snapshot(tn)
+                w0 = time.monotonic()
+                return writer
+
+            def step(writer: BundleWriter) -> Tick:
+                nonlocal t0, t_sim, failed
+                try:
+                    values = tn.get_many(nodes)
+                except HarnessError as exc:
+                    failed = True
+                    t_done = t_sim - t0 if t0 is not None else 0.0
+                    return Tick(t_done, None, end=(STALL_STATUS, f"record-only: {exc}"))
+                t_sim = _num(values[0])
+                if t0 is None:
+                    t0 = t_sim
+                t = t_sim - t0
+                writer.sample(t, mapper(dict(zip(names, (_num(v) for v in values[1:])))))
+                self.n_samples += 1
+                # each answer is fresh data: only the wall budget can stall it
+                return Tick(t, time.monotonic(), done=t >= seconds)
+
+            def wrap_up(writer: BundleWriter, status: EpisodeStatus, detail: str) -> tuple[EpisodeStatus, str]:
+                if not failed:
+                    try:
+                        snaps["end"] = self._snapshot(tn)
+                    except HarnessError as exc:
+                        status, detail = STALL_STATUS, f"record-only: {exc}"
+                wall = time.monotonic() - w0
+                writer.episode.sample_rate_hz = round(self.n_samples / wall, 2) if wall > 0 else None
+                if t0 is not None and wall > 0:
+                    writer.episode.real_time_factor = round((t_sim - t0) / wall, 3)
+                writer.snapshots(snaps)
+                return status, detail
+
             # FlightGear in software GL may run well below real time: a generous wall budget
-            guard = StallGuard(
+            loop = RecordLoop(
                 seconds,
+                "FlightGear telnet server",
+                period_s=1.0 / hz,
                 stale_after_s=self.timeout_s,
                 wall_budget_s=seconds * 10 + 30,
-                source="FlightGear telnet server",
+                done_detail=f"recorded {seconds:g} s of simulator time",
             )
-            try:
-                while True:
-                    tick = time.monotonic()
-                    values = tn.get_many(nodes)
-                    t_sim = _num(values[0])
-                    if t0 is None:
-                        t0 = t_sim
-                    t = t_sim - t0
-                    writer.sample(t, mapper(dict(zip(names, (_num(v) for v in values[1:])))))
-                    self.n_samples += 1
-                    if t >= seconds:
-                        break
-                    stalled = guard.check(time.monotonic(), t)  # each answer is fresh data: only the wall budget
-                    if stalled is not None:
-                        status, detail = STALL_STATUS, stalled
-                        break
-                    rest = period - (time.monotonic() - tick)
-                    if rest > 0:
-                        time.sleep(rest)
-                snaps["end"] = self._snapshot(tn)
-            except HarnessError as exc:  # telnet stopped answering: a stall, unscored like every record-only stall
-                status, detail = STALL_STATUS, f"record-only: {exc}"
-            wall = time.monotonic() - w0
-            episode.sample_rate_hz = round(self.n_samples / wall, 2) if wall > 0 else None
-            if t0 is not None and wall > 0:
-                episode.real_time_factor = round((t_sim - t0) / wall, 3)
-            writer.snapshots(snaps)
-            return writer.finish(status, detail)  # type: ignore[arg-type]
+            return loop.run(open_writer, step, wrap_up)

@@ -9,7 +9,8 @@ One concept per module; import the names from here (`from simbridge.adapters.kit
   from canonical samples;
 - `FailurePlan`, `PlannedFailure`, `draw_height` (failures): harness-injected failures, drawn
   per (task, seed), with the one `failure_injected` payload (`FailureInjectedData`);
-- `StallGuard`, `STALL_STATUS` (record): a record-only stream that stalls ends `harness_error`.
+- `RecordLoop`, `Tick`, `record_episode`, `StallGuard`, `STALL_STATUS` (record): the one record-only
+  loop (`simbridge record`); a stream that stalls ends `harness_error`.
 
 docs/adding-a-simulator.md says which to use for what.
 """
@@ -19,7 +20,7 @@ from simbridge.adapters.kit.drain import Drain
 from simbridge.adapters.kit.failures import FailurePlan, PlannedFailure, draw_height
 from simbridge.adapters.kit.ports import free_port
 from simbridge.adapters.kit.procs import end_process, kill_group
-from simbridge.adapters.kit.record import STALL_STATUS, StallGuard
+from simbridge.adapters.kit.record import STALL_STATUS, RecordLoop, StallGuard, Tick, WrapUp, record_episode
 
 __all__ = [
     "AP_SIGNALS",
@@ -27,10 +28,14 @@ __all__ = [
     "Drain",
     "FailurePlan",
     "PlannedFailure",
+    "RecordLoop",
     "STALL_STATUS",
     "StallGuard",
+    "Tick",
+    "WrapUp",
     "draw_height",
     "end_process",
     "free_port",
     "kill_group",
+    "record_episode",
 ]

@@ -6,17 +6,18 @@ simulator time. When MSFS quits or the connection drops it reconnects for up to
 `reconnect_timeout_s` (MSFS restarted), replays the definitions and continues the clock (flag
 `reconnected`, event `sim_restart`); past that the bundle ends as harness_error (unscored);
 a stalled stream, or a paused simulator whose clock does not reach `seconds` within the wall
-budget, ends `harness_error` too (the kit's `StallGuard`): a record-only bundle has no agent to score.
+budget, ends `harness_error` too (the kit's `RecordLoop` and `StallGuard`): a record-only bundle has no agent to score.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
-from simbridge._bundle import BundleWriter, EpisodeInfo
+from simbridge._bundle import BundleWriter, EpisodeStatus
 from simbridge._errors import HarnessError
-from simbridge.adapters.kit import STALL_STATUS, StallGuard
+from simbridge.adapters.kit import RecordLoop, Tick, record_episode
 from simbridge.adapters.msfs import _mapping
 from simbridge.adapters.msfs._client import SimConnectClient
 from simbridge.adapters.msfs._logger import MsfsLogger
@@ -49,34 +50,31 @@ class MsfsRecorder:
             lambda: make_transport(self.host, self.port, protocol=self.protocol, prefer="tcp"),
             app_name="simbridge recorder",
         )
-        rows = _mapping.select(None)
-        logger = MsfsLogger(client, rows, hz=hz)
-        episode = EpisodeInfo(
-            task_id=task_id or "record",
-            sim="msfs",
-            adapter="simbridge.adapters.msfs",
-            provider="none",
-            agent="none",
+        logger = MsfsLogger(client, _mapping.select(None), hz=hz)
+        episode = record_episode(
+            "msfs",
+            "simbridge.adapters.msfs",
+            task_id=task_id,
             sample_rate_hz=float(hz),
-            flags=["record_only"],
             host=f"{self.host}:{self.port}",
             clock="SIMULATION TIME",
         )
-        writer: BundleWriter | None = None
-        try:
+        wall_start = 0.0
+
+        def open_writer() -> BundleWriter:
+            nonlocal wall_start
             server = client.open(self.ready_timeout_s)
             episode.sim_version = ".".join(map(str, server.application_version))
             logger.subscribe()
             logger.start()
             client.end_setup()
             writer = BundleWriter(out, episode, logger.signals)
-            status, detail = "completed", ""
             wall_start = time.monotonic()
-            guard = StallGuard(
-                seconds, stale_after_s=self.stale_after_s, wall_budget_s=self.wall_budget_s, source="SimConnect stream"
-            )
-            done = False
-            while not done:
+            return writer
+
+        def step(writer: BundleWriter) -> Tick:
+            while True:
+                done = False
                 for s in logger.samples():
                     if s.t_sim > seconds:
                         done = True
@@ -84,36 +82,38 @@ class MsfsRecorder:
                     writer.sample(s.t_sim, s.values)
                 for ev in logger.events():
                     writer.event(ev.t_sim, ev.kind, ev.data)
-                if done:
-                    break
-                if not client.connected:
-                    lost = client.lost
-                    if self.reconnect_timeout_s > 0:
-                        try:  # MSFS restarted: reconnect, replay the definitions, continue the clock
-                            client.reconnect(self.reconnect_timeout_s, retry_s=0.2)
-                            logger.restarted()
-                            if "reconnected" not in writer.episode.flags:
-                                writer.episode.flags.append("reconnected")
-                            continue
-                        except HarnessError:
-                            pass
-                    status, detail = "harness_error", f"SimConnect lost: {lost}"
-                    break
                 # a paused MSFS sends no sim frames: silence then is not a stall (the wall budget still is)
-                stalled = guard.check(None if logger.paused else client.last_message_mono, logger.t_sim)
-                if stalled is not None:
-                    status, detail = STALL_STATUS, stalled
+                tick = Tick(logger.t_sim, None if logger.paused else client.last_message_mono, done=done)
+                if done or client.connected:
                     break
-                if logger.t0 is None and time.monotonic() - wall_start > self.ready_timeout_s:
-                    status, detail = "harness_error", f"no sim-frame data within {self.ready_timeout_s:g} s"
-                    break
-                time.sleep(0.01)
+                lost = client.lost
+                if self.reconnect_timeout_s > 0:
+                    try:  # MSFS restarted: reconnect, replay the definitions, continue the clock
+                        client.reconnect(self.reconnect_timeout_s, retry_s=0.2)
+                        logger.restarted()
+                        if "reconnected" not in writer.episode.flags:
+                            writer.episode.flags.append("reconnected")
+                        continue
+                    except HarnessError:
+                        pass
+                return replace(tick, end=("harness_error", f"SimConnect lost: {lost}"))
+            if not done and logger.t0 is None and time.monotonic() - wall_start > self.ready_timeout_s:
+                return replace(tick, end=("harness_error", f"no sim-frame data within {self.ready_timeout_s:g} s"))
+            return tick
+
+        def wrap_up(writer: BundleWriter, status: EpisodeStatus, detail: str) -> tuple[EpisodeStatus, str]:
             if client.exceptions:
                 writer.episode.flags.append("simconnect_exceptions")
-            return writer.finish(status, detail)  # type: ignore[arg-type]
-        except HarnessError:
-            if writer is not None:
-                writer.finish("harness_error", "recording failed")
-            raise
+            return status, detail
+
+        loop = RecordLoop(
+            seconds,
+            "SimConnect stream",
+            period_s=0.01,
+            stale_after_s=self.stale_after_s,
+            wall_budget_s=self.wall_budget_s,
+        )
+        try:
+            return loop.run(open_writer, step, wrap_up)
         finally:
             client.close()

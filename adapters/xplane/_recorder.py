@@ -3,18 +3,16 @@
 Operators use it to check a lab setup, instructors to record reference flights. It subscribes
 every mapped signal over RREF (50 Hz by default) and stops after `seconds` of simulator time
 (bounded in wall time too, so a paused simulator cannot hold it forever). A stream that stalls
-ends the bundle `harness_error` (the kit's `StallGuard`): a record-only bundle has no agent
+ends the bundle `harness_error` (the kit's `RecordLoop` and `StallGuard`): a record-only bundle has no agent
 to score.
 """
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-from simbridge._bundle import BundleWriter, EpisodeInfo
-from simbridge._errors import HarnessError
-from simbridge.adapters.kit import STALL_STATUS, StallGuard
+from simbridge._bundle import BundleWriter, EpisodeStatus
+from simbridge.adapters.kit import RecordLoop, Tick, record_episode
 from simbridge.adapters.xplane import _mapping
 from simbridge.adapters.xplane._logger import RrefLogger
 from simbridge.adapters.xplane._udp import UDP_PORT, UdpClient
@@ -39,46 +37,40 @@ class XPlaneRecorder:
         rows = _mapping.select(None, twin=self.twin)
         udp = UdpClient(self.host, self.port)
         logger = RrefLogger(udp, rows, hz=hz)
-        episode = EpisodeInfo(
-            task_id=task_id or "record",
-            sim="xplane",
-            adapter="simbridge.adapters.xplane",
-            provider="none",
-            agent="none",
+        episode = record_episode(
+            "xplane",
+            "simbridge.adapters.xplane",
+            task_id=task_id,
             sample_rate_hz=float(hz),
-            flags=["record_only"],
             host=f"{self.host}:{self.port}",
             clock=_mapping.CLOCK_DATAREF,
         )
-        writer: BundleWriter | None = None
-        status, detail = "completed", ""
-        try:
+        last_t = 0.0
+
+        def open_writer() -> BundleWriter:
             logger.start(ready_timeout_s=self.ready_timeout_s)
-            writer = BundleWriter(out, episode, logger.signals)
-            guard = StallGuard(seconds, stale_after_s=self.stale_after_s, source="RREF stream")
-            last_t = 0.0
-            while last_t < seconds:
-                stalled = guard.check(udp.last_packet_mono, last_t)
-                if stalled is not None:
-                    status, detail = STALL_STATUS, stalled
+            return BundleWriter(out, episode, logger.signals)
+
+        def step(writer: BundleWriter) -> Tick:
+            nonlocal last_t
+            for s in logger.samples():
+                last_t = s.t_sim
+                if s.t_sim > seconds:
                     break
-                for s in logger.samples():
-                    if s.t_sim > seconds:
-                        last_t = s.t_sim
-                        break
-                    writer.sample(s.t_sim, s.values)
-                    last_t = s.t_sim
-                time.sleep(0.02)
+                writer.sample(s.t_sim, s.values)
+            return Tick(last_t, udp.last_packet_mono, done=last_t >= seconds)
+
+        def wrap_up(writer: BundleWriter, status: EpisodeStatus, detail: str) -> tuple[EpisodeStatus, str]:
             for f in logger.stop():
                 if f.t_sim <= seconds:
                     s = logger.samples([f])[0]
                     writer.sample(s.t_sim, s.values)
             writer.episode.rref_packets = udp.packets_received
             writer.episode.dropped_late = logger.assembler.dropped_late
-            return writer.finish(status, detail)  # type: ignore[arg-type]
-        except HarnessError:
-            if writer is not None:
-                writer.finish("harness_error", "recording failed")
-            raise
+            return status, detail
+
+        loop = RecordLoop(seconds, "RREF stream", period_s=0.02, stale_after_s=self.stale_after_s)
+        try:
+            return loop.run(open_writer, step, wrap_up)
         finally:
             udp.close()

@@ -1,0 +1,330 @@
+"""The road network as flat ground polygons in CARLA metres, built once per town from a SUMO net.
+
+SUMO nets made from OpenDRIVE by netconvert keep lanes, junction shapes and traffic-light
+connections but not OpenDRIVE's roadMark types, so markings follow the usual rule: broken white
+between lanes of one direction, double solid yellow between the two directions of a road (an
+edge whose reverse edge joins the same nodes), solid white at the road's outer edges. Nets without
+sidewalk lanes (CARLA's towns) get a kerb strip and a sidewalk outside each outer edge. Stop lines
+sit at the end of every lane with a traffic-light-controlled connection.
+
+The polygons are binned in a square grid (`GRID_CELL_M`) so the view transforms only the cells near
+the eye each frame.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from simbridge.adapters.drive import layout
+from simbridge.adapters.drive._scene import carla_xy
+
+MarkingKind = Literal["broken_white", "solid_white", "double_yellow"]
+FloatArray = npt.NDArray[np.float64]
+
+GRID_CELL_M = 64.0
+#: draw order of ground layers (lower first)
+LAYER_SIDEWALK, LAYER_KERB, LAYER_ASPHALT, LAYER_MARKING, LAYER_STOP = 0, 1, 2, 3, 4
+_MAX_SEGMENT_M = 8.0
+
+
+@dataclass(frozen=True)
+class Lane:
+    """A drivable lane: SUMO ids, width and centre line (CARLA metres, in the driving direction)."""
+
+    lane_id: str
+    edge_id: str
+    index: int
+    width_m: float
+    centre_xy_m: FloatArray
+
+
+@dataclass(frozen=True)
+class Marking:
+    """A painted line along a lane boundary (CARLA metres); `lane_ids` are the lanes it separates."""
+
+    kind: MarkingKind
+    xy_m: FloatArray
+    lane_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class StopLine:
+    """The stop line across a traffic-light-controlled lane's end."""
+
+    lane_id: str
+    tl_id: str
+    xy_m: FloatArray  # (4, 2) quad
+
+
+@dataclass(frozen=True)
+class Junction:
+    junction_id: str
+    xy_m: FloatArray
+
+
+@dataclass
+class GridCell:
+    """The ground polygons whose centroid falls in one grid cell, flattened for vectorised transforms."""
+
+    pts_xy_m: FloatArray  # (n_points, 2)
+    starts: npt.NDArray[np.intp]  # first point of each polygon
+    counts: npt.NDArray[np.intp]
+    layer: npt.NDArray[np.intp]
+    rgb: list[tuple[int, int, int]]
+    #: largest distance from the cell centre to any of its points (for culling by distance)
+    radius_m: float
+    centre_xy_m: tuple[float, float]
+
+
+@dataclass
+class RoadGeometry:
+    """Everything drawn on the ground of one town, plus the structures tests and the world may query."""
+
+    town: str
+    net_offset: tuple[float, float]
+    lanes: list[Lane]
+    markings: list[Marking]
+    stop_lines: list[StopLine]
+    junctions: list[Junction]
+    #: all ground polygons: (layer, rgb, (n, 2) CARLA metres)
+    polygons: list[tuple[int, tuple[int, int, int], FloatArray]]
+    bounds_m: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    cells: dict[tuple[int, int], GridCell] = field(default_factory=dict)
+
+    @classmethod
+    def from_net(cls, net_xml: Path, town: str | None = None) -> RoadGeometry:
+        """Read a SUMO .net.xml once and build the ground polygons in CARLA metres."""
+        import sumolib  # type: ignore[import-untyped]
+
+        net_xml = Path(net_xml)
+        if not net_xml.is_file():
+            raise FileNotFoundError(f"{net_xml}: no such SUMO network file")
+        try:
+            net = sumolib.net.readNet(str(net_xml), withInternal=False)
+        except Exception as exc:  # sumolib raises bare xml/SAX errors
+            raise ValueError(f"{net_xml}: not a readable SUMO network ({exc})") from exc
+        offset = tuple(float(v) for v in net.getLocationOffset())
+        return _build(net, (offset[0], offset[1]), town or net_xml.name.split(".")[0])
+
+    def cells_within(self, x_m: float, y_m: float, radius_m: float) -> list[GridCell]:
+        """Grid cells that may hold a polygon point within `radius_m` of (x_m, y_m)."""
+        out = []
+        r_cells = int(math.ceil((radius_m + GRID_CELL_M) / GRID_CELL_M))
+        ci, cj = int(math.floor(x_m / GRID_CELL_M)), int(math.floor(y_m / GRID_CELL_M))
+        for i in range(ci - r_cells, ci + r_cells + 1):
+            for j in range(cj - r_cells, cj + r_cells + 1):
+                cell = self.cells.get((i, j))
+                if cell is None:
+                    continue
+                d = math.hypot(cell.centre_xy_m[0] - x_m, cell.centre_xy_m[1] - y_m)
+                if d - cell.radius_m <= radius_m:
+                    out.append(cell)
+        return out
+
+
+# -- construction --------------------------------------------------------------------------------
+
+
+def _densify(pts: FloatArray, max_seg_m: float = _MAX_SEGMENT_M) -> FloatArray:
+    """Insert points so no segment is longer than max_seg_m (culling and clipping stay local)."""
+    out = [pts[0]]
+    for a, b in zip(pts[:-1], pts[1:], strict=True):
+        n = max(1, int(math.ceil(float(np.hypot(*(b - a))) / max_seg_m)))
+        for k in range(1, n + 1):
+            out.append(a + (b - a) * (k / n))
+    return np.array(out, dtype=np.float64)
+
+
+def _dedupe(pts: FloatArray) -> FloatArray:
+    keep = np.ones(len(pts), dtype=bool)
+    keep[1:] = np.hypot(*(np.diff(pts, axis=0).T)) > 1e-3
+    return pts[keep]
+
+
+def _offset(pts: FloatArray, dist_m: float) -> FloatArray:
+    """The polyline shifted `dist_m` to its LEFT in SUMO's right-handed frame (miter joins, capped)."""
+    d = np.diff(pts, axis=0)
+    seg_len = np.hypot(d[:, 0], d[:, 1])[:, None]
+    n = np.column_stack([-d[:, 1], d[:, 0]]) / np.maximum(seg_len, 1e-9)
+    vn = np.empty_like(pts)
+    vn[0], vn[-1] = n[0], n[-1]
+    if len(pts) > 2:
+        m = n[:-1] + n[1:]
+        m_len = np.hypot(m[:, 0], m[:, 1])[:, None]
+        m = m / np.maximum(m_len, 1e-9)
+        cos_half = np.sum(m * n[1:], axis=1, keepdims=True)
+        vn[1:-1] = m / np.maximum(cos_half, 0.5)
+    return pts + vn * dist_m
+
+
+def _strip(left: FloatArray, right: FloatArray) -> list[FloatArray]:
+    """Quads between two polylines with the same vertex count."""
+    return [np.array([left[i], left[i + 1], right[i + 1], right[i]]) for i in range(len(left) - 1)]
+
+
+def _line_quads(line: FloatArray, width_m: float) -> list[FloatArray]:
+    return _strip(_offset(line, width_m / 2), _offset(line, -width_m / 2))
+
+
+def _dashes(line: FloatArray, width_m: float) -> list[FloatArray]:
+    """Broken-line dashes along a polyline: BROKEN_DASH_M on, BROKEN_GAP_M off, from its start."""
+    seg = np.diff(line, axis=0)
+    seg_len = np.hypot(seg[:, 0], seg[:, 1])
+    cum = np.concatenate([[0.0], np.cumsum(seg_len)])
+    period = layout.BROKEN_DASH_M + layout.BROKEN_GAP_M
+    quads = []
+    s = layout.BROKEN_GAP_M / 2
+    while s + layout.BROKEN_DASH_M <= cum[-1]:
+        a = np.array([np.interp(s, cum, line[:, 0]), np.interp(s, cum, line[:, 1])])
+        e = s + layout.BROKEN_DASH_M
+        b = np.array([np.interp(e, cum, line[:, 0]), np.interp(e, cum, line[:, 1])])
+        quads.extend(_line_quads(np.array([a, b]), width_m))
+        s += period
+    return quads
+
+
+def _to_carla(pts: FloatArray, offset: tuple[float, float]) -> FloatArray:
+    x, y = carla_xy(pts[:, 0], pts[:, 1], offset)  # type: ignore[arg-type]
+    return np.column_stack([x, y]).astype(np.float64)
+
+
+def _build(net: object, offset: tuple[float, float], town: str) -> RoadGeometry:
+    lanes: list[Lane] = []
+    markings: list[Marking] = []
+    stop_lines: list[StopLine] = []
+    junctions: list[Junction] = []
+    polys: list[tuple[int, tuple[int, int, int], FloatArray]] = []
+
+    def add(layer: int, rgb: tuple[int, int, int], sumo_pts: FloatArray) -> None:
+        polys.append((layer, rgb, _to_carla(sumo_pts, offset)))
+
+    edges = [e for e in net.getEdges() if e.getFunction() not in ("internal", "walkingarea", "crossing")]  # type: ignore[attr-defined]
+    by_nodes = {(e.getFromNode().getID(), e.getToNode().getID()): e for e in edges}
+    centre_drawn: set[frozenset[str]] = set()
+    for edge in edges:
+        drive = [ln for ln in edge.getLanes() if ln.allows("passenger")]
+        walk = [ln for ln in edge.getLanes() if not ln.allows("passenger") and ln.allows("pedestrian")]
+        for ln in walk:
+            c = _densify(_dedupe(np.array(ln.getShape(), dtype=np.float64)))
+            if len(c) >= 2:
+                polys.extend((LAYER_SIDEWALK, layout.SIDEWALK, q) for q in _strip_carla(c, ln.getWidth(), offset))
+        if not drive:
+            continue
+        drive.sort(key=lambda ln: ln.getIndex())
+        shapes = []
+        for ln in drive:
+            c = _densify(_dedupe(np.array(ln.getShape(), dtype=np.float64)))
+            shapes.append(c)
+            lanes.append(Lane(ln.getID(), edge.getID(), ln.getIndex(), ln.getWidth(), _to_carla(c, offset)))
+        if any(len(c) < 2 for c in shapes):
+            continue
+        base, w0 = shapes[0], drive[0].getWidth()
+        total_w = sum(ln.getWidth() for ln in drive)
+        right = _offset(base, -w0 / 2)
+        left = _offset(base, total_w - w0 / 2)
+        for q in _strip(left, right):
+            add(LAYER_ASPHALT, layout.ASPHALT, q)
+        # markings between lanes of this edge: broken white
+        acc = w0 / 2
+        for k in range(1, len(drive)):
+            line = _offset(base, acc)
+            acc += drive[k].getWidth()
+            markings.append(Marking("broken_white", _to_carla(line, offset), (drive[k - 1].getID(), drive[k].getID())))
+            for q in _dashes(line, layout.MARKING_WIDTH_M):
+                add(LAYER_MARKING, layout.MARK_WHITE, q)
+        # outer right edge: solid white, kerb and sidewalk unless the net has sidewalk lanes
+        edge_line = _offset(right, layout.MARKING_WIDTH_M)
+        markings.append(Marking("solid_white", _to_carla(edge_line, offset), (drive[0].getID(),)))
+        for q in _line_quads(edge_line, layout.MARKING_WIDTH_M):
+            add(LAYER_MARKING, layout.MARK_WHITE, q)
+        if not walk:
+            _kerb(right, -1.0, add)
+        # left side: the centre line to the opposite direction, else a solid white edge
+        reverse = by_nodes.get((edge.getToNode().getID(), edge.getFromNode().getID()))
+        if reverse is not None:
+            pair = frozenset((edge.getID(), reverse.getID()))
+            if pair not in centre_drawn:
+                centre_drawn.add(pair)
+                rev_ids = tuple(ln.getID() for ln in reverse.getLanes() if ln.allows("passenger"))[-1:]
+                markings.append(Marking("double_yellow", _to_carla(left, offset), (drive[-1].getID(), *rev_ids)))
+                for side in (1, -1):
+                    line = _offset(left, side * layout.DOUBLE_GAP_M / 2)
+                    for q in _line_quads(line, layout.MARKING_WIDTH_M):
+                        add(LAYER_MARKING, layout.MARK_YELLOW, q)
+        else:
+            edge_line = _offset(left, -layout.MARKING_WIDTH_M)
+            markings.append(Marking("solid_white", _to_carla(edge_line, offset), (drive[-1].getID(),)))
+            for q in _line_quads(edge_line, layout.MARKING_WIDTH_M):
+                add(LAYER_MARKING, layout.MARK_WHITE, q)
+            _kerb(left, 1.0, add)
+        # stop lines at traffic-light-controlled lane ends
+        for ln, c in zip(drive, shapes, strict=True):
+            tls = sorted({con.getTLSID() for con in ln.getOutgoing() if con.getTLSID()})
+            if not tls:
+                continue
+            end, prev = c[-1], c[-2]
+            d = (end - prev) / max(float(np.hypot(*(end - prev))), 1e-9)
+            back = end - d * layout.STOP_LINE_DEPTH_M
+            n = np.array([-d[1], d[0]]) * ln.getWidth() / 2
+            quad = np.array([back + n, end + n, end - n, back - n])
+            stop_lines.append(StopLine(ln.getID(), tls[0], _to_carla(quad, offset)))
+            add(LAYER_STOP, layout.STOP_LINE, quad)
+    for node in net.getNodes():  # type: ignore[attr-defined]
+        shape = node.getShape()
+        if len(shape) >= 3:
+            pts = np.array(shape, dtype=np.float64)
+            junctions.append(Junction(node.getID(), _to_carla(pts, offset)))
+            add(LAYER_ASPHALT, layout.ASPHALT, pts)
+    geo = RoadGeometry(town, offset, lanes, markings, stop_lines, junctions, polys)
+    _index(geo)
+    return geo
+
+
+def _strip_carla(c: FloatArray, width_m: float, offset: tuple[float, float]) -> list[FloatArray]:
+    return [_to_carla(q, offset) for q in _strip(_offset(c, width_m / 2), _offset(c, -width_m / 2))]
+
+
+def _kerb(border: FloatArray, side: float, add: object) -> None:
+    """Kerb strip and sidewalk outside a road border (side +1 = to the left, -1 = to the right)."""
+    kerb_out = _offset(border, side * layout.KERB_WIDTH_M)
+    walk_out = _offset(border, side * (layout.KERB_WIDTH_M + layout.SIDEWALK_WIDTH_M))
+    for q in _strip(kerb_out, border) if side > 0 else _strip(border, kerb_out):
+        add(LAYER_KERB, layout.KERB, q)  # type: ignore[operator]
+    for q in _strip(walk_out, kerb_out) if side > 0 else _strip(kerb_out, walk_out):
+        add(LAYER_SIDEWALK, layout.SIDEWALK, q)  # type: ignore[operator]
+
+
+def _index(geo: RoadGeometry) -> None:
+    """Bin the polygons by centroid into GRID_CELL_M cells, each flattened into arrays."""
+    bins: dict[tuple[int, int], list[int]] = {}
+    all_pts = np.concatenate([p for _, _, p in geo.polygons]) if geo.polygons else np.zeros((1, 2))
+    geo.bounds_m = (
+        float(all_pts[:, 0].min()),
+        float(all_pts[:, 1].min()),
+        float(all_pts[:, 0].max()),
+        float(all_pts[:, 1].max()),
+    )
+    for k, (_, _, p) in enumerate(geo.polygons):
+        cx, cy = p.mean(axis=0)
+        bins.setdefault((int(math.floor(cx / GRID_CELL_M)), int(math.floor(cy / GRID_CELL_M))), []).append(k)
+    for key, idx in bins.items():
+        pts = np.concatenate([geo.polygons[k][2] for k in idx])
+        counts = np.array([len(geo.polygons[k][2]) for k in idx], dtype=np.intp)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
+        centre = ((key[0] + 0.5) * GRID_CELL_M, (key[1] + 0.5) * GRID_CELL_M)
+        radius = float(np.hypot(pts[:, 0] - centre[0], pts[:, 1] - centre[1]).max())
+        geo.cells[key] = GridCell(
+            pts,
+            starts,
+            counts,
+            np.array([geo.polygons[k][0] for k in idx], dtype=np.intp),
+            [geo.polygons[k][1] for k in idx],
+            radius,
+            centre,
+        )

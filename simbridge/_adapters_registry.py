@@ -75,6 +75,7 @@ _A = "simbridge.adapters"
 
 ADAPTERS: tuple[AdapterSpec, ...] = (
     AdapterSpec("jsbsim", session=f"{_A}.jsbsim:JSBSimSession"),
+    AdapterSpec("drive", session=f"{_A}.drive._session:DriveSession"),
     AdapterSpec("flightgear", session=f"{_A}.flightgear:FlightGearSession", recorder=f"{_A}.flightgear:TelnetRecorder"),
     AdapterSpec("xplane", session=f"{_A}.xplane:XPlaneSession", recorder=f"{_A}.xplane:XPlaneRecorder"),
     AdapterSpec("msfs", session=f"{_A}.msfs:MsfsSession", recorder=f"{_A}.msfs:MsfsRecorder"),

@@ -20,7 +20,7 @@ from pydantic_core import PydanticCustomError
 
 from simbridge import _canonical
 
-SimName = Literal["xplane", "flightgear", "msfs", "carla", "openbve", "bridgecommand", "ksp", "jsbsim"]
+SimName = Literal["xplane", "flightgear", "msfs", "carla", "openbve", "bridgecommand", "ksp", "jsbsim", "drive"]
 
 
 class _Model(BaseModel):

@@ -42,11 +42,11 @@ def cache_dir() -> Path:
 
 def sumo_version() -> str:
     """The installed SUMO's version (part of the cache key: another netconvert, another net)."""
-    try:
-        import sumo  # eclipse-sumo's package
+    from importlib.metadata import PackageNotFoundError, version
 
-        return str(getattr(sumo, "__version__", "unknown"))
-    except ImportError:
+    try:
+        return version("eclipse-sumo")
+    except PackageNotFoundError:
         return "unknown"
 
 

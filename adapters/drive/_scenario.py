@@ -76,7 +76,14 @@ class DriveScenario:
         d["parked"] = [StaticCar(**p) for p in d.get("parked", [])]
         w = d.get("walker")
         if w is not None:
-            d["walker"] = Walker(**{k: tuple(v) if isinstance(v, list) else v for k, v in w.items()})
+            d["walker"] = Walker(
+                (float(w["start_xy_m"][0]), float(w["start_xy_m"][1])),
+                (float(w["end_xy_m"][0]), float(w["end_xy_m"][1])),
+                float(w["speed_ms"]),
+                (float(w["trigger_xy_m"][0]), float(w["trigger_xy_m"][1])),
+                float(w["trigger_distance_m"]),
+                str(w.get("blueprint", "walker.pedestrian.0001")),
+            )
         if d.get("destination_xy_m") is not None:
             d["destination_xy_m"] = tuple(d["destination_xy_m"])
         d["route_xy_m"] = [tuple(p) for p in d.get("route_xy_m", [])]

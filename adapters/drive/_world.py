@@ -253,8 +253,8 @@ class World:
         rest = xy[i0:]
         d1 = np.hypot(rest[:, 0] - sc.destination_xy_m[0], rest[:, 1] - sc.destination_xy_m[1])
         i1 = int(d1.argmin())
-        seg = [(sc.ego_x_m, sc.ego_y_m), *[tuple(p) for p in rest[1 : i1 + 1].tolist()]]
-        return resample(seg)  # type: ignore[arg-type]
+        seg = [(sc.ego_x_m, sc.ego_y_m), *[(float(p[0]), float(p[1])) for p in rest[1 : i1 + 1]]]
+        return resample(seg)
 
     def _add_trip(self, *, initial: bool = False) -> None:
         """One background vehicle on a random route away from the ego (seeded)."""
@@ -360,7 +360,8 @@ class World:
         for vid in ls.vehicle.getIDList():
             if vid == EGO_ID:
                 continue
-            fx, fy = carla_xy(*ls.vehicle.getPosition(vid), self.offset)
+            px, py = ls.vehicle.getPosition(vid)
+            fx, fy = carla_xy(px, py, self.offset)
             yaw = ls.vehicle.getAngle(vid) - 90.0
             length = ls.vehicle.getLength(vid)
             cx = fx - math.cos(math.radians(yaw)) * length / 2.0

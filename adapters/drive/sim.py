@@ -1,0 +1,317 @@
+"""The driving simulator's process inside the sandbox: the driver's window on the sandbox's
+display, the world (SUMO + the ego's dynamics) at a fixed 20 Hz, and the true state streamed
+to the host.
+
+    python -m simbridge.adapters.drive.sim --scenario-json '{...}' --port 8800 [--host 0.0.0.0]
+
+Each frame: keyboard -> `EgoControls` (CARLA manual_control bindings), one world step (only
+while running), the driver's view drawn and flipped, the sample and the frame's events sent.
+Real time: a frame every 50 ms of wall time; a host that pauses (lockstep) freezes the world's
+clock while the window keeps drawing.
+
+State protocol (TCP, the host connects; one JSON object per line, UTF-8):
+- to the host: `{"hello": {...}}` once (the start snapshot: town, spawn, planned route...),
+  then `{"sample": {t, x, y, yaw, speed_kmh, throttle, steer, brake, reverse, hand_brake,
+  gear}}` each frame and `{"event": {t, kind, data}}`; `{"snapshot": {...}}` when asked.
+- from the host: `{"cmd": "run"}` (the world starts: nothing moves before the host listens),
+  `pause`, `resume`, `snapshot`, `exit`.
+Nothing on this port is for the agent: it is a blocked port of the drive tasks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import selectors
+import socket
+import sys
+import time
+from dataclasses import replace
+from typing import Any
+
+from simbridge.adapters.drive._scenario import DriveScenario
+from simbridge.adapters.drive._scene import EgoControls
+
+FRAME_S = 0.05
+WINDOW_SIZE = (1280, 800)
+AUTOPILOT_NOTICE = "Autopilot is disabled"
+#: bytes a slow host connection may owe before it is dropped
+MAX_BACKLOG = 8 << 20
+
+
+class StateServer:
+    """Non-blocking line server: broadcasts JSON lines, collects the host's commands."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.sel = selectors.DefaultSelector()
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind((host, port))
+        self.listener.listen(4)
+        self.listener.setblocking(False)
+        self.port = self.listener.getsockname()[1]
+        self.sel.register(self.listener, selectors.EVENT_READ, None)
+        self.clients: dict[socket.socket, list[bytes]] = {}  # sock -> [inbuf, outbuf]
+        self.hello: dict[str, Any] = {}
+
+    def poll(self) -> list[str]:
+        """Accept, read and flush; returns the commands that arrived."""
+        cmds: list[str] = []
+        for key, _ in self.sel.select(0):
+            if key.data is None:
+                try:
+                    sock, _ = self.listener.accept()
+                except BlockingIOError:
+                    continue
+                sock.setblocking(False)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                self.clients[sock] = [b"", b""]
+                self.sel.register(sock, selectors.EVENT_READ, sock)
+                self._send_to(sock, {"hello": self.hello})
+                continue
+            sock = key.data
+            try:
+                chunk = sock.recv(65536)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._drop(sock)
+                continue
+            buf = self.clients[sock][0] + chunk
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                try:
+                    cmds.append(str(json.loads(line).get("cmd", "")))
+                except (ValueError, AttributeError):
+                    continue
+            self.clients[sock][0] = buf
+        self.flush()
+        return cmds
+
+    def _send_to(self, sock: socket.socket, obj: dict[str, Any]) -> None:
+        self.clients[sock][1] += (json.dumps(obj, separators=(",", ":")) + "\n").encode()
+
+    def send(self, obj: dict[str, Any]) -> None:
+        for sock in list(self.clients):
+            self._send_to(sock, obj)
+
+    def flush(self) -> None:
+        for sock, bufs in list(self.clients.items()):
+            if not bufs[1]:
+                continue
+            try:
+                sent = sock.send(bufs[1])
+            except (BlockingIOError, InterruptedError):
+                sent = 0
+            except OSError:
+                self._drop(sock)
+                continue
+            bufs[1] = bufs[1][sent:]
+            if len(bufs[1]) > MAX_BACKLOG:
+                self._drop(sock)
+
+    def _drop(self, sock: socket.socket) -> None:
+        try:
+            self.sel.unregister(sock)
+        except (KeyError, ValueError):
+            pass
+        sock.close()
+        self.clients.pop(sock, None)
+
+    def close(self) -> None:
+        self.flush()
+        for sock in list(self.clients):
+            self._drop(sock)
+        self.sel.close()
+        self.listener.close()
+
+
+class _FallbackKeys:
+    """CARLA manual_control.py's keyboard mapping, used until the view's `KeyboardControl` exists."""
+
+    def __init__(self) -> None:
+        self.controls = EgoControls()
+        self.quit_requested = False
+        self.notice: str | None = None
+        self._steer_cache = 0.0
+
+    def update(self, events: list[Any], pressed: Any, dt_ms: float) -> EgoControls:
+        import pygame
+
+        c = self.controls
+        reverse, hand = c.reverse, c.hand_brake
+        for ev in events:
+            if ev.type == pygame.QUIT:
+                self.quit_requested = True
+            elif ev.type == pygame.KEYUP and ev.key == pygame.K_q:
+                reverse = not reverse
+            elif ev.type == pygame.KEYUP and ev.key == pygame.K_p:
+                self.notice = AUTOPILOT_NOTICE
+        up = pressed[pygame.K_UP] or pressed[pygame.K_w]
+        down = pressed[pygame.K_DOWN] or pressed[pygame.K_s]
+        left = pressed[pygame.K_LEFT] or pressed[pygame.K_a]
+        right = pressed[pygame.K_RIGHT] or pressed[pygame.K_d]
+        throttle = min(c.throttle + 0.01 * dt_ms / 10.0, 1.0) if up else 0.0
+        brake = min(c.brake + 0.2, 1.0) if down else 0.0
+        inc = 5e-4 * dt_ms
+        if left:
+            self._steer_cache = 0.0 if self._steer_cache > 0 else self._steer_cache - inc
+        elif right:
+            self._steer_cache = 0.0 if self._steer_cache < 0 else self._steer_cache + inc
+        else:
+            self._steer_cache = 0.0
+        self._steer_cache = max(-0.7, min(0.7, self._steer_cache))
+        hand = bool(pressed[pygame.K_SPACE])
+        self.controls = replace(
+            c,
+            throttle=throttle,
+            brake=brake,
+            steer=round(self._steer_cache, 1),
+            reverse=reverse,
+            hand_brake=hand,
+            gear=-1 if reverse else 1,
+        )
+        return self.controls
+
+
+def _keyboard() -> Any:
+    try:
+        from simbridge.adapters.drive._keys import KeyboardControl
+
+        return KeyboardControl()
+    except ImportError:
+        return _FallbackKeys()
+
+
+def _view(net: Any) -> Any:
+    """The view's `DriverView` over the town's road geometry, or None (a plain background)."""
+    try:
+        from simbridge.adapters.drive._roads import RoadGeometry
+        from simbridge.adapters.drive._view import DriverView
+    except ImportError as exc:
+        print(f"drive: no driver's view yet ({exc}); drawing a plain background", flush=True)
+        return None
+    return DriverView(WINDOW_SIZE, RoadGeometry.from_net(net))
+
+
+def start_snapshot(world: Any) -> dict[str, Any]:
+    from simbridge.adapters.drive._net import sumo_version
+
+    sc: DriveScenario = world.sc
+    return {
+        "town": sc.town,
+        "map": sc.town,
+        "map_file": f"{sc.town}.xodr",
+        "sumo_net": world.net.name,
+        "sumo_version": sumo_version(),
+        "ego_spawn": {"x_m": sc.ego_x_m, "y_m": sc.ego_y_m, "yaw_deg": sc.ego_yaw_deg},
+        "ego_type_id": "vehicle.lincoln.mkz_2017",
+        "route_xy_m": [list(p) for p in world.route_xy_m],
+        "route_edges": world.route_edges,
+        "traffic_vehicles": sc.traffic_vehicles,
+        "traffic_lights": len(world._tls_ids),
+        "parked": len(sc.parked),
+        "walker": sc.walker is not None,
+        "sim_time_s": world.t,
+    }
+
+
+def end_snapshot(world: Any) -> dict[str, Any]:
+    s = world.ego.state
+    return {
+        "sim_time_s": world.t,
+        "ego": {"x_m": s.x_m, "y_m": s.y_m, "yaw_deg": s.yaw_deg, "speed_kmh": s.speed_kmh},
+        "collisions_total": len(world.collisions),
+        "walker_started_t": world.walker_started_t,
+        "walker_xy_m": list(world.walker_xy) if world.walker_xy is not None else None,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="simbridge.adapters.drive.sim", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--scenario-json", required=True, help="the DriveScenario as JSON")
+    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--start-timeout", type=float, default=120.0, help="exit when no host says run within this")
+    args = ap.parse_args(argv)
+    try:
+        scenario = DriveScenario.from_json(args.scenario_json)
+    except (ValueError, TypeError, KeyError) as exc:
+        print(f"drive: bad --scenario-json: {exc}", file=sys.stderr)
+        return 2
+    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    import pygame
+
+    from simbridge.adapters.drive._world import World
+
+    try:
+        world = World(scenario)
+    except Exception as exc:  # SUMO's own exceptions: one line, the host reports a harness error
+        print(f"drive: cannot build the world: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 3
+    server = StateServer(args.host, args.port)
+    server.hello = start_snapshot(world)
+    pygame.init()
+    screen = pygame.display.set_mode(WINDOW_SIZE)
+    pygame.display.set_caption(f"simbridge drive - {scenario.town} - {scenario.task_id}")
+    view = _view(world.net)
+    keys = _keyboard()
+    started_wall = time.monotonic()
+    running = paused = False
+    next_frame = time.monotonic()
+    notice_until = 0.0
+    notice = ""
+    print(f"drive: {scenario.town} ready on {args.host}:{server.port}", flush=True)
+    try:
+        while True:
+            for cmd in server.poll():
+                if cmd == "run":
+                    running = True
+                elif cmd == "pause":
+                    paused = True
+                elif cmd == "resume":
+                    paused = False
+                elif cmd == "snapshot":
+                    server.send({"snapshot": end_snapshot(world)})
+                elif cmd == "exit":
+                    return 0
+            if not running and time.monotonic() - started_wall > args.start_timeout:
+                print("drive: no host started the world; exiting", file=sys.stderr)
+                return 4
+            events = pygame.event.get()
+            controls = keys.update(events, pygame.key.get_pressed(), FRAME_S * 1000.0)
+            if getattr(keys, "quit_requested", False):
+                keys.quit_requested = False  # the agent cannot end the episode by closing the window
+            msg = getattr(keys, "notice", None)
+            if msg:
+                notice, notice_until, keys.notice = str(msg), time.monotonic() + 3.0, None
+                if view is not None and hasattr(view, "notify"):
+                    view.notify(notice, world.t)
+            if running and not paused:
+                for ev in world.step(controls):
+                    server.send({"event": ev})
+                server.send({"sample": world.sample()})
+            frame = world.frame(notices=(notice,) if time.monotonic() < notice_until else ())
+            if view is not None:
+                view.draw(screen, frame)
+            else:
+                screen.fill((70, 110, 60))
+            pygame.display.flip()
+            server.flush()
+            next_frame += FRAME_S
+            delay = next_frame - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            elif delay < -0.25:
+                next_frame = time.monotonic()  # too slow for real time: run as fast as it can
+    finally:
+        server.close()
+        world.close()
+        pygame.quit()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -242,6 +242,86 @@ def _progress(ctx: VerifyContext, p: "RouteParams | PedestrianParams", x: np.nda
     )
 
 
+# --------------------------------------------------------------------------- Leaderboard driving score
+
+#: CARLA Leaderboard 2.0's infraction penalties, one factor per infraction event
+#: (leaderboard/utils/statistics_manager.py, PENALTY_VALUE_DICT; github.com/carla-simulator/leaderboard
+#: master aec8131 and branch leaderboard-2.0 agree): COLLISION_PEDESTRIAN 0.5, COLLISION_VEHICLE 0.6,
+#: COLLISION_STATIC 0.65, TRAFFIC_LIGHT_INFRACTION 0.7, STOP_INFRACTION 0.8. Its driving score of a
+#: route is `score_composed = max(score_route * score_penalty, 0)`: RouteCompletionTest's completion
+#: times the product of the factors. The time-out, yield and minimum-speed penalties need criteria
+#: the CARLA tasks do not record; they are left out.
+LEADERBOARD_PENALTIES: dict[str, float] = {
+    "pedestrian collision": 0.50,
+    "vehicle collision": 0.60,
+    "static collision": 0.65,
+    "red light": 0.70,
+    "stop sign": 0.80,
+}
+#: the event kind of a stop-sign run (Leaderboard's `stop_infraction`); no recorder emits one yet
+STOP_SIGN_EVENT = "stop_infraction"
+
+
+def leaderboard_collision(e: Event) -> str | None:
+    """The Leaderboard penalty of one collision, as CollisionTest classifies the other actor
+    (scenario_runner v0.9.16 atomic_criteria.py): a type id with `static` or `traffic` (not a
+    sidewalk) is static, `vehicle` a vehicle, `walker` a pedestrian, anything else no penalty.
+    Without a type id, the recorder's `other_kind` (the same classification) decides."""
+    type_id = str(e.data.get("other_type_id") or "").lower()
+    if type_id:
+        if ("static" in type_id or "traffic" in type_id) and "sidewalk" not in type_id:
+            return "static collision"
+        if "vehicle" in type_id:
+            return "vehicle collision"
+        return "pedestrian collision" if "walker" in type_id else None
+    kind = _other_kind(e)
+    if kind in ("walker", "pedestrian"):
+        return "pedestrian collision"
+    return f"{kind} collision" if kind in ("vehicle", "static") else None
+
+
+@dataclass(frozen=True)
+class DrivingScore:
+    """Leaderboard 2.0's driving score of one route: completion × Π penalty^count (information only)."""
+
+    #: RouteCompletionTest's completion, 0..1 (1 once the route is complete)
+    route_fraction: float
+    #: infraction name (a LEADERBOARD_PENALTIES key) -> how many
+    counts: tuple[tuple[str, int], ...]
+
+    @classmethod
+    def of(
+        cls, route_fraction: float, collisions: Sequence[Event], red_lights: int, stop_signs: int = 0
+    ) -> DrivingScore:
+        """From merged collisions (each classified by `leaderboard_collision`) and infraction counts."""
+        n = dict.fromkeys(LEADERBOARD_PENALTIES, 0)
+        for e in collisions:
+            kind = leaderboard_collision(e)
+            if kind is not None:
+                n[kind] += 1
+        n["red light"] += red_lights
+        n["stop sign"] += stop_signs
+        return cls(route_fraction, tuple(n.items()))
+
+    @property
+    def penalty(self) -> float:
+        return math.prod(LEADERBOARD_PENALTIES[k] ** c for k, c in self.counts)
+
+    @property
+    def score(self) -> float:
+        return max(self.route_fraction * self.penalty, 0.0)
+
+    def explanation(self) -> str:
+        """One phrase for the score's explanation line, with the factors that made it."""
+        factors = "".join(
+            f" × {k} {LEADERBOARD_PENALTIES[k]:.2f}" + (f"^{c}" if c > 1 else "") for k, c in self.counts if c
+        )
+        return (
+            f"CARLA Leaderboard 2.0 driving score {self.score:.3f} = route {self.route_fraction:.1%}"
+            f"{factors or ' × no infractions'} (information, not scored)"
+        )
+
+
 # --------------------------------------------------------------------------- T06 route
 
 
@@ -264,7 +344,8 @@ def carla_route(ctx: VerifyContext) -> str:
     collisions counted over the whole episode after merging repeats, credited only once the ego
     has driven `min_progress_for_infractions` of the route (a car that never leaves the start
     has shown nothing about lights or traffic); time from the first sample to the moment the
-    route is complete."""
+    route is complete. The explanation adds the Leaderboard 2.0 driving score of the same
+    completion and merged infractions (`DrivingScore`), as information: it scores nothing."""
     p: RouteParams = ctx.p
     t = ctx.t
     x, y = ctx.sig("x_m"), ctx.sig("y_m")
@@ -322,7 +403,7 @@ def carla_route(ctx: VerifyContext) -> str:
             tolerance=f"≤ {p.time_limit_s:g} s",
             window=(float(t[0]), prog.t_complete),
         )
-    return ""
+    return DrivingScore.of(prog.fraction, cols, len(reds), len(ctx.bundle.events_of(STOP_SIGN_EVENT))).explanation()
 
 
 # --------------------------------------------------------------------------- T07 parking

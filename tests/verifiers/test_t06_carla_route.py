@@ -8,6 +8,7 @@ The YAML route has corners (-6.4,-79.1) (-6.4,-140) (-6.4,-195) (40,-195.5) (90,
 """
 
 import math
+import re
 import tempfile
 from pathlib import Path
 
@@ -16,7 +17,14 @@ import pytest
 from simbridge import read_bundle
 from simbridge._task import load_task
 from simbridge.verifiers import score_bundle
-from simbridge.verifiers.driving import densify_route, route_progress
+from simbridge.verifiers.driving import (
+    LEADERBOARD_PENALTIES,
+    STOP_SIGN_EVENT,
+    DrivingScore,
+    densify_route,
+    leaderboard_collision,
+    route_progress,
+)
 from synth import assert_rate_invariant, make_bundle, score_task, with_gap, without_signal
 from synth import component as comp
 from synth_driving import drive
@@ -170,3 +178,80 @@ def test_harness_fault_is_unscored(tmp_path):
 def test_resampling_invariance(tmp_path, stop_after_s):
     base = drive(ROUTE, 100.0, [(stop_after_s, 36.0, 36.0), (0.01, 36.0, 0.0), (3.0, 0.0, 0.0)])
     assert_rate_invariant(tmp_path, TASK, base)
+
+
+# --------------------------------------------------------------------------- Leaderboard driving score
+
+
+def _driving_score(s) -> float:
+    """The Leaderboard driving score the explanation line reports."""
+    m = re.search(r"CARLA Leaderboard 2\.0 driving score (\d\.\d{3}) ", s.explanation)
+    assert m, s.explanation
+    return float(m.group(1))
+
+
+def test_driving_score_multiplies_completion_by_the_penalties_and_scores_nothing(tmp_path):
+    # full route, one car hit (0.60) and one red light (0.70): 1.0 × 0.6 × 0.7 = 0.42. The scored
+    # items are T06's own: 0.5 route + 0 red light + 0 collision + 0.1 time = 0.6
+    ev = [
+        {"t": 8.0, "kind": "collision", "data": {"other_kind": "vehicle", "other_id": 7}},
+        {"t": 8.2, "kind": "collision", "data": {"other_kind": "vehicle", "other_id": 7}},  # merged (5 s)
+        {"t": 12.0, "kind": "red_light", "data": {"tl_id": 81}},
+        {"t": 12.4, "kind": "red_light", "data": {"tl_id": 81}},  # merged (same light)
+    ]
+    s = score(tmp_path / "a", full_drive(), ev)
+    assert _driving_score(s) == pytest.approx(0.42)
+    assert "route 100.0% × vehicle collision 0.60 × red light 0.70 (information, not scored)" in s.explanation
+    assert s.score == pytest.approx(0.6) and [c.earned for c in s.components] == [1.0, 0.0, 0.0, 1.0]
+    # a stop-sign run only the Leaderboard penalises (0.80) changes the driving score, not the score
+    ev.append({"t": 20.0, "kind": STOP_SIGN_EVENT, "data": {}})
+    s2 = score(tmp_path / "b", full_drive(), ev)
+    assert _driving_score(s2) == pytest.approx(0.42 * 0.8, abs=5e-4)
+    assert s2.components == s.components and s2.score == s.score and s2.success == s.success
+
+
+def test_driving_score_without_infractions_is_the_route_completion(tmp_path):
+    # drive half the route (L/2 at 10 m/s) and stop: completion 50 % (less up to one 1 m waypoint,
+    # 0.3 %), no penalty: driving score 0.5
+    cols = drive(ROUTE, 20.0, [(L / 2 / 10.0, 36.0, 36.0), (0.001, 36.0, 0.0), (5.0, 0.0, 0.0)])
+    s = score(tmp_path, cols)
+    assert comp(s, "route_completion").measured == pytest.approx(50.0, abs=0.3)
+    assert _driving_score(s) == pytest.approx(0.5, abs=0.003)
+    assert "× no infractions (information, not scored)" in s.explanation
+
+
+def test_leaderboard_collision_classes_follow_collisiontest():
+    from simbridge import Event
+
+    def col(**data):
+        return Event(t=1.0, kind="collision", data=data)
+
+    hits = [
+        col(other_kind="walker"),  # pedestrian 0.50
+        col(other_kind="static", other_type_id="static.prop.streetbarrier"),  # static 0.65
+        col(other_kind="static", other_type_id="traffic.traffic_light"),  # static 0.65
+        col(other_kind="vehicle", other_type_id="vehicle.audi.tt"),  # vehicle 0.60
+        col(other_kind="static", other_type_id="static.sidewalk"),  # a kerb: no penalty
+        col(other_kind="other", other_type_id="sensor.other.collision"),  # no penalty
+        col(other_kind="other"),  # no penalty
+    ]
+    assert [leaderboard_collision(e) for e in hits] == [
+        "pedestrian collision",
+        "static collision",
+        "static collision",
+        "vehicle collision",
+        None,
+        None,
+        None,
+    ]
+    d = DrivingScore.of(0.8, hits, red_lights=2, stop_signs=1)
+    assert d.penalty == pytest.approx(0.5 * 0.65**2 * 0.6 * 0.7**2 * 0.8)
+    assert d.score == pytest.approx(0.8 * d.penalty)
+    assert "static collision 0.65^2" in d.explanation() and "red light 0.70^2" in d.explanation()
+    assert LEADERBOARD_PENALTIES == {
+        "pedestrian collision": 0.50,
+        "vehicle collision": 0.60,
+        "static collision": 0.65,
+        "red light": 0.70,
+        "stop sign": 0.80,
+    }

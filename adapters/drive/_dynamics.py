@@ -3,7 +3,7 @@ Lincoln MKZ 2017's dimensions, driven by CARLA manual-control style pedals and s
 
 Why this model: it is published and tested (Althoff & Würsching, "CommonRoad: Vehicle Models",
 2020; PyPI `commonroad-vehicle-models`), models tyre slip above walking pace and falls back to
-the kinematic model below 0.1 m/s as the package does.
+the kinematic model at low speed as the package does (here below 1.5 m/s, see below).
 
 Parameters (`mkz_parameters`): the CommonRoad BMW 320i set (vehicle 2, the nearest mid-size
 sedan) for tyres (`tire.p_ky1`, `p_dy1`), centre-of-gravity height and steering limits, with the
@@ -13,6 +13,7 @@ axle load ~59 % (a = 0.41 L from the CoG). Yaw inertia is the BMW's scaled by ma
 Road-wheel lock 35 deg (steering ratio ~15:1, 2.7 turns lock to lock). Powertrain: 2.0 L
 turbo, 183 kW (245 hp); traction-limited 4.0 m/s^2 at low speed; drag Cd 0.28 x 2.3 m^2;
 rolling resistance 0.012; brakes up to 8 m/s^2 (CARLA's MKZ stops from 100 km/h in ~40 m).
+Below 1.5 m/s the kinematic single-track model is integrated instead (`KINEMATIC_BELOW_MS`).
 
 The state is integrated in CARLA's world frame (x, y with y to the right, yaw clockwise seen
 from above, degrees in the API): the model's equations do not depend on handedness, so a
@@ -49,6 +50,13 @@ HAND_BRAKE_DECEL_MS2 = 5.0
 COAST_DECEL_MS2 = 0.3
 REVERSE_SPEED_MAX_MS = 20.0 / 3.6
 TOP_SPEED_MS = 210.0 / 3.6
+#: below this speed the kinematic single-track model is used: the dynamic model's slip and yaw
+#: equations stiffen as 1/v (the package switches at 0.1 m/s, where a 50 ms frame would need
+#: hundreds of substeps); at walking pace tyre slip is negligible, so both models agree
+KINEMATIC_BELOW_MS = 1.5
+#: yaw/slip eigenvalue x speed of the MKZ's single-track model (~250 m/s^2): substeps keep
+#: RK4's step h below ~1/eigenvalue
+STIFFNESS_MS_PER_S = 250.0
 
 
 def mkz_parameters() -> Any:
@@ -121,8 +129,13 @@ class EgoCar:
         self.controls = EgoControls()
 
     def _rhs(self, x: list[float], u: list[float]) -> list[float]:
+        from vehiclemodels.utils.vehicle_dynamics_ks_cog import vehicle_dynamics_ks_cog
         from vehiclemodels.vehicle_dynamics_st import vehicle_dynamics_st
 
+        if abs(x[3]) < KINEMATIC_BELOW_MS:
+            # the package's kinematic single-track model (reference point: centre of mass); slip
+            # angle and yaw rate follow from it algebraically (set after each substep)
+            return [*vehicle_dynamics_ks_cog(x[:5], u, self.p), 0.0, 0.0]
         return list(vehicle_dynamics_st(x, u, self.p))
 
     def step(self, c: EgoControls, dt_s: float) -> EgoState:
@@ -132,8 +145,8 @@ class EgoCar:
         x = s.vector()
         # the single-track yaw/slip dynamics stiffen as 1/v: more substeps at walking pace
         n = self.substeps
-        if abs(x[3]) > 0.1:
-            n = max(n, min(64, math.ceil(dt_s * 40.0 / max(abs(x[3]), 0.1))))
+        if abs(x[3]) >= KINEMATIC_BELOW_MS:
+            n = max(n, min(64, math.ceil(dt_s * STIFFNESS_MS_PER_S / abs(x[3]))))
         h = dt_s / n
         for _ in range(n):
             target = max(-1.0, min(1.0, c.steer)) * MAX_WHEEL_ANGLE_RAD
@@ -150,8 +163,7 @@ class EgoCar:
             driving = c.throttle > 0.0 and ((x[3] > 0) != c.reverse or abs(x[3]) < 1e-6)
             if v0 != 0.0 and (x[3] == 0.0 or (x[3] > 0) != (v0 > 0)) and not driving:
                 x[3], x[5], x[6] = 0.0, 0.0, 0.0
-            if abs(x[3]) <= 0.1:
-                # below the switch the package's kinematic branch leaves slip and yaw rate to decay
+            if abs(x[3]) < KINEMATIC_BELOW_MS:
                 x[6] = math.atan(math.tan(x[2]) * self.p.b / WHEELBASE_M)
                 x[5] = x[3] * math.cos(x[6]) * math.tan(x[2]) / WHEELBASE_M
         self.state = EgoState(*x)

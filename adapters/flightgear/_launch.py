@@ -20,6 +20,7 @@ import shutil
 import socket
 import subprocess
 import time
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +29,7 @@ from typing import Any
 from simbridge._errors import HarnessError
 from simbridge.adapters.fgproto import GenericProtocol, TelnetProps, UdpReceiver
 from simbridge.adapters.kit import end_process, free_port
-from simbridge.adapters.flightgear._lockdown import KEY_WHITELIST, PROP_OVERRIDES, render_lockdown
+from simbridge.adapters.flightgear._lockdown import KEY_WHITELIST, PROP_OVERRIDES, menu_overrides, render_lockdown
 
 FGFS = os.environ.get("SIMBRIDGE_FGFS", "/usr/games/fgfs")
 FG_ROOT = Path(os.environ.get("SIMBRIDGE_FG_ROOT", "/usr/share/games/flightgear"))
@@ -76,6 +77,8 @@ class LaunchSpec:
     visibility_m: float | None = None
     geometry: tuple[int, int] = (1280, 800)
     allowed_keys: dict[int, str] = field(default_factory=lambda: dict(KEY_WHITELIST))
+    #: menus and items the agent may use (menu name -> item names); None: the menubar is hidden
+    menus: dict[str, tuple[str, ...]] | None = None
     extra_args: list[str] = field(default_factory=list)
 
     def position_args(self) -> list[str]:
@@ -176,7 +179,15 @@ class FlightGearProcess:
         w, h = self.spec.geometry
         proto_xml = self.protocol.write(self.workdir / "proto")
         lock = self.workdir / "lockdown.xml"
-        lock.write_text(render_lockdown(self.fg_root, self.spec.aircraft, self.spec.allowed_keys))
+        lock.write_text(
+            render_lockdown(
+                self.fg_root, self.spec.aircraft, self.spec.allowed_keys, menubar_visible=self.spec.menus is not None
+            )
+        )
+        try:
+            menus = menu_overrides(self.fg_root, self.spec.menus) if self.spec.menus is not None else []
+        except (OSError, ET.ParseError, ValueError) as exc:
+            raise HarnessError(f"flightgear: cannot lock the menubar down to the task's menus: {exc}") from None
         argv = [
             self.fgfs,
             f"--fg-root={self.fg_root}",
@@ -191,6 +202,7 @@ class FlightGearProcess:
             "--log-level=warn",
             f"--config={lock}",
             *PROP_OVERRIDES,
+            *menus,
         ]
         if self.spec.wind is not None:
             argv.append(f"--wind={self.spec.wind[0]:g}@{self.spec.wind[1]:g}")

@@ -5,7 +5,9 @@ Applied at launch, because FlightGear reads key bindings once (input subsystem `
 after the `--config` files are merged into the property tree:
 
 - `/sim/menubar/visibility=false` and the Debug menu (`menu[8]`: Nasal console, REPL,
-  property browser) disabled.
+  property browser) disabled. A task whose work is in FlightGear's own dialogs (T08: time,
+  weather, failures) gets the menubar shown with only its menus and items enabled
+  (`TASK_MENUS`); every other menu, the Debug menu and the aircraft's own menu are disabled.
 - Every keyboard binding (`/input/keyboard/key[n]`, all `binding[i]` in all `mod-*` branches)
   outside `KEY_WHITELIST` is overwritten with the `null` command. The bindings are found in
   `keyboard.xml` and in the aircraft's -set.xml with all its includes (the c172p pulls in
@@ -87,6 +89,20 @@ TASK_EXTRA_KEYS: dict[str, dict[int, str]] = {
     "T15": {265: "F9 (c172p fuel and payload dialog)"},
 }
 
+#: the menubar items a task works in, by catalog task (base id): menu name -> item names, from
+#: fgdata's gui/menubar.xml. A task listed here gets the menubar shown with only these enabled.
+TASK_MENUS: dict[str, dict[str, tuple[str, ...]]] = {
+    "T08": {
+        "location": ("goto-airport",),
+        "environment": ("global-weather", "environment-settings", "time-settings"),
+        "equipment": ("failure-submenu", "random-failures", "system-failures", "instrument-failures"),
+    },
+}
+
+#: the aircraft's own menus (the c172p adds `menu n="10"`, its autostart among them), disabled
+#: with the rest when the menubar is shown
+AIRCRAFT_MENU_INDICES = (10,)
+
 #: bindings nulled per key branch even where the parsed sources define fewer
 MIN_NULLED = 4
 
@@ -163,15 +179,41 @@ def keyboard_bindings(fg_root: Path, aircraft: str) -> dict[int, dict[str, int]]
     return keys
 
 
-def render_lockdown(fg_root: Path, aircraft: str, allowed: dict[int, str]) -> str:
-    """The `--config` XML: menubar hidden, HTTP handlers emptied, non-whitelisted keys nulled."""
+def menu_overrides(fg_root: Path, menus: dict[str, tuple[str, ...]]) -> list[str]:
+    """`--prop:` options that disable every menu of fgdata's menubar not in `menus`, every item
+    of those menus not listed, and the aircraft's own menus. Indices follow gui/menubar.xml's
+    order (the order FlightGear loads them into /sim/menubar/default)."""
+    root = ET.parse(fg_root / "gui" / "menubar.xml").getroot()
+    out: list[str] = []
+    found = set()
+    for i, menu in enumerate(root.findall("menu")):
+        name = menu.findtext("name", "")
+        base = f"--prop:/sim/menubar/default/menu[{i}]"
+        if name not in menus:
+            out.append(f"{base}/enabled=false")
+            continue
+        found.add(name)
+        for j, item in enumerate(menu.findall("item")):
+            if item.findtext("name", "") not in menus[name]:
+                out.append(f"{base}/item[{j}]/enabled=false")
+    missing = sorted(set(menus) - found)
+    if missing:
+        raise ValueError(f"{fg_root / 'gui' / 'menubar.xml'}: no menu named {', '.join(missing)}")
+    out += [f"--prop:/sim/menubar/default/menu[{i}]/enabled=false" for i in AIRCRAFT_MENU_INDICES]
+    return out
+
+
+def render_lockdown(fg_root: Path, aircraft: str, allowed: dict[int, str], *, menubar_visible: bool = False) -> str:
+    """The `--config` XML: menubar hidden (unless the task works in its dialogs), HTTP handlers
+    emptied, non-whitelisted keys nulled."""
     keys = keyboard_bindings(fg_root, aircraft)
+    visible = "true" if menubar_visible else "false"
     out = [
         '<?xml version="1.0"?>',
         "<!-- simbridge lockdown: generated; see adapters/flightgear/_lockdown.py -->",
         "<PropertyList>",
         " <sim>",
-        '  <menubar><visibility type="bool">false</visibility></menubar>',
+        f'  <menubar><visibility type="bool">{visible}</visibility></menubar>',
         "  <http>",
         '   <uri-handler><run type="string"></run><property type="string"></property>'
         '<screenshot type="string"></screenshot><pkg type="string"></pkg><json type="string"></json></uri-handler>',

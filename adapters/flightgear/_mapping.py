@@ -21,8 +21,20 @@ Conventions applied here (see `simbridge/_canonical.py`):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Protocol
 
+from simbridge._errors import HarnessError
 from simbridge.adapters.fgproto import Chunk
+
+
+class TelnetLike(Protocol):
+    """What `read_setup` needs of a telnet property connection (`TelnetProps`)."""
+
+    def get(self, path: str) -> str: ...
+
+    def get_many(self, paths: Sequence[str]) -> list[str]: ...
+
 
 FULL_SCALE_DOTS = 2.5
 
@@ -129,6 +141,12 @@ _XPDR_MODE = {0: 0, 1: 1, 2: 4, 3: 2, 4: 2, 5: 3}
 _KAP140_ROLL_APR = 5
 _KAP140_PITCH_GS = 3
 
+#: harness-injected failure (task `initial_state.failures[].system`) -> the `serviceable` flag of
+#: FlightGear's failure-manager mode (Aircraft/Generic/Systems/compat_failure_modes.nas). The
+#: engine mode's actuator (failures.nas `fail_engine`) sets magnetos 0 and cutoff 1 and makes
+#: both read-only, so the agent cannot restart it; the c172p keeps the compat modes.
+FAILURE_PROPS: dict[str, str] = {"engine": "/sim/failure-manager/engines/engine/serviceable"}
+
 #: properties read over telnet at the start and end of an episode (snapshots.json)
 SNAPSHOT_NODES: dict[str, str] = {
     "aircraft": "/sim/aircraft",
@@ -229,3 +247,162 @@ class CanonicalMapper:
             self._primer_last = primer
         out["primer_strokes"] = float(self.primer_strokes)
         return {k: (math.nan if v is None else float(v)) for k, v in out.items()}
+
+
+# ---------------------------------------------------------------------------- T08: the setup
+#: FlightGear 2020.3's failure-manager modes (Aircraft/Generic/Systems/compat_failure_modes.nas,
+#: the ones its Equipment → System/Instrument Failures dialogs edit) and their trigger leaf:
+#: `mtbf` (mean time between failures, seconds) or `mcbf` (mean cycles between failures)
+FAILURE_MODES: dict[str, str] = {
+    "instrumentation/adf": "mtbf",
+    "instrumentation/dme": "mtbf",
+    "instrumentation/airspeed-indicator": "mtbf",
+    "instrumentation/altimeter": "mtbf",
+    "instrumentation/attitude-indicator": "mtbf",
+    "instrumentation/heading-indicator": "mtbf",
+    "instrumentation/magnetic-compass": "mtbf",
+    "instrumentation/nav/gs": "mtbf",
+    "instrumentation/nav/cdi": "mtbf",
+    "instrumentation/nav[1]/gs": "mtbf",
+    "instrumentation/nav[1]/cdi": "mtbf",
+    "instrumentation/slip-skid-ball": "mtbf",
+    "instrumentation/turn-indicator": "mtbf",
+    "instrumentation/vertical-speed-indicator": "mtbf",
+    "systems/electrical": "mtbf",
+    "systems/pitot": "mtbf",
+    "systems/static": "mtbf",
+    "systems/vacuum": "mtbf",
+    "controls/flight/aileron": "mtbf",
+    "controls/flight/elevator": "mtbf",
+    "controls/flight/rudder": "mtbf",
+    "controls/flight/flaps": "mcbf",
+    "controls/flight/speedbrake": "mcbf",
+    "controls/gear": "mcbf",
+    "engines/engine": "mtbf",
+}
+FAILURE_ROOT = "/sim/failure-manager"
+
+#: time and weather properties read for the setup snapshot (name -> property)
+SETUP_NODES: dict[str, str] = {
+    "gmt": "/sim/time/gmt",
+    "local_offset_s": "/sim/time/local-offset",
+    "local_day_s": "/sim/time/local-day-seconds",
+    "realwx": "/environment/realwx/enabled",
+    "metar_updates": "/environment/params/metar-updates-environment",
+    "scenario": "/environment/weather-scenario",
+    "metar_valid": "/environment/metar/valid",
+    "metar_wind_dir": "/environment/metar/base-wind-dir-deg",
+    "metar_wind_kt": "/environment/metar/base-wind-speed-kt",
+    "metar_vis_m": "/environment/metar/min-visibility-m",
+    "station_elev_ft": "/environment/metar/station-elevation-ft",
+    "bl_elev_ft": "/environment/config/boundary/entry[0]/elevation-ft",
+    "bl_wind_dir": "/environment/config/boundary/entry[0]/wind-from-heading-deg",
+    "bl_wind_kt": "/environment/config/boundary/entry[0]/wind-speed-kt",
+    "bl_vis_m": "/environment/config/boundary/entry[0]/visibility-m",
+    **{
+        f"cloud{i}_{k}": f"/environment/clouds/layer[{i}]/{p}"
+        for i in range(5)
+        for k, p in (("coverage", "coverage"), ("base_ft", "elevation-ft"))
+    },
+    **{f"fail:{m}:serviceable": f"{FAILURE_ROOT}/{m}/serviceable" for m in FAILURE_MODES},
+    **{f"fail:{m}:{t}": f"{FAILURE_ROOT}/{m}/{t}" for m, t in FAILURE_MODES.items()},
+}
+
+
+def _f(v: str | None) -> float | None:
+    try:
+        x = float(v) if v not in (None, "") else math.nan
+    except ValueError:
+        return None
+    return x if math.isfinite(x) else None
+
+
+def setup_state(raw: dict[str, str]) -> dict[str, object]:
+    """The setup snapshot in the shape the `sim_setup` verifier reads, from `SETUP_NODES` reads.
+
+    - `local_date_days` (0-based day of the local year) and `local_time_s` from FlightGear's
+      UTC clock (`/sim/time/gmt`) plus its local offset for the aircraft's position; no
+      `flight_elapsed_s`: the agent sets the clock during the episode, so the verifier widens
+      its window by the recording's length instead.
+    - `weather.mode`: `real` with live weather on, `manual` for the Weather dialog's Manual
+      input METAR or its Manual Configuration (METAR no longer drives the environment), else
+      `preset` (a canned scenario such as Fair weather). The surface wind and visibility are
+      the METAR's own when a METAR drives the environment (FlightGear's boundary layer reduces
+      the METAR wind near the ground), else the boundary layer's first entry as configured.
+      Cloud bases are MSL (`/environment/clouds/layer[i]/elevation-ft`: the METAR's AGL base
+      plus the station elevation).
+    - `failures`: every failure-manager mode that is failed (`serviceable` false: kind
+      `inoperative`) or armed by an MTBF (`mtbf_h`, hours) or MCBF (`mcbf`, cycles); `system`
+      is the mode id without its group (`systems/vacuum` → `vacuum`).
+    """
+    import datetime as dt
+
+    out: dict[str, object] = {}
+    offset = _f(raw.get("local_offset_s"))
+    try:
+        utc = dt.datetime.fromisoformat(str(raw.get("gmt", "")))
+    except ValueError:
+        utc = None
+    if utc is not None and offset is not None:
+        local = utc + dt.timedelta(seconds=offset)
+        out["local_date_days"] = local.timetuple().tm_yday - 1
+        out["local_time_s"] = local.hour * 3600 + local.minute * 60 + local.second
+    realwx = raw.get("realwx") == "true"
+    metar_drives = raw.get("metar_updates") == "true"
+    mode = "real" if realwx else "manual" if not metar_drives or raw.get("scenario") == "Manual input" else "preset"
+    if metar_drives and raw.get("metar_valid") == "true":
+        wind = {
+            "alt_msl_ft": _f(raw.get("station_elev_ft")),
+            "dir_degt": _f(raw.get("metar_wind_dir")),
+            "speed_kt": _f(raw.get("metar_wind_kt")),
+        }
+        vis_m = _f(raw.get("metar_vis_m"))
+    else:
+        wind = {
+            "alt_msl_ft": _f(raw.get("bl_elev_ft")),
+            "dir_degt": _f(raw.get("bl_wind_dir")),
+            "speed_kt": _f(raw.get("bl_wind_kt")),
+        }
+        vis_m = _f(raw.get("bl_vis_m"))
+    clouds = []
+    for i in range(5):
+        cov = str(raw.get(f"cloud{i}_coverage", "")).strip().lower()
+        base = _f(raw.get(f"cloud{i}_base_ft"))
+        if cov and base is not None:
+            clouds.append({"coverage": cov, "base_msl_ft": base})
+    out["weather"] = {
+        "mode": mode,
+        "scenario": raw.get("scenario") or None,
+        "wind_layers": [wind],
+        "cloud_layers": clouds,
+        "visibility_m": vis_m,
+    }
+    failures: list[dict[str, object]] = []
+    for m, t in FAILURE_MODES.items():
+        system = m.split("/", 1)[1]
+        failed = raw.get(f"fail:{m}:serviceable") == "false"
+        value = _f(raw.get(f"fail:{m}:{t}")) or 0.0
+        if failed:
+            failures.append({"system": system, "trigger": {"kind": "inoperative"}, "failed": True, "mode": m})
+        elif value > 0:
+            trig = {"kind": "mtbf_h", "value": value / 3600.0} if t == "mtbf" else {"kind": "mcbf", "value": value}
+            failures.append({"system": system, "trigger": trig, "failed": False, "mode": m})
+    out["failures"] = failures
+    return out
+
+
+def read_setup(tn: "TelnetLike") -> dict[str, object]:
+    """`setup_state` of a running FlightGear, read over telnet in one pipelined batch (node by
+    node, a missing one read as empty, if the batch fails on one)."""
+    names = list(SETUP_NODES)
+    nodes = [SETUP_NODES[n] for n in names]
+    try:
+        values = tn.get_many(nodes)
+    except HarnessError:
+        values = []
+        for node in nodes:
+            try:
+                values.append(tn.get(node))
+            except HarnessError:
+                values.append("")
+    return setup_state(dict(zip(names, values)))

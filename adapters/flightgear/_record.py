@@ -16,7 +16,7 @@ from simbridge._bundle import BundleWriter, EpisodeStatus
 from simbridge._errors import HarnessError
 from simbridge.adapters.fgproto import CLOCK_NODE, TelnetProps
 from simbridge.adapters.kit import STALL_STATUS, RecordLoop, Tick, record_episode
-from simbridge.adapters.flightgear._mapping import RAW_CHUNKS, SIGNALS, SNAPSHOT_NODES, CanonicalMapper
+from simbridge.adapters.flightgear._mapping import RAW_CHUNKS, SIGNALS, SNAPSHOT_NODES, CanonicalMapper, read_setup
 
 DEFAULT_TELNET_PORT = 5401
 
@@ -45,6 +45,7 @@ class TelnetRecorder:
         for n, v in zip(names, tn.get_many([SNAPSHOT_NODES[n] for n in names])):
             f = _num(v)
             out[n] = v if math.isnan(f) else f
+        out.update(read_setup(tn))
         return out
 
     def record(self, out: str | Path, *, seconds: float, hz: int = 50, task_id: str | None = None) -> Path:

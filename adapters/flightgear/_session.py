@@ -10,6 +10,10 @@ dark, in the air the engine runs (FlightGear starts it). A ground task that says
 `engine: running` is brought there over telnet (master, mixture, magnetos, primer, starter)
 before the episode starts; `avionics_on`, `scenario.nav1_mhz` / `nav1_obs_deg` and
 `scenario.flightgear_props` (property path → value) are set the same way.
+
+Harness-injected failures (T11) are the adapter kit's `FailurePlan`: each sample is offered to
+the plan and a due failure is injected through FlightGear's own failure manager (the
+`serviceable` flag of its failure mode, `FAILURE_PROPS`), logged as `failure_injected`.
 """
 
 from __future__ import annotations
@@ -23,9 +27,21 @@ from simbridge._errors import HarnessError
 from simbridge.adapters.fgproto import GenericProtocol
 from simbridge.adapters.fgproto.keys import FLIGHTGEAR_KEYS
 from simbridge.adapters.flightgear._launch import FGFS, FlightGearProcess, LaunchSpec
-from simbridge.adapters.flightgear._lockdown import KEY_WHITELIST, TASK_EXTRA_KEYS, TELNET_BINDS_ALL_INTERFACES
-from simbridge.adapters.flightgear._mapping import RAW_CHUNKS, SIGNALS, SNAPSHOT_NODES, CanonicalMapper
-from simbridge.adapters.kit import DerivedEvents
+from simbridge.adapters.flightgear._lockdown import (
+    KEY_WHITELIST,
+    TASK_EXTRA_KEYS,
+    TASK_MENUS,
+    TELNET_BINDS_ALL_INTERFACES,
+)
+from simbridge.adapters.flightgear._mapping import (
+    FAILURE_PROPS,
+    RAW_CHUNKS,
+    SIGNALS,
+    SNAPSHOT_NODES,
+    CanonicalMapper,
+    read_setup,
+)
+from simbridge.adapters.kit import DerivedEvents, FailurePlan
 
 if TYPE_CHECKING:
     from simbridge._task import TaskSpec
@@ -79,6 +95,7 @@ def launch_spec(task: "TaskSpec") -> LaunchSpec:
         on_ground=on_ground,
         heading_deg=st.heading_deg,
         allowed_keys=allowed,
+        menus=TASK_MENUS.get(task.id.split("@")[0]),
     )
     if st.position is not None and (not on_ground or (not st.parking and not st.runway)):
         spec.lat_deg, spec.lon_deg = st.position.lat_deg, st.position.lon_deg
@@ -168,6 +185,8 @@ class FlightGearSession(SimSession):
         self._version = ""
         self._flags: list[str] = []
         self._stopped = False
+        #: harness-injected failures (planned at start from the task and the seed)
+        self._failures = FailurePlan()
 
     def _process(self) -> FlightGearProcess:
         """The running fgfs; HarnessError if `start()` has not created it."""
@@ -177,6 +196,13 @@ class FlightGearSession(SimSession):
 
     # ------------------------------------------------------------------ lifecycle
     def start(self, task: "TaskSpec", sandbox: Sandbox, *, seed: int | None = None) -> None:
+        self._failures = FailurePlan.from_task(task, seed, FAILURE_PROPS)
+        if self._failures.unsupported:
+            # an episode without the failure its task is about would be scored as if it had one
+            raise HarnessError(
+                f"flightgear: task {task.id} asks for a {', '.join(self._failures.unsupported)}, "
+                f"which this adapter cannot inject (it can: {', '.join(sorted(FAILURE_PROPS))})"
+            )
         spec = launch_spec(task)
         screen = str((sandbox.info or {}).get("screen", ""))
         if screen.count("x") >= 1:  # fill the sandbox screen (e.g. "1280x800x24")
@@ -330,8 +356,19 @@ class FlightGearSession(SimSession):
             self._t_last = t - self._t0
             sample = StateSample(self._t_last, self.mapper(raw))
             self._events.extend(self._derived.update(sample.t_sim, sample.values))
+            if self._failures.pending:
+                self._inject_due(sample)
             out.append(sample)
         return out
+
+    def _inject_due(self, sample: StateSample) -> None:
+        """Fail what the plan says is due at this sample through FlightGear's failure manager
+        (its `serviceable` flag set false) and record the `failure_injected` event."""
+        if self.fg is None or self.fg.telnet is None:
+            return
+        for f in self._failures.due(sample.t_sim, sample.values):
+            self.fg.telnet.set(FAILURE_PROPS[f.system], "false")
+            self._events.append(self._failures.event(f, sample.t_sim, sample.values, property=f.target, value=0.0))
 
     def events(self) -> list[SimEvent]:
         out, self._events = self._events, []
@@ -369,6 +406,13 @@ class FlightGearSession(SimSession):
             except ValueError:
                 snap[n] = v
         snap.update(weight_balance_snapshot(self.fg.telnet))
+        # the clock, the weather and the failure schedule as FlightGear's dialogs leave them (T08)
+        snap.update(read_setup(self.fg.telnet))
+        if self._failures.failures:
+            first = self._failures.failures[0].trigger_agl_ft
+            if first is not None:
+                snap["failure_agl_ft"] = round(first, 1)
+            snap["failure_schedule"] = [f.as_dict() for f in self._failures.failures]
         return snap
 
     def info(self) -> dict[str, Any]:
@@ -408,8 +452,9 @@ class FlightGearSession(SimSession):
             self.fg.stop()
 
     def check_consoles(self, names: list[str]) -> dict[str, dict[str, str]]:
-        """Read back over telnet what the lockdown set: menubar hidden, Debug menu (Nasal
-        console, property browser) disabled, and the keys that open dialogs nulled. FlightGear's
+        """Read back over telnet what the lockdown set: Debug menu (Nasal console, property
+        browser) disabled, menubar hidden unless the task works in its dialogs, and the keys
+        that open dialogs nulled. FlightGear's
         own consoles are always checked: a task written for another simulator (T09, T16 list
         MSFS's developer mode) would otherwise leave them out of the isolation record."""
         names = list(dict.fromkeys([*names, *FLIGHTGEAR_CONSOLES]))
@@ -418,7 +463,9 @@ class FlightGearSession(SimSession):
         props = {"menubar": "/sim/menubar/visibility", "debug_menu": DEBUG_MENU_ENABLED}
         props.update({f"key{k}": f"/input/keyboard/key[{k}]/binding[0]/command" for k in CONSOLE_KEYS})
         got = dict(zip(props, self.fg.telnet.get_many(list(props.values()))))
-        menu_off = got["menubar"] == "false" and got["debug_menu"] == "false"
+        # the Debug menu is the consoles' only menubar entry: disabled, they are out of reach
+        # whether the menubar is hidden (most tasks) or shown with the task's menus (T08)
+        menu_off = got["debug_menu"] == "false"
         keys_off = all(got[f"key{k}"] == "null" for k in CONSOLE_KEYS)
         evidence = f"menubar visible={got['menubar']}, Debug menu enabled={got['debug_menu']}, " + ", ".join(
             f"key {CONSOLE_KEYS[k]}={got[f'key{k}'] or '(none)'}" for k in CONSOLE_KEYS

@@ -31,6 +31,7 @@ GRID_CELL_M = 64.0
 #: draw order of ground layers (lower first)
 LAYER_SIDEWALK, LAYER_KERB, LAYER_ASPHALT, LAYER_MARKING, LAYER_STOP = 0, 1, 2, 3, 4
 _MAX_SEGMENT_M = 8.0
+_SEGMENTS_PER_POLYGON = 4
 
 
 @dataclass(frozen=True)
@@ -163,9 +164,14 @@ def _offset(pts: FloatArray, dist_m: float) -> FloatArray:
     return pts + vn * dist_m
 
 
-def _strip(left: FloatArray, right: FloatArray) -> list[FloatArray]:
-    """Quads between two polylines with the same vertex count."""
-    return [np.array([left[i], left[i + 1], right[i + 1], right[i]]) for i in range(len(left) - 1)]
+def _strip(left: FloatArray, right: FloatArray, per_polygon: int = _SEGMENTS_PER_POLYGON) -> list[FloatArray]:
+    """Polygons covering the band between two polylines with the same vertex count, each spanning
+    up to `per_polygon` segments (fewer, larger polygons draw faster; short ones cull better)."""
+    out = []
+    for i in range(0, len(left) - 1, per_polygon):
+        j = min(i + per_polygon, len(left) - 1) + 1
+        out.append(np.concatenate([left[i:j], right[i:j][::-1]]))
+    return out
 
 
 def _line_quads(line: FloatArray, width_m: float) -> list[FloatArray]:
@@ -211,7 +217,7 @@ def _build(net: object, offset: tuple[float, float], town: str) -> RoadGeometry:
         drive = [ln for ln in edge.getLanes() if ln.allows("passenger")]
         walk = [ln for ln in edge.getLanes() if not ln.allows("passenger") and ln.allows("pedestrian")]
         for ln in walk:
-            c = _densify(_dedupe(np.array(ln.getShape(), dtype=np.float64)))
+            c = _densify(_dedupe(np.array(ln.getShape(), dtype=np.float64)[:, :2]))
             if len(c) >= 2:
                 polys.extend((LAYER_SIDEWALK, layout.SIDEWALK, q) for q in _strip_carla(c, ln.getWidth(), offset))
         if not drive:
@@ -219,7 +225,7 @@ def _build(net: object, offset: tuple[float, float], town: str) -> RoadGeometry:
         drive.sort(key=lambda ln: ln.getIndex())
         shapes = []
         for ln in drive:
-            c = _densify(_dedupe(np.array(ln.getShape(), dtype=np.float64)))
+            c = _densify(_dedupe(np.array(ln.getShape(), dtype=np.float64)[:, :2]))
             shapes.append(c)
             lanes.append(Lane(ln.getID(), edge.getID(), ln.getIndex(), ln.getWidth(), _to_carla(c, offset)))
         if any(len(c) < 2 for c in shapes):
@@ -278,7 +284,7 @@ def _build(net: object, offset: tuple[float, float], town: str) -> RoadGeometry:
     for node in net.getNodes():  # type: ignore[attr-defined]
         shape = node.getShape()
         if len(shape) >= 3:
-            pts = np.array(shape, dtype=np.float64)
+            pts = np.array(shape, dtype=np.float64)[:, :2]
             junctions.append(Junction(node.getID(), _to_carla(pts, offset)))
             add(LAYER_ASPHALT, layout.ASPHALT, pts)
     geo = RoadGeometry(town, offset, lanes, markings, stop_lines, junctions, polys)

@@ -137,9 +137,10 @@ class DriverView:
                 keep.append(c)
         if not keep:
             return
-        # (layer, -depth, polygon points): pixel lists for polygons wholly in front of the near
-        # plane, camera-space arrays (clipped when drawn) for those that cross it
-        jobs: list[tuple[int, float, int, list[list[float]] | FloatArray, tuple[int, int, int]]] = []
+        # per layer: pixel lists of polygons wholly in front of the near plane, camera-space arrays
+        # (clipped when drawn) of those that cross it; ground polygons are coplanar, so the layer
+        # order (sidewalk, kerb, asphalt, markings, stop lines) is the only order that matters
+        by_layer: dict[int, list[tuple[list[list[float]] | FloatArray, tuple[int, int, int]]]] = {}
         for c in keep:
             xc, yc, zc = cam.to_camera(c.pts_xy_m[:, 0], c.pts_xy_m[:, 1], 0.0)
             zmax = np.maximum.reduceat(zc, c.starts)
@@ -151,29 +152,31 @@ class DriverView:
             # visible: some point ahead of the near plane, the nearest within range, and not wholly
             # left (every x < -slope z) or right (every x > slope z) of the frustum
             vis = (zmax > layout.NEAR_M) & (zmin < far) & (slope_min < 0) & (slope_max > 0)
-            idx = np.flatnonzero(vis)
-            if not len(idx):
+            if not vis.any():
                 continue
-            front = zmin > layout.NEAR_M
-            px = _project(xc, yc, np.maximum(zc, layout.NEAR_M)).tolist()
-            starts, counts, layers, rgbs = c.starts.tolist(), c.counts.tolist(), c.layer.tolist(), c.rgb
-            zmin_l, front_l = zmin.tolist(), front.tolist()
-            for k in idx.tolist():
-                s, n = starts[k], counts[k]
-                pts: list[list[float]] | FloatArray
-                if front_l[k]:
-                    pts = px[s : s + n]
-                else:
-                    pts = np.column_stack([xc[s : s + n], yc[s : s + n], zc[s : s + n]])
-                jobs.append((layers[k], -zmin_l[k], len(jobs), pts, rgbs[k]))
-        jobs.sort(key=lambda j: (j[0], j[1]))
+            front = vis & (zmin > layout.NEAR_M)
+            rgbs = c.rgb
+            if front.any():
+                sel = np.repeat(front, c.counts)
+                px = _project(xc[sel], yc[sel], zc[sel]).tolist()
+                pos = 0
+                for k, n, layer in zip(
+                    np.flatnonzero(front).tolist(), c.counts[front].tolist(), c.layer[front].tolist(), strict=True
+                ):
+                    by_layer.setdefault(layer, []).append((px[pos : pos + n], rgbs[k]))
+                    pos += n
+            for k in np.flatnonzero(vis & ~front).tolist():
+                st, n = c.starts[k], c.counts[k]
+                crossing = np.column_stack([xc[st : st + n], yc[st : st + n], zc[st : st + n]])
+                by_layer.setdefault(int(c.layer[k]), []).append((crossing, rgbs[k]))
         draw = pygame.draw.polygon
-        for _, _, _, pts, rgb in jobs:
-            if isinstance(pts, list):
-                draw(surface, rgb, pts)
-            else:
-                draw_polygon_3d(surface, pts, rgb)
-        self.polygons_drawn += len(jobs)
+        for layer in sorted(by_layer):
+            for pts, rgb in by_layer[layer]:
+                if isinstance(pts, list):
+                    draw(surface, rgb, pts)
+                else:
+                    draw_polygon_3d(surface, pts, rgb)
+            self.polygons_drawn += len(by_layer[layer])
 
     def _draw_road_marks(self, surface: pygame.Surface, frame: Frame, cam: Camera) -> None:
         """Task areas painted on the road (closed polygons), as white outline strips."""
@@ -218,60 +221,70 @@ class DriverView:
                 self._draw_box(surface, item, cam)
             self.polygons_drawn += 1
 
-    def _box_faces(
-        self, cx: float, cy: float, yaw_deg: float, length: float, width: float, z0: float, z1: float
-    ) -> list[tuple[FloatArray, FloatArray, float]]:
-        """World corners of a box's top and four sides with their outward normals and shade factor."""
-        yaw = math.radians(yaw_deg)
-        hx, hy = math.cos(yaw), math.sin(yaw)
-        rx, ry = -hy, hx
-        hl, hw = length / 2, width / 2
-        corners = [  # front-right, front-left, back-left, back-right (ground footprint)
-            (cx + hx * hl + rx * hw, cy + hy * hl + ry * hw),
-            (cx + hx * hl - rx * hw, cy + hy * hl - ry * hw),
-            (cx - hx * hl - rx * hw, cy - hy * hl - ry * hw),
-            (cx - hx * hl + rx * hw, cy - hy * hl + ry * hw),
-        ]
-        normals = [(hx, hy), (-rx, -ry), (-hx, -hy), (rx, ry)]  # front, left, back, right
-        shades = [0.9, 0.75, 0.6, 0.7]
-        faces = []
-        for i in range(4):
-            (ax, ay), (bx, by) = corners[i], corners[(i + 1) % 4]
-            # side i joins corner i and i+1: 0 = front, 1 = left, 2 = back, 3 = right
-            pts = np.array([[ax, ay, z0], [bx, by, z0], [bx, by, z1], [ax, ay, z1]])
-            faces.append((pts, np.array([normals[i][0], normals[i][1], 0.0]), shades[i]))
-        top = np.array([[x, y, z1] for x, y in corners])
-        faces.append((top, np.array([0.0, 0.0, 1.0]), 1.0))
-        return faces
-
-    def _draw_faces(
+    def _draw_box_3d(
         self,
         surface: pygame.Surface,
         cam: Camera,
-        faces: list[tuple[FloatArray, FloatArray, float]],
+        centre: tuple[float, float],
+        yaw_deg: float,
+        size: tuple[float, float],
+        z_m: tuple[float, float],
         rgb: tuple[int, int, int],
+        flat: bool = False,
+        top: bool = True,
     ) -> None:
-        eye = np.array([cam.ex, cam.ey, layout.EYE_HEIGHT_M])
-        for pts, normal, shade in faces:
-            if float(np.dot(eye - pts.mean(axis=0), normal)) <= 0:
-                continue  # back face
-            xc, yc, zc = cam.to_camera(pts[:, 0], pts[:, 1], pts[:, 2])
-            if zc.max() <= layout.NEAR_M:
-                continue
-            draw_polygon_3d(surface, np.column_stack([xc, yc, zc]), _shade(rgb, shade))
+        """A box standing on its footprint (length x width, yaw) between heights z_m: its front
+        faces only (a convex box's front faces never overlap), shaded by face unless `flat`."""
+        yaw = math.radians(yaw_deg)
+        hx, hy = math.cos(yaw), math.sin(yaw)
+        hl, hw = size[0] / 2, size[1] / 2
+        # footprint: front-right, front-left, back-left, back-right (right of heading = (-hy, hx))
+        fx = np.array([hl, hl, -hl, -hl])
+        fr = np.array([hw, -hw, -hw, hw])
+        x = centre[0] + hx * fx - hy * fr
+        y = centre[1] + hy * fx + hx * fr
+        xc, yc, zc = cam.to_camera(np.concatenate([x, x]), np.concatenate([y, y]), np.repeat(np.array(z_m), 4))
+        cam_pts = np.column_stack([xc, yc, zc])
+        if zc.max() <= layout.NEAR_M:
+            return
+        ex, ey = cam.ex - centre[0], cam.ey - centre[1]
+        fwd_eye = ex * hx + ey * hy  # the eye's position in the box's frame
+        right_eye = -ex * hy + ey * hx
+        faces = []
+        if fwd_eye > hl:
+            faces.append(((0, 1, 5, 4), 0.9))  # front
+        elif fwd_eye < -hl:
+            faces.append(((2, 3, 7, 6), 0.6))  # back
+        if right_eye > hw:
+            faces.append(((3, 0, 4, 7), 0.7))  # right
+        elif right_eye < -hw:
+            faces.append(((1, 2, 6, 5), 0.75))  # left
+        if top and layout.EYE_HEIGHT_M > z_m[1]:
+            faces.append(((4, 5, 6, 7), 1.0))
+        elif layout.EYE_HEIGHT_M < z_m[0]:
+            faces.append(((0, 3, 2, 1), 0.5))  # underside (a light's housing seen from below)
+        for idx, shade in faces:
+            draw_polygon_3d(surface, cam_pts[list(idx)], rgb if flat else _shade(rgb, shade))
 
     def _draw_box(self, surface: pygame.Surface, a: Actor, cam: Camera) -> None:
-        faces = self._box_faces(a.x_m, a.y_m, a.yaw_deg, a.length_m, a.width_m, 0.0, a.height_m)
-        self._draw_faces(surface, cam, faces, a.rgb)
-        if a.kind == "vehicle":  # dark windows band on the upper sides
+        self._draw_box_3d(surface, cam, (a.x_m, a.y_m), a.yaw_deg, (a.length_m, a.width_m), (0.0, a.height_m), a.rgb)
+        if a.kind == "vehicle":  # a dark window band round the upper body
             h = a.height_m
-            glass = self._box_faces(a.x_m, a.y_m, a.yaw_deg, a.length_m * 0.55, a.width_m * 1.001, h * 0.62, h * 0.95)
-            self._draw_faces(surface, cam, glass[:4], (40, 48, 60))
+            self._draw_box_3d(
+                surface,
+                cam,
+                (a.x_m, a.y_m),
+                a.yaw_deg,
+                (a.length_m * 0.55, a.width_m * 1.001),
+                (h * 0.62, h * 0.95),
+                (40, 48, 60),
+                top=False,
+            )
 
     def _draw_pedestrian(self, surface: pygame.Surface, a: Actor, cam: Camera) -> None:
         h = a.height_m
-        body = self._box_faces(a.x_m, a.y_m, a.yaw_deg, max(a.length_m, 0.25), max(a.width_m, 0.4), 0.0, h * 0.86)
-        self._draw_faces(surface, cam, body, a.rgb)
+        size = (max(a.length_m, 0.25), max(a.width_m, 0.4))
+        self._draw_box_3d(surface, cam, (a.x_m, a.y_m), a.yaw_deg, size, (0.0, h * 0.86), a.rgb)
         xc, yc, zc = cam.to_camera(np.array([a.x_m]), np.array([a.y_m]), h * 0.93)
         if zc[0] > layout.NEAR_M:
             p = _project(xc, yc, zc)[0]
@@ -281,12 +294,12 @@ class DriverView:
     def _draw_light(self, surface: pygame.Surface, head: LightHead, cam: Camera) -> None:
         h = head.height_m
         # pole: a thin box from the ground to the bottom of the housing
-        pole = self._box_faces(head.x_m, head.y_m, head.yaw_deg, 0.15, 0.15, 0.0, h - layout.HEAD_H_M / 2)
-        self._draw_faces(surface, cam, pole, layout.POLE)
-        housing = self._box_faces(
-            head.x_m, head.y_m, head.yaw_deg, 0.3, layout.HEAD_W_M, h - layout.HEAD_H_M / 2, h + layout.HEAD_H_M / 2
+        centre = (head.x_m, head.y_m)
+        lo, hi = h - layout.HEAD_H_M / 2, h + layout.HEAD_H_M / 2
+        self._draw_box_3d(surface, cam, centre, head.yaw_deg, (0.15, 0.15), (0.0, lo), layout.POLE, flat=True)
+        self._draw_box_3d(
+            surface, cam, centre, head.yaw_deg, (0.3, layout.HEAD_W_M), (lo, hi), layout.HOUSING, flat=True
         )
-        self._draw_faces(surface, cam, housing, layout.HOUSING)
         yaw = math.radians(head.yaw_deg)
         fx, fy = math.cos(yaw), math.sin(yaw)
         # lamps on the face only if the face looks towards the eye

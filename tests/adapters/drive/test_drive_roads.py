@@ -1,0 +1,153 @@
+"""Road geometry of the embedded driving simulator, checked against the SUMO net's own XML."""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simbridge.adapters.drive import layout
+from simbridge.adapters.drive._roads import LAYER_STOP, RoadGeometry
+from simbridge.adapters.drive._scene import carla_xy
+
+MAPS = Path(__file__).resolve().parents[3] / "adapters" / "drive" / "maps"
+
+
+@pytest.fixture(scope="module")
+def town04_net(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Town04's SUMO net, made by the simulator's own cached converter into a temporary cache."""
+    from simbridge.adapters.drive import _net
+
+    cache = tmp_path_factory.mktemp("drive-cache")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("SIMBRIDGE_DRIVE_CACHE", str(cache))
+    try:
+        return _net.net_path("Town04")
+    finally:
+        mp.undo()
+
+
+def _expected(net_xml: Path) -> dict[str, object]:
+    """What the geometry must hold, read independently from the XML: drivable lanes, tl-controlled
+    lanes, inner lane boundaries, and edges with / without a reverse edge between the same nodes."""
+    root = ET.parse(net_xml).getroot()
+    offset = tuple(float(v) for v in root.find("location").get("netOffset").split(","))  # type: ignore[union-attr]
+    edges = {}
+    for e in root.iter("edge"):
+        if e.get("function") in ("internal", "walkingarea", "crossing"):
+            continue
+        drive = [ln for ln in e.iter("lane") if "passenger" not in (ln.get("disallow") or "").split()]
+        drive = [ln for ln in drive if not ln.get("allow") or "passenger" in ln.get("allow", "").split()]
+        if drive:
+            edges[e.get("id")] = (e.get("from"), e.get("to"), drive)
+    nodes = {(f, t) for f, t, _ in edges.values()}
+    tl_lanes = {
+        f"{c.get('from')}_{c.get('fromLane')}"
+        for c in root.iter("connection")
+        if c.get("tl") and c.get("from") in edges
+    }
+    with_reverse = sum(1 for f, t, _ in edges.values() if (t, f) in nodes)
+    return {
+        "offset": offset,
+        "edges": edges,
+        "lanes": sum(len(d) for _, _, d in edges.values()),
+        "tl_lanes": tl_lanes,
+        "broken": sum(len(d) - 1 for _, _, d in edges.values()),
+        "double": with_reverse // 2,
+        "solid": len(edges) + (len(edges) - with_reverse),
+        "junction_shapes": sum(
+            1 for j in root.iter("junction") if j.get("type") != "internal" and len((j.get("shape") or "").split()) >= 3
+        ),
+    }
+
+
+@pytest.fixture(scope="module")
+def town03() -> tuple[RoadGeometry, dict[str, object]]:
+    net = MAPS / "Town03.net.xml"
+    return RoadGeometry.from_net(net), _expected(net)
+
+
+@pytest.fixture(scope="module")
+def town04(town04_net: Path) -> tuple[RoadGeometry, dict[str, object]]:
+    return RoadGeometry.from_net(town04_net, town="Town04"), _expected(town04_net)
+
+
+@pytest.mark.parametrize("which", ["town03", "town04"])
+def test_counts_match_the_net(which: str, request: pytest.FixtureRequest) -> None:
+    geo, exp = request.getfixturevalue(which)
+    kinds = Counter(m.kind for m in geo.markings)
+    assert len(geo.lanes) == exp["lanes"]
+    assert {s.lane_id for s in geo.stop_lines} == exp["tl_lanes"]
+    assert len(geo.stop_lines) == len(exp["tl_lanes"]) > 10
+    assert kinds["broken_white"] == exp["broken"] > 0
+    assert kinds["double_yellow"] == exp["double"] > 0
+    assert kinds["solid_white"] == exp["solid"]
+    assert len(geo.junctions) == exp["junction_shapes"]
+    assert sum(1 for layer, _, _ in geo.polygons if layer == LAYER_STOP) == len(geo.stop_lines)
+
+
+def test_lanes_are_in_carla_metres(town03: tuple[RoadGeometry, dict[str, object]]) -> None:
+    geo, exp = town03
+    offset = exp["offset"]
+    assert geo.net_offset == offset
+    edges = exp["edges"]
+    for lane in geo.lanes[:40]:
+        xml_lane = next(ln for ln in edges[lane.edge_id][2] if ln.get("id") == lane.lane_id)  # type: ignore[index]
+        sx, sy = (float(v) for v in xml_lane.get("shape").split()[0].split(",")[:2])
+        assert tuple(lane.centre_xy_m[0]) == pytest.approx(carla_xy(sx, sy, offset), abs=1e-6)  # type: ignore[arg-type]
+        assert lane.width_m == pytest.approx(float(xml_lane.get("width", "3.2")))
+
+
+def test_stop_lines_sit_across_their_lane_end(town03: tuple[RoadGeometry, dict[str, object]]) -> None:
+    geo, _ = town03
+    lanes = {ln.lane_id: ln for ln in geo.lanes}
+    for stop in geo.stop_lines:
+        lane = lanes[stop.lane_id]
+        end = lane.centre_xy_m[-1]
+        centre = stop.xy_m.mean(axis=0)
+        assert math.dist(centre, end) == pytest.approx(layout.STOP_LINE_DEPTH_M / 2, abs=0.05)
+        across = math.dist(stop.xy_m[1], stop.xy_m[2])
+        assert across == pytest.approx(lane.width_m, abs=0.01)
+
+
+def test_broken_markings_lie_between_their_lanes(town03: tuple[RoadGeometry, dict[str, object]]) -> None:
+    geo, _ = town03
+    lanes = {ln.lane_id: ln for ln in geo.lanes}
+    for m in geo.markings:
+        if m.kind != "broken_white":
+            continue
+        a, b = (lanes[i] for i in m.lane_ids)
+        mid = m.xy_m[len(m.xy_m) // 2]
+        da = np.hypot(*(a.centre_xy_m - mid).T).min()
+        db = np.hypot(*(b.centre_xy_m - mid).T).min()
+        assert da == pytest.approx(a.width_m / 2, abs=0.35)
+        assert db == pytest.approx(b.width_m / 2, abs=0.35)
+
+
+def test_grid_returns_every_polygon_near_a_point(town03: tuple[RoadGeometry, dict[str, object]]) -> None:
+    geo, _ = town03
+    radius = 90.0
+    x0, y0, x1, y1 = geo.bounds_m
+    for qx, qy in [(x0 + 30, y0 + 40), ((x0 + x1) / 2, (y0 + y1) / 2), (x1 - 10, y1 - 60)]:
+        cells = geo.cells_within(qx, qy, radius)
+        found = sum(len(c.starts) for c in cells)
+        near = sum(1 for _, _, p in geo.polygons if np.hypot(p[:, 0] - qx, p[:, 1] - qy).min() <= radius)
+        in_cells = 0
+        for c in cells:
+            d = np.hypot(c.pts_xy_m[:, 0] - qx, c.pts_xy_m[:, 1] - qy)
+            in_cells += int((np.minimum.reduceat(d, c.starts) <= radius).sum())
+        assert in_cells == near > 0
+        assert found < len(geo.polygons)  # the index does cull
+
+
+def test_bad_net_files_are_one_line_errors(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no such SUMO network file"):
+        RoadGeometry.from_net(tmp_path / "missing.net.xml")
+    bad = tmp_path / "bad.net.xml"
+    bad.write_text("<net><edge id='x'>")
+    with pytest.raises(ValueError, match=r"bad\.net\.xml: not a readable SUMO network"):
+        RoadGeometry.from_net(bad)

@@ -290,9 +290,12 @@ def main(argv: list[str] | None = None) -> int:
                 notice, notice_until, keys.notice = str(msg), time.monotonic() + 3.0, None
                 if view is not None and hasattr(view, "notify"):
                     view.notify(notice, world.t)
-            if running and not paused:
-                for ev in world.step(controls):
-                    server.send({"event": ev})
+            if running:
+                if not paused:
+                    for ev in world.step(controls):
+                        server.send({"event": ev})
+                # paused, the same sample again (the clock stands still): the host keeps the first
+                # and knows the stream is alive
                 server.send({"sample": world.sample()})
             frame = world.frame(notices=(notice,) if time.monotonic() < notice_until else ())
             if view is not None:

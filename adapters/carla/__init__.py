@@ -7,9 +7,7 @@ the `carla` client package (`pip install simbridge[carla]`) and a reachable CARL
 from simbridge.adapters.carla._errors import OpenDriveError, RecorderFormatError
 from simbridge.adapters.carla._format import ActorKind, PacketId, TrafficLightState
 from simbridge.adapters.carla._import import build, find_ego, import_recording
-from simbridge.adapters.carla._lanes import LaneLocator, LanePosition
 from simbridge.adapters.carla._manual import Control, Hud, KeyboardDriver, Keys, ManualControlWindow
-from simbridge.adapters.carla._opendrive import OpenDriveMap, read_opendrive
 from simbridge.adapters.carla._reader import (
     Actor,
     Collision,
@@ -21,6 +19,7 @@ from simbridge.adapters.carla._reader import (
     read_recording,
 )
 from simbridge.adapters.carla._session import CarlaSession, manual_control_window, plan_route, probe_server
+from simbridge.adapters.kit.opendrive import LaneLocator, LanePosition, OpenDriveMap, read_opendrive
 
 __all__ = [
     "Actor",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from simbridge._errors import BundleError
+from simbridge.adapters.kit.opendrive import OpenDriveError  # shared with the drive simulator
 
 
 class RecorderFormatError(BundleError):
@@ -15,5 +16,4 @@ class RecorderFormatError(BundleError):
         super().__init__(f"{path}: byte {offset}: {problem}")
 
 
-class OpenDriveError(BundleError):
-    """An OpenDRIVE map cannot be read: names the file and the element."""
+__all__ = ["OpenDriveError", "RecorderFormatError"]

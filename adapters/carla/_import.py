@@ -38,8 +38,7 @@ from simbridge._errors import BundleError
 from simbridge._import_policy import IMPORTED, TRUNCATED_IMPORT, check_out, flags_of, prepare_out
 from simbridge.adapters.carla._errors import RecorderFormatError
 from simbridge.adapters.carla._format import NON_ACTOR_ID, ActorKind, TrafficLightState
-from simbridge.adapters.carla._lanes import LaneLocator
-from simbridge.adapters.carla._opendrive import TRAFFIC_LIGHT_TYPE, OpenDriveMap, read_opendrive
+from simbridge.adapters.kit.opendrive import TRAFFIC_LIGHT_TYPE, LaneLocator, OpenDriveMap, read_opendrive
 from simbridge.adapters.carla._reader import Actor, Recording, read_recording
 
 SIGNALS = ("x_m", "y_m", "z_m", "yaw_deg", "speed_kmh", "throttle", "steer", "brake")

@@ -2,7 +2,7 @@
 
 Canonical signals (CARLA world frame, as the CARLA importer writes them): `x_m y_m yaw_deg
 speed_kmh throttle steer brake`, and from the town's OpenDRIVE file, with the SAME lane code as
-the CARLA importer (`simbridge.adapters.carla._lanes.LaneLocator` over `_opendrive`):
+the CARLA importer (`simbridge.adapters.kit.opendrive.LaneLocator`):
 `lane_id lane_offset_m`, plus `route_progress` along the planned route (fraction of its length
 to the farthest route point passed in order within 30 m, as RouteCompletionTest counts).
 
@@ -15,65 +15,19 @@ starts) and adds `markings`, the OpenDRIVE roadMark type of the edge crossed in 
 from __future__ import annotations
 
 import math
-import xml.etree.ElementTree as ET
-from bisect import bisect_right
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from simbridge.adapters.carla._lanes import LaneLocator
-from simbridge.adapters.carla._opendrive import read_opendrive
+from simbridge.adapters.kit.opendrive import LaneLocator, RoadMarks, read_opendrive
 from simbridge.adapters.drive._dynamics import WIDTH_M
 
 #: InRouteTest's off-route distance: a route point is passed only while the ego is this close
 ROUTE_NEAR_M = 30.0
 #: how far ahead of the last passed route point a sample may jump (1 m points)
 ROUTE_LOOKAHEAD = 60
-
-
-def carla_marking(odr_type: str) -> str:
-    """OpenDRIVE roadMark type -> CARLA's LaneMarkingType name ("solid solid" -> "SolidSolid")."""
-    t = odr_type.strip().lower()
-    if t in ("", "none"):
-        return "NONE"
-    return "".join(w.capitalize() for w in t.split())
-
-
-class RoadMarks:
-    """Each lane's outer-border roadMark types along s: (road, lane) -> sorted [(s, type)]."""
-
-    def __init__(self, xodr: Path) -> None:
-        self.marks: dict[tuple[int, int], list[tuple[float, str]]] = {}
-        root = ET.parse(xodr).getroot()
-        for road in root.findall("road"):
-            rid = int(road.get("id", "0"))
-            for sec in road.findall("lanes/laneSection"):
-                s0 = float(sec.get("s", "0"))
-                for lane in sec.iter("lane"):
-                    lid = int(lane.get("id", "0"))
-                    for rm in lane.findall("roadMark"):
-                        s = s0 + float(rm.get("sOffset", "0"))
-                        self.marks.setdefault((rid, lid), []).append((s, rm.get("type", "none")))
-        for v in self.marks.values():
-            v.sort()
-
-    def at(self, road: int, lane: int, s: float) -> str:
-        seq = self.marks.get((road, lane))
-        if not seq:
-            return "NONE"
-        i = max(0, bisect_right([m[0] for m in seq], s + 1e-6) - 1)
-        return carla_marking(seq[i][1])
-
-    def crossed(self, road: int, lane: int, s: float, side: str) -> str:
-        """The marking on the `side` (of the direction of travel) border of a lane: the left
-        border is the outer border of the next lane towards the centre line, the right one the
-        lane's own outer border."""
-        if side == "left":
-            inner = lane - (1 if lane > 0 else -1)
-            return self.at(road, inner, s)
-        return self.at(road, lane, s)
 
 
 @lru_cache(maxsize=4)

@@ -9,9 +9,10 @@ import pytest
 pytest.importorskip("scipy", reason="scipy (lane lookups) is not installed")
 
 from simbridge._task import load_task  # noqa: E402
-from simbridge.adapters.drive._mapping import CanonicalMapper, carla_marking  # noqa: E402
+from simbridge.adapters.drive._mapping import CanonicalMapper  # noqa: E402
 from simbridge.adapters.drive._net import xodr_path  # noqa: E402
 from simbridge.adapters.drive._scenario import DriveScenario, from_task  # noqa: E402
+from simbridge.adapters.kit.opendrive import carla_marking  # noqa: E402
 
 #: T18's drive start: the centre of OpenDRIVE lane -2 on Town04's road 38, heading -x
 T18_START = (284.44, 16.66, -179.02)

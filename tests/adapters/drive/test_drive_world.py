@@ -10,7 +10,7 @@ import pytest
 libsumo = pytest.importorskip("libsumo", reason="libsumo (SUMO in process) is not installed")
 pytest.importorskip("vehiclemodels", reason="commonroad-vehicle-models is not installed")
 
-from simbridge.adapters.carla._opendrive import read_opendrive  # noqa: E402
+from simbridge.adapters.kit.opendrive import read_opendrive  # noqa: E402
 from simbridge.adapters.drive._dynamics import EgoState  # noqa: E402
 from simbridge.adapters.drive._net import net_offset, net_path, xodr_path  # noqa: E402
 from simbridge.adapters.drive._scenario import DriveScenario, StaticCar, Walker  # noqa: E402

@@ -75,7 +75,30 @@ class Hud:
         self._server_wall = 0.0
         self.client_fps = 0.0
         self.server_fps = 0.0
-        self._labels: dict[str, pygame.Surface] = {}
+        self._values: dict[str, pygame.Surface] = {}
+        self._static = self._static_layer()
+
+    def _static_layer(self) -> pygame.Surface:
+        """The labels and the bar / box outlines, which never change, in one per-pixel-alpha layer
+        (BLEND_RGBA_MAX keeps each glyph's own alpha, so one blit equals blitting each label)."""
+        x, y, w, h = layout.HUD_RECT
+        layer = pygame.Surface((w, h), pygame.SRCALPHA)
+        layer.fill((0, 0, 0, 0))
+        white = layout.HUD_TEXT_RGB
+        for name, row in layout.HUD_ROW_Y_PX.items():
+            if name == "collision_graph":
+                continue
+            text = self.font.render(layout.HUD_FORMATS[name][0], True, white)
+            layer.blit(text, (layout.HUD_TEXT_X_PX - x, row - y), special_flags=pygame.BLEND_RGBA_MAX)
+        return layer
+
+    def _value(self, text: str) -> pygame.Surface:
+        surf = self._values.get(text)
+        if surf is None:
+            if len(self._values) > 512:
+                self._values.clear()
+            surf = self._values[text] = self.font.render(text, True, layout.HUD_TEXT_RGB)
+        return surf
 
     def notify(self, text: str, sim_time_s: float) -> None:
         self._notice = (text, sim_time_s)
@@ -99,15 +122,10 @@ class Hud:
                 self._last_collision_s = t
                 self.notify(collision_text(text), t)
 
-    def _label(self, text: str) -> pygame.Surface:
-        surf = self._labels.get(text)
-        if surf is None:
-            surf = self._labels[text] = self.font.render(text, True, layout.HUD_TEXT_RGB)
-        return surf
-
     def draw(self, surface: pygame.Surface, frame: Frame) -> None:
         self._tick(frame)
         surface.blit(self._panel, layout.HUD_RECT[:2])
+        surface.blit(self._static, layout.HUD_RECT[:2])
         values = hud_values(frame, self.server_fps, self.client_fps)
         c = frame.controls
         bars = {"throttle": (c.throttle, 0.0), "steer": (c.steer, -1.0), "brake": (c.brake, 0.0)}
@@ -118,10 +136,8 @@ class Hud:
             if name == "collision_graph":
                 self._draw_graph(surface, frame, y)
                 continue
-            label = layout.HUD_FORMATS[name][0]
-            surface.blit(self._label(label), (layout.HUD_TEXT_X_PX, y))
             if name in values:
-                text = self.font.render(values[name], True, white)
+                text = self._value(values[name])
                 surface.blit(text, (layout.HUD_VALUE_RIGHT_X_PX - text.get_width(), y))
             elif name in bars:
                 value, lo = bars[name]

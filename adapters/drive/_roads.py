@@ -1,11 +1,16 @@
 """The road network as flat ground polygons in CARLA metres, built once per town from a SUMO net.
 
 SUMO nets made from OpenDRIVE by netconvert keep lanes, junction shapes and traffic-light
-connections but not OpenDRIVE's roadMark types, so markings follow the usual rule: broken white
-between lanes of one direction, double solid yellow between the two directions of a road (an
-edge whose reverse edge joins the same nodes), solid white at the road's outer edges. Nets without
-sidewalk lanes (CARLA's towns) get a kerb strip and a sidewalk outside each outer edge. Stop lines
-sit at the end of every lane with a traffic-light-controlled connection.
+connections but not OpenDRIVE's roadMark types. When the net's lanes carry their OpenDRIVE origin
+(`origId` "road_lane", netconvert --output.original-names, as the simulator's converter makes
+them) and the town's .xodr is at hand, each lane boundary is painted as the town's roadMark says
+along s (type solid / broken / solid solid / ..., colour white / yellow; a lane's roadMark is its
+outer border, the centre lane's the line between the directions). Otherwise markings follow the
+usual rule: broken white between lanes of one direction, double solid yellow between the two
+directions of a road (an edge whose reverse edge joins the same nodes), solid white at the road's
+outer edges. Nets without sidewalk lanes (CARLA's towns) get a kerb strip and a sidewalk outside
+each outer edge. Stop lines sit at the end of every lane with a traffic-light-controlled
+connection.
 
 The polygons are binned in a square grid (`GRID_CELL_M`) so the view transforms only the cells near
 the eye each frame.
@@ -16,7 +21,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+import re
+import xml.etree.ElementTree as ET
 
 import numpy as np
 import numpy.typing as npt
@@ -24,7 +30,9 @@ import numpy.typing as npt
 from simbridge.adapters.drive import layout
 from simbridge.adapters.drive._scene import carla_xy
 
-MarkingKind = Literal["broken_white", "solid_white", "double_yellow"]
+#: "<pattern>_<colour>" (pattern solid, broken, double = solid solid, double_broken, solid_broken,
+#: broken_solid; colour white, yellow), or "curb" / "none" (nothing painted)
+MarkingKind = str
 FloatArray = npt.NDArray[np.float64]
 
 GRID_CELL_M = 64.0
@@ -52,6 +60,9 @@ class Marking:
     kind: MarkingKind
     xy_m: FloatArray
     lane_ids: tuple[str, ...]
+    #: the OpenDRIVE roadMark type in CARLA's LaneMarkingType names ("Broken", "SolidSolid",
+    #: "NONE"); "" when the kind comes from the rule, not the town's OpenDRIVE file
+    odr_type: str = ""
 
 
 @dataclass(frozen=True)
@@ -99,8 +110,10 @@ class RoadGeometry:
     cells: dict[tuple[int, int], GridCell] = field(default_factory=dict)
 
     @classmethod
-    def from_net(cls, net_xml: Path, town: str | None = None) -> RoadGeometry:
-        """Read a SUMO .net.xml once and build the ground polygons in CARLA metres."""
+    def from_net(cls, net_xml: Path, town: str | None = None, xodr: Path | None = None) -> RoadGeometry:
+        """Read a SUMO .net.xml once and build the ground polygons in CARLA metres. The town is
+        the file name's "TownNN" unless given; its roadMarks come from `xodr`, or from the town's
+        shipped .xodr when the net's lanes carry their OpenDRIVE origin."""
         import sumolib  # type: ignore[import-untyped]
 
         net_xml = Path(net_xml)
@@ -111,7 +124,16 @@ class RoadGeometry:
         except Exception as exc:  # sumolib raises bare xml/SAX errors
             raise ValueError(f"{net_xml}: not a readable SUMO network ({exc})") from exc
         offset = tuple(float(v) for v in net.getLocationOffset())
-        return _build(net, (offset[0], offset[1]), town or net_xml.name.split(".")[0])
+        if town is None:
+            m = re.match(r"(Town\d+)", net_xml.name)
+            town = m.group(1) if m else net_xml.name.split(".")[0]
+        marks = None
+        has_orig = any(ln.getParam("origId") for e in net.getEdges() for ln in e.getLanes())
+        if xodr is None and has_orig:
+            xodr = _shipped_xodr(town)
+        if xodr is not None and has_orig:
+            marks = OdrMarks(Path(xodr))
+        return _build(net, (offset[0], offset[1]), town, marks)
 
     def cells_within(self, x_m: float, y_m: float, radius_m: float) -> list[GridCell]:
         """Grid cells that may hold a polygon point within `radius_m` of (x_m, y_m)."""
@@ -127,6 +149,110 @@ class RoadGeometry:
                 if d - cell.radius_m <= radius_m:
                     out.append(cell)
         return out
+
+
+# -- OpenDRIVE road marks ------------------------------------------------------------------------
+
+_PATTERNS = {
+    "solid": "solid",
+    "broken": "broken",
+    "solid solid": "double",
+    "broken broken": "double_broken",
+    "solid broken": "solid_broken",
+    "broken solid": "broken_solid",
+    "botts dots": "broken",
+    "curb": "curb",
+}
+
+
+def carla_marking_name(odr_type: str) -> str:
+    """OpenDRIVE roadMark type -> CARLA's LaneMarkingType name ("solid solid" -> "SolidSolid")."""
+    t = odr_type.strip().lower()
+    return "NONE" if t in ("", "none") else "".join(w.capitalize() for w in t.split())
+
+
+def marking_kind(odr_type: str, colour: str) -> MarkingKind:
+    pattern = _PATTERNS.get(odr_type.strip().lower(), "none")
+    if pattern in ("none", "curb"):
+        return pattern
+    return f"{pattern}_{'yellow' if colour.strip().lower() == 'yellow' else 'white'}"
+
+
+def _shipped_xodr(town: str) -> Path | None:
+    """The town's OpenDRIVE file beside the shipped maps, unless its SUMO net is not made from it."""
+    from simbridge.adapters.drive import _net
+
+    if town not in _net.TOWNS or town in _net.SHIPPED_NETS:
+        return None
+    path = _net.xodr_path(town)
+    return path if path.is_file() else None
+
+
+class OdrMarks:
+    """Each OpenDRIVE lane's roadMarks along its road: (road, lane) -> [(s_from, type, colour)]."""
+
+    def __init__(self, xodr: Path) -> None:
+        try:
+            root = ET.parse(xodr).getroot()
+        except (OSError, ET.ParseError) as exc:
+            raise ValueError(f"{xodr}: not a readable OpenDRIVE file ({exc})") from exc
+        self.length_m: dict[str, float] = {}
+        self.marks: dict[tuple[str, int], list[tuple[float, str, str]]] = {}
+        for road in root.iter("road"):
+            rid = road.get("id", "")
+            self.length_m[rid] = float(road.get("length", "0"))
+            for sec in road.findall("lanes/laneSection"):
+                s0 = float(sec.get("s", "0"))
+                for lane in sec.iter("lane"):
+                    key = (rid, int(lane.get("id", "0")))
+                    seq = self.marks.setdefault(key, [])
+                    rms = lane.findall("roadMark")
+                    if not rms:  # a lane without a roadMark is unmarked in this section
+                        seq.append((s0, "none", "white"))
+                    for rm in rms:
+                        seq.append(
+                            (s0 + float(rm.get("sOffset", "0")), rm.get("type", "none"), rm.get("color", "white"))
+                        )
+        for v in self.marks.values():
+            v.sort(key=lambda m: m[0])
+
+    def border(self, orig_id: str, side: str) -> list[tuple[float, float, str, str]] | None:
+        """Intervals (s0, s1, type, colour) of the mark on a lane's `side` ("right" = its own
+        outer border, "left" = the next lane towards the centre line's) in the lane's direction of
+        travel as fractions 0..1 of its length; None when the lane is unknown."""
+        m = re.fullmatch(r"(.+)_(-?\d+)", orig_id.split()[0]) if orig_id else None
+        if m is None:
+            return None
+        road, lane = m.group(1), int(m.group(2))
+        length = self.length_m.get(road)
+        if not length:
+            return None
+        mark_lane = lane if side == "right" else lane - (1 if lane > 0 else -1)
+        seq = self.marks.get((road, mark_lane))
+        if not seq:
+            return None
+        out = []
+        for i, (s, t, c) in enumerate(seq):
+            s1 = seq[i + 1][0] if i + 1 < len(seq) else length
+            if s1 - s <= 1e-6:
+                continue
+            f0, f1 = max(0.0, s / length), min(1.0, s1 / length)
+            # right lanes (id < 0) travel along +s, left lanes against it
+            out.append((f0, f1, t, c) if lane < 0 else (1.0 - f1, 1.0 - f0, t, c))
+        out.sort()
+        return out
+
+
+def _sub_polyline(line: FloatArray, a0: float, a1: float) -> FloatArray:
+    """The part of a polyline between arc fractions a0 < a1 of its length."""
+    seg = np.hypot(*np.diff(line, axis=0).T)
+    cum = np.concatenate([[0.0], np.cumsum(seg)])
+    total = cum[-1]
+    s0, s1 = a0 * total, a1 * total
+    inner = line[(cum > s0) & (cum < s1)]
+    start = [np.interp(s0, cum, line[:, 0]), np.interp(s0, cum, line[:, 1])]
+    end = [np.interp(s1, cum, line[:, 0]), np.interp(s1, cum, line[:, 1])]
+    return np.vstack([start, inner, end]) if len(inner) else np.array([start, end])
 
 
 # -- construction --------------------------------------------------------------------------------
@@ -200,7 +326,7 @@ def _to_carla(pts: FloatArray, offset: tuple[float, float]) -> FloatArray:
     return np.column_stack([x, y]).astype(np.float64)
 
 
-def _build(net: object, offset: tuple[float, float], town: str) -> RoadGeometry:
+def _build(net: object, offset: tuple[float, float], town: str, marks: OdrMarks | None = None) -> RoadGeometry:
     lanes: list[Lane] = []
     markings: list[Marking] = []
     stop_lines: list[StopLine] = []
@@ -209,6 +335,51 @@ def _build(net: object, offset: tuple[float, float], town: str) -> RoadGeometry:
 
     def add(layer: int, rgb: tuple[int, int, int], sumo_pts: FloatArray) -> None:
         polys.append((layer, rgb, _to_carla(sumo_pts, offset)))
+
+    def paint(
+        border: FloatArray,
+        inward: float,
+        intervals: list[tuple[float, float, str, str]],
+        lane_ids: tuple[str, ...],
+        from_odr: bool,
+    ) -> None:
+        """Paint a lane boundary piece by piece; `inward` (+1 left, -1 right, 0 centred) keeps an
+        outer edge's paint on the asphalt."""
+        for f0, f1, odr_type, colour in intervals:
+            line = border if (f0, f1) == (0.0, 1.0) else _sub_polyline(border, f0, f1)
+            if len(line) < 2 or float(np.hypot(*(line[-1] - line[0]))) < 0.05 and len(line) == 2:
+                continue
+            kind = marking_kind(odr_type, colour)
+            name = carla_marking_name(odr_type) if from_odr else ""
+            pattern = kind.rsplit("_", 1)[0] if kind not in ("none", "curb") else kind
+            rgb = layout.MARK_YELLOW if kind.endswith("_yellow") else layout.MARK_WHITE
+            two = pattern in ("double", "double_broken", "solid_broken", "broken_solid")
+            shift = inward * (layout.MARKING_WIDTH_M + (layout.DOUBLE_GAP_M / 2 if two else 0.0))
+            centre = _offset(line, shift) if shift else line
+            markings.append(Marking(kind, _to_carla(centre, offset), lane_ids, name))
+            if pattern in ("none", "curb"):
+                continue
+            if two:
+                first, second = {
+                    "double": ("solid", "solid"),
+                    "double_broken": ("broken", "broken"),
+                    "solid_broken": ("solid", "broken"),
+                    "broken_solid": ("broken", "solid"),
+                }[pattern]
+                lines = [
+                    (_offset(centre, layout.DOUBLE_GAP_M / 2), first),
+                    (_offset(centre, -layout.DOUBLE_GAP_M / 2), second),
+                ]
+            else:
+                lines = [(centre, pattern)]
+            for ln_pts, style in lines:
+                quads = (
+                    _dashes(ln_pts, layout.MARKING_WIDTH_M)
+                    if style == "broken"
+                    else _line_quads(ln_pts, layout.MARKING_WIDTH_M)
+                )
+                for q in quads:
+                    add(LAYER_MARKING, rgb, q)
 
     edges = [e for e in net.getEdges() if e.getFunction() not in ("internal", "walkingarea", "crossing")]  # type: ignore[attr-defined]
     by_nodes = {(e.getFromNode().getID(), e.getToNode().getID()): e for e in edges}
@@ -236,38 +407,30 @@ def _build(net: object, offset: tuple[float, float], town: str) -> RoadGeometry:
         left = _offset(base, total_w - w0 / 2)
         for q in _strip(left, right):
             add(LAYER_ASPHALT, layout.ASPHALT, q)
-        # markings between lanes of this edge: broken white
+        # lane boundaries, right to left: the outer right edge, those between lanes, the left edge
+        # (the centre line to the opposite direction, drawn once per pair, or an outer edge)
+        reverse = by_nodes.get((edge.getToNode().getID(), edge.getFromNode().getID()))
+        ids = [ln.getID() for ln in drive]
+        orig = [ln.getParam("origId") or "" for ln in drive]
         acc = w0 / 2
         for k in range(1, len(drive)):
             line = _offset(base, acc)
             acc += drive[k].getWidth()
-            markings.append(Marking("broken_white", _to_carla(line, offset), (drive[k - 1].getID(), drive[k].getID())))
-            for q in _dashes(line, layout.MARKING_WIDTH_M):
-                add(LAYER_MARKING, layout.MARK_WHITE, q)
-        # outer right edge: solid white, kerb and sidewalk unless the net has sidewalk lanes
-        edge_line = _offset(right, layout.MARKING_WIDTH_M)
-        markings.append(Marking("solid_white", _to_carla(edge_line, offset), (drive[0].getID(),)))
-        for q in _line_quads(edge_line, layout.MARKING_WIDTH_M):
-            add(LAYER_MARKING, layout.MARK_WHITE, q)
+            odr = marks.border(orig[k], "right") if marks is not None else None
+            paint(line, 0.0, odr or [(0.0, 1.0, "broken", "white")], (ids[k - 1], ids[k]), odr is not None)
+        odr = marks.border(orig[0], "right") if marks is not None else None
+        paint(right, 1.0, odr or [(0.0, 1.0, "solid", "white")], (ids[0],), odr is not None)
         if not walk:
             _kerb(right, -1.0, add)
-        # left side: the centre line to the opposite direction, else a solid white edge
-        reverse = by_nodes.get((edge.getToNode().getID(), edge.getFromNode().getID()))
+        odr = marks.border(orig[-1], "left") if marks is not None else None
         if reverse is not None:
             pair = frozenset((edge.getID(), reverse.getID()))
             if pair not in centre_drawn:
                 centre_drawn.add(pair)
                 rev_ids = tuple(ln.getID() for ln in reverse.getLanes() if ln.allows("passenger"))[-1:]
-                markings.append(Marking("double_yellow", _to_carla(left, offset), (drive[-1].getID(), *rev_ids)))
-                for side in (1, -1):
-                    line = _offset(left, side * layout.DOUBLE_GAP_M / 2)
-                    for q in _line_quads(line, layout.MARKING_WIDTH_M):
-                        add(LAYER_MARKING, layout.MARK_YELLOW, q)
+                paint(left, 0.0, odr or [(0.0, 1.0, "solid solid", "yellow")], (ids[-1], *rev_ids), odr is not None)
         else:
-            edge_line = _offset(left, -layout.MARKING_WIDTH_M)
-            markings.append(Marking("solid_white", _to_carla(edge_line, offset), (drive[-1].getID(),)))
-            for q in _line_quads(edge_line, layout.MARKING_WIDTH_M):
-                add(LAYER_MARKING, layout.MARK_WHITE, q)
+            paint(left, -1.0, odr or [(0.0, 1.0, "solid", "white")], (ids[-1],), odr is not None)
             _kerb(left, 1.0, add)
         # stop lines at traffic-light-controlled lane ends
         for ln, c in zip(drive, shapes, strict=True):

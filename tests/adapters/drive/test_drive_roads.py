@@ -31,6 +31,12 @@ def town04_net(tmp_path_factory: pytest.TempPathFactory) -> Path:
         mp.undo()
 
 
+def _resample(line: np.ndarray, step_m: float) -> np.ndarray:
+    cum = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(line, axis=0).T))])
+    s = np.arange(0.0, cum[-1] + 1e-9, step_m)
+    return np.column_stack([np.interp(s, cum, line[:, 0]), np.interp(s, cum, line[:, 1])])
+
+
 def _expected(net_xml: Path) -> dict[str, object]:
     """What the geometry must hold, read independently from the XML: drivable lanes, tl-controlled
     lanes, inner lane boundaries, and edges with / without a reverse edge between the same nodes."""
@@ -73,21 +79,78 @@ def town03() -> tuple[RoadGeometry, dict[str, object]]:
 
 @pytest.fixture(scope="module")
 def town04(town04_net: Path) -> tuple[RoadGeometry, dict[str, object]]:
-    return RoadGeometry.from_net(town04_net, town="Town04"), _expected(town04_net)
+    exp = _expected(town04_net)
+    exp["path"] = town04_net
+    return RoadGeometry.from_net(town04_net, town="Town04"), exp
+
+
+def town04_path(exp: dict[str, object]) -> Path:
+    path = exp["path"]
+    assert isinstance(path, Path)
+    return path
 
 
 @pytest.mark.parametrize("which", ["town03", "town04"])
 def test_counts_match_the_net(which: str, request: pytest.FixtureRequest) -> None:
     geo, exp = request.getfixturevalue(which)
-    kinds = Counter(m.kind for m in geo.markings)
     assert len(geo.lanes) == exp["lanes"]
     assert {s.lane_id for s in geo.stop_lines} == exp["tl_lanes"]
     assert len(geo.stop_lines) == len(exp["tl_lanes"]) > 10
+    assert len(geo.junctions) == exp["junction_shapes"]
+    assert sum(1 for layer, _, _ in geo.polygons if layer == LAYER_STOP) == len(geo.stop_lines)
+
+
+def test_town03_markings_follow_the_rule(town03: tuple[RoadGeometry, dict[str, object]]) -> None:
+    """The shipped Town03 net has no OpenDRIVE origins: broken white inside a direction, double
+    yellow between directions, solid white at outer edges, one marking per boundary."""
+    geo, exp = town03
+    kinds = Counter(m.kind for m in geo.markings)
     assert kinds["broken_white"] == exp["broken"] > 0
     assert kinds["double_yellow"] == exp["double"] > 0
     assert kinds["solid_white"] == exp["solid"]
-    assert len(geo.junctions) == exp["junction_shapes"]
-    assert sum(1 for layer, _, _ in geo.polygons if layer == LAYER_STOP) == len(geo.stop_lines)
+    assert set(kinds) == {"broken_white", "double_yellow", "solid_white"}
+    assert all(m.odr_type == "" for m in geo.markings)
+
+
+def test_town04_markings_are_the_opendrive_road_marks(town04: tuple[RoadGeometry, dict[str, object]]) -> None:
+    """Each lane's right border, at its middle, carries the roadMark the simulator's lane-invasion
+    events report there (the host's own OpenDRIVE reader, adapters/drive/_mapping.RoadMarks)."""
+    from simbridge.adapters.drive._mapping import RoadMarks
+
+    geo, exp = town04
+    odr = RoadMarks(MAPS / "Town04.xodr")
+    lengths = {r.get("id"): float(r.get("length")) for r in ET.parse(MAPS / "Town04.xodr").getroot().iter("road")}
+    orig = {
+        ln.get("id"): ln.find("param[@key='origId']").get("value")  # type: ignore[union-attr]
+        for e in ET.parse(town04_path(exp)).getroot().iter("edge")
+        for ln in e.iter("lane")
+        if ln.find("param[@key='origId']") is not None
+    }
+    dense = [_resample(m.xy_m, 0.5) for m in geo.markings]
+    pts = np.concatenate(dense)
+    owner = np.concatenate([[i] * len(p) for i, p in enumerate(dense)])
+    checked = 0
+    for lane in geo.lanes:
+        road, lane_no = orig[lane.lane_id].split()[0].rsplit("_", 1)
+        s_mid = lengths[road] / 2
+        seq = odr.marks.get((int(road), int(lane_no)), [])
+        if any(abs(s - s_mid) < 10 for s, _ in seq):
+            continue  # the mark changes near the middle
+        c = lane.centre_xy_m
+        cum = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(c, axis=0).T))])
+        i = int(np.searchsorted(cum, cum[-1] / 2)) - 1
+        d = (c[i + 1] - c[i]) / np.hypot(*(c[i + 1] - c[i]))
+        mid = np.array([np.interp(cum[-1] / 2, cum, c[:, 0]), np.interp(cum[-1] / 2, cum, c[:, 1])])
+        border = mid + np.array([-d[1], d[0]]) * lane.width_m / 2  # right of heading in CARLA's frame
+        dist = np.hypot(*(pts - border).T)
+        if dist.min() > 0.6:
+            continue
+        want = odr.crossed(int(road), int(lane_no), s_mid, "right")
+        assert geo.markings[owner[int(dist.argmin())]].odr_type == want, lane.lane_id
+        checked += 1
+    assert checked > 100
+    kinds = Counter(m.kind for m in geo.markings)
+    assert kinds["broken_white"] > 0 and kinds["solid_white"] > 0 and kinds["none"] > 0
 
 
 def test_lanes_are_in_carla_metres(town03: tuple[RoadGeometry, dict[str, object]]) -> None:

@@ -385,6 +385,7 @@ def _mutate(data: dict[str, Any], loc: tuple[Any, ...], op: str, value: Any) -> 
     for k in loc[:-1]:
         parent = parent[k]
     key = loc[-1]
+    value = copy.deepcopy(value)  # a SPECIAL list set inside itself would make a cycle
     if op == "set":
         parent[key] = value
     elif op == "delete":

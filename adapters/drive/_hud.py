@@ -9,6 +9,7 @@ Rows, font and positions are layout.py's (published): a pixel-reading driver fin
 from __future__ import annotations
 
 import datetime
+import math
 import time
 
 import pygame
@@ -149,7 +150,27 @@ class Hud:
                     pygame.draw.rect(surface, white, pygame.Rect(bx, y + 8, f * bw, 6))
             elif name in boxes:
                 pygame.draw.rect(surface, white, pygame.Rect(bx, y + 8, 6, 6), 0 if boxes[name] else 1)
+        self._draw_nearby(surface, frame)
         self._draw_notice(surface, frame)
+
+    def _draw_nearby(self, surface: pygame.Surface, frame: Frame) -> None:
+        """manual_control's list of the other vehicles within 200 m, nearest first."""
+        near = sorted(
+            (math.hypot(a.x_m - frame.ego_x_m, a.y_m - frame.ego_y_m), a.actor_id)
+            for a in frame.actors
+            if a.kind == "vehicle"
+        )
+        near = [(d, name) for d, name in near if d <= layout.NEARBY_RANGE_M]
+        if not near:
+            return
+        y = layout.HUD_NEARBY_TITLE_Y_PX
+        bottom = layout.NOTICE_RECT[1]
+        surface.blit(self._value("Nearby vehicles:"), (layout.HUD_TEXT_X_PX, y))
+        for d, name in near:
+            y += layout.HUD_LINE_PITCH_PX
+            if y + layout.HUD_LINE_PITCH_PX > bottom:
+                break
+            surface.blit(self._value("% 4dm %s" % (d, name[:22])), (layout.HUD_TEXT_X_PX, y))
 
     def _draw_graph(self, surface: pygame.Surface, frame: Frame, y: int) -> None:
         """manual_control's collision plot: the last 200 samples (here 10 s of sim time), peaks at hits."""

@@ -57,6 +57,8 @@ class Minimap:
     def draw(self, surface: pygame.Surface, frame: Frame) -> None:
         ex, ey = layout.MINIMAP_EGO_PX
         surface.fill(layout.MINIMAP_BG, self.rect)
+        if not all(math.isfinite(v) for v in (frame.ego_x_m, frame.ego_y_m, frame.ego_yaw_deg)):
+            return
         old_clip = surface.get_clip()
         surface.set_clip(self.rect)
         if self._map is not None:

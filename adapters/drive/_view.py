@@ -121,6 +121,8 @@ class DriverView:
         surface.fill(layout.SKY, pygame.Rect(0, 0, layout.WIDTH, horizon))
         surface.fill(layout.TERRAIN, pygame.Rect(0, horizon, layout.WIDTH, layout.HEIGHT - horizon))
         self.polygons_drawn = 0
+        if not all(math.isfinite(v) for v in (frame.ego_x_m, frame.ego_y_m, frame.ego_yaw_deg)):
+            return  # a broken pose (the world's fault): sky and ground, never an exception here
         if self.roads is not None:
             self._draw_ground(surface, cam)
         self._draw_road_marks(surface, frame, cam)

@@ -158,6 +158,10 @@ HUD_FORMATS: dict[str, tuple[str, str]] = {
     "collision": ("Collision:", ""),
     "vehicles": ("Number of vehicles:", "%d"),
 }
+#: below the last line, as manual_control: "Nearby vehicles:" then one left-aligned line per
+#: vehicle within NEARBY_RANGE_M, nearest first, "%4dm %s" % (distance_m, actor id[:22])
+HUD_NEARBY_TITLE_Y_PX = HUD_TOP_PX + len(HUD_LINES) * HUD_LINE_PITCH_PX
+NEARBY_RANGE_M = 200.0
 NOTICE_RECT = (0, HEIGHT - 40, WIDTH, 40)
 NOTICE_TEXT_XY_PX = (10, HEIGHT - 40 + 11)
 NOTICE_SECONDS = 2.0

@@ -206,3 +206,30 @@ def test_town03_frame_draws_roads_and_markings() -> None:
 def test_view_refuses_another_size() -> None:
     with pytest.raises(ValueError, match="1280x800"):
         DriverView(size=(800, 600))
+
+
+def test_a_broken_pose_draws_sky_and_ground_without_raising(bare_view: DriverView) -> None:
+    img = render(bare_view, frame(ego_x_m=float("nan"), route_xy_m=((0.0, 0.0), (10.0, 0.0))))
+    assert tuple(img[10, layout.WIDTH // 2]) == layout.SKY
+    assert tuple(img[layout.HEIGHT - 60, layout.WIDTH // 2]) == layout.TERRAIN
+
+
+def test_hud_lists_nearby_vehicles_nearest_first_within_range(bare_view: DriverView) -> None:
+    near = Actor("car_near", "vehicle", *ahead(-40.0, 0.0), EGO[2], 4.5, 2.0, 1.5)
+    mid = Actor("car_mid", "vehicle", *ahead(-120.0, 0.0), EGO[2], 4.5, 2.0, 1.5)
+    far = Actor("car_far", "vehicle", *ahead(-300.0, 0.0), EGO[2], 4.5, 2.0, 1.5)
+    img = render(bare_view, frame(actors=(far, mid, near)))
+    font = pygame.font.Font(str(layout.hud_font_path()), layout.HUD_FONT_PX)
+    x, y0 = layout.HUD_TEXT_X_PX, layout.HUD_NEARBY_TITLE_Y_PX
+
+    def shows(text: str, y: int) -> bool:
+        surf = font.render(text, True, (255, 255, 255), (0, 0, 0))
+        want = has(pygame.surfarray.array3d(surf).transpose(1, 0, 2), (255, 255, 255))
+        h, w = want.shape
+        return bool((has(img[y : y + h, x : x + w], layout.HUD_TEXT_RGB) == want).all())
+
+    pitch = layout.HUD_LINE_PITCH_PX
+    assert shows("Nearby vehicles:", y0)
+    assert shows("  40m car_near", y0 + pitch)
+    assert shows(" 120m car_mid", y0 + 2 * pitch)
+    assert not has(img[y0 + 3 * pitch : y0 + 4 * pitch, x:200], layout.HUD_TEXT_RGB).any()  # 300 m: not listed

@@ -93,7 +93,7 @@ def test_a_sim_without_a_live_session_and_an_unknown_one_are_one_line_errors():
 
     with pytest.raises(SimbridgeError, match=r"simulator 'ksp' has no live session .*simbridge import"):
         session_class("ksp")
-    with pytest.raises(SimbridgeError, match=r"unknown simulator 'nosuch' \(known: carla, flightgear"):
+    with pytest.raises(SimbridgeError, match=r"unknown simulator 'nosuch' \(known: carla, drive, flightgear"):
         session_class("nosuch")
     with pytest.raises(SimbridgeError, match=r"unknown simulator 'nosuch'"):
         adapter("nosuch")

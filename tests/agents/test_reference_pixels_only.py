@@ -36,6 +36,7 @@ ALLOWED_PREFIXES = (
     "simbridge.agent.",
     "simbridge._task",  # type-checking names of the port client and the task
     "simbridge.adapters.jsbsim.layout",  # the published panel layout: pixel positions, no state
+    "simbridge.adapters.drive.layout",  # the driving window's published layout: camera, colours, HUD rows
 )
 ALLOWED_EXACT = ("re",)  # regular expressions (the T15 pilot parses the instruction's figures)
 FORBIDDEN_MODULES = (
@@ -46,6 +47,12 @@ FORBIDDEN_MODULES = (
     "simbridge.adapters.jsbsim.cockpit",
     "simbridge.adapters.fgproto",
     "simbridge._recorder",
+    "simbridge.adapters.drive._session",
+    "simbridge.adapters.drive._world",
+    "simbridge.adapters.drive._view",
+    "simbridge.adapters.drive.sim",
+    "libsumo",
+    "traci",
     "jsbsim",
     "telnetlib",
 )
@@ -75,7 +82,7 @@ def test_importing_the_pilots_loads_no_simulator_module():
     code = (
         "import sys\n"
         "from simbridge.agents.reference import make\n"
-        "agents = [make(t) for t in ('T01', 'T02', 'T09', 'T16')]\n"
+        "agents = [make(t) for t in ('T01', 'T02', 'T06', 'T09', 'T16', 'T18')]\n"
         "assert all(a is not None for a in agents)\n"
         f"bad = [m for m in sys.modules if m.startswith({FORBIDDEN_MODULES!r})]\n"
         "print(','.join(bad))\n"

@@ -1,0 +1,443 @@
+"""What a driver reads off the driving simulator's screenshot: the speed on the HUD, the lane
+markings in the driver's view, the traffic-light lamps ahead, a vehicle in the lane ahead, and
+the route on the heading-up minimap. Pixels in, numbers out.
+
+Everything positional comes from the window's published layout (`adapters.drive.layout`: the
+camera model, the flat scene colours, the HUD rows and font, the minimap's scale and ego
+pixel); nothing from the simulator's state. Screenshots are BGR arrays (OpenCV's layout, as
+`Screenshot.to_array()` returns them).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from simbridge.adapters.drive import layout as L
+
+#: per-channel tolerance of a "flat" scene colour (the scene is drawn without lighting or fog)
+COLOUR_TOL = 6
+#: the HUD panel's darkening of whatever lies under it (black at HUD_ALPHA)
+HUD_KEEP = 1.0 - L.HUD_ALPHA / 255.0
+_font_lock = threading.Lock()
+
+
+def rgb_of(img_bgr: np.ndarray) -> np.ndarray:
+    """int16 RGB view of a BGR screenshot (differences stay signed)."""
+    return img_bgr[..., ::-1].astype(np.int16)
+
+
+def colour_mask(rgb: np.ndarray, colour: tuple[int, int, int], tol: int = COLOUR_TOL) -> np.ndarray:
+    """Pixels within `tol` of `colour` in every channel."""
+    return (np.abs(rgb - np.array(colour, np.int16)) <= tol).all(axis=-1)
+
+
+# ------------------------------------------------------------------------------------- the speed
+class SpeedReader:
+    """The HUD's speed value by template matching: every value text "%.0f km/h" from 0 to
+    `max_kmh` is rendered once in the HUD's font, right-aligned as the HUD draws it, and a
+    screenshot's row is matched to the nearest (ink coverage against a fitted background)."""
+
+    def __init__(self, max_kmh: int = 250) -> None:
+        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+        import pygame
+
+        with _font_lock:
+            if not pygame.font.get_init():
+                pygame.font.init()
+            font = pygame.font.Font(str(L.hud_font_path()), L.HUD_FONT_PX)
+            fmt = L.HUD_FORMATS["speed"][1]
+            surfs = [font.render(fmt % v, True, (255, 255, 255)) for v in range(max_kmh + 1)]
+            self.height = max(s.get_height() for s in surfs)
+            self.width = max(s.get_width() for s in surfs) + 2
+            self.templates = np.zeros((len(surfs), self.height, self.width), np.float32)
+            for i, s in enumerate(surfs):
+                a = pygame.surfarray.array_alpha(s).T.astype(np.float32) / 255.0
+                h, w = a.shape
+                self.templates[i, :h, self.width - w :] = a
+        self.x1 = L.HUD_VALUE_RIGHT_X_PX
+        self.x0 = self.x1 - self.width
+        self.y0 = L.HUD_ROW_Y_PX["speed"]
+        self._t = self.templates.reshape(len(surfs), -1)
+        self._one_minus = 1.0 - self._t
+
+    def read(self, img_bgr: np.ndarray) -> float | None:
+        """The speed in km/h, or None when the row matches no value text well."""
+        region = img_bgr[self.y0 : self.y0 + self.height, self.x0 : self.x1]
+        if region.shape[:2] != (self.height, self.width):
+            return None
+        obs = region.min(axis=-1).astype(np.float32).reshape(-1)  # white text: all channels high
+        # per candidate: obs ~ 255 c + b (1 - c) with the background level b fitted
+        resid_lin = obs[None, :] - 255.0 * self._t
+        b = (resid_lin * self._one_minus).sum(axis=1) / np.maximum((self._one_minus**2).sum(axis=1), 1e-6)
+        err = ((resid_lin - b[:, None] * self._one_minus) ** 2).mean(axis=1)
+        k = int(np.argmin(err))
+        if err[k] > 900.0:  # rms above 30 grey levels: not the speed text
+            return None
+        return float(k)
+
+
+@lru_cache(maxsize=1)
+def speed_reader() -> SpeedReader:
+    return SpeedReader()
+
+
+def read_speed_kmh(img_bgr: np.ndarray) -> float | None:
+    return speed_reader().read(img_bgr)
+
+
+# ------------------------------------------------------------------------------- lane markings
+@dataclass(frozen=True)
+class LaneFit:
+    """The ego's lane as seen in the view, in the eye's ground frame (metres).
+
+    The lane centre's lateral position ahead is `centre_right_m(fwd) = a + b fwd + c fwd^2`
+    (right of the eye, positive to the right)."""
+
+    a_m: float
+    b: float
+    c_per_m: float
+    width_m: float
+    #: how many marking points support the left and the right boundary
+    n_left: int
+    n_right: int
+
+    @property
+    def offset_m(self) -> float:
+        """The eye's (= the vehicle's) position right of the lane centre (negative: left of it)."""
+        return -self.a_m
+
+    @property
+    def heading_deg(self) -> float:
+        """The lane's direction relative to the vehicle heading (positive: the lane bears right)."""
+        return math.degrees(math.atan(self.b))
+
+    def centre_right_m(self, fwd_m: float) -> float:
+        return self.a_m + self.b * fwd_m + self.c_per_m * fwd_m * fwd_m
+
+
+#: marking colours in the view, and the same darkened where the HUD panel lies over the scene
+_MARKS = (L.MARK_WHITE, L.MARK_YELLOW)
+def _dimmed(c: tuple[int, int, int]) -> tuple[int, int, int]:
+    return int(round(c[0] * HUD_KEEP)), int(round(c[1] * HUD_KEEP)), int(round(c[2] * HUD_KEEP))
+
+
+_MARKS_UNDER_HUD = tuple(_dimmed(c) for c in _MARKS)
+
+
+def marking_points(img_bgr: np.ndarray, near_m: float = 3.5, far_m: float = 40.0, step_px: int = 2) -> np.ndarray:
+    """(n, 2) ground points (fwd_m, right_m) of lane-marking pixel runs on rows from `near_m`
+    to `far_m` ahead: one point per run (its centre), runs wider than 0.6 m on the ground
+    (stop lines, painted areas seen edge-on) dropped."""
+    v_top = int(math.ceil(L.ground_row(far_m)))
+    v_bot = int(math.floor(L.ground_row(near_m)))
+    rows = np.arange(v_top, min(v_bot, L.HEIGHT - 1) + 1, step_px)
+    sub = np.ascontiguousarray(img_bgr[rows])
+    n_rows, n_cols = int(sub.shape[0]), int(sub.shape[1])
+    mask = np.zeros((n_rows, n_cols), bool)
+    for c in _MARKS:
+        mask |= _in_range(sub, c, COLOUR_TOL) > 0
+    hx0, hy0, hw, hh = L.HUD_RECT
+    under = (rows >= hy0) & (rows < hy0 + hh)
+    if under.any():
+        part = np.ascontiguousarray(sub[under, hx0 : hx0 + hw])
+        m2 = np.zeros((int(part.shape[0]), int(part.shape[1])), bool)
+        for dim in _MARKS_UNDER_HUD:
+            m2 |= _in_range(part, dim, COLOUR_TOL + 2) > 0
+        mask[under, hx0 : hx0 + hw] = m2
+    pts = []
+    padded = np.zeros((n_rows, n_cols + 2), np.int8)
+    padded[:, 1:-1] = mask
+    edges = np.diff(padded, axis=1)
+    for i, v in enumerate(rows):
+        starts = np.flatnonzero(edges[i] == 1)
+        ends = np.flatnonzero(edges[i] == -1)
+        if len(starts) == 0:
+            continue
+        vc = v + 0.5
+        dist = L.ground_distance_m(vc)
+        if not math.isfinite(dist):
+            continue
+        px_per_m = L.FOCAL_PX / max(dist, 0.1)
+        for s, e in zip(starts, ends):
+            if (e - s) > 0.6 * px_per_m + 2:
+                continue
+            fwd, right = L.ground_point((s + e) / 2.0, vc)
+            pts.append((fwd, right))
+    return np.array(pts, np.float64).reshape(-1, 2)
+
+
+_BIN_M = 0.1
+
+
+def _concentrate(f: np.ndarray, r: np.ndarray, bs: np.ndarray, cs: np.ndarray) -> tuple[float, float, float]:
+    """(score, b, c) of the grid point whose residuals r - b f - c f^2 fall into the fewest
+    _BIN_M bins (score: sum of squared bin counts)."""
+    best = (-1.0, 0.0, 0.0)
+    for c in cs:
+        res = (r - c * f * f)[None, :] - bs[:, None] * f[None, :]  # (nb, n)
+        idx = np.floor(res / _BIN_M).astype(np.int64)
+        idx -= idx.min(axis=1, keepdims=True)
+        span = int(idx.max()) + 1
+        counts = np.bincount((idx + np.arange(len(bs))[:, None] * span).ravel(), minlength=len(bs) * span)
+        scores = (counts.reshape(len(bs), span).astype(np.float64) ** 2).sum(axis=1)
+        bi = int(np.argmax(scores))
+        if scores[bi] > best[0]:
+            best = (float(scores[bi]), float(bs[bi]), float(c))
+    return best
+
+
+def fit_lane(pts: np.ndarray, nominal_width_m: float = 3.5) -> LaneFit | None:
+    """The ego's lane from marking points: the lines are parallel, so the common shape
+    (slope b, curvature c) is the one under which the points' lateral residuals concentrate in
+    the fewest 10 cm bins (a coarse grid, then a fine one round its best); the lane's
+    boundaries are then the lines nearest either side of the eye, refined by least squares
+    (shared b, c; one intercept per boundary)."""
+    if len(pts) < 6:
+        return None
+    f, r = pts[:, 0], pts[:, 1]
+    _, b0, c0 = _concentrate(f, r, np.linspace(-0.3, 0.3, 31), np.linspace(-1 / 100.0, 1 / 100.0, 21))
+    best = _concentrate(f, r, b0 + np.linspace(-0.02, 0.02, 21), c0 + np.linspace(-1e-3, 1e-3, 11))
+    _, b, c = best
+    res = r - b * f - c * f * f
+    # lines: peaks of the residual histogram (points within 0.25 m of a peak belong to it)
+    order = np.sort(res)
+    lines: list[float] = []
+    start = 0
+    for i in range(1, len(order) + 1):
+        if i == len(order) or order[i] - order[i - 1] > 0.25:
+            group = order[start:i]
+            if len(group) >= 3:
+                lines.append(float(np.median(group)))
+            start = i
+    left = [x for x in lines if x < 0]
+    right = [x for x in lines if x >= 0]
+    if not left and not right:
+        return None
+    a_l = max(left) if left else None
+    a_r = min(right) if right else None
+    # refine: shared (b, c), an intercept per boundary
+    rows, ys, n_l, n_r = [], [], 0, 0
+    for a0, col in ((a_l, 0), (a_r, 1)):
+        if a0 is None:
+            continue
+        sel = np.abs(res - a0) < 0.25
+        n = int(sel.sum())
+        if col == 0:
+            n_l = n
+        else:
+            n_r = n
+        for fi, ri in zip(f[sel], r[sel]):
+            rows.append([1.0 if col == 0 else 0.0, 1.0 if col == 1 else 0.0, fi, fi * fi])
+            ys.append(ri)
+    A, y = np.array(rows), np.array(ys)
+    keep = [i for i, n in enumerate((n_l, n_r)) if n > 0]
+    A = A[:, keep + [2, 3]]
+    sol, *_ = np.linalg.lstsq(A, y, rcond=None)
+    inter = dict(zip(keep, sol[: len(keep)]))
+    b, c = float(sol[-2]), float(sol[-1])
+    if 0 in inter and 1 in inter:
+        width = float(inter[1] - inter[0])
+        if not 2.2 < width < 5.0:  # two lines that are not one lane's boundaries: trust the nearer
+            near = 0 if abs(inter[0]) < abs(inter[1]) else 1
+            inter = {near: inter[near]}
+            n_l, n_r = (n_l, 0) if near == 0 else (0, n_r)
+            width = nominal_width_m
+    else:
+        width = nominal_width_m
+    if 0 in inter and 1 in inter:
+        a = 0.5 * (inter[0] + inter[1])
+    elif 0 in inter:
+        a = inter[0] + width / 2.0
+    else:
+        a = inter[1] - width / 2.0
+    return LaneFit(float(a), b, c, width, n_l, n_r)
+
+
+def read_lane(img_bgr: np.ndarray, nominal_width_m: float = 3.5) -> LaneFit | None:
+    return fit_lane(marking_points(img_bgr), nominal_width_m)
+
+
+# ------------------------------------------------------------------------------- traffic lights
+@dataclass(frozen=True)
+class Lamp:
+    """A lit lamp in the view: colour, pixel centre and radius, and its ground position from
+    the row of its pole's foot (NaN when the foot is not found)."""
+
+    colour: str
+    u: float
+    v: float
+    radius_px: float
+    fwd_m: float
+    right_m: float
+
+
+def _in_range(img_bgr: np.ndarray, colour: tuple[int, int, int], tol: int) -> np.ndarray:
+    """uint8 mask (255 where within `tol` of the RGB `colour` in every channel) of a BGR image."""
+    import cv2
+
+    b = np.array(colour[::-1], np.int16)
+    return cv2.inRange(img_bgr, np.clip(b - tol, 0, 255).astype(np.uint8), np.clip(b + tol, 0, 255).astype(np.uint8))
+
+
+def _pole_foot_row(img_bgr: np.ndarray, u: float, v: float, r: float) -> int | None:
+    """Lowest row of the dark housing-and-pole column under a lamp (pole and housing are
+    drawn in near-black shades), walking down from the lamp with gaps of 2 rows at most."""
+    half = max(2, int(math.ceil(r)))
+    x0, x1 = max(0, int(u) - half), min(img_bgr.shape[1], int(u) + half + 1)
+    dark = (img_bgr[:, x0:x1].max(axis=-1) <= 50).any(axis=1)
+    row, gap, last = int(v + r) + 1, 0, None
+    while row < img_bgr.shape[0]:
+        if dark[row]:
+            last, gap = row, 0
+        elif last is not None or row > v + 4 * r + 6:
+            gap += 1
+            if gap > 2:
+                break
+        row += 1
+    return last
+
+
+def read_lamps(img_bgr: np.ndarray) -> list[Lamp]:
+    """Every lit lamp above the horizon, nearest first (NaN distances last)."""
+    import cv2
+
+    v_max = int(L.HORIZON_ROW_PX) + 1
+    sky = img_bgr[:v_max]
+    out: list[Lamp] = []
+    for name, colour in L.LAMP_COLOURS.items():
+        mask = _in_range(sky, colour, 12)
+        mx, my, mw, mh = L.MINIMAP_RECT
+        mask[my : my + mh, mx : mx + mw] = 0  # the minimap's own colours are not lamps
+        if not mask.any():
+            continue
+        n, _, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        for k in range(1, n):
+            area = float(stats[k, cv2.CC_STAT_AREA])
+            if area < 5:
+                continue
+            u, v = float(cents[k][0]) + 0.5, float(cents[k][1]) + 0.5
+            r = math.sqrt(area / math.pi)
+            foot = _pole_foot_row(img_bgr, u, v, r)
+            fwd = right = float("nan")
+            if foot is not None and foot + 1 > L.HORIZON_ROW_PX + 0.5:
+                try:
+                    fwd, _ = L.ground_point(u, foot + 1.0)
+                    right = (u - L.CX_PX) / L.FOCAL_PX * fwd
+                except ValueError:
+                    pass
+            out.append(Lamp(name, u, v, r, fwd, right))
+    out.sort(key=lambda lp: (not math.isfinite(lp.fwd_m), lp.fwd_m if math.isfinite(lp.fwd_m) else 0.0))
+    return out
+
+
+def own_light(lamps: list[Lamp], max_fwd_m: float = 70.0) -> Lamp | None:
+    """The lamp that governs the ego's lane: the nearest whose pole stands 0.5-5 m right of the
+    eye (a head stands right of its lane's end, facing the lane's drivers)."""
+    for lp in lamps:
+        if math.isfinite(lp.fwd_m) and 2.0 < lp.fwd_m < max_fwd_m and 0.3 < lp.right_m < 5.5:
+            return lp
+    return None
+
+
+# --------------------------------------------------------------------------------- vehicle ahead
+_ROAD_LIKE = (L.ASPHALT, L.MARK_WHITE, L.MARK_YELLOW, L.STOP_LINE, L.ROAD_MARK, L.KERB, L.SIDEWALK, L.TERRAIN)
+
+
+def obstacle_distance_m(img_bgr: np.ndarray, half_width_m: float = 1.3, far_m: float = 30.0) -> float | None:
+    """Distance ahead of the nearest thing standing in the corridor straight ahead (anything that
+    is not road surface, marking, kerb, sidewalk or terrain), or None when it is clear to `far_m`."""
+    v_top = int(math.ceil(L.ground_row(far_m)))
+    v_bot = min(L.HEIGHT - 41, int(L.ground_row(3.0)))  # above the notice strip
+    for v in range(v_bot, v_top - 1, -2):
+        dist = L.ground_distance_m(v + 0.5)
+        half_px = half_width_m * L.FOCAL_PX / dist
+        x0, x1 = int(L.CX_PX - half_px), int(L.CX_PX + half_px) + 1
+        x0 = max(x0, L.HUD_RECT[0] + L.HUD_RECT[2])
+        seg = rgb_of(img_bgr[v : v + 1, x0:x1])[0]
+        if len(seg) == 0:
+            continue
+        road = np.zeros(len(seg), bool)
+        for c in _ROAD_LIKE:
+            road |= (np.abs(seg - np.array(c, np.int16)) <= COLOUR_TOL).all(axis=-1)
+        if (~road).mean() > 0.3:
+            return float(dist)
+    return None
+
+
+# ---------------------------------------------------------------------------------------- route
+@dataclass(frozen=True)
+class RoutePoint:
+    """A point of the route drawn on the minimap, in the ego's frame (metres)."""
+
+    fwd_m: float
+    right_m: float
+
+    @property
+    def bearing_deg(self) -> float:
+        return math.degrees(math.atan2(self.right_m, self.fwd_m))
+
+
+def route_mask(img_bgr: np.ndarray) -> np.ndarray:
+    """The route's pixels inside the minimap rectangle (window coordinates)."""
+    x, y, w, h = L.MINIMAP_RECT
+    out = np.zeros(img_bgr.shape[:2], bool)
+    out[y : y + h, x : x + w] = _in_range(np.ascontiguousarray(img_bgr[y : y + h, x : x + w]), L.ROUTE_RGB, 30) > 0
+    return out
+
+
+class RouteView:
+    """The route's pixels on one minimap, queried by distance round the ego."""
+
+    def __init__(self, mask: np.ndarray) -> None:
+        ys, xs = np.nonzero(mask)
+        ex, ey = L.MINIMAP_EGO_PX
+        self.fwd_m = (ey - (ys + 0.5)) * L.MINIMAP_M_PER_PX
+        self.right_m = (xs + 0.5 - ex) * L.MINIMAP_M_PER_PX
+        self.dist_m = np.hypot(self.fwd_m, self.right_m)
+        self.bearing_deg = np.degrees(np.arctan2(self.right_m, self.fwd_m))
+
+    @classmethod
+    def of(cls, img_bgr: np.ndarray) -> "RouteView":
+        return cls(route_mask(img_bgr))
+
+    @property
+    def empty(self) -> bool:
+        return len(self.dist_m) == 0
+
+    def ahead(self, radius_m: float, max_bearing_deg: float = 120.0) -> RoutePoint | None:
+        """Where the route crosses the circle of `radius_m` round the ego, taking the crossing
+        most nearly straight ahead (the route behind the ego crosses the circle too), or None."""
+        sel = np.abs(self.dist_m - radius_m) <= 1.5 * L.MINIMAP_M_PER_PX
+        if not sel.any():
+            return None
+        fwd, right, bearing = self.fwd_m[sel], self.right_m[sel], self.bearing_deg[sel]
+        # group the crossing pixels into arcs by bearing and take the arc nearest ahead
+        order = np.argsort(bearing)
+        groups: list[list[int]] = [[int(order[0])]]
+        for i0, i1 in zip(order[:-1], order[1:]):
+            if bearing[i1] - bearing[i0] > 8.0:
+                groups.append([])
+            groups[-1].append(int(i1))
+        best = min(groups, key=lambda g: abs(float(np.mean(bearing[g]))))
+        if abs(float(np.mean(bearing[best]))) > max_bearing_deg:
+            return None
+        return RoutePoint(float(np.mean(fwd[best])), float(np.mean(right[best])))
+
+    def reach_m(self, max_m: float = 40.0, step_m: float = 1.0, min_m: float = 5.0) -> float:
+        """How far the route goes on ahead of the ego, up to `max_m`: the largest circle the
+        route still crosses ahead (the ego's own triangle hides the route within ~4 m); 0 when
+        it does not cross even the smallest."""
+        reach = 0.0
+        r = min_m
+        while r <= max_m + 1e-9:
+            if self.ahead(r, max_bearing_deg=100.0) is None:
+                break
+            reach = r
+            r += step_m
+        return reach

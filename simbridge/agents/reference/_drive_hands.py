@@ -1,0 +1,156 @@
+"""The driver's hands on the keyboard of the driving simulator (CARLA manual_control bindings,
+published in its task brief and `adapters.drive._keys`): W throttle, S brake, A/D steer.
+
+manual_control's steering is a ramp, not a position: while A or D is held the steer grows by
+5e-4 per millisecond (0.025 per 50 ms frame), shown and applied rounded to 0.1, and drops to 0
+the moment the key is released. A small average steer (a highway curve needs ~0.02) is
+therefore a pulse train: a hold of n+1 frames gives n frames at 0.1 (the first frame's 0.025
+rounds to 0). `Steering` keeps the integral of the wanted steer minus the steer its key holds
+applied, and pays it out in such pulses (a sigma-delta modulator); a large wanted steer (a
+city turn) is a held key, released and pressed again when the ramp has run past it.
+
+The throttle ramps 0.1 per frame while W is held (0 on release), the brake 0.2 per frame while
+S is held: speed is held by pressing and releasing W (and S) around the wanted speed.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from simbridge.agent import AgentPortClient
+
+FRAME_S = 0.05
+STEER_PER_S = 0.5  # 5e-4 per ms
+STEER_STEP = 0.1
+STEER_MAX = 0.7
+#: steer-seconds one held frame at 0.1 applies
+QUANTUM = STEER_STEP * FRAME_S
+#: road-wheel angle at steer 1.0 (the simulator's published vehicle: the MKZ's 35 deg lock)
+WHEEL_LOCK_RAD = math.radians(35.0)
+WHEELBASE_M = 2.85
+
+
+def steer_for_curvature(kappa_per_m: float) -> float:
+    """manual_control steer (-1..1, + right) for a path curvature (1/m, + right)."""
+    return math.atan(WHEELBASE_M * kappa_per_m) / WHEEL_LOCK_RAD
+
+
+class Keys:
+    """Held-key bookkeeping: `hold(name, True/False)` sends key_down/key_up only on a change."""
+
+    def __init__(self, port: "AgentPortClient") -> None:
+        self.port = port
+        self.down: dict[str, float] = {}
+
+    def hold(self, key: str, on: bool, t: float = 0.0) -> None:
+        if on and key not in self.down:
+            self.port.key_down(key)
+            self.down[key] = t
+        elif not on and key in self.down:
+            self.port.key_up(key)
+            del self.down[key]
+
+    def release_all(self) -> None:
+        for k in list(self.down):
+            try:
+                self.port.key_up(k)
+            except Exception:
+                pass
+            self.down.pop(k, None)
+
+
+class Steering:
+    """Turns a wanted average steer into A/D key holds (see the module docstring)."""
+
+    #: the largest integral owed before the oldest debt is forgotten (steer-seconds)
+    ACC_MAX = 0.03
+    #: below this wanted steer the key is pulsed; above, held
+    HOLD_ABOVE = 0.12
+    MAX_PULSE_FRAMES = 4
+
+    def __init__(self, keys: Keys) -> None:
+        self.keys = keys
+        self.acc = 0.0
+        self.t_last: float | None = None
+        self.held: str | None = None
+        self.t_press = 0.0
+
+    def _applied(self, t: float) -> float:
+        """Steer the held key applies at task time t (the ramp since the press, rounded)."""
+        if self.held is None:
+            return 0.0
+        s = round(min(STEER_MAX, STEER_PER_S * max(0.0, t - self.t_press)), 1)
+        return s if self.held == "d" else -s
+
+    def update(self, want: float, t: float) -> None:
+        """Advance to task time `t` with the wanted steer `want` (-0.7..0.7, + right)."""
+        want = max(-STEER_MAX, min(STEER_MAX, want))
+        if self.t_last is not None:
+            dt = max(0.0, min(0.5, t - self.t_last))
+            mid = self.t_last + dt / 2.0
+            self.acc += (want - self._applied(mid)) * dt
+            self.acc = max(-self.ACC_MAX, min(self.ACC_MAX, self.acc))
+        self.t_last = t
+        port = self.keys.port
+        if abs(want) >= self.HOLD_ABOVE:
+            side = "d" if want > 0 else "a"
+            if self.held is not None and self.held != side:
+                self._release()
+            if self.held is None:
+                self.keys.hold(side, True, t)
+                self.held, self.t_press = side, t
+            elif abs(self._applied(t)) > abs(want) + 0.05 and self.acc * (1 if side == "d" else -1) < 0:
+                self._release()  # the ramp has run past the wanted steer: start it again
+            return
+        if self.held is not None:
+            self._release()
+        if abs(self.acc) >= QUANTUM:
+            n = min(self.MAX_PULSE_FRAMES, int(abs(self.acc) / QUANTUM))
+            side = "d" if self.acc > 0 else "a"
+            port.key(side, hold_s=(n + 1) * FRAME_S)
+            self.acc -= math.copysign(n * QUANTUM, self.acc)
+
+    def _release(self) -> None:
+        if self.held is not None:
+            self.keys.hold(self.held, False)
+        self.held = None
+
+
+class Pedals:
+    """Speed by W/S presses: throttle below the wanted speed, brake well above it."""
+
+    def __init__(self, keys: Keys) -> None:
+        self.keys = keys
+
+    def update(self, speed_kmh: float, want_kmh: float, t: float, brake_margin_kmh: float = 3.0) -> None:
+        if want_kmh <= 0.0:
+            self.keys.hold("w", False)
+            self.keys.hold("s", True, t)
+            return
+        self.keys.hold("w", speed_kmh < want_kmh - 0.3, t)
+        self.keys.hold("s", speed_kmh > want_kmh + brake_margin_kmh, t)
+
+
+class LoopStats:
+    """Wall-clock latency of each look (screenshot + reading), for the run's report."""
+
+    def __init__(self) -> None:
+        self.lat: list[float] = []
+        self._w0 = 0.0
+
+    def start(self) -> None:
+        self._w0 = time.monotonic()
+
+    def stop(self) -> None:
+        self.lat.append(time.monotonic() - self._w0)
+
+    def p50_p95_ms(self) -> tuple[float, float]:
+        if not self.lat:
+            return 0.0, 0.0
+        a = np.array(self.lat) * 1000.0
+        return float(np.percentile(a, 50)), float(np.percentile(a, 95))

@@ -1,0 +1,148 @@
+"""The drive reference drivers' eyes on frames the driving simulator's own view renders (Town04's
+SUMO network, `DriverView`): the HUD speed, the lane offset from the markings, the traffic-light
+lamps and their distance, the route on the minimap and a vehicle ahead. The view is used here
+only to make the pictures; the readers themselves know only the published layout."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pygame", reason="pygame (the driver's window) is not installed")
+pytest.importorskip("sumolib", reason="sumolib (the SUMO network reader) is not installed")
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+
+import pygame  # noqa: E402
+
+from simbridge.adapters.drive._net import net_path  # noqa: E402
+from simbridge.adapters.drive._roads import Lane, RoadGeometry  # noqa: E402
+from simbridge.adapters.drive._scene import Actor, EgoControls, Frame, LightHead  # noqa: E402
+from simbridge.adapters.drive._view import DriverView  # noqa: E402
+from simbridge.agents.reference import _drive_eyes as eyes  # noqa: E402
+from simbridge.agents.reference._drive_route import RouteDriver  # noqa: E402
+
+#: a Town04 highway lane (SUMO id) with a straight stretch (s 280-400 m) and a left curve (s 420-520 m)
+LANE_ID = "-45_1"
+
+
+@pytest.fixture(scope="module")
+def town04() -> RoadGeometry:
+    try:
+        return RoadGeometry.from_net(net_path("Town04"))
+    except Exception as exc:  # netconvert missing: the drive extra is not installed
+        pytest.skip(f"Town04 SUMO network unavailable: {exc}")
+
+
+@pytest.fixture(scope="module")
+def view(town04: RoadGeometry) -> DriverView:
+    pygame.font.init()
+    return DriverView(roads=town04)
+
+
+@pytest.fixture(scope="module")
+def lane(town04: RoadGeometry) -> Lane:
+    return next(ln for ln in town04.lanes if ln.lane_id == LANE_ID)
+
+
+def pose(lane: Lane, s_m: float, right_m: float = 0.0) -> tuple[float, float, float]:
+    """(x, y, yaw_deg) `s_m` along the lane's centre line, `right_m` to its right (CARLA frame)."""
+    c = lane.centre_xy_m
+    seg = np.hypot(*np.diff(c, axis=0).T)
+    cum = np.concatenate([[0.0], np.cumsum(seg)])
+    i = int(min(max(np.searchsorted(cum, s_m) - 1, 0), len(c) - 2))
+    d = (c[i + 1] - c[i]) / seg[i]
+    p = c[i] + (s_m - cum[i]) * d
+    q = p + right_m * np.array([-d[1], d[0]])
+    return float(q[0]), float(q[1]), math.degrees(math.atan2(d[1], d[0]))
+
+
+def render(view: DriverView, x: float, y: float, yaw: float, speed_kmh: float = 0.0, **kw: object) -> np.ndarray:
+    """The window as a BGR screenshot array (what `Screenshot.to_array()` gives a driver)."""
+    surf = pygame.Surface((1280, 800))
+    view.draw(surf, Frame(0.0, "Town04", x, y, yaw, speed_kmh, EgoControls(), **kw))  # type: ignore[arg-type]
+    return pygame.surfarray.array3d(surf).transpose(1, 0, 2)[:, :, ::-1].copy()
+
+
+def test_speed_is_read_from_the_hud_at_every_value_0_to_130():
+    pygame.font.init()
+    bare = DriverView(roads=None)  # the HUD over sky and terrain: the text is what is read
+    for kmh in range(0, 131):
+        img = render(bare, 0.0, 0.0, 0.0, kmh + 0.4 * ((kmh * 7) % 3 - 1) / 2)
+        assert eyes.read_speed_kmh(img) == round(kmh + 0.4 * ((kmh * 7) % 3 - 1) / 2), kmh
+
+
+def test_speed_reader_refuses_a_row_without_the_speed_text():
+    img = np.full((800, 1280, 3), 40, np.uint8)
+    assert eyes.read_speed_kmh(img) is None
+
+
+@pytest.mark.parametrize("s_m", [300.0, 470.0])  # straight, then in the left curve
+@pytest.mark.parametrize("offset_m", [-0.9, -0.3, 0.0, 0.4, 1.0])
+def test_lane_offset_sign_and_size_within_0_2_m(view, lane, s_m, offset_m):
+    x, y, yaw = pose(lane, s_m, offset_m)
+    fit = eyes.read_lane(render(view, x, y, yaw, 90.0))
+    assert fit is not None
+    assert abs(fit.offset_m - offset_m) < 0.2, (fit, offset_m)
+    assert 3.2 < fit.width_m < 3.8
+
+
+def test_lane_bearing_and_curvature(view, lane):
+    x, y, yaw = pose(lane, 300.0)
+    along = eyes.read_lane(render(view, x, y, yaw))
+    turned = eyes.read_lane(render(view, x, y, yaw + 2.0))  # the car turned 2 deg to the right
+    assert along is not None and turned is not None
+    assert turned.heading_deg - along.heading_deg == pytest.approx(-2.0, abs=0.3)
+    assert abs(along.heading_deg) < 1.0
+    x, y, yaw = pose(lane, 470.0)
+    curve = eyes.read_lane(render(view, x, y, yaw))
+    assert curve is not None and curve.c_per_m < -1e-3  # bending left (towards negative right_m)
+
+
+def test_no_lane_in_a_picture_without_markings():
+    assert eyes.read_lane(np.full((800, 1280, 3), 72, np.uint8)) is None
+
+
+@pytest.mark.parametrize("dist_m", [20.0, 35.0, 50.0, 60.0])
+@pytest.mark.parametrize("state", ["red", "yellow", "green"])
+def test_own_light_colour_and_distance(view, lane, dist_m, state):
+    x, y, yaw = pose(lane, 300.0)
+    hx, hy, hyaw = pose(lane, 300.0 + dist_m, 1.75 + 0.8)  # beside the lane's end, as the world puts it
+    head = LightHead("tl", hx, hy, hyaw + 180.0, state)  # type: ignore[arg-type]
+    img = render(view, x, y, yaw, 30.0, lights=(head,))
+    lamps = eyes.read_lamps(img)
+    assert [lp.colour for lp in lamps] == [state]
+    own = RouteDriver.own_lamp(lamps, eyes.RouteView.of(img))
+    assert own is not None and own.colour == state
+    assert own.fwd_m == pytest.approx(dist_m, rel=0.12)
+
+
+def test_a_head_seen_from_behind_shows_no_lamp(view, lane):
+    x, y, yaw = pose(lane, 250.0)
+    hx, hy, hyaw = pose(lane, 280.0, 2.5)
+    img = render(view, x, y, yaw, lights=(LightHead("tl", hx, hy, hyaw, "red"),))  # facing away
+    assert eyes.read_lamps(img) == []
+
+
+def test_route_on_the_minimap(view, lane):
+    x, y, yaw = pose(lane, 250.0)
+    route = tuple(pose(lane, s)[:2] for s in np.arange(240.0, 271.0, 1.0))  # ends 20 m ahead
+    img = render(view, x, y, yaw, route_xy_m=route)
+    rv = eyes.RouteView.of(img)
+    p = rv.ahead(10.0)
+    assert p is not None and p.fwd_m == pytest.approx(10.0, abs=1.0) and abs(p.right_m) < 0.75
+    assert rv.reach_m() == pytest.approx(20.0, abs=1.5)
+    assert eyes.RouteView.of(render(view, x, y, yaw)).empty
+
+
+def test_vehicle_ahead_in_the_lane(view, lane):
+    x, y, yaw = pose(lane, 250.0)
+    cx, cy, cyaw = pose(lane, 270.0)
+    car = Actor("v1", "vehicle", cx, cy, cyaw, 4.5, 1.9, 1.5)
+    d = eyes.obstacle_distance_m(render(view, x, y, yaw, actors=(car,)))
+    assert d is not None and d == pytest.approx(20.0 - 2.25, abs=1.0)
+    assert eyes.obstacle_distance_m(render(view, x, y, yaw)) is None
+    side = Actor("v2", "vehicle", *pose(lane, 270.0, -3.5), 4.5, 1.9, 1.5)  # next lane: not in the way
+    assert eyes.obstacle_distance_m(render(view, x, y, yaw, actors=(side,))) is None

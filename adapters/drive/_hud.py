@@ -91,7 +91,9 @@ class Hud:
                 continue
             text = self.font.render(layout.HUD_FORMATS[name][0], True, white)
             layer.blit(text, (layout.HUD_TEXT_X_PX - x, row - y), special_flags=pygame.BLEND_RGBA_MAX)
-        return layer
+        # only the part that holds glyphs is blended each frame
+        self._static_at = layer.get_bounding_rect()
+        return layer.subsurface(self._static_at).copy()
 
     def _value(self, text: str) -> pygame.Surface:
         surf = self._values.get(text)
@@ -126,7 +128,7 @@ class Hud:
     def draw(self, surface: pygame.Surface, frame: Frame) -> None:
         self._tick(frame)
         surface.blit(self._panel, layout.HUD_RECT[:2])
-        surface.blit(self._static, layout.HUD_RECT[:2])
+        surface.blit(self._static, (layout.HUD_RECT[0] + self._static_at.x, layout.HUD_RECT[1] + self._static_at.y))
         values = hud_values(frame, self.server_fps, self.client_fps)
         c = frame.controls
         bars = {"throttle": (c.throttle, 0.0), "steer": (c.steer, -1.0), "brake": (c.brake, 0.0)}

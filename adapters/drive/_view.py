@@ -49,6 +49,13 @@ class Camera:
         up = np.asarray(z, dtype=np.float64) - layout.EYE_HEIGHT_M
         return right, fwd * _SIN_P + up * _COS_P, fwd * _COS_P - up * _SIN_P
 
+    def point(self, x: float, y: float, z: float) -> tuple[float, float, float]:
+        """Camera coordinates of one world point (plain floats: cheaper than numpy for a few)."""
+        dx, dy = x - self.ex, y - self.ey
+        fwd = dx * self.hx + dy * self.hy
+        up = z - layout.EYE_HEIGHT_M
+        return dx * self.rx + dy * self.ry, fwd * _SIN_P + up * _COS_P, fwd * _COS_P - up * _SIN_P
+
     def forward_right(self, x: float, y: float) -> tuple[float, float]:
         dx, dy = x - self.ex, y - self.ey
         return dx * self.hx + dy * self.hy, dx * self.rx + dy * self.ry
@@ -56,7 +63,15 @@ class Camera:
 
 def _project(xc: FloatArray, yc: FloatArray, zc: FloatArray) -> FloatArray:
     inv = layout.FOCAL_PX / zc
-    return np.column_stack([layout.CX_PX + xc * inv, layout.CY_PX - yc * inv])
+    out = np.empty((len(zc), 2))
+    out[:, 0] = layout.CX_PX + xc * inv
+    out[:, 1] = layout.CY_PX - yc * inv
+    return out
+
+
+def _pixel(p: tuple[float, float, float]) -> tuple[float, float]:
+    inv = layout.FOCAL_PX / p[2]
+    return layout.CX_PX + p[0] * inv, layout.CY_PX - p[1] * inv
 
 
 def _clip_near(pts: FloatArray) -> FloatArray:
@@ -240,14 +255,14 @@ class DriverView:
         yaw = math.radians(yaw_deg)
         hx, hy = math.cos(yaw), math.sin(yaw)
         hl, hw = size[0] / 2, size[1] / 2
-        # footprint: front-right, front-left, back-left, back-right (right of heading = (-hy, hx))
-        fx = np.array([hl, hl, -hl, -hl])
-        fr = np.array([hw, -hw, -hw, hw])
-        x = centre[0] + hx * fx - hy * fr
-        y = centre[1] + hy * fx + hx * fr
-        xc, yc, zc = cam.to_camera(np.concatenate([x, x]), np.concatenate([y, y]), np.repeat(np.array(z_m), 4))
-        cam_pts = np.column_stack([xc, yc, zc])
-        if zc.max() <= layout.NEAR_M:
+        # footprint: front-right, front-left, back-left, back-right (right of heading = (-hy, hx)),
+        # at the bottom (0-3) then the top (4-7)
+        foot = [
+            (centre[0] + hx * f - hy * r, centre[1] + hy * f + hx * r)
+            for f, r in ((hl, hw), (hl, -hw), (-hl, -hw), (-hl, hw))
+        ]
+        cam_pts = [cam.point(x, y, z) for z in z_m for x, y in foot]
+        if max(p[2] for p in cam_pts) <= layout.NEAR_M:
             return
         ex, ey = cam.ex - centre[0], cam.ey - centre[1]
         fwd_eye = ex * hx + ey * hy  # the eye's position in the box's frame
@@ -265,8 +280,14 @@ class DriverView:
             faces.append(((4, 5, 6, 7), 1.0))
         elif layout.EYE_HEIGHT_M < z_m[0]:
             faces.append(((0, 3, 2, 1), 0.5))  # underside (a light's housing seen from below)
+        near = layout.NEAR_M
         for idx, shade in faces:
-            draw_polygon_3d(surface, cam_pts[list(idx)], rgb if flat else _shade(rgb, shade))
+            face = [cam_pts[i] for i in idx]
+            colour = rgb if flat else _shade(rgb, shade)
+            if min(p[2] for p in face) > near:
+                pygame.draw.polygon(surface, colour, [_pixel(p) for p in face])
+            else:
+                draw_polygon_3d(surface, np.array(face), colour)
 
     def _draw_box(self, surface: pygame.Surface, a: Actor, cam: Camera) -> None:
         self._draw_box_3d(surface, cam, (a.x_m, a.y_m), a.yaw_deg, (a.length_m, a.width_m), (0.0, a.height_m), a.rgb)
@@ -287,10 +308,10 @@ class DriverView:
         h = a.height_m
         size = (max(a.length_m, 0.25), max(a.width_m, 0.4))
         self._draw_box_3d(surface, cam, (a.x_m, a.y_m), a.yaw_deg, size, (0.0, h * 0.86), a.rgb)
-        xc, yc, zc = cam.to_camera(np.array([a.x_m]), np.array([a.y_m]), h * 0.93)
-        if zc[0] > layout.NEAR_M:
-            p = _project(xc, yc, zc)[0]
-            r = max(1, int(round(layout.FOCAL_PX * 0.12 / zc[0])))
+        c = cam.point(a.x_m, a.y_m, h * 0.93)
+        if c[2] > layout.NEAR_M:
+            p = _pixel(c)
+            r = max(1, int(round(layout.FOCAL_PX * 0.12 / c[2])))
             pygame.draw.circle(surface, (225, 190, 160), (int(p[0]), int(p[1])), r)
 
     def _draw_light(self, surface: pygame.Surface, head: LightHead, cam: Camera) -> None:
@@ -311,10 +332,10 @@ class DriverView:
         # unlit lamps first: far away the lamps overlap and the lit one must stay whole
         order = sorted(layout.LAMP_DZ_M.items(), key=lambda item: item[0] == head.state)
         for colour, dz in order:
-            xc, yc, zc = cam.to_camera(np.array([lx]), np.array([ly]), h + dz)
-            if zc[0] <= layout.NEAR_M:
+            c = cam.point(lx, ly, h + dz)
+            if c[2] <= layout.NEAR_M:
                 continue
-            p = _project(xc, yc, zc)[0]
-            r = max(layout.LAMP_MIN_RADIUS_PX, int(round(layout.FOCAL_PX * layout.LAMP_RADIUS_M / zc[0])))
+            p = _pixel(c)
+            r = max(layout.LAMP_MIN_RADIUS_PX, int(round(layout.FOCAL_PX * layout.LAMP_RADIUS_M / c[2])))
             rgb = layout.LAMP_COLOURS[colour] if head.state == colour else layout.LAMP_OFF
             pygame.draw.circle(surface, rgb, (int(round(p[0])), int(round(p[1]))), r)

@@ -12,10 +12,14 @@ Camera (the perspective view fills the whole window; the HUD and minimap are dra
     the (forward_m, right_m) of a ground pixel.
 
 Scene colours (flat, no lighting, no fog: a surface has exactly this colour in every pixel that
-only it covers). Lane markings are MARKING_WIDTH_M wide: broken white between lanes of one
-direction (dashes BROKEN_DASH_M long, gaps BROKEN_GAP_M), double solid yellow between the two
-directions (two lines DOUBLE_GAP_M apart, centred on the boundary), solid white at road edges;
-stop lines STOP_LINE_DEPTH_M deep across a lane at a traffic-light-controlled lane end.
+only it covers). Lane markings are MARKING_WIDTH_M wide lines in MARK_WHITE or MARK_YELLOW, broken
+ones in dashes BROKEN_DASH_M long with gaps BROKEN_GAP_M, double ones two lines DOUBLE_GAP_M apart
+centred on the boundary; a road-edge line is MARKING_WIDTH_M inside the edge. Which line is where
+is the town's OpenDRIVE roadMark (type and colour; Town01, Town04); on a net without OpenDRIVE
+origins (the shipped Town03) the rule: broken white between lanes of one direction, double solid
+yellow between the two directions, solid white at road edges. Outside each road edge: a KERB
+strip KERB_WIDTH_M wide, then SIDEWALK_WIDTH_M of SIDEWALK; beyond, TERRAIN. Stop lines
+STOP_LINE_DEPTH_M deep across a lane at a traffic-light-controlled lane end.
 
 Traffic lights: a dark pole to the head, a housing HEAD_W_M x HEAD_H_M centred HEAD height
 (LightHead.height_m) above the ground, three lamps of radius LAMP_RADIUS_M (at least

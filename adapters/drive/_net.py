@@ -1,7 +1,8 @@
 """The SUMO road network of a CARLA town, made from the town's OpenDRIVE file by `netconvert`.
 
 Converted once per (xodr sha256, SUMO version) into `$XDG_CACHE_HOME/simbridge/drive/` (or
-`$SIMBRIDGE_DRIVE_CACHE`), with `--output.original-names`, so every SUMO lane keeps its
+`$SIMBRIDGE_DRIVE_CACHE`; a temporary directory of the user's own when that is not
+writable, as for a netns sandbox's user), with `--output.original-names`, so every SUMO lane keeps its
 OpenDRIVE origin (`origId` "road_lane"). Town03 is the exception: its shipped OpenDRIVE file
 (2019) has no traffic-light signals, so the shipped `Town03.net.xml` (a newer Town03 converted
 by netconvert 1.20, 11 traffic-light programs) is used as it is.
@@ -14,6 +15,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 from simbridge._errors import HarnessError
@@ -71,10 +73,20 @@ def net_path(town: str) -> Path:
         return MAPS_DIR / f"{town}.net.xml"
     xodr = xodr_path(town)
     digest = hashlib.sha256(xodr.read_bytes()).hexdigest()[:16]
-    out = cache_dir() / f"{town}-{digest}-sumo{sumo_version()}.net.xml"
+    name = f"{town}-{digest}-sumo{sumo_version()}.net.xml"
+    out = cache_dir() / name
     if out.exists():
         return out
-    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if not os.access(out.parent, os.W_OK):
+            raise PermissionError(f"{out.parent} is not writable")
+    except OSError:
+        # a sandbox user whose home is not its own (netns): a private temporary cache
+        out = Path(tempfile.gettempdir()) / f"simbridge-drive-{os.getuid()}" / name
+        if out.exists():
+            return out
+        out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(f".tmp{os.getpid()}.xml")
     argv = [netconvert_binary(), "--opendrive", str(xodr), "-o", str(tmp), *NETCONVERT_ARGS]
     try:

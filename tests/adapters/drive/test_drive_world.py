@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -158,3 +159,13 @@ def test_box_overlap():
 
 def test_net_offset_matches_the_network_header(cache):
     assert net_offset(net_path("Town03")) == (153.31, 198.86)
+
+
+def test_an_unusable_cache_falls_back_to_a_private_temporary_one(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("SIMBRIDGE_DRIVE_CACHE", str(blocker / "cache"))
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    net = net_path("Town01")
+    assert net.parent == tmp_path / "tmp" / f"simbridge-drive-{os.getuid()}" and net.exists()

@@ -328,7 +328,7 @@ class DriverView:
         # lamps on the face only if the face looks towards the eye
         if (cam.ex - head.x_m) * fx + (cam.ey - head.y_m) * fy <= 0:
             return
-        lx, ly = head.x_m + fx * 0.16, head.y_m + fy * 0.16
+        lx, ly = head.x_m + fx * layout.LAMP_FACE_OFFSET_M, head.y_m + fy * layout.LAMP_FACE_OFFSET_M
         # unlit lamps first: far away the lamps overlap and the lit one must stay whole
         order = sorted(layout.LAMP_DZ_M.items(), key=lambda item: item[0] == head.state)
         for colour, dz in order:

@@ -21,11 +21,12 @@ yellow between the two directions, solid white at road edges. Outside each road 
 strip KERB_WIDTH_M wide, then SIDEWALK_WIDTH_M of SIDEWALK; beyond, TERRAIN. Stop lines
 STOP_LINE_DEPTH_M deep across a lane at a traffic-light-controlled lane end.
 
-Traffic lights: a dark pole to the head, a housing HEAD_W_M x HEAD_H_M centred HEAD height
-(LightHead.height_m) above the ground, three lamps of radius LAMP_RADIUS_M (at least
-LAMP_MIN_RADIUS_PX pixels) on its face, red on top (+LAMP_SPACING_M), yellow in the middle,
-green at the bottom (-LAMP_SPACING_M); the lit one in LAMP_RED/LAMP_YELLOW/LAMP_GREEN, the
-others in LAMP_OFF. A head seen from behind shows no lamps.
+Traffic lights: a POLE from the ground to a HOUSING box HEAD_W_M wide and HEAD_H_M tall centred
+LightHead.height_m above the ground at the head's position, three lamp discs of radius
+LAMP_RADIUS_M (at least LAMP_MIN_RADIUS_PX pixels) LAMP_FACE_OFFSET_M in front of it along the
+direction it faces: red on top (+LAMP_SPACING_M), yellow in the middle, green at the bottom
+(-LAMP_SPACING_M); the lit one in LAMP_RED / LAMP_YELLOW / LAMP_GREEN, drawn over the others
+(LAMP_OFF). A head seen from behind shows no lamps.
 
 HUD (CARLA manual_control.py's info panel): HUD_RECT, black at alpha HUD_ALPHA/255 over the scene,
 white (255, 255, 255) text in HUD_FONT_FILE (shipped with pygame, `hud_font_path()`) at
@@ -98,6 +99,8 @@ HEAD_H_M = 1.1
 LAMP_RADIUS_M = 0.14
 LAMP_SPACING_M = 0.34
 LAMP_MIN_RADIUS_PX = 3
+#: the lamps' plane is this far in front of the head's position, along the direction it faces
+LAMP_FACE_OFFSET_M = 0.16
 #: lamp centre height above the head's centre, by colour
 LAMP_DZ_M: dict[str, float] = {"red": LAMP_SPACING_M, "yellow": 0.0, "green": -LAMP_SPACING_M}
 

@@ -106,7 +106,7 @@ def test_light_head_shows_its_lit_lamp_where_layout_predicts(
     x, y = ahead(distance_m, 3.0)
     head = LightHead("tl", x, y, EGO[2] + 180.0, state)  # type: ignore[arg-type]
     img = render(bare_view, frame(lights=(head,)))
-    lamp_fwd = distance_m - 0.16  # lamps sit on the face, towards the eye
+    lamp_fwd = distance_m - layout.LAMP_FACE_OFFSET_M  # lamps sit on the face, towards the eye
     for colour, rgb in layout.LAMP_COLOURS.items():
         p = layout.project(lamp_fwd, 3.0, head.height_m + layout.LAMP_DZ_M[colour] - layout.EYE_HEIGHT_M)
         assert p is not None

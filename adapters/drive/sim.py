@@ -36,6 +36,8 @@ from simbridge.adapters.drive._scene import EgoControls
 FRAME_S = 0.05
 WINDOW_SIZE = (1280, 800)
 AUTOPILOT_NOTICE = "Autopilot is disabled"
+#: seconds without any host connection after which a started world exits (its host is gone)
+ORPHAN_EXIT_S = 30.0
 #: bytes a slow host connection may owe before it is dropped
 MAX_BACKLOG = 8 << 20
 
@@ -267,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     next_frame = time.monotonic()
     notice_until = 0.0
     notice = ""
+    last_client = time.monotonic()
     print(f"drive: {scenario.town} ready on {args.host}:{server.port}", flush=True)
     try:
         while True:
@@ -284,8 +287,15 @@ def main(argv: list[str] | None = None) -> int:
             if not running and time.monotonic() - started_wall > args.start_timeout:
                 print("drive: no host started the world; exiting", file=sys.stderr)
                 return 4
+            if server.clients:
+                last_client = time.monotonic()
+            elif running and time.monotonic() - last_client > ORPHAN_EXIT_S:
+                print("drive: the host has gone; exiting", file=sys.stderr)
+                return 5
             events = pygame.event.get()
-            controls = keys.update(events, pygame.key.get_pressed(), FRAME_S * 1000.0)
+            # paused (lockstep), keys still toggle but held keys do not steer on: no time passes
+            dt_ms = 0.0 if paused else FRAME_S * 1000.0
+            controls = keys.update(events, pygame.key.get_pressed(), dt_ms)
             if getattr(keys, "quit_requested", False):
                 keys.quit_requested = False  # the agent cannot end the episode by closing the window
             msg = getattr(keys, "notice", None)

@@ -4,10 +4,11 @@ to the host.
 
     python -m simbridge.adapters.drive.sim --scenario-json '{...}' --port 8800 [--host 0.0.0.0]
 
-Each frame: keyboard -> `EgoControls` (CARLA manual_control bindings), one world step (only
-while running), the driver's view drawn and flipped, the sample and the frame's events sent.
-Real time: a frame every 50 ms of wall time; a host that pauses (lockstep) freezes the world's
-clock while the window keeps drawing.
+Each frame: keyboard -> `EgoControls` (CARLA manual_control bindings), the world steps it owes
+(one per 50 ms of wall time while running: a frame that took 100 ms to draw is followed by two
+steps, so simulator time keeps up with wall time as a CARLA server does whatever its client's
+frame rate), the driver's view drawn and flipped, each step's sample and events sent. A host
+that pauses (lockstep) freezes the world's clock while the window keeps drawing.
 
 State protocol (TCP, the host connects; one JSON object per line, UTF-8):
 - to the host: `{"hello": {...}}` once (the start snapshot: town, spawn, planned route...),
@@ -36,6 +37,9 @@ from simbridge.adapters.drive._scene import EgoControls
 FRAME_S = 0.05
 WINDOW_SIZE = (1280, 800)
 AUTOPILOT_NOTICE = "Autopilot is disabled"
+#: wall time a slow window may fall behind before the world runs slower than real time
+MAX_CATCH_UP_S = 0.25
+MAX_STEPS_PER_FRAME = 5
 #: seconds without any host connection after which a started world exits (its host is gone)
 ORPHAN_EXIT_S = 30.0
 #: bytes a slow host connection may owe before it is dropped
@@ -266,7 +270,8 @@ def main(argv: list[str] | None = None) -> int:
     keys = _keyboard()
     started_wall = time.monotonic()
     running = paused = False
-    next_frame = time.monotonic()
+    budget_s = 0.0
+    last_iter = time.monotonic()
     notice_until = 0.0
     notice = ""
     last_client = time.monotonic()
@@ -292,37 +297,43 @@ def main(argv: list[str] | None = None) -> int:
             elif running and time.monotonic() - last_client > ORPHAN_EXIT_S:
                 print("drive: the host has gone; exiting", file=sys.stderr)
                 return 5
+            now = time.monotonic()
+            elapsed_s, last_iter = now - last_iter, now
+            n_steps = 0
+            if running and not paused:
+                # real time: the world owes one step per 50 ms of wall time; a slow frame is made up
+                # by more steps before the next drawing, up to MAX_CATCH_UP_S (beyond, it runs slow)
+                budget_s = min(budget_s + elapsed_s, MAX_CATCH_UP_S)
+                n_steps = min(int(budget_s / FRAME_S + 1e-9), MAX_STEPS_PER_FRAME)
+                budget_s -= n_steps * FRAME_S
             events = pygame.event.get()
             # paused (lockstep), keys still toggle but held keys do not steer on: no time passes
-            dt_ms = 0.0 if paused else FRAME_S * 1000.0
-            controls = keys.update(events, pygame.key.get_pressed(), dt_ms)
+            controls = keys.update(events, pygame.key.get_pressed(), n_steps * FRAME_S * 1000.0)
             if getattr(keys, "quit_requested", False):
                 keys.quit_requested = False  # the agent cannot end the episode by closing the window
             msg = getattr(keys, "notice", None)
             if msg:
-                notice, notice_until, keys.notice = str(msg), time.monotonic() + 3.0, None
+                notice, notice_until, keys.notice = str(msg), now + 3.0, None
                 if view is not None and hasattr(view, "notify"):
                     view.notify(notice, world.t)
-            if running:
-                if not paused:
-                    for ev in world.step(controls):
-                        server.send({"event": ev})
-                # paused, the same sample again (the clock stands still): the host keeps the first
-                # and knows the stream is alive
+            for _ in range(n_steps):
+                for ev in world.step(controls):
+                    server.send({"event": ev})
                 server.send({"sample": world.sample()})
-            frame = world.frame(notices=(notice,) if time.monotonic() < notice_until else ())
+            if running and paused:
+                # the same sample again (the clock stands still): the host keeps the first and
+                # knows the stream is alive
+                server.send({"sample": world.sample()})
+            frame = world.frame(notices=(notice,) if now < notice_until else ())
             if view is not None:
                 view.draw(screen, frame)
             else:
                 screen.fill((70, 110, 60))
             pygame.display.flip()
             server.flush()
-            next_frame += FRAME_S
-            delay = next_frame - time.monotonic()
+            delay = FRAME_S - budget_s - (time.monotonic() - now)
             if delay > 0:
                 time.sleep(delay)
-            elif delay < -0.25:
-                next_frame = time.monotonic()  # too slow for real time: run as fast as it can
     finally:
         server.close()
         world.close()

@@ -92,6 +92,9 @@ class GridCell:
     #: largest distance from the cell centre to any of its points (for culling by distance)
     radius_m: float
     centre_xy_m: tuple[float, float]
+    #: where the cell's polygons and points start in RoadGeometry's flat arrays (cells are contiguous)
+    first_polygon: int = 0
+    first_point: int = 0
 
 
 @dataclass
@@ -108,6 +111,11 @@ class RoadGeometry:
     polygons: list[tuple[int, tuple[int, int, int], FloatArray]]
     bounds_m: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
     cells: dict[tuple[int, int], GridCell] = field(default_factory=dict)
+    #: every polygon, cell after cell: points, point counts, layers, colours
+    flat_pts_xy_m: FloatArray = field(default_factory=lambda: np.zeros((0, 2)))
+    flat_counts: npt.NDArray[np.intp] = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+    flat_layer: npt.NDArray[np.intp] = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+    flat_rgb: list[tuple[int, int, int]] = field(default_factory=list)
 
     @classmethod
     def from_net(cls, net_xml: Path, town: str | None = None, xodr: Path | None = None) -> RoadGeometry:
@@ -134,6 +142,30 @@ class RoadGeometry:
         if xodr is not None and has_orig:
             marks = OdrMarks(Path(xodr))
         return _build(net, (offset[0], offset[1]), town, marks)
+
+    def gather(
+        self, cells: list[GridCell]
+    ) -> tuple[FloatArray, npt.NDArray[np.intp], npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+        """The cells' polygons as one set of arrays (points, counts, layers, polygon ids into
+        flat_rgb), sliced from the flat arrays run by run (neighbouring cells are contiguous)."""
+        runs: list[list[int]] = []  # [first polygon, end polygon, first point, end point]
+        for c in sorted(cells, key=lambda c: c.first_polygon):
+            p0, q0 = c.first_polygon, c.first_point
+            p1, q1 = p0 + len(c.counts), q0 + len(c.pts_xy_m)
+            if runs and runs[-1][1] == p0:
+                runs[-1][1], runs[-1][3] = p1, q1
+            else:
+                runs.append([p0, p1, q0, q1])
+        if not runs:
+            empty = np.zeros(0, dtype=np.intp)
+            return np.zeros((0, 2)), empty, empty, empty
+        if len(runs) == 1:
+            p0, p1, q0, q1 = runs[0]
+            ids = np.arange(p0, p1, dtype=np.intp)
+            return self.flat_pts_xy_m[q0:q1], self.flat_counts[p0:p1], self.flat_layer[p0:p1], ids
+        ids = np.concatenate([np.arange(r[0], r[1], dtype=np.intp) for r in runs])
+        pts = np.concatenate([self.flat_pts_xy_m[r[2] : r[3]] for r in runs])
+        return pts, self.flat_counts[ids], self.flat_layer[ids], ids
 
     def cells_within(self, x_m: float, y_m: float, radius_m: float) -> list[GridCell]:
         """Grid cells that may hold a polygon point within `radius_m` of (x_m, y_m)."""
@@ -482,7 +514,11 @@ def _index(geo: RoadGeometry) -> None:
     for k, (_, _, p) in enumerate(geo.polygons):
         cx, cy = p.mean(axis=0)
         bins.setdefault((int(math.floor(cx / GRID_CELL_M)), int(math.floor(cy / GRID_CELL_M))), []).append(k)
-    for key, idx in bins.items():
+    first_polygon = first_point = 0
+    order: list[int] = []
+    for key in sorted(bins):
+        idx = bins[key]
+        order.extend(idx)
         pts = np.concatenate([geo.polygons[k][2] for k in idx])
         counts = np.array([len(geo.polygons[k][2]) for k in idx], dtype=np.intp)
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
@@ -496,4 +532,13 @@ def _index(geo: RoadGeometry) -> None:
             [geo.polygons[k][1] for k in idx],
             radius,
             centre,
+            first_polygon,
+            first_point,
         )
+        first_polygon += len(idx)
+        first_point += len(pts)
+    if order:
+        geo.flat_pts_xy_m = np.concatenate([geo.polygons[k][2] for k in order])
+        geo.flat_counts = np.array([len(geo.polygons[k][2]) for k in order], dtype=np.intp)
+        geo.flat_layer = np.array([geo.polygons[k][0] for k in order], dtype=np.intp)
+        geo.flat_rgb = [geo.polygons[k][1] for k in order]

@@ -158,34 +158,34 @@ class DriverView:
         # (clipped when drawn) of those that cross it; ground polygons are coplanar, so the layer
         # order (sidewalk, kerb, asphalt, markings, stop lines) is the only order that matters
         by_layer: dict[int, list[tuple[list[list[float]] | FloatArray, tuple[int, int, int]]]] = {}
-        for c in keep:
-            xc, yc, zc = cam.to_camera(c.pts_xy_m[:, 0], c.pts_xy_m[:, 1], 0.0)
-            zmax = np.maximum.reduceat(zc, c.starts)
-            zmin = np.minimum.reduceat(zc, c.starts)
-            zpos = np.maximum(zc, 0.0)
-            slope_min = np.minimum.reduceat(xc - _HALF_SLOPE * zpos, c.starts)
-            slope_max = np.maximum.reduceat(xc + _HALF_SLOPE * zpos, c.starts)
-            far = np.where(c.layer >= LAYER_MARKING, layout.MARKINGS_FAR_M, layout.FAR_M)
-            # visible: some point ahead of the near plane, the nearest within range, and not wholly
-            # left (every x < -slope z) or right (every x > slope z) of the frustum
-            vis = (zmax > layout.NEAR_M) & (zmin < far) & (slope_min < 0) & (slope_max > 0)
-            if not vis.any():
-                continue
-            front = vis & (zmin > layout.NEAR_M)
-            rgbs = c.rgb
-            if front.any():
-                sel = np.repeat(front, c.counts)
-                px = _project(xc[sel], yc[sel], zc[sel]).tolist()
-                pos = 0
-                for k, n, layer in zip(
-                    np.flatnonzero(front).tolist(), c.counts[front].tolist(), c.layer[front].tolist(), strict=True
-                ):
-                    by_layer.setdefault(layer, []).append((px[pos : pos + n], rgbs[k]))
-                    pos += n
-            for k in np.flatnonzero(vis & ~front).tolist():
-                st, n = c.starts[k], c.counts[k]
-                crossing = np.column_stack([xc[st : st + n], yc[st : st + n], zc[st : st + n]])
-                by_layer.setdefault(int(c.layer[k]), []).append((crossing, rgbs[k]))
+        pts_xy, counts, layers, ids = self.roads.gather(keep)
+        if not len(counts):
+            return
+        starts = np.zeros(len(counts), dtype=np.intp)
+        np.cumsum(counts[:-1], out=starts[1:])
+        xc, yc, zc = cam.to_camera(pts_xy[:, 0], pts_xy[:, 1], 0.0)
+        zmax = np.maximum.reduceat(zc, starts)
+        zmin = np.minimum.reduceat(zc, starts)
+        zpos = np.maximum(zc, 0.0)
+        slope_min = np.minimum.reduceat(xc - _HALF_SLOPE * zpos, starts)
+        slope_max = np.maximum.reduceat(xc + _HALF_SLOPE * zpos, starts)
+        far = np.where(layers >= LAYER_MARKING, layout.MARKINGS_FAR_M, layout.FAR_M)
+        # visible: some point ahead of the near plane, the nearest within range, and not wholly
+        # left (every x < -slope z) or right (every x > slope z) of the frustum
+        vis = (zmax > layout.NEAR_M) & (zmin < far) & (slope_min < 0) & (slope_max > 0)
+        rgbs = self.roads.flat_rgb
+        front = vis & (zmin > layout.NEAR_M)
+        if front.any():
+            sel = np.repeat(front, counts)
+            px = _project(xc[sel], yc[sel], zc[sel]).tolist()
+            pos = 0
+            for pid, n, layer in zip(ids[front].tolist(), counts[front].tolist(), layers[front].tolist(), strict=True):
+                by_layer.setdefault(layer, []).append((px[pos : pos + n], rgbs[pid]))
+                pos += n
+        for k in np.flatnonzero(vis & ~front).tolist():
+            st, n = starts[k], counts[k]
+            crossing = np.column_stack([xc[st : st + n], yc[st : st + n], zc[st : st + n]])
+            by_layer.setdefault(int(layers[k]), []).append((crossing, rgbs[int(ids[k])]))
         draw = pygame.draw.polygon
         for layer in sorted(by_layer):
             for pts, rgb in by_layer[layer]:

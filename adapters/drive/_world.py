@@ -209,6 +209,9 @@ class World:
         ls.route.add("ego_route", [edge])
         ls.vehicle.add(EGO_ID, "ego_route", typeID=EGO_TYPE, depart="now", departPos="0", departLane=str(lane))
         self._move_ego()
+        # one SUMO step inserts the ego at its spawn: moving a vehicle that is not yet in the
+        # network far from its route crashes libsumo (segfault, SUMO 1.28)
+        ls.simulationStep()
 
     def _ego_front_sumo(self) -> tuple[float, float]:
         s = self.ego.state

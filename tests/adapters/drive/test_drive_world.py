@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -169,3 +171,24 @@ def test_an_unusable_cache_falls_back_to_a_private_temporary_one(tmp_path, monke
     (tmp_path / "tmp").mkdir()
     net = net_path("Town01")
     assert net.parent == tmp_path / "tmp" / f"simbridge-drive-{os.getuid()}" and net.exists()
+
+
+OFF_NETWORK = """
+from simbridge.adapters.drive._dynamics import EgoState
+from simbridge.adapters.drive._scenario import DriveScenario
+from simbridge.adapters.drive._scene import EgoControls
+from simbridge.adapters.drive._world import World
+w = World(DriveScenario("T07", "Town01", 170.0, 199.14, 0.0))
+w.ego.state = EgoState(170.0, 599.14, v_ms=3.0)  # 400 m off the road before the first step
+for _ in range(3):
+    w.step(EgoControls(throttle=0.5))
+print("stepped", round(w.sample()["y"], 1))
+w.close()
+"""
+
+
+def test_an_ego_far_off_the_network_from_the_first_frame_keeps_stepping(cache):
+    # in a child process: the failure this guards against is a segfault inside libsumo
+    r = subprocess.run([sys.executable, "-c", OFF_NETWORK], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-500:]
+    assert "stepped 599.1" in r.stdout

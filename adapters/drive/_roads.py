@@ -149,7 +149,7 @@ class RoadGeometry:
         """The cells' polygons as one set of arrays (points, counts, layers, polygon ids into
         flat_rgb), sliced from the flat arrays run by run (neighbouring cells are contiguous)."""
         runs: list[list[int]] = []  # [first polygon, end polygon, first point, end point]
-        for c in sorted(cells, key=lambda c: c.first_polygon):
+        for c in sorted({c.first_polygon: c for c in cells}.values(), key=lambda c: c.first_polygon):
             p0, q0 = c.first_polygon, c.first_point
             p1, q1 = p0 + len(c.counts), q0 + len(c.pts_xy_m)
             if runs and runs[-1][1] == p0:

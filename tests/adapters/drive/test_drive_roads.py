@@ -214,3 +214,19 @@ def test_bad_net_files_are_one_line_errors(tmp_path: Path) -> None:
     bad.write_text("<net><edge id='x'>")
     with pytest.raises(ValueError, match=r"bad\.net\.xml: not a readable SUMO network"):
         RoadGeometry.from_net(bad)
+
+
+def test_gather_returns_the_cells_polygons_from_the_flat_arrays(town03: tuple[RoadGeometry, dict[str, object]]) -> None:
+    geo, _ = town03
+    cells = sorted(geo.cells.values(), key=lambda c: c.first_polygon)
+    picked = cells[::3] + cells[1:4]  # non-contiguous and contiguous runs, out of order, cell 3 twice
+    pts, counts, layers, ids = geo.gather(picked)
+    picked = list({c.first_polygon: c for c in picked}.values())
+    assert len(ids) == len(set(ids.tolist())) == sum(len(c.counts) for c in picked)
+    want_pts = np.concatenate([c.pts_xy_m for c in sorted(picked, key=lambda c: c.first_polygon)])
+    assert np.array_equal(pts, want_pts)
+    assert np.array_equal(layers, np.concatenate([c.layer for c in sorted(picked, key=lambda c: c.first_polygon)]))
+    assert counts.sum() == len(pts)
+    all_pts, all_counts, _, all_ids = geo.gather(list(geo.cells.values()))
+    assert len(all_ids) == len(geo.polygons) and len(all_pts) == sum(len(p) for _, _, p in geo.polygons)
+    assert geo.gather([])[1].size == 0

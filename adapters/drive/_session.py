@@ -65,6 +65,9 @@ class _Link:
         self.hello_ready = threading.Event()
         self.replies: queue.Queue[dict[str, Any]] = queue.Queue()
         self.failed: str | None = None
+        #: the latest traffic-light states ({"t", "states": {SUMO light id: link-state string}})
+        self.lights: dict[str, Any] = {}
+        self.n_light_changes = 0
         self.n_lines = 0
         self.n_bad = 0
         self.last_line_mono = time.monotonic()
@@ -105,6 +108,9 @@ class _Link:
         elif "hello" in obj:
             self.hello = obj["hello"]
             self.hello_ready.set()
+        elif "lights" in obj:
+            self.lights = obj["lights"]
+            self.n_light_changes += 1
         elif "snapshot" in obj:
             self.replies.put(obj["snapshot"])
 
@@ -338,7 +344,7 @@ class DriveSession(SimSession):
             now = self.link.replies.get(timeout=5.0)
         except queue.Empty:
             return dict(self.start_snapshot)
-        return {**self.start_snapshot, **now}
+        return {**self.start_snapshot, **now, "traffic_light_states": self.link.lights.get("states", {})}
 
     def info(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -351,7 +357,12 @@ class DriveSession(SimSession):
             "sumo_version": self.start_snapshot.get("sumo_version"),
         }
         if self.link is not None:
-            out["telemetry"] = {"mode": "tcp-stream", "lines": self.link.n_lines, "bad_lines": self.link.n_bad}
+            out["telemetry"] = {
+                "mode": "tcp-stream",
+                "lines": self.link.n_lines,
+                "bad_lines": self.link.n_bad,
+                "light_changes": self.link.n_light_changes,
+            }
             if self.link.failed:
                 out["telemetry"]["failed"] = self.link.failed
         if self._first_sample_wall is not None and self._n_samples > 1:

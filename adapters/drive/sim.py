@@ -13,7 +13,8 @@ that pauses (lockstep) freezes the world's clock while the window keeps drawing.
 State protocol (TCP, the host connects; one JSON object per line, UTF-8):
 - to the host: `{"hello": {...}}` once (the start snapshot: town, spawn, planned route...),
   then `{"sample": {t, x, y, yaw, speed_kmh, throttle, steer, brake, reverse, hand_brake,
-  gear}}` each frame and `{"event": {t, kind, data}}`; `{"snapshot": {...}}` when asked.
+  gear}}` each frame, `{"event": {t, kind, data}}`, `{"lights": {t, states}}` when a traffic
+  light changes (SUMO's link-state string per light), `{"snapshot": {...}}` when asked.
 - from the host: `{"cmd": "run"}` (the world starts: nothing moves before the host listens),
   `pause`, `resume`, `snapshot`, `exit`.
 Nothing on this port is for the agent: it is a blocked port of the drive tasks.
@@ -272,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     running = paused = False
     budget_s = 0.0
     last_iter = time.monotonic()
+    last_lights: dict[str, str] = {}
     notice_until = 0.0
     notice = ""
     last_client = time.monotonic()
@@ -320,6 +322,9 @@ def main(argv: list[str] | None = None) -> int:
                 for ev in world.step(controls):
                     server.send({"event": ev})
                 server.send({"sample": world.sample()})
+                if world._tls_state != last_lights:
+                    last_lights = dict(world._tls_state)
+                    server.send({"lights": {"t": world.t, "states": last_lights}})
             if running and paused:
                 # the same sample again (the clock stands still): the host keeps the first and
                 # knows the stream is alive

@@ -62,6 +62,8 @@ def test_session_streams_pauses_and_snapshots(session):
     _until(lambda: bool(session.poll()))
     assert session.sim_time() > t_paused
     assert session.info()["telemetry"]["bad_lines"] == 0
+    lights = session.snapshot()["traffic_light_states"]
+    assert len(lights) == start["traffic_lights"] and all(set(v) <= set("rRyYgGsuoO") for v in lights.values())
 
 
 def test_an_unknown_town_is_a_one_line_harness_error(tmp_path):

@@ -745,10 +745,16 @@ def _watch(
         now = time.monotonic()
         if recorder.n_samples != last_n:
             last_n, last_move = recorder.n_samples, now
-        elif not cfg.lockstep and now - last_move > TELEMETRY_STALL_S:
-            return "harness_error", f"telemetry stalled: no sample for {TELEMETRY_STALL_S:g} s"
+        elif not cfg.lockstep and now - last_move > (stall_s := _stall_s(session)):
+            return "harness_error", f"telemetry stalled: no sample for {stall_s:g} s"
         if wall_cap is not None and now - w0 > wall_cap:
             return "timeout", f"lockstep wall-clock cap {wall_cap:g} s reached"
+
+
+def _stall_s(session: SimSession) -> float:
+    """Seconds without a sample before telemetry counts as stalled: a session may allow longer
+    pauses its agent causes (`telemetry_stall_s`: FlightGear repositioning for T08)."""
+    return getattr(session, "telemetry_stall_s", None) or TELEMETRY_STALL_S
 
 
 def preflight(cfg: RunConfig, task: TaskSpec) -> None:

@@ -50,6 +50,10 @@ if TYPE_CHECKING:
 RTF_FLAG_BELOW = 0.8
 #: the stream counts as lost after this many seconds without a packet
 STREAM_LOST_S = 15.0
+#: ... and, in a task whose work is in FlightGear's dialogs, after this many: Location → Select
+#: Airport repositions the aircraft, and FlightGear's main loop (so its stream) stops while it
+#: loads the new place (15.2 s measured PHNL → PHJR on a loaded 2-core machine)
+DIALOG_STREAM_LOST_S = 120.0
 
 _ENGINE_START_PROPS = {
     "/controls/switches/master-bat": "true",
@@ -187,6 +191,9 @@ class FlightGearSession(SimSession):
         self._stopped = False
         #: harness-injected failures (planned at start from the task and the seed)
         self._failures = FailurePlan()
+        #: a longer pause the runner allows this episode's stream (None: the runner's default)
+        self.telemetry_stall_s: float | None = None
+        self._stream_lost_s = STREAM_LOST_S
 
     def _process(self) -> FlightGearProcess:
         """The running fgfs; HarnessError if `start()` has not created it."""
@@ -204,6 +211,8 @@ class FlightGearSession(SimSession):
                 f"which this adapter cannot inject (it can: {', '.join(sorted(FAILURE_PROPS))})"
             )
         spec = launch_spec(task)
+        if spec.menus is not None:
+            self.telemetry_stall_s = self._stream_lost_s = DIALOG_STREAM_LOST_S
         screen = str((sandbox.info or {}).get("screen", ""))
         if screen.count("x") >= 1:  # fill the sandbox screen (e.g. "1280x800x24")
             w, h = screen.split("x")[:2]
@@ -380,13 +389,13 @@ class FlightGearSession(SimSession):
     def alive(self) -> bool:
         if self.fg is None or not self.fg.alive():
             return False
-        return self.fg.udp is not None and self.fg.udp.last_packet_age_s() < STREAM_LOST_S
+        return self.fg.udp is not None and self.fg.udp.last_packet_age_s() < self._stream_lost_s
 
     def lost_reason(self) -> str | None:
         if self.fg is None or self.fg.udp is None or self._stopped or not self.fg.alive():
             return None
         age = self.fg.udp.last_packet_age_s()
-        return f"telemetry lost: no generic-protocol packet for {age:.1f} s" if age >= STREAM_LOST_S else None
+        return f"telemetry lost: no generic-protocol packet for {age:.1f} s" if age >= self._stream_lost_s else None
 
     def set_paused(self, paused: bool) -> None:
         if self.fg is None or self.fg.telnet is None:
@@ -454,8 +463,7 @@ class FlightGearSession(SimSession):
     def check_consoles(self, names: list[str]) -> dict[str, dict[str, str]]:
         """Read back over telnet what the lockdown set: Debug menu (Nasal console, property
         browser) disabled, menubar hidden unless the task works in its dialogs, and the keys
-        that open dialogs nulled. FlightGear's
-        own consoles are always checked: a task written for another simulator (T09, T16 list
+        that open dialogs nulled. FlightGear's own consoles are always checked: a task written for another simulator (T09, T16 list
         MSFS's developer mode) would otherwise leave them out of the isolation record."""
         names = list(dict.fromkeys([*names, *FLIGHTGEAR_CONSOLES]))
         if self.fg is None or self.fg.telnet is None:

@@ -17,7 +17,7 @@ from simbridge._task import load_task
 from simbridge.adapters.fgproto import GenericProtocol, TelnetProps, UdpReceiver
 from simbridge.adapters.flightgear import RAW_CHUNKS, FlightGearSession, launch_spec
 from simbridge.adapters.flightgear._mapping import FAILURE_MODES, FAILURE_PROPS, SNAPSHOT_NODES, setup_state
-from simbridge.adapters.kit import draw_height
+from simbridge.adapters.kit import FailurePlan, draw_height
 
 ENGINE_OK = FAILURE_PROPS["engine"]
 #: what the double answers for the snapshot's other reads (the loading, radios, wind)
@@ -44,12 +44,10 @@ def _raw(agl_ft: float, on_ground: bool) -> dict[str, float]:
 
 
 def _wired_session(task_id: str, seed: int, double: TelnetDouble) -> tuple[FlightGearSession, UdpReceiver]:
-    """A session whose FlightGear is a UDP receiver fed by the test and the telnet double;
-    the failure plan is made by `start` (which stops, before any launch, at the missing display)."""
+    """A session whose FlightGear is a UDP receiver fed by the test and the telnet double, with
+    the failure plan `start` makes for the task (no fgfs is launched)."""
     s = FlightGearSession()
     task = load_task(task_id)
-    from simbridge.adapters.kit import FailurePlan
-
     s._failures = FailurePlan.from_task(task, seed, FAILURE_PROPS)
     proto = GenericProtocol(RAW_CHUNKS, name="simbridge-c172p")
     rx = UdpReceiver(proto, host="127.0.0.1", port=0).start()
@@ -264,3 +262,21 @@ def test_t08_menus_are_the_tasks_only():
     assert "--prop:/sim/menubar/default/menu[4]/item[3]/enabled=false" in props  # wildfire
     with pytest.raises(ValueError, match="no menu named nosuch"):
         menu_overrides(fg_root, {"nosuch": ()})
+
+
+def test_a_dialog_task_allows_the_stream_pause_of_a_reposition(tmp_path):
+    from simbridge._runner import TELEMETRY_STALL_S, _stall_s
+    from simbridge.adapters.flightgear._session import DIALOG_STREAM_LOST_S
+
+    pull = Sandbox(display=":0", env={}, workdir=str(tmp_path), telemetry="pull")
+    sessions = {}
+    for task_id in ("T08@PHJR", "T11@PHJR"):
+        s = sessions[task_id] = FlightGearSession()
+        # refused before anything is launched (FlightGear needs a pushed stream), once planned
+        with pytest.raises(HarnessError, match="telemetry=pull"):
+            s.start(load_task(task_id), pull)
+    # Select Airport pauses FlightGear's stream for ~15 s: T08's session (and the runner) wait
+    assert sessions["T08@PHJR"].telemetry_stall_s == DIALOG_STREAM_LOST_S
+    assert _stall_s(sessions["T08@PHJR"]) == DIALOG_STREAM_LOST_S
+    # a flying task keeps the runner's own stall limit
+    assert sessions["T11@PHJR"].telemetry_stall_s is None and _stall_s(sessions["T11@PHJR"]) == TELEMETRY_STALL_S

@@ -91,6 +91,14 @@ def main() -> int:
     ap.add_argument("--xvfb", action="store_true", help="flip to a private Xvfb instead of SDL's dummy driver")
     ap.add_argument("--world", action="store_true", help="also time the whole sandbox frame (SUMO + dynamics + view)")
     ap.add_argument(
+        "--process",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="also run the sandbox process itself (python -m simbridge.adapters.drive.sim, T06) on the"
+        " same core for SECONDS of wall time after the host's run command (needs --xvfb)",
+    )
+    ap.add_argument(
         "--gl-present",
         action="store_true",
         help="present through SDL's default OpenGL framebuffer (software Mesa) instead of the plain X11 one the sandbox uses",
@@ -98,6 +106,8 @@ def main() -> int:
     args = ap.parse_args()
     if args.frames < 10:
         ap.error("--frames must be at least 10")
+    if args.process and not args.xvfb:
+        ap.error("--process needs --xvfb (the sandbox process opens its window on a display)")
     cpu = _pin_one_core()
     xvfb = None
     if args.xvfb:
@@ -111,7 +121,10 @@ def main() -> int:
     os.environ["SDL_AUDIODRIVER"] = "dummy"
     os.environ["PYGAME_HIDE_SUPPORT_PROMPT"] = "1"
     try:
-        return _run(args, cpu)
+        rc = _run(args, cpu)
+        if args.process:
+            _process(args, cpu)
+        return rc
     finally:
         if xvfb is not None:
             xvfb.terminate()
@@ -235,6 +248,73 @@ def _world(args: argparse.Namespace, screen: object, view: object, base_fps: flo
         _report("world", timer, base_fps)
     finally:
         world.close()
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process (from /proc/<pid>/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _process(args: argparse.Namespace, cpu: int) -> None:
+    """The sandbox process as the host runs it: real-time factor and CPU per simulated second."""
+    import json
+    import socket
+
+    from simbridge._task import load_task
+    from simbridge.adapters.drive import _scenario
+    from simbridge.adapters.kit.ports import free_port
+
+    scenario = _scenario.from_task(load_task("T06"), seed=0).to_json()
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "simbridge.adapters.drive.sim", "--scenario-json", scenario, "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=lambda: os.sched_setaffinity(0, {cpu}),
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                sock = socket.create_connection(("127.0.0.1", port), timeout=1)
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    print(f"process   not measured: the sandbox process exited ({proc.returncode}) or never listened")
+                    return
+                time.sleep(0.2)
+        reader = sock.makefile("rb")
+        json.loads(reader.readline())  # hello
+        sock.sendall(b'{"cmd": "run"}\n')
+        cpu0, wall0 = _cpu_s(proc.pid), time.monotonic()
+        t0 = t_last = None
+        samples = 0
+        sock.settimeout(2.0)
+        while time.monotonic() - wall0 < args.process:
+            line = reader.readline()
+            if not line:
+                break
+            msg = json.loads(line)
+            if "sample" in msg:
+                samples += 1
+                t_last = float(msg["sample"]["t"])
+                t0 = t_last if t0 is None else t0
+        wall = time.monotonic() - wall0
+        cpu_used = _cpu_s(proc.pid) - cpu0
+        sock.sendall(b'{"cmd": "exit"}\n')
+        sock.close()
+        sim = (t_last - t0) if t0 is not None and t_last is not None else 0.0
+        print(
+            f"process   {samples} steps, {sim:.1f} sim s in {wall:.1f} wall s = {sim / wall:.2f}x real time;"
+            f" {cpu_used:.1f} CPU s ({cpu_used / max(sim, 1e-9):.2f} CPU s per sim s, one core = 1.00)"
+        )
+    finally:
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 if __name__ == "__main__":

@@ -361,6 +361,10 @@ class FlightGearSession(SimSession):
         for t, raw in self.fg.udp.drain():
             if self._t0 is None or t < self._t0:
                 continue
+            if self._frames and t - self._t0 <= self._t_last:
+                # the clock stands still (paused, or FlightGear loading a new place after a
+                # reposition) while frames still come: one sample per simulator instant
+                continue
             self._frames += 1
             self._t_last = t - self._t0
             sample = StateSample(self._t_last, self.mapper(raw))

@@ -56,12 +56,12 @@ def _wired_session(task_id: str, seed: int, double: TelnetDouble) -> tuple[Fligh
     return s, rx
 
 
-def _send_climb(rx: UdpReceiver, heights_ft: list[tuple[float, bool]]) -> None:
+def _send_climb(rx: UdpReceiver, heights_ft: list[tuple[float, bool]], t0_s: float = 0.0) -> None:
     proto = GenericProtocol(RAW_CHUNKS, name="simbridge-c172p")
     out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
         for i, (agl, ground) in enumerate(heights_ft):
-            out.sendto(proto.encode(float(i), _raw(agl, ground)), ("127.0.0.1", rx.port))
+            out.sendto(proto.encode(t0_s + i, _raw(agl, ground)), ("127.0.0.1", rx.port))
     finally:
         out.close()
 
@@ -94,7 +94,7 @@ def test_t11_engine_fails_through_the_failure_manager_at_the_drawn_height():
         assert ev.data["system"] == "engine" and ev.data["property"] == ENGINE_OK
         assert double.props[ENGINE_OK] == "false"  # FlightGear's own failure manager is told
         # once only, and the plan (the drawn height) is in the snapshot the verifier reads
-        _send_climb(rx, [(1400.0, False)])
+        _send_climb(rx, [(1400.0, False)], t0_s=samples[-1].t_sim + 1.0)
         _poll_until(s, 1)
         assert not [e for e in s.events() if e.kind == "failure_injected"]
         snap = s.snapshot()
@@ -280,3 +280,20 @@ def test_a_dialog_task_allows_the_stream_pause_of_a_reposition(tmp_path):
     assert _stall_s(sessions["T08@PHJR"]) == DIALOG_STREAM_LOST_S
     # a flying task keeps the runner's own stall limit
     assert sessions["T11@PHJR"].telemetry_stall_s is None and _stall_s(sessions["T11@PHJR"]) == TELEMETRY_STALL_S
+
+
+def test_frames_of_a_standing_clock_make_one_sample():
+    double = TelnetDouble({ENGINE_OK: "true"})
+    s, rx = _wired_session("T11@PHJR", 1, double)
+    proto = GenericProtocol(RAW_CHUNKS, name="simbridge-c172p")
+    out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        # FlightGear renders frames with a frozen clock while paused or repositioning
+        for t in (0.0, 0.5, 0.5, 0.5, 1.0, 0.75, 1.5):
+            out.sendto(proto.encode(t, _raw(0.0, True)), ("127.0.0.1", rx.port))
+        got = _poll_until(s, 4)
+        assert [x.t_sim for x in got] == [0.0, 0.5, 1.0, 1.5]
+    finally:
+        out.close()
+        rx.close()
+        double.close()

@@ -1,0 +1,309 @@
+"""T11@PHJR, T03@PHJR and T08@PHJR on the real FlightGear: each starts in its task's state (one
+launch a task, properties read back over telnet), a do-nothing episode earns nothing, T11's
+engine failure is FlightGear's own failure manager, and T08's settings — made here through the
+properties FlightGear's Time, Weather and System Failures dialogs write, as the dialogs would —
+reach T08's unchanged verifier from the end snapshot and earn full marks.
+
+Assertions are on simulator time, telnet reads and verifier results; frame rates are only
+reported (a loaded 2-core machine renders 1-12 fps).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Collector, have_flightgear
+
+from simbridge._adapter import Sandbox
+from simbridge._bundle import BundleWriter, EpisodeInfo, read_bundle
+from simbridge._errors import HarnessError
+from simbridge._task import load_task
+from simbridge.adapters.fgproto import TelnetProps
+from simbridge.adapters.flightgear import FlightGearSession
+from simbridge.adapters.flightgear._mapping import FAILURE_PROPS
+from simbridge.adapters.kit import draw_height
+from simbridge.verifiers import score_bundle
+
+pytestmark = [
+    pytest.mark.flightgear,
+    pytest.mark.slow,
+    pytest.mark.display,
+    pytest.mark.skipif(not have_flightgear(), reason="needs FlightGear (apt-get install flightgear) and Xvfb"),
+]
+
+
+def _wait_sim(collector: Collector, t_sim: float, timeout_s: float = 240.0) -> float:
+    """Until the collected stream reaches simulator time t_sim (polling, never a fixed sleep)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        got = collector.upto()
+        if got and got[-1].t_sim >= t_sim:
+            return got[-1].t_sim
+        time.sleep(0.2)
+    raise AssertionError(f"simulator time did not reach {t_sim:g} s in {timeout_s:g} s wall")
+
+
+def _wait_prop(tn: Any, node: str, ok: Any, timeout_s: float = 120.0) -> str:
+    """Until `ok(value)` holds for the property (polled over telnet); the last value read."""
+    deadline = time.monotonic() + timeout_s
+    value = ""
+    while time.monotonic() < deadline:
+        value = tn.get(node)
+        if ok(value):
+            return value
+        time.sleep(0.5)
+    raise AssertionError(f"{node} never satisfied the check in {timeout_s:g} s (last {value!r})")
+
+
+def _score(
+    path: Path, s: FlightGearSession, collector: Collector, task_id: str, t_end: float, snaps: dict, events=()
+) -> Any:
+    info = s.info()
+    ep = EpisodeInfo(
+        task_id=task_id,
+        sim="flightgear",
+        sim_version=info["sim_version"],
+        adapter="simbridge.adapters.flightgear.FlightGearSession",
+        provider="local-test",
+        agent="none",
+        unisolated=True,
+        frame_rate_hz=info["frame_rate_hz"],
+        real_time_factor=info["real_time_factor"],
+        flags=info["flags"],
+    )
+    w = BundleWriter(path, ep, list(s.signals))
+    for x in collector.upto(t_end):
+        w.sample(x.t_sim, x.values)
+    for e in events:
+        w.event(e.t_sim, e.kind, e.data)
+    w.snapshots(snaps)
+    return score_bundle(read_bundle(w.finish("completed", "harness-side check")), load_task(task_id))
+
+
+def _distance_m(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    a = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(math.radians(lon2 - lon1) / 2) ** 2
+    return 2 * 6371008.8 * math.asin(math.sqrt(a))
+
+
+def test_t11_phjr_lined_up_with_the_failure_armed_and_the_failure_manager_kills_the_engine(xvfb, tmp_path):
+    task = load_task("T11@PHJR")
+    seed = 5
+    s = FlightGearSession()
+    collector = None
+    try:
+        s.start(task, Sandbox(display=xvfb.display, env={}, workdir=str(tmp_path / "fg")), seed=seed)
+        collector = Collector(s)
+        tn = s.fg.telnet
+        start_snap = s.snapshot()
+        # the plan: one engine failure at a height drawn from the seed, not yet injected
+        assert start_snap["failure_agl_ft"] == pytest.approx(draw_height(task.id, seed, 400, 1200), abs=0.05)
+        assert tn.get(FAILURE_PROPS["engine"]) == "true"
+        t_idle = _wait_sim(collector, 5.0)
+        v = collector.upto()[-1].values
+        assert v["on_ground"] == 1 and v["engine_running"] == 1 and v["engine_rpm"] > 500
+        rwy = task.geometry.runway("04R")
+        assert _distance_m(v["lat_deg"], v["lon_deg"], rwy.threshold.lat_deg, rwy.threshold.lon_deg) < 400
+        assert abs(((v["heading_true_deg"] - rwy.heading_true_deg) + 180) % 360 - 180) < 10
+        consoles = s.check_consoles(list(task.lockdown.disabled_consoles))
+        assert consoles["Nasal console"]["state"] == consoles["property browser"]["state"] == "disabled"
+
+        # doing nothing never reaches the failure height: nothing earned, scored (not a harness fault)
+        idle = _score(tmp_path / "idle", s, collector, task.id, t_idle, {"start": start_snap, "end": s.snapshot()})
+        assert idle.status == "scored" and idle.score == 0.0, idle.explanation
+        assert all(e.kind != "failure_injected" for e in s.events())
+
+        # the property the harness writes is FlightGear's own engine failure: the engine stops,
+        # and its actuator holds the engine's magnetos off and its fuel cut off (both read-only):
+        # the key switch at BOTH and the starter do not bring it back
+        tn.set(FAILURE_PROPS["engine"], "false")
+        _wait_prop(tn, "/engines/engine[0]/running", lambda x: x == "false")
+        tn.set_many({"/controls/switches/magnetos": "3", "/controls/switches/starter": "true"})
+        t_off = collector.upto()[-1].t_sim
+        _wait_sim(collector, t_off + 4.0)
+        tn.set("/controls/switches/starter", "false")
+        assert tn.get_many(["/controls/engines/engine[0]/magnetos", "/controls/engines/engine[0]/cutoff"]) == [
+            "0",
+            "true",
+        ]
+        v = collector.upto()[-1].values
+        assert v["engine_running"] == 0 and v["magnetos"] == 3
+    finally:
+        if collector is not None:
+            collector.stop()
+        s.stop()
+
+
+def test_t03_phjr_on_a_five_mile_final_and_doing_nothing_earns_nothing(xvfb, tmp_path):
+    task = load_task("T03@PHJR")
+    s = FlightGearSession()
+    collector = None
+    try:
+        s.start(task, Sandbox(display=xvfb.display, env={}, workdir=str(tmp_path / "fg")))
+        collector = Collector(s)
+        start_snap = s.snapshot()
+        _wait_sim(collector, 0.5)
+        v = collector.upto()[0].values
+        assert v["on_ground"] == 0 and v["engine_running"] == 1
+        rwy = task.geometry.runway("04R")
+        out_m = _distance_m(v["lat_deg"], v["lon_deg"], rwy.threshold.lat_deg, rwy.threshold.lon_deg)
+        # 5 nm out (FlightGear measures the offset from its own threshold; the autostart drifts)
+        assert abs(out_m - 5 * 1852) < 700, out_m
+        assert abs(v["alt_msl_ft"] - 1500) < 300 and abs(v["ias_kt"] - 80) < 25
+        assert abs(((v["heading_true_deg"] - rwy.heading_true_deg) + 180) % 360 - 180) < 15
+        t_end = _wait_sim(collector, 6.0)
+        idle = _score(tmp_path / "idle", s, collector, task.id, t_end, {"start": start_snap, "end": s.snapshot()})
+        ts = [x.t_sim for x in collector.upto(t_end)]
+        worst_gap_s = max(b - a for a, b in zip(ts, ts[1:]))
+        if worst_gap_s > task.max_sample_gap_s:
+            # under ~2 fps frames are further apart than T03's 0.5 s: unscored with the gap
+            assert idle.status == "unscored" and "gap" in (idle.reason or ""), idle
+        else:
+            assert idle.status == "scored" and idle.score == 0.0, idle.explanation
+    finally:
+        if collector is not None:
+            collector.stop()
+        s.stop()
+
+
+class _PacketGaps:
+    """The longest wall-clock pause of a session's UDP stream while it runs (sampled at 5 Hz)."""
+
+    def __init__(self, s: FlightGearSession) -> None:
+        self.worst_s = 0.0
+        self._s = s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(0.2):
+            udp = self._s.fg.udp if self._s.fg is not None else None
+            if udp is not None:
+                self.worst_s = max(self.worst_s, udp.last_packet_age_s())
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join(timeout=2)
+        return self.worst_s
+
+
+def _reconnect(port: int, timeout_s: float = 120.0) -> TelnetProps:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return TelnetProps("127.0.0.1", port, timeout_s=30, connect_timeout_s=2)
+        except HarnessError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1.0)
+
+
+def test_t08_phjr_parked_with_its_menus_and_the_dialogs_settings_earn_full_marks(xvfb, tmp_path):
+    task = load_task("T08@PHJR")
+    s = FlightGearSession()
+    collector = None
+    try:
+        s.start(task, Sandbox(display=xvfb.display, env={}, workdir=str(tmp_path / "fg")))
+        collector = Collector(s)
+        tn = s.fg.telnet
+        start_snap = s.snapshot()
+        t_idle = _wait_sim(collector, 3.0)
+        v = collector.upto()[-1].values
+        assert v["on_ground"] == 1 and v["engine_running"] == 0
+        assert start_snap["airport"] == "PHNL" and start_snap["weather"]["mode"] == "preset"
+        # the menubar is shown with the task's menus only; the Debug menu (consoles) is off
+        menu = "/sim/menubar/default/menu"
+        got = dict(
+            zip(
+                ["visible", "file", "location", "goto", "environment", "equipment", "fail_dlg", "radio", "debug"],
+                tn.get_many(
+                    [
+                        "/sim/menubar/visibility",
+                        f"{menu}[0]/enabled",
+                        f"{menu}[2]/item[0]/enabled",
+                        f"{menu}[2]/item[1]/enabled",
+                        f"{menu}[4]/enabled",
+                        f"{menu}[5]/enabled",
+                        f"{menu}[5]/item[9]/enabled",
+                        f"{menu}[5]/item[5]/enabled",
+                        f"{menu}[8]/enabled",
+                    ]
+                ),
+            )
+        )
+        assert got["visible"] == "true" and got["file"] == got["debug"] == "false", got
+        assert got["location"] == "false" and got["goto"] != "false", got
+        assert got["environment"] != "false" and got["equipment"] != "false" and got["fail_dlg"] != "false", got
+        assert got["radio"] == "false", got
+        consoles = s.check_consoles(list(task.lockdown.disabled_consoles))
+        assert consoles["Nasal console"]["state"] == consoles["property browser"]["state"] == "disabled"
+
+        idle = _score(tmp_path / "idle", s, collector, task.id, t_idle, {"start": start_snap, "end": s.snapshot()})
+        assert idle.status == "scored" and idle.score == 0.0, idle.explanation
+
+        # what the dialogs write: Select Airport (its apply() and `reposition`), then Time Settings
+        # (the UTC date and clock: Dec 22 02:30 UTC is Dec 21 16:30 at UTC-10), Weather's Manual
+        # input METAR (its apply()) and the vacuum system's MTBF field in System Failures
+        tn.set_many(
+            {
+                "/sim/presets/airport-id": "PHJR",
+                "/sim/presets/longitude-deg": "-9999",
+                "/sim/presets/latitude-deg": "-9999",
+                "/sim/presets/altitude-ft": "-9999",
+                "/sim/presets/airspeed-kt": "0",
+                "/sim/presets/offset-distance-nm": "0",
+                "/sim/presets/heading-deg": "9999",
+                "/sim/presets/runway": "",
+                "/sim/presets/parkpos": "Ramp_Central",
+            }
+        )
+        t_before = collector.upto()[-1].t_sim
+        gaps = _PacketGaps(s)
+        try:
+            tn.run("reposition")
+        except HarnessError:
+            # FlightGear's main loop is busy loading the new place and answers late: a fresh
+            # connection keeps a late answer from being read as the next one
+            tn.close()
+            s.fg.telnet = tn = _reconnect(s.fg.telnet_port)
+        _wait_prop(tn, "/sim/sceneryloaded", lambda x: x == "true", 180)
+        _wait_prop(tn, "/gear/gear[1]/wow", lambda x: x == "true", 120)
+        # the stream pauses while FlightGear repositions, and then goes on (the clock does not
+        # restart): the pause an agent's own Select Airport causes is within what this task's
+        # session allows (the runner and the session end an episode silent for longer)
+        t_moved = _wait_sim(collector, t_before + 1.0)
+        worst_gap_s = gaps.stop()
+        assert s.telemetry_stall_s is not None and worst_gap_s < s.telemetry_stall_s, worst_gap_s
+        assert s.alive() and t_moved > t_before
+        print(f"T08 reposition PHNL -> PHJR: longest pause of the UDP stream {worst_gap_s:.1f} s")
+        tn.set_many(
+            {
+                "/sim/time/gmt": "2026-12-22T02:30:00",
+                "/environment/params/metar-updates-environment": "true",
+                "/environment/realwx/enabled": "false",
+                "/environment/config/enabled": "true",
+                "/environment/weather-scenario": "Manual input",
+                "/environment/metar/data": "PHJR 211630Z 27015KT 5SM BKN015 22/18 A3000",
+                "/sim/failure-manager/systems/vacuum/mtbf": "360000",
+            }
+        )
+        _wait_prop(tn, "/environment/clouds/layer[0]/coverage", lambda x: x == "broken")
+        end = s.snapshot()
+        assert end["airport"] == "PHJR" and end["local_date_days"] == 354, end
+        assert [f["system"] for f in end["failures"]] == ["vacuum"]
+        assert tn.get("/sim/failure-manager/systems/vacuum/armed") == "true"
+        got_all = collector.upto()
+        ts = [x.t_sim for x in got_all]
+        assert all(b > a for a, b in zip(ts, ts[1:])), [(a, b) for a, b in zip(ts, ts[1:]) if b <= a][:5]
+        full = _score(tmp_path / "set", s, collector, task.id, got_all[-1].t_sim, {"start": start_snap, "end": end})
+        assert full.status == "scored" and full.score == pytest.approx(1.0), (full.reason, full.explanation)
+    finally:
+        if collector is not None:
+            collector.stop()
+        s.stop()

@@ -123,6 +123,8 @@ class LaneFit:
 
 #: marking colours in the view, and the same darkened where the HUD panel lies over the scene
 _MARKS = (L.MARK_WHITE, L.MARK_YELLOW)
+
+
 def _dimmed(c: tuple[int, int, int]) -> tuple[int, int, int]:
     return int(round(c[0] * HUD_KEEP)), int(round(c[1] * HUD_KEEP)), int(round(c[2] * HUD_KEEP))
 

@@ -35,6 +35,25 @@ WHEEL_LOCK_RAD = math.radians(35.0)
 WHEELBASE_M = 2.85
 
 
+def tap_quanta(hold_frames: int) -> int:
+    """Frames-at-0.1 equivalents a key held for `hold_frames` frames applies: the cache grows
+    0.025 a frame (accumulated in floating point, as manual_control does) and is applied
+    rounded to 0.1 (0, 0.1 x4, 0.1, 0.2 x4, ...)."""
+    cache, total = 0.0, 0.0
+    for _ in range(hold_frames):
+        cache += STEER_PER_S * FRAME_S
+        total += round(min(cache, STEER_MAX), 1)
+    return round(total / STEER_STEP)
+
+
+def hold_frames_for(quanta: int, max_frames: int) -> int:
+    """The shortest hold whose taps apply at least `quanta` (at most `max_frames` frames)."""
+    n = 2
+    while n < max_frames and tap_quanta(n) < quanta:
+        n += 1
+    return n
+
+
 def steer_for_curvature(kappa_per_m: float) -> float:
     """manual_control steer (-1..1, + right) for a path curvature (1/m, + right)."""
     return math.atan(WHEELBASE_M * kappa_per_m) / WHEEL_LOCK_RAD

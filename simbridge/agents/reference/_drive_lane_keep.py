@@ -21,7 +21,16 @@ from typing import TYPE_CHECKING
 
 from simbridge.agents._base import Agent, AgentResult
 from simbridge.agents.reference._drive_eyes import LaneFit, read_lane, read_speed_kmh
-from simbridge.agents.reference._drive_hands import FRAME_S, Keys, LoopStats, Pedals, WHEEL_LOCK_RAD, WHEELBASE_M
+from simbridge.agents.reference._drive_hands import (
+    FRAME_S,
+    WHEEL_LOCK_RAD,
+    WHEELBASE_M,
+    Keys,
+    LoopStats,
+    Pedals,
+    hold_frames_for,
+    tap_quanta,
+)
 
 if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient
@@ -34,12 +43,17 @@ WINDOW_START_KMH = 85.0
 #: aim bearing towards the lane centre per metre off it (rad/m), and its limit
 K_OFFSET = 0.035
 MAX_CORRECTION_RAD = math.radians(3.0)
-#: how far ahead (s) the curve's turn is anticipated: the delay from a tap to the heading change
-LEAD_S = 0.3
-#: how long after a tap its heading change has fully shown (sim seconds)
-TAP_EFFECT_S = 0.45
-#: the longest tap (frames at steer 0.1): a tight curve needs the steer on nearly half the time
-MAX_TAP_FRAMES = 4
+#: how long after a tap's key came up its heading change has fully shown (sim seconds), and
+#: the share of the change still to come when the key comes up (the MKZ's yaw lags the wheel)
+TAP_EFFECT_S = 0.3
+TAP_PENDING_AT_END = 0.8
+#: the largest feed-forward debt carried (quanta)
+FF_MAX_Q = 12.0
+#: fits claiming a lane this far off the car's heading, or this tightly curved, are misreadings
+MAX_LANE_BEARING_DEG = 12.0
+MAX_CURVATURE_PER_M = 1.0 / 60.0
+#: the longest tap (frames held): a tight curve needs the steer on half the time or more
+MAX_HOLD_FRAMES = 7
 #: no tap while the aim is within this many quanta
 DEADBAND_Q = 0.7
 LANE_WIDTH_M = 3.5
@@ -58,6 +72,8 @@ class LaneKeepDriver(Agent):
         self.trace: list[tuple[float | None, ...]] = []
         self._offset: float | None = None
         self._taps: list[tuple[float, float]] = []
+        #: quanta owed to the curve (feed-forward)
+        self._ff_q = 0.0
         #: sim seconds per look-and-act loop (running average)
         self._loop_s = 0.15
         self._lost_since: float | None = None
@@ -65,6 +81,8 @@ class LaneKeepDriver(Agent):
     def track(self, fit: LaneFit) -> float | None:
         """The eye's offset right of the lane being kept: a jump of about a lane width means the
         fit found the neighbouring lane (the car is over a marking), so it is shifted back."""
+        if abs(fit.heading_deg) > MAX_LANE_BEARING_DEG or abs(2.0 * fit.c_per_m) > MAX_CURVATURE_PER_M:
+            return None
         off = fit.offset_m
         if self._offset is not None:
             off = min((off + k * fit.width_m for k in (-1, 0, 1)), key=lambda o: abs(o - self._offset))  # type: ignore[operator]
@@ -76,30 +94,39 @@ class LaneKeepDriver(Agent):
         return off
 
     def aim_rad(self, fit: LaneFit, offset_m: float, speed_ms: float) -> float:
-        """Where the car should point, relative to where it points now (+ right)."""
+        """Heading error to correct, relative to where the car points now (+ right): the lane's
+        bearing plus a correction towards its centre (the curve's turn is fed forward apart)."""
         correction = max(-MAX_CORRECTION_RAD, min(MAX_CORRECTION_RAD, -K_OFFSET * offset_m))
-        # the curve turns the lane on while a tap takes effect and until the next look
-        curve = 2.0 * fit.c_per_m * speed_ms * (LEAD_S + self._loop_s)
-        return math.atan(fit.b) + correction + curve
+        return math.atan(fit.b) + correction
 
     def pending_rad(self, t: float) -> float:
-        """Heading change still to come from recent taps: a tap's turn builds up over
-        TAP_EFFECT_S after it (the wheel's servo, then the yaw rate), not yet in the view."""
+        """Heading change still to come from recent corrective taps: a tap's turn has fully
+        shown in the view TAP_EFFECT_S after its key came up (the wheel's servo, then the yaw)."""
         out = 0.0
-        for t_tap, turn in self._taps:
-            out += turn * max(0.0, 1.0 - (t - t_tap) / TAP_EFFECT_S)
+        for t_end, turn in self._taps:
+            out += turn * TAP_PENDING_AT_END * max(0.0, min(1.0, 1.0 - (t - t_end) / TAP_EFFECT_S))
         return out
 
-    def steer(self, port: "AgentPortClient", aim: float, speed_ms: float, t: float) -> None:
+    def steer(self, port: "AgentPortClient", fit: LaneFit, aim: float, speed_ms: float, t: float, dt: float) -> None:
+        """One decision: the curve's turn since the last look is owed as taps (feed-forward,
+        accumulated), the heading error minus what recent taps will still turn is added, and
+        the sum is paid out as one hold of the matching length."""
         q = quantum_rad(max(speed_ms, 3.0))
         self._taps = [tp for tp in self._taps if t - tp[0] < TAP_EFFECT_S]
-        aim -= self.pending_rad(t)
-        if abs(aim) < DEADBAND_Q * q:
+        self._ff_q += 2.0 * fit.c_per_m * speed_ms * dt / q
+        self._ff_q = max(-FF_MAX_Q, min(FF_MAX_Q, self._ff_q))
+        fb_q = (aim - self.pending_rad(t)) / q
+        total = self._ff_q + fb_q
+        if abs(total) < DEADBAND_Q:
             return
-        side = 1 if aim > 0 else -1
-        n = max(1, min(MAX_TAP_FRAMES, round(abs(aim) / q)))
-        port.key("d" if side > 0 else "a", hold_s=(n + 1) * FRAME_S)
-        self._taps.append((port.elapsed(), side * n * q))
+        side = 1 if total > 0 else -1
+        hold = hold_frames_for(max(1, round(abs(total))), MAX_HOLD_FRAMES)
+        given = side * tap_quanta(hold)
+        # the feed-forward debt is paid first; the rest corrects the heading
+        ff_paid = max(0.0, min(abs(self._ff_q), abs(given))) * (1 if self._ff_q * side > 0 else 0) * side
+        self._ff_q -= ff_paid
+        port.key("d" if side > 0 else "a", hold_s=hold * FRAME_S)
+        self._taps.append((port.elapsed(), (given - ff_paid) * q))
 
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
         keys = Keys(port)
@@ -134,7 +161,7 @@ class LaneKeepDriver(Agent):
                 aim = None
                 if fit is not None and off is not None:
                     aim = self.aim_rad(fit, off, speed / 3.6)
-                    self.steer(port, aim, speed / 3.6, t)
+                    self.steer(port, fit, aim, speed / 3.6, t, self._loop_s)
                 if os.environ.get("SIMBRIDGE_REFERENCE_TRACE"):
                     self.trace.append(
                         (

@@ -45,6 +45,10 @@ STOP_BEFORE_HEAD_M = 9.0
 FOLLOW_GAP_M = 7.0
 #: past the route's last point before stopping (the route counts as done once passed)
 END_OVERSHOOT_M = 1.5
+#: pure pursuit's look-ahead: LOOK_S seconds of travel, within LOOK_MIN_M..LOOK_MAX_M
+LOOK_S = 1.3
+LOOK_MIN_M = 8.0
+LOOK_MAX_M = 14.0
 #: a lamp belongs to the car's light when its pole stands this far right of the route
 OWN_LIGHT_RIGHT_M = (0.3, 5.5)
 
@@ -111,11 +115,18 @@ class RouteDriver(Agent):
                 v_ms = speed / 3.6
 
                 # -- steering: pure pursuit of the route
-                look_m = max(6.0, min(12.0, 1.0 * v_ms))
+                look_m = max(LOOK_MIN_M, min(LOOK_MAX_M, LOOK_S * v_ms))
                 aim = route.ahead(look_m)
+                r = look_m
+                while aim is None and r < 40.0:  # off the route: aim at where it is, further out
+                    r += 2.0
+                    aim = route.ahead(r)
                 want = 0.0
                 if aim is not None:
-                    want = steer_for_curvature(2.0 * aim.right_m / (look_m * look_m))
+                    d2 = aim.fwd_m**2 + aim.right_m**2
+                    want = steer_for_curvature(2.0 * aim.right_m / max(d2, 1.0))
+                    if aim.fwd_m < 0.0:  # the route is behind the car's side: full lock towards it
+                        want = 0.7 if aim.right_m > 0 else -0.7
 
                 # -- speed: cruise, slower in turns, stopping profiles
                 target = self.cruise_kmh

@@ -1,0 +1,119 @@
+"""The c172p's six-pack on FlightGear 2020.3, read from pixels of the default cockpit view at
+1280x800 (Xvfb/Mesa): airspeed and altimeter needles, the attitude indicator's sky, the heading
+indicator's card. Checked against the simulator's own values on real screenshots
+(`tests/agents/test_fg_gauges.py`, crops in `tests/fixtures/flightgear_t09/`).
+
+- Needles are white rays on a black face: the needle is the direction whose *darkest* pixel
+  along a radial band is brightest (numbers and tick marks light only part of a ray).
+- The attitude indicator's ground half is as dark as its case, so the sky (blue) alone is
+  used: its centroid's direction from the centre gives the bank, its share of the window the
+  pitch. FlightGear draws the sphere vertically stretched in this view (a horizon at 31° bank
+  shows at about 44°), so the angle is mapped back with `AI_STRETCH`.
+- The heading indicator's card turns under a fixed lubber line: the card's ring, unrolled in
+  polar coordinates, is compared with the ring of an earlier frame by circular
+  cross-correlation. That gives the heading change, which is all a 360° turn needs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+#: the region of the screen the pilot grabs (x0, y0, x1, y1): the six-pack only
+REGION = (480, 390, 780, 600)
+#: gauge centres in screen pixels (default c172p view, 1280x800)
+CENTRES: dict[str, tuple[int, int]] = {
+    "asi": (525, 437),
+    "ai": (628, 435),
+    "alt": (727, 437),
+    "dg": (627, 553),
+}
+#: radial bands (px) where only the needle that matters crosses: the altimeter's long
+#: (100 ft) needle reaches past the short one's tip
+NEEDLE_BANDS: dict[str, tuple[float, float]] = {"alt": (12.0, 26.0), "asi": (8.0, 22.0)}
+#: airspeed-indicator dial: kt at a needle angle (clockwise from 12 o'clock) and kt per degree,
+#: fitted over 68-99 kt
+ASI_REF_DEG, ASI_REF_KT, ASI_KT_PER_DEG = 112.0, 68.7, 0.361
+#: FlightGear's vertical stretch of the attitude sphere in this view: tan(shown) = k tan(bank)
+AI_STRETCH = 1.8
+AI_RADIUS_PX = 25
+DG_BAND_PX = (20.0, 31.0)
+
+
+def _lum(bgr: np.ndarray) -> np.ndarray:
+    return bgr.astype(np.float32).mean(axis=2)
+
+
+def _local(origin: tuple[int, int], name: str) -> tuple[float, float]:
+    cx, cy = CENTRES[name]
+    return float(cx - origin[0]), float(cy - origin[1])
+
+
+def _polar(lum: np.ndarray, centre: tuple[float, float], r0: float, r1: float, n: int, dr: float) -> np.ndarray:
+    """Samples along n rays (clockwise from 12 o'clock) at radii r0..r1: an n x radii array."""
+    th = np.arange(n) * 2 * np.pi / n
+    rs = np.arange(r0, r1 + dr / 2, dr)
+    xs = centre[0] + np.outer(np.sin(th), rs)
+    ys = centre[1] - np.outer(np.cos(th), rs)
+    return cv2.remap(lum, xs.astype(np.float32), ys.astype(np.float32), cv2.INTER_LINEAR)
+
+
+def needle_deg(bgr: np.ndarray, name: str, origin: tuple[int, int] = (0, 0)) -> float:
+    """The needle's angle (degrees clockwise from 12 o'clock) of gauge `name` ('alt', 'asi')."""
+    r0, r1 = NEEDLE_BANDS[name]
+    lum = cv2.GaussianBlur(_lum(bgr), (3, 3), 0)
+    rays = _polar(lum, _local(origin, name), r0, r1, 720, 1.0)
+    return float(np.argmax(rays.min(axis=1))) * 0.5
+
+
+def ias_kt(bgr: np.ndarray, origin: tuple[int, int] = (0, 0)) -> float:
+    """Indicated airspeed off the airspeed indicator (about ±1 kt over 65-105 kt)."""
+    return ASI_REF_KT + (needle_deg(bgr, "asi", origin) - ASI_REF_DEG) * ASI_KT_PER_DEG
+
+
+def attitude(bgr: np.ndarray, origin: tuple[int, int] = (0, 0)) -> tuple[float, float] | None:
+    """(bank_deg, sky_fraction) off the attitude indicator: bank positive right; the sky's
+    share of the window grows with the pitch (0.5 about level). None if no sky shows."""
+    cx, cy = (int(round(v)) for v in _local(origin, "ai"))
+    r = AI_RADIUS_PX
+    crop = bgr[cy - r : cy + r + 1, cx - r : cx + r + 1].astype(np.int32)
+    if crop.shape[:2] != (2 * r + 1, 2 * r + 1):
+        return None
+    b, red = crop[..., 0], crop[..., 2]
+    yy, xx = np.mgrid[-r : r + 1, -r : r + 1]
+    disc = xx**2 + yy**2 <= r * r
+    sky = disc & (b > 70) & (b - red > 35)
+    n = int(sky.sum())
+    if n < 20:
+        return None
+    dx, dy = float(xx[sky].mean()), float(yy[sky].mean())
+    shown = math.atan2(dx, -dy)  # the sky's direction from "up"; a left bank turns it clockwise
+    bank = -math.degrees(math.atan2(math.sin(shown), AI_STRETCH * math.cos(shown)))
+    return bank, n / float(disc.sum())
+
+
+def dg_ring(bgr: np.ndarray, origin: tuple[int, int] = (0, 0)) -> np.ndarray:
+    """The heading card's ring unrolled (360 rays x radii), zero-mean and unit-norm."""
+    ring = _polar(_lum(bgr), _local(origin, "dg"), DG_BAND_PX[0], DG_BAND_PX[1], 360, 0.5)
+    ring = ring - ring.mean()
+    return ring / (float(np.linalg.norm(ring)) + 1e-9)
+
+
+def card_turn_deg(before: np.ndarray, after: np.ndarray) -> float:
+    """How far the card turned clockwise from `before` to `after` (-180..180 degrees); the card
+    turns clockwise as the aircraft turns left, so this is minus the heading change."""
+    spec = np.fft.fft(before, axis=0).conj() * np.fft.fft(after, axis=0)
+    corr = np.real(np.fft.ifft(spec.sum(axis=1)))
+    n = corr.size
+    i = int(np.argmax(corr))
+    y0, y1, y2 = corr[(i - 1) % n], corr[i], corr[(i + 1) % n]
+    den = y0 - 2 * y1 + y2
+    sub = 0.5 * (y0 - y2) / den if abs(den) > 1e-12 else 0.0
+    return float(((i + sub) * 360.0 / n + 180.0) % 360.0 - 180.0)
+
+
+def angle_step_deg(prev_deg: float, now_deg: float) -> float:
+    """The signed change of an angle between two readings (-180..180)."""
+    return (now_deg - prev_deg + 180.0) % 360.0 - 180.0

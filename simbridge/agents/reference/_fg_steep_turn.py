@@ -1,0 +1,275 @@
+"""Reference pilot for T09 on FlightGear's c172p: a 360° steep turn to the left at 45° bank,
+flown with the keyboard from the panel's gauges (default cockpit view, 1280x800).
+
+Reading (`_fg_gauges`): bank and a pitch cue from the attitude indicator's sky, the altitude
+from the altimeter's 100 ft needle (unwrapped: only changes matter), the airspeed from its
+needle, and the heading change from the heading indicator's card. Acting: FlightGear's keys
+only — Left/Right step the ailerons by 0.05, Up/Down the elevator by 0.05, PageUp/PageDown the
+throttle by 0.01, Home/End the pitch trim by 0.001; keypad 5 centres the controls.
+
+FlightGear renders 1-5 frames a second on a loaded machine, so the loop is built for that:
+every command is a position (a count of key steps the pilot keeps itself), changed by at
+most a step or two a frame, rates come from readings a second or more apart, and the
+elevator's coarse steps are refined with trim. The hand-over is not steady (the c172p starts a
+phugoid, docs/flightgear.md), so the pilot first holds the wings level and damps the pitch,
+and takes the entry altitude, airspeed and heading only when the aircraft is steady.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from simbridge.agents._base import Agent, AgentResult
+from simbridge.agents.reference._fg_gauges import (
+    REGION,
+    angle_step_deg,
+    attitude,
+    card_turn_deg,
+    dg_ring,
+    ias_kt,
+    needle_deg,
+)
+
+if TYPE_CHECKING:
+    from simbridge._task import TaskSpec
+    from simbridge.agent import AgentPortClient
+
+BANK_TARGET_DEG = -45.0  # left
+#: start rolling out this far before the full circle (the roll-out itself turns the rest)
+ROLLOUT_LEAD_DEG = 30.0
+#: aileron held in the roll-out until the bank is under 15° (a brisk roll-out turns less)
+ROLLOUT_AILERON_STEPS = 4
+AILERON_STEP = 0.05
+ELEVATOR_STEP = 0.05
+THROTTLE_STEP = 0.01
+TRIM_STEP = 0.001
+#: a steep turn needs more lift: back pressure and power added at roll-in
+
+
+@dataclass
+class Reading:
+    t_s: float
+    bank_deg: float
+    sky: float
+    alt_ft: float  # relative to the first reading (the needle is unwrapped)
+    ias_kt: float
+    turned_deg: float  # heading change since the first reading, positive = right
+
+
+@dataclass
+class Gauges:
+    """Reads the six-pack each frame and keeps the unwrapped altitude and heading change."""
+
+    origin: tuple[int, int] = (REGION[0], REGION[1])
+    alt_needle_deg: float | None = None
+    alt_ft: float = 0.0
+    ring: np.ndarray | None = None
+    turned_deg: float = 0.0
+    history: deque = field(default_factory=lambda: deque(maxlen=40))
+
+    def read(self, t_s: float, bgr: np.ndarray) -> Reading | None:
+        att = attitude(bgr, self.origin)
+        if att is None:
+            return None
+        a = needle_deg(bgr, "alt", self.origin)
+        if self.alt_needle_deg is not None:
+            self.alt_ft += angle_step_deg(self.alt_needle_deg, a) * 1000.0 / 360.0
+        self.alt_needle_deg = a
+        ring = dg_ring(bgr, self.origin)
+        if self.ring is not None:
+            self.turned_deg -= card_turn_deg(self.ring, ring)
+        self.ring = ring
+        r = Reading(t_s, att[0], att[1], self.alt_ft, ias_kt(bgr, self.origin), self.turned_deg)
+        self.history.append(r)
+        return r
+
+    def rate(self, attr: str, span_s: float = 1.5) -> float:
+        """d(attr)/dt per second over the last `span_s` (least squares over the readings)."""
+        h = [r for r in self.history if r.t_s >= self.history[-1].t_s - span_s]
+        if len(h) < 2 or h[-1].t_s - h[0].t_s < 0.3:
+            return 0.0
+        t = np.array([r.t_s for r in h])
+        v = np.array([getattr(r, attr) for r in h])
+        return float(np.polyfit(t - t[-1], v, 1)[0])
+
+
+class Controls:
+    """FlightGear's keyboard controls as positions the pilot counts itself (centred at start).
+
+    One step of each control a frame, pressed together as one chord held for a simulator
+    frame: a tap released inside the frame it was pressed in is not reliably one step
+    (FlightGear then saw a burst of repeats), and one chord a frame keeps the loop at two
+    frames a turn even at 2 fps."""
+
+    KEYS = {
+        "aileron": ("Right", "Left"),
+        "elevator": ("Up", "Down"),
+        "trim": ("Home", "End"),
+        "throttle": ("Page_Up", "Page_Down"),
+    }
+
+    def __init__(self, port: "AgentPortClient") -> None:
+        self.port = port
+        # steps from the hand-over; + = right, nose down, nose down, more power
+        self.pos = {"aileron": 0, "elevator": 0, "trim": 0, "throttle": 0}
+
+    def centre(self) -> None:
+        self.port.key("KP_5", hold_s=0.05)
+        self.pos["aileron"] = self.pos["elevator"] = 0
+
+    def chord(self, want: dict[str, int], burst: int = 1) -> bool:
+        """Move each control up to `burst` steps towards `want`; False if none moves."""
+        keys: list[str] = []
+        for name, target in want.items():
+            d = max(-burst, min(burst, target - self.pos[name]))
+            if d:
+                keys += [self.KEYS[name][0 if d > 0 else 1]] * abs(d)
+                self.pos[name] += d
+        if not keys:
+            return False
+        # repeated keys go as taps one frame apart, different keys as one chord
+        for i in range(max(keys.count(k) for k in keys)):
+            combo = "+".join(sorted({k for k in keys if keys.count(k) > i}))
+            self.port.key(combo, hold_s=0.02)
+        return True
+
+@dataclass
+class Gains:
+    """Per-frame control law constants (tuned on FlightGear at 1-5 fps)."""
+
+    bank_p: float = 1.0 / 12.0  # aileron steps per degree of bank error
+    bank_i: float = 1.0 / 40.0  # aileron steps per degree-second
+    bank_d: float = 1.0 / 6.0  # aileron steps per degree/s of roll rate
+    alt_p: float = 0.0005  # elevator (fraction) per ft above the entry altitude: 100 ft, 0.05
+    vs_d: float = 0.0001  # elevator per ft/min climbing: 500 ft/min, 0.05
+    sky_d: float = 0.4  # elevator per unit/s of the sky share growing (pitch-rate damping)
+    elev_max: float = 0.15  # the feedback's authority either way
+    turn_elev: float = -0.1  # back pressure in the turn (feed-forward, elevator keys)
+    turn_throttle: float = 0.12  # power added in the turn (feed-forward)
+    ias_p: float = 1.0  # throttle steps per kt below the entry airspeed
+    ias_d: float = 2.0  # throttle steps per kt/s of airspeed falling
+
+
+class FlightGearSteepTurnPilot(Agent):
+    """T09 on FlightGear: settle, roll into 45° left, hold altitude and airspeed round the
+    circle, roll out on the entry heading, hold wings level."""
+
+    name = "reference:fg-steep-turn"
+
+    def __init__(self, bank_deg: float = BANK_TARGET_DEG, gains: Gains | None = None) -> None:
+        self.bank_deg = bank_deg
+        self.gains = gains or Gains()
+        self.trace: list[dict] = []
+
+    def _frame(self, port: "AgentPortClient", g: Gauges) -> Reading | None:
+        shot = port.screenshot("png", region=REGION).to_array()
+        return g.read(port.elapsed(), shot)
+
+    def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
+        g, c, k = Gauges(), Controls(port), self.gains
+        c.centre()
+        phase, t_phase = "settle", port.elapsed()
+        alt0: float | None = None
+        ias0 = 0.0
+        turned0 = 0.0
+        ai_offset = 0.0  # what the attitude indicator reads minus the bank the turn rate shows
+        ail_i = 0.0  # aileron integral (steps)
+        t_prev: float | None = None
+        steady_since: float | None = None
+        try:
+            while port.elapsed() < deadline_s - 2.0:
+                r = self._frame(port, g)
+                if r is None:
+                    port.wait(0.2)
+                    continue
+                t = r.t_s
+                dt = min(1.0, t - t_prev) if t_prev is not None else 0.0
+                t_prev = t
+                vs_fpm = g.rate("alt_ft") * 60.0
+                roll_rate = g.rate("bank_deg", 1.0)
+                turn_rate = -g.rate("turned_deg", 2.0)  # degrees/s, positive = left
+                if alt0 is None:
+                    alt0 = r.alt_ft
+                # -- bank: the indicator for speed, the turn rate (a coordinated turn's bank) for truth
+                tas_ms = r.ias_kt * 0.5144 * 1.05
+                rate_bank = -math.degrees(math.atan(math.radians(turn_rate) * tas_ms / 9.81))
+                if abs(roll_rate) < 3.0 and dt:
+                    ai_offset += 0.05 * dt * ((r.bank_deg - rate_bank) - ai_offset)
+                bank = r.bank_deg - ai_offset
+                want_bank = self.bank_deg if phase == "turn" else 0.0
+                err = want_bank - bank
+                ail_i = float(np.clip(ail_i + k.bank_i * err * dt, -1.5, 1.5))
+                ail = k.bank_p * err - k.bank_d * roll_rate + ail_i
+                if phase == "rollout" and bank < -15.0:
+                    ail = ROLLOUT_AILERON_STEPS
+                want = {"aileron": int(np.clip(round(ail), -4, 4))}
+                # -- pitch: the elevator from altitude error, vertical speed and the sky cue's
+                # rate, plus back pressure in the turn; the trim slowly takes over what is held
+                fb = k.alt_p * (r.alt_ft - alt0) + k.vs_d * vs_fpm + k.sky_d * g.rate("sky", 1.0)
+                fb = float(np.clip(fb, -k.elev_max, k.elev_max))
+                # back pressure as the bank builds: the lift a banked wing lacks
+                ff = k.turn_elev * min(1.0, abs(bank) / abs(self.bank_deg)) if phase == "turn" else 0.0
+                e = fb + ff - c.pos["trim"] * TRIM_STEP
+                want["elevator"] = round(e / ELEVATOR_STEP)
+                want["trim"] = c.pos["trim"] + int(np.sign(c.pos["elevator"]))
+                # -- power: the entry airspeed, with more power in the turn
+                extra = k.turn_throttle / THROTTLE_STEP if phase == "turn" else 0.0
+                thr = extra + k.ias_p * (ias0 - r.ias_kt) - k.ias_d * g.rate("ias_kt", 2.0)
+                want["throttle"] = int(np.clip(round(thr), -30, 30)) if phase != "settle" else 0
+                if not c.chord(want):
+                    port.wait(0.05)
+                # -- phases
+                if phase == "settle":
+                    steady = abs(bank) < 2.0 and abs(vs_fpm) < 150 and abs(r.alt_ft - alt0) < 40
+                    steady = steady and abs(g.rate("ias_kt", 3.0)) < 0.4 and abs(turn_rate) < 0.7
+                    steady_since = (steady_since or t) if steady else None
+                    if t - t_phase > 30.0 or (steady_since is not None and t - steady_since > 3.0):
+                        phase, t_phase, turned0, ail_i = "turn", t, r.turned_deg, 0.0
+                        c.centre()
+                        alt0, ias0 = r.alt_ft, r.ias_kt
+                elif phase == "turn":
+                    if abs(bank) < 5.0:  # the entry heading is the last wings-level one, as T09 judges
+                        turned0 = r.turned_deg
+                    if turned0 - r.turned_deg >= 360.0 - ROLLOUT_LEAD_DEG:
+                        phase, t_phase, ail_i = "rollout", t, 0.0
+                        c.centre()  # the counted positions start again from FlightGear's own zero
+                elif phase == "rollout":
+                    if abs(bank) < 3.0 and t - t_phase > 4.0:
+                        phase, t_phase = "level", t
+                elif phase == "level" and t - t_phase > 5.0:
+                    break
+                self.trace.append(
+                    {
+                        "t": round(t, 2),
+                        "phase": phase,
+                        "bank": round(bank, 1),
+                        "ai_off": round(ai_offset, 1),
+                        "rate_bank": round(rate_bank, 1),
+                        "sky": round(r.sky, 3),
+                        "alt": round(r.alt_ft - alt0, 0),
+                        "vs": round(vs_fpm),
+                        "ias": round(r.ias_kt, 1),
+                        "turned": round(turned0 - r.turned_deg, 1),
+                        "ail": c.pos["aileron"],
+                        "elev": c.pos["elevator"],
+                        "trim": c.pos["trim"],
+                    }
+                )
+            result = f"turned {turned0 - g.turned_deg:.0f}° left; ended in phase {phase}"
+        finally:
+            dump = os.environ.get("SIMBRIDGE_FG_T09_TRACE")
+            if dump:
+                with open(dump, "w") as f:
+                    json.dump(self.trace, f)
+        if phase == "level":
+            port.done(result)
+            return "done"
+        port.give_up(result)
+        return "give_up"

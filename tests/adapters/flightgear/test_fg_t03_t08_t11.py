@@ -91,7 +91,7 @@ def _distance_m(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
     return 2 * 6371008.8 * math.asin(math.sqrt(a))
 
 
-def test_t11_phjr_lined_up_with_the_failure_armed_and_the_failure_manager_kills_the_engine(xvfb, tmp_path):
+def test_t11_phjr_lined_up_with_the_failure_armed_and_it_fires_at_the_drawn_height(xvfb, tmp_path):
     task = load_task("T11@PHJR")
     seed = 5
     s = FlightGearSession()
@@ -118,10 +118,41 @@ def test_t11_phjr_lined_up_with_the_failure_armed_and_the_failure_manager_kills_
         assert idle.status == "scored" and idle.score == 0.0, idle.explanation
         assert all(e.kind != "failure_injected" for e in s.events())
 
-        # the property the harness writes is FlightGear's own engine failure: the engine stops,
-        # and its actuator holds the engine's magnetos off and its fuel cut off (both read-only):
-        # the key switch at BOTH and the starter do not bring it back
-        tn.set(FAILURE_PROPS["engine"], "false")
+        # a climb to the drawn height takes minutes at this frame rate: FlightGear's own
+        # Position in Air (its presets and `reposition`) puts the aircraft on a 3 nm final at
+        # 1,500 ft, above any drawn height, and the plan injects on the first sample up there
+        tn.set_many(
+            {
+                "/sim/presets/airport-id": "PHJR",
+                "/sim/presets/runway": "04R",
+                "/sim/presets/runway-requested": "1",
+                "/sim/presets/parkpos": "",
+                "/sim/presets/longitude-deg": "-9999",
+                "/sim/presets/latitude-deg": "-9999",
+                "/sim/presets/heading-deg": "9999",
+                "/sim/presets/offset-distance-nm": "3",
+                "/sim/presets/altitude-ft": "1500",
+                "/sim/presets/airspeed-kt": "80",
+                "/sim/presets/glideslope-deg": "0",
+            }
+        )
+        try:
+            tn.run("reposition")
+        except HarnessError:  # FlightGear answers once it has loaded the new place
+            tn.close()
+            s.fg.telnet = tn = _reconnect(s.fg.telnet_port)
+        events: list = []
+        deadline = time.monotonic() + 180
+        while not events and time.monotonic() < deadline:
+            events = [e for e in s.events() if e.kind == "failure_injected"]
+            time.sleep(0.2)
+        [ev] = events
+        assert ev.data["system"] == "engine" and ev.data["property"] == FAILURE_PROPS["engine"]
+        assert ev.data["trigger_agl_ft"] == start_snap["failure_agl_ft"]
+        assert ev.data["agl_ft"] >= ev.data["trigger_agl_ft"]
+        # FlightGear's own engine failure: the engine stops, and the actuator holds the engine's
+        # magnetos off and its fuel cut off (both read-only): the key switch at BOTH and the
+        # starter do not bring it back
         _wait_prop(tn, "/engines/engine[0]/running", lambda x: x == "false")
         tn.set_many({"/controls/switches/magnetos": "3", "/controls/switches/starter": "true"})
         t_off = collector.upto()[-1].t_sim
@@ -132,7 +163,8 @@ def test_t11_phjr_lined_up_with_the_failure_armed_and_the_failure_manager_kills_
             "true",
         ]
         v = collector.upto()[-1].values
-        assert v["engine_running"] == 0 and v["magnetos"] == 3
+        assert v["engine_running"] == 0 and v["magnetos"] == 3 and v["on_ground"] == 0
+        assert s.snapshot()["failure_schedule"][0]["injected_at_t"] == ev.t_sim
     finally:
         if collector is not None:
             collector.stop()

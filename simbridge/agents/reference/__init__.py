@@ -28,9 +28,11 @@ def make(task_id: str) -> Agent | None:
 
         return TakeoffHoldPilot()
     if base == "T09":
+        from simbridge.agents.reference._fg_radios import BySimPilot
+        from simbridge.agents.reference._fg_steep_turn import FlightGearSteepTurnPilot
         from simbridge.agents.reference._steep_turn import SteepTurnPilot
 
-        return SteepTurnPilot()
+        return BySimPilot({"flightgear": FlightGearSteepTurnPilot()}, SteepTurnPilot())
     if base == "T15":
         from simbridge.agents.reference._weight_balance import WeightBalancePilot
 

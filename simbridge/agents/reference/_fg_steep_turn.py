@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -42,10 +41,17 @@ if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient
 
 BANK_TARGET_DEG = -45.0  # left
-#: start rolling out this far before the full circle (the roll-out itself turns the rest)
-ROLLOUT_LEAD_DEG = 30.0
-#: aileron held in the roll-out until the bank is under 15° (a brisk roll-out turns less)
+#: readings kept for rates (a few seconds at 1-10 frames a second)
+HISTORY = 40
+#: start rolling out this far before the full circle: the roll-out itself turns about that much
+ROLLOUT_LEAD_DEG = 42.0
+#: the roll-out holds this much right aileron until the bank is under ROLLOUT_HOLD_UNTIL_DEG
+#: (a brisk roll-out turns less), then steers by roll rate, at most ROLLOUT_RATE_DEG_S
 ROLLOUT_AILERON_STEPS = 4
+ROLLOUT_HOLD_UNTIL_DEG = 12.0
+ROLLOUT_RATE_DEG_S = 6.0
+#: the heading card turns about 2.5% less than the aircraft (measured over whole circles)
+CARD_LAG = 1.025
 AILERON_STEP = 0.05
 ELEVATOR_STEP = 0.05
 THROTTLE_STEP = 0.01
@@ -72,7 +78,7 @@ class Gauges:
     alt_ft: float = 0.0
     ring: np.ndarray | None = None
     turned_deg: float = 0.0
-    history: deque = field(default_factory=lambda: deque(maxlen=40))
+    history: list[Reading] = field(default_factory=list)  # the last HISTORY readings
 
     def read(self, t_s: float, bgr: np.ndarray) -> Reading | None:
         att = attitude(bgr, self.origin)
@@ -87,7 +93,7 @@ class Gauges:
             self.turned_deg -= card_turn_deg(self.ring, ring)
         self.ring = ring
         r = Reading(t_s, att[0], att[1], self.alt_ft, ias_kt(bgr, self.origin), self.turned_deg)
-        self.history.append(r)
+        self.history = [*self.history[-(HISTORY - 1) :], r]
         return r
 
     def rate(self, attr: str, span_s: float = 1.5) -> float:
@@ -124,11 +130,12 @@ class Controls:
         self.port.key("KP_5", hold_s=0.05)
         self.pos["aileron"] = self.pos["elevator"] = 0
 
-    def chord(self, want: dict[str, int], burst: int = 1) -> bool:
-        """Move each control up to `burst` steps towards `want`; False if none moves."""
+    def chord(self, want: dict[str, int], burst: dict[str, int] | None = None) -> bool:
+        """Move each control towards `want`, one step (or `burst[name]`); False if none moves."""
         keys: list[str] = []
         for name, target in want.items():
-            d = max(-burst, min(burst, target - self.pos[name]))
+            most = (burst or {}).get(name, 1)
+            d = max(-most, min(most, target - self.pos[name]))
             if d:
                 keys += [self.KEYS[name][0 if d > 0 else 1]] * abs(d)
                 self.pos[name] += d
@@ -139,6 +146,7 @@ class Controls:
             combo = "+".join(sorted({k for k in keys if keys.count(k) > i}))
             self.port.key(combo, hold_s=0.02)
         return True
+
 
 @dataclass
 class Gains:
@@ -183,6 +191,7 @@ class FlightGearSteepTurnPilot(Agent):
         ail_i = 0.0  # aileron integral (steps)
         t_prev: float | None = None
         steady_since: float | None = None
+        trim_entry: int | None = None
         try:
             while port.elapsed() < deadline_s - 2.0:
                 r = self._frame(port, g)
@@ -207,9 +216,16 @@ class FlightGearSteepTurnPilot(Agent):
                 err = want_bank - bank
                 ail_i = float(np.clip(ail_i + k.bank_i * err * dt, -1.5, 1.5))
                 ail = k.bank_p * err - k.bank_d * roll_rate + ail_i
-                if phase == "rollout" and bank < -15.0:
-                    ail = ROLLOUT_AILERON_STEPS
                 want = {"aileron": int(np.clip(round(ail), -4, 4))}
+                if phase == "rollout" and bank < -ROLLOUT_HOLD_UNTIL_DEG:
+                    want["aileron"] = ROLLOUT_AILERON_STEPS
+                elif phase in ("rollout", "level"):
+                    # by roll rate, not by the counted position: a step FlightGear missed (or
+                    # took twice) would otherwise leave the wings banked with the count "right"
+                    rate_want = float(np.clip(0.4 * err, -ROLLOUT_RATE_DEG_S, ROLLOUT_RATE_DEG_S))
+                    d = rate_want - roll_rate
+                    nudge = int(np.sign(d)) * (2 if abs(d) > 6.0 else 1) if abs(d) > 1.5 else 0
+                    want["aileron"] = c.pos["aileron"] + nudge
                 # -- pitch: the elevator from altitude error, vertical speed and the sky cue's
                 # rate, plus back pressure in the turn; the trim slowly takes over what is held
                 fb = k.alt_p * (r.alt_ft - alt0) + k.vs_d * vs_fpm + k.sky_d * g.rate("sky", 1.0)
@@ -219,11 +235,13 @@ class FlightGearSteepTurnPilot(Agent):
                 e = fb + ff - c.pos["trim"] * TRIM_STEP
                 want["elevator"] = round(e / ELEVATOR_STEP)
                 want["trim"] = c.pos["trim"] + int(np.sign(c.pos["elevator"]))
+                if phase in ("rollout", "level") and trim_entry is not None:
+                    want["trim"] = trim_entry  # the turn's back pressure comes off with the bank
                 # -- power: the entry airspeed, with more power in the turn
                 extra = k.turn_throttle / THROTTLE_STEP if phase == "turn" else 0.0
                 thr = extra + k.ias_p * (ias0 - r.ias_kt) - k.ias_d * g.rate("ias_kt", 2.0)
                 want["throttle"] = int(np.clip(round(thr), -30, 30)) if phase != "settle" else 0
-                if not c.chord(want):
+                if not c.chord(want, {"trim": 4, "aileron": ROLLOUT_AILERON_STEPS if phase == "rollout" else 1}):
                     port.wait(0.05)
                 # -- phases
                 if phase == "settle":
@@ -232,13 +250,17 @@ class FlightGearSteepTurnPilot(Agent):
                     steady_since = (steady_since or t) if steady else None
                     if t - t_phase > 30.0 or (steady_since is not None and t - steady_since > 3.0):
                         phase, t_phase, turned0, ail_i = "turn", t, r.turned_deg, 0.0
+                        trim_entry = c.pos["trim"]
                         c.centre()
                         alt0, ias0 = r.alt_ft, r.ias_kt
                 elif phase == "turn":
                     if abs(bank) < 5.0:  # the entry heading is the last wings-level one, as T09 judges
                         turned0 = r.turned_deg
-                    if turned0 - r.turned_deg >= 360.0 - ROLLOUT_LEAD_DEG:
-                        phase, t_phase, ail_i = "rollout", t, 0.0
+                    # where the turn will be by the next frame, on the aircraft's heading
+                    ahead = (turned0 - r.turned_deg) * CARD_LAG + turn_rate * max(dt, 0.2)
+                    if ahead >= 360.0 - ROLLOUT_LEAD_DEG:
+                        # the indicator's correction learnt at 45° does not hold near level
+                        phase, t_phase, ail_i, ai_offset = "rollout", t, 0.0, 0.0
                         c.centre()  # the counted positions start again from FlightGear's own zero
                 elif phase == "rollout":
                     if abs(bank) < 3.0 and t - t_phase > 4.0:

@@ -146,3 +146,10 @@ def test_vehicle_ahead_in_the_lane(view, lane):
     assert eyes.obstacle_distance_m(render(view, x, y, yaw)) is None
     side = Actor("v2", "vehicle", *pose(lane, 270.0, -3.5), 4.5, 1.9, 1.5)  # next lane: not in the way
     assert eyes.obstacle_distance_m(render(view, x, y, yaw, actors=(side,))) is None
+
+
+def test_no_lane_inside_a_junction(view):
+    """Town04's interchange on the T18 start straight (x 95-130 m) has no painted markings: the
+    few stray marking pixels there make no lane (a fit on them once steered a car off the road)."""
+    for x_m in (130.0, 110.0, 100.0):
+        assert eyes.read_lane(render(view, x_m, 13.9, -179.02, 90.0)) is None

@@ -73,7 +73,7 @@ def test_route_reference_scores_at_least_0_9(route_run):
     score, ep, _ = route_run
     assert ep["status"] == "completed", ep.get("status_detail")
     assert score["status"] == "scored" and score["score"] >= 0.9, score
-    assert _items(score)["no_red_light"] == pytest.approx(0.2)
+    assert _items(score)["no_red_light"] == 1.0
 
 
 def test_running_a_red_light_loses_exactly_that_item(route_run, tmp_path):

@@ -175,6 +175,9 @@ def marking_points(img_bgr: np.ndarray, near_m: float = 3.5, far_m: float = 40.0
 
 
 _BIN_M = 0.1
+#: a boundary needs this many marking points (rows) to count: a junction, where the view
+#: paints no markings, leaves only a few stray ones
+MIN_LINE_POINTS = 6
 
 
 def _concentrate(f: np.ndarray, r: np.ndarray, bs: np.ndarray, cs: np.ndarray) -> tuple[float, float, float]:
@@ -217,8 +220,8 @@ def fit_lane(pts: np.ndarray, nominal_width_m: float = 3.5) -> LaneFit | None:
             if len(group) >= 3:
                 lines.append(float(np.median(group)))
             start = i
-    left = [x for x in lines if x < 0]
-    right = [x for x in lines if x >= 0]
+    left = [x for x in lines if x < 0 and (np.abs(res - x) < 0.25).sum() >= MIN_LINE_POINTS]
+    right = [x for x in lines if x >= 0 and (np.abs(res - x) < 0.25).sum() >= MIN_LINE_POINTS]
     if not left and not right:
         return None
     a_l = max(left) if left else None

@@ -65,14 +65,22 @@ class Keys:
     def __init__(self, port: "AgentPortClient") -> None:
         self.port = port
         self.down: dict[str, float] = {}
+        #: input actions sent so far (in lockstep an idle loop must wait, or no time passes)
+        self.sent = 0
 
     def hold(self, key: str, on: bool, t: float = 0.0) -> None:
         if on and key not in self.down:
             self.port.key_down(key)
             self.down[key] = t
+            self.sent += 1
         elif not on and key in self.down:
             self.port.key_up(key)
             del self.down[key]
+            self.sent += 1
+
+    def tap(self, key: str, hold_s: float) -> None:
+        self.port.key(key, hold_s=hold_s)
+        self.sent += 1
 
     def release_all(self) -> None:
         for k in list(self.down):
@@ -115,7 +123,6 @@ class Steering:
             self.acc += (want - self._applied(mid)) * dt
             self.acc = max(-self.ACC_MAX, min(self.ACC_MAX, self.acc))
         self.t_last = t
-        port = self.keys.port
         if abs(want) >= self.HOLD_ABOVE:
             side = "d" if want > 0 else "a"
             if self.held is not None and self.held != side:
@@ -131,7 +138,7 @@ class Steering:
         if abs(self.acc) >= QUANTUM:
             n = min(self.MAX_PULSE_FRAMES, int(abs(self.acc) / QUANTUM))
             side = "d" if self.acc > 0 else "a"
-            port.key(side, hold_s=(n + 1) * FRAME_S)
+            self.keys.tap(side, (n + 1) * FRAME_S)
             self.acc -= math.copysign(n * QUANTUM, self.acc)
 
     def _release(self) -> None:
@@ -153,6 +160,18 @@ class Pedals:
             return
         self.keys.hold("w", speed_kmh < want_kmh - 0.3, t)
         self.keys.hold("s", speed_kmh > want_kmh + brake_margin_kmh, t)
+
+
+def lockstep(port: "AgentPortClient") -> bool:
+    """Whether the simulator is paused while the agent decides (the task brief says)."""
+    try:
+        return bool(port.task().get("lockstep", False))
+    except Exception:
+        return False
+
+
+#: simulator time an idle loop lets pass in lockstep (nothing else moves the clock there)
+IDLE_WAIT_S = FRAME_S
 
 
 class LoopStats:

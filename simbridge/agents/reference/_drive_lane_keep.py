@@ -23,12 +23,14 @@ from simbridge.agents._base import Agent, AgentResult
 from simbridge.agents.reference._drive_eyes import LaneFit, read_lane, read_speed_kmh
 from simbridge.agents.reference._drive_hands import (
     FRAME_S,
+    IDLE_WAIT_S,
     WHEEL_LOCK_RAD,
     WHEELBASE_M,
     Keys,
     LoopStats,
     Pedals,
     hold_frames_for,
+    lockstep,
     tap_quanta,
 )
 
@@ -43,10 +45,15 @@ WINDOW_START_KMH = 85.0
 #: aim bearing towards the lane centre per metre off it (rad/m), and its limit
 K_OFFSET = 0.035
 MAX_CORRECTION_RAD = math.radians(3.0)
+MAX_AIM_RAD = math.radians(4.0)
+#: a lane found again after losing it must have the car near its centre
+REACQUIRE_MAX_M = 1.2
 #: how long after a tap's key came up its heading change has fully shown (sim seconds), and
 #: the share of the change still to come when the key comes up (the MKZ's yaw lags the wheel)
 TAP_EFFECT_S = 0.3
 TAP_PENDING_AT_END = 0.8
+#: the shortest gap between two taps (sim seconds): the window reads the keyboard once a frame
+MIN_GAP_S = 0.05
 #: the largest feed-forward debt carried (quanta)
 FF_MAX_Q = 12.0
 #: fits claiming a lane this far off the car's heading, or this tightly curved, are misreadings
@@ -74,6 +81,7 @@ class LaneKeepDriver(Agent):
         self._taps: list[tuple[float, float]] = []
         #: quanta owed to the curve (feed-forward)
         self._ff_q = 0.0
+        self._t_key_up = -10.0
         #: sim seconds per look-and-act loop (running average)
         self._loop_s = 0.15
         self._lost_since: float | None = None
@@ -88,7 +96,7 @@ class LaneKeepDriver(Agent):
             off = min((off + k * fit.width_m for k in (-1, 0, 1)), key=lambda o: abs(o - self._offset))  # type: ignore[operator]
             if abs(off - self._offset) > 1.0:
                 return None
-        if abs(off) > 2.5:
+        if abs(off) > (2.5 if self._offset is not None else REACQUIRE_MAX_M):
             return None
         self._offset = off
         return off
@@ -97,7 +105,8 @@ class LaneKeepDriver(Agent):
         """Heading error to correct, relative to where the car points now (+ right): the lane's
         bearing plus a correction towards its centre (the curve's turn is fed forward apart)."""
         correction = max(-MAX_CORRECTION_RAD, min(MAX_CORRECTION_RAD, -K_OFFSET * offset_m))
-        return math.atan(fit.b) + correction
+        # a lane this far off the heading is a misreading more often than a real error
+        return max(-MAX_AIM_RAD, min(MAX_AIM_RAD, math.atan(fit.b) + correction))
 
     def pending_rad(self, t: float) -> float:
         """Heading change still to come from recent corrective taps: a tap's turn has fully
@@ -107,10 +116,11 @@ class LaneKeepDriver(Agent):
             out += turn * TAP_PENDING_AT_END * max(0.0, min(1.0, 1.0 - (t - t_end) / TAP_EFFECT_S))
         return out
 
-    def steer(self, port: "AgentPortClient", fit: LaneFit, aim: float, speed_ms: float, t: float, dt: float) -> None:
+    def steer(self, keys: Keys, fit: LaneFit, aim: float, speed_ms: float, t: float, dt: float) -> None:
         """One decision: the curve's turn since the last look is owed as taps (feed-forward,
         accumulated), the heading error minus what recent taps will still turn is added, and
         the sum is paid out as one hold of the matching length."""
+        port = keys.port
         q = quantum_rad(max(speed_ms, 3.0))
         self._taps = [tp for tp in self._taps if t - tp[0] < TAP_EFFECT_S]
         self._ff_q += 2.0 * fit.c_per_m * speed_ms * dt / q
@@ -120,24 +130,29 @@ class LaneKeepDriver(Agent):
         if abs(total) < DEADBAND_Q:
             return
         side = 1 if total > 0 else -1
+        if t - self._t_key_up < MIN_GAP_S:
+            return  # taps closer than a drawn frame merge into one long hold in the window
         hold = hold_frames_for(max(1, round(abs(total))), MAX_HOLD_FRAMES)
         given = side * tap_quanta(hold)
         # the feed-forward debt is paid first; the rest corrects the heading
         ff_paid = max(0.0, min(abs(self._ff_q), abs(given))) * (1 if self._ff_q * side > 0 else 0) * side
         self._ff_q -= ff_paid
-        port.key("d" if side > 0 else "a", hold_s=hold * FRAME_S)
-        self._taps.append((port.elapsed(), (given - ff_paid) * q))
+        keys.tap("d" if side > 0 else "a", hold * FRAME_S)
+        self._t_key_up = port.elapsed()
+        self._taps.append((self._t_key_up, (given - ff_paid) * q))
 
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
         keys = Keys(port)
         pedals, stats = Pedals(keys), LoopStats()
         speed, t_window = 0.0, None
+        paused_between = lockstep(port)
         t_prev: float | None = None
         try:
             while True:
                 t = port.elapsed()
                 if t >= deadline_s - 0.5 or (t_window is not None and t - t_window >= WINDOW_S + WINDOW_MARGIN_S):
                     break
+                sent = keys.sent
                 stats.start()
                 img = port.screenshot("png").to_array()
                 v = read_speed_kmh(img)
@@ -161,7 +176,9 @@ class LaneKeepDriver(Agent):
                 aim = None
                 if fit is not None and off is not None:
                     aim = self.aim_rad(fit, off, speed / 3.6)
-                    self.steer(port, fit, aim, speed / 3.6, t, self._loop_s)
+                    self.steer(keys, fit, aim, speed / 3.6, t, self._loop_s)
+                if paused_between and keys.sent == sent:
+                    port.wait(IDLE_WAIT_S)
                 if os.environ.get("SIMBRIDGE_REFERENCE_TRACE"):
                     self.trace.append(
                         (

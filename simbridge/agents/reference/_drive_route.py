@@ -28,7 +28,15 @@ from simbridge.agents.reference._drive_eyes import (
     read_lamps,
     read_speed_kmh,
 )
-from simbridge.agents.reference._drive_hands import Keys, LoopStats, Pedals, Steering, steer_for_curvature
+from simbridge.agents.reference._drive_hands import (
+    IDLE_WAIT_S,
+    Keys,
+    LoopStats,
+    Pedals,
+    Steering,
+    lockstep,
+    steer_for_curvature,
+)
 
 if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient
@@ -94,6 +102,7 @@ class RouteDriver(Agent):
         steering, pedals, stats = Steering(keys), Pedals(keys), LoopStats()
         light = LightMemory()
         speed, t_prev = 0.0, None
+        paused_between = lockstep(port)
         last_reach, travelled_since_reach = 40.0, 0.0
         arrived = False
         try:
@@ -101,6 +110,7 @@ class RouteDriver(Agent):
                 t = port.elapsed()
                 if t >= deadline_s - 0.5:
                     break
+                sent = keys.sent
                 stats.start()
                 img = port.screenshot("png").to_array()
                 v = read_speed_kmh(img)
@@ -163,6 +173,8 @@ class RouteDriver(Agent):
                     want = 0.0 if speed < 1.0 else want
                 steering.update(want, t)
                 pedals.update(speed, target, t)
+                if paused_between and keys.sent == sent:
+                    port.wait(IDLE_WAIT_S)
                 if os.environ.get("SIMBRIDGE_REFERENCE_TRACE"):
                     self.trace.append(
                         (

@@ -57,3 +57,18 @@ def test_heading_card_turn_is_minus_the_heading_change(a, b):
 
 def test_no_sky_is_no_reading():
     assert G.attitude(np.zeros((210, 300, 3), np.uint8), ORIGIN) is None
+
+
+@pytest.mark.parametrize("expect_deg", [0.0, 8.0, 20.0])
+def test_the_turn_rate_window_keeps_the_right_match(expect_deg):
+    """The pilot narrows the search to what the turn rate predicts (a slow frame must not match a
+    tick a few degrees off); any prediction within the window finds the same turn."""
+    a, b = "level", "climb_bank12"
+    before, after = G.dg_ring(_img(a), ORIGIN), G.dg_ring(_img(b), ORIGIN)
+    change = TRUTH[b]["heading_mag_deg"] - TRUTH[a]["heading_mag_deg"]
+    assert -G.card_turn_deg(before, after, expect_deg=expect_deg) == pytest.approx(change, abs=2.0)
+
+
+def test_a_prediction_far_off_cannot_find_the_turn():
+    before, after = G.dg_ring(_img("level"), ORIGIN), G.dg_ring(_img("climb_bank12"), ORIGIN)
+    assert abs(G.card_turn_deg(before, after, expect_deg=-40.0) + 40.0) <= 20.0

@@ -101,16 +101,25 @@ def dg_ring(bgr: np.ndarray, origin: tuple[int, int] = (0, 0)) -> np.ndarray:
     return ring / (float(np.linalg.norm(ring)) + 1e-9)
 
 
-def card_turn_deg(before: np.ndarray, after: np.ndarray) -> float:
+def card_turn_deg(
+    before: np.ndarray, after: np.ndarray, expect_deg: float | None = None, within_deg: float = 20.0
+) -> float:
     """How far the card turned clockwise from `before` to `after` (-180..180 degrees); the card
-    turns clockwise as the aircraft turns left, so this is minus the heading change."""
+    turns clockwise as the aircraft turns left, so this is minus the heading change. The card's
+    ticks repeat every few degrees, so a turn of more than about 20° between two frames can
+    match the wrong tick: with `expect_deg` (what the turn rate predicts) only shifts within
+    `within_deg` of it are considered."""
     spec = np.fft.fft(before, axis=0).conj() * np.fft.fft(after, axis=0)
     corr = np.real(np.fft.ifft(spec.sum(axis=1)))
     n = corr.size
+    if expect_deg is not None:
+        shifts = (np.arange(n) * 360.0 / n + 180.0) % 360.0 - 180.0
+        off = np.abs((shifts - expect_deg + 180.0) % 360.0 - 180.0)
+        corr = np.where(off <= within_deg, corr, -np.inf)
     i = int(np.argmax(corr))
     y0, y1, y2 = corr[(i - 1) % n], corr[i], corr[(i + 1) % n]
     den = y0 - 2 * y1 + y2
-    sub = 0.5 * (y0 - y2) / den if abs(den) > 1e-12 else 0.0
+    sub = 0.5 * (y0 - y2) / den if np.isfinite(den) and abs(den) > 1e-12 else 0.0
     return float(((i + sub) * 360.0 / n + 180.0) % 360.0 - 180.0)
 
 

@@ -90,7 +90,9 @@ class Gauges:
         self.alt_needle_deg = a
         ring = dg_ring(bgr, self.origin)
         if self.ring is not None:
-            self.turned_deg -= card_turn_deg(self.ring, ring)
+            # the card turns opposite to the heading; a slow frame must not alias a tick
+            expect = -self.rate("turned_deg") * (t_s - self.history[-1].t_s) if self.history else None
+            self.turned_deg -= card_turn_deg(self.ring, ring, expect)
         self.ring = ring
         r = Reading(t_s, att[0], att[1], self.alt_ft, ias_kt(bgr, self.origin), self.turned_deg)
         self.history = [*self.history[-(HISTORY - 1) :], r]

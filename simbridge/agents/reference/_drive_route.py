@@ -163,7 +163,7 @@ class RouteDriver(Agent):
                             light = LightMemory()
                     stop_m = light.fwd_m - STOP_BEFORE_HEAD_M
                     if light.colour == "red" or (light.colour == "yellow" and stop_speed_kmh(stop_m) > speed - 3.0):
-                        if stop_m > -2.0:  # not already past the line
+                        if light.fwd_m > 1.5:  # the line (level with the head) is still ahead
                             target = min(target, stop_speed_kmh(stop_m) if stop_m > 0.5 else 0.0)
                 if obstacle is not None:
                     target = min(target, stop_speed_kmh(obstacle - FOLLOW_GAP_M))

@@ -44,7 +44,8 @@ BANK_TARGET_DEG = -45.0  # left
 #: readings kept for rates (a few seconds at 1-10 frames a second)
 HISTORY = 40
 #: start rolling out this far before the full circle: the roll-out itself turns about that much
-ROLLOUT_LEAD_DEG = 42.0
+#: (40-75° measured: at 1-5 fps the roll-out takes 4-10 s)
+ROLLOUT_LEAD_DEG = 55.0
 #: the roll-out holds this much right aileron until the bank is under ROLLOUT_HOLD_UNTIL_DEG
 #: (a brisk roll-out turns less), then steers by roll rate, at most ROLLOUT_RATE_DEG_S
 ROLLOUT_AILERON_STEPS = 4
@@ -240,7 +241,8 @@ class FlightGearSteepTurnPilot(Agent):
                 if phase in ("rollout", "level") and trim_entry is not None:
                     want["trim"] = trim_entry  # the turn's back pressure comes off with the bank
                 # -- power: the entry airspeed, with more power in the turn
-                extra = k.turn_throttle / THROTTLE_STEP if phase == "turn" else 0.0
+                # (kept through the roll-out: the airspeed is judged until the wings are level)
+                extra = k.turn_throttle / THROTTLE_STEP if phase in ("turn", "rollout") else 0.0
                 thr = extra + k.ias_p * (ias0 - r.ias_kt) - k.ias_d * g.rate("ias_kt", 2.0)
                 want["throttle"] = int(np.clip(round(thr), -30, 30)) if phase != "settle" else 0
                 if not c.chord(want, {"trim": 4, "aileron": ROLLOUT_AILERON_STEPS if phase == "rollout" else 1}):

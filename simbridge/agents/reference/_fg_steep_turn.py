@@ -225,7 +225,8 @@ class FlightGearSteepTurnPilot(Agent):
                 elif phase in ("rollout", "level"):
                     # by roll rate, not by the counted position: a step FlightGear missed (or
                     # took twice) would otherwise leave the wings banked with the count "right"
-                    rate_want = float(np.clip(0.4 * err, -ROLLOUT_RATE_DEG_S, ROLLOUT_RATE_DEG_S))
+                    most = ROLLOUT_RATE_DEG_S if phase == "rollout" else 2.0
+                    rate_want = float(np.clip(0.4 * err, -most, most))
                     d = rate_want - roll_rate
                     nudge = int(np.sign(d)) * (2 if abs(d) > 6.0 else 1) if abs(d) > 1.5 else 0
                     want["aileron"] = c.pos["aileron"] + nudge
@@ -267,8 +268,11 @@ class FlightGearSteepTurnPilot(Agent):
                         phase, t_phase, ail_i, ai_offset = "rollout", t, 0.0, 0.0
                         c.centre()  # the counted positions start again from FlightGear's own zero
                 elif phase == "rollout":
-                    if abs(bank) < 3.0 and t - t_phase > 4.0:
+                    if abs(bank) < 4.0:
+                        # wings level: FlightGear's own centring puts the ailerons at zero,
+                        # whatever the count says (steering on by roll rate would overshoot)
                         phase, t_phase = "level", t
+                        c.centre()
                 elif phase == "level" and t - t_phase > 5.0:
                     break
                 self.trace.append(

@@ -291,24 +291,42 @@ class FlightGearSession(SimSession):
         ground it starts cold and dark: master, mixture, primer, magnetos, then the starter."""
         tn = self._process().props()
 
-        def wait_running(timeout_s: float, min_rpm: float) -> bool:
-            """Running with rpm above min_rpm on 3 reads in a row: the c172p sets `running`
-            before its autostart has cranked, so one read of the flag is not enough."""
-            deadline = time.monotonic() + timeout_s
-            streak = 0
-            while time.monotonic() < deadline:
-                running, rpm = tn.get_many(["/engines/engine[0]/running", "/engines/engine[0]/rpm"])
-                ok = running == "true" and float(rpm or 0) > min_rpm
-                streak = streak + 1 if ok else 0
-                if streak >= 3:
-                    return True
+        last: dict[str, str] = {}
+
+        def wait_running(sim_s: float, min_rpm: float) -> bool:
+            """Running with rpm above min_rpm on 3 reads in a row, each at a later simulator
+            time (the c172p sets `running` before its autostart has cranked, so one read of the
+            flag is not enough), within `sim_s` simulator seconds. At 1 fps simulator seconds
+            pass slowly, so the limit is the simulator's clock; the wall clock only backstops a
+            simulator that stopped."""
+            wall_deadline = time.monotonic() + max(60.0, 10.0 * sim_s)
+            streak, t_first, t_prev = 0, None, None
+            while time.monotonic() < wall_deadline:
+                running, rpm, elapsed = tn.get_many(
+                    ["/engines/engine[0]/running", "/engines/engine[0]/rpm", "/sim/time/elapsed-sec"]
+                )
+                last.update(running=running, rpm=rpm, elapsed=elapsed)
+                t_sim = _float_or_none(elapsed)
+                if t_sim is not None and t_first is None:
+                    t_first = t_sim
+                if t_sim is None or t_sim != t_prev:
+                    ok = running == "true" and (_float_or_none(rpm) or 0.0) > min_rpm
+                    streak = streak + 1 if ok else 0
+                    if streak >= 3:
+                        return True
+                t_prev = t_sim
+                if t_sim is not None and t_first is not None and t_sim - t_first > sim_s:
+                    return False
                 time.sleep(1.0)
             return False
+
+        def state() -> str:
+            return f"running {last.get('running')!r}, rpm {last.get('rpm')!r} at sim time {last.get('elapsed')!r} s"
 
         if not on_ground:
             if wait_running(120.0, 1500.0):
                 return
-            raise HarnessError("flightgear: the c172p auto state did not start the engine in the air")
+            raise HarnessError(f"flightgear: the c172p auto state did not start the engine in the air ({state()})")
         if wait_running(3.0, 500.0):
             return
         tn.set_many(_ENGINE_START_PROPS)
@@ -324,7 +342,9 @@ class FlightGearSession(SimSession):
                 ok = True
                 break
         if not ok:
-            raise HarnessError("flightgear: the engine did not start during setup (task says engine running)")
+            raise HarnessError(
+                f"flightgear: the engine did not start during setup (task says engine running; {state()})"
+            )
 
     def _wait_autostart_over(self, timeout_s: float = 60.0) -> None:
         """Until the c172p clears `/engines/active-engine/auto-start` (its autostart timer has
@@ -496,3 +516,11 @@ class FlightGearSession(SimSession):
     @property
     def telnet_port(self) -> int:
         return self.fg.telnet_port if self.fg else 0
+
+
+def _float_or_none(text: str | None) -> float | None:
+    """A property's value as a float, or None when it is empty or not a number."""
+    try:
+        return float(text) if text else None
+    except ValueError:
+        return None

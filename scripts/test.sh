@@ -10,4 +10,4 @@ bash scripts/setup.sh
 .venv/bin/ruff format --check simbridge adapters verifiers tests benchmarks scripts
 # types of the package as installed ([tool.mypy] in pyproject.toml; ~30 s on 2 cores, less when cached)
 .venv/bin/mypy
-exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+exec .venv/bin/python -m pytest -q -p no:cacheprovider --durations=40 "$@"

@@ -11,8 +11,10 @@ events are found:
   (a new event only after the boxes separated); `other_kind` vehicle / walker / static,
   `other_id` a stable integer per actor, `other_type_id` its blueprint or SUMO type;
 - `red_light`: the ego's centre crosses the stop line (the end) of a lane a traffic light
-  controls while the link it takes is red (the link whose connection lies nearest the ego's
-  path 5 m ahead); one event per crossing;
+  controls while that lane's head shows red; one event per crossing. As in CARLA (one state
+  per traffic light governing an approach), each controlled lane has ONE head, showing the
+  state of the lane's through connection (else its first): what the driver sees is what is
+  judged, whichever connection the ego then takes;
 - `scenario_trigger` (`what: pedestrian_crossing`): the walker starts.
 
 Positions are SUMO's in the simulation and CARLA world metres everywhere else (`carla_xy`).
@@ -84,6 +86,9 @@ class _Approach:
     half_width_m: float
     #: (link index, via-lane point ~5 m into the junction, SUMO metres)
     links: list[tuple[int, tuple[float, float]]]
+    #: the link index whose state the lane's head shows and the red_light check judges
+    shown_index: int = -1
+    shown_is_through: bool = False
 
 
 def _point_along(shape: list[tuple[float, float]], dist_m: float) -> tuple[float, float]:
@@ -148,6 +153,7 @@ class World:
         self._tls_ids = sorted(libsumo.trafficlight.getIDList())
         self._approaches = self._find_approaches()
         self._tls_state = {t: libsumo.trafficlight.getRedYellowGreenState(t) for t in self._tls_ids}
+        self._shown_state = self._tls_state
         self._add_ego()
         self.route_edges: list[str] = []
         self.route_xy_m = self._plan_route()
@@ -195,6 +201,11 @@ class World:
                         out[in_lane] = ap
                     via_shape = ls.lane.getShape(via) if via else ls.lane.getShape(_out_lane)
                     ap.links.append((idx, _point_along(list(via_shape), 5.0)))
+                    if ap.shown_index < 0:
+                        ap.shown_index = idx
+                    through = {(lk[0], lk[4]) for lk in ls.lane.getLinks(in_lane) if lk[6] == "s"}
+                    if (_out_lane, via) in through and not ap.shown_is_through:
+                        ap.shown_index, ap.shown_is_through = idx, True
         return list(out.values())
 
     def _add_ego(self) -> None:
@@ -286,6 +297,7 @@ class World:
         """One frame: ego dynamics, SUMO, walker, events (dicts: t, kind, data)."""
         ls = self.ls
         prev = (self.ego.state.x_m, self.ego.state.y_m)
+        self._shown_state = self._tls_state  # the heads the driver saw when choosing this frame's controls
         self.ego.step(controls, STEP_S)
         self._move_ego()
         ls.simulationStep()
@@ -335,9 +347,9 @@ class World:
             lat = abs(-(p1[0] - ap.end_xy[0]) * dy + (p1[1] - ap.end_xy[1]) * dx)
             if lat > ap.half_width_m + STOP_LINE_SLACK_M or hx * dx + hy * dy < 0.5:
                 continue
-            ahead = (p1[0] + 5.0 * hx, p1[1] + 5.0 * hy)
-            idx = min(ap.links, key=lambda lk: math.hypot(lk[1][0] - ahead[0], lk[1][1] - ahead[1]))[0]
-            state = self._tls_state[ap.tls][idx]
+            # judged against the state the lane's head showed on the frame before the crossing
+            # (what the driver saw), not the connection the ego happens to take
+            state = self._shown_state[ap.tls][ap.shown_index]
             if state in _RED:
                 out.append(
                     {
@@ -417,9 +429,7 @@ class World:
             ey = ap.end_xy[1] - ap.dir_xy[0] * (ap.half_width_m + 0.8)
             x, y = carla_xy(ex, ey, self.offset)
             yaw = -math.degrees(math.atan2(ap.dir_xy[1], ap.dir_xy[0])) + 180.0
-            state = self._tls_state[ap.tls]
-            lamps = [light_state(state[i]) for i, _ in ap.links]
-            shown: LightState = "green" if "green" in lamps else ("yellow" if "yellow" in lamps else lamps[0])
+            shown: LightState = light_state(self._tls_state[ap.tls][ap.shown_index])
             heads.append(LightHead(f"{ap.tls}:{ap.lane}", x, y, (yaw + 180.0) % 360.0 - 180.0, shown))
         return tuple(heads)
 

@@ -192,3 +192,30 @@ def test_an_ego_far_off_the_network_from_the_first_frame_keeps_stepping(cache):
     r = subprocess.run([sys.executable, "-c", OFF_NETWORK], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-500:]
     assert "stepped 599.1" in r.stdout
+
+
+def test_the_head_shows_the_through_link_and_red_light_judges_what_the_head_showed(world_of):
+    w = world_of(DriveScenario("T06", "Town01", 170.0, 199.14, 0.0))
+    # an approach with a through link and another one (a turn), as at T06's junctions
+    ap = next(a for a in w._approaches if a.shown_is_through and len({i for i, _ in a.links}) >= 2)
+    other = next(i for i, _ in ap.links if i != ap.shown_index)
+    n = len(libsumo.trafficlight.getRedYellowGreenState(ap.tls))
+    yaw = -math.degrees(math.atan2(ap.dir_xy[1], ap.dir_xy[0]))
+    x0, y0 = carla_xy(ap.end_xy[0] - 12.0 * ap.dir_xy[0], ap.end_xy[1] - 12.0 * ap.dir_xy[1], w.offset)
+
+    def drive_through(through: str, turn: str) -> tuple[str, list[dict]]:
+        state = ["G"] * n
+        state[ap.shown_index], state[other] = through, turn
+        libsumo.trafficlight.setRedYellowGreenState(ap.tls, "".join(state))
+        _place(w, x0, y0, yaw, 8.0)
+        w.step(EgoControls())
+        shown = {h.light_id: h.state for h in w.lights()}[f"{ap.tls}:{ap.lane}"]
+        out = []
+        for _ in range(60):
+            out += [e for e in w.step(EgoControls(throttle=0.2)) if e["kind"] == "red_light"]
+        return shown, out
+
+    shown, reds = drive_through("r", "G")  # the turn is green, but the head shows red
+    assert shown == "red" and len(reds) == 1 and reds[0]["data"]["sumo_lane"] == ap.lane
+    shown, reds = drive_through("G", "r")  # the head shows green: no driver could have known
+    assert shown == "green" and reds == []

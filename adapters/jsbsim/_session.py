@@ -18,8 +18,6 @@ agent's.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -30,7 +28,7 @@ from simbridge.adapters.fgproto.keys import FLIGHTGEAR_KEYS
 from simbridge.adapters.jsbsim._mapping import MAPPINGS, to_canonical
 from simbridge.adapters.jsbsim._scenario import from_task
 from simbridge.adapters.jsbsim._server import default_protocol
-from simbridge.adapters.kit import DerivedEvents, Drain, FailurePlan, end_process, free_port
+from simbridge.adapters.kit import DerivedEvents, Drain, FailurePlan, end_process, free_port, launch_window_process
 
 if TYPE_CHECKING:
     from simbridge._task import TaskSpec
@@ -176,27 +174,9 @@ class JSBSimSession(SimSession):
             # (_wait_ready)
             self.telemetry_mode = TELEMETRY_STREAM
         self._protocol = protocol
-        env = {
-            **os.environ,
-            **(sandbox.env or {}),
-            "DISPLAY": sandbox.display,
-            "SDL_AUDIODRIVER": "dummy",
-            "PYGAME_HIDE_SUPPORT_PROMPT": "1",
-        }
         self._log_path = work / "cockpit.log"
         try:
-            if sandbox.spawn is not None:
-                self.proc = sandbox.spawn(argv, env, name="cockpit")
-            else:
-                self._log_file = open(self._log_path, "wb")
-                self.proc = subprocess.Popen(
-                    argv,
-                    env=env,
-                    stdout=self._log_file,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
-                    start_new_session=True,
-                )
+            self.proc, self._log_file = launch_window_process(sandbox, argv, self._log_path, name="cockpit")
         except OSError as exc:
             self.stop()
             raise HarnessError(f"jsbsim: cannot launch the cockpit: {exc}") from None

@@ -90,3 +90,50 @@ def test_a_task_without_a_spawn_is_refused_by_name():
     bad = task.model_copy(update={"initial_state": task.initial_state.model_copy(update={"scenario": scenario})})
     with pytest.raises(ValueError, match="ego_spawn"):
         from_task(bad)
+
+
+def test_off_the_mapped_road_a_sample_is_lane_0_with_a_finite_in_range_offset():
+    m = CanonicalMapper(xodr_path("Town04"))
+    x, y, yaw = T18_START
+    canon, _ = m.map(0.0, _raw(x, y - 20.0, yaw))  # 20 m right of lane -2: no driving lane there
+    assert canon["lane_id"] == 0.0 and canon["lane_offset_m"] == pytest.approx(-13.0, abs=0.1)
+    canon, _ = m.map(0.05, _raw(x, y - 2000.0, yaw))  # far beyond the map: held in the canonical range
+    assert canon["lane_id"] == 0.0 and canon["lane_offset_m"] == -100.0
+    canon, _ = m.map(0.1, _raw(x, y - 3.0, yaw))  # on the next lane: still its lane, as CARLA's importer says
+    assert canon["lane_id"] == -3.0
+
+
+def test_t18_driven_straight_off_the_road_is_scored_not_unscored(tmp_path):
+    """A car that goes straight on at 90 km/h while the highway curves away spends most of the
+    window off the road: the agent's own failure, so a score, not a gap."""
+    from simbridge import read_bundle
+    from simbridge._bundle import write_bundle
+    from simbridge.verifiers import score_bundle
+
+    task = load_task("T18")
+    m = CanonicalMapper(xodr_path("Town04"))
+    x0, y0, yaw = T18_START
+    names = ("x_m", "y_m", "yaw_deg", "speed_kmh", "lane_id", "lane_offset_m", "throttle", "steer", "brake")
+    cols: dict[str, list[float]] = {k: [] for k in ("t", *names)}
+    events: list[dict] = []
+    hx, hy = np.cos(np.radians(yaw)), np.sin(np.radians(yaw))
+    for k in range(int(125.0 / 0.05)):
+        t = 0.05 * (k + 1)
+        canon, ev = m.map(t, _raw(x0 + 25.0 * t * hx, y0 + 25.0 * t * hy, yaw))
+        events += ev
+        cols["t"].append(t)
+        for name in names:
+            cols[name].append(canon[name])
+    lane, off = np.array(cols["lane_id"]), np.array(cols["lane_offset_m"])
+    assert np.isfinite(lane).all() and np.isfinite(off).all() and (np.abs(off) <= 100.0).all()
+    assert (lane == 0).mean() > 0.5  # most of the drive is off the mapped road
+    out = write_bundle(
+        tmp_path / "off-road",
+        {"task_id": "T18", "sim": "drive", "status": "completed"},
+        cols,
+        events=events,
+        snapshots={"start": {"map": "Town04"}},
+    )
+    verdict = score_bundle(read_bundle(out), task)
+    assert verdict.status == "scored", verdict.reason
+    assert verdict.score < 0.5  # speed held, but far off the lane for most of the window

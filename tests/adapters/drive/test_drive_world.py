@@ -219,3 +219,25 @@ def test_the_head_shows_the_through_link_and_red_light_judges_what_the_head_show
     assert shown == "red" and len(reds) == 1 and reds[0]["data"]["sumo_lane"] == ap.lane
     shown, reds = drive_through("G", "r")  # the head shows green: no driver could have known
     assert shown == "green" and reds == []
+
+
+def test_an_ego_driven_20_m_off_the_road_keeps_streaming_finite_lane_samples(world_of):
+    from simbridge._task import load_task
+    from simbridge.adapters.drive._mapping import CanonicalMapper
+    from simbridge.adapters.drive._scenario import from_task
+
+    sc = from_task(load_task("T18"))
+    w = world_of(sc)
+    w.step(EgoControls())
+    # 20 m right of lane -2 (heading -x: CARLA's right is -y), beyond the verge: no driving lane
+    _place(w, sc.ego_x_m, sc.ego_y_m - 20.0, sc.ego_yaw_deg, 20.0)
+    mapper = CanonicalMapper(xodr_path("Town04"))
+    lanes = []
+    for _ in range(40):
+        w.step(EgoControls(throttle=0.5))
+        raw = w.sample()
+        canon, _ = mapper.map(raw["t"], raw)
+        assert math.isfinite(canon["lane_id"]) and math.isfinite(canon["lane_offset_m"]), canon
+        lanes.append(canon["lane_id"])
+    assert set(lanes) == {0.0}
+    assert raw["y"] == pytest.approx(sc.ego_y_m - 20.0, abs=1.0) and raw["speed_kmh"] > 72.0

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 import re
 import xml.etree.ElementTree as ET
 
@@ -128,7 +129,7 @@ class RoadGeometry:
         if not net_xml.is_file():
             raise FileNotFoundError(f"{net_xml}: no such SUMO network file")
         try:
-            net = sumolib.net.readNet(str(net_xml), withInternal=False)
+            net = sumolib.net.readNet(str(net_xml), withInternal=True)
         except Exception as exc:  # sumolib raises bare xml/SAX errors
             raise ValueError(f"{net_xml}: not a readable SUMO network ({exc})") from exc
         offset = tuple(float(v) for v in net.getLocationOffset())
@@ -476,6 +477,8 @@ def _build(net: object, offset: tuple[float, float], town: str, marks: OdrMarks 
             quad = np.array([back + n, end + n, end - n, back - n])
             stop_lines.append(StopLine(ln.getID(), tls[0], _to_carla(quad, offset)))
             add(LAYER_STOP, layout.STOP_LINE, quad)
+    if marks is not None:
+        _paint_through_junctions(net, edges, marks, paint)
     for node in net.getNodes():  # type: ignore[attr-defined]
         shape = node.getShape()
         if len(shape) >= 3:
@@ -485,6 +488,40 @@ def _build(net: object, offset: tuple[float, float], town: str, marks: OdrMarks 
     geo = RoadGeometry(town, offset, lanes, markings, stop_lines, junctions, polys)
     _index(geo)
     return geo
+
+
+def _paint_through_junctions(net: object, edges: list[Any], marks: OdrMarks, paint: Any) -> None:
+    """Markings across a junction where a multi-lane road goes straight through (Town04's
+    highway interchanges): the internal lanes of those straight connections are lanes of one
+    OpenDRIVE connecting road whose roadMarks say how they are marked, so they are painted as
+    a road's lanes are (no kerbs, no stop lines; turns and single-lane connections stay bare)."""
+    straight: set[str] = set()
+    for edge in edges:
+        for conns in edge.getOutgoing().values():
+            straight.update(c.getViaLaneID() for c in conns if c.getDirection() == "s" and c.getViaLaneID())
+    for edge in net.getEdges():  # type: ignore[attr-defined]
+        if edge.getFunction() != "internal":
+            continue
+        drive = sorted((ln for ln in edge.getLanes() if ln.allows("passenger")), key=lambda ln: ln.getIndex())
+        orig = [ln.getParam("origId") or "" for ln in drive]
+        roads = {o.rsplit("_", 1)[0] for o in orig}
+        if len(drive) < 2 or "" in orig or len(roads) != 1 or not all(ln.getID() in straight for ln in drive):
+            continue
+        shapes = [_densify(_dedupe(np.array(ln.getShape(), dtype=np.float64)[:, :2])) for ln in drive]
+        if any(len(c) < 2 for c in shapes):
+            continue
+        ids = [ln.getID() for ln in drive]
+        base, w0 = shapes[0], drive[0].getWidth()
+        acc = w0 / 2
+        for k in range(1, len(drive)):
+            line = _offset(base, acc)
+            acc += drive[k].getWidth()
+            if (odr := marks.border(orig[k], "right")) is not None:
+                paint(line, 0.0, odr, (ids[k - 1], ids[k]), True)
+        if (odr := marks.border(orig[0], "right")) is not None:
+            paint(_offset(base, -w0 / 2), 1.0, odr, (ids[0],), True)
+        if (odr := marks.border(orig[-1], "left")) is not None:
+            paint(_offset(base, acc), -1.0, odr, (ids[-1],), True)
 
 
 def _strip_carla(c: FloatArray, width_m: float, offset: tuple[float, float]) -> list[FloatArray]:

@@ -230,3 +230,31 @@ def test_gather_returns_the_cells_polygons_from_the_flat_arrays(town03: tuple[Ro
     all_pts, all_counts, _, all_ids = geo.gather(list(geo.cells.values()))
     assert len(all_ids) == len(geo.polygons) and len(all_pts) == sum(len(p) for _, _, p in geo.polygons)
     assert geo.gather([])[1].size == 0
+
+
+def _distance_to_polyline(p: np.ndarray, line: np.ndarray) -> float:
+    a, b = line[:-1], line[1:]
+    ab = b - a
+    f = np.clip(((p - a) * ab).sum(1) / np.maximum((ab * ab).sum(1), 1e-12), 0.0, 1.0)
+    return float(np.hypot(*(a + f[:, None] * ab - p).T).min())
+
+
+def test_t18_start_straight_through_the_interchange_keeps_lane_2_s_markings(
+    town04: tuple[RoadGeometry, dict[str, object]],
+) -> None:
+    """Town04's interchange at CARLA x 66-128 m on T18's start straight is a junction, whose
+    connecting road's roadMarks in the xodr are broken white between lanes: both borders of lane
+    -2 are painted there, where the lane centre and width come from the xodr (not the net)."""
+    from simbridge.adapters.drive._net import xodr_path
+    from simbridge.adapters.kit.opendrive import LaneLocator, read_opendrive
+
+    geo, _ = town04
+    loc = LaneLocator(read_opendrive(xodr_path("Town04")))
+    broken = [m.xy_m for m in geo.markings if m.kind == "broken_white"]
+    for x in range(96, 129, 4):
+        pos = loc.locate(np.array([float(x)]), np.array([13.4]))
+        assert int(pos.lane_id[0]) == -2 and int(pos.junction_id[0]) != -1  # inside the junction
+        y_c, half = 13.4 - float(pos.lane_offset_m[0]), float(pos.lane_width_m[0]) / 2
+        for y in (y_c - half, y_c + half):
+            d = min(_distance_to_polyline(np.array([x, y]), ln) for ln in broken)
+            assert d < 0.3, f"no broken line {d:.2f} m from lane -2's border at x={x}, y={y:.2f}"

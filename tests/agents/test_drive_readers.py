@@ -148,8 +148,15 @@ def test_vehicle_ahead_in_the_lane(view, lane):
     assert eyes.obstacle_distance_m(render(view, x, y, yaw, actors=(side,))) is None
 
 
-def test_no_lane_inside_a_junction(view):
-    """Town04's interchange on the T18 start straight (x 95-130 m) has no painted markings: the
-    few stray marking pixels there make no lane (a fit on them once steered a car off the road)."""
+def test_the_lane_is_read_through_the_interchange_junction(view):
+    """Town04's interchange on the T18 start straight (x 66-128 m) is painted from its OpenDRIVE
+    connecting road's roadMarks: lane -2 is read there, its offset as the xodr's within 0.3 m."""
+    from simbridge.adapters.drive._net import xodr_path
+    from simbridge.adapters.kit.opendrive import LaneLocator, read_opendrive
+
+    loc = LaneLocator(read_opendrive(xodr_path("Town04")))
     for x_m in (130.0, 110.0, 100.0):
-        assert eyes.read_lane(render(view, x_m, 13.9, -179.02, 90.0)) is None
+        fit = eyes.read_lane(render(view, x_m, 13.9, -179.02, 90.0))
+        truth = loc.locate(np.array([x_m]), np.array([13.9]))
+        assert fit is not None and fit.width_m == pytest.approx(3.5, abs=0.2)
+        assert fit.offset_m == pytest.approx(-float(truth.lane_offset_m[0]), abs=0.3)  # right + vs left +

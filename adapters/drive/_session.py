@@ -12,16 +12,14 @@ recording starts with the episode. A stream that closes or is silent for `STALE_
 from __future__ import annotations
 
 import json
-import os
 import queue
 import socket
-import subprocess
 import threading
 import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from simbridge.adapters.kit import Drain, end_process, free_port
+from simbridge.adapters.kit import Drain, end_process, free_port, launch_window_process
 from simbridge.sim import HarnessError, LogTail, ProcessHandle, Sandbox, SimEvent, SimSession, StateSample
 
 if TYPE_CHECKING:
@@ -195,27 +193,9 @@ class DriveSession(SimSession):
             "--host",
             listen,
         ]
-        env = {
-            **os.environ,
-            **(sandbox.env or {}),
-            "DISPLAY": sandbox.display,
-            "SDL_AUDIODRIVER": "dummy",
-            "PYGAME_HIDE_SUPPORT_PROMPT": "1",
-        }
         self._log_path = work / "drive.log"
         try:
-            if sandbox.spawn is not None:
-                self.proc = sandbox.spawn(argv, env, name="drive")
-            else:
-                self._log_file = open(self._log_path, "wb")
-                self.proc = subprocess.Popen(
-                    argv,
-                    env=env,
-                    stdout=self._log_file,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
-                    start_new_session=True,
-                )
+            self.proc, self._log_file = launch_window_process(sandbox, argv, self._log_path, name="drive")
         except OSError as exc:
             self.stop()
             raise HarnessError(f"drive: cannot launch the drive process: {exc}") from None

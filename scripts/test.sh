@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export SIMBRIDGE_VM_TESTS=${SIMBRIDGE_VM_TESTS:-1}
+# a test that skips after the setup below is a failure (tests/conftest.py)
+export SIMBRIDGE_STRICT_SKIPS=${SIMBRIDGE_STRICT_SKIPS:-1}
 bash scripts/setup.sh
 .venv/bin/ruff check simbridge adapters verifiers tests benchmarks scripts
 .venv/bin/ruff format --check simbridge adapters verifiers tests benchmarks scripts

@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
 import simbridge.agents.reference as reference
 
@@ -95,7 +94,7 @@ def test_importing_the_pilots_loads_no_simulator_module():
 def test_pilots_read_the_layout_the_cockpit_draws_with():
     """No private copy that could drift: the pilots' layout is the very module the panel draws
     with and the cockpit's input handler hit-tests clicks with."""
-    pytest.importorskip("pygame", reason="pygame (the cockpit window) is not installed")
+    import pygame  # noqa: F401
     from simbridge.adapters.jsbsim import _input, _panel
     from simbridge.adapters.jsbsim import layout as published
     from simbridge.agents.reference._layout import L

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-pygame = pytest.importorskip("pygame")
-cv2 = pytest.importorskip("cv2")
+import pygame
+import cv2
 
 from simbridge.agents.reference._glyphs import MONO  # noqa: E402
 from simbridge.agents.reference._instruments import (  # noqa: E402

@@ -19,8 +19,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-ray = pytest.importorskip("ray", reason="the eval extra (ray) is not installed")
-pytest.importorskip("jsbsim", reason="the jsbsim flight model package is not installed")
+import jsbsim  # noqa: F401
 from ray.cluster_utils import Cluster  # noqa: E402
 
 from simbridge._eval import run_eval  # noqa: E402

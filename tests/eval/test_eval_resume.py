@@ -17,7 +17,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-pytest.importorskip("jsbsim", reason="the jsbsim flight model package is not installed")
+import jsbsim  # noqa: F401
+
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.display,

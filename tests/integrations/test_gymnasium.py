@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-gym = pytest.importorskip("gymnasium")
-pytest.importorskip("jsbsim", reason="the jsbsim flight model package is not installed")
+import gymnasium as gym
+import jsbsim  # noqa: F401
 
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 

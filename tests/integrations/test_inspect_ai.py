@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("inspect_ai")
-pytest.importorskip("jsbsim", reason="the jsbsim flight model package is not installed")
+import inspect_ai  # noqa: F401
+import jsbsim  # noqa: F401
 
 from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.log import read_eval_log  # noqa: E402

@@ -29,7 +29,8 @@ ARGS = [
     "--disable-sync",
 ]
 
-playwright_api = pytest.importorskip("playwright.sync_api")
+from playwright import sync_api as playwright_api
+
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (scripts/setup.sh)")
 
 

@@ -19,7 +19,8 @@ import pytest
 from report.browser import ARGS, CHROMIUM, open_page, screenshot
 from simbridge._cli import main
 
-playwright_api = pytest.importorskip("playwright.sync_api")
+from playwright import sync_api as playwright_api
+
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (scripts/setup.sh)")
 
 ROLL_LEFT = """
@@ -43,8 +44,9 @@ def real_episode(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(bundle, episode page) of one `simbridge run` on the embedded JSBSim cockpit."""
     if shutil.which("Xvfb") is None:
         pytest.skip("Xvfb not installed")
-    pytest.importorskip("jsbsim", reason="the jsbsim flight model package is not installed")
-    pytest.importorskip("pygame", reason="pygame (the cockpit window) is not installed")
+    import jsbsim  # noqa: F401
+    import pygame  # noqa: F401
+
     tmp = tmp_path_factory.mktemp("real")
     script = tmp / "roll.yaml"
     script.write_text(ROLL_LEFT)

@@ -163,7 +163,8 @@ def _comps(campaign: str, blind: str, srv: Server) -> list[str]:
     return next(c for b, _, c in _assigned(srv, campaign) if b == blind)
 
 
-playwright_api = pytest.importorskip("playwright.sync_api")
+from playwright import sync_api as playwright_api
+
 needs_chromium = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (scripts/setup.sh)")
 
 LEVELS = ["fully_achieved", "mostly_achieved", "partly_achieved", "not_achieved"]

@@ -21,7 +21,8 @@ from simbridge._review.store import Grade, Store
 
 from .conftest import make_bundle
 
-pytest.importorskip("psycopg")
+import psycopg  # noqa: F401
+
 PG_BIN = (
     next(iter(sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)), None)
     if Path("/usr/lib/postgresql").is_dir()

@@ -91,7 +91,8 @@ def test_constant_curvature_spiral_is_an_arc():
 
 
 def test_clothoid_matches_fresnel_integrals():
-    scipy_special = pytest.importorskip("scipy.special")
+    from scipy import special as scipy_special
+
     length, k1 = 30.0, 0.04
     ds = np.linspace(0, length, 7)
     x, y, h = _eval_geometry(_Geometry(0.0, 0.0, 0.0, 0.0, length, "spiral", {"curvStart": 0.0, "curvEnd": k1}), ds)

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-pytest.importorskip("vehiclemodels", reason="commonroad-vehicle-models is not installed")
+import vehiclemodels  # noqa: F401
 
 from simbridge.adapters.drive._dynamics import (  # noqa: E402
     MAX_WHEEL_ANGLE_RAD,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("scipy", reason="scipy (lane lookups) is not installed")
+import scipy  # noqa: F401
 
 from simbridge._task import load_task  # noqa: E402
 from simbridge.adapters.drive._mapping import CanonicalMapper  # noqa: E402

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-pytest.importorskip("libsumo", reason="libsumo (SUMO in process) is not installed")
-pytest.importorskip("vehiclemodels", reason="commonroad-vehicle-models is not installed")
-pytest.importorskip("pygame", reason="pygame (the drive window) is not installed")
+import libsumo  # noqa: F401
+import vehiclemodels  # noqa: F401
+import pygame  # noqa: F401
 
 from simbridge._task import load_task  # noqa: E402
 from simbridge.adapters.drive._session import DriveSession  # noqa: E402

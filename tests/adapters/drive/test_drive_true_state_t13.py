@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("libsumo", reason="libsumo (SUMO in process) is not installed")
-pytest.importorskip("vehiclemodels", reason="commonroad-vehicle-models is not installed")
+import libsumo  # noqa: F401
+import vehiclemodels  # noqa: F401
 
 from simbridge import read_bundle  # noqa: E402
 from simbridge._bundle import write_bundle  # noqa: E402
@@ -15,23 +15,13 @@ from simbridge._task import load_task  # noqa: E402
 from simbridge.adapters.drive._mapping import CanonicalMapper  # noqa: E402
 from simbridge.adapters.drive._net import xodr_path  # noqa: E402
 from simbridge.adapters.drive._scenario import from_task  # noqa: E402
+from simbridge.adapters.drive._session import SIGNALS  # noqa: E402
 from simbridge.adapters.drive._scene import EgoControls  # noqa: E402
 from simbridge.adapters.drive._world import World  # noqa: E402
 from simbridge.verifiers import score_bundle  # noqa: E402
 
 pytestmark = pytest.mark.slow
-NAMES = (
-    "x_m",
-    "y_m",
-    "yaw_deg",
-    "speed_kmh",
-    "lane_id",
-    "lane_offset_m",
-    "route_progress",
-    "throttle",
-    "steer",
-    "brake",
-)
+NAMES = SIGNALS
 
 
 def _drive(tmp_path, *, brakes: bool) -> dict[str, float]:

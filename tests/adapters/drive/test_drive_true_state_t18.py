@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-libsumo = pytest.importorskip("libsumo", reason="libsumo (SUMO in process) is not installed")
-pytest.importorskip("vehiclemodels", reason="commonroad-vehicle-models is not installed")
+import libsumo
+import vehiclemodels  # noqa: F401
 
 from simbridge import read_bundle  # noqa: E402
 from simbridge._bundle import write_bundle  # noqa: E402

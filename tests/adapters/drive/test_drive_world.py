@@ -10,8 +10,8 @@ import sys
 import numpy as np
 import pytest
 
-libsumo = pytest.importorskip("libsumo", reason="libsumo (SUMO in process) is not installed")
-pytest.importorskip("vehiclemodels", reason="commonroad-vehicle-models is not installed")
+import libsumo
+import vehiclemodels  # noqa: F401
 
 from simbridge.adapters.kit.opendrive import read_opendrive  # noqa: E402
 from simbridge.adapters.drive._dynamics import EgoState  # noqa: E402

@@ -302,7 +302,8 @@ def _names_other_sim(text: str, sim: str) -> list[str]:
 def _numbers(text: str) -> list[str]:
     """The task's numbers, without simulator version numbers."""
     text = re.sub(r"X-Plane \d+|MSFS \d{4}(/\d{4})?|\(\d\.\d+\)", "", text)
-    return sorted(re.findall(r"(?<![\w.])\d[\d,]*(?:\.\d+)?", text))
+    # thousands separators belong to the number ("1,200"); a comma after it is punctuation ("runway 30, ...")
+    return sorted(re.findall(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?", text))
 
 
 def test_every_alternative_sim_gets_instruction_text_naming_it():

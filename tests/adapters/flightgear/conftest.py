@@ -76,6 +76,16 @@ class Collector:
         with self._lock:
             return [s for s in self.samples if t_end is None or s.t_sim <= t_end]
 
+    def wait_sim(self, t_sim: float, timeout_s: float = 240.0) -> float:
+        """Until the collected stream reaches simulator time t_sim (polling, never a fixed sleep)."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            got = self.upto()
+            if got and got[-1].t_sim >= t_sim:
+                return got[-1].t_sim
+            time.sleep(0.2)
+        raise AssertionError(f"simulator time did not reach {t_sim:g} s in {timeout_s:g} s wall")
+
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=2)

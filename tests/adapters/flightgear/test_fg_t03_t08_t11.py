@@ -37,17 +37,6 @@ pytestmark = [
 ]
 
 
-def _wait_sim(collector: Collector, t_sim: float, timeout_s: float = 240.0) -> float:
-    """Until the collected stream reaches simulator time t_sim (polling, never a fixed sleep)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        got = collector.upto()
-        if got and got[-1].t_sim >= t_sim:
-            return got[-1].t_sim
-        time.sleep(0.2)
-    raise AssertionError(f"simulator time did not reach {t_sim:g} s in {timeout_s:g} s wall")
-
-
 def _wait_prop(tn: Any, node: str, ok: Any, timeout_s: float = 120.0) -> str:
     """Until `ok(value)` holds for the property (polled over telnet); the last value read."""
     deadline = time.monotonic() + timeout_s
@@ -104,7 +93,7 @@ def test_t11_phjr_lined_up_with_the_failure_armed_and_it_fires_at_the_drawn_heig
         # the plan: one engine failure at a height drawn from the seed, not yet injected
         assert start_snap["failure_agl_ft"] == pytest.approx(draw_height(task.id, seed, 400, 1200), abs=0.05)
         assert tn.get(FAILURE_PROPS["engine"]) == "true"
-        t_idle = _wait_sim(collector, 5.0)
+        t_idle = collector.wait_sim(5.0)
         v = collector.upto()[-1].values
         assert v["on_ground"] == 1 and v["engine_running"] == 1 and v["engine_rpm"] > 500
         rwy = task.geometry.runway("04R")
@@ -156,7 +145,7 @@ def test_t11_phjr_lined_up_with_the_failure_armed_and_it_fires_at_the_drawn_heig
         _wait_prop(tn, "/engines/engine[0]/running", lambda x: x == "false")
         tn.set_many({"/controls/switches/magnetos": "3", "/controls/switches/starter": "true"})
         t_off = collector.upto()[-1].t_sim
-        _wait_sim(collector, t_off + 4.0)
+        collector.wait_sim(t_off + 4.0)
         tn.set("/controls/switches/starter", "false")
         assert tn.get_many(["/controls/engines/engine[0]/magnetos", "/controls/engines/engine[0]/cutoff"]) == [
             "0",
@@ -179,7 +168,7 @@ def test_t03_phjr_on_a_five_mile_final_and_doing_nothing_earns_nothing(xvfb, tmp
         s.start(task, Sandbox(display=xvfb.display, env={}, workdir=str(tmp_path / "fg")))
         collector = Collector(s)
         start_snap = s.snapshot()
-        _wait_sim(collector, 0.5)
+        collector.wait_sim(0.5)
         v = collector.upto()[0].values
         assert v["on_ground"] == 0 and v["engine_running"] == 1
         rwy = task.geometry.runway("04R")
@@ -188,7 +177,7 @@ def test_t03_phjr_on_a_five_mile_final_and_doing_nothing_earns_nothing(xvfb, tmp
         assert abs(out_m - 5 * 1852) < 700, out_m
         assert abs(v["alt_msl_ft"] - 1500) < 300 and abs(v["ias_kt"] - 80) < 25
         assert abs(((v["heading_true_deg"] - rwy.heading_true_deg) + 180) % 360 - 180) < 15
-        t_end = _wait_sim(collector, 6.0)
+        t_end = collector.wait_sim(6.0)
         idle = _score(tmp_path / "idle", s, collector, task.id, t_end, {"start": start_snap, "end": s.snapshot()})
         ts = [x.t_sim for x in collector.upto(t_end)]
         worst_gap_s = max(b - a for a, b in zip(ts, ts[1:]))
@@ -245,7 +234,7 @@ def test_t08_phjr_parked_with_its_menus_and_the_dialogs_settings_earn_full_marks
         collector = Collector(s)
         tn = s.fg.telnet
         start_snap = s.snapshot()
-        t_idle = _wait_sim(collector, 3.0)
+        t_idle = collector.wait_sim(3.0)
         v = collector.upto()[-1].values
         assert v["on_ground"] == 1 and v["engine_running"] == 0
         assert start_snap["airport"] == "PHNL" and start_snap["weather"]["mode"] == "preset"
@@ -309,7 +298,7 @@ def test_t08_phjr_parked_with_its_menus_and_the_dialogs_settings_earn_full_marks
         # the stream pauses while FlightGear repositions, and then goes on (the clock does not
         # restart): the pause an agent's own Select Airport causes is within what this task's
         # session allows (the runner and the session end an episode silent for longer)
-        t_moved = _wait_sim(collector, t_before + 1.0)
+        t_moved = collector.wait_sim(t_before + 1.0)
         worst_gap_s = gaps.stop()
         assert s.telemetry_stall_s is not None and worst_gap_s < s.telemetry_stall_s, worst_gap_s
         assert s.alive() and t_moved > t_before

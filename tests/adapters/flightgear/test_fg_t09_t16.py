@@ -13,7 +13,6 @@ as such.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -31,17 +30,6 @@ pytestmark = [
     pytest.mark.display,
     pytest.mark.skipif(not have_flightgear(), reason="needs FlightGear (apt-get install flightgear) and Xvfb"),
 ]
-
-
-def _wait_sim(collector: Collector, t_sim: float, timeout_s: float = 240.0) -> float:
-    """Until the collected stream reaches simulator time t_sim (polling, never a fixed sleep)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        got = collector.upto()
-        if got and got[-1].t_sim >= t_sim:
-            return got[-1].t_sim
-        time.sleep(0.2)
-    raise AssertionError(f"simulator time did not reach {t_sim:g} s in {timeout_s:g} s wall")
 
 
 def _bundle(
@@ -80,7 +68,7 @@ def test_t16_phjr_starts_cold_with_avionics_and_its_radios_reach_the_verifier(xv
         s.start(task, Sandbox(display=xvfb.display, env={}, workdir=str(tmp_path / "fg")))
         collector = Collector(s)
         start_snap = s.snapshot()
-        t_idle = _wait_sim(collector, 6.0)
+        t_idle = collector.wait_sim(6.0)
         v = collector.upto()[-1].values
         assert v["on_ground"] == 1 and v["engine_running"] == 0 and v["avionics"] == 1 and v["master_bat"] == 1
         # FlightGear's c172p defaults, and the task's own altimeter setting (not the target)
@@ -118,7 +106,7 @@ def test_t16_phjr_starts_cold_with_avionics_and_its_radios_reach_the_verifier(xv
             }
         )
         t_set = collector.upto()[-1].t_sim
-        t_end = _wait_sim(collector, t_set + 4.0)
+        t_end = collector.wait_sim(t_set + 4.0)
         v = collector.upto()[-1].values
         assert v["xpdr_code"] == 4521 and v["xpdr_mode"] == 3
         full = score_bundle(
@@ -143,7 +131,7 @@ def test_t09_phjr_hands_over_clean_in_level_flight_and_doing_nothing_earns_nothi
         s.start(task, Sandbox(display=xvfb.display, env={}, workdir=str(tmp_path / "fg")))
         collector = Collector(s)
         start_snap = s.snapshot()
-        _wait_sim(collector, 0.5)
+        collector.wait_sim(0.5)
         v = collector.upto()[0].values
         # the c172p's autostart is over and the task's clean configuration is in
         assert v["on_ground"] == 0 and v["engine_running"] == 1 and v["engine_rpm"] > 1700
@@ -152,7 +140,7 @@ def test_t09_phjr_hands_over_clean_in_level_flight_and_doing_nothing_earns_nothi
         # near the task's 3,500 ft / 100 kt / 310°, over the sea south of Kalaeloa
         assert abs(v["alt_msl_ft"] - 3500) < 400 and abs(v["ias_kt"] - 100) < 20
         assert abs(v["lat_deg"] - 21.20) < 0.03 and abs(v["lon_deg"] + 158.07) < 0.03
-        t_end = _wait_sim(collector, 15.0)
+        t_end = collector.wait_sim(15.0)
         idle = score_bundle(
             read_bundle(
                 _bundle(

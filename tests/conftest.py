@@ -24,3 +24,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
     report.outcome = "failed"
     report.longrepr = f"skipped where scripts/test.sh installed everything it needs: {reason}"
+
+
+@pytest.fixture(scope="module")
+def sdl_offscreen():
+    """pygame in the test process draws off-screen (SDL's dummy video driver) for one module,
+    then the environment is as it was: a process-wide SDL_VIDEODRIVER=dummy would follow every
+    later test into the simulators it launches."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SDL_VIDEODRIVER", "dummy")
+        mp.setenv("SDL_AUDIODRIVER", "dummy")
+        yield

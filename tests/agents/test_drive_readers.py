@@ -6,23 +6,21 @@ only to make the pictures; the readers themselves know only the published layout
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 import pytest
 
-pytest.importorskip("pygame", reason="pygame (the driver's window) is not installed")
-pytest.importorskip("sumolib", reason="sumolib (the SUMO network reader) is not installed")
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
-import pygame  # noqa: E402
+import pygame
 
-from simbridge.adapters.drive._net import net_path  # noqa: E402
-from simbridge.adapters.drive._roads import Lane, RoadGeometry  # noqa: E402
-from simbridge.adapters.drive._scene import Actor, EgoControls, Frame, LightHead  # noqa: E402
-from simbridge.adapters.drive._view import DriverView  # noqa: E402
-from simbridge.agents.reference import _drive_eyes as eyes  # noqa: E402
-from simbridge.agents.reference._drive_route import RouteDriver  # noqa: E402
+from simbridge.adapters.drive._net import net_path
+from simbridge.adapters.drive._roads import Lane, RoadGeometry
+from simbridge.adapters.drive._scene import Actor, EgoControls, Frame, LightHead
+from simbridge.adapters.drive._view import DriverView
+from simbridge.agents.reference import _drive_eyes as eyes
+from simbridge.agents.reference._drive_route import RouteDriver
+
+pytestmark = pytest.mark.usefixtures("sdl_offscreen")
 
 #: a Town04 highway lane (SUMO id) with a straight stretch (s 280-400 m) and a left curve (s 420-520 m)
 LANE_ID = "-45_1"

@@ -8,11 +8,11 @@ import math
 
 import pytest
 
-pygame = pytest.importorskip("pygame", reason="pygame (the driver's window) is not installed")
+import pygame
 
-from simbridge.adapters.drive._dynamics import MAX_WHEEL_ANGLE_RAD, WHEELBASE_M  # noqa: E402
-from simbridge.adapters.drive._keys import KeyboardControl  # noqa: E402
-from simbridge.agents.reference import _drive_hands as hands  # noqa: E402
+from simbridge.adapters.drive._dynamics import MAX_WHEEL_ANGLE_RAD, WHEELBASE_M
+from simbridge.adapters.drive._keys import KeyboardControl
+from simbridge.agents.reference import _drive_hands as hands
 
 
 @pytest.mark.parametrize("frames", range(1, 16))

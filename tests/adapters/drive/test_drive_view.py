@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import numpy as np
 import pygame
@@ -19,6 +16,8 @@ from simbridge.adapters.drive import layout
 from simbridge.adapters.drive._roads import RoadGeometry
 from simbridge.adapters.drive._scene import Actor, EgoControls, Frame, LightHead
 from simbridge.adapters.drive._view import Camera, DriverView
+
+pytestmark = pytest.mark.usefixtures("sdl_offscreen")
 
 MAPS = Path(__file__).resolve().parents[3] / "adapters" / "drive" / "maps"
 EGO = (10.0, -20.0, 30.0)  # x_m, y_m, yaw_deg: an arbitrary pose, so rotations are exercised

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 import pygame
 import pytest
@@ -12,6 +9,8 @@ import pytest
 from simbridge.adapters.drive import _keys
 from simbridge.adapters.drive._keys import KeyboardControl
 from simbridge.adapters.drive._scene import EgoControls
+
+pytestmark = pytest.mark.usefixtures("sdl_offscreen")
 
 FRAME_MS = 50.0
 

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from simbridge.adapters.kit import Drain, end_process, free_port, launch_window_process
+from simbridge.adapters.kit import Drain, check_window, end_process, free_port, launch_window_process
 from simbridge.sim import HarnessError, LogTail, ProcessHandle, Sandbox, SimEvent, SimSession, StateSample
 
 if TYPE_CHECKING:
@@ -204,6 +204,7 @@ class DriveSession(SimSession):
             self._connect(*sandbox.reach(port))
             assert self.link is not None
             self.start_snapshot = dict(self.link.hello or {})
+            check_window("drive", sandbox, self.start_snapshot.get("video_driver"))
             route = [(float(p[0]), float(p[1])) for p in self.start_snapshot.get("route_xy_m", [])]
             self.mapper = CanonicalMapper(xodr, route)
             self.link.send("run")

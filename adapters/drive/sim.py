@@ -266,6 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     server.hello = start_snapshot(world)
     pygame.init()
     screen = pygame.display.set_mode(WINDOW_SIZE)
+    server.hello["video_driver"] = pygame.display.get_driver()  # "dummy": no window anywhere
     pygame.display.set_caption(f"simbridge drive - {scenario.town} - {scenario.task_id}")
     view = _view(world.net)
     keys = _keyboard()

@@ -189,6 +189,7 @@ class PropertyTree:
         add("/sim/rendering/sim-frame-count", lambda: self.rt.get("frames", 0), None, "int")
         add("/sim/fdm-steps", lambda: m.steps, None, "int")
         add("/sim/version/jsbsim", lambda: self.rt.get("jsbsim_version", ""), None, "string")
+        add("/sim/rendering/video-driver", lambda: self.rt.get("video_driver", ""), None, "string")
         add("/sim/has-autopilot", lambda: int(m.has_autopilot), None, "bool")
         add("/sim/mouse-yoke", lambda: c.mouse_yoke, None, "bool")
 

@@ -28,7 +28,15 @@ from simbridge.adapters.fgproto.keys import FLIGHTGEAR_KEYS
 from simbridge.adapters.jsbsim._mapping import MAPPINGS, to_canonical
 from simbridge.adapters.jsbsim._scenario import from_task
 from simbridge.adapters.jsbsim._server import default_protocol
-from simbridge.adapters.kit import DerivedEvents, Drain, FailurePlan, end_process, free_port, launch_window_process
+from simbridge.adapters.kit import (
+    DerivedEvents,
+    Drain,
+    FailurePlan,
+    check_window,
+    end_process,
+    free_port,
+    launch_window_process,
+)
 
 if TYPE_CHECKING:
     from simbridge._task import TaskSpec
@@ -67,6 +75,7 @@ INFO_PATHS = {
     "fdm_steps": "/sim/fdm-steps",
     "jsbsim_version": "/sim/version/jsbsim",
     "aircraft": "/sim/aircraft",
+    "video_driver": "/sim/rendering/video-driver",
 }
 
 
@@ -185,6 +194,8 @@ class JSBSimSession(SimSession):
         self._start_timeout_s = START_TIMEOUT_S * sandbox.timeout_scale
         try:
             self._wait_ready(*sandbox.reach(port))
+            assert self.telnet is not None
+            check_window("jsbsim", sandbox, self.telnet.get("/sim/rendering/video-driver"))
         except HarnessError:
             self.stop()
             raise

@@ -131,6 +131,7 @@ class Cockpit:
         pygame.display.init()
         pygame.font.init()
         self.screen = pygame.display.set_mode((L.WIDTH, L.HEIGHT))
+        self.runtime["video_driver"] = pygame.display.get_driver()  # "dummy": no window anywhere
         pygame.display.set_caption(f"simbridge JSBSim {self.scenario.aircraft} {self.scenario.airport}")
         pygame.key.set_repeat(REPEAT_DELAY_MS, REPEAT_INTERVAL_MS)
         pygame.event.set_allowed(

@@ -4,8 +4,9 @@ One concept per module; import the names from here (`from simbridge.adapters.kit
 
 - `free_port` (ports): a free TCP/UDP port for a listener about to be opened;
 - `kill_group`, `end_process` (procs): the one SIGTERM -> grace -> SIGKILL sequence;
-- `launch_window_process`, `PYGAME_ENV` (launch): an embedded simulator's window process on the
-  sandbox's display, through the provider's spawn or locally with a log;
+- `launch_window_process`, `window_env`, `check_window`, `PYGAME_ENV` (launch): an embedded
+  simulator's window process on the sandbox's display, through the provider's spawn or locally
+  with a log, and the check that its window really is there;
 - `Drain` (drain): the buffer between a reader thread and `SimSession.poll()`/`events()`;
 - `DerivedEvents`, `AP_SIGNALS` (derived): crash / autopilot change / touchdown events computed
   from canonical samples;
@@ -20,7 +21,7 @@ docs/adding-a-simulator.md says which to use for what.
 from simbridge.adapters.kit.derived import AP_SIGNALS, DerivedEvents
 from simbridge.adapters.kit.drain import Drain
 from simbridge.adapters.kit.failures import FailurePlan, PlannedFailure, draw_height
-from simbridge.adapters.kit.launch import PYGAME_ENV, launch_window_process
+from simbridge.adapters.kit.launch import PYGAME_ENV, check_window, launch_window_process, window_env
 from simbridge.adapters.kit.ports import free_port
 from simbridge.adapters.kit.procs import end_process, kill_group
 from simbridge.adapters.kit.record import STALL_STATUS, RecordLoop, StallGuard, Tick, WrapUp, record_episode
@@ -36,6 +37,7 @@ __all__ = [
     "StallGuard",
     "Tick",
     "WrapUp",
+    "check_window",
     "draw_height",
     "end_process",
     "free_port",
@@ -43,4 +45,5 @@ __all__ = [
     "launch_window_process",
     "PYGAME_ENV",
     "record_episode",
+    "window_env",
 ]

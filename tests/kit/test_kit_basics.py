@@ -108,3 +108,35 @@ def test_vm_guest_supervisor_kill_ends_a_process_group_that_ignores_sigterm():
     assert sup.handle({"op": "kill", "pid": p.pid}) == {"ok": True}
     assert p.returncode == -9 and p.pid not in sup.procs
     assert _wait_for(lambda: not _alive(child))
+
+
+def test_a_window_process_gets_the_sandboxs_video_driver_not_the_runners(monkeypatch, tmp_path):
+    """A runner process that draws off-screen itself (SDL_VIDEODRIVER=dummy) must not send the
+    simulator's window nowhere: with a display the window process is on X11 unless the sandbox
+    says otherwise."""
+    from simbridge._adapter import Sandbox
+    from simbridge.adapters.kit import window_env
+
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    monkeypatch.setenv("SDL_VIDEO_X11_VISUALID", "0x21")
+    monkeypatch.setenv("SIMBRIDGE_PROBE", "kept")
+    env = window_env(Sandbox(display=":7", env={}, workdir=str(tmp_path)))
+    assert env["SDL_VIDEODRIVER"] == "x11" and env["DISPLAY"] == ":7"
+    assert "SDL_VIDEO_X11_VISUALID" not in env and env["SIMBRIDGE_PROBE"] == "kept"
+    assert env["SDL_AUDIODRIVER"] == "dummy"
+    chosen = window_env(Sandbox(display=":7", env={"SDL_VIDEODRIVER": "wayland"}, workdir=str(tmp_path)))
+    assert chosen["SDL_VIDEODRIVER"] == "wayland"
+    headless = window_env(Sandbox(display="", env={}, workdir=str(tmp_path)))
+    assert headless["SDL_VIDEODRIVER"] == "dummy"
+
+
+def test_a_simulator_without_its_window_on_the_display_is_a_harness_fault(tmp_path):
+    from simbridge._adapter import Sandbox
+    from simbridge._errors import HarnessError
+    from simbridge.adapters.kit import check_window
+
+    shown = Sandbox(display=":7", env={}, workdir=str(tmp_path))
+    check_window("drive", shown, "x11")
+    check_window("drive", Sandbox(display="", env={}, workdir=str(tmp_path)), "dummy")  # no display: none wanted
+    with pytest.raises(HarnessError, match=r"drive: the simulator's window is not on display :7 .*'dummy'"):
+        check_window("drive", shown, "dummy")

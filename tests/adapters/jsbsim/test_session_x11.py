@@ -287,3 +287,23 @@ def test_runner_ends_a_frozen_stream_as_a_harness_fault(tmp_path, monkeypatch):
     assert res.status == "harness_error" and "telemetry lost" in res.detail, res.detail
     assert res.score.status == "unscored"
     assert 2.5 < res.sim_s < 10
+
+
+def test_the_cockpit_window_is_on_the_display_whatever_the_runner_draws_on(session, monkeypatch):
+    """The runner (here: the test process) draws off-screen; the cockpit it launches still shows
+    its window on the sandbox's display. (It once inherited SDL_VIDEODRIVER=dummy: a VM agent saw a
+    black screen for a whole episode and was scored 0 for it.)"""
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    s, box = session
+    s.start(load_task("T09"), box)
+    assert s.info()["video_driver"] == "x11"
+
+
+def test_a_cockpit_that_draws_no_window_is_a_harness_fault(xvfb, tmp_path):
+    s = session_class("jsbsim")()
+    try:
+        with pytest.raises(HarnessError, match=r"jsbsim: the simulator's window is not on display .*'dummy'"):
+            s.start(load_task("T09"), Sandbox(display=xvfb, env={"SDL_VIDEODRIVER": "dummy"}, workdir=str(tmp_path)))
+        assert not s.alive()
+    finally:
+        s.stop()

@@ -8,11 +8,14 @@ fresh copy-on-write overlay of `base.qcow2`, so reset is a new overlay.
 simbridge goes into the guest as a wheel built from the source folder at build time: what runs
 in the guest (the supervisor, the audit, the embedded simulator's cockpit) is that snapshot,
 not the host's code, so a change to any of them needs a rebuild. `image.json` records the
-source's git commit and whether its working tree had uncommitted changes.
+source's git commit, whether its working tree had uncommitted changes, and a hash of what the
+wheel carries (`image_is_current` compares it with a source folder); a rebuild whose
+dependencies (pyproject.toml) are unchanged reinstalls only simbridge itself.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -92,6 +95,45 @@ def source_stamp(src: Path) -> dict:
     return stamp
 
 
+#: the source folders the wheel is made of (simbridge/adapters|verifiers|tasks may be links to them)
+PACKAGE_DIRS = ("simbridge", "adapters", "verifiers", "tasks")
+
+
+def _sha256_files(paths: list[Path], base: Path) -> str:
+    h = hashlib.sha256()
+    for path in paths:
+        h.update(str(path.relative_to(base)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def package_hash(src: Path) -> str:
+    """sha256 over the files the wheel is built from (not following links, so a linked folder
+    counts once), the same for a clean clone and a working tree with the same content."""
+    files: list[Path] = []
+    for top in PACKAGE_DIRS:
+        for root, dirs, names in os.walk(src / top):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not (Path(root) / d).is_symlink())
+            files += [Path(root) / n for n in sorted(names) if not n.endswith(".pyc")]
+    files = [f for f in files if f.is_file() and not f.is_symlink()]
+    return _sha256_files(sorted(files), src)
+
+
+def deps_hash(src: Path, extras: str) -> str:
+    """sha256 of pyproject.toml and the extras installed: the guest's dependencies change only
+    when they do."""
+    return hashlib.sha256(_sha256_files([src / "pyproject.toml"], src).encode() + extras.encode()).hexdigest()
+
+
+def image_is_current(out: Path, src: Path | None = None) -> bool:
+    """Whether the image in `out` carries the simbridge of `src` (default: this one's source)."""
+    src = src or Path(__file__).resolve().parents[2]
+    try:
+        info = json.loads((out / "image.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return (out / "base.qcow2").exists() and info.get("package_sha256") == package_hash(src)
+
+
 def build_image(
     out: Path,
     *,
@@ -155,31 +197,39 @@ def build_image(
     house.mkdir(parents=True)
     _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(house), str(src)])
     wheel = next(house.glob("simbridge-*.whl"))
-    _run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "-q",
-            "-d",
-            str(house),
-            "--only-binary=:all:",
-            "--python-version",
-            "3.11",
-            "--platform",
-            "manylinux2014_x86_64",
-            "--platform",
-            "manylinux_2_28_x86_64",
-            "--platform",
-            "manylinux_2_17_x86_64",
-            "--platform",
-            "manylinux_2_27_x86_64",
-            "--platform",
-            "linux_x86_64",
-            f"{wheel}[{extras}]",
-        ]
-    )
+    try:
+        before = json.loads((out / "image.json").read_text())
+    except (OSError, ValueError):
+        before = {}
+    venv_python = rootfs / VENV.lstrip("/") / "bin/python"
+    # the dependencies are installed already and unchanged: only simbridge itself is replaced
+    only_simbridge = venv_python.exists() and before.get("deps_sha256") == deps_hash(src, extras)
+    if not only_simbridge:
+        _run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "-d",
+                str(house),
+                "--only-binary=:all:",
+                "--python-version",
+                "3.11",
+                "--platform",
+                "manylinux2014_x86_64",
+                "--platform",
+                "manylinux_2_28_x86_64",
+                "--platform",
+                "manylinux_2_17_x86_64",
+                "--platform",
+                "manylinux_2_27_x86_64",
+                "--platform",
+                "linux_x86_64",
+                f"{wheel}[{extras}]",
+            ]
+        )
     _run(["mount", "-t", "proc", "proc", str(rootfs / "proc")])
     try:
         if not (rootfs / VENV.lstrip("/") / "bin/python").exists():
@@ -194,13 +244,14 @@ def build_image(
                 "--find-links",
                 "/tmp/wheelhouse",
                 "--force-reinstall",
-                f"/tmp/wheelhouse/{wheel.name}[{extras}]",
+                *(["--no-deps", f"/tmp/wheelhouse/{wheel.name}"] if only_simbridge else []),
+                *([] if only_simbridge else [f"/tmp/wheelhouse/{wheel.name}[{extras}]"]),
             ],
         )
     finally:
         _run(["umount", str(rootfs / "proc")])
     shutil.rmtree(house)
-    log(f"  venv ready ({time.monotonic() - t0:.0f} s)")
+    log(f"  venv ready ({time.monotonic() - t0:.0f} s{', simbridge only' if only_simbridge else ''})")
 
     kernels = sorted((rootfs / "boot").glob("vmlinuz-*"))
     initrds = sorted((rootfs / "boot").glob("initrd.img-*"))
@@ -225,6 +276,8 @@ def build_image(
         "uids": GUEST_UIDS,
         "venv": VENV,
         "source": source_stamp(src),
+        "package_sha256": package_hash(src),
+        "deps_sha256": deps_hash(src, extras),
         "build_s": build_s,
         "size_bytes": size_bytes,
     }

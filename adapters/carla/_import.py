@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from simbridge._canonical import RANGES
 from simbridge._bundle import EpisodeInfo, write_bundle
 from simbridge._errors import BundleError
 from simbridge._import_policy import IMPORTED, TRUNCATED_IMPORT, check_out, flags_of, prepare_out
@@ -160,8 +161,7 @@ def build(
     if odr is not None:
         loc = LaneLocator(odr)
         pos = loc.locate(cols["x_m"], cols["y_m"])
-        cols["lane_id"] = pos.lane_id.astype(float)
-        cols["lane_offset_m"] = pos.lane_offset_m
+        cols["lane_id"], cols["lane_offset_m"] = pos.canonical(RANGES["lane_offset_m"])
         events += _lane_invasions(rec, actor, t, pos)
         events += _red_lights(rec, odr, t, cols, pos)
     else:

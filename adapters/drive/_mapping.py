@@ -11,7 +11,7 @@ junctions: |lane_offset_m| + half the car's width > half the lane width, on the 
 starts) and adds `markings`, the OpenDRIVE roadMark type of the edge crossed in CARLA's names
 ("Broken", "Solid", "SolidSolid", "Curb", ...), as CARLA's lane-invasion sensor reports them.
 
-Off the mapped road (the centre more than `OFF_ROAD_BEYOND_EDGE_M` outside the nearest driving
+Off the mapped road (the centre more than `kit.opendrive.OFF_ROAD_BEYOND_EDGE_M` outside the nearest driving
 lane's edge) a sample is still a scored sample, never a gap: `lane_id` 0 (no driving lane, which
 a lane-keeping verifier counts as another lane) and `lane_offset_m` the offset from that nearest
 lane's centre held inside the canonical range (the data-quality check turns values outside it
@@ -35,8 +35,6 @@ from simbridge.adapters.drive._dynamics import WIDTH_M
 ROUTE_NEAR_M = 30.0
 #: how far ahead of the last passed route point a sample may jump (1 m points)
 ROUTE_LOOKAHEAD = 60
-#: beyond the nearest driving lane's edge by more than this (a shoulder, a verge) is off the road
-OFF_ROAD_BEYOND_EDGE_M = 3.5
 
 
 @lru_cache(maxsize=4)
@@ -114,10 +112,8 @@ class CanonicalMapper:
                 }
             )
         self._outside = outside
-        if abs(offset) > width / 2.0 + OFF_ROAD_BEYOND_EDGE_M:
-            lo, hi = RANGES["lane_offset_m"]
-            out["lane_id"] = 0.0
-            out["lane_offset_m"] = min(hi, max(lo, offset))
+        lane_ids, offsets = pos.canonical(RANGES["lane_offset_m"])
+        out["lane_id"], out["lane_offset_m"] = float(lane_ids[0]), float(offsets[0])
         if not math.isfinite(out["lane_offset_m"]):
             out.pop("lane_offset_m")
         return out, events

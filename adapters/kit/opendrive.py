@@ -378,6 +378,10 @@ def _integrate_heading(g: _Geometry, ds: np.ndarray, heading) -> tuple[np.ndarra
 # `lane_offset_m = -(a . right)`. `scenario_runner_offset_m` returns the metric's own value.
 
 
+#: beyond the nearest driving lane's edge by more than this (a shoulder, a verge) is off the road
+OFF_ROAD_BEYOND_EDGE_M = 3.5
+
+
 @dataclass
 class LanePosition:
     """Per query point: the nearest lane-centre sample and the offset from it."""
@@ -396,6 +400,17 @@ class LanePosition:
     def scenario_runner_offset_m(self) -> np.ndarray:
         """The value distance_to_lane_center.py reports (positive to the right in CARLA)."""
         return -self.lane_offset_m
+
+    def canonical(self, offset_range_m: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+        """(lane_id, lane_offset_m) as canonical signals. Off the mapped road (the point more
+        than OFF_ROAD_BEYOND_EDGE_M outside the nearest driving lane's edge) a sample stays a
+        scored sample, never a gap: lane 0 (no driving lane, which a lane-keeping verifier counts
+        as another lane) and the offset clipped into `offset_range_m` — a car driven far off the
+        road is the driver's failure, not a recording fault."""
+        off_road = np.abs(self.lane_offset_m) > self.lane_width_m / 2.0 + OFF_ROAD_BEYOND_EDGE_M
+        lane_id = np.where(off_road, 0, self.lane_id).astype(float)
+        offset = np.where(off_road, np.clip(self.lane_offset_m, *offset_range_m), self.lane_offset_m)
+        return lane_id, offset
 
 
 class LaneLocator:

@@ -200,3 +200,26 @@ def test_no_hero_is_a_clear_error(tmp_path):
         import_recording(tmp_path / "n.log", tmp_path / "b")
     b = read_bundle(import_recording(tmp_path / "n.log", tmp_path / "b2", ego=10))
     assert b.signals.t.size == 1
+
+
+def test_a_hero_driven_far_off_the_road_is_lane_0_in_range_not_a_gap(tmp_path, town01):
+    """Off the mapped road the importer says what the drive simulator says (one rule, in the kit):
+    lane 0 with the offset held in the canonical range. Far off, the raw offset would be beyond
+    that range and become a gap, and a gap long enough makes the agent's own failure unscored."""
+    s = LaneLocator(town01).samples
+    edge = int(np.argmin(s.x_m))  # the map's westernmost lane sample
+    x0, y0 = float(s.x_m[edge]), float(s.y_m[edge])
+    path = [(x0 - dx, y0) for dx in np.linspace(0.0, 400.0, 41)]  # straight out, away from every road
+    adds = [(100, 1, (x0 * 100, y0 * 100, 50.0), 0.0, "vehicle.lincoln.mkz_2017", {"role_name": "hero"})]
+    frames = [
+        ([rs.event_add(adds)] if i == 0 else []) + [rs.positions([(100, x * 100, y * 100, 50.0, 180.0)])]
+        for i, (x, y) in enumerate(path)
+    ]
+    (tmp_path / "off.log").write_bytes(rs.recording(frames))
+    b = read_bundle(import_recording(tmp_path / "off.log", tmp_path / "b", map_path=XODR))
+    lane, off = b.signals["lane_id"], b.signals["lane_offset_m"]
+    raw = LaneLocator(town01).locate(b.signals["x_m"], b.signals["y_m"])
+    assert (np.abs(raw.lane_offset_m) > 100.0).any()  # the path does leave the canonical range
+    assert len(lane) == len(path) and np.isfinite(off).all() and (np.abs(off) <= 100.0).all()
+    far = np.abs(raw.lane_offset_m) > raw.lane_width_m / 2 + 3.5
+    assert far.any() and (lane[far] == 0).all() and (lane[~far] != 0).all()

@@ -80,6 +80,10 @@ class LaunchSpec:
     #: menus and items the agent may use (menu name -> item names); None: the menubar is hidden
     menus: dict[str, tuple[str, ...]] | None = None
     extra_args: list[str] = field(default_factory=list)
+    #: the most simulator time one frame may advance (`/sim/max-simtime-per-frame`, FlightGear's
+    #: default 1 s): a frame that takes longer in wall time slows the simulator instead of
+    #: jumping its clock, so the per-frame stream never leaves a longer gap. None: the default
+    max_sim_step_s: float | None = None
 
     def position_args(self) -> list[str]:
         a: list[str] = []
@@ -208,6 +212,8 @@ class FlightGearProcess:
             argv.append(f"--wind={self.spec.wind[0]:g}@{self.spec.wind[1]:g}")
         if self.spec.visibility_m is not None:
             argv.append(f"--visibility={self.spec.visibility_m:g}")
+        if self.spec.max_sim_step_s is not None:
+            argv.append(f"--prop:/sim/max-simtime-per-frame={self.spec.max_sim_step_s:g}")
         return argv + list(self.spec.extra_args)
 
     def environment(self) -> dict[str, str]:

@@ -48,6 +48,11 @@ if TYPE_CHECKING:
 
 #: real-time factor below which episode.json is flagged (the agent saw a slowed world)
 RTF_FLAG_BELOW = 0.8
+#: the most simulator time one frame may advance, as a share of the task's sample-gap limit:
+#: a long frame (a screenshot, a scenery tile, a busy CPU) then slows the simulator instead of
+#: leaving a gap that makes the episode unscored (FlightGear's own cap is 1 s)
+SIM_STEP_OF_GAP = 0.5
+
 #: the stream counts as lost after this many seconds without a packet
 STREAM_LOST_S = 15.0
 #: ... and, in a task whose work is in FlightGear's dialogs, after this many: Location → Select
@@ -100,6 +105,7 @@ def launch_spec(task: "TaskSpec") -> LaunchSpec:
         heading_deg=st.heading_deg,
         allowed_keys=allowed,
         menus=TASK_MENUS.get(task.id.split("@")[0]),
+        max_sim_step_s=round(min(1.0, SIM_STEP_OF_GAP * task.max_sample_gap_s), 3),
     )
     if st.position is not None and (not on_ground or (not st.parking and not st.runway)):
         spec.lat_deg, spec.lon_deg = st.position.lat_deg, st.position.lon_deg
@@ -473,6 +479,8 @@ class FlightGearSession(SimSession):
                 "telnet_port": self.fg.telnet_port if self.fg else None,
                 "udp_port": self.fg.udp.port if self.fg and self.fg.udp else None,
                 "udp_bad_packets": self.fg.udp.n_bad if self.fg and self.fg.udp else None,
+                # set at launch by the harness (`/sim/max-simtime-per-frame`); the agent's keys cannot change it
+                "max_sim_step_s": self.fg.spec.max_sim_step_s if self.fg else None,
             },
         }
         return out

@@ -75,8 +75,9 @@ INFO_PATHS = {
     "fdm_steps": "/sim/fdm-steps",
     "jsbsim_version": "/sim/version/jsbsim",
     "aircraft": "/sim/aircraft",
-    "video_driver": "/sim/rendering/video-driver",
 }
+#: the cockpit's SDL video driver ("x11"; "dummy" draws nowhere)
+VIDEO_DRIVER_PATH = "/sim/rendering/video-driver"
 
 
 #: the cockpit's telnet port inside an isolated sandbox (FlightGear's default)
@@ -117,6 +118,7 @@ class JSBSimSession(SimSession):
         self.python = python  # None: the sandbox's interpreter
         self.proc: ProcessHandle | None = None  # a host Popen, or the sandbox's own handle (a VM guest)
         self.telnet: TelnetProps | None = None
+        self.video_driver: str | None = None
         self.receiver: UdpReceiver | TcpStreamReceiver | None = None
         self.telemetry_mode: str | None = None
         self._telemetry_addr = ""
@@ -194,11 +196,20 @@ class JSBSimSession(SimSession):
         self._start_timeout_s = START_TIMEOUT_S * sandbox.timeout_scale
         try:
             self._wait_ready(*sandbox.reach(port))
-            assert self.telnet is not None
-            check_window("jsbsim", sandbox, self.telnet.get("/sim/rendering/video-driver"))
+            self.video_driver = self._video_driver()
+            check_window("jsbsim", sandbox, self.video_driver)
         except HarnessError:
             self.stop()
             raise
+
+    def _video_driver(self) -> str | None:
+        """The cockpit's SDL video driver, or None from a cockpit too old to say (a guest image
+        built before cockpits reported it): unknown, not a fault."""
+        assert self.telnet is not None
+        try:
+            return self.telnet.get(VIDEO_DRIVER_PATH)
+        except HarnessError:
+            return None
 
     def _inject_due(self, t: float, canon: dict[str, float]) -> None:
         """Fail what the plan says is due at this sample (a property set false), and record it."""
@@ -412,4 +423,5 @@ class JSBSimSession(SimSession):
                         out[k] = v
             except HarnessError:
                 pass
+        out["video_driver"] = self.video_driver
         return out

@@ -336,6 +336,7 @@ class DriveSession(SimSession):
             "vehicle_model": "CommonRoad single-track (vehicle_dynamics_st), Lincoln MKZ 2017 parameters",
             "town": self.start_snapshot.get("town"),
             "sumo_version": self.start_snapshot.get("sumo_version"),
+            "video_driver": self.start_snapshot.get("video_driver"),
         }
         if self.link is not None:
             out["telemetry"] = {

@@ -29,17 +29,8 @@ from simbridge._runner import RunConfig, run  # noqa: E402
 
 
 def _cfg(tmp_path, **kw):
-    return RunConfig(
-        task="T09",
-        sim="jsbsim",
-        agent="noop",
-        provider="netns",
-        time_limit_s=4,
-        out=tmp_path,
-        frame_hz=0,
-        say=lambda s: None,
-        **kw,
-    )
+    base = dict(task="T09", sim="jsbsim", agent="noop", provider="netns", time_limit_s=4, out=tmp_path, frame_hz=0)
+    return RunConfig(**{**base, **kw}, say=lambda s: None)
 
 
 def test_netns_episode_is_audited_isolated_and_scored(tmp_path):
@@ -132,3 +123,21 @@ def test_kill_9_of_runner_leaves_no_namespace(tmp_path):
         [sys.executable, "-m", "simbridge._cli", "verify", str(bundle), "--json"], capture_output=True, text=True
     )
     assert json.loads(out.stdout)["status"] == "unscored"
+
+
+def test_drive_episode_on_netns_is_audited_with_its_window_on_the_sandbox_display(tmp_path):
+    """The embedded driving simulator in the sandbox: its state port (8800) and CARLA's are
+    blocked for the agent's user, its window is an allowed X client on the sandbox's display,
+    the state stream crosses the namespace, and doing nothing on T18 scores 0."""
+    (res,) = run(_cfg(tmp_path, task="T18", sim="drive", time_limit_s=5))
+    assert res.status == "timeout" and res.score.status == "scored" and res.score.score == 0.0
+    ep = read_bundle(res.path).episode
+    audit = ep.isolation["audit"]
+    assert audit["ok"] and audit["user"] == "simbridge-agent" and ep.unisolated is False
+    probed = {(p["port"], p["proto"]) for p in audit["probes"]}
+    assert {(8800, "tcp"), (2000, "tcp")} <= probed
+    assert all(p["result"] == "blocked" for p in audit["probes"])
+    world = [c for c in audit["x_clients"] if "simbridge.adapters.drive.sim" in c["command"]]
+    assert world and all(c["allowed"] for c in world)
+    assert ep.sim_info["video_driver"] == "x11"
+    assert ep.sample_rate_hz and ep.sample_rate_hz >= 15  # 20 world steps a second, over the veth link

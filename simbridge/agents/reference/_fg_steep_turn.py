@@ -5,7 +5,7 @@ Reading (`_fg_gauges`): bank and a pitch cue from the attitude indicator's sky, 
 from the altimeter's 100 ft needle (unwrapped: only changes matter), the airspeed from its
 needle, and the heading change from the heading indicator's card. Acting: FlightGear's keys
 only — Left/Right step the ailerons by 0.05, Up/Down the elevator by 0.05, PageUp/PageDown the
-throttle by 0.01, Home/End the pitch trim by 0.001; keypad 5 centres the controls.
+throttle by 0.01, Home/End the pitch trim by 0.001; 5 centres the controls.
 
 FlightGear renders 1-5 frames a second on a loaded machine, so the loop is built for that:
 every command is a position (a count of key steps the pilot keeps itself), changed by at
@@ -43,21 +43,64 @@ if TYPE_CHECKING:
 BANK_TARGET_DEG = -45.0  # left
 #: readings kept for rates (a few seconds at 1-10 frames a second)
 HISTORY = 40
-#: start rolling out this far before the full circle: the roll-out itself turns about that much
-#: (40-75° measured: at 1-5 fps the roll-out takes 4-10 s)
-ROLLOUT_LEAD_DEG = 55.0
-#: the roll-out holds this much right aileron until the bank is under ROLLOUT_HOLD_UNTIL_DEG
-#: (a brisk roll-out turns less), then steers by roll rate, at most ROLLOUT_RATE_DEG_S
-ROLLOUT_AILERON_STEPS = 4
-ROLLOUT_HOLD_UNTIL_DEG = 12.0
-ROLLOUT_RATE_DEG_S = 6.0
-#: the heading card turns about 2.5% less than the aircraft (measured over whole circles)
-CARD_LAG = 1.025
+#: the roll-out is planned, not a fixed lead: rolling level at a steady roll rate p from bank
+#: phi turns the aircraft (turn rate / tan phi) * ln(1 / cos phi) / p more (`rollout_turn_deg`).
+#: It starts when that, at ROLLOUT_RATE_DEG_S, plus what turns while the aileron builds up
+#: reaches what is left of the circle; then each frame the roll rate that
+#: ends the turn on the entry heading is asked for (`rollout_roll_rate_deg_s`), so a late or
+#: early start corrects itself
+ROLLOUT_RATE_DEG_S = 8.0
+#: ... what turns before the roll builds: the aircraft's response plus the frames the
+#: aileron steps take (one a frame, three a loop)
+ROLLOUT_LATENCY_S = 0.3
+ROLLOUT_LATENCY_FRAMES = 3.0
+ROLLOUT_RATE_RANGE_DEG_S = (3.0, 20.0)
+#: roll rate per aileron step (0.05) of the c172p at 80-90 kt, measured: 8 steps roll ~19°/s
+ROLL_DEG_S_PER_STEP = 2.4
+ROLLOUT_MAX_STEPS = 8
+#: below this bank the roll-out steers by roll rate (and at 4° centres the controls)
+ROLLOUT_LEVEL_DEG_HOLD = 10.0
+#: the roll-in holds this much left aileron until the bank passes ROLL_IN_UNTIL_DEG
+ROLL_IN_STEPS = 6
+ROLL_IN_UNTIL_DEG = 30.0
+#: the heading card against the aircraft's heading (1.0: read from key frames, see `Gauges`)
+CARD_LAG = 1.0
+#: the card is matched against a key frame until it has turned this far from it
+KEY_FRAME_DEG = 10.0
+#: the bank a coordinated turn's rate shows, scaled to the true bank: the card's rate and the
+#: indicated airspeed read ~3° shallow at 45° (mean of two episodes) without it
+RATE_BANK_GAIN = 1.08
+#: how fast (1/s) the attitude indicator's offset from the rate bank is learnt in the turn:
+#: FlightGear's gyro drifts ±5° over ten seconds of a steep turn
+AI_OFFSET_RATE_TURN = 0.3
+AI_OFFSET_RATE = 0.05
 AILERON_STEP = 0.05
 ELEVATOR_STEP = 0.05
 THROTTLE_STEP = 0.01
 TRIM_STEP = 0.001
 #: a steep turn needs more lift: back pressure and power added at roll-in
+
+
+def rollout_turn_deg(bank_deg: float, turn_rate_deg_s: float, roll_rate_deg_s: float) -> float:
+    """Heading change (deg) while rolling level from `bank_deg` at a steady `roll_rate_deg_s`,
+    for a coordinated turn now turning at `turn_rate_deg_s` (the turn rate goes with tan bank)."""
+    phi = math.radians(min(abs(bank_deg), 80.0))
+    if phi < 1e-3 or roll_rate_deg_s <= 0:
+        return 0.0
+    return abs(turn_rate_deg_s) / math.tan(phi) * -math.log(math.cos(phi)) / math.radians(roll_rate_deg_s)
+
+
+def rollout_roll_rate_deg_s(bank_deg: float, turn_rate_deg_s: float, left_deg: float) -> float:
+    """The steady roll rate (deg/s) that ends the turn `left_deg` further on, within
+    ROLLOUT_RATE_RANGE_DEG_S (the inverse of `rollout_turn_deg`)."""
+    lo, hi = ROLLOUT_RATE_RANGE_DEG_S
+    phi = math.radians(min(abs(bank_deg), 80.0))
+    if phi < 1e-3:
+        return lo
+    if left_deg <= 0.5:
+        return hi
+    need = math.degrees(abs(turn_rate_deg_s) / math.tan(phi) * -math.log(math.cos(phi)) / left_deg)
+    return float(np.clip(need, lo, hi))
 
 
 @dataclass
@@ -77,7 +120,8 @@ class Gauges:
     origin: tuple[int, int] = (REGION[0], REGION[1])
     alt_needle_deg: float | None = None
     alt_ft: float = 0.0
-    ring: np.ndarray | None = None
+    ring: np.ndarray | None = None  # the key frame's card ring
+    ring_turned_deg: float = 0.0  # the heading change at the key frame
     turned_deg: float = 0.0
     history: list[Reading] = field(default_factory=list)  # the last HISTORY readings
 
@@ -90,11 +134,18 @@ class Gauges:
             self.alt_ft += angle_step_deg(self.alt_needle_deg, a) * 1000.0 / 360.0
         self.alt_needle_deg = a
         ring = dg_ring(bgr, self.origin)
-        if self.ring is not None:
-            # the card turns opposite to the heading; a slow frame must not alias a tick
-            expect = -self.rate("turned_deg") * (t_s - self.history[-1].t_s) if self.history else None
-            self.turned_deg -= card_turn_deg(self.ring, ring, expect)
-        self.ring = ring
+        if self.ring is None:
+            self.ring, self.ring_turned_deg = ring, self.turned_deg
+        else:
+            # the card turns opposite to the heading; measured from a key frame, not summed
+            # frame by frame (each match is a little short, which summed to 0.5-5% of a circle);
+            # the expected shift keeps a slow frame from aliasing a tick
+            ahead = self.rate("turned_deg") * (t_s - self.history[-1].t_s) if self.history else 0.0
+            expect = -(self.turned_deg + ahead - self.ring_turned_deg)
+            shift = card_turn_deg(self.ring, ring, expect)
+            self.turned_deg = self.ring_turned_deg - shift
+            if abs(shift) >= KEY_FRAME_DEG:
+                self.ring, self.ring_turned_deg = ring, self.turned_deg
         r = Reading(t_s, att[0], att[1], self.alt_ft, ias_kt(bgr, self.origin), self.turned_deg)
         self.history = [*self.history[-(HISTORY - 1) :], r]
         return r
@@ -130,11 +181,14 @@ class Controls:
         self.pos = {"aileron": 0, "elevator": 0, "trim": 0, "throttle": 0}
 
     def centre(self) -> None:
-        self.port.key("KP_5", hold_s=0.05)
+        # "5", not keypad 5: the agent port sends KP_5 as Shift + the keypad key, which
+        # FlightGear takes as Shift+5 and ignores (checked over telnet: the ailerons stayed put)
+        self.port.key("5", hold_s=0.05)
         self.pos["aileron"] = self.pos["elevator"] = 0
 
-    def chord(self, want: dict[str, int], burst: dict[str, int] | None = None) -> bool:
-        """Move each control towards `want`, one step (or `burst[name]`); False if none moves."""
+    def chord(self, want: dict[str, int], burst: dict[str, int] | None = None) -> int:
+        """Move each control towards `want`, one step (or `burst[name]`); the number of taps
+        pressed (each lasts a simulator frame), 0 if none moves."""
         keys: list[str] = []
         for name, target in want.items():
             most = (burst or {}).get(name, 1)
@@ -143,12 +197,13 @@ class Controls:
                 keys += [self.KEYS[name][0 if d > 0 else 1]] * abs(d)
                 self.pos[name] += d
         if not keys:
-            return False
+            return 0
         # repeated keys go as taps one frame apart, different keys as one chord
-        for i in range(max(keys.count(k) for k in keys)):
+        taps = max(keys.count(k) for k in keys)
+        for i in range(taps):
             combo = "+".join(sorted({k for k in keys if keys.count(k) > i}))
             self.port.key(combo, hold_s=0.02)
-        return True
+        return taps
 
 
 @dataclass
@@ -195,6 +250,8 @@ class FlightGearSteepTurnPilot(Agent):
         t_prev: float | None = None
         steady_since: float | None = None
         trim_entry: int | None = None
+        rolled_in = False
+        frame_s, taps_prev = 0.2, 1
         try:
             while port.elapsed() < deadline_s - 2.0:
                 r = self._frame(port, g)
@@ -211,17 +268,29 @@ class FlightGearSteepTurnPilot(Agent):
                     alt0 = r.alt_ft
                 # -- bank: the indicator for speed, the turn rate (a coordinated turn's bank) for truth
                 tas_ms = r.ias_kt * 0.5144 * 1.05
-                rate_bank = -math.degrees(math.atan(math.radians(turn_rate) * tas_ms / 9.81))
+                w_rad = math.radians(turn_rate * CARD_LAG) * RATE_BANK_GAIN
+                rate_bank = -math.degrees(math.atan(w_rad * tas_ms / 9.81))
                 if abs(roll_rate) < 3.0 and dt:
-                    ai_offset += 0.05 * dt * ((r.bank_deg - rate_bank) - ai_offset)
+                    steep = phase == "turn" and abs(r.bank_deg) > ROLL_IN_UNTIL_DEG
+                    gain = AI_OFFSET_RATE_TURN if steep else AI_OFFSET_RATE
+                    ai_offset += min(1.0, gain * dt) * ((r.bank_deg - rate_bank) - ai_offset)
                 bank = r.bank_deg - ai_offset
                 want_bank = self.bank_deg if phase == "turn" else 0.0
                 err = want_bank - bank
                 ail_i = float(np.clip(ail_i + k.bank_i * err * dt, -1.5, 1.5))
                 ail = k.bank_p * err - k.bank_d * roll_rate + ail_i
                 want = {"aileron": int(np.clip(round(ail), -4, 4))}
-                if phase == "rollout" and bank < -ROLLOUT_HOLD_UNTIL_DEG:
-                    want["aileron"] = ROLLOUT_AILERON_STEPS
+                # what is left of the circle, on the aircraft's heading (the card lags)
+                left_deg = 360.0 - (turned0 - r.turned_deg) * CARD_LAG
+                if phase == "turn" and not rolled_in:
+                    if bank < -ROLL_IN_UNTIL_DEG:
+                        rolled_in, ail_i = True, 0.0
+                    else:
+                        want["aileron"] = -ROLL_IN_STEPS * int(np.sign(-self.bank_deg))
+                if phase == "rollout" and abs(bank) >= ROLLOUT_LEVEL_DEG_HOLD:
+                    p_want = rollout_roll_rate_deg_s(bank, turn_rate * CARD_LAG, left_deg - turn_rate * dt)
+                    steps = int(np.clip(round(p_want / ROLL_DEG_S_PER_STEP), 1, ROLLOUT_MAX_STEPS))
+                    want["aileron"] = steps * int(np.sign(-self.bank_deg))
                 elif phase in ("rollout", "level"):
                     # by roll rate, not by the counted position: a step FlightGear missed (or
                     # took twice) would otherwise leave the wings banked with the count "right"
@@ -246,8 +315,15 @@ class FlightGearSteepTurnPilot(Agent):
                 extra = k.turn_throttle / THROTTLE_STEP if phase in ("turn", "rollout") else 0.0
                 thr = extra + k.ias_p * (ias0 - r.ias_kt) - k.ias_d * g.rate("ias_kt", 2.0)
                 want["throttle"] = int(np.clip(round(thr), -30, 30)) if phase != "settle" else 0
-                if not c.chord(want, {"trim": 4, "aileron": ROLLOUT_AILERON_STEPS if phase == "rollout" else 1}):
+                # in the roll-out every frame goes to the aileron: the trim comes back one step a
+                # loop (the elevator takes up the rest at once), not in a burst of frames
+                burst = {"trim": 1, "aileron": 3} if phase == "rollout" else {"trim": 4, "aileron": 1}
+                taps = c.chord(want, burst)
+                if not taps:
                     port.wait(0.05)
+                if dt and phase == "turn":  # simulator seconds a frame (a tap or a wait lasts one)
+                    frame_s += 0.2 * (dt / max(1, taps_prev) - frame_s)
+                taps_prev = taps
                 # -- phases
                 if phase == "settle":
                     steady = abs(bank) < 2.0 and abs(vs_fpm) < 150 and abs(r.alt_ft - alt0) < 40
@@ -261,9 +337,12 @@ class FlightGearSteepTurnPilot(Agent):
                 elif phase == "turn":
                     if abs(bank) < 5.0:  # the entry heading is the last wings-level one, as T09 judges
                         turned0 = r.turned_deg
-                    # where the turn will be by the next frame, on the aircraft's heading
-                    ahead = (turned0 - r.turned_deg) * CARD_LAG + turn_rate * max(dt, 0.2)
-                    if ahead >= 360.0 - ROLLOUT_LEAD_DEG:
+                    # roll out when a roll at ROLLOUT_RATE_DEG_S, started after the aileron
+                    # builds up, would end on the entry heading (by the next frame)
+                    lead = rollout_turn_deg(bank, turn_rate * CARD_LAG, ROLLOUT_RATE_DEG_S)
+                    latency_s = ROLLOUT_LATENCY_S + ROLLOUT_LATENCY_FRAMES * frame_s
+                    lead += turn_rate * CARD_LAG * (latency_s + max(dt, 0.1))
+                    if rolled_in and left_deg <= lead:
                         # the indicator's correction learnt at 45° does not hold near level
                         phase, t_phase, ail_i, ai_offset = "rollout", t, 0.0, 0.0
                         c.centre()  # the counted positions start again from FlightGear's own zero

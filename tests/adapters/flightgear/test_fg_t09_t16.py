@@ -6,9 +6,10 @@ The T16 "set" half is a harness-side check of the mapping (the KT 76A's digit in
 knob, the KX 165's active/standby frequencies and the Kollsman setting are set over telnet, the
 properties the panel's knobs drive); the reference pilots of both tasks fly their own
 episodes through `simbridge run` (GUI only). Assertions are on simulator time and verifier results;
-the frame rate is measured and only reported (a loaded 2-core machine renders 1-12 fps);
-below about 2 fps T09's 0.5 s sample-gap limit makes the idle run unscored, which is checked
-as such.
+the frame rate is measured and only reported (a loaded 2-core machine renders 1-12 fps). The
+harness caps FlightGear's simulator step per frame at half the task's sample-gap limit
+(`/sim/max-simtime-per-frame`, 0.25 s for T09), so a slow frame slows the simulator instead of
+leaving a gap: T09's episodes are scored at any frame rate, and the tests say so.
 """
 
 from __future__ import annotations
@@ -150,14 +151,12 @@ def test_t09_phjr_hands_over_clean_in_level_flight_and_doing_nothing_earns_nothi
             task,
         )
         ts = [x.t_sim for x in collector.upto(t_end)]
-        worst_gap_s = max(b - a for a, b in zip(ts, ts[1:]))
-        if worst_gap_s > task.max_sample_gap_s:
-            # under ~2 fps (a loaded machine) frames are further apart than T09 allows: the
-            # verifier must say so (unscored with the gap), never score a trace it cannot judge
-            assert idle.status == "unscored" and "telemetry gap" in (idle.reason or ""), idle
-        else:
-            assert idle.status == "scored" and idle.score == 0.0, idle.explanation
-            assert {c.name for c in idle.components if c.earned} == set()
+        # the step cap is in FlightGear's property tree as the harness set it at launch
+        assert float(s.fg.telnet.get("/sim/max-simtime-per-frame")) == pytest.approx(0.25)
+        assert s.info()["flightgear"]["max_sim_step_s"] == pytest.approx(0.25)
+        assert max(b - a for a, b in zip(ts, ts[1:])) <= 0.25 + 1e-6
+        assert idle.status == "scored" and idle.score == 0.0, idle.explanation
+        assert {c.name for c in idle.components if c.earned} == set()
     finally:
         if collector is not None:
             collector.stop()
@@ -195,13 +194,12 @@ def test_t16_phjr_reference_pilot_tunes_the_panel_by_mouse_and_earns_full_credit
 
 def test_t09_phjr_reference_pilot_flies_the_steep_turn_by_keyboard_from_the_panel(tmp_path):
     """`simbridge run` with the GUI-only reference pilot: it reads the six-pack from pixels and
-    flies with FlightGear's keys only. Measured over six episodes on a loaded machine (scored
-    with the sample-gap limit relaxed): 0.5, 0.3, 0.8, 1.0, 0.6, 0.6 — bank 40-50° for 78-86% of
-    the turn, altitude and airspeed usually held, the roll-out ending 6-52° past the entry
-    heading. The test holds it to what it does every time: a left turn at 45° for
-    most of it, about one full circle, hand-flown; below 2 fps the run is unscored (telemetry
-    gap) instead, which is checked as such."""
+    flies with FlightGear's keys only, and earns at least 0.9 (docs/flightgear.md lists the
+    measured episodes). The simulator step cap keeps every sample gap within T09's 0.5 s, so the
+    episode is always scored; a slow machine runs the simulator slower than real time instead."""
     import json
+
+    import numpy as np
 
     from simbridge._runner import RunConfig, run
 
@@ -220,13 +218,12 @@ def test_t09_phjr_reference_pilot_flies_the_steep_turn_by_keyboard_from_the_pane
     actions = [json.loads(line) for line in (result.path / "actions.jsonl").read_text().splitlines() if line.strip()]
     kinds = {a["kind"] for a in actions}
     assert kinds <= {"task", "screenshot", "key", "wait", "done"}, kinds  # GUI only: the screen and the keyboard
+    bundle = read_bundle(result.path)
+    episode = json.loads((result.path / "episode.json").read_text())
+    assert episode["sim_info"]["flightgear"]["max_sim_step_s"] == pytest.approx(0.25)
+    worst_gap_s = float(np.diff(bundle.signals.t).max())
     s = result.score
-    assert s is not None
-    if s.status == "unscored":
-        assert "telemetry gap" in (s.reason or ""), s
-        return
-    assert s.status == "scored", s
-    by_name = {c.name: c for c in s.components}
-    assert (by_name["bank_maintained"].measured or 0.0) >= 0.7, s.explanation
-    assert 330.0 <= (by_name["rollout_heading"].measured or 0.0) <= 420.0, s.explanation
+    assert s is not None and s.status == "scored", (s, f"worst sample gap {worst_gap_s:.2f} s")
+    assert worst_gap_s <= 0.25 + 1e-6
+    assert s.score is not None and s.score >= 0.9, s.explanation
     assert s.safe, s.safety  # hand-flown: the autopilot stayed off

@@ -106,6 +106,9 @@ class LaneFit:
     #: how many marking points support the left and the right boundary
     n_left: int
     n_right: int
+    #: the farthest supporting marking point ahead (m): a fit of near points only (markings that
+    #: end at a junction) says little about the curvature
+    far_m: float = 0.0
 
     @property
     def offset_m(self) -> float:
@@ -228,11 +231,13 @@ def fit_lane(pts: np.ndarray, nominal_width_m: float = 3.5) -> LaneFit | None:
     a_r = min(right) if right else None
     # refine: shared (b, c), an intercept per boundary
     rows, ys, n_l, n_r = [], [], 0, 0
+    far = {0: 0.0, 1: 0.0}
     for a0, col in ((a_l, 0), (a_r, 1)):
         if a0 is None:
             continue
         sel = np.abs(res - a0) < 0.25
         n = int(sel.sum())
+        far[col] = float(f[sel].max())
         if col == 0:
             n_l = n
         else:
@@ -261,7 +266,7 @@ def fit_lane(pts: np.ndarray, nominal_width_m: float = 3.5) -> LaneFit | None:
         a = inter[0] + width / 2.0
     else:
         a = inter[1] - width / 2.0
-    return LaneFit(float(a), b, c, width, n_l, n_r)
+    return LaneFit(float(a), b, c, width, n_l, n_r, max(far[k] for k in inter))
 
 
 def read_lane(img_bgr: np.ndarray, nominal_width_m: float = 3.5) -> LaneFit | None:

@@ -192,3 +192,79 @@ class LoopStats:
             return 0.0, 0.0
         a = np.array(self.lat) * 1000.0
         return float(np.percentile(a, 50)), float(np.percentile(a, 95))
+
+
+def held_level(frames_held: int) -> float:
+    """The steer manual_control applies on the `frames_held`-th frame of a hold (1-based): the
+    cache grows 0.025 a frame in floating point and is applied rounded to 0.1."""
+    cache = 0.0
+    for _ in range(max(0, frames_held)):
+        cache += STEER_PER_S * FRAME_S
+    return round(min(cache, STEER_MAX), 1) if frames_held > 0 else 0.0
+
+
+class PulseSteering:
+    """A wanted average steer as a non-blocking hold pattern of A or D, decided once a frame (a
+    first-order sigma-delta modulator on the steer-seconds owed).
+
+    Each decision looks at what the next frame applies: held on, the ramp's next level; released,
+    0 (a fresh press also applies 0 on its first frame, so a press is made when two frames'
+    worth of the wanted steer is owed). The hold goes on while it does not overshoot the owed
+    integral by more than half a frame's level. Unlike `Steering` nothing blocks, so the driver
+    looks at every frame while the key is held."""
+
+    #: the largest integral owed (steer-seconds), so a long saturation is not paid back later
+    ACC_MAX = 0.02
+
+    def __init__(self, keys: Keys) -> None:
+        self.keys = keys
+        self.acc = 0.0
+        self.t_last: float | None = None
+        self.held: str | None = None
+        self.t_press = 0.0
+        #: the steer the last decision made the next frame apply (the model's belief)
+        self.level = 0.0
+
+    def frames_held(self, t: float) -> int:
+        return 0 if self.held is None else int(round((t - self.t_press) / FRAME_S))
+
+    def applied(self, t: float) -> float:
+        """Steer the key applies on the frame that starts at task time `t` (+ right)."""
+        if self.held is None:
+            return 0.0
+        lvl = held_level(self.frames_held(t) + 1)
+        return lvl if self.held == "d" else -lvl
+
+    def update(self, want: float, t: float) -> bool:
+        """Advance to task time `t` (the start of the next frame) with the wanted steer `want`
+        (+ right); returns whether a key was sent (in lockstep: one frame has run)."""
+        want = max(-STEER_MAX, min(STEER_MAX, want))
+        if self.t_last is not None:
+            dt = max(0.0, min(0.5, t - self.t_last))
+            self.acc += (want - self.level) * dt
+            self.acc = max(-self.ACC_MAX, min(self.ACC_MAX, self.acc))
+        self.t_last = t
+        if self.held is not None:
+            sign = 1.0 if self.held == "d" else -1.0
+            nxt = abs(self.applied(t))
+            after = sign * (self.acc + (want - sign * nxt) * FRAME_S)
+            if after >= -0.5 * nxt * FRAME_S and sign * want > 0:
+                self.level = sign * nxt
+                return False
+            self.keys.hold(self.held, False)
+            self.held, self.level = None, 0.0
+            return True
+        owed = self.acc + 2.0 * want * FRAME_S
+        if abs(owed) >= 0.75 * STEER_STEP * FRAME_S and abs(want) > 1e-3:
+            side = "d" if owed > 0 else "a"
+            self.t_press = t
+            self.keys.hold(side, True, t)
+            self.held, self.level = side, 0.0  # the ramp's first frame rounds to 0
+            return True
+        self.level = 0.0
+        return False
+
+    def release(self) -> None:
+        if self.held is not None:
+            self.keys.hold(self.held, False)
+        self.held, self.level = None, 0.0

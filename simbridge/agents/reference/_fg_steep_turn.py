@@ -51,15 +51,17 @@ HISTORY = 40
 #: early start corrects itself
 ROLLOUT_RATE_DEG_S = 8.0
 #: ... what turns before the roll builds: the aircraft's response plus the frames the
-#: aileron steps take (one a frame, three a loop)
-ROLLOUT_LATENCY_S = 0.3
+#: aileron steps take (one a frame, three a loop); 0.3 s rolled out 1-5° long over 3 episodes
+ROLLOUT_LATENCY_S = 0.6
 ROLLOUT_LATENCY_FRAMES = 3.0
 ROLLOUT_RATE_RANGE_DEG_S = (3.0, 20.0)
 #: roll rate per aileron step (0.05) of the c172p at 80-90 kt, measured: 8 steps roll ~19°/s
 ROLL_DEG_S_PER_STEP = 2.4
 ROLLOUT_MAX_STEPS = 8
-#: below this bank the roll-out steers by roll rate (and at 4° centres the controls)
+#: below this bank the roll-out steers by roll rate, and below ROLLOUT_CENTRE_DEG (as read:
+#: the indicator reads 2-3° shallow while rolling) it centres the controls
 ROLLOUT_LEVEL_DEG_HOLD = 10.0
+ROLLOUT_CENTRE_DEG = 2.0
 #: the roll-in holds this much left aileron until the bank passes ROLL_IN_UNTIL_DEG
 ROLL_IN_STEPS = 6
 ROLL_IN_UNTIL_DEG = 30.0
@@ -295,7 +297,9 @@ class FlightGearSteepTurnPilot(Agent):
                     # by roll rate, not by the counted position: a step FlightGear missed (or
                     # took twice) would otherwise leave the wings banked with the count "right"
                     most = ROLLOUT_RATE_DEG_S if phase == "rollout" else 2.0
-                    rate_want = float(np.clip(0.4 * err, -most, most))
+                    # brisk to the last degrees in the roll-out: T09's manoeuvre ends at the first
+                    # wings-level sample, and a bank hanging at 5-8° drifts the heading
+                    rate_want = float(np.clip((0.8 if phase == "rollout" else 0.4) * err, -most, most))
                     d = rate_want - roll_rate
                     nudge = int(np.sign(d)) * (2 if abs(d) > 6.0 else 1) if abs(d) > 1.5 else 0
                     want["aileron"] = c.pos["aileron"] + nudge
@@ -347,7 +351,7 @@ class FlightGearSteepTurnPilot(Agent):
                         phase, t_phase, ail_i, ai_offset = "rollout", t, 0.0, 0.0
                         c.centre()  # the counted positions start again from FlightGear's own zero
                 elif phase == "rollout":
-                    if abs(bank) < 4.0:
+                    if abs(bank) < ROLLOUT_CENTRE_DEG:
                         # wings level: FlightGear's own centring puts the ailerons at zero,
                         # whatever the count says (steering on by roll rate would overshoot)
                         phase, t_phase = "level", t

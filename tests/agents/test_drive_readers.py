@@ -158,3 +158,17 @@ def test_the_lane_is_read_through_the_interchange_junction(view):
         truth = loc.locate(np.array([x_m]), np.array([13.9]))
         assert fit is not None and fit.width_m == pytest.approx(3.5, abs=0.2)
         assert fit.offset_m == pytest.approx(-float(truth.lane_offset_m[0]), abs=0.3)  # right + vs left +
+
+
+def test_the_fit_says_how_far_its_markings_reach(view, lane):
+    """On the marked highway the supporting markings reach far ahead (the lane keeper trusts
+    such a fit's curvature); in a picture whose markings stop 12 m ahead the reach says so."""
+    x, y, yaw = pose(lane, 300.0)
+    img = render(view, x, y, yaw, 90.0)
+    fit = eyes.read_lane(img)
+    assert fit is not None and fit.far_m > 25.0
+    near = img.copy()
+    near[: int(eyes.L.ground_row(12.0))] = eyes.L.ASPHALT[::-1]  # paint over everything beyond 12 m
+    short = eyes.read_lane(near)
+    assert short is not None and short.far_m < 12.5
+    assert abs(short.offset_m - fit.offset_m) < 0.2

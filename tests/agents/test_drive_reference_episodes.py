@@ -1,11 +1,11 @@
 """Real episodes on the embedded driving simulator (`--sim drive`): the pixel-reading reference
-drivers earn their scores through screenshots and keys alone (T06 all items; T18 so far only
-holds the start straight), the do-nothing agent earns nothing, and a run through a red light
+drivers earn their scores through screenshots and keys alone (T06 all items, T18 >= 0.9), the
+do-nothing agent earns nothing, and a run through a red light
 loses exactly the red-light item.
 
 CI time (2 cores, real time unless noted): T06 reference ~105 s of simulator time, the red-light
-runner ~90 s, T18 30 s in lockstep (~50 s wall), two do-nothing runs of 5 s, each with ~15 s of
-start-up: about 5.5 minutes."""
+runner ~90 s, T18 ~130 s in lockstep (~3.5-4 min wall on a loaded machine), two do-nothing runs of 5 s, each with ~15 s of
+start-up: about 8.5 minutes."""
 
 from __future__ import annotations
 
@@ -64,23 +64,20 @@ def route_run(tmp_path_factory) -> tuple[dict, dict, Path]:
     return run_task("T06", "reference", tmp_path_factory.mktemp("t06-reference"), rc=(0, 3))
 
 
-def test_lane_keep_reference_holds_the_start_straight_in_lockstep(tmp_path):
-    """What LaneKeepDriver reliably does (not yet the 0.9 issue 18 asks for: it leaves lane -2 in
-    the first sharp curve, ~32 s in): in lockstep with one-frame slices it reaches the band and
-    holds lane -2 on the start straight. 30 s of simulator time; the episode is scored, the
-    window started, the speed stayed in the band and the lateral RMS is under 0.5 m."""
-    score, ep, bundle = run_task(
-        "T18", "reference", tmp_path, "--lockstep", "--slice", "0.05", "--time-limit", "30", rc=(0, 3)
-    )
+def test_lane_keep_reference_scores_at_least_0_9_in_lockstep(tmp_path):
+    """The full T18 episode in lockstep with one-frame slices (deterministic on a loaded
+    machine): the driver reaches the band, holds lane -2 through the highway's curves and its
+    unmarked interchanges for the verifier's whole 120 s window, and says it is done."""
+    score, ep, bundle = run_task("T18", "reference", tmp_path, "--lockstep", "--slice", "0.05", rc=(0, 3))
     assert score["status"] == "scored", score
     comp = {c["name"]: c for c in score["components"]}
     lo, hi = comp["speed_in_band"]["window"]
-    cover = (hi - lo) / 120.0
-    assert 0.1 < cover < 0.25, comp["speed_in_band"]  # the window started well inside the 30 s
-    assert comp["speed_in_band"]["measured"] >= 0.9 * cover, comp["speed_in_band"]
-    assert comp["lateral_rms"]["measured"] <= 0.5, comp["lateral_rms"]
+    assert hi - lo == pytest.approx(120.0, abs=0.1), comp["speed_in_band"]  # the full window was recorded
+    assert score["score"] >= 0.9, comp
+    assert comp["speed_in_band"]["earned"] == 1.0 and comp["no_lane_invasion"]["earned"] == 1.0, comp
+    assert ep["status"] == "completed", ep.get("status_detail")
     kinds = {json.loads(line)["kind"] for line in (bundle / "actions.jsonl").read_text().splitlines() if line}
-    assert {"screenshot", "key"} <= kinds and not kinds & {"type", "click"}
+    assert {"screenshot", "key_down", "key_up"} <= kinds and not kinds & {"type", "click"}
 
 
 def test_route_reference_scores_at_least_0_9(route_run):

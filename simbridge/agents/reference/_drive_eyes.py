@@ -269,6 +269,50 @@ def fit_lane(pts: np.ndarray, nominal_width_m: float = 3.5) -> LaneFit | None:
     return LaneFit(float(a), b, c, width, n_l, n_r, max(far[k] for k in inter))
 
 
+def fit_lane_near(
+    pts: np.ndarray,
+    a_m: float,
+    b: float,
+    c_per_m: float,
+    width_m: float,
+    tol_m: float = 0.3,
+    tol_per_m: float = 0.01,
+) -> LaneFit | None:
+    """The lane predicted as `a_m + b fwd + c fwd^2` (its centre, right of the eye) and `width_m`
+    wide, refitted to the marking points near its two predicted boundaries (within `tol_m` plus
+    `tol_per_m` per metre ahead): a tracking fit, which the other lines of a junction (a ramp's
+    diverging markings, the next lane's) do not pull away. None when neither boundary has
+    MIN_LINE_POINTS points near it."""
+    if len(pts) == 0:
+        return None
+    f, r = pts[:, 0], pts[:, 1]
+    res = r - (a_m + b * f + c_per_m * f * f)
+    tol = tol_m + tol_per_m * f
+    sels = [np.abs(res + width_m / 2.0) < tol, np.abs(res - width_m / 2.0) < tol]
+    counts = [int(sel.sum()) for sel in sels]
+    keep = [k for k in (0, 1) if counts[k] >= MIN_LINE_POINTS]
+    if not keep:
+        return None
+    rows: list[list[float]] = []
+    ys: list[float] = []
+    for k in keep:
+        for fi, ri in zip(f[sels[k]], r[sels[k]]):
+            rows.append([1.0 if k == kk else 0.0 for kk in keep] + [fi, fi * fi])
+            ys.append(ri)
+    sol, *_ = np.linalg.lstsq(np.array(rows), np.array(ys), rcond=None)
+    inter = dict(zip(keep, sol[: len(keep)]))
+    nb, nc = float(sol[-2]), float(sol[-1])
+    if len(keep) == 2:
+        width = float(inter[1] - inter[0])
+        a = 0.5 * (inter[0] + inter[1])
+    else:
+        width = width_m
+        a = inter[0] + width_m / 2.0 if 0 in inter else inter[1] - width_m / 2.0
+    far = max(float(f[sels[k]].max()) for k in keep)
+    n_l, n_r = (counts[0] if 0 in keep else 0), (counts[1] if 1 in keep else 0)
+    return LaneFit(float(a), nb, nc, width, n_l, n_r, far)
+
+
 def read_lane(img_bgr: np.ndarray, nominal_width_m: float = 3.5) -> LaneFit | None:
     return fit_lane(marking_points(img_bgr), nominal_width_m)
 

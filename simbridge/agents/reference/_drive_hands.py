@@ -204,14 +204,17 @@ def held_level(frames_held: int) -> float:
 
 
 class PulseSteering:
-    """A wanted average steer as a non-blocking hold pattern of A or D, decided once a frame (a
+    """A wanted average steer as a non-blocking hold pattern of A or D, decided once a look (a
     first-order sigma-delta modulator on the steer-seconds owed).
 
-    Each decision looks at what the next frame applies: held on, the ramp's next level; released,
-    0 (a fresh press also applies 0 on its first frame, so a press is made when two frames'
-    worth of the wanted steer is owed). The hold goes on while it does not overshoot the owed
-    integral by more than half a frame's level. Unlike `Steering` nothing blocks, so the driver
-    looks at every frame while the key is held."""
+    The steer applied since the last look is counted frame by frame from the task clock (a
+    lockstep slice or a real-time look may run more than one frame), each frame's the ramp's
+    level for how long the key has been held then. Each decision looks at what the next frame
+    applies: held on, the ramp's next level; released, 0 (a fresh press also applies 0 on its
+    first frame, so a press is made when two frames' worth of the wanted steer is owed). The
+    hold goes on while it does not overshoot the owed integral by more than half a frame's
+    level. Unlike `Steering` nothing blocks, so the driver looks at every frame while the key
+    is held."""
 
     #: the largest integral owed (steer-seconds), so a long saturation is not paid back later
     ACC_MAX = 0.02
@@ -222,11 +225,10 @@ class PulseSteering:
         self.t_last: float | None = None
         self.held: str | None = None
         self.t_press = 0.0
-        #: the steer the last decision made the next frame apply (the model's belief)
-        self.level = 0.0
 
     def frames_held(self, t: float) -> int:
-        return 0 if self.held is None else int(round((t - self.t_press) / FRAME_S))
+        """Frames the held key has been down for by task time `t` (0 when none is held)."""
+        return 0 if self.held is None else max(0, int(round((t - self.t_press) / FRAME_S)))
 
     def applied(self, t: float) -> float:
         """Steer the key applies on the frame that starts at task time `t` (+ right)."""
@@ -235,13 +237,18 @@ class PulseSteering:
         lvl = held_level(self.frames_held(t) + 1)
         return lvl if self.held == "d" else -lvl
 
+    def applied_between(self, t0: float, t1: float) -> float:
+        """Steer-seconds the held key applied on the frames from task time t0 to t1."""
+        n = int(round((t1 - t0) / FRAME_S))
+        return sum(self.applied(t0 + i * FRAME_S) for i in range(max(0, min(n, 40)))) * FRAME_S
+
     def update(self, want: float, t: float) -> bool:
         """Advance to task time `t` (the start of the next frame) with the wanted steer `want`
-        (+ right); returns whether a key was sent (in lockstep: one frame has run)."""
+        (+ right); returns whether a key was sent (in lockstep: time has run)."""
         want = max(-STEER_MAX, min(STEER_MAX, want))
         if self.t_last is not None:
             dt = max(0.0, min(0.5, t - self.t_last))
-            self.acc += (want - self.level) * dt
+            self.acc += want * dt - self.applied_between(self.t_last, self.t_last + dt)
             self.acc = max(-self.ACC_MAX, min(self.ACC_MAX, self.acc))
         self.t_last = t
         if self.held is not None:
@@ -249,22 +256,20 @@ class PulseSteering:
             nxt = abs(self.applied(t))
             after = sign * (self.acc + (want - sign * nxt) * FRAME_S)
             if after >= -0.5 * nxt * FRAME_S and sign * want > 0:
-                self.level = sign * nxt
                 return False
             self.keys.hold(self.held, False)
-            self.held, self.level = None, 0.0
+            self.held = None
             return True
         owed = self.acc + 2.0 * want * FRAME_S
         if abs(owed) >= 0.75 * STEER_STEP * FRAME_S and abs(want) > 1e-3:
             side = "d" if owed > 0 else "a"
             self.t_press = t
             self.keys.hold(side, True, t)
-            self.held, self.level = side, 0.0  # the ramp's first frame rounds to 0
+            self.held = side
             return True
-        self.level = 0.0
         return False
 
     def release(self) -> None:
         if self.held is not None:
             self.keys.hold(self.held, False)
-        self.held, self.level = None, 0.0
+        self.held = None

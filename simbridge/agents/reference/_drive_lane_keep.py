@@ -19,8 +19,10 @@ import math
 import os
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from simbridge.agents._base import Agent, AgentResult
-from simbridge.agents.reference._drive_eyes import LaneFit, read_lane, read_speed_kmh
+from simbridge.agents.reference._drive_eyes import LaneFit, fit_lane, fit_lane_near, marking_points, read_speed_kmh
 from simbridge.agents.reference._drive_hands import (
     FRAME_S,
     Keys,
@@ -43,7 +45,7 @@ WINDOW_MARGIN_S = 4.0
 WINDOW_START_KMH = 85.0
 #: pure-pursuit look-ahead: this many seconds of travel, within these limits (metres)
 LOOKAHEAD_S = 0.8
-LOOKAHEAD_MIN_M = 8.0
+LOOKAHEAD_MIN_M = 12.0
 LOOKAHEAD_MAX_M = 22.0
 #: a lane found again after losing it must have the car near its centre
 REACQUIRE_MAX_M = 1.2
@@ -89,6 +91,7 @@ class LaneTrack:
 
     def __init__(self) -> None:
         self.a_m = self.b = self.c_per_m = 0.0
+        self.width_m = LANE_WIDTH_M
         self.valid = False
         self.t_meas = -1e9
 
@@ -103,6 +106,13 @@ class LaneTrack:
         a, b, c, k = self.a_m, self.b, self.c_per_m, own_curvature_per_m
         self.a_m = a + b * ds_m + c * ds_m * ds_m - 0.5 * k * ds_m * ds_m
         self.b = b + 2.0 * c * ds_m - k * ds_m
+
+    def fit_near(self, pts: np.ndarray, t: float) -> LaneFit | None:
+        """A tracking fit of the marking points round the predicted lane (None when there is no
+        prediction to track)."""
+        if not self.valid or t - self.t_meas > DEAD_RECKON_S:
+            return None
+        return fit_lane_near(pts, self.a_m, self.b, self.c_per_m, self.width_m)
 
     def update(self, fit: LaneFit, t: float) -> bool:
         """Take `fit` in if it is the tracked lane (or the only lane seen after a long loss)."""
@@ -127,6 +137,8 @@ class LaneTrack:
         self.a_m += GAIN * (a - self.a_m)
         self.b += GAIN * (fit.b - self.b)
         self.c_per_m += GAIN_CURVATURE * (fit.c_per_m - self.c_per_m)
+        if fit.n_left and fit.n_right and 3.0 < fit.width_m < 4.0:
+            self.width_m += 0.2 * (fit.width_m - self.width_m)
         self.t_meas = t
         return True
 
@@ -167,8 +179,7 @@ class LaneKeepDriver(Agent):
                 stats.start()
                 img = port.screenshot("png").to_array()
                 v = read_speed_kmh(img)
-                fit = read_lane(img, LANE_WIDTH_M)
-                stats.stop()
+                pts = marking_points(img)
                 if v is not None:
                     speed = v
                 if t_window is None and speed >= WINDOW_START_KMH:
@@ -177,7 +188,13 @@ class LaneKeepDriver(Agent):
                     ds = speed / 3.6 * (t - t_prev)
                     self.lane.predict(ds, math.tan(self._want * WHEEL_LOCK_RAD) / WHEELBASE_M)
                 t_prev = t
+                # the tracked lane's own lines first (near where it is predicted), then any lane
+                fit = self.lane.fit_near(pts, t)
                 seen = fit is not None and self.lane.update(fit, t)
+                if not seen:
+                    fit = fit_lane(pts, LANE_WIDTH_M)
+                    seen = fit is not None and self.lane.update(fit, t)
+                stats.stop()
                 if self.lane.valid and t - self.lane.t_meas <= DEAD_RECKON_S:
                     self._want = self.want_steer(speed / 3.6)
                 else:

@@ -172,3 +172,12 @@ def test_the_fit_says_how_far_its_markings_reach(view, lane):
     short = eyes.read_lane(near)
     assert short is not None and short.far_m < 12.5
     assert abs(short.offset_m - fit.offset_m) < 0.2
+
+
+def test_heading_is_read_from_the_hud_to_the_degree():
+    pygame.font.init()
+    bare = DriverView(roads=None)
+    for compass in [0.2, 0.7, 44.6, 89.4, 90.0, 135.5, 179.6, 180.4, 233.3, 270.6, 315.0, 359.6]:
+        yaw = compass - 90.0  # CARLA yaw -> compass is +90 (layout.compass_deg)
+        got = eyes.read_heading_deg(render(bare, 0.0, 0.0, yaw, 50.0))
+        assert got == round(compass) % 360, compass

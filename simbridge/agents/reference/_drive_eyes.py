@@ -37,13 +37,13 @@ def colour_mask(rgb: np.ndarray, colour: tuple[int, int, int], tol: int = COLOUR
     return (np.abs(rgb - np.array(colour, np.int16)) <= tol).all(axis=-1)
 
 
-# ------------------------------------------------------------------------------------- the speed
-class SpeedReader:
-    """The HUD's speed value by template matching: every value text "%.0f km/h" from 0 to
-    `max_kmh` is rendered once in the HUD's font, right-aligned as the HUD draws it, and a
-    screenshot's row is matched to the nearest (ink coverage against a fitted background)."""
+# --------------------------------------------------------------------------- speed and heading
+class RowReader:
+    """A HUD row's value by template matching: every text the row can show is rendered once in
+    the HUD's font, right-aligned as the HUD draws it, and a screenshot's row is matched to the
+    nearest (ink coverage against a fitted background)."""
 
-    def __init__(self, max_kmh: int = 250) -> None:
+    def __init__(self, row: str, texts: list[str], values: list[float]) -> None:
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
         import pygame
 
@@ -51,8 +51,7 @@ class SpeedReader:
             if not pygame.font.get_init():
                 pygame.font.init()
             font = pygame.font.Font(str(L.hud_font_path()), L.HUD_FONT_PX)
-            fmt = L.HUD_FORMATS["speed"][1]
-            surfs = [font.render(fmt % v, True, (255, 255, 255)) for v in range(max_kmh + 1)]
+            surfs = [font.render(text, True, (255, 255, 255)) for text in texts]
             self.height = max(s.get_height() for s in surfs)
             self.width = max(s.get_width() for s in surfs) + 2
             self.templates = np.zeros((len(surfs), self.height, self.width), np.float32)
@@ -60,14 +59,15 @@ class SpeedReader:
                 a = pygame.surfarray.array_alpha(s).T.astype(np.float32) / 255.0
                 h, w = a.shape
                 self.templates[i, :h, self.width - w :] = a
+        self.values = values
         self.x1 = L.HUD_VALUE_RIGHT_X_PX
         self.x0 = self.x1 - self.width
-        self.y0 = L.HUD_ROW_Y_PX["speed"]
+        self.y0 = L.HUD_ROW_Y_PX[row]
         self._t = self.templates.reshape(len(surfs), -1)
         self._one_minus = 1.0 - self._t
 
     def read(self, img_bgr: np.ndarray) -> float | None:
-        """The speed in km/h, or None when the row matches no value text well."""
+        """The row's value, or None when the row matches no text well."""
         region = img_bgr[self.y0 : self.y0 + self.height, self.x0 : self.x1]
         if region.shape[:2] != (self.height, self.width):
             return None
@@ -77,9 +77,43 @@ class SpeedReader:
         b = (resid_lin * self._one_minus).sum(axis=1) / np.maximum((self._one_minus**2).sum(axis=1), 1e-6)
         err = ((resid_lin - b[:, None] * self._one_minus) ** 2).mean(axis=1)
         k = int(np.argmin(err))
-        if err[k] > 900.0:  # rms above 30 grey levels: not the speed text
+        if err[k] > 900.0:  # rms above 30 grey levels: not the row's text
             return None
-        return float(k)
+        return self.values[k]
+
+
+class SpeedReader(RowReader):
+    """The HUD's speed, "%.0f km/h" from 0 to `max_kmh`."""
+
+    def __init__(self, max_kmh: int = 250) -> None:
+        fmt = L.HUD_FORMATS["speed"][1]
+        super().__init__("speed", [fmt % v for v in range(max_kmh + 1)], [float(v) for v in range(max_kmh + 1)])
+
+
+def _compass_letters(compass: float) -> str:
+    """manual_control.py's N/S/E/W letters of a compass heading (as the HUD shows them)."""
+    out = "N" if compass > 270.5 or compass < 89.5 else ""
+    out += "S" if 90.5 < compass < 269.5 else ""
+    out += "E" if 0.5 < compass < 179.5 else ""
+    out += "W" if 180.5 < compass < 359.5 else ""
+    return out
+
+
+class HeadingReader(RowReader):
+    """The HUD's compass heading (degrees, 0 = north, clockwise): "%.0f\N{DEGREE SIGN} %s" with
+    manual_control's letters, every whole degree with each letter set it can show."""
+
+    def __init__(self) -> None:
+        fmt = L.HUD_FORMATS["heading"][1]
+        texts: list[str] = []
+        values: list[float] = []
+        for deg in range(0, 361):
+            for letters in sorted({_compass_letters((deg + d) % 360.0) for d in (-0.45, -0.2, 0.0, 0.2, 0.45)}):
+                text = fmt % (deg, letters)
+                if text not in texts:
+                    texts.append(text)
+                    values.append(float(deg % 360))
+        super().__init__("heading", texts, values)
 
 
 @lru_cache(maxsize=1)
@@ -89,6 +123,16 @@ def speed_reader() -> SpeedReader:
 
 def read_speed_kmh(img_bgr: np.ndarray) -> float | None:
     return speed_reader().read(img_bgr)
+
+
+@lru_cache(maxsize=1)
+def heading_reader() -> HeadingReader:
+    return HeadingReader()
+
+
+def read_heading_deg(img_bgr: np.ndarray) -> float | None:
+    """The compass heading on the HUD (whole degrees), or None."""
+    return heading_reader().read(img_bgr)
 
 
 # ------------------------------------------------------------------------------- lane markings

@@ -218,6 +218,10 @@ class PulseSteering:
 
     #: the largest integral owed (steer-seconds), so a long saturation is not paid back later
     ACC_MAX = 0.02
+    #: a wanted steer smaller than this is none (the owed integral fades): on a straight the
+    #: lane reading's noise would otherwise be paid out as taps, and a tap may last several
+    #: frames where the simulator's lockstep slices overrun (1-3 frames on a loaded machine)
+    DEADBAND = 0.006
 
     def __init__(self, keys: Keys) -> None:
         self.keys = keys
@@ -246,9 +250,13 @@ class PulseSteering:
         """Advance to task time `t` (the start of the next frame) with the wanted steer `want`
         (+ right); returns whether a key was sent (in lockstep: time has run)."""
         want = max(-STEER_MAX, min(STEER_MAX, want))
+        if abs(want) < self.DEADBAND:
+            want = 0.0
         if self.t_last is not None:
             dt = max(0.0, min(0.5, t - self.t_last))
             self.acc += want * dt - self.applied_between(self.t_last, self.t_last + dt)
+            if want == 0.0:
+                self.acc *= 0.7
             self.acc = max(-self.ACC_MAX, min(self.ACC_MAX, self.acc))
         self.t_last = t
         if self.held is not None:

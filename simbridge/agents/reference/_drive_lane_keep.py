@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simbridge.agents._base import Agent, AgentResult
-from simbridge.agents.reference._drive_eyes import LaneFit, fit_lane, fit_lane_near, marking_points, read_speed_kmh
+from simbridge.agents.reference._drive_eyes import (
+    LaneFit,
+    fit_lane,
+    fit_lane_near,
+    marking_points,
+    read_heading_deg,
+    read_speed_kmh,
+)
 from simbridge.agents.reference._drive_hands import (
     FRAME_S,
     Keys,
@@ -170,6 +177,7 @@ class LaneKeepDriver(Agent):
         speed, t_window = 0.0, None
         paused_between = lockstep(port)
         t_prev: float | None = None
+        heading_prev: float | None = None
         try:
             while True:
                 t = port.elapsed()
@@ -179,6 +187,7 @@ class LaneKeepDriver(Agent):
                 stats.start()
                 img = port.screenshot("png").to_array()
                 v = read_speed_kmh(img)
+                heading = read_heading_deg(img)
                 pts = marking_points(img)
                 if v is not None:
                     speed = v
@@ -186,8 +195,13 @@ class LaneKeepDriver(Agent):
                     t_window = t
                 if t_prev is not None:
                     ds = speed / 3.6 * (t - t_prev)
-                    self.lane.predict(ds, math.tan(self._want * WHEEL_LOCK_RAD) / WHEELBASE_M)
-                t_prev = t
+                    if heading is not None and heading_prev is not None and ds > 0.05:
+                        # the turn the car made, read off the HUD's compass (clockwise = right)
+                        turn = math.radians((heading - heading_prev + 180.0) % 360.0 - 180.0)
+                        self.lane.predict(ds, turn / ds)
+                    else:
+                        self.lane.predict(ds, math.tan(self._want * WHEEL_LOCK_RAD) / WHEELBASE_M)
+                t_prev, heading_prev = t, heading
                 # the tracked lane's own lines first (near where it is predicted), then any lane
                 fit = self.lane.fit_near(pts, t)
                 seen = fit is not None and self.lane.update(fit, t)

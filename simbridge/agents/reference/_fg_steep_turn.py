@@ -51,13 +51,13 @@ HISTORY = 40
 #: early start corrects itself
 ROLLOUT_RATE_DEG_S = 8.0
 #: ... what turns before the roll builds: the aircraft's response plus the frames the
-#: aileron steps take (one a frame, three a loop); 0.3 s rolled out 1-5° long over 3 episodes
-ROLLOUT_LATENCY_S = 0.6
+#: aileron steps take (one a frame, three a loop); 0.3 s rolled out 1-5° long (3 episodes), 0.6 s 3-8° (5)
+ROLLOUT_LATENCY_S = 0.9
 ROLLOUT_LATENCY_FRAMES = 3.0
 ROLLOUT_RATE_RANGE_DEG_S = (3.0, 20.0)
 #: roll rate per aileron step (0.05) of the c172p at 80-90 kt, measured: 8 steps roll ~19°/s
 ROLL_DEG_S_PER_STEP = 2.4
-ROLLOUT_MAX_STEPS = 8
+ROLLOUT_MAX_STEPS = 10
 #: below this bank the roll-out steers by roll rate, and below ROLLOUT_CENTRE_DEG (as read:
 #: the indicator reads 2-3° shallow while rolling) it centres the controls
 ROLLOUT_LEVEL_DEG_HOLD = 10.0
@@ -215,7 +215,7 @@ class Gains:
     bank_p: float = 1.0 / 12.0  # aileron steps per degree of bank error
     bank_i: float = 1.0 / 40.0  # aileron steps per degree-second
     bank_d: float = 1.0 / 6.0  # aileron steps per degree/s of roll rate
-    alt_p: float = 0.0005  # elevator (fraction) per ft above the entry altitude: 100 ft, 0.05
+    alt_p: float = 0.0007  # elevator (fraction) per ft above the entry altitude: 70 ft, 0.05
     vs_d: float = 0.0001  # elevator per ft/min climbing: 500 ft/min, 0.05
     sky_d: float = 0.4  # elevator per unit/s of the sky share growing (pitch-rate damping)
     elev_max: float = 0.15  # the feedback's authority either way
@@ -308,7 +308,10 @@ class FlightGearSteepTurnPilot(Agent):
                 fb = k.alt_p * (r.alt_ft - alt0) + k.vs_d * vs_fpm + k.sky_d * g.rate("sky", 1.0)
                 fb = float(np.clip(fb, -k.elev_max, k.elev_max))
                 # back pressure as the bank builds: the lift a banked wing lacks
-                ff = k.turn_elev * min(1.0, abs(bank) / abs(self.bank_deg)) if phase == "turn" else 0.0
+                # (through the roll-out too: the wing still lacks lift until it is level, and
+                # dropping it at once sank the aircraft 10-20 ft while rolling out)
+                banked = phase in ("turn", "rollout")
+                ff = k.turn_elev * min(1.0, abs(bank) / abs(self.bank_deg)) if banked else 0.0
                 e = fb + ff - c.pos["trim"] * TRIM_STEP
                 want["elevator"] = round(e / ELEVATOR_STEP)
                 want["trim"] = c.pos["trim"] + int(np.sign(c.pos["elevator"]))

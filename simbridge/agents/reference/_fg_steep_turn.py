@@ -254,6 +254,7 @@ class FlightGearSteepTurnPilot(Agent):
         trim_entry: int | None = None
         rolled_in = False
         frame_s, taps_prev = 0.2, 1
+        roll_i = 0.0  # roll-out aileron steps from the roll-rate shortfall
         try:
             while port.elapsed() < deadline_s - 2.0:
                 r = self._frame(port, g)
@@ -291,7 +292,12 @@ class FlightGearSteepTurnPilot(Agent):
                         want["aileron"] = -ROLL_IN_STEPS * int(np.sign(-self.bank_deg))
                 if phase == "rollout" and abs(bank) >= ROLLOUT_LEVEL_DEG_HOLD:
                     p_want = rollout_roll_rate_deg_s(bank, turn_rate * CARD_LAG, left_deg - turn_rate * dt)
-                    steps = int(np.clip(round(p_want / ROLL_DEG_S_PER_STEP), 1, ROLLOUT_MAX_STEPS))
+                    # feed-forward from the measured steps-to-rate, plus what the roll rate
+                    # (towards level) still lacks, integrated: the c172p rolls slower per step
+                    # early in the roll-out than at 8 steps
+                    p_now = roll_rate * float(np.sign(-self.bank_deg))
+                    roll_i = float(np.clip(roll_i + 0.5 * dt * (p_want - p_now) / ROLL_DEG_S_PER_STEP, -2.0, 4.0))
+                    steps = int(np.clip(round(p_want / ROLL_DEG_S_PER_STEP + roll_i), 1, ROLLOUT_MAX_STEPS))
                     want["aileron"] = steps * int(np.sign(-self.bank_deg))
                 elif phase in ("rollout", "level"):
                     # by roll rate, not by the counted position: a step FlightGear missed (or

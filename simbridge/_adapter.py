@@ -193,6 +193,13 @@ class SimSession(abc.ABC):
 
         raise HarnessError(f"{self.sim_name}: pausing is not supported")
 
+    def advance(self, seconds: float) -> float | None:
+        """Lockstep, from a pause: run exactly `seconds` of simulator time (in the simulator's
+        own steps) and pause again, returning the simulator time reached once the screen shows
+        it. None: this simulator cannot, and the runner resumes, watches `sim_time()` and pauses,
+        which may overrun by however much runs before the pause arrives."""
+        return None
+
     def info(self) -> dict[str, Any]:
         """Facts for episode.json: sim version, frame rate, real-time factor, flags."""
         return {}

@@ -364,7 +364,9 @@ class Episode:
         sandbox = provider.start(path / "sandbox")
         info.isolation = provider.isolation_report()
         pacer: Pacer = (
-            LockstepPacer(self._set_paused, self.clock, slice_s=cfg.lockstep_slice_s, alive=self._alive)
+            LockstepPacer(
+                self._set_paused, self.clock, slice_s=cfg.lockstep_slice_s, alive=self._alive, advance=self._advance
+            )
             if cfg.lockstep
             else Pacer()
         )
@@ -479,6 +481,9 @@ class Episode:
     def _set_paused(self, paused: bool) -> None:
         if self.session is not None:
             self.session.set_paused(paused)
+
+    def _advance(self, seconds: float) -> float | None:
+        return self.session.advance(seconds) if self.session is not None else None
 
     def _alive(self) -> bool:
         return self.session is not None and self.session.alive()

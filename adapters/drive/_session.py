@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from simbridge.adapters.drive.sim import FRAME_S
 from simbridge.adapters.kit import Drain, check_window, end_process, free_port, launch_window_process
 from simbridge.sim import HarnessError, LogTail, ProcessHandle, Sandbox, SimEvent, SimSession, StateSample
 
@@ -62,6 +63,8 @@ class _Link:
         self.hello: dict[str, Any] | None = None
         self.hello_ready = threading.Event()
         self.replies: queue.Queue[dict[str, Any]] = queue.Queue()
+        #: world times at which `advance` commands finished
+        self.advanced: queue.Queue[float] = queue.Queue()
         self.failed: str | None = None
         #: the latest traffic-light states ({"t", "states": {SUMO light id: link-state string}})
         self.lights: dict[str, Any] = {}
@@ -111,11 +114,13 @@ class _Link:
             self.n_light_changes += 1
         elif "snapshot" in obj:
             self.replies.put(obj["snapshot"])
+        elif "advanced" in obj:
+            self.advanced.put(float(obj["advanced"]["t"]))
 
-    def send(self, cmd: str) -> None:
+    def send(self, cmd: str, **fields: Any) -> None:
         with self._lock:
             try:
-                self.sock.sendall((json.dumps({"cmd": cmd}) + "\n").encode())
+                self.sock.sendall((json.dumps({"cmd": cmd, **fields}) + "\n").encode())
             except OSError as exc:
                 raise HarnessError(f"drive: cannot send {cmd!r} to the drive process: {exc}") from None
 
@@ -157,6 +162,7 @@ class DriveSession(SimSession):
         self._t = 0.0
         self._n_samples = 0
         self._paused = False
+        self._timeout_scale = 1.0
         self._stopped = False
         self._log_path: Path | None = None
         self._log_file: IO[bytes] | None = None
@@ -200,6 +206,7 @@ class DriveSession(SimSession):
             self.stop()
             raise HarnessError(f"drive: cannot launch the drive process: {exc}") from None
         self._start_timeout_s = START_TIMEOUT_S * sandbox.timeout_scale
+        self._timeout_scale = sandbox.timeout_scale
         try:
             self._connect(*sandbox.reach(port))
             assert self.link is not None
@@ -315,6 +322,28 @@ class DriveSession(SimSession):
         if not paused:
             self.link.last_line_mono = time.monotonic()
 
+    def advance(self, seconds: float) -> float | None:
+        """Lockstep: from a pause, run exactly `seconds` of world time in whole 50 ms steps (at
+        least one) and pause again; returns the world time reached once its frame is drawn."""
+        if self.link is None:
+            raise HarnessError("drive: not started")
+        if not self._paused:
+            return None
+        while not self.link.advanced.empty():
+            self.link.advanced.get_nowait()
+        steps = max(1, round(seconds / FRAME_S))
+        self.link.send("advance", steps=steps)
+        # a step draws a frame: ~10-50 ms on one core; a stalled world is a harness fault
+        wait_s = (10.0 + steps * 1.0) * self._timeout_scale
+        try:
+            t = self.link.advanced.get(timeout=wait_s)
+        except queue.Empty:
+            if not self.alive():
+                return None  # the runner reports the lost simulator
+            raise HarnessError(f"drive: the world did not run {steps} steps within {wait_s:g} s") from None
+        self.link.last_line_mono = time.monotonic()
+        return t
+
     def snapshot(self) -> dict[str, Any]:
         if self.link is None or not self.alive():
             return dict(self.start_snapshot)
@@ -330,7 +359,7 @@ class DriveSession(SimSession):
     def info(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "sim": "drive",
-            "step_s": 0.05,
+            "step_s": FRAME_S,
             "unsupported": self._unsupported,
             "samples": self._n_samples,
             "vehicle_model": "CommonRoad single-track (vehicle_dynamics_st), Lincoln MKZ 2017 parameters",

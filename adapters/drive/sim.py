@@ -8,15 +8,18 @@ Each frame: keyboard -> `EgoControls` (CARLA manual_control bindings), the world
 (one per 50 ms of wall time while running: a frame that took 100 ms to draw is followed by two
 steps, so simulator time keeps up with wall time as a CARLA server does whatever its client's
 frame rate), the driver's view drawn and flipped, each step's sample and events sent. A host
-that pauses (lockstep) freezes the world's clock while the window keeps drawing.
+that pauses (lockstep) freezes the world's clock while the window keeps drawing; from a pause,
+`advance` runs exactly N steps (one drawn frame each, as fast as they draw) and pauses again,
+so a lockstep slice is whole frames, not however many frames pass before a pause arrives.
 
 State protocol (TCP, the host connects; one JSON object per line, UTF-8):
 - to the host: `{"hello": {...}}` once (the start snapshot: town, spawn, planned route...),
   then `{"sample": {t, x, y, yaw, speed_kmh, throttle, steer, brake, reverse, hand_brake,
   gear}}` each frame, `{"event": {t, kind, data}}`, `{"lights": {t, states}}` when a traffic
-  light changes (SUMO's link-state string per light), `{"snapshot": {...}}` when asked.
+  light changes (SUMO's link-state string per light), `{"snapshot": {...}}` when asked,
+  `{"advanced": {"t": ...}}` once an `advance` is done and its last frame is on the screen.
 - from the host: `{"cmd": "run"}` (the world starts: nothing moves before the host listens),
-  `pause`, `resume`, `snapshot`, `exit`.
+  `pause`, `resume`, `{"cmd": "advance", "steps": N}` (while paused), `snapshot`, `exit`.
 Nothing on this port is for the agent: it is a blocked port of the drive tasks.
 """
 
@@ -62,9 +65,9 @@ class StateServer:
         self.clients: dict[socket.socket, list[bytes]] = {}  # sock -> [inbuf, outbuf]
         self.hello: dict[str, Any] = {}
 
-    def poll(self) -> list[str]:
-        """Accept, read and flush; returns the commands that arrived."""
-        cmds: list[str] = []
+    def poll(self) -> list[dict[str, Any]]:
+        """Accept, read and flush; returns the commands that arrived (`{"cmd": ..., ...}`)."""
+        cmds: list[dict[str, Any]] = []
         for key, _ in self.sel.select(0):
             if key.data is None:
                 try:
@@ -91,8 +94,9 @@ class StateServer:
             while b"\n" in buf:
                 line, buf = buf.split(b"\n", 1)
                 try:
-                    cmds.append(str(json.loads(line).get("cmd", "")))
-                except (ValueError, AttributeError):
+                    obj = json.loads(line)
+                    cmds.append({**obj, "cmd": str(obj.get("cmd", ""))})
+                except (ValueError, AttributeError, TypeError):
                     continue
             self.clients[sock][0] = buf
         self.flush()
@@ -272,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     keys = _keyboard()
     started_wall = time.monotonic()
     running = paused = False
+    advance_left = 0  # steps an `advance` still owes (lockstep)
     budget_s = 0.0
     last_iter = time.monotonic()
     last_lights: dict[str, str] = {}
@@ -281,13 +286,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"drive: {scenario.town} ready on {args.host}:{server.port}", flush=True)
     try:
         while True:
-            for cmd in server.poll():
+            for msg_in in server.poll():
+                cmd = msg_in["cmd"]
                 if cmd == "run":
                     running = True
                 elif cmd == "pause":
                     paused = True
                 elif cmd == "resume":
-                    paused = False
+                    paused, advance_left = False, 0
+                elif cmd == "advance" and paused:
+                    advance_left += max(0, int(msg_in.get("steps", 0)))
                 elif cmd == "snapshot":
                     server.send({"snapshot": end_snapshot(world)})
                 elif cmd == "exit":
@@ -309,6 +317,8 @@ def main(argv: list[str] | None = None) -> int:
                 budget_s = min(budget_s + elapsed_s, MAX_CATCH_UP_S)
                 n_steps = min(int(budget_s / FRAME_S + 1e-9), MAX_STEPS_PER_FRAME)
                 budget_s -= n_steps * FRAME_S
+            elif running and advance_left > 0:
+                n_steps, advance_left = 1, advance_left - 1  # one step per drawn frame, as in real time
             events = pygame.event.get()
             # paused (lockstep), keys still toggle but held keys do not steer on: no time passes
             controls = keys.update(events, pygame.key.get_pressed(), n_steps * FRAME_S * 1000.0)
@@ -326,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
                 if world._tls_state != last_lights:
                     last_lights = dict(world._tls_state)
                     server.send({"lights": {"t": world.t, "states": last_lights}})
-            if running and paused:
+            if running and paused and n_steps == 0:
                 # the same sample again (the clock stands still): the host keeps the first and
                 # knows the stream is alive
                 server.send({"sample": world.sample()})
@@ -336,9 +346,11 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 screen.fill((70, 110, 60))
             pygame.display.flip()
+            if paused and n_steps and advance_left == 0:
+                server.send({"advanced": {"t": world.t}})  # its last frame is on the screen now
             server.flush()
             delay = FRAME_S - budget_s - (time.monotonic() - now)
-            if delay > 0:
+            if delay > 0 and not advance_left:
                 time.sleep(delay)
     finally:
         server.close()

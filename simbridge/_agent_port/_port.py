@@ -90,21 +90,31 @@ class LockstepPacer(Pacer):
         *,
         slice_s: float = 0.1,
         alive: Callable[[], bool] = lambda: True,
+        advance: Callable[[float], float | None] = lambda seconds: None,
     ) -> None:
         super().__init__()
         self._set_paused, self._sim_time, self._alive = set_paused, sim_time, alive
+        #: the session's exact stepping (`SimSession.advance`); None from it: pace by pausing
+        self._advance = advance
         self.slice_s = slice_s
 
     def hold(self, seconds: float) -> None:
         if seconds <= 0:
             return
+        reached = self._advance(seconds)
+        if reached is not None:  # the simulator ran exactly that much: wait for its samples
+            self._wait_clock(reached - 1e-6)
+            return
         t_end = self._sim_time() + seconds
         self._set_paused(False)
         try:
-            while self._sim_time() < t_end and self._alive() and not self.stopped.is_set():
-                time.sleep(0.002)
+            self._wait_clock(t_end)
         finally:
             self._set_paused(True)
+
+    def _wait_clock(self, t: float) -> None:
+        while self._sim_time() < t and self._alive() and not self.stopped.is_set():
+            time.sleep(0.002)
 
     def after_input(self) -> None:
         self.hold(self.slice_s)

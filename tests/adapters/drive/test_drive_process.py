@@ -58,6 +58,16 @@ def test_session_streams_pauses_and_snapshots(session):
     time.sleep(0.5)
     assert session.poll() == [] and session.sim_time() == t_paused  # the clock stands still
     assert session.alive()  # a paused world is not a lost one
+    # lockstep's exact slices: from the pause, the steps asked for and not one more
+    reached = session.advance(0.05)
+    assert reached == pytest.approx(t_paused + 0.05, abs=1e-6)
+    _until(lambda: bool(session.poll()) or session.sim_time() >= reached - 1e-6)
+    reached_2 = session.advance(0.12)  # 2.4 steps: two whole 50 ms steps
+    assert reached_2 == pytest.approx(reached + 0.10, abs=1e-6)
+    _until(lambda: bool(session.poll()) or session.sim_time() >= reached_2 - 1e-6)
+    time.sleep(0.3)
+    session.poll()
+    assert session.sim_time() == pytest.approx(reached_2, abs=1e-6)  # paused again, no overrun
     session.set_paused(False)
     _until(lambda: bool(session.poll()))
     assert session.sim_time() > t_paused

@@ -17,6 +17,11 @@ from simbridge._errors import SimbridgeError
 
 #: SDL drops a key's second tap if it comes sooner than this after the first release
 MIN_TAP_SPACING_S = 0.020
+#: keypad keysyms (keysymdef.h XK_KP_Space .. XK_KP_9). A keypad key's second keysym (KP_5 on
+#: the key whose first is KP_Begin) is chosen by NumLock, not Shift: Shift+keypad reaches the
+#: client as a shifted key, which simulators bind to something else or to nothing (FlightGear
+#: ignores Shift+KP_5), so for those the port turns NumLock on around the key instead.
+KEYPAD_KEYSYMS = range(0xFF80, 0xFFBE)
 
 _ALIASES = {
     "enter": "Return",
@@ -139,6 +144,8 @@ class XInput:
         self._held_keys: set[int] = set()
         self._held_buttons: set[int] = set()
         self._xdotool = shutil.which("xdotool")
+        #: keys held down that turned NumLock on (it is turned off again when the last is released)
+        self._numlock_holds = 0
 
     # ------------------------------------------------------------------ keys
     def _keysym(self, name: str) -> int:
@@ -182,42 +189,82 @@ class XInput:
             if gap > 0:
                 time.sleep(gap)
 
-    def _codes(self, combo: str) -> list[int]:
+    def _codes(self, combo: str) -> tuple[list[int], bool]:
+        """The keycodes to press, in order, and whether the combination needs NumLock on (a
+        keypad digit or operator: see KEYPAD_KEYSYMS)."""
         codes: list[int] = []
+        numlock = False
         shift = self._keycode("Shift_L")[0]
         for part in split_combo(combo):
-            code, needs_shift = self._keycode(part)
+            code, second = self._keycode(part)
             if not code:
                 raise SimbridgeError(f"key {part!r} is not on the display's keyboard layout")
-            if needs_shift and shift not in codes:
+            if second and self._keysym(part) in KEYPAD_KEYSYMS:
+                numlock = True
+            elif second and shift not in codes:
                 codes.append(shift)
             codes.append(code)
-        return codes
+        return codes, numlock
+
+    def _numlock_mask(self) -> tuple[int, int]:
+        """(Num_Lock's keycode, the modifier bit it locks); (0, 0) when the layout has none."""
+        code = self._keycode("Num_Lock")[0]
+        if not code:
+            return 0, 0
+        for index, codes in enumerate(self._d.get_modifier_mapping()):
+            if code in codes:
+                return code, 1 << index
+        return code, 0
+
+    def numlock_on(self) -> bool:
+        """Whether the display's NumLock is locked on (read from the pointer's modifier state)."""
+        _, mask = self._numlock_mask()
+        return bool(mask and self._d.screen().root.query_pointer().mask & mask)
+
+    def _toggle_numlock(self) -> None:
+        code, _ = self._numlock_mask()
+        if not code:
+            raise SimbridgeError("keypad key needs NumLock, which the display's keyboard layout lacks")
+        self._fake_key(code, True)
+        self._fake_key(code, False)
+
+    def _press(self, codes: list[int], numlock: bool) -> None:
+        if numlock:
+            if not self._numlock_holds and not self.numlock_on():
+                self._toggle_numlock()
+                self._numlock_holds = 1
+            elif self._numlock_holds:
+                self._numlock_holds += 1
+        for code in codes:
+            self._space_tap(code)
+            self._fake_key(code, True)
+
+    def _release(self, codes: list[int], numlock: bool) -> None:
+        for code in reversed(codes):
+            self._fake_key(code, False)
+        if numlock and self._numlock_holds:
+            self._numlock_holds -= 1
+            if not self._numlock_holds:
+                self._toggle_numlock()  # back as it was
 
     def key_down(self, combo: str) -> None:
         with self._lock:
-            for code in self._codes(combo):
-                self._space_tap(code)
-                self._fake_key(code, True)
+            self._press(*self._codes(combo))
 
     def key_up(self, combo: str) -> None:
         with self._lock:
-            for code in reversed(self._codes(combo)):
-                self._fake_key(code, False)
+            self._release(*self._codes(combo))
 
     def key(self, combo: str, hold_s: float = 0.05, repeat: int = 1) -> None:
         """Tap a key or combination `repeat` times, each held `hold_s`; taps of one key are spaced
         at least MIN_TAP_SPACING_S apart."""
-        codes = self._codes(combo)
+        codes, numlock = self._codes(combo)
         for _ in range(max(1, int(repeat))):
             with self._lock:
-                for code in codes:
-                    self._space_tap(code)
-                    self._fake_key(code, True)
+                self._press(codes, numlock)
             time.sleep(max(0.0, hold_s))
             with self._lock:
-                for code in reversed(codes):
-                    self._fake_key(code, False)
+                self._release(codes, numlock)
 
     def type_text(self, text: str, interval_s: float = 0.03) -> None:
         for ch in text:
@@ -281,6 +328,9 @@ class XInput:
                 self._fake_key(code, False)
             for b in list(self._held_buttons):
                 self.button(b, False)
+            if self._numlock_holds:
+                self._numlock_holds = 0
+                self._toggle_numlock()
 
     def close(self) -> None:
         try:

@@ -221,3 +221,63 @@ def test_standalone_port_process(sandbox, tmp_path):
     records = [json.loads(line) for line in log.read_text().splitlines()]
     assert [r["kind"] for r in records] == ["mouse_move", "give_up"]
     assert records[1]["args"] == {"reason": "test over"}
+
+
+def _key_events(display: str, press) -> list[tuple[int, int, int]]:
+    """(keysym as the client reads it, event state, press=1/release=0) of every key event a real X
+    client window receives while `press()` runs."""
+    from Xlib import X, XK
+    from Xlib import display as xdisplay
+
+    d = xdisplay.Display(display)
+    try:
+        root = d.screen().root
+        w = root.create_window(0, 0, 200, 200, 0, d.screen().root_depth, event_mask=X.KeyPressMask | X.KeyReleaseMask)
+        w.map()
+        w.set_input_focus(X.RevertToParent, X.CurrentTime)
+        d.sync()
+        press()
+        d.sync()
+        time.sleep(0.2)  # the server has sent every event once XTEST's requests are synced
+        out = []
+        numlock_code = d.keysym_to_keycode(XK.string_to_keysym("Num_Lock"))
+        while d.pending_events():
+            ev = d.next_event()
+            if ev.type in (X.KeyPress, X.KeyRelease) and ev.detail != numlock_code:
+                numlock = any(
+                    numlock_code in codes for i, codes in enumerate(d.get_modifier_mapping()) if ev.state & (1 << i)
+                )
+                # X's keypad rule: NumLock (without Shift) selects a keypad key's second keysym
+                index = 1 if numlock and not ev.state & X.ShiftMask else (1 if ev.state & X.ShiftMask else 0)
+                out.append((d.keycode_to_keysym(ev.detail, index), ev.state, int(ev.type == X.KeyPress)))
+        return out
+    finally:
+        d.close()
+
+
+@needs_xvfb
+def test_a_keypad_digit_arrives_as_that_digit_without_shift(sandbox):
+    """'KP_5' (the brief's "keypad 5") reaches the window as KP_5 with NumLock, never as Shift+keypad
+    (which FlightGear ignores), and NumLock is as it was afterwards; a shifted character still
+    comes with Shift."""
+    from Xlib import X, XK
+
+    x = XInput(sandbox.display)
+    try:
+        before = x.numlock_on()
+        events = _key_events(sandbox.display, lambda: (x.key("KP_5"), x.key_down("KP_8"), x.key_up("KP_8")))
+        assert [(e[0], e[2]) for e in events] == [
+            (XK.string_to_keysym("KP_5"), 1),
+            (XK.string_to_keysym("KP_5"), 0),
+            (XK.string_to_keysym("KP_8"), 1),
+            (XK.string_to_keysym("KP_8"), 0),
+        ]
+        assert not any(state & X.ShiftMask for _, state, _ in events)
+        assert x.numlock_on() == before
+        shifted = [
+            (k, bool(state & X.ShiftMask)) for k, state, down in _key_events(sandbox.display, lambda: x.key("A"))
+        ]
+        assert shifted[0] == (XK.string_to_keysym("Shift_L"), False)  # Shift goes down first, then the letter
+        assert (XK.string_to_keysym("A"), True) in shifted
+    finally:
+        x.close()

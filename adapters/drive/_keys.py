@@ -59,7 +59,9 @@ class KeyboardControl:
         return text
 
     def update(self, events: Iterable[pygame.event.Event], pressed: Any, dt_ms: float) -> EgoControls:
-        """Apply this frame's events (KEYUP toggles, QUIT) and the held keys over `dt_ms`."""
+        """Apply this frame's events (KEYUP toggles, QUIT) and the held keys over `dt_ms`. With
+        `dt_ms` 0 (a paused world: lockstep between the agent's actions) the held keys are not
+        applied: their ramps count world frames, so a pause of any wall length adds nothing."""
         c = self.controls
         for event in events:
             if event.type == pygame.QUIT:
@@ -80,7 +82,7 @@ class KeyboardControl:
                     c = replace(c, gear=c.gear + 1)
                 elif event.key == pygame.K_p and not ctrl:
                     self.notice = AUTOPILOT_NOTICE
-        self.controls = self._parse_vehicle_keys(c, pressed, dt_ms)
+        self.controls = self._parse_vehicle_keys(c, pressed, dt_ms) if dt_ms > 0 else c
         return self.controls
 
     def _parse_vehicle_keys(self, c: EgoControls, keys: Any, milliseconds: float) -> EgoControls:

@@ -110,3 +110,17 @@ def test_pygame_pressed_state_is_accepted() -> None:
         assert c == EgoControls()
     finally:
         pygame.quit()
+
+
+def test_a_paused_world_does_not_ramp_held_keys():
+    """Lockstep: between the agent's actions the world is paused and its window keeps reading
+    the keyboard (dt 0). However long the pause, a held W or D adds nothing until a frame runs,
+    so the same actions give the same drive whatever the machine's speed."""
+    kc = KeyboardControl()
+    held = {pygame.K_w, pygame.K_d}
+    for _ in range(7):
+        paused = kc.update([], held, 0.0)
+    assert (paused.throttle, paused.steer) == (0.0, 0.0)
+    stepped = kc.update([], held, FRAME_MS)
+    fresh = KeyboardControl().update([], held, FRAME_MS)
+    assert stepped == fresh and stepped.throttle > 0.0

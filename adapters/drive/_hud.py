@@ -22,15 +22,6 @@ _GRAPH_SPAN_S = 10.0
 _GRAPH_RGB = (255, 136, 0)
 
 
-def compass_letters(compass: float) -> str:
-    """N/S/E/W letters exactly as manual_control.py builds them from the compass degrees."""
-    heading = "N" if compass > 270.5 or compass < 89.5 else ""
-    heading += "S" if 90.5 < compass < 269.5 else ""
-    heading += "E" if 0.5 < compass < 179.5 else ""
-    heading += "W" if 180.5 < compass < 359.5 else ""
-    return heading
-
-
 def collision_text(text: str) -> str:
     """The notice for a collision: the world's text, or manual_control's "Collision with 'x'"."""
     return text if text.lower().startswith("collision") else f"Collision with {text!r}"
@@ -50,7 +41,7 @@ def hud_values(frame: Frame, server_fps: float, client_fps: float) -> dict[str, 
         "map": f["map"][1] % frame.town,
         "sim_time": f["sim_time"][1] % datetime.timedelta(seconds=int(frame.sim_time_s)),
         "speed": f["speed"][1] % frame.speed_kmh,
-        "heading": f["heading"][1] % (compass, compass_letters(compass)),
+        "heading": f["heading"][1] % (compass, layout.compass_letters(compass)),
         "location": f["location"][1] % (frame.ego_x_m, frame.ego_y_m),
         "gear": f["gear"][1] % gear,
         "vehicles": f["vehicles"][1] % vehicles,

@@ -165,6 +165,18 @@ HUD_FORMATS: dict[str, tuple[str, str]] = {
     "collision": ("Collision:", ""),
     "vehicles": ("Number of vehicles:", "%d"),
 }
+
+
+def compass_letters(compass: float) -> str:
+    """The heading line's N/S/E/W letters exactly as manual_control.py builds them from the
+    compass degrees (its `%s` in HUD_FORMATS["heading"])."""
+    heading = "N" if compass > 270.5 or compass < 89.5 else ""
+    heading += "S" if 90.5 < compass < 269.5 else ""
+    heading += "E" if 0.5 < compass < 179.5 else ""
+    heading += "W" if 180.5 < compass < 359.5 else ""
+    return heading
+
+
 #: below the last line, as manual_control: "Nearby vehicles:" then one left-aligned line per
 #: vehicle within NEARBY_RANGE_M, nearest first, "%4dm %s" % (distance_m, actor id[:22])
 HUD_NEARBY_TITLE_Y_PX = HUD_TOP_PX + len(HUD_LINES) * HUD_LINE_PITCH_PX

@@ -90,15 +90,6 @@ class SpeedReader(RowReader):
         super().__init__("speed", [fmt % v for v in range(max_kmh + 1)], [float(v) for v in range(max_kmh + 1)])
 
 
-def _compass_letters(compass: float) -> str:
-    """manual_control.py's N/S/E/W letters of a compass heading (as the HUD shows them)."""
-    out = "N" if compass > 270.5 or compass < 89.5 else ""
-    out += "S" if 90.5 < compass < 269.5 else ""
-    out += "E" if 0.5 < compass < 179.5 else ""
-    out += "W" if 180.5 < compass < 359.5 else ""
-    return out
-
-
 class HeadingReader(RowReader):
     """The HUD's compass heading (degrees, 0 = north, clockwise): "%.0f\N{DEGREE SIGN} %s" with
     manual_control's letters, every whole degree with each letter set it can show."""
@@ -108,7 +99,7 @@ class HeadingReader(RowReader):
         texts: list[str] = []
         values: list[float] = []
         for deg in range(0, 361):
-            for letters in sorted({_compass_letters((deg + d) % 360.0) for d in (-0.45, -0.2, 0.0, 0.2, 0.45)}):
+            for letters in sorted({L.compass_letters((deg + d) % 360.0) for d in (-0.45, -0.2, 0.0, 0.2, 0.45)}):
                 text = fmt % (deg, letters)
                 if text not in texts:
                     texts.append(text)

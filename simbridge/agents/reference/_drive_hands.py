@@ -219,8 +219,8 @@ class PulseSteering:
     #: the largest integral owed (steer-seconds), so a long saturation is not paid back later
     ACC_MAX = 0.02
     #: a wanted steer smaller than this is none (the owed integral fades): on a straight the
-    #: lane reading's noise would otherwise be paid out as taps, and a tap may last several
-    #: frames where the simulator's lockstep slices overrun (1-3 frames on a loaded machine)
+    #: lane reading's noise would otherwise be paid out as taps (one frame each at best: a
+    #: press and its release take a lockstep slice apiece, in real time a look or more)
     DEADBAND = 0.006
 
     def __init__(self, keys: Keys) -> None:

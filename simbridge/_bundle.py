@@ -125,6 +125,14 @@ class EpisodeInfo(BaseModel):
         default=None, description="simulator seconds per wall second over the episode (< 1: it fell behind real time)"
     )
     agent_actions: dict[str, int] | None = Field(default=None, description="agent port actions: served, failed")
+    agent_port_auth: str | None = Field(
+        default=None,
+        description="how the agent port admitted clients: 'token' (per-episode bearer token, bound to the first "
+        "authenticated session) or 'none' (opted out with --no-token; flagged)",
+    )
+    agent_port_refusals: list[dict[str, Any]] | None = Field(
+        default=None, description="requests the agent port refused (t_wall, peer, reason), the first 200"
+    )
     screen_recording: dict[str, Any] | None = Field(
         default=None, description="screen frames and snapshots saved, captures that failed and the last error"
     )

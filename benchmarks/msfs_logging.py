@@ -1,6 +1,6 @@
 """MSFS logging over SimConnect: recording rate, loss, latency and decode cost per frame.
 
-    python benchmarks/msfs_logging.py [--seconds 20] [--hz 60] [--json]
+    python benchmarks/msfs_logging.py [--seconds 20] [--hz 60] [--record-seconds 5] [--json]
 
 Serves the SimConnect protocol double (tests/doubles/simconnect_double.py, NOT MSFS) on
 loopback at `--hz` sim frames per second and records the adapter's whole definition (every
@@ -12,6 +12,11 @@ from SIMULATION TIME, so the double's own lag on a loaded machine is counted sep
 frames it never served), latency from the double's send to the client's decode (same machine,
 one monotonic clock), and the decode cost per frame (header parse + datum unpack).
 to_canonical_us is the unit conversion to canonical signals on top. Targets: ≥ 60 Hz sustained with ≥ 40 SimVars, < 1 % lost.
+
+Then the recorded rate against the asked one: `MsfsRecorder` (what `simbridge record --sim msfs`
+runs) records `--record-seconds` of simulator time at `--hz 50` from the double at 60 and 100 sim
+frames per second (and 60/60, 30 from 60): samples per simulator second in the bundle. Target:
+the asked rate ± 1 Hz (the kit's `RateThinner`, issue 32).
 """
 
 from __future__ import annotations
@@ -96,24 +101,54 @@ def run(seconds: float, hz: float) -> dict:
     }
 
 
+def recording_rates(seconds: float) -> list[dict]:
+    """Samples per simulator second `MsfsRecorder` writes, per (source frames/s, asked Hz)."""
+    import tempfile
+
+    from simbridge._bundle import read_bundle
+    from simbridge.adapters.msfs import MsfsRecorder
+
+    out = []
+    for src, asked in ((60.0, 50), (100.0, 50), (60.0, 60), (60.0, 30), (144.0, 50)):
+        d = SimConnectDouble(hz=src).start()
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                b = read_bundle(MsfsRecorder("127.0.0.1", d.port).record(Path(tmp) / "b", seconds=seconds, hz=asked))
+                t = b.signals.t
+                rate = (len(t) - 1) / (t[-1] - t[0])
+        finally:
+            d.stop()
+        out.append({"source_hz": src, "asked_hz": asked, "samples": len(t), "recorded_hz": round(rate, 2)})
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--hz", type=float, default=60.0)
+    ap.add_argument("--record-seconds", type=float, default=5.0)
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     r = run(a.seconds, a.hz)
+    rates = recording_rates(a.record_seconds)
     if a.json:
-        print(json.dumps(r))
+        print(json.dumps({**r, "recording_rates": rates}))
     else:
         for k, v in r.items():
             print(f"{k:>28}: {v}")
+        print("recorded rate vs asked (samples per simulator second in the bundle):")
+        for x in rates:
+            print(
+                f"  source {x['source_hz']:g} fps, --hz {x['asked_hz']}: {x['recorded_hz']} Hz ({x['samples']} samples)"
+            )
     ok = (
         r["rate_hz"] >= 0.98 * a.hz * (1 - r["frames_not_served_by_double"] / max(1, r["frames_expected"]))
         and r["lost_pct"] < 1.0
         and r["simvars"] >= 40
     )
     print("target (≥ 60 Hz with ≥ 40 SimVars, < 1 % lost):", "met" if ok and a.hz >= 60 else "NOT met")
+    rate_ok = all(abs(x["recorded_hz"] - min(x["asked_hz"], x["source_hz"])) <= 1.0 for x in rates)
+    print("target (recorded rate = asked ± 1 Hz):", "met" if rate_ok else "NOT met")
     return 0
 
 

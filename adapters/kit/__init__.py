@@ -12,6 +12,8 @@ One concept per module; import the names from here (`from simbridge.adapters.kit
   from canonical samples;
 - `FailurePlan`, `PlannedFailure`, `draw_height` (failures): harness-injected failures, drawn
   per (task, seed), with the one `failure_injected` payload (`FailureInjectedData`);
+- `RateThinner` (rate): keep a stream's frames at an asked rate on average (a due-time
+  schedule in the stream's own clock), for every adapter that thins a faster stream;
 - `RecordLoop`, `Tick`, `record_episode`, `StallGuard`, `STALL_STATUS` (record): the one record-only
   loop (`simbridge record`); a stream that stalls ends `harness_error`.
 
@@ -24,6 +26,7 @@ from simbridge.adapters.kit.failures import FailurePlan, PlannedFailure, draw_he
 from simbridge.adapters.kit.launch import PYGAME_ENV, check_window, launch_window_process, window_env
 from simbridge.adapters.kit.ports import free_port
 from simbridge.adapters.kit.procs import end_process, kill_group
+from simbridge.adapters.kit.rate import RateThinner
 from simbridge.adapters.kit.record import STALL_STATUS, RecordLoop, StallGuard, Tick, WrapUp, record_episode
 
 __all__ = [
@@ -32,6 +35,7 @@ __all__ = [
     "Drain",
     "FailurePlan",
     "PlannedFailure",
+    "RateThinner",
     "RecordLoop",
     "STALL_STATUS",
     "StallGuard",

@@ -2,7 +2,8 @@
 
 One data definition holds the clock (SIMULATION TIME), the canonical rows and the touchdown
 SimVars; RequestDataOnSimObject with period SIM_FRAME delivers it every simulated frame, which
-is what the bundle records (optionally thinned to `hz`). Events come from value changes
+is what the bundle records (optionally thinned to `hz` on average by the kit's `RateThinner`,
+in simulator time). Events come from value changes
 (CRASH FLAG, the autopilot modes, PLANE TOUCHDOWN *) and from the system events
 (Crashed, Pause, Sim, FlightLoaded).
 """
@@ -13,7 +14,7 @@ import math
 from typing import Any
 
 from simbridge._adapter import SimEvent, StateSample
-from simbridge.adapters.kit import DerivedEvents
+from simbridge.adapters.kit import DerivedEvents, RateThinner
 from simbridge.adapters.msfs import _mapping
 from simbridge.adapters.msfs._client import SimConnectClient
 from simbridge.adapters.msfs._wire import Period
@@ -32,7 +33,7 @@ class MsfsLogger:
         self.frames_in = 0
         self.frames_out = 0
         self.paused = False
-        self._last_out_t = -math.inf
+        self._thin = RateThinner(hz)  # kept frames: `hz` on average, in simulator time
         self._td_prev: tuple[float, float] | None = None
         self._events: list[SimEvent] = []
         self.decode_s_total = 0.0
@@ -80,9 +81,8 @@ class MsfsLogger:
                 self._frame_s = min(0.1, t - self.t0 - self.t_sim)
             self.t_sim = t - self.t0
             self._watch(values, extra)
-            if self.hz and self.t_sim - self._last_out_t < 1.0 / self.hz - 1e-6:
+            if not self._thin.keep(self.t_sim):
                 continue
-            self._last_out_t = self.t_sim
             self.frames_out += 1
             out.append(StateSample(round(self.t_sim, 6), values))
         return out

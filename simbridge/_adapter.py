@@ -152,6 +152,9 @@ class SimSession(abc.ABC):
     state_ports: tuple[tuple[str, int], ...] = ()
     #: (keys, what they do): the simulator's controls as the agent is told them
     controls: tuple[tuple[str, str], ...] = ()
+    #: set by the runner before `start()` in lockstep: a session that can starts its simulator
+    #: frozen at t=0, so no wall-clock-paced time runs before the first `advance`
+    start_paused: bool = False
 
     @classmethod
     def preflight(cls, provider: str) -> None:

@@ -417,6 +417,7 @@ class Episode:
             self.agent.connected = watch.seen_client.is_set
             no_show = self.agent.wait_connected()
         self.session = session = self.session_cls()
+        session.start_paused = cfg.lockstep
         push(self._stop_session)
         session.start(task, sandbox, seed=self.seed)
         if cfg.lockstep:

@@ -14,7 +14,10 @@ Keys (FlightGear's keyboard.xml; the digit keys act as the keypad, as in FlightG
     ] / [                     flaps one detent down / up
     Tab, right mouse button   mouse yoke on/off (in yoke mode the wheel trims: wheel up =
                               nose down, like rolling the trim wheel forward)
-Held keys repeat after 0.3 s every 50 ms; toggles ignore repeats.
+Held keys repeat after 0.3 s every 50 ms of *simulator* time (`tick`, called before every FDM
+step), not on the wall clock: the same key held over the same simulator seconds moves a control
+by the same amount on any machine and in lockstep, where the simulator runs faster than real
+time. Toggles ignore repeats.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from simbridge.adapters.jsbsim import _layout as L
 from simbridge.adapters.jsbsim._controls import Controls, clamp
 
 REPEAT_DELAY_MS, REPEAT_INTERVAL_MS = 300, 50
+REPEAT_DELAY_S, REPEAT_INTERVAL_S = REPEAT_DELAY_MS / 1000.0, REPEAT_INTERVAL_MS / 1000.0
 
 
 def _adjust(c: Controls, attr: str, step: float, lo: float, hi: float) -> None:
@@ -36,14 +40,27 @@ class InputHandler:
         self.c = controls
         self.has_autopilot = has_autopilot
         self._held: set[int] = set()
+        #: held key -> [unicode, mods, simulator time of its next repeat (None: set at the next tick)]
+        self._repeat: dict[int, list] = {}
         self._drag: str | None = None
         self._mags_start_held = False
         self.clicks: list[str] = []  # hotspots hit, for logging/tests
 
     # ---------------------------------------------------------------- keyboard
+    def tick(self, t_sim: float) -> None:
+        """Repeat the held keys that are due at simulator time `t_sim` (before each FDM step)."""
+        for key, r in list(self._repeat.items()):
+            if r[2] is None:
+                r[2] = t_sim + REPEAT_DELAY_S
+            while t_sim >= r[2] - 1e-9 and key in self._repeat:
+                r[2] += REPEAT_INTERVAL_S
+                self.key_down(key, r[0], r[1])
+
     def key_down(self, key: int, unicode: str, mods: int) -> None:
         repeat = key in self._held
         self._held.add(key)
+        if not repeat:
+            self._repeat[key] = [unicode, mods, None]
         c = self.c
         K = pygame
         ch = unicode
@@ -113,6 +130,7 @@ class InputHandler:
 
     def key_up(self, key: int) -> None:
         self._held.discard(key)
+        self._repeat.pop(key, None)
         c = self.c
         name = pygame.key.name(key)
         if name == "s":

@@ -2,7 +2,8 @@
 protocol on TCP and FlightGear's generic protocol as UDP output.
 
 Telnet (lines end CRLF, as FlightGear's `props` server): `get|show <path>`, `set <path> <v>`,
-`ls [dir]`, `data`, `prompt`, `run exit`, `run pause`, `quit`. Prompt mode answers
+`ls [dir]`, `data`, `prompt`, `run exit`, `run pause`, `run advance <steps>` (lockstep: from a
+pause, run that many FDM steps at once and pause again; not FlightGear's), `quit`. Prompt mode answers
 `<path> = '<value>' (<type>)` then the prompt `/> `; data mode answers the bare value, so a
 client can pipeline many `get`s and read one line each. Errors start with `-ERR`.
 
@@ -109,10 +110,14 @@ class TelnetServer:
         if len(c.outbuf) > MAX_STREAM_BACKLOG:
             self._drop(c)  # the reader is gone or hopelessly behind
 
-    def poll(self, timeout_s: float = 0.0) -> None:
-        """Serve whatever is waiting (called from the cockpit loop)."""
+    def push_streams(self) -> None:
+        """Send the `stream` connections what they are owed (also from inside a command)."""
         for c in [c for c in self.clients.values() if c.streaming and c.outbuf]:
             self._push(c)
+
+    def poll(self, timeout_s: float = 0.0) -> None:
+        """Serve whatever is waiting (called from the cockpit loop)."""
+        self.push_streams()
         for key, _ in self.sel.select(timeout_s):
             if key.data is None:
                 try:
@@ -225,7 +230,7 @@ class TelnetServer:
             c.streaming = c.data_mode = True
             return True
         elif cmd == "run":
-            err = self.on_run(args[0] if args else "")
+            err = self.on_run(" ".join(args))
             if err:
                 self._out(c, f"-ERR {err}" + CRLF)
             elif not c.data_mode:

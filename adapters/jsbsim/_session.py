@@ -11,6 +11,10 @@ clock `/sim/time/elapsed-sec`, the same mapping to canonical signals):
   forwarded port) and asks for the packets with `stream`; they come back on that connection.
   Packets are produced in simulator time (every 1/`generic_hz` s), so a guest that renders
   slowly delivers them in bursts but without gaps in the task clock.
+Lockstep: with `start_paused` (set by the runner) the cockpit starts frozen at t=0;
+`advance(seconds)` runs whole FDM steps (1/120 s) at full speed with the cockpit's
+`run advance`, in chunks of at most `ADVANCE_CHUNK_STEPS` so the packets of a long wait reach
+the host between chunks, and returns the simulator time reached once that frame is drawn.
 A stream that closes or stops for `STALE_AFTER_S` ends `alive()`: a harness fault, not the
 agent's.
 """
@@ -87,6 +91,10 @@ TELEMETRY_UDP = "udp"
 TELEMETRY_STREAM = "tcp-stream"
 #: turns a telnet connection to the cockpit into a generic-protocol stream
 STREAM_REQUEST = b"data\r\nstream\r\n"
+#: the cockpit's FDM step (its `_fdm.DT_S`; the host does not import JSBSim for it)
+FDM_STEP_S = 1.0 / 120.0
+#: the most FDM steps one `run advance` asks for (1 simulator second: 60 packets at 60 Hz)
+ADVANCE_CHUNK_STEPS = 120
 
 
 class JSBSimSession(SimSession):
@@ -135,6 +143,9 @@ class JSBSimSession(SimSession):
         self._first_sample_wall: float | None = None
         self._t_first = 0.0
         self._start_timeout_s = START_TIMEOUT_S
+        self._paused = False
+        #: False once the cockpit refused `run advance` (an older guest image): pace by pausing
+        self._can_advance = True
 
     # ---------------------------------------------------------------- lifecycle
     def start(self, task: "TaskSpec", sandbox: Sandbox, *, seed: int | None = None) -> None:
@@ -172,6 +183,9 @@ class JSBSimSession(SimSession):
             "--fps",
             str(self.fps),
         ]
+        if getattr(self, "start_paused", False):  # lockstep: frozen at t=0 until the first `advance`
+            argv.append("--paused")
+            self._paused = True
         harness = sandbox.harness_addr
         if sandbox.telemetry == "push" and harness is not None:
             # the cockpit pushes its packets to the harness's address on the sandbox's side
@@ -348,6 +362,31 @@ class JSBSimSession(SimSession):
         if self.telnet is None:
             raise HarnessError("jsbsim: not started")
         self.telnet.set("/sim/freeze/master", bool(paused))
+        self._paused = bool(paused)
+
+    def advance(self, seconds: float) -> float | None:
+        """Lockstep: from a pause, exactly `seconds` of simulator time in whole FDM steps (at
+        least one), run as fast as the cockpit computes them; the time reached, once its frame
+        is drawn (None: not paused, or a cockpit without `run advance`)."""
+        if self.telnet is None:
+            raise HarnessError("jsbsim: not started")
+        if not self._paused or not self._can_advance:
+            return None
+        steps = max(1, round(seconds / FDM_STEP_S))
+        while steps > 0:
+            n = min(steps, ADVANCE_CHUNK_STEPS)
+            try:
+                self.telnet.run("advance", str(n))
+            except HarnessError as exc:
+                if "unknown command" in str(exc):
+                    self._can_advance = False  # a cockpit built before lockstep stepping
+                    return None
+                if not self.alive():
+                    return None  # the runner reports the lost simulator
+                raise
+            steps -= n
+        # the packets carry the clock to 1e-4 s: the time the host will see
+        return round(self.telnet.get_float("/sim/time/elapsed-sec"), 4)
 
     def snapshot(self) -> dict[str, Any]:
         if self.telnet is None or not self.alive():

@@ -7,6 +7,12 @@ The FDM runs at 120 Hz of simulator time, paced to the wall clock; the window re
 `--fps`; the generic-protocol packet goes out every `1/--generic-hz` s of simulator time (as a
 UDP datagram with `--generic-udp`, and on every telnet connection that asked for `stream`) and
 the telnet port is served between ticks. Prints `READY telnet=<port>` on stdout once listening.
+
+Lockstep (`run advance <steps>` on the telnet port, while frozen): the input that came in is
+applied, then that many FDM steps run back to back as fast as the CPU allows (held keys repeat
+per simulator step), the packets go out at their rate in simulator time, the frame the agent
+will see is drawn, and the command is answered; the simulator is frozen again. While frozen the
+window is redrawn only when input arrives (and twice a second), so a paused cockpit costs little.
 The window (title `simbridge JSBSim <aircraft> <airport>`) opens at the screen's top-left, so
 the pixel positions in `_layout` are screen positions on a 1280x800 display.
 """
@@ -31,6 +37,10 @@ from simbridge.adapters.jsbsim._server import PROTOCOL_FILE, GenericPacket, Gene
 
 TICK_S = 1.0 / 120.0
 MAX_CATCHUP_S = 0.25  # behind by more than this: drop time instead of racing (real-time factor < 1)
+#: the most FDM steps one `run advance` may ask for (10 simulator minutes)
+MAX_ADVANCE_STEPS = 72_000
+#: while frozen, the window is redrawn at least this often (seconds) even without input
+FROZEN_REDRAW_S = 0.5
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -104,7 +114,7 @@ class Cockpit:
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
         import pygame
 
-        from simbridge.adapters.jsbsim._input import REPEAT_DELAY_MS, REPEAT_INTERVAL_MS, InputHandler
+        from simbridge.adapters.jsbsim._input import InputHandler
         from simbridge.adapters.jsbsim._panel import Panel
         from simbridge.adapters.jsbsim._view import OutsideView
 
@@ -133,7 +143,7 @@ class Cockpit:
         self.screen = pygame.display.set_mode((L.WIDTH, L.HEIGHT))
         self.runtime["video_driver"] = pygame.display.get_driver()  # "dummy": no window anywhere
         pygame.display.set_caption(f"simbridge JSBSim {self.scenario.aircraft} {self.scenario.airport}")
-        pygame.key.set_repeat(REPEAT_DELAY_MS, REPEAT_INTERVAL_MS)
+        pygame.key.set_repeat()  # no wall-clock repeats: held keys repeat in simulator time (_input)
         pygame.event.set_allowed(
             [
                 pygame.QUIT,
@@ -149,17 +159,59 @@ class Cockpit:
         self.input = InputHandler(self.controls, self.model.has_autopilot)
         self.model.frozen = bool(a.paused)
         self.running = True
+        self._last_draw = 0.0
         self._steps_per_packet = max(1, round(1.0 / (a.generic_hz * DT_S))) if a.generic_hz > 0 else 0
 
     # ---------------------------------------------------------------- commands
     def _run_command(self, cmd: str) -> str | None:
-        if cmd == "exit":
+        name, _, arg = cmd.partition(" ")
+        if name == "exit":
             self.running = False
-        elif cmd == "pause":
+        elif name == "pause":
             self.model.frozen = not self.model.frozen
+        elif name == "advance":
+            try:
+                steps = int(arg)
+            except ValueError:
+                return f"advance: {arg!r} is not a whole number of FDM steps"
+            if not 1 <= steps <= MAX_ADVANCE_STEPS:
+                return f"advance: {steps} steps is outside 1..{MAX_ADVANCE_STEPS}"
+            if not self.model.frozen:
+                return "advance: the simulator is running (set /sim/freeze/master true first)"
+            self.advance(steps)
         else:
-            return f"unknown command {cmd!r} (known: exit, pause)"
+            return f"unknown command {cmd!r} (known: exit, pause, advance <steps>)"
         return None
+
+    def _step(self) -> None:
+        """One FDM step with the input held at this simulator time, and its packet when due."""
+        m = self.model
+        self.input.tick(m.sim_time_s)
+        m.step()
+        if self._steps_per_packet and m.steps % self._steps_per_packet == 0:
+            self._emit()
+
+    def advance(self, steps: int) -> None:
+        """Lockstep from a freeze: `steps` FDM steps at full speed (fewer if the aircraft
+        crashes), then the frame at the time reached; frozen again afterwards."""
+        m = self.model
+        self._events()  # what the agent did while frozen acts from the first step
+        m.frozen = False
+        try:
+            for i in range(steps):
+                if m.crashed:
+                    break
+                self._step()
+                if i % 60 == 59:
+                    self.server.push_streams()
+        finally:
+            m.frozen = True
+        if self._steps_per_packet and m.steps % self._steps_per_packet:
+            self._emit()  # the host learns the time reached without waiting for the idle packet
+        self._render()
+        self.runtime["frames"] += 1
+        self._last_draw = time.monotonic()
+        self.server.push_streams()
 
     def _emit(self) -> None:
         """One generic-protocol packet to the UDP receiver and the telnet streams, if any."""
@@ -201,10 +253,8 @@ class Cockpit:
                 sim_budget_s = min(sim_budget_s + (elapsed if was_running else 0.0), MAX_CATCHUP_S)
                 stepped = sim_budget_s >= DT_S
                 while sim_budget_s >= DT_S:
-                    m.step()
+                    self._step()
                     sim_budget_s -= DT_S
-                    if self._steps_per_packet and m.steps % self._steps_per_packet == 0:
-                        self._emit()
                 if stepped:
                     self.server.poll(0.0)
             else:
@@ -215,10 +265,12 @@ class Cockpit:
             was_running = running
             rt_hist.append((now, m.sim_time_s, m.frozen or m.crashed))
             if now >= next_frame:
-                self._events()
-                self._render()
-                frame_times.append(now)
-                self.runtime["frames"] += 1
+                had_input = self._events()
+                if running or had_input or now - self._last_draw >= FROZEN_REDRAW_S:
+                    self._render()
+                    self._last_draw = now
+                    self.runtime["frames"] += 1
+                    frame_times.append(now)
                 if len(frame_times) > 1:
                     self.runtime["frame_rate"] = (len(frame_times) - 1) / (frame_times[-1] - frame_times[0])
                 self.runtime["rt_factor"] = _rt_factor(rt_hist)
@@ -230,9 +282,11 @@ class Cockpit:
         self.close()
         return 0
 
-    def _events(self) -> None:
+    def _events(self) -> bool:
+        """Apply the window's pending input; True if there was any."""
         pg = self.pg
-        for ev in pg.event.get():
+        events = pg.event.get()
+        for ev in events:
             if ev.type == pg.QUIT:
                 self.running = False
             elif ev.type == pg.KEYDOWN:
@@ -245,6 +299,7 @@ class Cockpit:
                 self.input.mouse_up(ev.pos[0], ev.pos[1], ev.button)
             elif ev.type == pg.MOUSEMOTION:
                 self.input.mouse_motion(ev.pos[0], ev.pos[1], ev.buttons)
+        return bool(events)
 
     def readings(self):
         from simbridge.adapters.jsbsim._panel import Readings

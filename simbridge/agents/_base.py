@@ -36,6 +36,8 @@ class AgentContext:
     display: str
     #: MCP endpoint of the agent port, e.g. http://127.0.0.1:PORT/mcp
     port_url: str | None = None
+    #: the episode's bearer token for the agent port (None: the run opted out with --no-token)
+    port_token: str | None = None
     #: start a process inside the sandbox (Popen-like); torn down with the sandbox
     spawn: Callable[..., Any] | None = None
     #: set when the episode has ended (time limit, crash, the agent's done/give_up)

@@ -17,10 +17,11 @@ import io
 import json
 import math
 import os
+import stat
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 import numpy as np
@@ -226,10 +227,7 @@ def _read_signals_csv(path: Path) -> Signals:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise BundleError(f"{path}: cannot read: {exc}") from None
+    raw = read_bounded(path, "a signals CSV", MAX_STREAM_BYTES)
     if b"\x00" in raw[:65536]:
         raise BundleError(f"{path}: not a CSV text file (binary data)")
     # A recorder killed mid-write may leave a partial last line: drop it.
@@ -241,6 +239,10 @@ def _read_signals_csv(path: Path) -> Signals:
         header = next(csv.reader(io.StringIO(raw.split(b"\n", 1)[0].decode("utf-8"))))
     except UnicodeDecodeError:
         raise BundleError(f"{path}: not UTF-8 text") from None
+    except csv.Error as exc:  # e.g. a header field over the csv module's 128 KB field limit
+        raise BundleError(f"{path}: line 1: not a CSV header: {exc}") from None
+    except StopIteration:
+        raise BundleError(f"{path}: empty file, no header with a 't' column") from None
     header = [h.strip() for h in header]
     if "t" not in header:
         raise BundleError(f"{path}: no 't' column (columns: {', '.join(header)})")
@@ -266,8 +268,12 @@ def _read_signals_csv(path: Path) -> Signals:
 def _explain_csv_error(msg: str, raw: bytes, header: list[str]) -> str:
     """Turn an Arrow conversion error into 'column X, row N: value V is not a number'."""
     reader = csv.reader(io.StringIO(raw.decode("utf-8", "replace")))
-    next(reader, None)
-    for row_no, row in enumerate(reader, start=2):
+    try:
+        next(reader, None)
+        rows = list(enumerate(reader, start=2))
+    except csv.Error as exc:  # a field over the csv module's 128 KB limit, a stray NUL
+        return f"line {reader.line_num}: {exc}"
+    for row_no, row in rows:
         if len(row) != len(header):
             return f"line {row_no}: {len(row)} fields, header has {len(header)}"
         for name, value in zip(header, row):
@@ -318,8 +324,8 @@ def _read_signals_parquet(path: Path) -> Signals:
 def _read_jsonl(path: Path, what: str) -> list[dict[str, Any]]:
     out = []
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_bounded(path, what, MAX_STREAM_BYTES).decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise BundleError(f"{path}: cannot read {what}: {exc}") from None
     lines = text.split("\n")
     for no, line in enumerate(lines, start=1):
@@ -342,15 +348,165 @@ def _read_jsonl(path: Path, what: str) -> list[dict[str, Any]]:
     return out
 
 
-def read_json_file(path: Path, what: str) -> Any:
-    """The JSON document in `path` (`what` names it in errors: "episode.json", "a score"); every
-    way it can fail is one BundleError line naming the file (and the line of a syntax error)."""
-    if path.is_dir():
-        raise BundleError(f"{path}: is a directory, not {what}")
+#: the largest JSON document of a bundle read (episode.json, snapshots.json, score.json,
+#: manifest.json): a bigger one is refused, not read until memory runs out
+MAX_JSON_BYTES = 64 << 20
+#: the largest signals/events/actions stream read (a /dev/zero or a runaway file is refused)
+MAX_STREAM_BYTES = 4 << 30
+
+
+def read_bounded(path: Path, what: str, limit: int, *, follow_symlinks: bool = True) -> bytes:
+    """The bytes of the regular file `path`, at most `limit` of them: a directory, a device
+    (`/dev/zero`), a FIFO, a socket, a bigger file (or, with follow_symlinks=False, a symbolic
+    link) is one BundleError line naming the file; the read never blocks on a FIFO nor runs
+    past `limit` whatever the file claims its size is."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow_symlinks:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BundleError(f"{path}: cannot read {what}: {getattr(exc, 'strerror', None) or exc}") from None
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if not follow_symlinks and os.path.islink(path):
+            raise BundleError(f"{path}: is a symbolic link, not {what}") from None
+        if os.path.isdir(path):
+            raise BundleError(f"{path}: is a directory, not {what}") from None
+        raise BundleError(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise BundleError(f"{path}: is a directory, not {what}")
+        if not stat.S_ISREG(st.st_mode):
+            raise BundleError(f"{path}: is not a regular file ({_file_kind(st.st_mode)}), not {what}")
+        if st.st_size > limit:
+            raise BundleError(f"{path}: {st.st_size} bytes, more than the {limit} bytes {what} may have")
+        chunks, n = [], 0
+        while True:
+            try:
+                chunk = os.read(fd, min(1 << 20, limit + 1 - n))
+            except OSError as exc:
+                raise BundleError(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+            if not chunk:
+                break
+            chunks.append(chunk)
+            n += len(chunk)
+            if n > limit:
+                raise BundleError(f"{path}: more than the {limit} bytes {what} may have")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _file_kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a directory"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def bundle_entry_problems(path: Path) -> list[str]:
+    """Everything in the bundle directory `path` (subfolders too) that is not a regular file or
+    a folder: symbolic links (their target is outside the bundle's hashed bytes: a link to
+    another run's signals would be read as this one's) and special files (FIFOs, devices,
+    sockets). One line each naming the entry; an empty list for a clean bundle. Links are never
+    followed while looking."""
+    return [why for _p, why in _foreign_entries(path)]
+
+
+def _foreign_entries(path: Path) -> list[tuple[Path, str]]:
+    out: list[tuple[Path, str]] = []
+    for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
+        for name in sorted(dirnames + filenames):
+            p = Path(dirpath) / name
+            try:
+                mode = os.lstat(p).st_mode
+            except OSError:
+                continue  # removed while walking
+            if stat.S_ISLNK(mode):
+                try:
+                    target = os.readlink(p)
+                except OSError:
+                    target = "?"
+                out.append((p, f"{p}: is a symbolic link (to {target}); a bundle holds only its own regular files"))
+            elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                out.append((p, f"{p}: is {_file_kind(mode)}; a bundle holds only regular files"))
+    return out
+
+
+def remove_foreign_entries(path: Path) -> list[str]:
+    """Before sealing: delete every symbolic link and special file in the bundle (e.g. one the
+    agent made in its folder), so the sealed bundle holds only its own bytes and is not refused
+    for them. Returns one flag per entry removed ('link_removed: home/x -> /target')."""
+    flags = []
+    for p, _why in _foreign_entries(path):
+        try:
+            target = os.readlink(p) if p.is_symlink() else "special file"
+            p.unlink()
+        except OSError:
+            continue
+        flags.append(f"link_removed: {p.relative_to(path).as_posix()} -> {target}")
+    return flags
+
+
+def check_bundle_entries(path: Path) -> None:
+    """BundleError (one line, the first problem and how many more) when `bundle_entry_problems`
+    finds anything: such a bundle is refused before any of it is read."""
+    problems = bundle_entry_problems(path)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise BundleError(f"{problems[0]}{more}; the bundle is refused")
+
+
+def bundle_file(bundle: str | Path, name: str) -> Path:
+    """The path of the regular file `name` (a relative POSIX path) inside the bundle directory
+    `bundle`, for code that serves or embeds a bundle's files (the review app, report pages).
+
+    Refused with a one-line BundleError: an absolute name, '..', a backslash or NUL, any
+    component that is a symbolic link (the bundle folder itself may be reached through one),
+    and anything that is not a regular file. Nothing outside the bundle is ever returned."""
+    root = Path(bundle)
+    pure = PurePosixPath(name)
+    if not name or "\\" in name or "\x00" in name or pure.is_absolute() or ".." in pure.parts:
+        raise BundleError(f"{root}: {name!r} is not a file name inside the bundle")
+    try:
+        root_st = os.stat(root)
+    except OSError as exc:
+        raise BundleError(f"{root}: not a bundle directory ({exc.strerror or exc})") from None
+    if not stat.S_ISDIR(root_st.st_mode):
+        raise BundleError(f"{root}: not a bundle directory")
+    p = root
+    for i, part in enumerate(pure.parts):
+        p = p / part
+        try:
+            mode = os.lstat(p).st_mode
+        except OSError:
+            raise BundleError(f"{p}: no such file in the bundle") from None
+        last = i == len(pure.parts) - 1
+        if stat.S_ISLNK(mode):
+            raise BundleError(f"{p}: is a symbolic link; a bundle's files are served only as its own regular files")
+        if last and not stat.S_ISREG(mode):
+            raise BundleError(f"{p}: is {_file_kind(mode)}, not a file of the bundle")
+        if not last and not stat.S_ISDIR(mode):
+            raise BundleError(f"{p}: is not a folder")
+    return p
+
+
+def read_json_file(path: Path, what: str, *, limit: int = MAX_JSON_BYTES) -> Any:
+    """The JSON document in `path` (`what` names it in errors: "episode.json", "a score"); every
+    way it can fail is one BundleError line naming the file (and the line of a syntax error).
+    Reads at most `limit` bytes of a regular file (`read_bounded`); nesting deeper than the
+    interpreter's recursion limit (about 1000 levels) is refused too."""
+    raw = read_bounded(path, what, limit)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BundleError(f"{path}: cannot read {what}: {exc}") from None
     if not text.strip():
         raise BundleError(f"{path}: empty file, not {what}")
     try:
@@ -368,6 +524,7 @@ def read_bundle(path: str | Path, *, known_task_ids: Iterable[str] | None = None
     path = Path(path)
     if not path.is_dir():
         raise BundleError(f"{path}: not a bundle directory")
+    check_bundle_entries(path)
     ep_path = path / "episode.json"
     if not ep_path.exists():
         raise BundleError(f"{path}: no episode.json")
@@ -535,6 +692,7 @@ class BundleWriter:
         self.episode.status = status
         self.episode.status_detail = detail
         self.episode.wall_end = time.time()
+        self.episode.flags += remove_foreign_entries(self.path)
         self.write_episode()
         if parquet:
             self._to_parquet()

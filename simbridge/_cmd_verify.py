@@ -14,10 +14,20 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from simbridge._bundle import HARNESS_FAULTS, _file_sha256, manifest_files, read_bundle
-from simbridge._errors import BundleError, TaskSpecError
+from simbridge._bundle import (
+    HARNESS_FAULTS,
+    _file_sha256,
+    bundle_entry_problems,
+    check_bundle_entries,
+    manifest_files,
+    read_bundle,
+    read_json_file,
+)
+from simbridge._errors import BundleError, SimbridgeError, TaskSpecError
+from simbridge._score import Score
 from simbridge._task import load_task, task_files
 
 MANIFEST = "manifest.json"
@@ -49,16 +59,17 @@ def manifest_problems(path: Path) -> list[str]:
     hashing: files in subfolders it does not list are not reported as added. A missing manifest
     is one problem; a manifest that is not JSON of the expected shape is a BundleError."""
     man = path / MANIFEST
-    if not man.is_file():
-        return [f"{path}: no {MANIFEST} (the bundle was not finished, or was assembled by hand)"]
+    entries = bundle_entry_problems(path)
+    if not man.is_file() or man.is_symlink():
+        return [*entries, f"{path}: no {MANIFEST} (the bundle was not finished, or was assembled by hand)"]
     try:
-        data = json.loads(man.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BundleError(f"{man}: not a readable manifest: {exc}") from None
+        data = read_json_file(man, "a manifest")
+    except BundleError as exc:
+        raise BundleError(f"not a readable manifest: {exc}") from None
     files = data.get("files") if isinstance(data, dict) else None
     if not isinstance(files, dict) or not all(isinstance(v, dict) for v in files.values()):
         raise BundleError(f'{man}: expected {{"files": {{NAME: {{"sha256": ...}}}}}}')
-    problems = []
+    problems = entries
     for name, entry in sorted(files.items()):
         if name in _NOT_HASHED:
             continue
@@ -95,6 +106,9 @@ def verify_path(path: Path, task_id: str | None = None, *, ignore_manifest: bool
     path = Path(path)
     if not path.is_dir():
         raise BundleError(f"{path}: not a bundle directory")
+    # A symbolic link or special file anywhere in it: refused whatever the flags (its bytes are
+    # not the bundle's; a link to another run's signals would be scored as this one).
+    check_bundle_entries(path)
     # Files that were hashed and changed are refused before anything is parsed, so the error
     # names the tampering rather than whatever the damaged file fails to parse as.
     has_manifest = (path / MANIFEST).is_file()
@@ -123,8 +137,83 @@ def verify_path(path: Path, task_id: str | None = None, *, ignore_manifest: bool
         flags.append(MANIFEST_IGNORED)
         why = f"manifest ignored: {problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
         score.explanation = "; ".join(x for x in (why, score.explanation) if x)
+    stored = _stored_score_disagreement(path, score)
+    if stored:
+        flags.append(SCORE_JSON_DISAGREES)
+        score.explanation = "; ".join(x for x in (stored, score.explanation) if x)
     score.flags = _merge_flags(flags, score.flags)
     return score
+
+
+#: flag of a score whose bundle's score.json says something else (edited, stale or forged):
+#: the re-derived score is the one shown, the stored one is named in the explanation
+SCORE_JSON_DISAGREES = "score_json_disagrees"
+
+
+def _stored_score_disagreement(path: Path, fresh: Score) -> str:
+    """'' when the bundle has no score.json or its score.json agrees with `fresh` (status,
+    success, score within 1e-6, task id); else one line saying what score.json claims."""
+    f = path / "score.json"
+    if not f.exists() and not f.is_symlink():
+        return ""
+    from simbridge._metrics import read_score_file
+
+    try:
+        stored = read_score_file(f)
+    except SimbridgeError as exc:
+        return f"score.json ignored (not a score: {str(exc)[:120]})"
+    same = (
+        stored.status == fresh.status
+        and stored.success == fresh.success
+        and stored.task_id == fresh.task_id
+        and (fresh.status != "scored" or abs((stored.score or 0.0) - (fresh.score or 0.0)) <= 1e-6)
+    )
+    if same:
+        return ""
+    claim = f"{stored.score:.3f}" if stored.status == "scored" and stored.score is not None else stored.status
+    return (
+        f"score.json disagrees with the bundle (it claims {claim}, success {stored.success}, task "
+        f"{stored.task_id!r}): the score is re-derived from the verified bundle"
+    )
+
+
+@dataclass
+class Checked:
+    """A bundle's score under the one integrity rule (see `checked_score`)."""
+
+    score: Score
+    #: True: the manifest verifies and the score was re-derived from the bundle now
+    verified: bool
+    #: why the score is not verified (manifest missing or broken), '' when verified
+    why_unverified: str = ""
+    #: no manifest because the episode did not finish (running, harness fault): unscored anyway
+    unfinished: bool = False
+
+
+def checked_score(path: Path) -> Checked:
+    """The score to show for the bundle at `path`, everywhere one is shown (report pages, eval
+    tables): re-derived by the verifier from a bundle whose manifest verifies (every file listed
+    and hashed, episode.json and so the task id included); score.json is never trusted (a
+    disagreeing one is flagged `score_json_disagrees`). A bundle that fails its manifest (or has
+    none and is not running/a harness fault) gets an *unscored* score whose reason starts with
+    'unverified:', never the number in score.json. A symbolic link or special file in the
+    bundle, an unreadable bundle or unknown task: BundleError (refused)."""
+    path = Path(path)
+    try:
+        score = verify_path(path)
+    except BundleError as exc:
+        check_bundle_entries(path)  # refused outright: re-raises for a link or special file
+        problems = manifest_problems(path)
+        if not problems:
+            raise  # not a manifest matter: an unreadable bundle
+        bundle = read_bundle(path)
+        why = problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
+        del exc
+        return Checked(Score.unscored(bundle.episode.task_id, "", f"unverified: {why}"), False, why)
+    if (path / MANIFEST).is_file():
+        return Checked(score, True)
+    # no manifest, still running or a harness fault: verify_path's own unscored result
+    return Checked(score, False, "", unfinished=True)
 
 
 def _verify(args: argparse.Namespace) -> int:

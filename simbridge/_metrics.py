@@ -13,7 +13,6 @@ failures. Confidence intervals are percentile bootstraps that resample trials wi
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections import defaultdict
@@ -247,12 +246,7 @@ class Loaded:
 
 def _episode(path: Path) -> EpisodeInfo:
     ep_path = path / "episode.json"
-    try:
-        raw = json.loads(ep_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BundleError(f"{ep_path}: cannot read: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise BundleError(f"{ep_path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
+    raw = read_json_file(ep_path, "episode.json")  # bounded in size and depth
     if not isinstance(raw, dict):
         raise BundleError(f"{ep_path}: expected a JSON object")
     try:
@@ -289,10 +283,26 @@ def _sources(root: Path) -> tuple[list[Path], list[Path]]:
         return ([parent], []) if (parent / "episode.json").is_file() else ([], [root])
     if (root / "episode.json").is_file():
         return [root], []
-    episodes = sorted({p.parent for p in root.rglob("episode.json") if p.is_file()})
+    episodes = _final_attempts(sorted({p.parent for p in root.rglob("episode.json") if p.is_file()}))
     ep_set = set(episodes)
     bare = sorted(p for p in root.rglob("score.json") if p.parent not in ep_set)
     return episodes, bare
+
+
+def _attempt_no(d: Path) -> int | None:
+    name = d.name
+    return int(name[8:]) if name.startswith("attempt-") and name[8:].isdigit() else None
+
+
+def _final_attempts(episodes: list[Path]) -> list[Path]:
+    """`simbridge eval` keeps every attempt of an episode (DIR/.../attempt-1, attempt-2 after a
+    harness fault): only the last attempt of each is the episode's, as eval counts it."""
+    last: dict[Path, int] = {}
+    for d in episodes:
+        n = _attempt_no(d)
+        if n is not None:
+            last[d.parent] = max(n, last.get(d.parent, 0))
+    return [d for d in episodes if (n := _attempt_no(d)) is None or n == last[d.parent]]
 
 
 def load_trials(paths: Sequence[tuple[str, Path]], *, trust_scores: bool = False) -> Loaded:
@@ -328,10 +338,18 @@ def load_trials(paths: Sequence[tuple[str, Path]], *, trust_scores: bool = False
                 score = Score.unscored(ep.task_id, "", "no score.json: the episode was not verified")
             else:
                 score = read_score_file(sfile)
+                if score.task_id != ep.task_id:
+                    # the task id comes from episode.json (hash-covered by the manifest), never
+                    # from score.json (derived, not hashed)
+                    out.notes.append(
+                        f"score.json in {d} names task {score.task_id!r}, episode.json {ep.task_id!r}: "
+                        f"counted as {ep.task_id!r}" + ("" if trust_scores else ", re-scored as that task")
+                    )
+                    score = score.model_copy(update={"task_id": ep.task_id})
                 if not trust_scores:
                     t0 = time.perf_counter()
                     try:
-                        fresh = verify_path(d, score.task_id if score.task_id != ep.task_id else None)
+                        fresh = verify_path(d)
                     except SimbridgeError as exc:
                         raise type(exc)(
                             f"{exc} (while re-verifying the stored score; --trust-scores uses score.json as is)"

@@ -62,12 +62,13 @@ def test_a_manifest_entry_outside_the_bundle_is_a_problem_not_a_read(bundle, tmp
     assert manifest_problems(bundle) == [f"{man}: entry '../outside.txt' is not a path inside the bundle"]
 
 
-def test_symlinks_are_not_hashed(bundle, tmp_path):
+def test_a_symlink_is_not_hashed_and_is_a_problem(bundle, tmp_path):
     (tmp_path / "target.txt").write_text("outside")
     (bundle / "home" / "link.txt").symlink_to(tmp_path / "target.txt")
     write_manifest(bundle)
     assert "home/link.txt" not in json.loads((bundle / "manifest.json").read_text())["files"]
-    assert manifest_problems(bundle) == []
+    [problem] = manifest_problems(bundle)
+    assert problem.startswith(f"{bundle / 'home' / 'link.txt'}: is a symbolic link")
 
 
 def test_verify_refuses_a_tampered_frame_with_one_line(bundle, capsys):

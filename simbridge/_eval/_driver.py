@@ -81,20 +81,25 @@ def write_results(out: Path, rows: list[dict[str, Any]]) -> None:
     os.replace(tmp, out / RESULTS_FILE)
 
 
-def _score_of(bundle: Path, outcome: dict[str, Any] | None) -> Any:
-    from simbridge._errors import BundleError
-    from simbridge._metrics import read_score_file
-    from simbridge._score import Score
+#: results.parquet columns a --resume takes from the earlier row (the driver's own records,
+#: not in the bundle); every other column is rebuilt from the verified bundle
+_BOOKKEEPING = ("wall_s", "host", "node_id", "submit_wall", "end_wall", "driver_wall_s")
 
-    f = bundle / "score.json"
-    if f.is_file():
-        try:
-            return read_score_file(f)
-        except BundleError:
-            return None
-    if outcome and outcome.get("score"):
-        return Score.model_validate(outcome["score"])
-    return None
+
+def _score_of(bundle: Path, outcome: dict[str, Any] | None) -> Any:
+    """The score `simbridge metrics` gives the bundle: re-derived from it under the one
+    integrity rule when it has score.json (`_metrics.load_trials`), else None (no bundle, or
+    one the runner did not score)."""
+    from simbridge._errors import SimbridgeError
+    from simbridge._metrics import load_trials
+
+    if not (bundle / "episode.json").is_file():
+        return None
+    try:
+        [trial] = load_trials([("-", bundle)]).trials
+    except (SimbridgeError, ValueError):
+        return None
+    return trial.score
 
 
 def _row(
@@ -202,6 +207,67 @@ def run_eval(
     suite = load_suite(suite_path)
     episodes, notes = expand(suite, suite_path)
     out = Path(out)
+    lock = lock_eval_dir(out)
+    try:
+        return _run_locked(
+            suite_path, suite, episodes, notes, out, ray_address, max_parallel, resume, progress_stream, live,
+            executor, say, t0, executor_kw,
+        )  # fmt: skip
+    finally:
+        lock.close()
+
+
+#: the lock file in an eval directory: one `simbridge eval` writes to a directory at a time
+LOCK_FILE = ".eval.lock"
+
+
+def lock_eval_dir(out: Path) -> Any:
+    """Create `out` if needed and take an exclusive, non-blocking flock on out/.eval.lock for
+    the life of the returned file (released by close or by the process ending, even on
+    SIGKILL). A second eval or --resume on the same directory: SuiteError naming the holder's
+    pid. `out` naming a file, or a directory that cannot be written: SuiteError."""
+    import fcntl
+
+    if out.exists() and not out.is_dir():
+        raise SuiteError(f"--out {out}: is a file, not a directory (an eval writes a directory of bundles)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fh = open(out / LOCK_FILE, "a+", encoding="utf-8")
+    except OSError as exc:
+        raise SuiteError(f"--out {out}: cannot write there: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.seek(0)
+        holder = fh.read().strip() or "?"
+        fh.close()
+        raise SuiteError(
+            f"--out {out}: another simbridge eval (pid {holder}) is writing to this directory; "
+            "wait for it to end (a second writer would run trials twice)"
+        ) from None
+    fh.seek(0)
+    fh.truncate()
+    fh.write(f"{os.getpid()}\n")
+    fh.flush()
+    return fh
+
+
+def _run_locked(
+    suite_path: Path,
+    suite: Any,
+    episodes: list[EpisodeSpec],
+    notes: list[str],
+    out: Path,
+    ray_address: str | None,
+    max_parallel: int | None,
+    resume: bool,
+    progress_stream: Any,
+    live: bool | None,
+    executor: Any,
+    say: Any,
+    t0: float,
+    executor_kw: dict[str, Any],
+) -> EvalResult:
     if (out / PLAN_FILE).exists():
         if not resume:
             raise SuiteError(
@@ -229,7 +295,7 @@ def run_eval(
         rows = _drive(out, suite.retries, episodes, ex, progress_stream, live, resume, max_parallel)
     finally:
         ex.stop()
-    metrics_text = metrics_table(out, suite.name, rows)
+    metrics_text = metrics_table(out, suite.name)
     return EvalResult(out, rows, _exit_code(rows), metrics_text, notes, time.monotonic() - t0)
 
 
@@ -264,12 +330,14 @@ def _drive(
                 _finished_attempt(out, spec) if resume else (0, len(attempt_dirs(out, spec.episode_id)))
             )
             if done_at:
+                # Everything scored comes from the bundle, re-verified now; only the driver's
+                # bookkeeping (host, wall times) is taken from the old row, and only when it
+                # names the same attempt: an edited results.parquet changes no score.
+                row = _row(out, spec, done_at, n_on_disk, None, ex.name, "finished")
                 old = before.get(spec.episode_id)
-                rows[spec.episode_id] = (
-                    old
-                    if old and old.get("attempt") == done_at and old.get("state") == "finished"
-                    else _row(out, spec, done_at, n_on_disk, None, ex.name, "finished")
-                )
+                if old and old.get("attempt") == done_at and old.get("state") == "finished":
+                    row.update({k: old.get(k) for k in _BOOKKEEPING if row.get(k) is None})
+                rows[spec.episode_id] = row
                 progress.skipped(spec, rows[spec.episode_id])
                 continue
             rows[spec.episode_id] = _row(out, spec, 0, n_on_disk, None, ex.name, "pending")
@@ -342,27 +410,22 @@ def _exit_code(rows: list[dict[str, Any]]) -> int:
     return EXIT_OK
 
 
-def metrics_table(out: Path, label: str, rows: list[dict[str, Any]], ks: tuple[int, ...] = (1, 3, 5)) -> str:
-    """The table `simbridge metrics` prints, over each episode's final attempt (superseded
-    harness-fault attempts are not counted), per agent, with per-task rows."""
-    from simbridge._metrics import Trial, compute_groups
-    from simbridge._score import Score
+def metrics_table(out: Path, label: str, rows: Any = None, ks: tuple[int, ...] = (1, 3, 5)) -> str:
+    """The table `simbridge metrics LABEL=OUT` prints, computed the same way (`load_trials`:
+    every bundle re-verified, superseded harness-fault attempts left out), per agent, with
+    per-task rows. `rows` is accepted for compatibility and not used: the table comes from the
+    bundles, never from results.parquet."""
+    from simbridge._errors import SimbridgeError
+    from simbridge._metrics import compute_groups, load_trials
 
-    trials = []
-    for r in rows:
-        bundle = out / r["bundle"] if r.get("bundle") else None
-        score = _score_of(bundle, None) if bundle is not None else None
-        if score is None:
-            score = Score.unscored(r["task_id"], "", str(r.get("detail") or "no bundle"))
-        agent = None
-        if bundle is not None:
-            try:
-                agent = json.loads((bundle / "episode.json").read_text(encoding="utf-8")).get("agent")
-            except (OSError, ValueError):
-                pass
-        trials.append(Trial(score, bundle or out, agent or r["agent"], label))
+    try:
+        loaded = load_trials([(label, out)])
+    except SimbridgeError as exc:
+        return f"no metrics: {exc}"
+    if not loaded.trials:
+        return "no metrics: no episode bundle in " + str(out)
     parts = []
-    groups = compute_groups(trials, ks=ks)
+    groups = compute_groups(loaded.trials, ks=ks)
     for (agent, lab), m in groups.items():
         parts.append(f"== agent {agent or '(not recorded)'}   run {lab}")
         parts.append(m.table())

@@ -177,6 +177,39 @@ def ray_episode(spec_json: dict[str, Any], attempt: int) -> dict[str, Any]:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+#: seconds `--ray HOST:PORT` may take to accept a TCP connection before the eval is refused
+RAY_CONNECT_TIMEOUT_S = 5.0
+
+
+def probe_ray_address(address: str, timeout_s: float = RAY_CONNECT_TIMEOUT_S) -> None:
+    """For `--ray HOST:PORT`: one TCP connection to the cluster's GCS port, given `timeout_s`,
+    before Ray is asked (ray.init would wait on an unreachable address for minutes). A bad
+    address or port, a refused or timed-out connection: one-line SimbridgeError. `auto`,
+    `local` and `ray://` addresses are left to Ray."""
+    import socket
+
+    if address in ("auto", "local") or "://" in address:
+        return
+    host, sep, port_text = address.rpartition(":")
+    if not sep or not host:
+        raise SimbridgeError(f"--ray {address!r}: expected auto or HOST:PORT")
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise SimbridgeError(f"--ray {address!r}: port {port_text!r} is not a number") from None
+    if not 0 < port < 65536:
+        raise SimbridgeError(f"--ray {address!r}: port {port} is outside 1..65535")
+    try:
+        with socket.create_connection((host.strip("[]"), port), timeout=timeout_s):
+            pass
+    except TimeoutError:
+        raise SimbridgeError(
+            f"--ray {address}: no answer within {timeout_s:g} s (is `ray start --head` running there?)"
+        ) from None
+    except OSError as exc:
+        raise SimbridgeError(f"--ray {address}: cannot connect to the Ray cluster: {exc.strerror or exc}") from None
+
+
 class RayExecutor:
     """Each attempt a Ray task asking for the resources the episode names (`sim:jsbsim`, …),
     and the measured CPU share of its simulator; Ray never retries it (the driver does, keeping
@@ -187,6 +220,7 @@ class RayExecutor:
     def __init__(
         self, address: str, max_parallel: int | None = None, runtime_env: dict[str, Any] | None = None
     ) -> None:
+        probe_ray_address(address)
         try:
             import ray
         except ImportError:

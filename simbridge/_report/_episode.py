@@ -8,7 +8,7 @@ from pathlib import Path
 
 from simbridge._bundle import Bundle, read_bundle
 from simbridge._errors import BundleError, TaskSpecError
-from simbridge._metrics import read_score_file
+from simbridge._cmd_verify import SCORE_JSON_DISAGREES
 from simbridge._score import Score
 from simbridge._task import TaskSpec, load_task
 
@@ -21,7 +21,7 @@ class EpisodeView:
     bundle: Bundle
     task: TaskSpec
     score: Score
-    #: where the score came from: 'score.json' (as recorded) or 'verified now' (no score.json)
+    #: where the score came from: re-derived from the verified bundle, or UNVERIFIED (not scored)
     score_source: str
     instruction: str
     #: files that do not match manifest.json (the page warns: what it shows may not be the recording)
@@ -42,26 +42,29 @@ def instruction_seen(bundle: Bundle, task: TaskSpec) -> str:
 
 
 def load_episode(path: str | Path) -> EpisodeView:
-    """Read a bundle for its page. The score is score.json when the bundle has one (what was
-    reported), else the verifier is run now; bad input is a BundleError naming the file."""
+    """Read a bundle for its page. The score is the one integrity rule's (`checked_score`):
+    re-derived from a bundle whose manifest verifies, else unscored and marked unverified —
+    never the number in score.json. Bad input (a symbolic link or special file in the bundle
+    included) is a BundleError naming the file."""
+    from simbridge._cmd_verify import checked_score
+
     path = Path(path)
     bundle = read_bundle(path)
     try:
         task = load_task(bundle.episode.task_id)
     except TaskSpecError as exc:
         raise BundleError(f"{path / 'episode.json'}: {exc}") from None
-    from simbridge._cmd_verify import manifest_problems, verify_path
-
-    integrity = manifest_problems(path) if (path / "manifest.json").is_file() else []
-    score_path = path / "score.json"
-    if score_path.is_file():
-        score, source = read_score_file(score_path), "score.json"
-    elif integrity:
-        # verify would refuse it; the page still shows the recording, unscored and saying why
-        score = Score.unscored(task.id, task.verifier.name, f"bundle fails its manifest: {integrity[0]}")
-        source = "not scored: the bundle does not match its manifest"
+    checked = checked_score(path)
+    score = checked.score
+    if checked.verified:
+        source = "re-derived from the bundle now (manifest verified)"
+        if SCORE_JSON_DISAGREES in score.flags:
+            source += "; score.json disagrees and is ignored"
+        integrity: list[str] = []
+    elif checked.unfinished:
+        source = "derived now: unscored (no manifest: the episode did not finish)"
+        integrity = []
     else:
-        score, source = verify_path(path), "verified now (the bundle has no score.json)"
-    if score.task_id != task.id:
-        raise BundleError(f"{score_path}: field 'task_id': {score.task_id!r} is not the episode's {task.id!r}")
+        source = f"UNVERIFIED: not scored ({checked.why_unverified})"
+        integrity = [checked.why_unverified]
     return EpisodeView(path, bundle, task, score, source, instruction_seen(bundle, task), integrity)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -110,25 +111,35 @@ def signal_figure(view: EpisodeView, name: str, bands: Sequence[Band], t_range: 
             hovertemplate="t=%{x:.2f} s<br>" + name + "=%{y:.6g}<extra></extra>",
         )
     )
+    # Shapes and annotations are collected and set once: plotly's add_vline/add_annotation copy
+    # the layout's whole tuple on each call, which made a page quadratic in events.
+    shapes: list[dict[str, Any]] = []
+    notes: list[dict[str, Any]] = []
+
+    def vrect(x0: float, x1: float, colour: str) -> None:
+        shapes.append(
+            {"type": "rect", "xref": "x", "yref": "y domain", "x0": x0, "x1": x1, "y0": 0, "y1": 1,
+             "fillcolor": colour, "line": {"width": 0}, "layer": "below"}
+        )  # fmt: skip
+
+    def vline(x: float, line: dict[str, Any]) -> None:
+        shapes.append(
+            {"type": "line", "xref": "x", "yref": "y domain", "x0": x, "x1": x, "y0": 0, "y1": 1, "line": line}
+        )
+
     for i, (a, b, label) in enumerate(evidence_windows(view)):
         colour = _WINDOW_COLOURS[i % len(_WINDOW_COLOURS)]
         if b > a:
-            fig.add_vrect(x0=a, x1=b, fillcolor=colour, line_width=0, layer="below")
+            vrect(a, b, colour)
         else:
             # an instant (e.g. the liftoff): dotted, so it does not read as a violation
-            fig.add_vline(x=a, line={"color": "rgba(31,119,180,0.8)", "width": 1.5, "dash": "dot"})
+            vline(a, {"color": "rgba(31,119,180,0.8)", "width": 1.5, "dash": "dot"})
         # staggered down from the top so windows that start close together stay readable
-        fig.add_annotation(
-            x=a,
-            y=1.0 - 0.11 * (i % 4),
-            yref="paper",
-            text=label,
-            showarrow=False,
-            xanchor="left",
-            yanchor="top",
-            font={"size": 10, "color": "#333"},
-            bgcolor="rgba(255,255,255,0.6)",
-        )
+        notes.append(
+            {"x": a, "y": 1.0 - 0.11 * (i % 4), "yref": "paper", "text": label, "showarrow": False,
+             "xanchor": "left", "yanchor": "top", "font": {"size": 10, "color": "#333"},
+             "bgcolor": "rgba(255,255,255,0.6)"}
+        )  # fmt: skip
     for band in bands:
         if band.signal != name:
             continue
@@ -137,47 +148,31 @@ def signal_figure(view: EpisodeView, name: str, bands: Sequence[Band], t_range: 
         if x1 - x0 < 0.005 * (t_range[1] - t_range[0]):  # judged at an instant: a visible bar there
             half = 0.004 * (t_range[1] - t_range[0])
             x0, x1 = x0 - half, x1 + half
-        fig.add_shape(
-            type="rect",
-            x0=x0,
-            x1=x1,
-            y0=band.lo,
-            y1=band.hi,
-            fillcolor=_BAND_COLOUR,
-            line={"color": "rgba(44,160,44,0.7)", "width": 1, "dash": "dot"},
-            layer="below",
-        )
-        fig.add_annotation(
-            x=x1,
-            y=band.hi,
-            text=band.label,
-            showarrow=False,
-            xanchor="right",
-            yanchor="bottom",
-            font={"size": 10, "color": "#2c7a2c"},
-        )
+        shapes.append(
+            {"type": "rect", "xref": "x", "yref": "y", "x0": x0, "x1": x1, "y0": band.lo, "y1": band.hi,
+             "fillcolor": _BAND_COLOUR, "line": {"color": "rgba(44,160,44,0.7)", "width": 1, "dash": "dot"},
+             "layer": "below"}
+        )  # fmt: skip
+        notes.append(
+            {"x": x1, "y": band.hi, "text": band.label, "showarrow": False, "xanchor": "right",
+             "yanchor": "bottom", "font": {"size": 10, "color": "#2c7a2c"}}
+        )  # fmt: skip
     gaps = list(sig.gaps(gap_s))
     dq = view.score.data_quality
     if dq is not None and name in dq.signals:
         gaps += [(float(g[0]), float(g[1])) for g in dq.signals[name].gaps]
     for a, b in gaps:
-        fig.add_vrect(x0=a, x1=b, fillcolor=_GAP_COLOUR, line_width=0, layer="below")
+        vrect(a, b, _GAP_COLOUR)
     for e in view.bundle.events:
-        fig.add_vline(x=e.t, line={"color": "rgba(60,60,60,0.6)", "width": 1, "dash": "dash"})
-        fig.add_annotation(
-            x=e.t,
-            y=0.0,
-            yref="paper",
-            text=e.kind,
-            showarrow=False,
-            textangle=-90,
-            xanchor="right",
-            yanchor="bottom",
-            font={"size": 9, "color": "#555"},
-        )
+        vline(e.t, {"color": "rgba(60,60,60,0.6)", "width": 1, "dash": "dash"})
+        notes.append(
+            {"x": e.t, "y": 0.0, "yref": "paper", "text": e.kind, "showarrow": False, "textangle": -90,
+             "xanchor": "right", "yanchor": "bottom", "font": {"size": 9, "color": "#555"}}
+        )  # fmt: skip
     for s in view.score.safety:
         if not s.ok and s.first_violation_t is not None:
-            fig.add_vline(x=s.first_violation_t, line={"color": "#d62728", "width": 2})
+            vline(s.first_violation_t, {"color": "#d62728", "width": 2})
+    fig.update_layout(shapes=shapes, annotations=notes)
     fig.update_layout(
         height=230,
         margin={"l": 70, "r": 20, "t": 24, "b": 36},

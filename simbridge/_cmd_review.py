@@ -18,11 +18,13 @@ if TYPE_CHECKING:
 
 _EPILOG = """examples:
   simbridge review campaign create c1 runs/ --raters ann,bob,cy --per-run 2 --seed 7
+                                                       prints each new rater's secret sign-in link
+  simbridge review link bob --base-url http://lab:8765  a new link for bob (the old one stops working)
   simbridge review campaign assign c1 --rater ann      ann's worklist (blind ids only)
   simbridge review import-grades grades.csv            columns: campaign, run, rater, competency, level[, evidence]
   simbridge review agreement c1 --json                 ICC, Spearman, Kendall's W, Krippendorff's alpha, p-values
   simbridge review campaign export c1 --csv grades.csv
-  simbridge review serve runs/ --port 8765              raters sign in by name and grade beside the replay
+  simbridge review serve runs/ --port 8765              raters sign in with their link and grade beside the replay
 
 The store is ./review.sqlite unless --db names a file or a SQLAlchemy URL (postgresql://...)."""
 
@@ -30,6 +32,11 @@ The store is ./review.sqlite unless --db names a file or a SQLAlchemy URL (postg
 #: argparse types: a count is a whole number ≥ 0, a TCP port 1-65535 (the one wording of `number`)
 _count = number(int, lo=0)
 _port = number(int, lo=1, hi=65535)
+#: the permutation test's size and seed (numpy's seeds are 32-bit); bounds keep one command's work finite
+MAX_CLI_PERMUTATIONS = 1_000_000
+_permutations = number(int, lo=0, hi=MAX_CLI_PERMUTATIONS)
+_seed = number(int, lo=0, hi=2**32 - 1)
+DEFAULT_BASE_URL = "http://127.0.0.1:8765"
 
 
 def _store(args: argparse.Namespace) -> Store:
@@ -61,6 +68,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--per-run", type=_count, required=True, metavar="K", help="distinct raters per run")
     c.add_argument("--seed", type=_count, default=0, metavar="S", help="seed of the assignment and blind ids")
     c.add_argument("--rubric", help="flight, driving or a rubric YAML (default: by the first run's task tags)")
+    c.add_argument(
+        "--base-url", default=DEFAULT_BASE_URL, help=f"the app's address in the links (default {DEFAULT_BASE_URL})"
+    )
     c.set_defaults(func=_create)
     a = with_db(csub.add_parser("assign", help="assign bundles added to DIR since; print the assignments"))
     a.add_argument("name")
@@ -79,7 +89,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     i.add_argument("csv", type=Path, metavar="CSV")
     i.set_defaults(func=_import)
 
-    sv = with_db(rsub.add_parser("serve", help="the raters' web app over the campaigns of DIR (closed lab network)"))
+    lk = with_db(rsub.add_parser("link", help="issue a rater a new secret sign-in link (voids the old link)"))
+    lk.add_argument("rater", metavar="RATER")
+    lk.add_argument("--base-url", default=DEFAULT_BASE_URL, help=f"the app's address (default {DEFAULT_BASE_URL})")
+    lk.set_defaults(func=_link)
+
+    sv = with_db(rsub.add_parser("serve", help="the raters' web app over the campaigns of DIR (sign-in links)"))
     sv.add_argument("directory", type=Path, metavar="DIR")
     sv.add_argument("--port", type=_port, default=8765, metavar="P")
     sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
@@ -87,17 +102,30 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
     ag = with_db(rsub.add_parser("agreement", help="inter-rater agreement and verifiers vs raters"))
     ag.add_argument("name", metavar="CAMPAIGN")
-    ag.add_argument("--permutations", type=_count, default=1000, metavar="N", help="permutation test size (0: none)")
-    ag.add_argument("--seed", type=_count, default=0)
+    ag.add_argument(
+        "--permutations",
+        type=_permutations,
+        default=1000,
+        metavar="N",
+        help=f"permutation test size (0: none; at most {MAX_CLI_PERMUTATIONS})",
+    )
+    ag.add_argument("--seed", type=_seed, default=0)
     ag.add_argument("--json", action="store_true")
     ag.set_defaults(func=_agreement)
 
 
-def _create(args: argparse.Namespace) -> int:
-    from simbridge._review.campaign import create_campaign
+def _link_line(base_url: str, rater: str, key: str) -> str:
+    from urllib.parse import quote
 
+    return f"  {rater}  {base_url.rstrip('/')}/signin?key={quote(key, safe='')}"
+
+
+def _create(args: argparse.Namespace) -> int:
+    from simbridge._review.campaign import create_campaign, issue_keys
+
+    store = _store(args)
     plan = create_campaign(
-        _store(args), args.name, args.directory, args.raters.split(","), args.per_run, args.seed, args.rubric
+        store, args.name, args.directory, args.raters.split(","), args.per_run, args.seed, args.rubric
     )
     loads: dict[str, int] = {}
     for raters in plan.values():
@@ -107,6 +135,20 @@ def _create(args: argparse.Namespace) -> int:
         f"campaign {args.name}: {len(plan)} runs, {args.per_run} raters each; loads: "
         + ", ".join(f"{r} {n}" for r, n in sorted(loads.items()))
     )
+    keys = issue_keys(store, sorted(loads))
+    print("sign-in links (secret: give each rater their own only; `simbridge review link RATER` issues a new one):")
+    for rater, key in keys.items():
+        print(_link_line(args.base_url, rater, key) if key else f"  {rater}  (has a link already)")
+    return 0
+
+
+def _link(args: argparse.Namespace) -> int:
+    from simbridge._review.campaign import issue_keys
+
+    key = issue_keys(_store(args), [args.rater], reissue=True)[args.rater]
+    assert key is not None
+    print(f"new sign-in link for {args.rater} (the old link and its sessions no longer work):")
+    print(_link_line(args.base_url, args.rater, key))
     return 0
 
 
@@ -133,17 +175,18 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from simbridge._review.campaign import grades_frame
+    from simbridge._review.campaign import grades_frame, write_grades_csv
 
-    df = grades_frame(_store(args), args.name)
     try:
         if args.csv:
-            df.to_csv(args.csv, index=False)
+            n = write_grades_csv(_store(args), args.name, args.csv)
         else:
+            df = grades_frame(_store(args), args.name)
             df.to_parquet(args.parquet, index=False)
+            n = len(df)
     except OSError as exc:
-        raise SimbridgeError(f"{args.csv or args.parquet}: cannot write: {exc}") from None
-    print(f"{len(df)} grade(s) written to {args.csv or args.parquet}")
+        raise SimbridgeError(f"{args.csv or args.parquet}: cannot write: {exc.strerror or exc}") from None
+    print(f"{n} grade(s) written to {args.csv or args.parquet}")
     return 0
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import html
+import os
+import stat
 from pathlib import Path
 
 import plotly.io as pio
@@ -21,6 +23,7 @@ from simbridge._report._episode import load_episode
 from simbridge._report._html import _CSS, _JS, _script_json, _video_section, plotly_js_gz_b64
 from simbridge._report._plots import plotted_signals, signal_figures
 from simbridge._report._track import track_figure
+from simbridge._errors import SimbridgeError
 from simbridge._score import Score
 
 
@@ -28,10 +31,42 @@ def _e(x: object) -> str:
     return html.escape("" if x is None else str(x))
 
 
-@functools.lru_cache(maxsize=16)
+def check_bundle_files(bundle_path: str) -> Path:
+    """The bundle directory, after checking that nothing in it is a symlink or a special file and
+    that it resolves to itself, so nothing outside the bundle is read or served through it.
+
+    The app's own check until the bundle-integrity helper of simbridge/_bundle.py covers it."""
+    bundle = Path(bundle_path)
+    try:
+        if bundle.is_symlink() or bundle.resolve(strict=True) != bundle.absolute():
+            raise SimbridgeError(f"{bundle}: the bundle path goes through a symlink")
+        for root, dirs, files in os.walk(bundle, followlinks=False, onerror=_raise):
+            for name in dirs + files:
+                p = Path(root) / name
+                mode = p.lstat().st_mode
+                if stat.S_ISLNK(mode):
+                    raise SimbridgeError(f"{p.relative_to(bundle)}: a symlink in the bundle (refused)")
+                if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                    raise SimbridgeError(f"{p.relative_to(bundle)}: not a regular file (refused)")
+    except OSError as exc:
+        raise SimbridgeError(f"{bundle}: cannot read: {exc.strerror or exc}") from None
+    return bundle
+
+
+def _raise(exc: OSError) -> None:
+    raise exc
+
+
 def replay_page(bundle_path: str, blind_id: str) -> str:
-    """The rater's replay of one bundle as a self-contained HTML page titled by its blind id only.
-    Cached: a bundle is immutable once recorded, and the plots take a second to build."""
+    """The rater's replay of one bundle as a self-contained HTML page titled by its blind id only;
+    a bundle holding a symlink or a special file is refused (SimbridgeError)."""
+    check_bundle_files(bundle_path)
+    return _replay_page(bundle_path, blind_id)
+
+
+@functools.lru_cache(maxsize=16)
+def _replay_page(bundle_path: str, blind_id: str) -> str:
+    """Cached: a bundle is immutable once recorded, and the plots take a second to build."""
     view = load_episode(Path(bundle_path))
     neutral = Score.unscored(view.task.id, view.task.verifier.name, "hidden from raters")
     view = dataclasses.replace(view, score=neutral, score_source="hidden", integrity=[])

@@ -1,24 +1,33 @@
 """`simbridge review serve`: the raters' web app (Starlette, server-rendered HTML, nothing from a CDN).
 
-A rater signs in by name (no password: the app is for a closed lab network), sees their assignments
-in the blind campaigns over DIR by blind id only, and grades each competency beside the replay. Each
-grade is POSTed as it is entered and upserted in the store, so nothing typed is lost and a restart
-changes nothing. Bad input is a 4xx with a one-line message (JSON {"error": ...} under /api)."""
+A rater signs in with the secret link `campaign create` (or `review link`) issued them; the session is
+a cookie signed with a secret kept in the store (Starlette's SessionMiddleware, itsdangerous), so a
+hand-made cookie grants nothing. Every state-changing request needs the session's CSRF token and a
+same-origin Origin / Sec-Fetch-Site. The rater sees their assignments in the blind campaigns over DIR
+by blind id only, and grades each competency beside the replay. Each grade is POSTed as it is entered
+and upserted in the store, so nothing typed is lost and a restart changes nothing. Work per request is
+bounded (body size, permutations); bad input is a 4xx with a one-line message (JSON {"error": ...}
+under /api)."""
 
 from __future__ import annotations
 
+import hmac
 import html
 import json
+import re
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, quote
+from urllib.parse import parse_qs, quote, urlsplit
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -26,10 +35,32 @@ from starlette.routing import Route
 from simbridge._errors import SimbridgeError
 from simbridge._review.campaign import task_tags
 from simbridge._review.rubric import Rubric, RubricError, load_rubric
-from simbridge._review.store import Assignment, Campaign, CampaignRun, Grade, Rater, Store, StoreError
+from simbridge._review.store import (
+    MAX_EVIDENCE_CHARS,
+    Assignment,
+    Campaign,
+    CampaignRun,
+    Grade,
+    Rater,
+    Store,
+    StoreError,
+)
 
-COOKIE = "simbridge_rater"
-MAX_EVIDENCE_CHARS = 20_000
+#: the signed session cookie (rater, the sign-in key's id, the CSRF token)
+SESSION_COOKIE = "simbridge_session"
+SESSION_MAX_AGE_S = 14 * 24 * 3600
+#: bounds on one request's work
+MAX_BODY_BYTES = 256 * 1024
+MAX_PERMUTATIONS = 10_000
+MAX_SEED = 2**32 - 1
+MAX_NAME_CHARS = 128
+_DIGITS = re.compile(r"[0-9]{1,12}")
+_HEADERS = {
+    "Referrer-Policy": "no-referrer",  # a sign-in link's key never leaves in a Referer
+    "X-Frame-Options": "SAMEORIGIN",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+}
 
 
 def _e(x: object) -> str:
@@ -58,7 +89,8 @@ async function save(fs) {
   if (!r) { st.textContent = 'choose a level to save'; return; }
   st.textContent = 'saving…'; st.classList.remove('err');
   try {
-    const res = await fetch(form.dataset.url, {method: 'POST', headers: {'content-type': 'application/json'},
+    const res = await fetch(form.dataset.url, {method: 'POST', headers: {'content-type': 'application/json',
+      'x-csrf-token': document.querySelector('meta[name=csrf-token]').content},
       body: JSON.stringify({competency: fs.dataset.competency, level: r.value, evidence: evidence})});
     const j = await res.json();
     if (!res.ok) throw new Error(j.error || res.status);
@@ -76,18 +108,110 @@ document.body.dataset.formReady = '1';
 """
 
 
-def _page(title: str, body: str, rater: str | None = None, script: str = "") -> HTMLResponse:
+def csrf_token(request: Request) -> str:
+    """The session's CSRF token (made on first use); forms carry it as `csrf`, fetch as X-CSRF-Token."""
+    tok = request.session.get("csrf")
+    if not isinstance(tok, str):
+        tok = request.session["csrf"] = secrets.token_urlsafe(32)
+    return tok
+
+
+def _csrf_field(request: Request) -> str:
+    return f'<input type="hidden" name="csrf" value="{_e(csrf_token(request))}">'
+
+
+def _page(request: Request, title: str, body: str, rater: str | None = None, script: str = "") -> HTMLResponse:
     who = (
-        (f'signed in as <b id="rater">{_e(rater)}</b> · <a href="/">assignments</a> · <a href="/signout">sign out</a>')
+        (
+            f'signed in as <b id="rater">{_e(rater)}</b> · <a href="/">assignments</a> · '
+            f'<form method="post" action="/signout" style="display:inline">{_csrf_field(request)}'
+            '<button id="signout" type="submit">sign out</button></form>'
+        )
         if rater
         else "not signed in"
     )
     return HTMLResponse(
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>'
+        f'<meta name="csrf-token" content="{_e(csrf_token(request))}">'
         f"<style>{_CSS}</style></head><body><nav>simbridge review · {who}</nav>{body}"
         + (f"<script>{script}</script>" if script else "")
-        + "</body></html>"
+        + "</body></html>",
+        headers=_HEADERS,
     )
+
+
+def check_same_origin(request: Request, form_token: str | None = None) -> None:
+    """Refuse a state-changing request that a browser sent from another origin (Sec-Fetch-Site,
+    Origin) or that lacks the session's CSRF token: 403."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site not in ("same-origin", "none"):
+        raise ApiError(403, f"cross-site request refused (Sec-Fetch-Site: {site[:40]})")
+    origin = request.headers.get("origin")
+    host = request.headers.get("host", "")
+    if origin is not None and (origin == "null" or urlsplit(origin).netloc.lower() != host.lower()):
+        raise ApiError(403, f"cross-origin request refused (Origin {origin[:100]!r} is not this app's {host[:100]!r})")
+    token = request.headers.get("x-csrf-token") or form_token or ""
+    want = request.session.get("csrf")
+    if not isinstance(want, str) or not hmac.compare_digest(token.encode("utf-8", "replace"), want.encode()):
+        raise ApiError(403, "missing or wrong CSRF token: reload the page and try again")
+
+
+async def read_body(request: Request) -> bytes:
+    """The request body, at most MAX_BODY_BYTES (413 past it, whatever Content-Length says)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and not (declared.isascii() and declared.isdigit()):
+        raise ApiError(400, "Content-Length is not a whole number")
+    if declared is not None and (len(declared) > 12 or int(declared) > MAX_BODY_BYTES):
+        raise ApiError(413, f"request body over {MAX_BODY_BYTES} bytes")
+    chunks, n = [], 0
+    async for chunk in request.stream():
+        n += len(chunk)
+        if n > MAX_BODY_BYTES:
+            raise ApiError(413, f"request body over {MAX_BODY_BYTES} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def json_object(raw: bytes) -> dict[str, Any]:
+    """A flat JSON object of text and numbers; 400 for anything else (not UTF-8, not JSON, NaN, an
+    integer of over 4300 digits, nesting past the parser's depth, lone surrogates)."""
+    try:
+        body = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except UnicodeDecodeError:
+        raise ApiError(400, "the request body is not UTF-8 text") from None
+    except RecursionError:
+        raise ApiError(400, "the request body is not JSON the app accepts: nested too deeply") from None
+    except ValueError as exc:
+        why = str(exc).splitlines()[0][:160]
+        raise ApiError(400, f"the request body is not JSON the app accepts: {why}") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, "the request body must be a JSON object {competency, level, evidence}")
+    for k, v in body.items():
+        if isinstance(v, (dict, list)):
+            raise ApiError(400, f"field {k[:40]!r}: must be text or a number, not nested JSON")
+        for text in (k, v):
+            if isinstance(text, str):
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise ApiError(400, f"field {k[:40]!r}: not valid Unicode text (a lone surrogate)") from None
+    return body
+
+
+def _form(raw: bytes) -> dict[str, str]:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ApiError(400, "the form is not UTF-8 text") from None
+    try:
+        form = parse_qs(text, max_num_fields=16)
+    except ValueError:
+        raise ApiError(400, "the form has too many fields") from None
+    return {k: v[0] for k, v in form.items()}
 
 
 @dataclass
@@ -128,14 +252,16 @@ class ReviewApp:
             raise ApiError(404, f"campaign {name!r} is not over {self.directory} (it is over {camp.directory})")
         return camp
 
-    @staticmethod
-    def signed_in(request: Request, s: Session) -> Rater:
-        name = request.cookies.get(COOKIE)
-        if not name:
-            raise ApiError(401, "not signed in: sign in by name at /")
+    def signed_in(self, request: Request, s: Session) -> Rater:
+        """The rater of the request's signed session: 401 without one, or when the session's sign-in
+        key has since been replaced (`simbridge review link`)."""
+        name, kid = request.session.get("rater"), request.session.get("kid")
+        if not isinstance(name, str) or not isinstance(kid, str):
+            raise ApiError(401, "not signed in: open your sign-in link (simbridge review link RATER issues one)")
         r = s.scalar(select(Rater).where(Rater.name == name))
-        if r is None:
-            raise ApiError(401, f"rater {name!r} is not in the review store; sign in again at /")
+        key = self.store.key_of(s, r) if r is not None else None
+        if r is None or key is None or not hmac.compare_digest(key.kid, kid):
+            raise ApiError(401, "not signed in: your sign-in link was replaced or revoked; sign in with your new link")
         return r
 
     def ctx(self, request: Request, s: Session) -> Ctx:
@@ -164,15 +290,16 @@ class ReviewApp:
     # ----------------------------------------------------------------- pages
     async def home(self, request: Request) -> Response:
         with self.store.session() as s:
-            name = request.cookies.get(COOKIE)
-            rater = s.scalar(select(Rater).where(Rater.name == name)) if name else None
-            if rater is None:
+            try:
+                rater = self.signed_in(request, s)
+            except ApiError:
                 return _page(
+                    request,
                     "sign in",
-                    '<h1>Sign in</h1><form method="post" action="/signin">'
-                    '<label>Your name <input name="name" id="name" autofocus></label> '
-                    '<button type="submit">Sign in</button></form>'
-                    "<p>No password: this app is meant for a closed lab network.</p>",
+                    "<h1>Sign in</h1><p>Open the sign-in link you were given, or paste its key here.</p>"
+                    f'<form method="post" action="/signin">{_csrf_field(request)}'
+                    '<label>Key <input type="password" name="key" id="key" autocomplete="off" autofocus></label> '
+                    '<button type="submit">Sign in</button></form>',
                 )
             rows = []
             for camp in self.campaigns(s):
@@ -194,24 +321,44 @@ class ReviewApp:
                 if rows
                 else '<p id="campaigns">No assignments for you here.</p>'
             )
-            return _page("campaigns", body, rater.name)
+            return _page(request, "campaigns", body, rater.name)
+
+    async def signin_link(self, request: Request) -> Response:
+        """GET /signin?key=K: who the link signs in, and a button that does it (a GET changes nothing)."""
+        key = request.query_params.get("key", "")
+        with self.store.session() as s:
+            row = self.store.rater_for_key(s, key)
+            if row is None:
+                raise ApiError(403, "this sign-in link is unknown or was replaced by a newer one")
+            name = row.rater.name
+        return _page(
+            request,
+            "sign in",
+            f'<h1>Sign in as <span id="who">{_e(name)}</span></h1><form method="post" action="/signin">'
+            f'{_csrf_field(request)}<input type="hidden" name="key" value="{_e(key)}">'
+            '<button type="submit" id="signin">Sign in</button></form>',
+        )
 
     async def signin(self, request: Request) -> Response:
-        form = parse_qs((await request.body()).decode("utf-8", "replace"))
-        name = (form.get("name") or [""])[0].strip()
-        if not name:
-            raise ApiError(400, "sign in: field 'name' is empty")
+        form = _form(await read_body(request))
+        check_same_origin(request, form.get("csrf"))
+        key = form.get("key", "").strip()
+        if not key:
+            raise ApiError(400, "sign in: field 'key' is empty")
         with self.store.session() as s:
-            if s.scalar(select(Rater).where(Rater.name == name)) is None:
-                raise ApiError(403, f"rater {name!r} is not a rater of any campaign in this review store")
-        resp = RedirectResponse("/", status_code=303)
-        resp.set_cookie(COOKIE, name, httponly=True, samesite="strict")
-        return resp
+            row = self.store.rater_for_key(s, key)
+            if row is None:
+                raise ApiError(403, "sign in: the key is unknown or was replaced by a newer one")
+            name, kid = row.rater.name, row.kid
+        request.session.clear()  # a new session: nothing of the anonymous one is kept
+        request.session.update({"rater": name, "kid": kid, "csrf": secrets.token_urlsafe(32)})
+        return RedirectResponse("/", status_code=303, headers=_HEADERS)
 
     async def signout(self, request: Request) -> Response:
-        resp = RedirectResponse("/", status_code=303)
-        resp.delete_cookie(COOKIE)
-        return resp
+        form = _form(await read_body(request))
+        check_same_origin(request, form.get("csrf"))
+        request.session.clear()
+        return RedirectResponse("/", status_code=303, headers=_HEADERS)
 
     async def worklist(self, request: Request) -> Response:
         with self.store.session() as s:
@@ -239,7 +386,7 @@ class ReviewApp:
                 f"<h1>Campaign {_e(camp.name)}</h1><p>Runs are shown by blind id only.</p>"
                 f'<table id="worklist"><tr><th>run</th><th>task</th><th>graded</th></tr>{"".join(rows)}</table>'
             )
-            return _page(camp.name, body, rater.name)
+            return _page(request, camp.name, body, rater.name)
 
     async def run_page(self, request: Request) -> Response:
         with self.store.session() as s:
@@ -271,7 +418,7 @@ class ReviewApp:
                 f'<form class="grades" data-url="/api{base}/grade" onsubmit="return false">'
                 f"<p>Each grade is saved as you enter it.</p>{''.join(sets)}</form></div>"
             )
-            return _page(f"run {c.run.blind_id}", body, c.rater.name, _GRADE_JS)
+            return _page(request, f"run {c.run.blind_id}", body, c.rater.name, _GRADE_JS)
 
     async def replay(self, request: Request) -> Response:
         from simbridge._review._replay import replay_page
@@ -282,23 +429,27 @@ class ReviewApp:
         if not self._in_dir(path):
             raise ApiError(404, f"run {blind}: its bundle is not under {self.directory}")
         try:
-            return HTMLResponse(await run_in_threadpool(replay_page, path, blind))
+            return HTMLResponse(await run_in_threadpool(replay_page, path, blind), headers=_HEADERS)
         except SimbridgeError as exc:
             raise ApiError(409, f"run {blind}: the recording cannot be shown: {exc}") from None
 
     # ----------------------------------------------------------------- API
     async def save_grade(self, request: Request) -> Response:
-        try:
-            body = json.loads(await request.body())
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise ApiError(400, "the request body is not JSON") from None
-        if not isinstance(body, dict):
-            raise ApiError(400, "the request body must be a JSON object {competency, level, evidence}")
+        with self.store.session() as s:
+            self.signed_in(request, s)
+        check_same_origin(request)
+        body = json_object(await read_body(request))
         comp, level, evidence = body.get("competency"), body.get("level"), body.get("evidence", "")
+        if isinstance(level, int) and not isinstance(level, bool) and abs(level) > 1000:
+            raise ApiError(400, "field 'level': number out of range (a level of the scale is expected)")
         if not isinstance(comp, str) or not isinstance(level, (str, int)) or isinstance(level, bool):
             raise ApiError(422, "fields 'competency' (text) and 'level' (a level of the scale) are required")
+        if len(comp) > MAX_NAME_CHARS or (isinstance(level, str) and len(level) > MAX_NAME_CHARS):
+            raise ApiError(422, f"fields 'competency' and 'level' are at most {MAX_NAME_CHARS} characters")
         if not isinstance(evidence, str) or len(evidence) > MAX_EVIDENCE_CHARS:
             raise ApiError(422, f"field 'evidence' must be text of at most {MAX_EVIDENCE_CHARS} characters")
+        if "\x00" in evidence:
+            raise ApiError(422, "field 'evidence' contains a NUL character (the store cannot keep it)")
         with self.store.session() as s:
             c = self.ctx(request, s)
             ids = [x.id for x in c.competencies]
@@ -312,7 +463,7 @@ class ReviewApp:
                 lv = c.rubric.level(level)
             except RubricError as exc:
                 raise ApiError(422, str(exc)) from None
-            self.store.save_grade(s, c.run.id, c.rater.id, comp, lv.id, lv.value, evidence.strip())
+            self.store.save_grade(s, c.run.id, c.rater.id, comp, lv.id, lv.value, evidence)
             return JSONResponse(
                 {
                     "saved": True,
@@ -334,27 +485,35 @@ class ReviewApp:
                 }
             )
 
-    def _agreement(self, request: Request) -> dict[str, Any]:
+    def _agreement(self, request: Request) -> tuple[dict[str, Any], str]:
+        """The agreement report for a rater of the campaign, with bounded work: permutations at most
+        MAX_PERMUTATIONS, the seed 32-bit (400 otherwise)."""
         from simbridge._review.report import agreement_report
 
-        args = {}
-        for key, default in (("permutations", 1000), ("seed", 0)):
-            raw = request.query_params.get(key, str(default))
-            if not raw.isdigit():
-                raise ApiError(400, f"query parameter {key}={raw!r}: not a whole number >= 0")
-            args[key] = int(raw)
         with self.store.session() as s:
-            name = self.campaign(s, request.path_params["campaign"]).name
+            rater = self.signed_in(request, s)
+            camp = self.campaign(s, request.path_params["campaign"])
+            name = camp.name
+            if rater.id not in {r.id for r in self.store.campaign_raters(s, camp)}:
+                raise ApiError(403, f"rater {rater.name!r} is not a rater of campaign {name!r}")
+            who = rater.name
+        args = {}
+        for key, default, hi in (("permutations", 1000, MAX_PERMUTATIONS), ("seed", 0, MAX_SEED)):
+            raw = request.query_params.get(key, str(default))
+            if not _DIGITS.fullmatch(raw) or int(raw) > hi:
+                raise ApiError(400, f"query parameter {key}={raw[:40]!r}: not a whole number from 0 to {hi}")
+            args[key] = int(raw)
         try:
-            return agreement_report(self.store, name, args["permutations"], args["seed"])
+            return agreement_report(self.store, name, args["permutations"], args["seed"]), who
         except SimbridgeError as exc:
             raise ApiError(409, f"campaign {name!r}: {exc}") from None
 
     async def agreement_json(self, request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(self._agreement, request))
+        rep, _ = await run_in_threadpool(self._agreement, request)
+        return JSONResponse(rep, headers=_HEADERS)
 
     async def agreement_page(self, request: Request) -> Response:
-        rep = await run_in_threadpool(self._agreement, request)
+        rep, who = await run_in_threadpool(self._agreement, request)
         parts = [
             f"<h1>Agreement — campaign {_e(rep['campaign'])}</h1><p>rubric {_e(rep['rubric'])}; raters "
             f"{_e(', '.join(rep['raters']))}; {rep['permutations']} permutations, seed {rep['seed']} "
@@ -385,8 +544,7 @@ class ReviewApp:
                 f"<table><tr><th>competency</th>{head}</tr>{''.join(rows)}</table>"
                 f"<p>Deviation from the modal grade (rater: d=count)</p><ul>{dev}</ul></section>"
             )
-        name = request.cookies.get(COOKIE)
-        return _page(f"agreement {rep['campaign']}", "".join(parts), name)
+        return _page(request, f"agreement {rep['campaign']}", "".join(parts), who)
 
 
 async def _error(request: Request, exc: Exception) -> Response:
@@ -404,8 +562,9 @@ def create_app(directory: Path, store: Store) -> Starlette:
     a = ReviewApp(directory, store)
     routes = [
         Route("/", a.home),
+        Route("/signin", a.signin_link, methods=["GET"]),
         Route("/signin", a.signin, methods=["POST"]),
-        Route("/signout", a.signout),
+        Route("/signout", a.signout, methods=["POST"]),
         Route("/c/{campaign}", a.worklist),
         Route("/c/{campaign}/agreement", a.agreement_page),
         Route("/c/{campaign}/r/{run}", a.run_page),
@@ -414,7 +573,15 @@ def create_app(directory: Path, store: Store) -> Starlette:
         Route("/api/c/{campaign}/r/{run}/grades", a.my_grades),
         Route("/api/c/{campaign}/agreement", a.agreement_json),
     ]
-    return Starlette(routes=routes, exception_handlers={HTTPException: _error})
+    session = Middleware(
+        SessionMiddleware,
+        secret_key=store.session_secret(),
+        session_cookie=SESSION_COOKIE,
+        max_age=SESSION_MAX_AGE_S,
+        same_site="strict",
+        https_only=False,  # the lab serves plain HTTP on 127.0.0.1 unless a TLS proxy is put in front
+    )
+    return Starlette(routes=routes, middleware=[session], exception_handlers={HTTPException: _error})
 
 
 def serve(directory: Path, db: str | None, host: str, port: int) -> None:
@@ -423,7 +590,7 @@ def serve(directory: Path, db: str | None, host: str, port: int) -> None:
 
     app = create_app(directory, Store(db))
     print(
-        f"simbridge review: serving {directory} on http://{host}:{port}/ (closed lab network only: no passwords)",
+        f"simbridge review: serving {directory} on http://{host}:{port}/ (raters sign in with their secret links)",
         flush=True,
     )
     uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import random
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +20,17 @@ from sqlalchemy.orm import Session
 from simbridge._bundle import EpisodeInfo
 from simbridge._errors import SimbridgeError
 from simbridge._review.rubric import Rubric, load_rubric, rubric_for_tags
-from simbridge._review.store import Assignment, Campaign, CampaignRun, Grade, Rater, Run, Store, StoreError
+from simbridge._review.store import (
+    MAX_EVIDENCE_CHARS,
+    Assignment,
+    Campaign,
+    CampaignRun,
+    Grade,
+    Rater,
+    Run,
+    Store,
+    StoreError,
+)
 
 
 class CampaignError(SimbridgeError):
@@ -278,13 +290,45 @@ def grades_frame(store: Store, name: str) -> Any:
     return df.astype({"trial": "Int64", "level_value": "Int64", "verifier_score": "float64"})
 
 
-def import_grades(store: Store, csv_path: Path) -> int:
-    """Load grades made elsewhere; every row is checked first, and one bad row imports nothing."""
+#: the largest grade CSV import-grades reads (a bound, so /dev/zero or a runaway file is refused)
+MAX_GRADES_CSV_BYTES = 64 * 1024 * 1024
+
+
+def _open_grades_csv(csv_path: Path) -> Any:
+    """The CSV opened for the csv module (newline='' keeps newlines inside quoted fields exactly), after
+    checking it is a regular file of bounded size."""
     try:
-        text = csv_path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CampaignError(f"{csv_path}: cannot read: {exc}") from None
-    reader = csv.DictReader(text.splitlines())
+        f = csv_path.open(encoding="utf-8-sig", newline="")
+    except OSError as exc:
+        raise CampaignError(f"{csv_path}: cannot read: {exc.strerror or exc}") from None
+    st = os.fstat(f.fileno())
+    if not stat.S_ISREG(st.st_mode):
+        f.close()
+        raise CampaignError(f"{csv_path}: cannot read: not a regular file")
+    if st.st_size > MAX_GRADES_CSV_BYTES:
+        f.close()
+        raise CampaignError(
+            f"{csv_path}: {st.st_size} bytes, over the {MAX_GRADES_CSV_BYTES} bytes a grade CSV may have"
+        )
+    return f
+
+
+def import_grades(store: Store, csv_path: Path) -> int:
+    """Load grades made elsewhere; every row is checked first, and one bad row imports nothing.
+    Evidence is kept exactly as written (newlines, control characters and spaces included)."""
+    with _open_grades_csv(csv_path) as f:
+        reader = csv.DictReader(f)
+        try:
+            return _import_rows(store, csv_path, reader)
+        except csv.Error as exc:
+            raise CampaignError(f"{csv_path}:{reader.reader.line_num}: {exc}") from None  # the line being read
+        except UnicodeDecodeError as exc:
+            raise CampaignError(
+                f"{csv_path}: not UTF-8 text: {exc.reason} (after line {reader.reader.line_num})"
+            ) from None
+
+
+def _import_rows(store: Store, csv_path: Path, reader: Any) -> int:
     need = ["campaign", "run", "rater", "competency", "level"]
     missing = [c for c in need if c not in (reader.fieldnames or [])]
     if missing:
@@ -293,10 +337,16 @@ def import_grades(store: Store, csv_path: Path) -> int:
         cache: dict[str, tuple[Campaign, Rubric, dict[str, CampaignRun]]] = {}
         todo = []
         seen: dict[tuple[int, int, str], int] = {}
-        for lineno, row in enumerate(reader, start=2):
+        for row in reader:
+            lineno = reader.line_num  # the line the row ends on (a quoted field may span lines)
             where = f"{csv_path}:{lineno}"
             if None in row or any(row.get(c) is None for c in need):
                 raise CampaignError(f"{where}: wrong number of fields")
+            evidence = row.get("evidence") or ""
+            if len(evidence) > MAX_EVIDENCE_CHARS:
+                raise CampaignError(f"{where}: evidence of {len(evidence)} characters, over {MAX_EVIDENCE_CHARS}")
+            if "\x00" in evidence:
+                raise CampaignError(f"{where}: evidence contains a NUL character (the store cannot keep it)")
             try:
                 if row["campaign"] not in cache:
                     camp = store.campaign(s, row["campaign"])
@@ -329,10 +379,39 @@ def import_grades(store: Store, csv_path: Path) -> int:
             if key in seen:
                 raise CampaignError(f"{where}: duplicate of line {seen[key]} (same campaign, run, rater, competency)")
             seen[key] = lineno
-            todo.append((cr.id, rater.id, comp, level.id, level.value, (row.get("evidence") or "").strip()))
+            todo.append((cr.id, rater.id, comp, level.id, level.value, evidence))
         for args in todo:
             store.save_grade(s, *args)
         return len(todo)
+
+
+def write_grades_csv(store: Store, name: str, path: Path) -> int:
+    """The campaign's grades as CSV (the columns of `grades_frame`), every text field quoted by the csv
+    module, so evidence with newlines, control characters or quotes reads back exactly."""
+    df = grades_frame(store, name)
+    with path.open("w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\r\n")
+        w.writerow(list(df.columns))
+        for row in df.itertuples(index=False):
+            w.writerow(["" if _missing(v) else v.isoformat() if hasattr(v, "isoformat") else v for v in row])
+    return len(df)
+
+
+def _missing(v: Any) -> bool:
+    import pandas as pd
+
+    return v is None or (not isinstance(v, str) and bool(pd.isna(v)))
+
+
+def issue_keys(store: Store, raters: Sequence[str], reissue: bool = False) -> dict[str, str | None]:
+    """A secret sign-in key per rater: new for raters without one (or for all with `reissue`, which
+    voids the old keys and their sessions); None for a rater who keeps the key they have."""
+    out: dict[str, str | None] = {}
+    with store.session() as s:
+        for name in raters:
+            rater = store.rater(s, name)
+            out[name] = store.issue_key(s, rater) if reissue or store.key_of(s, rater) is None else None
+    return out
 
 
 def campaigns_table(store: Store) -> list[tuple[str, int, int, int, str]]:
@@ -363,5 +442,7 @@ __all__ = [
     "find_runs",
     "grades_frame",
     "import_grades",
+    "issue_keys",
+    "write_grades_csv",
     "Grade",
 ]

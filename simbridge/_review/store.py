@@ -7,6 +7,10 @@ write different rows, so they never overwrite each other."""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import os
+import secrets
+import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,13 +28,16 @@ from sqlalchemy import (
     event,
     select,
 )
-from sqlalchemy.engine import Engine
-from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship, sessionmaker
 
 from simbridge._errors import SimbridgeError
 
 DEFAULT_DB = "review.sqlite"
+#: the longest evidence text a grade may carry (the web app and import-grades both hold to it)
+MAX_EVIDENCE_CHARS = 20_000
+_SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 class StoreError(SimbridgeError):
@@ -67,6 +74,30 @@ class Rater(Base):
     __tablename__ = "raters"
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(128), unique=True)
+
+
+class RaterKey(Base):
+    """A rater's secret sign-in key, kept as its SHA-256 only; issuing a new one voids the old key
+    and every session signed in with it (a session carries the key's `kid`)."""
+
+    __tablename__ = "rater_keys"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    rater_id: Mapped[int] = mapped_column(ForeignKey("raters.id"), unique=True)
+    key_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    issued_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    rater: Mapped[Rater] = relationship()
+
+    @property
+    def kid(self) -> str:
+        return self.key_sha256[:16]
+
+
+class Setting(Base):
+    """Deployment-wide values; `session_secret` signs the web app's session cookies."""
+
+    __tablename__ = "settings"
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
 
 
 class Campaign(Base):
@@ -133,6 +164,8 @@ class Store:
 
     def __init__(self, db: str | None = None) -> None:
         url = db_url(db)
+        if url.startswith("sqlite"):
+            _check_sqlite_file(db or DEFAULT_DB, url)
         try:
             kwargs: dict[str, Any] = {}
             if url.startswith("sqlite"):
@@ -144,8 +177,9 @@ class Store:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         try:
             Base.metadata.create_all(self.engine)
-        except OperationalError as exc:
-            raise StoreError(f"--db {db or DEFAULT_DB}: cannot open the database: {exc.orig}") from None
+        except SQLAlchemyError as exc:
+            why = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+            raise StoreError(f"--db {db or DEFAULT_DB}: cannot open the database: {why}") from None
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     @contextmanager
@@ -184,6 +218,48 @@ class Store:
             .order_by(Rater.name)
         )
         return list(s.scalars(q))
+
+    # ----------------------------------------------------------------- sign-in keys
+    @staticmethod
+    def issue_key(s: Session, rater: Rater) -> str:
+        """A new secret sign-in key for `rater` (256 random bits), replacing any earlier one."""
+        key = secrets.token_urlsafe(32)
+        digest = hashlib.sha256(key.encode()).hexdigest()
+        row = s.scalar(select(RaterKey).where(RaterKey.rater_id == rater.id))
+        if row is None:
+            s.add(RaterKey(rater_id=rater.id, key_sha256=digest))
+        else:
+            row.key_sha256, row.issued_at = digest, _now()
+        s.flush()
+        return key
+
+    @staticmethod
+    def key_of(s: Session, rater: Rater) -> RaterKey | None:
+        return s.scalar(select(RaterKey).where(RaterKey.rater_id == rater.id))
+
+    @staticmethod
+    def rater_for_key(s: Session, key: str) -> RaterKey | None:
+        """The key row whose secret is `key`, None for an unknown or voided key."""
+        if not key or len(key) > 128:
+            return None
+        digest = hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()
+        return s.scalar(select(RaterKey).where(RaterKey.key_sha256 == digest))
+
+    def session_secret(self) -> str:
+        """The secret that signs the web app's session cookies: made once, kept in the store."""
+        with self.session() as s:
+            row = s.get(Setting, "session_secret")
+            if row is not None:
+                return row.value
+        try:
+            with self.session() as s:
+                s.add(Setting(name="session_secret", value=secrets.token_hex(32)))
+        except IntegrityError:  # another process made it first
+            pass
+        with self.session() as s:
+            row = s.get(Setting, "session_secret")
+            assert row is not None
+            return row.value
 
     # ----------------------------------------------------------------- grades
     def save_grade(
@@ -242,6 +318,38 @@ class Store:
             .order_by(Grade.id)
         )
         return s.scalars(q).all()
+
+
+def _check_sqlite_file(db: str, url: str) -> None:
+    """Refuse, before SQLite touches it, a --db that is not a SQLite database file (a directory, a
+    device, /etc/passwd); a new file is made 0600, as the store keeps the session secret."""
+    name = make_url(url).database
+    if not name or name == ":memory:":
+        return
+    path = Path(name)
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            return
+        except OSError as exc:
+            raise StoreError(f"--db {db}: cannot create the database: {exc.strerror}") from None
+        return
+    except OSError as exc:
+        raise StoreError(f"--db {db}: cannot open the database: {exc.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise StoreError(f"--db {db}: not a SQLite database file (it is not a regular file)")
+    if st.st_size == 0:
+        return
+    try:
+        with path.open("rb") as f:
+            head = f.read(len(_SQLITE_MAGIC))
+    except OSError as exc:
+        raise StoreError(f"--db {db}: cannot open the database: {exc.strerror}") from None
+    if head != _SQLITE_MAGIC:
+        raise StoreError(f"--db {db}: not a SQLite database (it does not start with 'SQLite format 3')")
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:

@@ -5,6 +5,8 @@ task's time limit as truncation, and Gymnasium's own `check_env`."""
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -74,9 +76,46 @@ def test_time_limit_truncates(tmp_path, no_leftovers):
 
 
 @pytest.mark.slow
-def test_check_env(tmp_path, no_leftovers):
-    env = gym.make("simbridge/T09-jsbsim-v0", time_limit_s=2, out=str(tmp_path))
+def test_check_env_leaves_nothing_in_the_working_directory(tmp_path, monkeypatch, no_leftovers):
+    work = tmp_path / "cwd"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    env = gym.make("simbridge/T09-jsbsim-v0", time_limit_s=2)  # no out: a temporary folder
+    out = env.unwrapped.out
     try:
         check_env(env.unwrapped)
+    finally:
+        env.close()
+        shutil.rmtree(out, ignore_errors=True)
+    assert list(work.iterdir()) == []
+    assert out.resolve().is_relative_to(Path(tempfile.gettempdir()).resolve())
+
+
+def test_done_is_not_in_the_sampled_action_space_unless_asked_for():
+    env = sg.SimbridgeEnv("T09", "jsbsim", out="unused")
+    assert env.action_space["kind"].n == len(sg.KINDS) - 1 and sg.KINDS[-1] == "done"
+    assert "done" not in {sg.KINDS[int(env.action_space.sample()["kind"])] for _ in range(500)}
+    assert sg.SimbridgeEnv("T09", "jsbsim", out="unused", allow_done=True).action_space["kind"].n == len(sg.KINDS)
+    env._client, env._ep = object(), object()  # as if live: the kind is checked before anything runs
+    with pytest.raises(SimbridgeError, match="allow_done=True"):
+        env._act({"kind": 8, "key": 0, "point": np.array([0.5, 0.5], np.float32), "wheel": 0})
+
+
+@pytest.mark.slow
+def test_a_random_policy_lives_50_steps_of_exactly_step_s_each(tmp_path, no_leftovers):
+    env = gym.make("simbridge/T09-jsbsim-v0", time_limit_s=6, out=str(tmp_path))
+    try:
+        env.reset(seed=11)
+        env.action_space.seed(11)
+        for n in range(1, 51):
+            _, r, term, trunc, info = env.step(env.action_space.sample())
+            assert not (term or trunc), f"a random policy ended at step {n}: {info.get('status')} {info.get('detail')}"
+            # each step is exactly 0.1 s of simulator time (to one 1/120 s FDM step)
+            assert info["t"] == pytest.approx(0.1 * n, abs=1 / 120)
+        assert info["t"] == pytest.approx(5.0, abs=1e-3)
+        while not (term or trunc):
+            _, r, term, trunc, info = env.step(env.action_space.sample())
+        assert trunc and info["status"] == "timeout" and info["t"] == pytest.approx(6.0, abs=1e-3)
+        assert info["scored"] and r == info["score"] and "components" in info  # the score in the final info
     finally:
         env.close()

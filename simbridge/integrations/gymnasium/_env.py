@@ -7,22 +7,30 @@ episode the way `simbridge run` does and scores the bundle.
 
 Observation: the screen, uint8 H×W×3 RGB, downscaled by `obs_scale` (1280×800 × 0.25 → 200×320).
 
+Each step is exactly `step_s` of simulator time (to one simulator step: the JSBSim cockpit's
+1/120 s, the drive world's 50 ms), run as fast as the simulator computes it (`SimSession.advance`),
+whatever the action; the same actions give the same trajectory on any machine.
+
 Action (a Dict; the agent port's keyboard and mouse, as one command per step):
-    kind   Discrete(9): 0 noop (just let step_s pass), 1 key tap, 2 key_down, 3 key_up,
-           4 mouse_move, 5 left click, 6 right click, 7 scroll (wheel), 8 done (ends the episode)
+    kind   Discrete(8): 0 noop (just let step_s pass), 1 key tap, 2 key_down, 3 key_up,
+           4 mouse_move, 5 left click, 6 right click, 7 scroll (wheel); with `allow_done=True`
+           Discrete(9) and 8 done (ends the episode). Without it a sampled (random) policy
+           cannot end its own episode.
     key    Discrete(len(KEYS)): index into `KEYS` (xdotool key names) for kinds 1-3
     point  Box(0, 1, (2,)): (x, y) as fractions of the screen for kinds 4-7
     wheel  Discrete(2): 0 up, 1 down (kind 7)
 
 Reward: 0 on every step and the verifier's score (0..1) on the last one (terminated or truncated);
-no shaping. An episode the verifier cannot score (a harness fault: simulator crashed, telemetry
+no shaping. The last step's `info` holds the score (`score`, `success`, `components`, `reason`). An episode the verifier cannot score (a harness fault: simulator crashed, telemetry
 lost) ends with reward 0 and `info["scored"] = False` with its reason: it is not the agent's 0.
-`info` holds the bundle path and, at the end, the status, score and components.
+`info` holds the bundle path and, at the end, the status, score and components. Bundles go to
+`out` if given, else to a fresh temporary folder (`env.out`), never the working directory.
 `truncated` is set when the task's time limit (simulator seconds) is reached.
 """
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +92,7 @@ class SimbridgeEnv(gym.Env):
         frame_hz: float = 0.0,
         out: str | Path | None = None,
         render_mode: str | None = None,
+        allow_done: bool = False,
     ) -> None:
         from simbridge._providers._base import SCREEN_H, SCREEN_W
         from simbridge._task import load_task
@@ -101,14 +110,18 @@ class SimbridgeEnv(gym.Env):
             min(self.spec_task.time_limit_s, time_limit_s) if time_limit_s else self.spec_task.time_limit_s
         )
         self._cut = time_limit_s
-        self.provider, self.frame_hz, self.out = provider, frame_hz, out
+        self.provider, self.frame_hz = provider, frame_hz
+        #: where the bundles go: `out`, or a temporary folder of this env's own
+        self.out = Path(out) if out else Path(tempfile.mkdtemp(prefix="simbridge-gym-"))
+        self.allow_done = bool(allow_done)
+        self._n_kinds = len(KINDS) if self.allow_done else len(KINDS) - 1  # "done" is the last kind
         self.render_mode = render_mode
         self.screen_w, self.screen_h = SCREEN_W, SCREEN_H
         self.obs_w, self.obs_h = max(1, round(SCREEN_W * obs_scale)), max(1, round(SCREEN_H * obs_scale))
         self.observation_space = spaces.Box(0, 255, (self.obs_h, self.obs_w, 3), np.uint8)
         self.action_space = spaces.Dict(
             {
-                "kind": spaces.Discrete(len(KINDS)),
+                "kind": spaces.Discrete(self._n_kinds),
                 "key": spaces.Discrete(len(KEYS)),
                 "point": spaces.Box(0.0, 1.0, (2,), np.float32),
                 "wheel": spaces.Discrete(2),
@@ -165,7 +178,7 @@ class SimbridgeEnv(gym.Env):
             lockstep_slice_s=self.step_s,
             time_limit_s=self._cut,
             frame_hz=self.frame_hz,
-            out=Path(self.out) if self.out else None,
+            out=self.out,
             seed=seed,
             agent_name="gymnasium",
         )
@@ -181,7 +194,13 @@ class SimbridgeEnv(gym.Env):
     def _act(self, action: dict[str, Any]) -> bool:
         """Run one command through the port; False once the episode is over."""
         c = self._client
-        kind = KINDS[int(action["kind"])]
+        k = int(action["kind"])
+        if not 0 <= k < self._n_kinds:
+            raise SimbridgeError(
+                f"action kind {k} is outside the action space"
+                + ("" if self.allow_done else " (8 'done' needs SimbridgeEnv(..., allow_done=True))")
+            )
+        kind = KINDS[k]
         x, y = (
             (
                 np.clip(np.asarray(action.get("point", (0.5, 0.5)), dtype=float), 0.0, 1.0)

@@ -141,6 +141,31 @@ class Sandbox:
         return self.host_addr, port
 
 
+#: seconds an alive simulator whose clock stands still is waited for (scenery loads, a view
+#: change on a loaded machine, a SIGSTOPped process); a session may set its own `frozen_limit_s`
+FROZEN_LIMIT_S = 120.0
+
+_PROC_STATES = {"R": "running", "S": "sleeping", "D": "disk-wait", "T": "stopped", "t": "stopped", "Z": "zombie"}
+
+
+def process_state(proc: object) -> str | None:
+    """The scheduler state of a host process handle (a subprocess.Popen) from /proc: "running",
+    "sleeping", "disk-wait", "stopped" (SIGSTOP, a debugger), "zombie", "exited"; None for a
+    handle the host cannot read (a VM guest's) or no handle."""
+    import subprocess
+
+    if not isinstance(proc, subprocess.Popen):
+        return None
+    if proc.returncode is not None:
+        return "exited"
+    try:
+        with open(f"/proc/{proc.pid}/stat") as fh:
+            code = fh.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "exited"
+    return _PROC_STATES.get(code, code)
+
+
 class SimSession(abc.ABC):
     """One simulator instance for one episode."""
 
@@ -181,13 +206,41 @@ class SimSession(abc.ABC):
     def sim_time(self) -> float:
         """Simulator seconds since episode start (pauses excluded)."""
 
+    #: seconds a simulator whose process is up but whose clock stands still (no new sample) is
+    #: waited for before the episode is a harness fault; None: the runner's FROZEN_LIMIT_S
+    frozen_limit_s: float | None = None
+
     @abc.abstractmethod
     def alive(self) -> bool:
-        """False once the simulator process has exited or stopped answering."""
+        """False once the simulator process has exited, its telemetry stream has closed or
+        failed, or it has been silent for longer than `frozen_limit_s` (`frozen_limit()`).
+
+        A process that is up (running, busy, or stopped by SIGSTOP) but sends nothing is a
+        simulator whose clock stands still, not a lost one: alive, until the frozen limit."""
+
+    def frozen_limit(self) -> float:
+        """Seconds this session's simulator may stand still with its process up (see `frozen_limit_s`)."""
+        return self.frozen_limit_s or FROZEN_LIMIT_S
+
+    def process_state(self) -> str | None:
+        """The simulator process's scheduler state as the host sees it ("running", "sleeping",
+        "disk-wait", "stopped", "zombie"), or None when the host cannot see it (a VM guest's
+        process, or none): recorded with each freeze. Reads `self.proc` by default."""
+        return process_state(getattr(self, "proc", None))
+
+    def frozen_reason(self, silent_s: float, what: str = "no state") -> str:
+        """The harness-fault detail for a simulator silent beyond its frozen limit."""
+        state = self.process_state()
+        return (
+            f"simulator frozen: {what} for {silent_s:.1f} s with its process up"
+            + (f" ({state})" if state else "")
+            + f", beyond the {self.frozen_limit():g} s limit"
+        )
 
     def lost_reason(self) -> str | None:
         """Why the harness lost the simulator while its process may still run (telemetry
-        closed or silent), or None: the runner reports it as a harness fault, not a crash."""
+        closed, or silent beyond the frozen limit), or None: the runner reports it as a
+        harness fault, not a crash."""
         return None
 
     def set_paused(self, paused: bool) -> None:

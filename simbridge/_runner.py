@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from simbridge._adapter import ProcessHandle, SimSession
+from simbridge._adapter import FROZEN_LIMIT_S, ProcessHandle, SimSession
 from simbridge._providers._base import Provider
 from simbridge._agent_port import (
     AgentFiles,
@@ -45,13 +45,18 @@ from simbridge._agent_port import (
     Pacer,
     make_brief,
 )
+from simbridge._agent_port._actions import OBSERVE
 from simbridge._agent_port._screen import ScreenGrabber, encode
 from simbridge._bundle import BundleWriter, EpisodeInfo, SandboxRecord, read_bundle, write_manifest
 from simbridge._errors import HarnessError, SimbridgeError
 from simbridge._score import Score
 from simbridge._task import TaskSpec, load_task, tasks_dir
 
-#: seconds without a new sample (simulator running, not paused) before telemetry counts as lost
+#: seconds without a new sample (simulator running, not paused) before the simulator counts as
+#: frozen: its clock stands still. A frozen simulator whose process is up is waited for (the
+#: freeze is recorded in episode.json `freezes`) up to its frozen limit (FROZEN_LIMIT_S, or the
+#: session's `frozen_limit_s`); beyond it, or once the process or its stream is gone, the
+#: episode is a harness fault
 TELEMETRY_STALL_S = 5.0
 #: seconds the first samples may take after the simulator reported ready (× the sandbox's timeout scale)
 FIRST_SAMPLES_S = 30.0
@@ -323,6 +328,10 @@ class Episode:
         self.agent_thread: _AgentThread | None = None
         self.ctx: Any = None
         self.snaps: dict[str, Any] = {}
+        #: periods the simulator's clock stood still while it was alive (episode.json `freezes`)
+        self.freezes: list[dict[str, Any]] = []
+        #: the agent's last input as logged (not an observation, not a wait): episode.json `last_agent_action`
+        self.last_action: dict[str, Any] | None = None
         self.cpu: dict[str, float | None] = {}
         self.interrupted: BaseException | None = None
         self.sim_t = 0.0
@@ -372,7 +381,7 @@ class Episode:
         )
         files = agent_files(task, path / AGENT_HOME)
         self.port = port = AgentPort(
-            sandbox.display, clock=self.clock, log=self.writer.action, pacer=pacer, files=files, ready=False
+            sandbox.display, clock=self.clock, log=self._log_action, pacer=pacer, files=files, ready=False
         )
         push(_quietly, port.close)
         port.fault_log = lambda text: _append(path / "port_faults.txt", text)
@@ -460,7 +469,15 @@ class Episode:
             raise HarnessError("Episode.wait() before start() completed")
         watch = self.server.watch if getattr(self.agent, "external", False) else None
         return _watch(
-            self.cfg, self.session, self.port, self.recorder, self.agent_thread, self.limit_s, self.clock, watch
+            self.cfg,
+            self.session,
+            self.port,
+            self.recorder,
+            self.agent_thread,
+            self.limit_s,
+            self.clock,
+            watch,
+            self.freezes,
         )
 
     def fail(self, exc: BaseException) -> None:
@@ -478,6 +495,12 @@ class Episode:
             self.status, self.detail, self.interrupted = "harness_error", f"{type(exc).__name__}: {exc}", exc
 
     # ------------------------------------------------------------------ teardown
+
+    def _log_action(self, rec: dict[str, Any]) -> None:
+        """actions.jsonl, remembering the agent's last input (what preceded any fault)."""
+        if rec.get("kind") not in OBSERVE and rec.get("kind") != "wait":
+            self.last_action = dict(rec)
+        self.writer.action(rec)
 
     def _set_paused(self, paused: bool) -> None:
         if self.session is not None:
@@ -549,6 +572,14 @@ class Episode:
         self.cpu["runner"] = time.process_time() - self._cpu0
         info.cpu_s = {k: None if v is None else round(v, 3) for k, v in self.cpu.items()}
         info.sim_seconds = round(self.sim_t, 3)
+        # which input came last before the end: a harness fault that follows an agent input is
+        # the agent's doing as much as ours (eval does not retry it, docs/validity.md)
+        info.extra["last_agent_action"] = self.last_action
+        if self.freezes:
+            info.extra["freezes"] = self.freezes
+        if self.status not in AGENT_OUTCOMES and self.last_action is not None:
+            a = self.last_action
+            self.detail += f" (after the agent's {a.get('kind')} {_short_args(a.get('args'))} at t={a.get('t')} s)"
         if self.started.is_set():
             # where the recording should end: a recording that stops short of it lost its tail
             info.sim_end_s = round(self.sim_t, 4)
@@ -585,6 +616,14 @@ def run_trial(cfg: RunConfig, task: TaskSpec, trial: int, path: Path) -> TrialRe
     """One episode → one closed, scored bundle at `path`. Never raises for agent or simulator
     failures (they become statuses); re-raises KeyboardInterrupt after closing the bundle."""
     return Episode(cfg, task, trial, path).run()
+
+
+def _short_args(args: Any) -> str:
+    """An action's arguments in one short line (for a status detail)."""
+    import json
+
+    text = json.dumps(args, separators=(",", ":"), default=str) if args else ""
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _quietly(step: Callable[[], object]) -> None:
@@ -706,13 +745,17 @@ def _watch(
     limit: float,
     clock: Callable[[], float],
     watch: Any = None,
+    freezes: list[dict[str, Any]] | None = None,
 ) -> tuple[str, str]:
     """Wait for the first end condition; return (status, detail). `watch` (an external agent's
     MCP connection) ends the episode as `agent_disconnected` when the client has been gone for
-    the grace period."""
+    the grace period. Each freeze (no new sample for `_stall_s` with the simulator alive) is
+    appended to `freezes`: {t: simulator time it stood at, process: its scheduler state,
+    wall_s: wall seconds it stood, resumed_t}."""
     wall_cap = (limit * 20 + 60) if cfg.lockstep else None
     w0 = time.monotonic()
     last_n, last_move = -1, time.monotonic()
+    freeze: dict[str, Any] | None = None
     while True:
         time.sleep(0.02)
         if recorder.error is not None:
@@ -750,9 +793,26 @@ def _watch(
             )
         now = time.monotonic()
         if recorder.n_samples != last_n:
+            if freeze is not None:  # the clock moves again: the recording resumes where it stood
+                freeze["wall_s"] = round(now - last_move, 3)
+                freeze["resumed_t"] = round(t, 4)
+                freeze = None
             last_n, last_move = recorder.n_samples, now
-        elif not cfg.lockstep and now - last_move > (stall_s := _stall_s(session)):
-            return "harness_error", f"telemetry stalled: no sample for {stall_s:g} s"
+        elif not cfg.lockstep and now - last_move > _stall_s(session):
+            # no new sample and the simulator is alive (above): its clock stands still. No
+            # simulator time passes (the time limit is in simulator time), so none is lost
+            if freeze is None:
+                freeze = {"t": round(t, 4), "process": session.process_state(), "wall_s": None}
+                if freezes is not None:
+                    freezes.append(freeze)
+            limit_s = _frozen_limit_s(session)
+            if now - last_move > limit_s:
+                state = freeze.get("process")
+                return "harness_error", (
+                    f"simulator frozen: no new sample at t={t:.1f} s for {now - last_move:.1f} s "
+                    f"with its process up{f' ({state})' if state else ''}, beyond the {limit_s:g} s limit"
+                )
+            freeze["wall_s"] = round(now - last_move, 3)
         if wall_cap is not None and now - w0 > wall_cap:
             return "timeout", f"lockstep wall-clock cap {wall_cap:g} s reached"
 
@@ -761,6 +821,14 @@ def _stall_s(session: SimSession) -> float:
     """Seconds without a sample before telemetry counts as stalled: a session may allow longer
     pauses its agent causes (`telemetry_stall_s`: FlightGear repositioning for T08)."""
     return getattr(session, "telemetry_stall_s", None) or TELEMETRY_STALL_S
+
+
+def _frozen_limit_s(session: SimSession) -> float:
+    """Wall seconds a simulator that is alive but whose clock stands still is waited for: the
+    session's `frozen_limit()` (FROZEN_LIMIT_S unless it sets `frozen_limit_s`), never less
+    than its stall limit."""
+    limit = session.frozen_limit() if isinstance(session, SimSession) else FROZEN_LIMIT_S
+    return max(limit, _stall_s(session))
 
 
 def preflight(cfg: RunConfig, task: TaskSpec) -> None:

@@ -5,8 +5,10 @@ its raw true state to canonical driving signals in CARLA's world frame (`_mappin
 The host always connects to the sandbox (works for every provider: an isolated sandbox's
 blocked port is opened to the host side only, a VM's is forwarded); nothing in the sandbox
 reaches out. The world does not move until the host has connected and said `run`, so the
-recording starts with the episode. A stream that closes or is silent for `STALE_AFTER_S`
-(while not paused) is a harness fault (`lost_reason`), never the agent's.
+recording starts with the episode. A stream that closes is lost at once;
+one silent (while not paused) with the drive process up is a clock standing still, waited for up
+to the session's frozen limit (`SimSession.frozen_limit()`). Either is a harness fault
+(`lost_reason`), never the agent's.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ if TYPE_CHECKING:
 #: the drive process's state port inside an isolated sandbox (a blocked port of the drive tasks)
 STATE_PORT = 8800
 START_TIMEOUT_S = 60.0
-STALE_AFTER_S = 5.0
 SIGNALS = (
     "x_m",
     "y_m",
@@ -297,7 +298,7 @@ class DriveSession(SimSession):
     def alive(self) -> bool:
         if self._stopped or self.proc is None or self.link is None or self.link.failed is not None:
             return False
-        if not self._paused and time.monotonic() - self.link.last_line_mono >= STALE_AFTER_S:
+        if not self._paused and time.monotonic() - self.link.last_line_mono >= self.frozen_limit():
             return False
         try:
             return self.proc.poll() is None
@@ -310,8 +311,8 @@ class DriveSession(SimSession):
         if self.link.failed is not None:
             return f"telemetry lost: {self.link.failed}"
         age = time.monotonic() - self.link.last_line_mono
-        if not self._paused and age >= STALE_AFTER_S:
-            return f"telemetry lost: no state from the drive process for {age:.1f} s"
+        if not self._paused and age >= self.frozen_limit():
+            return self.frozen_reason(age, "no state from the drive process")
         return None
 
     def set_paused(self, paused: bool) -> None:

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from simbridge._adapter import Sandbox, SimEvent, SimSession, StateSample
+from simbridge._adapter import Sandbox, SimEvent, SimSession, StateSample, process_state
 from simbridge._errors import HarnessError
 from simbridge.adapters.fgproto import GenericProtocol
 from simbridge.adapters.fgproto.keys import FLIGHTGEAR_KEYS
@@ -53,11 +53,12 @@ RTF_FLAG_BELOW = 0.8
 #: leaving a gap that makes the episode unscored (FlightGear's own cap is 1 s)
 SIM_STEP_OF_GAP = 0.5
 
-#: the stream counts as lost after this many seconds without a packet
-STREAM_LOST_S = 15.0
-#: ... and, in a task whose work is in FlightGear's dialogs, after this many: Location → Select
-#: Airport repositions the aircraft, and FlightGear's main loop (so its stream) stops while it
-#: loads the new place (15.2 s measured PHNL → PHJR on a loaded 2-core machine)
+#: a stream silent while fgfs is up is a clock standing still (a view change or scenery load on
+#: a loaded machine), waited for up to the session's frozen limit (SimSession.frozen_limit(),
+#: 120 s); in a task whose work is in FlightGear's dialogs the runner does not even count a
+#: silence this long as a freeze: Location → Select Airport repositions the aircraft, and
+#: FlightGear's main loop (so its stream) stops while it loads the new place (15.2 s measured
+#: PHNL → PHJR on a loaded 2-core machine)
 DIALOG_STREAM_LOST_S = 120.0
 
 _ENGINE_START_PROPS = {
@@ -199,7 +200,6 @@ class FlightGearSession(SimSession):
         self._failures = FailurePlan()
         #: a longer pause the runner allows this episode's stream (None: the runner's default)
         self.telemetry_stall_s: float | None = None
-        self._stream_lost_s = STREAM_LOST_S
 
     def _process(self) -> FlightGearProcess:
         """The running fgfs; HarnessError if `start()` has not created it."""
@@ -218,7 +218,7 @@ class FlightGearSession(SimSession):
             )
         spec = launch_spec(task)
         if spec.menus is not None:
-            self.telemetry_stall_s = self._stream_lost_s = DIALOG_STREAM_LOST_S
+            self.telemetry_stall_s = DIALOG_STREAM_LOST_S
         screen = str((sandbox.info or {}).get("screen", ""))
         if screen.count("x") >= 1:  # fill the sandbox screen (e.g. "1280x800x24")
             w, h = screen.split("x")[:2]
@@ -419,13 +419,16 @@ class FlightGearSession(SimSession):
     def alive(self) -> bool:
         if self.fg is None or not self.fg.alive():
             return False
-        return self.fg.udp is not None and self.fg.udp.last_packet_age_s() < self._stream_lost_s
+        return self.fg.udp is not None and self.fg.udp.last_packet_age_s() < self.frozen_limit()
 
     def lost_reason(self) -> str | None:
         if self.fg is None or self.fg.udp is None or self._stopped or not self.fg.alive():
             return None
         age = self.fg.udp.last_packet_age_s()
-        return f"telemetry lost: no generic-protocol packet for {age:.1f} s" if age >= self._stream_lost_s else None
+        return self.frozen_reason(age, "no generic-protocol packet") if age >= self.frozen_limit() else None
+
+    def process_state(self) -> str | None:
+        return process_state(self.fg.proc if self.fg is not None else None)
 
     def set_paused(self, paused: bool) -> None:
         if self.fg is None or self.fg.telnet is None:

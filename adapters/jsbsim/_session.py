@@ -15,8 +15,9 @@ Lockstep: with `start_paused` (set by the runner) the cockpit starts frozen at t
 `advance(seconds)` runs whole FDM steps (1/120 s) at full speed with the cockpit's
 `run advance`, in chunks of at most `ADVANCE_CHUNK_STEPS` so the packets of a long wait reach
 the host between chunks, and returns the simulator time reached once that frame is drawn.
-A stream that closes or stops for `STALE_AFTER_S` ends `alive()`: a harness fault, not the
-agent's.
+A stream that closes ends `alive()` at once (telemetry lost); a stream that stops while the
+cockpit process is up (busy, or stopped) is a clock standing still, waited for up to the
+session's frozen limit (`SimSession.frozen_limit()`): either is a harness fault, not the agent's.
 """
 
 from __future__ import annotations
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
     from simbridge._task import TaskSpec
 
 START_TIMEOUT_S = 45.0
-STALE_AFTER_S = 5.0
 #: failure system (task YAML) -> cockpit property that is set false to inject it
 FAILURE_PATHS = {"engine": "/sim/failure-manager/engines/engine/serviceable"}
 SNAPSHOT_PATHS = {
@@ -341,7 +341,7 @@ class JSBSimSession(SimSession):
         # a round trip (and a guest that stopped answering must not hold the runner up)
         if self._stopped or self.proc is None or self.receiver is None or self.receiver.failed is not None:
             return False
-        if self.receiver.last_packet_age_s() >= STALE_AFTER_S:
+        if self.receiver.last_packet_age_s() >= self.frozen_limit():  # frozen beyond the limit
             return False
         try:
             return self.proc.poll() is None
@@ -354,8 +354,8 @@ class JSBSimSession(SimSession):
         if self.receiver.failed is not None:
             return f"telemetry lost: {self.receiver.failed}"
         age = self.receiver.last_packet_age_s()
-        if age >= STALE_AFTER_S:
-            return f"telemetry lost: no state packet for {age:.1f} s ({self.telemetry_mode})"
+        if age >= self.frozen_limit():
+            return self.frozen_reason(age, f"no state packet ({self.telemetry_mode})")
         return None
 
     def set_paused(self, paused: bool) -> None:

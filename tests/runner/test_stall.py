@@ -1,0 +1,120 @@
+"""A simulator that stands still is waited for; one that is gone is a harness fault.
+
+On the real embedded JSBSim cockpit: the cockpit process is stopped (SIGSTOP, as a machine too
+loaded to schedule it, or FlightGear busy changing views) for 8 s mid-episode and continued.
+The episode is scored, the freeze is in episode.json, and the recording has no gap in
+simulator time (a frozen clock produces no samples; none are missing). A cockpit killed
+mid-episode is a harness fault, unscored, and the bundle names the agent's last input.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from runner.helpers import needs_xvfb, write_script
+from simbridge import read_bundle
+from simbridge._runner import TELEMETRY_STALL_S, RunConfig, run
+from simbridge._task import load_task
+
+pytestmark = [needs_xvfb, pytest.mark.display, pytest.mark.slow]
+
+import jsbsim  # noqa: E402,F401  (only a genuinely absent dependency fails the collection)
+
+from simbridge.adapters.jsbsim import JSBSimSession  # noqa: E402
+
+FREEZE_WALL_S = 8.0
+
+SCRIPT = """
+actions:
+  - {at: 2.0, key: Left}
+  - {at: 16.0, done: "flew through a freeze"}
+"""
+
+
+def _capture_sessions(monkeypatch) -> list:
+    sessions: list = []
+    real_start = JSBSimSession.start
+
+    def start(self, *a, **kw):
+        sessions.append(self)
+        return real_start(self, *a, **kw)
+
+    monkeypatch.setattr(JSBSimSession, "start", start)
+    return sessions
+
+
+def _at_sim_time(sessions: list, t: float, then) -> threading.Thread:
+    def go():
+        deadline = time.monotonic() + 120
+        while (not sessions or sessions[0].sim_time() < t) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if sessions:
+            then(sessions[0])
+
+    th = threading.Thread(target=go, daemon=True)
+    th.start()
+    return th
+
+
+def _run(tmp_path, agent: str) -> tuple:
+    (res,) = run(
+        RunConfig(task="T09", sim="jsbsim", agent=agent, time_limit_s=60, out=tmp_path, frame_hz=0, say=lambda s: None)
+    )
+    return res, json.loads((res.path / "episode.json").read_text())
+
+
+def test_a_simulator_stopped_for_8_s_is_waited_for_and_scored(tmp_path, monkeypatch):
+    sessions = _capture_sessions(monkeypatch)
+    script = write_script(tmp_path / "s.yaml", SCRIPT)
+    stopped: dict = {}
+
+    def freeze(s):
+        os.kill(s.proc.pid, signal.SIGSTOP)
+        stopped["t"] = s.sim_time()
+        try:
+            time.sleep(FREEZE_WALL_S)  # the freeze itself is what is tested: a wall-clock span
+        finally:
+            os.kill(s.proc.pid, signal.SIGCONT)
+
+    th = _at_sim_time(sessions, 5.0, freeze)
+    res, ep = _run(tmp_path / "runs", f"scripted:{script}")
+    th.join(30)
+    # the agent's own outcome, scored: the freeze cost it nothing
+    assert res.status == "completed", res.detail
+    assert res.score.status == "scored", res.score
+    # the freeze is on record: where the clock stood, the process stopped, how long
+    [fz] = [f for f in ep["freezes"] if f["process"] == "stopped"]
+    assert abs(fz["t"] - stopped["t"]) < 1.0, (fz, stopped)
+    assert fz["wall_s"] > TELEMETRY_STALL_S
+    # no simulator time jumped over the freeze ...
+    assert 0 <= fz["resumed_t"] - fz["t"] < 1.0, fz
+    # ... and the recording has no gap (samples every simulator instant around it)
+    t = np.asarray(read_bundle(res.path).signals.t)
+    assert t[0] < fz["t"] - 2 and t[-1] > fz["t"] + 5
+    assert np.diff(t).max() <= load_task("T09").max_sample_gap_s, np.diff(t).max()
+    # the time limit is in simulator time: the agent's done came at t=16 s of simulator time
+    assert 15.5 < res.sim_s < 20
+    # the last input (waits and observations are not inputs)
+    assert ep["last_agent_action"]["kind"] in ("key", "done"), ep["last_agent_action"]
+
+
+def test_a_simulator_killed_mid_episode_is_a_harness_fault_naming_the_last_input(tmp_path, monkeypatch):
+    sessions = _capture_sessions(monkeypatch)
+    script = write_script(tmp_path / "s.yaml", SCRIPT)
+    th = _at_sim_time(sessions, 4.0, lambda s: os.kill(s.proc.pid, signal.SIGKILL))
+    res, ep = _run(tmp_path / "runs", f"scripted:{script}")
+    th.join(30)
+    assert res.status == "sim_crashed", res.detail  # a harness fault: the simulator process died
+    assert res.score.status == "unscored"
+    assert 3.5 < res.sim_s < 10
+    last = ep["last_agent_action"]
+    assert last["kind"] == "key" and "Left" in json.dumps(last["args"]) and 1.9 < last["t"] < 4.0, last
+    assert "after the agent's key" in ep["status_detail"], ep["status_detail"]
+    assert "freezes" not in ep  # killed is gone, not frozen

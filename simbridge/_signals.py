@@ -112,29 +112,32 @@ class Signals:
     def __contains__(self, name: object) -> bool:
         return name in self._cols
 
+    def _col(self, name: str) -> np.ndarray | None:
+        """Column `name` as a reader sees it, None if not recorded (every read goes through here)."""
+        return self._cols.get(name)
+
     def __getitem__(self, name: str) -> np.ndarray:
-        try:
-            return self._cols[name]
-        except KeyError:
-            raise KeyError(f"signal {name!r} not recorded (have: {', '.join(self._cols) or 'none'})") from None
+        col = self._col(name)
+        if col is None:
+            raise KeyError(f"signal {name!r} not recorded (have: {', '.join(self._cols) or 'none'})")
+        return col
 
     def __len__(self) -> int:
         return int(self.t.size)
 
     def get(self, name: str, default: float = np.nan) -> np.ndarray:
         """The column, or a column filled with `default` if it was not recorded."""
-        if name in self._cols:
-            return self._cols[name]
-        return np.full_like(self.t, default)
+        col = self._col(name)
+        return np.full_like(self.t, default) if col is None else col
 
     def missing(self, names: Iterable[str]) -> list[str]:
         """Names not recorded at all, or recorded with no valid sample."""
-        out = []
-        for n in names:
-            col = self._cols.get(n)
-            if col is None or (col.size and not np.any(np.isfinite(col))):
-                out.append(n)
-        return out
+        return [n for n in names if not self.valid(n)]
+
+    def valid(self, name: str) -> bool:
+        """True if `name` is recorded with at least one valid (finite) sample, or with no rows."""
+        col = self._col(name)
+        return col is not None and (not col.size or not _no_valid_sample(col))
 
     def gaps(self, max_gap_s: float) -> list[tuple[float, float]]:
         """Stretches of `t` where consecutive samples are further apart than `max_gap_s`."""
@@ -147,7 +150,7 @@ class Signals:
     def slice_time(self, t0: float, t1: float) -> "Signals":
         """Samples with t0 <= t <= t1."""
         m = (self.t >= t0) & (self.t <= t1)
-        return Signals(self.t[m], {k: v[m] for k, v in self._cols.items()}, source=self.source)
+        return Signals(self.t[m], {k: self[k][m] for k in self._cols}, source=self.source)
 
     def resample(self, hz: float) -> "Signals":
         """Linear interpolation onto a regular grid (tests of rate invariance). Angles are
@@ -155,31 +158,104 @@ class Signals:
         if self.t.size == 0:
             return self
         grid = np.arange(self.t[0], self.t[-1] + 1e-9, 1.0 / hz)
-        cols = {k: interp_signal(k, grid, self.t, v) for k, v in self._cols.items()}
+        cols = {k: interp_signal(k, grid, self.t, self[k]) for k in self._cols}
         return Signals(grid, cols, source=self.source)
 
     def value_gaps(self, name: str, max_gap_s: float) -> list[tuple[float, float]]:
         """Stretches longer than `max_gap_s` where signal `name` has no valid sample: between two
         valid samples, or between the first/last row and the first/last valid sample. A signal
         with no valid sample at all is missing, not gapped: []."""
-        col = self._cols.get(name)
-        if col is None or self.t.size < 2:
+        col = self._col(name)
+        if col is None:
             return []
-        ok = np.flatnonzero(np.isfinite(col))
-        if ok.size == 0:
-            return []
-        tv = self.t[ok]
-        edges = np.concatenate(([self.t[0]], tv, [self.t[-1]]))
-        d = np.diff(edges)
-        idx = np.flatnonzero(d > max_gap_s)
-        return [(float(edges[i]), float(edges[i + 1])) for i in idx]
+        return _value_gaps(self.t, col, max_gap_s)
 
     @property
     def duration_s(self) -> float:
         return float(self.t[-1] - self.t[0]) if self.t.size else 0.0
 
     def to_columns(self) -> dict[str, np.ndarray]:
-        return {"t": self.t, **self._cols}
+        return {"t": self.t, **{k: self[k] for k in self._cols}}
+
+
+def _value_gaps(t: np.ndarray, col: np.ndarray, max_gap_s: float) -> list[tuple[float, float]]:
+    """Stretches longer than `max_gap_s` without a valid sample of `col` (see Signals.value_gaps)."""
+    if t.size < 2:
+        return []
+    ok = np.flatnonzero(np.isfinite(col))
+    if ok.size == 0:
+        return []
+    edges = np.concatenate(([t[0]], t[ok], [t[-1]]))
+    idx = np.flatnonzero(np.diff(edges) > max_gap_s)
+    return [(float(edges[i]), float(edges[i + 1])) for i in idx]
+
+
+class CheckedSignals(Signals):
+    """Signals under the contract's range and missing-sample rules (2 and 3 of the module
+    docstring), applied to a column when it is first read and recorded in `quality`: a column
+    nobody reads costs nothing and is never reported on. Built by `check_quality` only."""
+
+    def __init__(
+        self, t: np.ndarray, raw: dict[str, np.ndarray], *, source: str, max_gap_s: float, quality: DataQuality
+    ) -> None:
+        # t and the columns were validated when the raw Signals were built
+        self.t = t
+        self._cols = raw
+        self.source = source
+        self._max_gap_s = max_gap_s
+        self._quality = quality
+        self._clean: dict[str, np.ndarray] = {}
+        self._empty: set[str] | None = None
+
+    def _col(self, name: str) -> np.ndarray | None:
+        col = self._clean.get(name)
+        if col is None:
+            raw = self._cols.get(name)
+            if raw is None:
+                return None
+            col = self._clean[name] = self._check(name, raw)
+        return col
+
+    def _check(self, name: str, v: np.ndarray) -> np.ndarray:
+        if _plainly_clean(name, v):
+            return v  # the common case, decided in a few passes: a clean column is used as recorded
+        n_missing = v.size - int(np.count_nonzero(np.isfinite(v)))
+        oor = _out_of_range(name, v)[0]
+        n_oor = int(np.count_nonzero(oor))
+        if not (n_missing or n_oor):
+            return v
+        if n_oor:
+            v = np.where(oor, np.nan, v)
+        filled, n_bridged = _bridge(name, self.t, v, self._max_gap_s)
+        self._quality.signals[name] = SignalQuality(
+            missing=n_missing,
+            out_of_range=n_oor,
+            bridged=n_bridged,
+            gaps=_value_gaps(self.t, filled, self._max_gap_s),
+        )
+        return filled
+
+    def value_gaps(self, name: str, max_gap_s: float) -> list[tuple[float, float]]:
+        col = self._col(name)
+        if col is None or max_gap_s != self._max_gap_s:
+            return super().value_gaps(name, max_gap_s)
+        q = self._quality.signals.get(name)  # found when the column was checked; a clean one has none
+        return list(q.gaps) if q is not None else []
+
+    def unread_empty(self) -> list[str]:
+        """Columns nobody has read that have no valid sample (not recorded by this simulator)."""
+        if self._empty is None:
+            self._empty = {n for n, v in self._cols.items() if _no_valid_sample(v)}
+        return [n for n in self._cols if n in self._empty and n not in self._clean]
+
+    @property
+    def read(self) -> list[str]:
+        """The columns checked so far (read by someone), in recording order."""
+        return [n for n in self._cols if n in self._clean]
+
+    def check_all(self) -> None:
+        for name in self._cols:
+            self._col(name)
 
 
 @dataclass
@@ -194,14 +270,68 @@ class Checked:
     #: judges anything over time (VerifyContext.sig raises Unscorable with this reason)
     single: str | None = None
 
+    def report(self, asked: Iterable[str]) -> DataQuality:
+        """The data quality of the signals read: those in `asked` (the task's signals and every
+        one its verifier asked for; checked now if nobody read them yet) and any other column
+        read so far. A column with no valid sample that nobody asked for is listed as `absent`
+        (not recorded by this simulator, not bad data); a column nobody read is not reported on."""
+        asked = list(asked)
+        s = self.signals
+        if not isinstance(s, CheckedSignals):  # broken or single-sample: no column was checked
+            return self.quality.unread_absent(asked)
+        for name in asked:
+            s._col(name)
+        read = s.read
+        unread_empty = s.unread_empty()
+        q = self.quality
+        dq = q.model_copy(
+            update={
+                "signals": {n: q.signals[n] for n in read if n in q.signals},
+                "absent": sorted({*q.absent, *unread_empty}),
+            }
+        )
+        return dq.unread_absent(asked)
+
+
+def _plainly_clean(name: str, v: np.ndarray) -> bool:
+    """True if column `name` has no missing and no out-of-range sample, found with a few
+    whole-column reductions; False when the sample-by-sample check must decide."""
+    if not v.size:
+        return True
+    allowed = discrete_values(name)
+    if allowed is not None:  # recorded exactly as one of the allowed values (0/1 for booleans)
+        exact = v == 0.0 if 0.0 in allowed else np.zeros(v.shape, dtype=bool)
+        for a in allowed:
+            if a != 0.0:
+                exact |= v == a
+        return bool(exact.all())
+    lo_v, hi_v = float(v.min()), float(v.max())  # NaN propagates: a missing sample shows here
+    if not (math.isfinite(lo_v) and math.isfinite(hi_v)):
+        return False
+    rng = physical_range(name)
+    if rng is None:
+        return True
+    lo, hi = rng
+    eps = 1e-9 * max(1.0, abs(lo), abs(hi))
+    return lo - eps <= lo_v and hi_v <= hi + eps
+
+
+def _no_valid_sample(v: np.ndarray) -> bool:
+    """True if the column has no finite sample (its first sample decides most columns at once)."""
+    return not (v.size and math.isfinite(v[0])) and not np.isfinite(v).any()
+
 
 def _out_of_range(name: str, v: np.ndarray) -> tuple[np.ndarray, str]:
     """Mask of finite samples outside the signal's physical range, and the range as text."""
     allowed = discrete_values(name)
     if allowed is not None:
         vals = np.array(sorted(allowed))
+        # distance to the nearest allowed value: the neighbours in the sorted list either side
+        i = np.clip(np.searchsorted(vals, v), 1, max(1, vals.size - 1))
         with np.errstate(invalid="ignore"):
-            near = np.abs(v[:, None] - vals[None, :]).min(axis=1) <= 1e-6
+            near = np.abs(v - vals[i - 1]) <= 1e-6
+            if vals.size > 1:
+                near |= np.abs(v - vals[i]) <= 1e-6
         return np.isfinite(v) & ~near, "{" + ", ".join(f"{a:g}" for a in vals) + "}"
     rng = physical_range(name)
     if rng is None:
@@ -209,7 +339,7 @@ def _out_of_range(name: str, v: np.ndarray) -> tuple[np.ndarray, str]:
     lo, hi = rng
     eps = 1e-9 * max(1.0, abs(lo), abs(hi))
     with np.errstate(invalid="ignore"):
-        return np.isfinite(v) & ((v < lo - eps) | (v > hi + eps)), f"[{lo:g}, {hi:g}]"
+        return (v < lo - eps) | (v > hi + eps), f"[{lo:g}, {hi:g}]"  # NaN compares false
 
 
 def _bridge(name: str, t: np.ndarray, v: np.ndarray, max_gap_s: float) -> tuple[np.ndarray, int]:
@@ -238,8 +368,16 @@ def _bridge(name: str, t: np.ndarray, v: np.ndarray, max_gap_s: float) -> tuple[
     return out, int(short.sum())
 
 
-def check_quality(signals: Signals, max_gap_s: float, *, sim_end_s: float | None = None) -> Checked:
-    """Apply the data-quality contract of this module to a recording (once, before verifying)."""
+def check_quality(
+    signals: Signals, max_gap_s: float, *, sim_end_s: float | None = None, on_read: bool = False
+) -> Checked:
+    """Apply the data-quality contract of this module to a recording (once, before verifying).
+
+    The time axis (rule 1) is always checked whole. With `on_read`, the range and missing-sample
+    rules (2, 3) apply to a column when it is first read from `Checked.signals`, and only read
+    columns enter the quality record (`Checked.report`): what scoring uses, so a column the
+    verifier never reads is never a note and never costs time. Without it every column is
+    checked at once."""
     t = signals.t
     cols = {k: signals[k] for k in signals.names}
     n_raw = int(t.size)
@@ -249,14 +387,20 @@ def check_quality(signals: Signals, max_gap_s: float, *, sim_end_s: float | None
     # 1. time axis: drop exact repeats of the previous row, then t must strictly increase
     rows = np.arange(n_raw)
     if n_raw > 1:
-        same = t[1:] == t[:-1]
-        for v in cols.values():
-            same &= (v[1:] == v[:-1]) | (np.isnan(v[1:]) & np.isnan(v[:-1]))
-        keep = np.concatenate(([True], ~same))
-        if not keep.all():
-            dq.duplicates_dropped = int((~keep).sum())
-            t, rows = t[keep], rows[keep]
-            cols = {k: v[keep] for k, v in cols.items()}
+        # only rows at the same t as the row before can repeat it: compare the columns there
+        cand = np.flatnonzero(t[1:] == t[:-1])
+        if cand.size:
+            same = np.ones(cand.size, dtype=bool)
+            for v in cols.values():
+                a, b = v[cand + 1], v[cand]
+                same &= (a == b) | (np.isnan(a) & np.isnan(b))
+            drop = cand[same] + 1
+            if drop.size:
+                keep = np.ones(n_raw, dtype=bool)
+                keep[drop] = False
+                dq.duplicates_dropped = int(drop.size)
+                t, rows = t[keep], rows[keep]
+                cols = {k: v[keep] for k, v in cols.items()}
     n = int(t.size)
     dq.samples_total = n
     if n == 1:
@@ -266,14 +410,14 @@ def check_quality(signals: Signals, max_gap_s: float, *, sim_end_s: float | None
             dq,
             single=f"the recording is one sample at t={t[0]:g} s ({n_raw} row(s)): no time span to judge",
         )
-    if np.unique(t).size < 2:
+    if t[-1] == t[0]:  # t never decreases (Signals checked it): this is "fewer than 2 distinct times"
         return Checked(
             signals,
             dq,
             f"column 't' does not advance: all {n_raw} rows are at t={t[0]:g} s with "
             "different values, no time span to judge",
         )
-    rep = np.flatnonzero(np.diff(t) == 0)
+    rep = np.flatnonzero(t[1:] == t[:-1])
     if rep.size:
         i = int(rep[0]) + 1
         return Checked(
@@ -289,21 +433,11 @@ def check_quality(signals: Signals, max_gap_s: float, *, sim_end_s: float | None
             f"the recording ends at t={t[-1]:.2f} s but the episode ran to "
             f"{sim_end_s:.2f} s (episode.json sim_end_s): its tail is lost",
         )
-    # 2. range, 3. missing samples
-    out: dict[str, np.ndarray] = {}
-    for name, v in cols.items():
-        missing = ~np.isfinite(v)
-        oor, _ = _out_of_range(name, v)
-        if oor.any():
-            v = np.where(oor, np.nan, v)
-        filled, n_bridged = _bridge(name, t, v, max_gap_s)
-        out[name] = filled
-        if missing.any() or oor.any():
-            dq.signals[name] = SignalQuality(missing=int(missing.sum()), out_of_range=int(oor.sum()), bridged=n_bridged)
-    clean = Signals(t, out, source=signals.source)
-    for name, q in dq.signals.items():
-        q.gaps = clean.value_gaps(name, max_gap_s)
+    # 2. range, 3. missing samples: per column, when read
+    clean = CheckedSignals(t, cols, source=signals.source, max_gap_s=max_gap_s, quality=dq)
     dq.time_gaps = clean.gaps(max_gap_s)
+    if not on_read:
+        clean.check_all()
     return Checked(clean, dq)
 
 

@@ -352,9 +352,60 @@ def test_an_empty_column_the_verifier_asks_for_is_still_flagged(tmp_path, monkey
     assert [f for f in s.flags if f.startswith("data: loc_dev_dots:")] and not [f for f in s.flags if "gs_dev" in f]
 
 
-def test_a_partly_empty_column_stays_flagged_even_unread(tmp_path):
-    """Only a column with no valid sample at all is 'not recorded'; a half-empty one is data trouble."""
+def test_a_partly_empty_column_nobody_reads_is_not_reported(tmp_path):
+    """A half-empty column is data trouble only for a verifier that reads it; T09 never does."""
     cols = with_empty_nav_columns(steep_turn())
     cols["loc_dev_dots"] = np.where(cols["t"] < 5.0, 0.1, np.nan)
     s = score(tmp_path, cols)
-    assert s.data_quality.absent == ["gs_dev_dots"] and "loc_dev_dots" in s.data_quality.signals
+    assert s.status == "scored" and s.score == pytest.approx(1.0)
+    assert s.data_quality.absent == ["gs_dev_dots"] and s.data_quality.signals == {}
+    assert not [f for f in s.flags if "dev_dots" in f]
+
+
+# --------------------------------------------------------------------------- only what the verifier reads
+
+
+@pytest.mark.parametrize(
+    ("name", "read"),
+    [("bank_deg", True), ("alt_msl_ft", True), ("lat_deg", False), ("gs_kt", False), ("on_ground", False)],
+)
+def test_a_nan_stretch_matters_only_in_a_signal_the_verifier_reads(tmp_path, name, read):
+    """The same 5 s of NaN mid-turn: unscored (with a note) in a signal T09's verifier reads;
+    no note, no unscored and the full score in a recorded column it never reads."""
+    cols = steep_turn()
+    cols.setdefault(name, np.zeros_like(cols["t"]) if name == "on_ground" else np.full_like(cols["t"], 47.0))
+    cols = nan_where(cols, name, at(cols, 25.0, 30.0))
+    s = score(tmp_path, cols)
+    if read:
+        assert s.status == "unscored" and name in s.reason
+        assert s.data_quality.signals[name].missing == 101
+        assert [f for f in s.flags if f.startswith(f"data: {name}: 101 missing")]
+    else:
+        assert s.status == "scored" and s.score == pytest.approx(1.0)
+        assert name not in s.data_quality.signals and name not in s.data_quality.absent
+        assert not [f for f in s.flags if name in f] and s.data_quality.clean
+
+
+def test_an_out_of_range_column_nobody_reads_is_not_reported(tmp_path):
+    cols = steep_turn()
+    cols["lat_deg"] = np.full_like(cols["t"], 47.0)
+    cols["lat_deg"][100:110] = 500.0  # garbage, but T09 judges no position
+    s = score(tmp_path, cols)
+    assert s.status == "scored" and s.score == pytest.approx(1.0) and s.data_quality.clean
+    cols["bank_deg"] = cols["bank_deg"].copy()
+    cols["bank_deg"][100:102] = 500.0  # the same garbage in a signal it reads: counted and bridged
+    s = score(tmp_path / "b", cols)
+    assert s.data_quality.signals["bank_deg"].out_of_range == 2 and "lat_deg" not in s.data_quality.signals
+
+
+def test_check_on_read_checks_a_column_when_it_is_first_read():
+    t = np.arange(5) * 0.1
+    raw = Signals(t, {"heading_mag_deg": [10, 10, 400, 10, 10.0], "bank_deg": [0, -181, 0, 0, 0.0]})
+    c = check_quality(raw, 0.5, on_read=True)
+    assert c.quality.signals == {}  # nothing read yet
+    assert c.signals["heading_mag_deg"][2] == pytest.approx(10.0)
+    assert list(c.quality.signals) == ["heading_mag_deg"] and c.quality.signals["heading_mag_deg"].out_of_range == 1
+    dq = c.report(["bank_deg"])  # what the task declares is checked and reported even if unread
+    assert list(dq.signals) == ["heading_mag_deg", "bank_deg"] and dq.signals["bank_deg"].out_of_range == 1
+    eager = check_quality(raw, 0.5)
+    assert eager.quality.signals == dq.signals

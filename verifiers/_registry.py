@@ -5,10 +5,12 @@ The task YAML names the verifier, gives its tolerances and the weights of its pa
 items; the framework applies the safety gate, the unscored rules and the weighting, so a
 verifier only measures.
 
-The data-quality contract (simbridge._signals) is applied here, once, before the verifier runs:
-a verifier sees the checked signals (duplicates dropped, out-of-range samples removed, short
-runs of missing samples bridged), `VerifyContext.gaps()` reports the gaps of every signal the
-verifier has read as well as the gaps of `t`, and the Score carries the `DataQuality` record.
+The data-quality contract (simbridge._signals) is applied here, once: the time axis before the
+verifier runs, and each column's range and missing-sample rules when it is first read. A verifier
+sees the checked signals (duplicates dropped, out-of-range samples removed, short runs of missing
+samples bridged), `VerifyContext.gaps()` reports the gaps of every signal the verifier has read
+as well as the gaps of `t`, and the Score carries the `DataQuality` record of the task's signals
+and those the verifier read: a column no one reads is never a note (nor costs time).
 """
 
 from __future__ import annotations
@@ -151,7 +153,7 @@ class VerifyContext:
         self._ask(name)
         if self.too_short:
             raise Unscorable(self.too_short)
-        if name not in self.bundle.signals or not np.isfinite(self.bundle.signals[name]).any():
+        if not self.bundle.signals.valid(name) or not len(self.bundle.signals):
             raise Unscorable(f"required signal {name!r} missing from the recording")
         self._note(name)
         return self.bundle.signals[name]
@@ -159,7 +161,7 @@ class VerifyContext:
     def opt(self, name: str) -> np.ndarray | None:
         self._ask(name)
         s = self.bundle.signals
-        if name in s and np.isfinite(s[name]).any():
+        if s.valid(name) and len(s):
             self._note(name)
             return s[name]
         return None
@@ -309,12 +311,14 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
         )
     if len(bundle.signals) == 0:
         return Score.unscored(reason="the recording has no samples", **base)
-    checked = check_quality(bundle.signals, task.max_sample_gap_s, sim_end_s=_sim_end_s(ep))
+    # the time axis is checked whole; a column's range and missing samples when it is first read,
+    # so the quality record (and its cost) covers only the signals the task and its verifier read
+    checked = check_quality(bundle.signals, task.max_sample_gap_s, sim_end_s=_sim_end_s(ep), on_read=True)
     episode_flags = list(base["flags"])
 
     def report_quality(asked: list[str]) -> None:
-        """Data quality of the columns the task or the verifier asked for, into the score's header."""
-        dq = checked.quality.unread_absent([*task.signals, *asked])
+        """Data quality of the columns the task or the verifier read, into the score's header."""
+        dq = checked.report([*task.signals, *asked])
         base["data_quality"] = dq
         base["flags"] = [*episode_flags, *(f for f in dq.flags() if f not in episode_flags)]
 

@@ -3,9 +3,14 @@ write results.parquet as results arrive and end with the metrics table.
 
 Retries: an attempt that ends in a harness fault (status sim_crashed or harness_error, or no
 bundle at all because its process or node died) is run again, up to the suite's `retries`
-times in one invocation; an agent's own outcome (completed, timeout, agent_quit,
-agent_disconnected) is final, scored or not. --resume keeps every episode that already has a
-complete bundle with an agent outcome and reruns the rest (attempt numbers continue; an
+times in one invocation, if it was lost with its process or node or ended before the agent
+sent any input. An agent's own outcome (completed, timeout, agent_quit, agent_disconnected) is
+final, scored or not; so is a harness fault that followed an input of the agent (episode.json
+`last_agent_action`, else actions.jsonl): the input may be what froze or crashed the
+simulator, and a retry would let an agent trade a bad episode for a fresh one. That attempt
+stays the episode's result, unscored, counted in the exit code and in results.parquet with the
+input (`last_agent_action`), and --resume keeps it. --resume keeps every episode that already
+has a complete bundle with an agent outcome and reruns the rest (attempt numbers continue; an
 interrupted attempt's partial bundle stays where it is).
 """
 
@@ -66,6 +71,7 @@ COLUMNS: list[tuple[str, str]] = [
     ("submit_wall", "float64"),
     ("end_wall", "float64"),
     ("driver_wall_s", "float64"),
+    ("last_agent_action", "string"),
 ]
 
 
@@ -147,6 +153,8 @@ def _row(
     )
     if o.get("fault"):
         row["detail"] = o["fault"]
+    if row["status"] not in AGENT_OUTCOMES and (last := agent_input_before(bundle)) is not None:
+        row["last_agent_action"] = json.dumps(last, separators=(",", ":"))
     if row["wall_s"] is None and ep.get("wall_end") and ep.get("wall_start"):
         row["wall_s"] = round(ep["wall_end"] - ep["wall_start"], 3)
     if score is not None:
@@ -163,11 +171,38 @@ def _row(
     return row
 
 
+def agent_input_before(bundle: Path) -> dict[str, Any] | None:
+    """The agent's last input (not an observation, not a wait) in an attempt's bundle: episode.json
+    `last_agent_action` (the runner's record), else the last such line of actions.jsonl (an
+    attempt whose process died before it closed the bundle); None when the agent sent none."""
+    from simbridge._agent_port._actions import OBSERVE
+
+    try:
+        ep = json.loads((bundle / "episode.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        ep = {}
+    if isinstance(ep.get("last_agent_action"), dict):
+        return dict(ep["last_agent_action"])
+    last = None
+    try:
+        with open(bundle / "actions.jsonl", encoding="utf-8") as fh:
+            for line in fh:
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue  # a line cut by the process's death
+                if isinstance(rec, dict) and rec.get("kind") not in OBSERVE and rec.get("kind") != "wait":
+                    last = rec
+    except OSError:
+        return None
+    return last
+
+
 def _finished_attempt(out: Path, spec: EpisodeSpec) -> tuple[int, int]:
     """(the attempt that finished the episode or 0, attempts on disk)."""
     dirs = attempt_dirs(out, spec.episode_id)
     for d in reversed(dirs):
-        if is_complete(d) and bundle_status(d) in AGENT_OUTCOMES:
+        if is_complete(d) and (bundle_status(d) in AGENT_OUTCOMES or agent_input_before(d) is not None):
             return int(d.name[8:]), len(dirs)
     return 0, len(dirs)
 
@@ -359,7 +394,10 @@ def _drive(
                     write_json_atomic(job.dest / "harness_fault.json", outcome)
                 tries[sid] = tries.get(sid, 0) + 1
                 fault = outcome.get("status") not in AGENT_OUTCOMES
-                if fault and tries[sid] <= retries:
+                # an attempt lost with its process or node (outcome "fault") is ours whatever the
+                # agent did: the agent port cannot end the episode's process
+                after_input = agent_input_before(job.dest) if fault and not outcome.get("fault") else None
+                if fault and after_input is None and tries[sid] <= retries:
                     progress.retrying(job.spec, job.attempt, str(outcome.get("detail")))
                     rows[sid] = _row(out, job.spec, job.attempt, job.attempt, outcome, ex.name, "retrying")
                     queue.appendleft(Job(job.spec, job.attempt + 1, job.dest.with_name(f"attempt-{job.attempt + 1}")))

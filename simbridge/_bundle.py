@@ -12,6 +12,7 @@ the final status and writes the manifest.
 from __future__ import annotations
 
 import csv
+import errno
 import hashlib
 import io
 import json
@@ -683,21 +684,49 @@ class BundleWriter:
                 os.fsync(fh.fileno())
 
     def finish(self, status: EpisodeStatus, detail: str = "", *, parquet: bool = True) -> Path:
-        """Close the streams, store the final status, convert signals to Parquet, write the manifest."""
-        self.flush()
-        with self._lock:
-            self._closed = True
-        for fh in (self._csv, self._ev, self._act):
-            fh.close()
-        self.episode.status = status
-        self.episode.status_detail = detail
-        self.episode.wall_end = time.time()
-        self.episode.flags += remove_foreign_entries(self.path)
-        self.write_episode()
-        if parquet:
-            self._to_parquet()
-        write_manifest(self.path)
+        """Close the streams, store the final status, convert signals to Parquet, write the manifest.
+
+        A full disk (ENOSPC, EDQUOT) on the way is a harness fault: the bundle is marked
+        `harness_error` ("disk full: ...", flag `disk_full`) as far as the disk still allows
+        and is not sealed: unscored, never the agent's failure."""
+        try:
+            try:
+                self.flush()
+            finally:
+                with self._lock:
+                    self._closed = True
+                for fh in (self._csv, self._ev, self._act):
+                    try:
+                        fh.close()
+                    except OSError:
+                        if fh is not self._csv:
+                            raise
+            self.episode.status = status
+            self.episode.status_detail = detail
+            self.episode.wall_end = time.time()
+            self.episode.flags += remove_foreign_entries(self.path)
+            self.write_episode()
+            if parquet:
+                self._to_parquet()
+            write_manifest(self.path)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            self._mark_disk_full(exc)
         return self.path
+
+    def _mark_disk_full(self, exc: OSError) -> None:
+        for tmp in (self.path / (SIGNALS_PARQUET + ".tmp"), self.path / "episode.json.tmp"):
+            tmp.unlink(missing_ok=True)  # frees what a half-written file took
+        (self.path / "manifest.json").unlink(missing_ok=True)
+        self.episode.status = "harness_error"
+        self.episode.status_detail = f"disk full: {exc.strerror or exc} (the bundle may have lost its tail)"
+        if "disk_full" not in self.episode.flags:
+            self.episode.flags.append("disk_full")
+        try:
+            self.write_episode()
+        except OSError:
+            pass  # not even episode.json fits: the missing manifest still marks it unfinished
 
     def _to_parquet(self) -> None:
         import pyarrow.parquet as pq

@@ -4,6 +4,7 @@ each episode from the simulator's true state."""
 from __future__ import annotations
 
 import argparse
+import errno
 import faulthandler
 import importlib
 import signal
@@ -45,7 +46,8 @@ exit codes:
   2    bad usage or bad input (unknown task or simulator, invalid file or number,
        failed preflight); nothing was run
   3    run: every trial scored, but the agent failed in at least one (gave up, timed out)
-  4    run: at least one trial unscored (a harness fault during the episode)
+  4    run: at least one trial unscored (a harness fault during the episode);
+       any command: the disk filled up while writing (unscored)
   5    harness fault outside a trial (simulator not answering, sandbox or VM failure)
   130  interrupted (Ctrl-C, SIGTERM)
 
@@ -95,6 +97,13 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        # the disk filled up: a harness fault; what was being written is left unsealed (unscored)
+        where = f" writing {exc.filename}" if exc.filename else ""
+        print(f"simbridge: harness fault: disk full{where}: {exc.strerror or exc} (unscored)", file=sys.stderr)
+        return EXIT_UNSCORED
 
 
 if __name__ == "__main__":

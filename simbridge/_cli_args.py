@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
+from pathlib import Path
 
 
 def number(
@@ -26,3 +27,27 @@ def number(
         return v
 
     return parse
+
+
+#: the largest `--time-limit` accepted (simulator seconds: one simulated day); a bigger one
+#: would make a trial wait practically forever
+MAX_TIME_LIMIT_S = 86400.0
+
+
+def writable_dir(path: Path, option: str) -> Path:
+    """Check that `path` (an --out directory) is a directory this process can write, creating
+    it if needed: naming a file, a read-only place or one without permission is one-line
+    SimbridgeError naming the option, before anything runs."""
+    import tempfile
+
+    from simbridge._errors import SimbridgeError
+
+    if path.exists() and not path.is_dir():
+        raise SimbridgeError(f"{option} {path}: is a file, not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise SimbridgeError(f"{option} {path}: cannot write there: {exc.strerror or exc}") from None
+    return path

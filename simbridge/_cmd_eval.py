@@ -16,7 +16,7 @@ import signal
 import sys
 from pathlib import Path
 
-from simbridge._cli_args import number
+from simbridge._cli_args import number, writable_dir
 
 EPILOG = """DIR/plan.json is written first; each attempt's bundle goes to
 DIR/<task>/<sim>/<agent>/trial-<k>/attempt-<j>/ and DIR/results.parquet (one row per episode) is
@@ -61,6 +61,7 @@ def _sigterm(signum: int, frame: object) -> None:
 def _eval(args: argparse.Namespace) -> int:
     from simbridge._eval import run_eval
 
+    writable_dir(args.out, "--out")
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _sigterm)
     res = run_eval(

@@ -19,7 +19,7 @@ import signal
 import sys
 from pathlib import Path
 
-from simbridge._cli_args import number
+from simbridge._cli_args import MAX_TIME_LIMIT_S, number, writable_dir
 from simbridge._providers import PROVIDERS
 
 
@@ -77,9 +77,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--time-limit",
-        type=number(float, lo=0, lo_open=True),
+        type=number(float, lo=0, lo_open=True, hi=MAX_TIME_LIMIT_S),
         default=None,
-        help="end earlier than the task's limit (simulator seconds; flagged in episode.json)",
+        help=f"end earlier than the task's limit (simulator seconds, at most {MAX_TIME_LIMIT_S:g}; "
+        "flagged in episode.json)",
     )
     p.add_argument(
         "--host",
@@ -99,7 +100,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--token",
         default=None,
         help="bearer token the MCP client must send (Authorization: Bearer TOKEN); default "
-        "$SIMBRIDGE_AGENT_TOKEN if set",
+        "$SIMBRIDGE_AGENT_TOKEN if set, else a fresh random one per episode (printed, and in agent_port.json)",
+    )
+    p.add_argument(
+        "--no-token",
+        action="store_false",
+        dest="auth",
+        help="let any client on the network use the agent port without a token (the episode is marked "
+        "agent_port_auth: none and its score flagged)",
+    )
+    p.add_argument(
+        "--no-computer-screenshot",
+        action="store_false",
+        dest="computer_screenshot",
+        help="the MCP `computer` tool returns {ok: true} after an action instead of the screen",
     )
     p.add_argument(
         "--connect-timeout",
@@ -154,8 +168,12 @@ def _run(args: argparse.Namespace) -> int:
     import os
 
     token = args.token if args.token is not None else (os.environ.get("SIMBRIDGE_AGENT_TOKEN") or None)
-    if args.mcp_host not in ("127.0.0.1", "localhost", "::1") and token is None:
-        raise SimbridgeError(f"--host {args.mcp_host}: an agent port reachable from other machines needs --token")
+    if not args.auth and token is not None:
+        raise SimbridgeError("--no-token and --token (or $SIMBRIDGE_AGENT_TOKEN) contradict each other")
+    if args.mcp_host not in ("127.0.0.1", "localhost", "::1") and not args.auth:
+        raise SimbridgeError(f"--host {args.mcp_host}: an agent port reachable from other machines needs a token")
+    if args.out is not None:
+        writable_dir(args.out, "--out")
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _sigterm)  # tear down like Ctrl-C
     say = lambda s: print(s, file=sys.stderr, flush=True)
@@ -177,6 +195,8 @@ def _run(args: argparse.Namespace) -> int:
         mcp_host=args.mcp_host,
         mcp_port=args.mcp_port,
         token=token,
+        auth=args.auth,
+        computer_screenshot=args.computer_screenshot,
         connect_timeout_s=args.connect_timeout_s,
         disconnect_grace_s=args.disconnect_grace_s,
         idle_timeout_s=args.idle_timeout_s,

@@ -92,7 +92,6 @@ def expand(suite: Suite, suite_path: Path) -> tuple[list[EpisodeSpec], list[str]
     pilot for a task picked by tag or all-runnable). Explicit ids that cannot run are errors."""
     from simbridge._errors import TaskSpecError
     from simbridge._task import load_all_tasks, load_task
-    from simbridge.agents import make_agent
 
     episodes: list[EpisodeSpec] = []
     notes: list[str] = []
@@ -153,7 +152,7 @@ def expand(suite: Suite, suite_path: Path) -> tuple[list[EpisodeSpec], list[str]
                 limit = suite.time_limit_s(task.time_limit_s)
                 for a_abs, (s, text, name) in agents.items():
                     try:
-                        make_agent(a_abs, task.id)
+                        _check_agent(a_abs, task.id)
                     except SimbridgeError as exc:
                         if explicit:
                             raise SuiteError(f"{where}.agents': {exc}") from None
@@ -236,3 +235,21 @@ def bundle_status(bundle: Path) -> str | None:
         return json.loads((bundle / "episode.json").read_text(encoding="utf-8")).get("status")
     except (OSError, ValueError):
         return None
+
+
+def _check_agent(spec: str, task_id: str) -> None:
+    """Check that `spec` names an agent for `task_id` while planning, running none of the
+    suite's code: a py:MODULE:FACTORY factory is looked up (it must exist and be callable) but
+    not called (`py:os:system` would otherwise run a command while a suite is validated); the
+    built-in agents are built (that runs nothing of the suite's)."""
+    from simbridge.agents import make_agent
+
+    if spec.startswith("py:"):
+        from simbridge.agents._registry import _factory
+
+        _, module, attr = (spec.split(":", 2) + ["", ""])[:3]
+        if not module or not attr:
+            raise SimbridgeError("plug-in agent: use py:MODULE:FACTORY")
+        _factory(module, attr, f"agent {spec}")
+        return
+    make_agent(spec, task_id)

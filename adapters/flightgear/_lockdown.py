@@ -13,6 +13,18 @@ after the `--config` files are merged into the property tree:
   `keyboard.xml` and in the aircraft's -set.xml with all its includes (the c172p pulls in
   walker keys through `walker-include.xml`), and at least `MIN_NULLED` bindings per branch
   are nulled so a source the parser missed cannot keep a live binding.
+- A whitelisted key keeps only its own binding: its Ctrl/Alt/Meta/Super branches are nulled
+  (keyboard.xml binds Ctrl+Enter, key 10 `mod-ctrl`, to the Map dialog).
+- **Automation** is off, by a Nasal module the `--config` file adds (`/nasal/simbridge_lockdown`,
+  loaded with FlightGear's own modules, after the aircraft's -set.xml): every `binding` of the
+  aircraft's checklists (`/sim/checklists/**/item/binding`) is removed, so the checklist dialog
+  (Help -> Aircraft Checklists, and the c172p's clickable checklist in the left door pocket)
+  has no `>` buttons that would set magnetos, master, primer, mixture and throttle; and
+  `/sim/speed-up` is held at 1 by a listener (Time Settings' "Simulation Rate +" cannot push the
+  simulator past the per-frame step cap). The module publishes what it did under
+  `LOCKDOWN_STATUS` (`checklist-bindings-live` counted after the removal), which the audit
+  reads back.
+- The aircraft's own menus (the c172p's menu 10, the Walker menu 11) are disabled.
 - The HTTP server is not started at all (no `--httpd`), so `/json`, `/props`, `/run.cgi`,
   `/screenshot` and `/fg-home` do not exist; the URI handlers are emptied as well in case a
   later option turns it on.
@@ -99,9 +111,56 @@ TASK_MENUS: dict[str, dict[str, tuple[str, ...]]] = {
     },
 }
 
-#: the aircraft's own menus (the c172p adds `menu n="10"`, its autostart among them), disabled
-#: with the rest when the menubar is shown
-AIRCRAFT_MENU_INDICES = (10,)
+#: the aircraft's own menus (the c172p adds `menu n="10"`, its autostart among them, and
+#: fgdata's walker-include.xml the Walker menu `menu n="11"`), disabled with the rest when the
+#: menubar is shown
+AIRCRAFT_MENU_INDICES = (10, 11)
+
+#: modifier branches nulled on whitelisted keys (Ctrl+Enter opens the Map dialog)
+MODIFIER_BRANCHES_NULLED = ("mod-ctrl", "mod-alt", "mod-meta", "mod-super", "mod-hyper")
+
+#: where the lockdown's Nasal module reports what it did (read back by the audit)
+LOCKDOWN_STATUS = "/sim/simbridge/lockdown"
+
+#: the Nasal module the `--config` file installs (see the module docstring)
+LOCKDOWN_NASAL = """
+var status = props.globals.getNode("LOCKDOWN_STATUS", 1);
+var add = func(name, by) {
+    var n = status.getNode(name, 1);
+    var v = n.getValue();
+    n.setIntValue((v == nil ? 0 : v) + by);
+};
+var count_bindings = func(node) {
+    var n = size(node.getChildren("binding"));
+    foreach (var c; node.getChildren()) {
+        if (c.getName() != "binding") n += count_bindings(c);
+    }
+    return n;
+};
+var strip_bindings = func(node) {
+    var n = 0;
+    foreach (var b; node.getChildren("binding")) { b.remove(); n += 1; }
+    foreach (var c; node.getChildren()) { n += strip_bindings(c); }
+    return n;
+};
+var strip_checklists = func {
+    var root = props.globals.getNode("/sim/checklists");
+    var removed = root == nil ? 0 : strip_bindings(root);
+    add("checklist-bindings-removed", removed);
+    status.getNode("checklist-bindings-live", 1).setIntValue(root == nil ? 0 : count_bindings(root));
+};
+strip_checklists();
+setlistener("/sim/signals/fdm-initialized", func { strip_checklists(); });
+var hold_speed_up = func(n) {
+    if (n.getValue() != 1) {
+        add("speed-up-refused", 1);
+        n.setDoubleValue(1);
+    }
+};
+setlistener("/sim/speed-up", hold_speed_up, 1, 0);
+status.getNode("speed-up-held", 1).setBoolValue(1);
+status.getNode("loaded", 1).setBoolValue(1);
+""".replace("LOCKDOWN_STATUS", LOCKDOWN_STATUS)
 
 #: bindings nulled per key branch even where the parsed sources define fewer
 MIN_NULLED = 4
@@ -220,15 +279,20 @@ def render_lockdown(fg_root: Path, aircraft: str, allowed: dict[int, str], *, me
         "   <options><enable-directory-listing>no</enable-directory-listing></options>",
         "  </http>",
         " </sim>",
+        " <nasal><simbridge_lockdown><script><![CDATA[" + LOCKDOWN_NASAL + "]]></script></simbridge_lockdown></nasal>",
         " <input>",
         "  <keyboard>",
     ]
     for code in sorted(keys):
         if code in allowed:
-            continue
-        branches = dict(keys[code])
-        for branch in ("", "mod-up"):  # a source the parser missed cannot keep a live binding
-            branches[branch] = max(branches.get(branch, 0), MIN_NULLED)
+            # the key's own binding stays; what it does with Ctrl/Alt/Meta held does not
+            branches = {b: n for b, n in keys[code].items() if any(m in b.split("/") for m in MODIFIER_BRANCHES_NULLED)}
+            if not branches:
+                continue
+        else:
+            branches = dict(keys[code])
+            for branch in ("", "mod-up"):  # a source the parser missed cannot keep a live binding
+                branches[branch] = max(branches.get(branch, 0), MIN_NULLED)
         body = []
         for branch, count in sorted(branches.items()):
             bindings = "".join(f'<binding n="{i}"><command>null</command></binding>' for i in range(count))
@@ -243,7 +307,21 @@ def render_lockdown(fg_root: Path, aircraft: str, allowed: dict[int, str], *, me
 
 
 #: `--prop:` overrides that must come after the aircraft is loaded (menus live in fgdata)
-PROP_OVERRIDES: tuple[str, ...] = ("--prop:/sim/menubar/default/menu[8]/enabled=false",)
+PROP_OVERRIDES: tuple[str, ...] = (
+    "--prop:/sim/menubar/default/menu[8]/enabled=false",
+    *(f"--prop:/sim/menubar/default/menu[{i}]/enabled=false" for i in AIRCRAFT_MENU_INDICES),
+)
+
+
+def nulled_modifier_branches(fg_root: Path, aircraft: str, allowed: dict[int, str]) -> dict[int, list[str]]:
+    """Whitelisted key -> its modifier branches the lockdown nulls (e.g. 10: ['mod-ctrl'])."""
+    out: dict[int, list[str]] = {}
+    for code, branches in keyboard_bindings(fg_root, aircraft).items():
+        if code in allowed:
+            mods = sorted(b for b in branches if any(m in b.split("/") for m in MODIFIER_BRANCHES_NULLED))
+            if mods:
+                out[code] = mods
+    return out
 
 
 def nulled_keys(fg_root: Path, aircraft: str, allowed: dict[int, str]) -> list[int]:

@@ -31,6 +31,7 @@ from simbridge.adapters.flightgear._lockdown import (
     KEY_WHITELIST,
     TASK_EXTRA_KEYS,
     TASK_MENUS,
+    LOCKDOWN_STATUS,
     TELNET_BINDS_ALL_INTERFACES,
 )
 from simbridge.adapters.flightgear._mapping import (
@@ -137,7 +138,16 @@ DEBUG_MENU_ENABLED = "/sim/menubar/default/menu[8]/enabled"
 #: F10 menubar (266)
 CONSOLE_KEYS = {47: "/", 58: ":", 266: "F10"}
 #: the in-simulator consoles every FlightGear episode's isolation record covers
-FLIGHTGEAR_CONSOLES = ("Nasal console", "property browser")
+FLIGHTGEAR_CONSOLES = (
+    "Nasal console",
+    "property browser",
+    "checklist automation",
+    "simulation rate",
+    "Map dialog (Ctrl+Enter)",
+    "Walker menu",
+)
+#: the Walker menu fgdata's walker-include.xml adds to the c172p's menubar
+WALKER_MENU_ENABLED = "/sim/menubar/default/menu[11]/enabled"
 
 
 def check_push_telemetry(sandbox: Sandbox) -> None:
@@ -484,6 +494,8 @@ class FlightGearSession(SimSession):
                 "udp_bad_packets": self.fg.udp.n_bad if self.fg and self.fg.udp else None,
                 # set at launch by the harness (`/sim/max-simtime-per-frame`); the agent's keys cannot change it
                 "max_sim_step_s": self.fg.spec.max_sim_step_s if self.fg else None,
+                # switched off at launch so a held key acts the same in lockstep and real time
+                "key_autorepeat": self.fg.key_autorepeat if self.fg else None,
             },
         }
         return out
@@ -503,7 +515,18 @@ class FlightGearSession(SimSession):
         names = list(dict.fromkeys([*names, *FLIGHTGEAR_CONSOLES]))
         if self.fg is None or self.fg.telnet is None:
             return super().check_consoles(names)
-        props = {"menubar": "/sim/menubar/visibility", "debug_menu": DEBUG_MENU_ENABLED}
+        status = LOCKDOWN_STATUS
+        props = {
+            "menubar": "/sim/menubar/visibility",
+            "debug_menu": DEBUG_MENU_ENABLED,
+            "walker_menu": WALKER_MENU_ENABLED,
+            "nasal_loaded": f"{status}/loaded",
+            "checklist_live": f"{status}/checklist-bindings-live",
+            "checklist_removed": f"{status}/checklist-bindings-removed",
+            "speed_up_held": f"{status}/speed-up-held",
+            "speed_up": "/sim/speed-up",
+            "ctrl_enter": "/input/keyboard/key[10]/mod-ctrl/binding[0]/command",
+        }
         props.update({f"key{k}": f"/input/keyboard/key[{k}]/binding[0]/command" for k in CONSOLE_KEYS})
         got = dict(zip(props, self.fg.telnet.get_many(list(props.values()))))
         # the Debug menu is the consoles' only menubar entry: disabled, they are out of reach
@@ -513,10 +536,32 @@ class FlightGearSession(SimSession):
         evidence = f"menubar visible={got['menubar']}, Debug menu enabled={got['debug_menu']}, " + ", ".join(
             f"key {CONSOLE_KEYS[k]}={got[f'key{k}'] or '(none)'}" for k in CONSOLE_KEYS
         )
+        loaded = got["nasal_loaded"] == "true"
+        automation: dict[str, tuple[bool, str]] = {
+            # the checklist dialog builds its `>` buttons from these bindings when it opens
+            "checklist": (
+                loaded and got["checklist_live"] == "0",
+                f"lockdown module loaded={got['nasal_loaded'] or '(none)'}, checklist bindings removed="
+                f"{got['checklist_removed'] or '(none)'}, live={got['checklist_live'] or '(none)'}",
+            ),
+            "simulation rate": (
+                loaded and got["speed_up_held"] == "true" and _float_or_none(got["speed_up"]) == 1.0,
+                f"/sim/speed-up={got['speed_up'] or '(none)'} held at 1={got['speed_up_held'] or '(none)'}",
+            ),
+            "map dialog": (got["ctrl_enter"] == "null", f"Ctrl+Enter binding={got['ctrl_enter'] or '(none)'}"),
+            "walker": (
+                got["walker_menu"] == "false",
+                f"menubar visible={got['menubar']}, Walker menu enabled={got['walker_menu'] or '(none)'}",
+            ),
+        }
         out: dict[str, dict[str, str]] = {}
         for name in names:
             low = name.lower()
-            if "debug" in low or "nasal" in low or "property" in low:
+            hit = next((k for k in automation if k in low), None)
+            if hit is not None:
+                off, why = automation[hit]
+                out[name] = {"state": "disabled" if off else "enabled", "evidence": why}
+            elif "debug" in low or "nasal" in low or "property" in low:
                 # all three are reached through the Debug menu; the property browser also by '/'
                 off = menu_off and (keys_off if "property" in low else True)
                 out[name] = {"state": "disabled" if off else "enabled", "evidence": evidence}

@@ -99,10 +99,10 @@ class CockpitPilot:
     def beacon_on(self) -> None:
         self.click(BEACON)
 
-    def mixture_rich(self, hold_s: float = 6.0) -> None:
-        self.port.key_down("m")
-        time.sleep(hold_s)
-        self.port.key_up("m")
+    def mixture_rich(self, taps: int = 60) -> None:
+        """`m` tapped: key auto-repeat is off on FlightGear's display, and each press moves the
+        mixture by 0.33 x the frame time (about 0.03 at 10 fps); it stops at full rich."""
+        self.port.key("m", hold_s=0.03, repeat=taps)
         time.sleep(1.0)
 
     def prime(self, strokes: int) -> None:

@@ -123,7 +123,13 @@ def test_lockdown_nulls_every_binding_outside_the_whitelist():
     # Esc also resets with Shift (mod-shift branch)
     assert nulled[27].find("mod-shift/binding").findtext("command") == "null"
     for code in (109, 115, 125, 123, 360, 361, 66):  # m s } { PgUp PgDn B
-        assert code not in nulled
+        # a whitelisted key keeps its own binding; only its Ctrl/Alt/Meta branches are nulled
+        if code in nulled:
+            assert nulled[code].find("binding") is None, code
+            assert {c.tag for c in nulled[code]} <= {"mod-ctrl", "mod-alt", "mod-meta", "mod-super", "mod-hyper"}
+    # Ctrl+Enter (key 10 with Ctrl) opens the Map dialog in keyboard.xml: nulled, Enter itself kept
+    assert nulled[10].find("binding") is None
+    assert nulled[10].find("mod-ctrl/binding").findtext("command") == "null"
     # every binding of every source is covered, including keys the c172p includes through
     # walker-include.xml (key 97 'a' has 4 bindings there, not 1 as in keyboard.xml)
     source = keyboard_bindings(FG_ROOT, "c172p")
@@ -175,6 +181,13 @@ def test_command_line_has_software_rendering_options_and_no_httpd(tmp_path):
     assert not any("allow-nasal-from-sockets" in a for a in argv)
     assert any(a.startswith("--generic=socket,out,60,127.0.0.1,5599,udp,") for a in argv)
     assert f"--config={tmp_path / 'lockdown.xml'}" in argv
+    # the c172p's own menu and the Walker menu are disabled on every launch, menubar shown or not
+    assert "--prop:/sim/menubar/default/menu[10]/enabled=false" in argv
+    assert "--prop:/sim/menubar/default/menu[11]/enabled=false" in argv
+    # the lockdown's Nasal module (checklist bindings removed, speed-up held at 1) is in the config
+    script = ET.parse(tmp_path / "lockdown.xml").getroot().findtext("nasal/simbridge_lockdown/script")
+    assert 'getNode("/sim/checklists")' in script and 'setlistener("/sim/speed-up"' in script
+    assert "/sim/simbridge/lockdown" in script
     env = p.environment()
     assert env["DBUS_FATAL_WARNINGS"] == "0" and env["DISPLAY"] == ":99"
 

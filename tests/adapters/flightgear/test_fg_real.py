@@ -165,6 +165,10 @@ def test_lockdown_holds(fg):
         "property browser": "disabled",
         "Debug menu": "disabled",
         "instructor station": "unchecked",
+        "checklist automation": "disabled",
+        "simulation rate": "disabled",
+        "Map dialog (Ctrl+Enter)": "disabled",
+        "Walker menu": "disabled",
     }
     assert "key /=null" in consoles["property browser"]["evidence"]
     # turned back on (as a misconfigured launch would have it), the check says so

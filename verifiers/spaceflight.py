@@ -21,10 +21,16 @@ class OrbitParams(FiniteParams):
     stable_pe_alt_m: PositiveFinite = 70_000.0
     band_lo_m: PositiveFinite = 75_000.0
     band_hi_m: PositiveFinite = 85_000.0
+    #: a task set in a solar system that is not stock names its body's radius and GM; without
+    #: them a save from such a system (snapshot ksp_system.stock false) is unscored
+    body_radius_m: PositiveFinite | None = None
+    body_gm_m3s2: PositiveFinite | None = None
 
     @model_validator(mode="after")
     def _band(self) -> "OrbitParams":
         require_below("band_lo_m", self.band_lo_m, "band_hi_m", self.band_hi_m)
+        if (self.body_radius_m is None) != (self.body_gm_m3s2 is None):
+            raise ValueError("body_radius_m and body_gm_m3s2 go together")
         return self
 
 
@@ -34,7 +40,10 @@ def ksp_orbit(ctx: VerifyContext) -> str:
     in the final save and not debris. Reach space = highest recorded altitude ≥ 70 km (or already
     in orbit). Stable orbit = closed orbit of Kerbin with PeA > 70 km. Circularity = share of one
     orbital period spent between 75 and 85 km (1 exactly when PeA and ApA are both in the band),
-    credited only for a stable orbit."""
+    credited only for a stable orbit. Altitudes are above the body the orbit's REF names, with
+    that stock body's radius and GM (Mun, Minmus, the Sun, ...); a save from a solar system that
+    is not stock (Kopernicus, RSS: snapshot ksp_system) is unscored, unless the task's params
+    give the body's radius and GM."""
     p: OrbitParams = ctx.p
     if "end" not in ctx.bundle.snapshots or "ksp_vessel" not in (ctx.bundle.snapshots.get("end") or {}):
         ctx.snapshot("end", "ksp_vessel")  # raises Unscorable naming the missing snapshot
@@ -46,6 +55,13 @@ def ksp_orbit(ctx: VerifyContext) -> str:
         return "vessel not intact"
     if not isinstance(v, dict):
         raise Unscorable("snapshot end.ksp_vessel is not an object")
+    system = (ctx.bundle.snapshots.get("end") or {}).get("ksp_system") or {}
+    custom = p.body_radius_m is not None and p.body_gm_m3s2 is not None
+    if isinstance(system, dict) and system.get("stock") is False and not custom:
+        raise Unscorable(
+            f"not KSP's stock solar system ({system.get('why') or 'the save says so'}): the body radii "
+            "and GM the task is judged with are unknown"
+        )
     try:
         alts = [float(v.get("alt_m", math.nan))]
     except (TypeError, ValueError):
@@ -70,9 +86,16 @@ def ksp_orbit(ctx: VerifyContext) -> str:
         ctx.component("circularity", 0.0, measured=0.0, explanation=why)
         return why
     try:
-        orb = Orbit(sma_m=float(v["sma_m"]), ecc=float(v["ecc"]), ref=int(v["ref"]))
+        sma, ecc, ref = float(v["sma_m"]), float(v["ecc"]), int(v["ref"])
     except (KeyError, TypeError, ValueError, OverflowError):
         raise Unscorable("snapshot end.ksp_vessel has no usable orbit (sma_m, ecc, ref)") from None
+    if custom and ref == p.body_ref:
+        assert p.body_radius_m is not None and p.body_gm_m3s2 is not None
+        orb: Orbit | None = Orbit(sma, ecc, ref=ref, radius_m=p.body_radius_m, gm_m3s2=p.body_gm_m3s2)
+    else:
+        orb = Orbit.around(ref, sma, ecc)
+    if orb is None:
+        raise Unscorable(f"orbit REF {ref} is not a body of KSP's stock solar system: its radius is unknown")
     around = orb.ref == p.body_ref
     stable = around and orb.closed and orb.pe_alt_m > p.stable_pe_alt_m
     ap = orb.ap_alt_m
@@ -86,7 +109,7 @@ def ksp_orbit(ctx: VerifyContext) -> str:
         stable,
         measured=orb.pe_alt_m,
         tolerance=f"PeA > {p.stable_pe_alt_m / 1000:g} km around body {p.body_ref}",
-        explanation=desc if around else f"orbiting body {orb.ref}, not {p.body_ref}",
+        explanation=desc if around else f"orbiting {orb.body} (body {orb.ref}), not body {p.body_ref}: {desc}",
     )
     share = orb.time_fraction_between(p.band_lo_m, p.band_hi_m) if stable else 0.0
     ctx.component(

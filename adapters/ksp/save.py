@@ -7,13 +7,23 @@ Real saves (tests/fixtures/ksp/, KSP 1.1.3 … 1.7.3, stock and modded) hold eve
 debris, flags, orbits of other bodies (REF ≠ 1) and vessels with no orbit (`SMA = NaN`,
 `ECC = 1` for landed or splashed ones; `SMA = 0` for some flags). Only the vessel the task
 names is scored, so only its numbers must be readable.
+
+Altitudes use the radius of the body the orbit's REF names (STOCK_BODIES in orbit.py: Mun,
+Minmus, Gilly, the Sun, ...), never Kerbin's for all. A save from a solar system that is not
+stock (Kopernicus, Real Solar System, planet packs) renumbers and resizes the bodies, so its
+altitudes cannot be known from the save: `SaveState.non_stock` says why the importer thinks so
+(LoaderInfo lists a system-replacing mod, or an orbit's REF is no stock body; on import also
+when the named vessel is ORBITING at an `alt` far outside its own orbit computed with the
+stock radius); the bundle carries
+the reason (flag `non_stock_system`, snapshot `ksp_system`) and T19 leaves it unscored.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +79,8 @@ class SaveState:
     ut_s: float
     vessels: list[VesselState]
     version: str | None = None
+    #: why the save's solar system is not KSP's stock one, or None
+    non_stock: str | None = None
 
     @property
     def active(self) -> VesselState | None:
@@ -178,6 +190,48 @@ def _vessel(v: ConfigNode, active: bool) -> VesselState:
     )
 
 
+#: LoaderInfo entries (assembly names) of mods that replace or resize the solar system
+_SYSTEM_MODS = re.compile(r"^(Kopernicus|RealSolarSystem|RSS|SigmaDimensions|GalileosPlanetPack|GPP|OPM)\b", re.I)
+
+
+def non_stock_reason(game: ConfigNode, vessels: Sequence[VesselState]) -> str | None:
+    """Why the save is not from KSP's stock solar system, or None when nothing says so."""
+    loader = game.node("LoaderInfo")
+    mods = sorted({k.split(" v")[0].strip() for k, _ in (loader.values if loader else []) if _SYSTEM_MODS.match(k)})
+    if mods:
+        return f"LoaderInfo lists {', '.join(mods)} (a solar system that is not stock)"
+    odd = sorted({v.ref for v in vessels if v.ref is not None and v.ref not in STOCK_BODIES})
+    if odd:
+        return f"orbit REF {', '.join(map(str, odd))} is no stock body (stock has 0-{max(STOCK_BODIES)})"
+    return None
+
+
+def orbit_mismatch(v: VesselState) -> str | None:
+    """Why this ORBITING vessel's own altitude says the bodies are not stock, or None. Only a
+    closed orbit far from the vessel's altitude counts (RSS's Earth read with Kerbin's radius
+    puts a 200 km orbit's periapsis near 5,971 km); checked for the vessel a task names, as an
+    unloaded vessel's `alt` can be stale."""
+    if v.situation != "ORBITING" or v.pe_alt_m is None or v.ap_alt_m is None or not math.isfinite(v.alt_m):
+        return None
+    slack = 0.25 * STOCK_BODIES[v.ref][1] + 1000.0 if v.ref in STOCK_BODIES else math.inf
+    if v.pe_alt_m - slack <= v.alt_m <= v.ap_alt_m + slack:
+        return None
+    return (
+        f"vessel {v.name!r} (line {v.line}) is ORBITING at altitude {v.alt_m / 1000:,.1f} km, outside its "
+        f"own orbit ({v.pe_alt_m / 1000:,.1f} to {v.ap_alt_m / 1000:,.1f} km with stock {v.body}'s "
+        "radius): the bodies are not stock"
+    )
+
+
+def _without_altitudes(s: SaveState, why: str) -> SaveState:
+    """The save marked not stock: no altitude computed from an orbit with stock radii is kept."""
+    vessels = [
+        replace(v, pe_alt_m=None, ap_alt_m=None, period_s=None, body=f"body {v.ref}" if v.ref is not None else "")
+        for v in s.vessels
+    ]
+    return replace(s, vessels=vessels, non_stock=why)
+
+
 def read_save(path: str | Path) -> SaveState:
     """Parse one save file into the state of its vessels. The ConfigNode structure and the
     FLIGHTSTATE header must be sound; a vessel's unreadable numbers are kept as its `problem`
@@ -192,7 +246,9 @@ def read_save(path: str | Path) -> SaveState:
     ut = _num(fs, "UT", where)
     active_idx = int(_num(fs, "activeVessel", where, required=False, default=-1))
     vessels = [_vessel(v, i == active_idx) for i, v in enumerate(fs.all("VESSEL"))]
-    return SaveState(str(path), ut, vessels, version=game.get("version"))
+    state = SaveState(str(path), ut, vessels, version=game.get("version"))
+    why = non_stock_reason(game, vessels)
+    return _without_altitudes(state, why) if why else state
 
 
 def _check_vessel(saves: Sequence[SaveState], vessel: str | None) -> None:
@@ -207,12 +263,24 @@ def _check_vessel(saves: Sequence[SaveState], vessel: str | None) -> None:
         return
     source = saves[0].path if len(saves) == 1 else f"any of the {len(saves)} saves ({', '.join(s.path for s in saves)})"
     known = [v.name for s in saves for v in s.vessels if v.type != "Debris"]
+    debris = sorted({v.name for s in saves for v in s.vessels if v.type == "Debris"})
+    listed = ", ".join(repr(n) for n in debris[:20]) + (f", … {len(debris) - 20} more" if len(debris) > 20 else "")
+    debris_note = f"; debris: {listed}" if debris else ""
     if vessel is None:
         raise SaveError(
             f"no active vessel in {source}; name one with --vessel (vessels: "
-            f"{', '.join(repr(n) for n in sorted(set(known))) or 'none'})"
+            f"{', '.join(repr(n) for n in sorted(set(known))) or 'none'}{debris_note})"
         )
-    raise no_such_name("vessel", vessel, source, known)
+    if vessel in debris:
+        raise SaveError(
+            f"vessel {vessel!r} is debris (type Debris) in {source}, not a vessel a task can fly (vessels: "
+            f"{', '.join(repr(n) for n in sorted(set(known))) or 'none'}{debris_note})"
+        )
+    err = no_such_name("vessel", vessel, source, known)
+    if debris:
+        msg = str(err)
+        raise type(err)(msg[: msg.rindex(")")] + debris_note + msg[msg.rindex(")") :])
+    raise err
 
 
 def import_saves(
@@ -232,6 +300,11 @@ def import_saves(
     check_out(out, force=force)
     saves = sorted((read_save(p) for p in paths), key=lambda s: s.ut_s)
     _check_vessel(saves, vessel)
+    for i, s in enumerate(saves):
+        named = s.vessel(vessel)
+        why = orbit_mismatch(named) if named is not None and s.non_stock is None else None
+        if why:
+            saves[i] = _without_altitudes(s, why)
     ut0 = saves[0].ut_s
     rows: dict[str, list[float]] = {"t": [], "alt_m": [], "pe_alt_m": [], "apoapsis_m": []}
     for s in saves:
@@ -248,9 +321,11 @@ def import_saves(
             "ksp_vessel": v.as_snapshot() if v else None,
             "ksp_save": s.path,
             "ksp_vessels": [x.name for x in s.vessels],
+            "ksp_system": {"stock": s.non_stock is None, "why": s.non_stock},
         }
 
-    ep = EpisodeInfo(task_id=task_id, sim="ksp", adapter="ksp.save")
+    non_stock = next((f"{s.path}: {s.non_stock}" for s in saves if s.non_stock), None)
+    ep = EpisodeInfo(task_id=task_id, sim="ksp", adapter="ksp.save", flags=["non_stock_system"] if non_stock else [])
     return write_bundle(
         prepare_out(out, force=force), ep, rows, snapshots={"start": snap(saves[0]), "end": snap(saves[-1])}
     )

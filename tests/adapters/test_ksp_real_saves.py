@@ -113,7 +113,7 @@ def test_orbit_of_another_body(tmp_path):
     assert v.pe_alt_m == pytest.approx(sma * (1 - ecc) - MINMUS_R_M)
     assert v.ap_alt_m == pytest.approx(sma * (1 + ecc) - MINMUS_R_M)
     s = score(tmp_path, "ksp130_modded_career_cut.sfs", "Acorn MiD C00 Capsule")
-    assert s.score == pytest.approx(0.2) and "orbiting body 3" in comp(s, "stable_orbit").explanation
+    assert s.score == pytest.approx(0.2) and "orbiting Minmus (body 3)" in comp(s, "stable_orbit").explanation
 
 
 def test_landed_vessel_with_nan_orbit_is_scored_no_orbit(tmp_path):

@@ -78,7 +78,7 @@ def test_destroyed_vessel_fails(tmp_path):
 def test_wrong_body_is_not_stable(tmp_path):
     # around the Mun (REF 2) with a fine-looking orbit: reach space only → 0.2
     sma, ecc = orbit_from(78, 82)
-    s = score_saves(tmp_path, save(vessel(sma=sma, ecc=ecc, ref=2)))
+    s = score_saves(tmp_path, save(vessel(alt=480e3, sma=sma, ecc=ecc, ref=2)))  # alt on that Mun orbit
     assert s.score == pytest.approx(0.2)
 
 

@@ -385,22 +385,25 @@ def check_quality(
     if n_raw == 0:
         return Checked(signals, dq, "the recording has no samples")
     # 1. time axis: drop exact repeats of the previous row, then t must strictly increase
-    rows = np.arange(n_raw)
-    if n_raw > 1:
-        # only rows at the same t as the row before can repeat it: compare the columns there
-        cand = np.flatnonzero(t[1:] == t[:-1])
-        if cand.size:
-            same = np.ones(cand.size, dtype=bool)
-            for v in cols.values():
-                a, b = v[cand + 1], v[cand]
-                same &= (a == b) | (np.isnan(a) & np.isnan(b))
-            drop = cand[same] + 1
-            if drop.size:
-                keep = np.ones(n_raw, dtype=bool)
-                keep[drop] = False
-                dq.duplicates_dropped = int(drop.size)
-                t, rows = t[keep], rows[keep]
-                cols = {k: v[keep] for k, v in cols.items()}
+    rows: np.ndarray | None = None  # the raw row numbers, when rows were dropped
+    dt = np.diff(t)
+    # only rows at the same t as the row before can repeat it: compare the columns there (t never
+    # decreases, so the smallest step says at once whether there is any)
+    cand = np.flatnonzero(dt == 0.0) if dt.size and dt.min() == 0.0 else np.zeros(0, dtype=np.intp)
+    if cand.size:
+        same = np.ones(cand.size, dtype=bool)
+        for v in cols.values():
+            a, b = v[cand + 1], v[cand]
+            same &= (a == b) | (np.isnan(a) & np.isnan(b))
+        drop = cand[same] + 1
+        if drop.size:
+            keep = np.ones(n_raw, dtype=bool)
+            keep[drop] = False
+            dq.duplicates_dropped = int(drop.size)
+            t, rows = t[keep], np.flatnonzero(keep)
+            cols = {k: v[keep] for k, v in cols.items()}
+            dt = np.diff(t)
+            cand = np.flatnonzero(dt == 0.0)
     n = int(t.size)
     dq.samples_total = n
     if n == 1:
@@ -417,14 +420,14 @@ def check_quality(
             f"column 't' does not advance: all {n_raw} rows are at t={t[0]:g} s with "
             "different values, no time span to judge",
         )
-    rep = np.flatnonzero(t[1:] == t[:-1])
+    rep = cand  # rows still at the time of the row before: not repeats, different values
     if rep.size:
         i = int(rep[0]) + 1
         return Checked(
             signals,
             dq,
             f"column 't' is broken: {rep.size} row(s) repeat an earlier time with different "
-            f"values (first at row {rows[i] + 1}, t={t[i]:g} s)",
+            f"values (first at row {(i if rows is None else rows[i]) + 1}, t={t[i]:g} s)",
         )
     if sim_end_s is not None and math.isfinite(sim_end_s) and t[-1] < sim_end_s - max_gap_s:
         return Checked(
@@ -435,7 +438,8 @@ def check_quality(
         )
     # 2. range, 3. missing samples: per column, when read
     clean = CheckedSignals(t, cols, source=signals.source, max_gap_s=max_gap_s, quality=dq)
-    dq.time_gaps = clean.gaps(max_gap_s)
+    if dt.max() > max_gap_s:  # the same as clean.gaps(max_gap_s), from the steps already taken
+        dq.time_gaps = [(float(t[i]), float(t[i + 1])) for i in np.flatnonzero(dt > max_gap_s)]
     if not on_read:
         clean.check_all()
     return Checked(clean, dq)

@@ -71,7 +71,10 @@ class DataQuality(BaseModel):
     time_gaps: list[tuple[float, float]] = Field(
         default_factory=list, description="Stretches of t without any row, longer than max_sample_gap_s"
     )
-    signals: dict[str, SignalQuality] = Field(default_factory=dict, description="Only signals with bad samples")
+    signals: dict[str, SignalQuality] = Field(
+        default_factory=dict,
+        description="Only signals with bad samples, of those the task lists or its verifier read",
+    )
     absent: list[str] = Field(
         default_factory=list,
         description="Columns without a single valid sample that neither the task nor its "

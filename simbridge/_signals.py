@@ -1,7 +1,8 @@
 """Time series of canonical signals: one float64 column per signal on a shared time base `t`.
 
-The data-quality contract (applied once, by `check_quality`, before any verifier runs; see
-docs/scoring-data-quality.md):
+The data-quality contract (applied once, by `check_quality`: rule 1 before any verifier runs,
+rules 2 and 3 to a column when it is first read, so only the signals a verifier reads are
+checked and reported; see docs/scoring-data-quality.md):
 
 1. Time axis. `t` must be finite and never go backwards (else the bundle is unreadable:
    BundleError). A row identical to the row before it (same `t`, same values) is a recorder

@@ -16,6 +16,7 @@ COMMAND_MODULES = [
     "simbridge._cmd_verify",
     "simbridge._cmd_record",
     "simbridge._cmd_metrics",
+    "simbridge._cmd_compare",
     "simbridge._cmd_isolation",
     "simbridge._cmd_vm",
     "simbridge._cmd_import",

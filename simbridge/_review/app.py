@@ -56,7 +56,9 @@ MAX_SEED = 2**32 - 1
 MAX_NAME_CHARS = 128
 _DIGITS = re.compile(r"[0-9]{1,12}")
 _HEADERS = {
-    "Referrer-Policy": "no-referrer",  # a sign-in link's key never leaves in a Referer
+    # a sign-in link's key never leaves in a Referer to another origin; "no-referrer" would make
+    # browsers send "Origin: null" on same-origin form posts, which the origin check refuses
+    "Referrer-Policy": "same-origin",
     "X-Frame-Options": "SAMEORIGIN",
     "X-Content-Type-Options": "nosniff",
     "Cache-Control": "no-store",

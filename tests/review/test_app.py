@@ -1,18 +1,23 @@
 """`simbridge review serve` as a subprocess on a free port, driven by Debian's chromium through Playwright
-(two raters in two browser contexts grading the same runs, a server restart mid-campaign) and by httpx
-(the 4xx messages, the agreement numbers against the CLI's).
+(two raters in two browser contexts signed in by their links, grading the same runs, a server restart
+mid-campaign; a cross-origin page's forged posts and a hand-made cookie refused) and by httpx (the 4xx
+messages, the agreement numbers against the CLI's).
 
 The runs are the synthetic eval output of tests/report/bundles.build_suite (nine T02/T09 episodes of
 agents 'good' and 'shaky') plus one copy re-labelled as flown by a human, not real episodes."""
 
 from __future__ import annotations
 
+import contextlib
 import html
+import http.server
+import io
 import json
 import re
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,6 +51,8 @@ class Server:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
+        #: rater -> secret sign-in key, as `campaign create` printed them
+        self.keys: dict[str, str] = {}
 
     def start(self) -> None:
         with self.log.open("ab") as log:
@@ -90,58 +97,38 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     (human / "score.json").unlink()
     write_manifest(human)
     db = root / "review.sqlite"
-    assert (
-        main(
-            [
-                "review",
-                "campaign",
-                "create",
-                "c1",
-                str(runs),
-                "--raters",
-                "ann,bob",
-                "--per-run",
-                "2",
-                "--seed",
-                "5",
-                "--db",
-                str(db),
-            ]
-        )
-        == 0
-    )
-    # c2: one rater per run, so each of ann and cy has runs they are not assigned
-    assert (
-        main(
-            [
-                "review",
-                "campaign",
-                "create",
-                "c2",
-                str(runs),
-                "--raters",
-                "ann,cy",
-                "--per-run",
-                "1",
-                "--seed",
-                "1",
-                "--db",
-                str(db),
-            ]
-        )
-        == 0
-    )
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        for name, raters, per_run, seed in (("c1", "ann,bob", "2", "5"), ("c2", "ann,cy", "1", "1")):
+            # c2: one rater per run, so each of ann and cy has runs they are not assigned
+            argv = ["review", "campaign", "create", name, str(runs), "--raters", raters, "--per-run", per_run]
+            assert main([*argv, "--seed", seed, "--db", str(db)]) == 0
     srv = Server(runs, db, root / "server.log")
+    srv.keys = dict(re.findall(r"^  (\w+)  http://\S+/signin\?key=(\S+)$", out.getvalue(), re.M))
+    assert sorted(srv.keys) == ["ann", "bob", "cy"], out.getvalue()
     srv.start()
     yield srv
     srv.stop()
 
 
+def _token(page: str) -> str:
+    m = re.search(r'name="csrf-token" content="([^"]+)"', page)
+    assert m, page[:300]
+    return m.group(1)
+
+
 def _client(srv: Server, rater: str) -> httpx.Client:
-    c = httpx.Client(base_url=srv.url, timeout=60)
-    r = c.post("/signin", data={"name": rater})
+    """Signed in by `rater`'s link, sending the session's CSRF token on every request."""
+    c = httpx.Client(base_url=srv.url, timeout=120)
+    page = c.get("/signin", params={"key": srv.keys[rater]})
+    r = c.post("/signin", data={"key": srv.keys[rater], "csrf": _token(page.text)})
     assert r.status_code == 303, r.text
+    c.headers["x-csrf-token"] = _token(c.get("/").text)
     return c
+
+
+def _link(srv: Server, rater: str) -> str:
+    return f"{srv.url}/signin?key={srv.keys[rater]}"
 
 
 def _assigned(srv: Server, campaign: str) -> list[tuple[str, str, list[str]]]:
@@ -193,10 +180,11 @@ def test_two_raters_grade_in_parallel_and_a_restart_loses_nothing(served: Server
                 context.route("**/replay", _blank)
             page = context.new_page()
             page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(served.url + "/")
-            page.fill("#name", rater)
-            page.click("button[type=submit]")
+            page.goto(_link(served, rater))
+            assert page.text_content("#who") == rater
+            page.click("#signin")
             page.wait_for_selector("#campaigns")
+            assert served.keys[rater] not in page.url  # the key is left behind in the sign-in step
             assert page.text_content("#rater") == rater
             pages[rater] = page
         # the worklist and the run page show blind ids only: no agent, trial, bundle path or score
@@ -283,9 +271,10 @@ def test_agreement_page_shows_the_numbers_the_cli_prints(served: Server, capsys:
                 assert r.status_code == 200, r.text
     assert main(["review", "agreement", "c1", "--json", "--permutations", PERMS, "--db", str(served.db)]) == 0
     cli = json.loads(capsys.readouterr().out)
-    api = httpx.get(f"{served.url}/api/c/c1/agreement", params={"permutations": PERMS}, timeout=120).json()
+    ann = _client(served, "ann")
+    api = ann.get("/api/c/c1/agreement", params={"permutations": PERMS}).json()
     assert api == cli
-    page = httpx.get(f"{served.url}/c/c1/agreement", params={"permutations": PERMS}, timeout=120).text
+    page = ann.get("/c/c1/agreement", params={"permutations": PERMS}).text
     cells = {(g, c, n): html.unescape(t) for g, c, n, t in _cells(page)}
     checked = 0
     for group, g in cli["groups"].items():
@@ -326,6 +315,7 @@ def test_bad_input_gets_a_one_line_4xx(served: Server) -> None:
         (ann.post(url, json={"competency": comp, "level": "excellent"}), 422, "'excellent' is not on the scale"),
         (ann.post(url, json={"competency": "XYZ", "level": 1}), 422, "competency 'XYZ' is not graded"),
         (ann.post(url, content=b"{not json"), 400, "not JSON"),
+        (ann.post(url, content=b"{not json", headers={"x-csrf-token": "forged"}), 403, "CSRF token"),
         (
             ann.post("/api/c/c1/r/R-nope/grade", json={"competency": comp, "level": 1}),
             404,
@@ -337,7 +327,13 @@ def test_bad_input_gets_a_one_line_4xx(served: Server) -> None:
             "campaign 'nope' does not exist",
         ),
         (httpx.post(served.url + url, json={"competency": comp, "level": 1}), 401, "not signed in"),
-        (httpx.post(served.url + "/signin", data={"name": "mallory"}), 403, "rater 'mallory' is not a rater"),
+        (
+            httpx.post(served.url + url, json={"competency": comp, "level": 1}, cookies={"simbridge_rater": "ann"}),
+            401,
+            "not signed in",
+        ),
+        (httpx.get(served.url + "/api/c/c1/agreement"), 401, "not signed in"),
+        (httpx.get(served.url + "/signin", params={"key": "mallory"}), 403, "sign-in link is unknown"),
         (_client(served, "cy").get("/c/c1"), 403, "rater 'cy' has no assignments in campaign 'c1'"),
         (ann.get("/c/c1/agreement", params={"permutations": "lots"}), 400, "permutations='lots'"),
     ]
@@ -365,3 +361,73 @@ def test_serve_refuses_a_missing_directory(tmp_path: Path, capsys: pytest.Captur
     assert main(["review", "serve", str(tmp_path / "nowhere"), "--db", str(tmp_path / "r.sqlite")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "nowhere: not a directory of bundles" in err
+
+
+_EVIL = """<!DOCTYPE html><html><body>
+<form id="f" method="post" enctype="text/plain" action="{url}"><input name='{{"competency":"{comp}","level":1,"evidence":"forged by form","x":"' value='"}}'></form>
+<script>
+fetch("{url}", {{method: "POST", mode: "no-cors", credentials: "include", headers: {{"content-type": "text/plain"}},
+  body: JSON.stringify({{competency: "{comp}", level: 1, evidence: "forged by fetch"}})}})
+  .then(() => {{ document.body.dataset.sent = "1"; }}, () => {{ document.body.dataset.sent = "1"; }});
+</script></body></html>"""
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_a_cross_origin_page_cannot_grade_and_a_hand_made_cookie_is_nobody(served: Server) -> None:
+    blind = _blind_ids(served, "c1", "bob")[0]
+    comp = _comps("c1", blind, served)[0]
+    url = f"{served.url}/api/c/c1/r/{blind}/grade"
+    bob_api = _client(served, "bob")
+    before = bob_api.get(f"/api/c/c1/r/{blind}/grades").json()
+    # the attacker's page, served for real from the same host on another port: the same site (SameSite
+    # cookies go along) and the same loopback address space (chromium's local-network checks let it by)
+    evil_html = _EVIL.format(url=url, comp=comp).encode()
+
+    class Evil(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.send_header("content-length", str(len(evil_html)))
+            self.end_headers()
+            self.wfile.write(evil_html)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    evil_server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Evil)
+    threading.Thread(target=evil_server.serve_forever, daemon=True).start()
+    evil = f"http://127.0.0.1:{evil_server.server_address[1]}"
+    with playwright_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(_link(served, "bob"))
+        page.click("#signin")
+        page.wait_for_selector("#campaigns")
+        with page.expect_response(lambda r: r.url == url) as fetched:
+            page.goto(evil + "/attack")
+        page.wait_for_function("document.body.dataset.sent")
+        assert fetched.value.request.method == "POST"
+        # 403, not 401: bob's session cookie went with the request, and the origin check refused it
+        assert fetched.value.status == 403
+        with page.expect_response(lambda r: r.url == url) as posted:
+            page.evaluate("document.getElementById('f').submit()")
+        assert posted.value.status == 403 and "cross-" in posted.value.json()["error"]
+        # a hand-made cookie naming bob, in a fresh browser: nobody
+        forged = browser.new_context()
+        forged.add_cookies([{"name": "simbridge_rater", "value": "bob", "url": served.url}])
+        fpage = forged.new_page()
+        r = fpage.goto(f"{served.url}/c/c1")
+        assert r is not None and r.status == 401 and "not signed in" in fpage.content()
+        fpage.goto(served.url + "/")
+        assert fpage.locator("#key").count() == 1 and fpage.locator("#rater").count() == 0
+        # sign out (a POST with the token) ends bob's session in the browser
+        page.goto(served.url + "/")
+        page.click("#signout")
+        page.wait_for_selector("#key")
+        r = page.goto(f"{served.url}/c/c1")
+        assert r is not None and r.status == 401
+        browser.close()
+    evil_server.shutdown()
+    assert bob_api.get(f"/api/c/c1/r/{blind}/grades").json() == before

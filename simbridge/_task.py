@@ -128,9 +128,28 @@ def _one_line(msg: str) -> str:
     return re.sub(r"\s*\n\s*", " ", msg).strip()
 
 
+#: the largest task YAML read (a /dev/zero or a runaway file is refused, not read)
+MAX_TASK_FILE_BYTES = 4 << 20
+
+
+def _read_text(path: Path) -> str:
+    """The task file's text, a bounded read of a regular file (TaskSpecError otherwise)."""
+    from simbridge._bundle import read_bounded
+    from simbridge._errors import BundleError
+
+    if not isinstance(path, Path):  # a packaged resource
+        return path.read_text(encoding="utf-8")
+    try:
+        return read_bounded(path, "a task file", MAX_TASK_FILE_BYTES).decode("utf-8")
+    except BundleError as exc:
+        raise TaskSpecError(str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise TaskSpecError(f"{path}: not UTF-8 text: {exc.reason}") from None
+
+
 def _read_yaml(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.safe_load(_read_text(path))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""

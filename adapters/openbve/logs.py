@@ -194,12 +194,19 @@ def parse_logs(data: bytes, source: str = "logs.bin") -> BlackBoxLog:
 
 
 def read_logs(path: str | Path) -> BlackBoxLog:
+    from simbridge._bundle import read_bounded
+    from simbridge._errors import BundleError
+
     path = Path(path)
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise LogsError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        data = read_bounded(path, "an OpenBVE logs.bin", MAX_LOGS_BYTES)  # a /dev/zero is refused
+    except BundleError as exc:
+        raise LogsError(str(exc)) from None
     return parse_logs(data, str(path))
+
+
+#: the largest logs.bin read (hours of black-box entries are a few MB)
+MAX_LOGS_BYTES = 256 << 20
 
 
 def import_logs(path: str | Path, out: str | Path, *, task_id: str = "T14", force: bool = False) -> Path:

@@ -35,3 +35,30 @@ def sdl_offscreen():
         mp.setenv("SDL_VIDEODRIVER", "dummy")
         mp.setenv("SDL_AUDIODRIVER", "dummy")
         yield
+
+
+#: tests that share an expensive or exclusive resource run in one pytest-xdist group (one worker,
+#: in order): one FlightGear at a time (two software-rendered FlightGears on 2 cores halve each
+#: other's frame rate), the VM guest image (built once, booted by each VM test), the report's
+#: session-scoped bundles. Every other module is its own group, so a module's fixtures are made once.
+_SHARED_GROUPS = {"flightgear": "flightgear", "vm": "vm"}
+_DIR_GROUPS = {"tests/vm/": "vm", "tests/report/": "report"}
+#: the groups that take longest start first, so the last worker does not finish alone on one
+_FIRST = ("flightgear", "vm")
+
+
+def _xdist_group(item: pytest.Item) -> str:
+    for marker, group in _SHARED_GROUPS.items():
+        if item.get_closest_marker(marker) is not None:
+            return group
+    for prefix, group in _DIR_GROUPS.items():
+        if item.nodeid.startswith(prefix):
+            return group
+    return item.nodeid.split("::", 1)[0]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(_xdist_group(item)))
+    rank = {group: i for i, group in enumerate(_FIRST)}
+    items.sort(key=lambda item: rank.get(_xdist_group(item), len(_FIRST)))

@@ -46,6 +46,7 @@ from simbridge._agent_port import (
     make_brief,
 )
 from simbridge._agent_port._actions import OBSERVE
+from simbridge._agent_port._mcp_server import new_token
 from simbridge._agent_port._screen import ScreenGrabber, encode
 from simbridge._bundle import BundleWriter, EpisodeInfo, SandboxRecord, read_bundle, write_manifest
 from simbridge._errors import HarnessError, SimbridgeError
@@ -85,7 +86,11 @@ class PortStatus:
             try:
                 p.parent.mkdir(parents=True, exist_ok=True)
                 tmp = p.with_name(p.name + ".tmp")
-                tmp.write_text(text)
+                tmp.unlink(missing_ok=True)
+                # it holds the episode's token: readable by its owner only
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(fd, "w") as fh:
+                    fh.write(text)
                 os.replace(tmp, p)
             except OSError:
                 pass  # a status file is a courtesy; the episode does not depend on it
@@ -114,7 +119,12 @@ class RunConfig:
     #: the agent port's MCP server: address and TCP port (0 = a free one), optional bearer token
     mcp_host: str = "127.0.0.1"
     mcp_port: int = 0
+    #: the bearer token the agent's MCP client must send; None: a fresh random one per episode
     token: str | None = None
+    #: False (--no-token): the agent port admits any client without a token; flagged agent_port_auth:none
+    auth: bool = True
+    #: the MCP `computer` tool returns the screen after each action
+    computer_screenshot: bool = True
     #: an external agent whose MCP client has left for this long has disconnected (agent outcome)
     disconnect_grace_s: float = 10.0
     #: an external agent that has had no request in flight for this long has gone (wall seconds;
@@ -395,14 +405,25 @@ class Episode:
         )
         port.brief = brief.model_dump(mode="json")
         info.agent_brief = port.brief
-        self.server = server = McpPortServer(port, host=cfg.mcp_host, tcp_port=cfg.mcp_port, token=cfg.token).start()
+        token = (cfg.token or new_token()) if cfg.auth else None
+        info.agent_port_auth = "token" if token else "none"
+        if token is None:
+            info.flags.append("agent_port_auth:none")
+        self.server = server = McpPortServer(
+            port,
+            host=cfg.mcp_host,
+            tcp_port=cfg.mcp_port,
+            token=token,
+            computer_screenshot=cfg.computer_screenshot,
+        ).start()
         push(_quietly, server.stop)
         push(_quietly, self.agent.close)
         self.status_file.update(
             trial=self.trial,
             bundle=str(path),
             mcp_url=server.url,
-            token_required=cfg.token is not None,
+            token_required=token is not None,
+            token=token,
             state="starting",
             ready=False,
             task_id=task.id,
@@ -411,6 +432,7 @@ class Episode:
         self.ctx = AgentContext(
             display=sandbox.display,
             port_url=server.url,
+            port_token=token,
             spawn=sandbox.spawn,
             outcome=lambda: port.outcome,
             say=cfg.say,
@@ -565,6 +587,8 @@ class Episode:
             self.port.end_episode(self.status)
             info.agent_actions = {"served": self.port.n_actions, "failed": self.port.n_failed}
         self.cleanup.close()
+        if self.server is not None and self.server.watch is not None:
+            info.agent_port_refusals = self.server.refusals()
         if self.port is not None and self.port.files is not None and "end" in self.snaps:
             collect_answers(self.task, self.port.files, self.snaps["end"])
         if self.snaps:

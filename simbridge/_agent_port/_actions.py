@@ -220,14 +220,18 @@ _CLICKS: Final = {
 _SCROLL: Final = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 
 
-def _xy(name: str, c: Any) -> tuple[int, int]:
+def _xy(name: str, c: Any, scale: float = 1.0) -> tuple[int, int]:
+    """An [x, y] pair in the image's pixels, as screen pixels (image / scale)."""
     try:
         x, y = c
-        if isinstance(x, bool) or isinstance(y, bool):
+        if isinstance(x, bool) or isinstance(y, bool) or isinstance(x, str) or isinstance(y, str):
             raise TypeError
-        return int(x), int(y)
-    except (TypeError, ValueError):
-        raise SimbridgeError(f"computer: {name}={c!r} is not an [x, y] pair of integers") from None
+        if scale == 1.0:
+            return int(x), int(y)
+        return round(float(x) / scale), round(float(y) / scale)
+    except (TypeError, ValueError, OverflowError):
+        shown = repr(c) if len(repr(c)) <= 60 else repr(c)[:59] + "…"
+        raise SimbridgeError(f"computer: {name}={shown} is not an [x, y] pair of integers on the screen") from None
 
 
 def _need(args: Mapping[str, Any], name: str, action: str) -> Any:
@@ -237,31 +241,36 @@ def _need(args: Mapping[str, Any], name: str, action: str) -> Any:
     return v
 
 
-def computer_call(args: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def computer_call(args: Mapping[str, Any], scale: float = 1.0) -> list[tuple[str, dict[str, Any]]]:
     """The port actions for one computer-tool call: one per computer-use action (an `actions` list,
     OpenAI's multi-action form through Inspect, gives one each). Raises SimbridgeError naming the
-    wrong argument."""
+    wrong argument. `scale` (< 1 when the tool's screenshots are scaled down to fit a transport)
+    maps the call's coordinates, given in the screenshot's pixels, to screen pixels."""
     if args.get("actions") is not None:
         acts = args["actions"]
-        if not isinstance(acts, list) or not all(isinstance(a, Mapping) for a in acts):
-            raise SimbridgeError("computer: actions must be a list of action objects")
-        return [call for a in acts for call in computer_call({k: v for k, v in a.items() if k != "actions"})]
+        if not isinstance(acts, list) or not all(isinstance(a, Mapping) for a in acts) or len(acts) > 100:
+            raise SimbridgeError("computer: actions must be a list of at most 100 action objects")
+        return [call for a in acts for call in computer_call({k: v for k, v in a.items() if k != "actions"}, scale)]
     unknown = set(args) - set(COMPUTER_PARAMS)
     if unknown:
         raise SimbridgeError(f"computer: unknown argument(s) {sorted(unknown)} (takes: {', '.join(COMPUTER_PARAMS)})")
     action = args.get("action")
-    if action not in COMPUTER_ACTIONS:
-        raise SimbridgeError(f"computer: unsupported action {action!r} (known: {', '.join(COMPUTER_ACTIONS)})")
+    if action is None:
+        raise SimbridgeError(f"computer: `action` is required (one of: {', '.join(COMPUTER_ACTIONS)})")
+    if not isinstance(action, str) or action not in COMPUTER_ACTIONS:
+        shown = repr(action) if len(repr(action)) <= 60 else repr(action)[:59] + "…"
+        raise SimbridgeError(f"computer: unsupported action {shown} (known: {', '.join(COMPUTER_ACTIONS)})")
     coord = args.get("coordinate")
-    at: dict[str, Any] = {} if coord is None else dict(zip(("x", "y"), _xy("coordinate", coord)))
+    at: dict[str, Any] = {} if coord is None else dict(zip(("x", "y"), _xy("coordinate", coord, scale)))
     text = args.get("text")
     if action == "screenshot":
         return [("screenshot", {})]
     if action == "zoom":
         region = _need(args, "region", action)
         if not isinstance(region, (list, tuple)) or len(region) != 4:
-            raise SimbridgeError(f"computer: region={region!r} is not [x0, y0, x1, y1]")
-        return [("screenshot", {"region": [int(v) for v in region]})]
+            raise SimbridgeError(f"computer: region={str(region)[:60]} is not [x0, y0, x1, y1]")
+        corners = [*_xy("region", region[:2], scale), *_xy("region", region[2:], scale)]
+        return [("screenshot", {"region": corners})]
     if action == "key":
         out: dict[str, Any] = {"keys": str(_need(args, "text", action))}
         if args.get("repeat") is not None:
@@ -282,8 +291,8 @@ def computer_call(args: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         mods = {"modifiers": str(text)} if text else {}
         return [("click", {**at, "button": button, "count": count, **mods})]
     if action == "left_click_drag":
-        start = _xy("start_coordinate", _need(args, "start_coordinate", action))
-        end = _xy("coordinate", _need(args, "coordinate", action))
+        start = _xy("start_coordinate", _need(args, "start_coordinate", action), scale)
+        end = _xy("coordinate", _need(args, "coordinate", action), scale)
         return [("drag", {"path": [list(start), list(end)]})]
     if action in ("left_mouse_down", "left_mouse_up"):
         return [("mouse_down" if action == "left_mouse_down" else "mouse_up", {"button": "left", **at})]

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from simbridge._agent_port._actions import computer_call
-from simbridge._agent_port._port import AgentPort, EpisodeOver, NotReady
+from simbridge._agent_port._port import ActionError, AgentPort, EpisodeOver, NotReady
 from simbridge._agent_port._screen import ImageFormat, Screenshot
 from simbridge._errors import SimbridgeError
 
@@ -150,13 +150,25 @@ class AgentPortClient(abc.ABC):
 
 
 class DirectClient(AgentPortClient):
-    """In-process client of an AgentPort (same actions, same log, no transport)."""
+    """In-process client of an AgentPort (same actions, same log, no transport); its actions are
+    logged with `session` (default "direct")."""
 
-    def __init__(self, port: AgentPort) -> None:
+    def __init__(self, port: AgentPort, *, session: str = "direct") -> None:
         self._port = port
+        self.session = session
 
     def _call(self, kind: str, args: dict[str, Any]) -> Any:
-        return self._port.execute(kind, args)
+        return self._port.execute(kind, args, session=self.session)
+
+    def computer(self, **args: Any) -> Any:
+        """As `AgentPortClient.computer`; a call refused before it becomes a port action (an
+        unknown or unavailable computer-use action) is logged too."""
+        try:
+            computer_call(args)
+        except SimbridgeError as exc:
+            self._port.refuse("computer", args, str(exc), session=self.session)
+            raise ActionError(str(exc)) from None
+        return super().computer(**args)
 
 
 class McpClient(AgentPortClient):
@@ -166,8 +178,16 @@ class McpClient(AgentPortClient):
     def __init__(
         self, url: str, *, timeout_s: float = 60.0, token: str | None = None, ready_timeout_s: float = 600.0
     ) -> None:
+        """`url` is the port's MCP URL or the run's status file (agent_port.json), which holds the
+        URL and the episode's token; `token` defaults to the status file's, else $SIMBRIDGE_AGENT_TOKEN."""
+        import os
+
         from mcp import Client
 
+        if not url.startswith(("http://", "https://")):
+            url, token = _from_status_file(url, token)
+        if token is None:
+            token = os.environ.get("SIMBRIDGE_AGENT_TOKEN") or None
         self.url = url
         self._timeout = timeout_s
         #: how long calls are retried while the episode has not started yet
@@ -240,6 +260,19 @@ class McpClient(AgentPortClient):
         self._stop_loop()
 
 
+def _from_status_file(path: str, token: str | None) -> tuple[str, str | None]:
+    """The MCP URL and token from a run's agent port status file (agent_port.json)."""
+    from pathlib import Path
+
+    try:
+        st = json.loads(Path(path).read_text())
+        url = str(st["mcp_url"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SimbridgeError(f"{path}: not an agent port URL nor a readable agent_port.json ({exc})") from None
+    return url, token if token is not None else (st.get("token") or None)
+
+
 def connect(url: str, **kw: Any) -> McpClient:
-    """Connect to an agent port's MCP endpoint, e.g. `connect("http://127.0.0.1:8765/mcp")`."""
+    """Connect to an agent port's MCP endpoint: `connect("http://127.0.0.1:8765/mcp", token=TOKEN)`,
+    or `connect("runs/…/agent_port.json")` (URL and token from the run's status file)."""
     return McpClient(url, **kw)

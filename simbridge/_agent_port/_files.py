@@ -15,6 +15,7 @@ and `MAX_FILES` written files; inputs that are not text (PDF charts) are read as
 from __future__ import annotations
 
 import base64
+import errno
 import json
 import shutil
 from collections.abc import Iterable
@@ -26,6 +27,11 @@ from simbridge._errors import SimbridgeError
 MAX_WRITE_BYTES = 1_000_000
 MAX_READ_BYTES = 5_000_000
 MAX_FILES = 64
+#: longest path the agent may name, and longest name of one folder or file in it
+MAX_PATH_CHARS = 1024
+MAX_NAME_BYTES = 255
+#: OS errors that are the machine's, not the agent's (a harness fault: unscored)
+_HOST_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS, errno.ENOMEM})
 #: the folder task inputs are placed in (read-only for the agent)
 INPUT_DIR = "input"
 
@@ -81,7 +87,10 @@ class AgentFiles:
             raise SimbridgeError(f"read_file: no file {path!r} in the agent's folder (list_files shows what exists)")
         if p.stat().st_size > MAX_READ_BYTES:
             raise SimbridgeError(f"read_file: {path!r} is larger than {MAX_READ_BYTES} bytes")
-        data = p.read_bytes()
+        try:
+            data = p.read_bytes()
+        except OSError as exc:
+            raise _file_error("read_file", path, exc) from None
         if encoding == "base64":
             return base64.b64encode(data).decode("ascii")
         try:
@@ -103,10 +112,16 @@ class AgentFiles:
         if rel not in self.written and len(self.written) >= MAX_FILES:
             raise SimbridgeError(f"write_file: at most {MAX_FILES} files may be written")
         p = self._resolve(rel)
-        p.parent.mkdir(parents=True, exist_ok=True)
+        if p.is_dir():
+            raise SimbridgeError(f"write_file: {path!r} is a folder, not a file")
         tmp = p.with_name(p.name + ".partial")
-        tmp.write_bytes(data)
-        tmp.replace(p)  # a reader never sees half a file
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(data)
+            tmp.replace(p)  # a reader never sees half a file
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise _file_error("write_file", path, exc) from None
         self.written.add(rel)
         return len(data)
 
@@ -115,9 +130,17 @@ class AgentFiles:
     def _normalise(path: str) -> str:
         if not isinstance(path, str) or not path.strip():
             raise SimbridgeError("file path must be a non-empty string")
+        if len(path) > MAX_PATH_CHARS:
+            raise SimbridgeError(f"file path of {len(path)} characters is longer than {MAX_PATH_CHARS}")
         pp = PurePosixPath(path.strip())
         if pp.is_absolute() or "\\" in path or any(part in ("..", "") for part in pp.parts) or "\x00" in path:
-            raise SimbridgeError(f"file path {path!r} must be relative to the agent's folder, without '..'")
+            raise SimbridgeError(f"file path {path[:80]!r} must be relative to the agent's folder, without '..'")
+        if not pp.parts or pp.as_posix() == ".":
+            raise SimbridgeError(f"file path {path!r} names the folder itself, not a file in it")
+        if any(len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES for part in pp.parts):
+            raise SimbridgeError(f"file path {path[:80]!r}…: a name in it is longer than {MAX_NAME_BYTES} bytes")
+        if any(0xD800 <= ord(c) < 0xE000 or ord(c) < 32 for c in path):
+            raise SimbridgeError(f"file path {path[:80]!r} holds a control character or a lone surrogate")
         return pp.as_posix()
 
     def _resolve(self, path: str, purpose: str = "file path") -> Path:
@@ -126,6 +149,14 @@ class AgentFiles:
         if not p.is_relative_to(self.root.resolve()):
             raise SimbridgeError(f"{purpose} {path!r} leads outside the agent's folder")
         return p
+
+
+def _file_error(action: str, path: str, exc: OSError) -> Exception:
+    """An OS error on the agent's file: the agent's mistake (a path that cannot be a file) as
+    a one-line SimbridgeError, the machine's (disk full, I/O error) re-raised as it is."""
+    if exc.errno in _HOST_ERRNOS:
+        return exc
+    return SimbridgeError(f"{action}: {path[:80]!r}: {exc.strerror or exc}")
 
 
 def _is_input(rel: str) -> bool:

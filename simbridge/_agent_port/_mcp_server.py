@@ -8,10 +8,13 @@ long `wait` never stalls other requests.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
+import secrets
 import socket
 import threading
-from typing import Any
+import time
+from typing import TYPE_CHECKING, Any, Literal
 
 from simbridge._agent_port import _actions
 from simbridge._agent_port._port import AgentPort
@@ -31,30 +34,97 @@ INSTRUCTIONS = (
 
 #: the computer-use actions served by the `computer` tool (Inspect's and Anthropic's schema)
 COMPUTER_ACTIONS = _actions.COMPUTER_ACTIONS
+if TYPE_CHECKING:
+    ComputerAction = str
+else:  # the `computer` tool's `action` enum, generated from the one table of computer-use actions
+    ComputerAction = Literal[COMPUTER_ACTIONS]
+
+#: largest encoded image in one tool result: its base64 (4/3 of it) plus the JSON around it stays
+#: under the MCP SDK clients' 1 MiB limit on one server-sent event
+MAX_IMAGE_BYTES = 700_000
 
 
-def build_server(port: AgentPort) -> Any:
-    """An MCPServer whose tools run actions on `port`."""
+def new_token() -> str:
+    """A per-episode bearer token (256 bits, URL-safe)."""
+    return secrets.token_urlsafe(32)
+
+
+def _one_line(text: str, n: int = 300) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def build_server(
+    port: AgentPort,
+    *,
+    session: Any = lambda: None,
+    computer_screenshot: bool = True,
+    max_image_bytes: int | None = MAX_IMAGE_BYTES,
+) -> Any:
+    """An MCPServer whose tools run actions on `port`.
+
+    `session()` names the client that acts (the MCP session the episode is bound to), written
+    into each action's line in actions.jsonl. `computer_screenshot`: the `computer` tool returns
+    the screen after each action (as Anthropic's reference computer-use loop does).
+    `max_image_bytes`: screenshots larger than this are re-encoded smaller (same format)."""
     import anyio
     from mcp.server.mcpserver import Image, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
+    from pydantic import ValidationError
 
-    from simbridge._agent_port._client import DirectClient
     from simbridge._errors import SimbridgeError
 
     brief_text = _brief_text(port)
     instructions = INSTRUCTIONS + ("\n\n" + brief_text if brief_text else "")
-    mcp = MCPServer("simbridge-agent-port", instructions=instructions, log_level="WARNING")
+
+    class PortServer(MCPServer):
+        """Every refused call is the agent's mistake: one line back, one line in actions.jsonl."""
+
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                cause = exc.__cause__
+                if isinstance(cause, (SimbridgeError, ToolError)):
+                    raise  # raised by a tool function: the port has logged it
+                if isinstance(cause, ValidationError):
+                    why = "; ".join(
+                        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in cause.errors()[:3]
+                    )
+                    msg = _one_line(f"{name}: invalid arguments: {why}")
+                elif str(exc).startswith("Unknown tool"):
+                    msg = _one_line(f"unknown tool {name!r} (tools/list shows the tools)")
+                else:
+                    msg = _one_line(f"{name}: {exc}")
+                port.refuse(name, arguments, msg, session=session())
+                raise ToolError(msg) from None
+
+    mcp = PortServer("simbridge-agent-port", instructions=instructions, log_level="WARNING")
+    #: the `computer` tool's screenshots are scaled down (never up again) when a full one would not
+    #: fit the transport; its coordinates are in those images' pixels and mapped back to the screen
+    state = {"computer_scale": 1.0}
 
     async def run(kind: str, **args: Any) -> Any:
         try:
-            return await anyio.to_thread.run_sync(lambda: port.execute(kind, args))
+            return await anyio.to_thread.run_sync(
+                lambda: port.execute(kind, args, session=session(), max_image_bytes=max_image_bytes)
+            )
         except SimbridgeError as exc:  # the agent's mistake, the episode's state or a harness fault: say which
-            raise ToolError(str(exc)) from exc
+            raise ToolError(_one_line(str(exc), 500)) from exc
 
-    def image(shot: Any) -> list[Any]:
-        meta = {"width": shot.width, "height": shot.height, "scale": shot.scale, "format": shot.format}
+    def image(shot: Any, note: str = "") -> list[Any]:
+        meta: dict[str, Any] = {"width": shot.width, "height": shot.height, "scale": shot.scale, "format": shot.format}
+        if note:
+            meta["note"] = note
         return [json.dumps(meta), Image(data=shot.data, format=shot.format)]
+
+    def fit_note(shot: Any, asked: float) -> str:
+        if shot.scale >= asked - 1e-9:
+            return ""
+        return (
+            f"scaled to {shot.scale:.4g} to fit the transport's message limit: screen pixel = image pixel / "
+            f"{shot.scale:.4g} (ask for jpeg or a smaller scale for a sharper image)"
+        )
 
     @mcp.prompt(name="task", description="The task: instruction for this simulator, documents, time limit, controls")
     def task_prompt() -> str:
@@ -78,13 +148,31 @@ def build_server(port: AgentPort) -> Any:
         brief = await run("task")
         return json.dumps({**dict(brief), "text": _brief_text(port)})
 
+    async def computer_one(args: dict[str, Any]) -> Any:
+        """One computer-tool call: its port actions, run in turn; the last one's result."""
+        scale = state["computer_scale"]
+        try:
+            calls = _actions.computer_call(args, scale)
+        except SimbridgeError as exc:
+            msg = _one_line(str(exc))
+            port.refuse("computer", args, msg, session=session())
+            raise ToolError(msg) from None
+        out: Any = None
+        for kind, kw in calls:
+            if kind == "screenshot" and "region" not in kw and scale < 1.0:
+                kw = {**kw, "scale": scale}
+            out = await run(kind, **kw)
+            if kind == "screenshot" and "region" not in kw and out.scale < state["computer_scale"]:
+                state["computer_scale"] = out.scale
+        return out, calls
+
     @mcp.tool(structured_output=False)
     async def computer(
-        action: str | None = None,
+        action: ComputerAction,
         coordinate: list[int] | None = None,
         text: str | None = None,
         duration: float | None = None,
-        scroll_direction: str | None = None,
+        scroll_direction: Literal["up", "down", "left", "right"] | None = None,
         scroll_amount: int | None = None,
         start_coordinate: list[int] | None = None,
         region: list[int] | None = None,
@@ -96,7 +184,8 @@ def build_server(port: AgentPort) -> Any:
         coordinate clicks first), cursor_position, mouse_move, left_mouse_down, left_mouse_up, left_click,
         left_click_drag, right_click, middle_click, back_click, forward_click, double_click, triple_click, scroll
         (scroll_direction up/down/left/right, scroll_amount; `text` holds modifier keys), wait (duration in s),
-        screenshot, zoom (region [x0, y0, x1, y1]); `actions` runs a list of them. Keys in xdotool spelling."""
+        screenshot, zoom (region [x0, y0, x1, y1]); `actions` runs a list of them. Keys in xdotool spelling.
+        Every action returns the screen after it. Coordinates are in the screenshots' pixels."""
         args = {
             k: v
             for k, v in dict(
@@ -114,14 +203,18 @@ def build_server(port: AgentPort) -> Any:
             ).items()
             if v is not None
         }
-        try:
-            out = await anyio.to_thread.run_sync(lambda: DirectClient(port).computer(**args))
-        except SimbridgeError as exc:
-            raise ToolError(str(exc)) from exc
+        out, calls = await computer_one(args)
+        scale = state["computer_scale"]
         if isinstance(out, Screenshot):
-            return image(out)
+            zoomed = calls[-1][0] == "screenshot" and "region" in calls[-1][1]
+            return image(out, "" if zoomed else fit_note(out, 1.0))
         if isinstance(out, tuple):
-            return json.dumps({"x": out[0], "y": out[1]})
+            return json.dumps({"x": round(out[0] * scale), "y": round(out[1] * scale)})
+        if computer_screenshot and not port.over:
+            shot = await run("screenshot", scale=scale)
+            if shot.scale < state["computer_scale"]:
+                state["computer_scale"] = shot.scale
+            return image(shot, fit_note(shot, 1.0))
         return ok()
 
     def ok(value: Any = None) -> str:
@@ -129,11 +222,13 @@ def build_server(port: AgentPort) -> Any:
 
     @mcp.tool(structured_output=False)
     async def screenshot(
-        format: str = "png", scale: float = 1.0, quality: int = 80, region: list[int] | None = None
+        format: Literal["png", "jpeg"] = "png", scale: float = 1.0, quality: int = 80, region: list[int] | None = None
     ) -> list[Any]:
         """Capture the whole screen. format: png or jpeg; scale < 1 shrinks the image (click
-        coordinates stay in screen pixels: image pixel / scale); region [x0, y0, x1, y1] crops it."""
-        return image(await run("screenshot", format=format, scale=scale, quality=quality, region=region))
+        coordinates stay in screen pixels: image pixel / scale); region [x0, y0, x1, y1] crops it.
+        An image too large for the transport comes smaller, its "scale" saying by how much."""
+        shot = await run("screenshot", format=format, scale=scale, quality=quality, region=region)
+        return image(shot, fit_note(shot, scale if isinstance(scale, (int, float)) else 1.0))
 
     @mcp.tool(structured_output=False)
     async def key(keys: str, hold_s: float = 0.05, repeat: int = 1) -> str:
@@ -247,19 +342,29 @@ def _brief_text(port: AgentPort) -> str:
 
 
 class ClientWatch:
-    """ASGI middleware in front of the MCP app: checks the bearer token and watches whether an
-    agent is connected, so the runner can tell an agent that went away from one that thinks.
+    """ASGI middleware in front of the MCP app: admits one agent and watches whether it is
+    connected, so the runner can tell an agent that went away from one that thinks.
 
-    A client is connected from its first request on. A session-based client (the initialize
-    handshake of MCP before 2026-07-28) has left when it closes its session (DELETE) or, when it
-    holds the server's event stream open (GET, as the official SDK does in that mode), when that
-    stream closes with no request in flight. The stateless protocol (2026-07-28, the official
-    SDK's default) has no connection to lose: there silence is the only sign, so `idle_for_s`
-    says how long no request has been in flight. A new request undoes either."""
+    Admission (one agent per episode): with a `token`, every request must carry
+    `Authorization: Bearer TOKEN` (else HTTP 401). The episode is bound to the first
+    authenticated session: a session-based client (the initialize handshake of MCP before
+    2026-07-28) by the `Mcp-Session-Id` the server gives it; a client of the stateless protocol
+    (2026-07-28), which has no session, by its network address. Once bound, a second session (a
+    new initialize, another session id, a stateless request beside a session or from another
+    address) gets HTTP 403. Every refusal is kept in `refusals` (t_wall, peer, reason), for
+    episode.json. Without a token (opted out) any client on the network is admitted and bound
+    the same way.
+
+    A client is connected from its first request on. A session-based client has left when it
+    closes its session (DELETE) or, when it holds the server's event stream open (GET, as the
+    official SDK does in that mode), when that stream closes with no request in flight. The
+    stateless protocol has no connection to lose: there silence is the only sign, so
+    `idle_for_s` says how long no request has been in flight. A new request undoes either."""
+
+    #: refusals kept for episode.json (later ones are only counted)
+    MAX_REFUSALS_KEPT = 200
 
     def __init__(self, app: Any, *, token: str | None = None, clock: Any = None) -> None:
-        import time
-
         self.app, self.token = app, token
         self._now = clock or time.monotonic
         self.seen_client = threading.Event()
@@ -269,6 +374,12 @@ class ClientWatch:
         self.left_at: float | None = None
         self.last_active: float | None = None
         self.rejected = 0
+        #: requests refused: {t_wall, peer, reason, method}
+        self.refusals: list[dict[str, Any]] = []
+        #: what the episode is bound to: None, ("pending", peer), ("session", id), ("stateless", host)
+        self.bound: tuple[str, str] | None = None
+        #: the bound client as written into actions.jsonl ("mcp-session:1a2b3c4d", "mcp-stateless@127.0.0.1")
+        self.label: str | None = None
         self._lock = threading.Lock()
 
     def gone_for_s(self) -> float:
@@ -283,24 +394,69 @@ class ClientWatch:
                 return 0.0
             return self._now() - self.last_active
 
+    def _refuse_note(self, peer: str, method: str, reason: str) -> None:
+        with self._lock:
+            self.rejected += 1
+            if len(self.refusals) < self.MAX_REFUSALS_KEPT:
+                self.refusals.append(
+                    {"t_wall": round(time.time(), 4), "peer": peer, "method": method, "reason": reason}
+                )
+
+    def _admit(self, headers: dict[str, str], peer_host: str) -> str | None:
+        """Bind the episode to this request's session or check that it is the bound one: the
+        reason it is refused, or None."""
+        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+        pv = headers.get("mcp-protocol-version")
+        stateless = pv is not None and pv not in HANDSHAKE_PROTOCOL_VERSIONS
+        sid = headers.get("mcp-session-id")
+        with self._lock:
+            bound = self.bound
+            if bound is None:
+                if stateless:
+                    self.bound, self.label = ("stateless", peer_host), f"mcp-stateless@{peer_host}"
+                    return None
+                if sid is None:  # a new session's initialize: bound once the server names the session
+                    self.bound = ("pending", peer_host)
+                    return None
+                return "unknown session id (no session is open)"
+            kind, value = bound
+            if kind == "stateless":
+                if not stateless:
+                    return f"the episode is bound to a stateless client at {value}: a second session is refused"
+                if peer_host != value:
+                    return f"the episode is bound to the client at {value}; a request from {peer_host} is refused"
+                return None
+            if kind == "pending":
+                return "the episode is being bound to another session: a second session is refused"
+            if stateless or sid is None:
+                return "the episode is bound to another MCP session: a second session is refused"
+            if not hmac.compare_digest(sid, value):
+                return "the episode is bound to another MCP session: its session id is required"
+            return None
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope.get("type") != "http":
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        if self.token is not None and headers.get("authorization", "") != f"Bearer {self.token}":
-            self.rejected += 1
-            body = json.dumps({"error": "unauthorized: this agent port needs 'Authorization: Bearer <token>'"}).encode()
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 401,
-                    "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
-            return
+        client = scope.get("client") or ("?", 0)
+        peer_host, peer = str(client[0]), f"{client[0]}:{client[1]}"
         method = scope.get("method", "")
+        if self.token is not None and not hmac.compare_digest(
+            headers.get("authorization", "").encode("latin-1"), f"Bearer {self.token}".encode("latin-1")
+        ):
+            reason = "no bearer token" if "authorization" not in headers else "wrong bearer token"
+            self._refuse_note(peer, method, reason)
+            await _http_error(
+                send, 401, f"unauthorized ({reason}): this agent port needs 'Authorization: Bearer <token>'"
+            )
+            return
+        refused = self._admit(headers, peer_host)
+        if refused is not None:
+            self._refuse_note(peer, method, refused)
+            await _http_error(send, 403, f"forbidden: {refused}")
+            return
         with self._lock:
             self.in_flight += 1
             self.left_at = None
@@ -308,10 +464,27 @@ class ClientWatch:
                 self.streams += 1
                 self.had_stream = True
         self.seen_client.set()
+        pending = self.bound is not None and self.bound[0] == "pending"
+
+        async def send_watching(message: Any) -> None:
+            if pending and message.get("type") == "http.response.start":
+                sid = next(
+                    (v.decode("latin-1") for k, v in message.get("headers", []) if k.lower() == b"mcp-session-id"), None
+                )
+                with self._lock:
+                    if self.bound is not None and self.bound[0] == "pending":
+                        if sid:
+                            self.bound, self.label = ("session", sid), f"mcp-session:{sid[:8]}"
+                        else:  # the handshake failed: the next client may bind
+                            self.bound = None
+            await send(message)
+
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, send_watching)
         finally:
             with self._lock:
+                if pending and self.bound is not None and self.bound[0] == "pending":
+                    self.bound = None
                 self.in_flight -= 1
                 self.last_active = self._now()
                 if method == "GET":
@@ -320,18 +493,39 @@ class ClientWatch:
                     self.left_at = self._now()
 
 
+async def _http_error(send: Any, status: int, text: str) -> None:
+    body = json.dumps({"error": text}).encode()
+    headers = [(b"content-type", b"application/json")]
+    if status == 401:
+        headers.append((b"www-authenticate", b"Bearer"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
 class McpPortServer:
     """Serves an AgentPort over streamable HTTP at `http://HOST:PORT/mcp` on a background thread.
 
     `tcp_port=0` picks a free port; a fixed one lets an agent started separately know the URL.
-    With `token`, every request must carry `Authorization: Bearer TOKEN` (for remote agents)."""
+    With `token`, every request must carry `Authorization: Bearer TOKEN`; the runner gives each
+    episode a fresh one (`new_token()`) unless the run opts out. The episode is bound to the first
+    authenticated session (see `ClientWatch`). `computer_screenshot`: the `computer` tool returns
+    the screen after each action."""
 
     def __init__(
-        self, port: AgentPort, *, host: str = "127.0.0.1", tcp_port: int = 0, token: str | None = None
+        self,
+        port: AgentPort,
+        *,
+        host: str = "127.0.0.1",
+        tcp_port: int = 0,
+        token: str | None = None,
+        computer_screenshot: bool = True,
+        max_image_bytes: int | None = MAX_IMAGE_BYTES,
     ) -> None:
         self.agent_port = port
         self.host = host
         self.token = token
+        self.computer_screenshot = computer_screenshot
+        self.max_image_bytes = max_image_bytes
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -347,10 +541,22 @@ class McpPortServer:
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
 
+    def refusals(self) -> list[dict[str, Any]]:
+        """The requests refused so far (t_wall, peer, method, reason)."""
+        return list(self.watch.refusals) if self.watch is not None else []
+
     def start(self, timeout_s: float = 15.0) -> "McpPortServer":
         import uvicorn
 
-        app = build_server(self.agent_port).streamable_http_app(host=self.host)
+        def session() -> str | None:
+            return self.watch.label if self.watch is not None else None
+
+        app = build_server(
+            self.agent_port,
+            session=session,
+            computer_screenshot=self.computer_screenshot,
+            max_image_bytes=self.max_image_bytes,
+        ).streamable_http_app(host=self.host)
         self.watch = ClientWatch(app, token=self.token)
         config = uvicorn.Config(self.watch, log_level="warning", lifespan="on")
         self._server = uvicorn.Server(config)
@@ -363,8 +569,6 @@ class McpPortServer:
 
         self._thread = threading.Thread(target=serve, name="agent-port-mcp", daemon=True)
         self._thread.start()
-        import time
-
         t_end = time.monotonic() + timeout_s
         while not self._server.started:
             if self._error is not None or not self._thread.is_alive():

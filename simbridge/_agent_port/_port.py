@@ -165,17 +165,27 @@ class AgentPort:
         self.brief: Mapping[str, Any] | None = None
         #: where harness faults inside an action are written (traceback), instead of stderr
         self.fault_log: Callable[[str], None] | None = None
+        #: actions running now: the episode's end waits (briefly) for them, so each is logged
+        self._in_flight = 0
+        self._idle = threading.Condition(self._lock)
 
     # ---------------------------------------------------------------- lifecycle
     def mark_ready(self) -> None:
         """The episode has started: actions are served from now on."""
         self.ready.set()
 
-    def end_episode(self, reason: str) -> None:
-        """Refuse further actions (raising EpisodeOver in the agent) and let go of held input."""
-        self._over_reason = reason
+    def end_episode(self, reason: str, settle_s: float = 3.0) -> None:
+        """Refuse further actions (raising EpisodeOver in the agent) and let go of held input.
+
+        An action still running (a drag or hold at the time limit) is cut short and waited for,
+        up to `settle_s`, so it is logged before the bundle closes and never runs on a closed
+        display."""
+        if not self._over.is_set():
+            self._over_reason = reason
         self._over.set()
         self.pacer.stopped.set()
+        with self._idle:
+            self._idle.wait_for(lambda: self._in_flight == 0, timeout=settle_s)
         try:
             self.input.release_all()
         except Exception:
@@ -191,17 +201,49 @@ class AgentPort:
         self.screen.close()
 
     # ---------------------------------------------------------------- dispatch
-    def execute(self, kind: str, args: Mapping[str, Any] | None = None) -> Any:
+    def execute(
+        self,
+        kind: str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        session: str | None = None,
+        max_image_bytes: int | None = None,
+    ) -> Any:
         """Run one action; every call is logged, a failed one with its error.
+
+        `session` names who acted (the MCP session the episode is bound to, "direct" for an
+        in-process client) and is written into the action's line in actions.jsonl.
+        `max_image_bytes` bounds an encoded screenshot (a transport's message limit): a larger
+        one is re-encoded smaller in the same format, its `scale` saying by how much.
 
         Raises ActionError for the agent's mistakes (unknown action, bad argument), NotReady
         before the episode has started (after waiting up to `ready_wait_s`), EpisodeOver once
         it has ended (time limit, crash, or the agent's own done/give_up), and SimbridgeError
         for a harness fault inside the action (its traceback goes to `fault_log`)."""
         self.first_call.set()
+        with self._lock:
+            self._in_flight += 1
+        try:
+            return self._execute(kind, args, session, max_image_bytes)
+        finally:
+            with self._idle:
+                self._in_flight -= 1
+                self._idle.notify_all()
+
+    def refuse(self, kind: str, args: Any, error: str, *, session: str | None = None) -> None:
+        """Log a call refused before it became an action (a computer-use action the sandbox has
+        no use for, arguments the MCP schema rejected): one failed line in actions.jsonl."""
+        self.first_call.set()
+        t_wall, t0 = time.time(), time.monotonic()
+        self._record(kind, _safe_args(args), t_wall, self.clock(), t0, error=error, session=session)
+
+    def _execute(
+        self, kind: str, args: Mapping[str, Any] | None, session: str | None, max_image_bytes: int | None
+    ) -> Any:
         t_wall, t0 = time.time(), time.monotonic()
         given: dict[str, Any] = {}
         t_sim = self.clock()
+        extra: dict[str, Any] = {}
         try:
             given, full = self._check(kind, args)
             if self._over.is_set() and kind != "elapsed":
@@ -214,26 +256,44 @@ class AgentPort:
             if kind == "done" or kind == "give_up":
                 self._end("done" if kind == "done" else "give_up", str(full.get("reason", "")))
                 result = None
+            elif kind == "screenshot":
+                result = self._do_screenshot(**full, max_bytes=max_image_bytes)
+                if abs(result.scale - float(full.get("scale", 1.0))) > 1e-9:
+                    extra["image_scale"] = round(result.scale, 4)  # shrunk to fit the transport
             else:
                 result = getattr(self, f"_do_{kind}")(**full)
+            if self._over.is_set() and kind in _CUT_SHORT:
+                raise EpisodeOver(f"episode over ({self._over_reason}) while {kind} ran: it was cut short")
             if kind not in _OBSERVE and kind != "wait":
                 self.pacer.after_input()
         except SimbridgeError as exc:
-            self._record(kind, given or _safe_args(args), t_wall, t_sim, t0, error=str(exc))
+            self._record(kind, given or _safe_args(args), t_wall, t_sim, t0, error=str(exc), session=session)
             raise
         except Exception as exc:  # ours, not the agent's: say so, keep the traceback out of the agent's way
+            if self._over.is_set():  # the episode ended under a running action (its display closing)
+                msg = f"episode over ({self._over_reason}) while {kind} ran: it was cut short"
+                self._record(kind, given or _safe_args(args), t_wall, t_sim, t0, error=msg, session=session)
+                raise EpisodeOver(msg) from None
             import traceback
 
             if self.fault_log is not None:
                 self.fault_log(f"action {kind} {given!r}:\n{traceback.format_exc()}")
             msg = f"harness fault during {kind}: {type(exc).__name__}: {exc}"
-            self._record(kind, given or _safe_args(args), t_wall, t_sim, t0, error=msg)
+            self._record(kind, given or _safe_args(args), t_wall, t_sim, t0, error=msg, session=session)
             raise SimbridgeError(msg) from exc
-        self._record(kind, given, t_wall, t_sim, t0)
+        self._record(kind, given, t_wall, t_sim, t0, session=session, extra=extra)
         return result
 
     def _record(
-        self, kind: str, given: Mapping[str, Any], t_wall: float, t_sim: float, t0: float, error: str | None = None
+        self,
+        kind: str,
+        given: Mapping[str, Any],
+        t_wall: float,
+        t_sim: float,
+        t0: float,
+        error: str | None = None,
+        session: str | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> None:
         with self._lock:
             if error is None:
@@ -249,8 +309,12 @@ class AgentPort:
             "args": _loggable(kind, dict(given)),
             "dur_s": round(time.monotonic() - t0, 4),
         }
+        if session is not None:
+            rec["session"] = session
+        if extra:
+            rec.update(extra)
         if error is not None:
-            rec["error"] = error
+            rec["error"] = error[:_LOG_ERROR_CHARS]
         try:
             self.log(rec)
         except Exception:  # the bundle is already closed: the call came after the episode ended
@@ -294,12 +358,17 @@ class AgentPort:
 
     # ---------------------------------------------------------------- actions
     def _do_screenshot(
-        self, format: str = "png", scale: float = 1.0, quality: int = 80, region: list[int] | None = None
+        self,
+        format: str = "png",
+        scale: float = 1.0,
+        quality: int = 80,
+        region: list[int] | None = None,
+        max_bytes: int | None = None,
     ) -> Screenshot:
         # _validate has checked the format's name and the region's four numbers
         fmt: Literal["png", "jpeg"] = "jpeg" if format == "jpeg" else "png"
         box = None if region is None else (int(region[0]), int(region[1]), int(region[2]), int(region[3]))
-        return self.screen.screenshot(fmt, scale=float(scale), quality=int(quality), region=box)
+        return self.screen.screenshot(fmt, scale=float(scale), quality=int(quality), region=box, max_bytes=max_bytes)
 
     def _do_key(self, keys: str, hold_s: float = 0.05, repeat: int = 1) -> None:
         for i in range(max(1, int(repeat))):
@@ -368,7 +437,11 @@ class AgentPort:
             steps_per_leg = max(2, int(20 * float(duration_s) / (len(pts) - 1)))
             dt = float(duration_s) / ((len(pts) - 1) * steps_per_leg)
             for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+                if self._over.is_set():
+                    break  # the episode ended mid-drag (time limit): stop moving, release
                 for k in range(1, steps_per_leg + 1):
+                    if self._over.is_set():
+                        break
                     f = k / steps_per_leg
                     self.input.mouse_move(round(x0 + (x1 - x0) * f), round(y0 + (y1 - y0) * f))
                     self.pacer.hold(dt)
@@ -429,6 +502,15 @@ class AgentPort:
 
 #: longest file text copied into actions.jsonl (the file itself is kept whole in the bundle)
 _LOG_TEXT_CHARS = 2000
+#: longest error message kept in actions.jsonl
+_LOG_ERROR_CHARS = 500
+#: actions that take time and are cut short (and logged so) when the episode ends under them
+_CUT_SHORT = frozenset({"drag", "key", "wait", "type"})
+#: longest text `type` takes, longest key name and file path (longer ones are the agent's mistake)
+MAX_TYPE_CHARS = 10_000
+MAX_KEYS_CHARS = 200
+MAX_PATH_CHARS = 1024
+MAX_DRAG_POINTS = 1000
 
 
 def _loggable(kind: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -440,29 +522,42 @@ def _loggable(kind: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _safe_args(args: Any) -> dict[str, Any]:
-    """Arguments of a call that failed validation, in a form that can be logged."""
+    """Arguments of a call that failed validation, in a form that can be logged (long values cut)."""
     if not isinstance(args, Mapping):
         return {"_raw": repr(args)[:200]}
-    return {
-        str(k): (v if isinstance(v, (str, int, float, bool, type(None), list)) else repr(v)[:200])
-        for k, v in args.items()
-    }
+    out: dict[str, Any] = {}
+    for k, v in list(args.items())[:20]:
+        if isinstance(v, (bool, float, type(None))) or (isinstance(v, int) and abs(v) < 10**15):
+            out[str(k)[:100]] = v
+        elif isinstance(v, str) and len(v) <= 200:
+            out[str(k)[:100]] = v
+        else:
+            r = v if isinstance(v, str) else repr(v)
+            out[str(k)[:100]] = r[:200] + (f"… ({len(r)} chars)" if len(r) > 200 else "")
+    return out
 
 
 def _num(kind: str, name: str, v: Any, *, lo: float, hi: float, integer: bool = False) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
-        raise ActionError(f"{kind}: {name}={v!r} is not a number")
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)) or (isinstance(v, str) and len(v) > 40):
+        raise ActionError(f"{kind}: {name}={_short(v)} is not a number")
+    shown = _short(v)
     try:
         f = float(v)
-    except ValueError:
-        raise ActionError(f"{kind}: {name}={v!r} is not a number") from None
+    except (ValueError, OverflowError):
+        raise ActionError(f"{kind}: {name}={shown} is not a number in range") from None
     if f != f or f in (float("inf"), float("-inf")):
-        raise ActionError(f"{kind}: {name}={v!r} is not a finite number")
+        raise ActionError(f"{kind}: {name}={shown} is not a finite number")
     if integer and f != int(f):
-        raise ActionError(f"{kind}: {name}={v!r} is not a whole number")
+        raise ActionError(f"{kind}: {name}={shown} is not a whole number")
     if not lo <= f <= hi:
-        raise ActionError(f"{kind}: {name}={v!r} outside {lo:g}..{hi:g}")
+        raise ActionError(f"{kind}: {name}={shown} outside {lo:g}..{hi:g}")
     return f
+
+
+def _short(v: Any, n: int = 40) -> str:
+    """A value as shown in an error message: at most `n` characters (a 400-digit number stays one line)."""
+    r = repr(v) if not isinstance(v, int) or abs(v) < 10**30 else f"<{len(str(abs(v)))}-digit number>"
+    return r if len(r) <= n else r[: n - 1] + "…"
 
 
 def _validate(kind: str, a: dict[str, Any], screen_size: Callable[[], tuple[int, int]]) -> None:
@@ -485,8 +580,13 @@ def _validate(kind: str, a: dict[str, Any], screen_size: Callable[[], tuple[int,
     if "button" in a and a["button"] not in _BUTTONS:
         raise ActionError(f"{kind}: button={a['button']!r} is not one of {', '.join(_BUTTONS)}")
     for name in ("keys", "modifiers"):
-        if name in a and (not isinstance(a[name], str) or not a[name].strip()):
-            raise ActionError(f"{kind}: {name}={a[name]!r} must be a key name such as 'Left' or 'ctrl+a'")
+        if name in a and (
+            not isinstance(a[name], str)
+            or not a[name].strip()
+            or len(a[name]) > MAX_KEYS_CHARS
+            or any(ord(c) < 32 for c in a[name])
+        ):
+            raise ActionError(f"{kind}: {name}={_short(a[name])} must be a key name such as 'Left' or 'ctrl+a'")
     if "press_enter" in a and not isinstance(a["press_enter"], bool):
         raise ActionError(f"{kind}: press_enter={a['press_enter']!r} is not true or false")
     if kind == "screenshot" and "region" in a:
@@ -501,6 +601,15 @@ def _validate(kind: str, a: dict[str, Any], screen_size: Callable[[], tuple[int,
     for name in ("text", "path" if kind in ("read_file", "write_file") else "", "reason"):
         if name and name in a and not isinstance(a[name], str):
             raise ActionError(f"{kind}: {name} must be a string, not {type(a[name]).__name__}")
+    if kind == "type":
+        text = a["text"]
+        if len(text) > MAX_TYPE_CHARS:
+            raise ActionError(f"type: text of {len(text)} characters is more than the {MAX_TYPE_CHARS} allowed")
+        bad = next((c for c in text if (ord(c) < 32 and c not in "\n\t") or 0xD800 <= ord(c) < 0xE000), None)
+        if bad is not None:
+            raise ActionError(f"type: text holds control character {bad!r}, which no key types")
+    if "path" in a and kind in ("read_file", "write_file") and len(a["path"]) > MAX_PATH_CHARS:
+        raise ActionError(f"{kind}: path of {len(a['path'])} characters is longer than {MAX_PATH_CHARS}")
     ranges = {
         "hold_s": (0.0, 60.0, False),
         "repeat": (1, 100, True),
@@ -522,11 +631,11 @@ def _validate(kind: str, a: dict[str, Any], screen_size: Callable[[], tuple[int,
         raise ActionError(f"read_file: encoding={a.get('encoding')!r} is not text or base64")
     if kind == "drag":
         path = a["path"]
-        if not isinstance(path, (list, tuple)) or len(path) < 2:
-            raise ActionError("drag: path must be a list of at least two [x, y] points")
+        if not isinstance(path, (list, tuple)) or not 2 <= len(path) <= MAX_DRAG_POINTS:
+            raise ActionError(f"drag: path must be a list of 2 to {MAX_DRAG_POINTS} [x, y] points")
         pts = []
         for i, p in enumerate(path):
             if not isinstance(p, (list, tuple)) or len(p) != 2:
-                raise ActionError(f"drag: path[{i}]={p!r} is not an [x, y] point")
+                raise ActionError(f"drag: path[{i}]={_short(p)} is not an [x, y] point")
             pts.append(list(point(p[0], p[1], f"path[{i}].")))
         a["path"] = pts

@@ -59,6 +59,19 @@ def encode(bgr: np.ndarray, fmt: ImageFormat = "png", *, quality: int = 80, png_
     return buf.tobytes()
 
 
+def _scaled(img: np.ndarray, scale: float) -> np.ndarray:
+    import cv2
+
+    if abs(scale - 1.0) <= 1e-6:
+        return img
+    h, w = img.shape[:2]
+    return cv2.resize(
+        img,
+        (max(1, round(w * scale)), max(1, round(h * scale))),
+        interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+    )
+
+
 class ScreenGrabber:
     """Grabs the whole root window of one X display. mss handles are per thread (they are not
     thread-safe), so each calling thread gets its own."""
@@ -102,25 +115,29 @@ class ScreenGrabber:
         scale: float = 1.0,
         quality: int = 80,
         region: tuple[int, int, int, int] | None = None,
+        max_bytes: int | None = None,
     ) -> Screenshot:
-        """The screen (or `region` = (x0, y0, x1, y1) of it, at screen resolution) encoded."""
-        import cv2
+        """The screen (or `region` = (x0, y0, x1, y1) of it, at screen resolution) encoded.
 
+        With `max_bytes` (a transport's message limit) an image that encodes larger is scaled
+        down further, in the same format, until it fits; `scale` is then the scale it has."""
         img = self.grab_bgr()
         if region is not None:
             x0, y0, x1, y1 = region
             img = np.ascontiguousarray(img[y0:y1, x0:x1])
         if scale <= 0 or scale > 4:
             raise ValueError(f"scale must be in (0, 4], got {scale}")
-        if abs(scale - 1.0) > 1e-6:
-            h, w = img.shape[:2]
-            img = cv2.resize(
-                img,
-                (max(1, round(w * scale)), max(1, round(h * scale))),
-                interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
-            )
         fmt = "jpeg" if str(fmt) == "jpg" else fmt  # "jpg" is accepted from untyped callers
-        return Screenshot(encode(img, fmt, quality=quality), fmt, img.shape[1], img.shape[0], scale)
+        out = _scaled(img, scale)
+        data = encode(out, fmt, quality=quality)
+        for _ in range(8):
+            if max_bytes is None or len(data) <= max_bytes:
+                break
+            # encoded size goes roughly with the pixel count: aim a little under the bound
+            scale = max(0.01, scale * min(0.9, (max_bytes / len(data)) ** 0.5 * 0.95))
+            out = _scaled(img, scale)
+            data = encode(out, fmt, quality=quality, png_level=6 if fmt == "png" else 1)
+        return Screenshot(data, fmt, out.shape[1], out.shape[0], scale)
 
     def close(self) -> None:
         with self._lock:

@@ -36,7 +36,8 @@ class McpAgent(Agent):
         self._ctx = ctx
         if not ctx.port_url:
             raise SimbridgeError("mcp agent: the agent port has no MCP endpoint")
-        ctx.say(f"agent port (MCP, streamable HTTP): {ctx.port_url}")
+        auth = f"  token {ctx.port_token}" if ctx.port_token else "  no token (--no-token: any client may act)"
+        ctx.say(f"agent port (MCP, streamable HTTP): {ctx.port_url}{auth}")
         ctx.say(f"waiting up to {self.connect_timeout_s:.0f} s for an agent to connect and call a tool ...")
 
     def wait_connected(self) -> str | None:

@@ -78,6 +78,11 @@ def _client(url: str, token: str | None = TOKEN):
     return Client(streamable_http_client(url, http_client=create_mcp_http_client(headers=headers)))
 
 
+def _token(status: Path) -> str:
+    """The episode's token, as an agent started separately reads it (the status file)."""
+    return json.loads(status.read_text())["token"]
+
+
 def _text(res) -> str:
     return " ".join(c.text for c in res.content if getattr(c, "type", "") == "text")
 
@@ -182,7 +187,7 @@ def test_give_up_at_once_is_scored_zero(tmp_path):
     proc, status, url = _start(tmp_path)
 
     async def agent() -> None:
-        async with _client(url, None) as c:
+        async with _client(url, _token(status)) as c:
             await c.call_tool("give_up", {"reason": "not today"})
 
     asyncio.run(agent())
@@ -198,8 +203,11 @@ def test_give_up_at_once_is_scored_zero(tmp_path):
 _KILLED_AGENT = """
 import asyncio, sys
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 async def main():
-    async with Client(sys.argv[1], mode=sys.argv[2]) as c:
+    http = create_mcp_http_client(headers={"Authorization": "Bearer " + sys.argv[3]})
+    async with Client(streamable_http_client(sys.argv[1], http_client=http), mode=sys.argv[2]) as c:
         await c.call_tool("screenshot", {})
         print("acted", flush=True)
         await asyncio.sleep(3600)
@@ -212,7 +220,9 @@ def test_a_client_that_dies_is_an_agent_disconnect_scored_within_the_grace(tmp_p
     # legacy: a session whose event stream closes (grace 2 s); auto (stateless 2026-07-28
     # protocol): no connection to lose, silence for the idle timeout (3 s) is the sign
     proc, status, url = _start(tmp_path, "--disconnect-grace", "2", "--idle-timeout", "3")
-    agent = subprocess.Popen([sys.executable, "-c", _KILLED_AGENT, url, mode], stdout=subprocess.PIPE, text=True)
+    agent = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_AGENT, url, mode, _token(status)], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert agent.stdout.readline().strip() == "acted"
         killed = time.monotonic()
@@ -252,7 +262,7 @@ def test_an_agent_that_never_connects_is_scored(tmp_path):
         (["--trials", "0"], "--trials: 0 must be ≥ 1"),
         (["--frame-hz", "nan"], "is not a finite number"),
         (["--port", "70000"], "must be ≤ 65535"),
-        (["--host", "0.0.0.0"], "needs --token"),
+        (["--host", "0.0.0.0", "--no-token"], "needs a token"),
     ],
 )
 def test_invalid_numbers_are_refused_before_anything_runs(tmp_path, args, message):

@@ -188,14 +188,14 @@ def test_mcp_agent_drives_through_the_port(tmp_path):
         text=True,
     )
     try:
-        url = None
+        url = token = None
         for line in proc.stderr:
-            m = re.search(r"(http://127\.0\.0\.1:\d+/mcp)", line)
+            m = re.search(r"(http://127\.0\.0\.1:\d+/mcp)  token (\S+)", line)
             if m:
-                url = m.group(1)
+                url, token = m.group(1), m.group(2)
                 break
-        assert url
-        client = connect(url)
+        assert url and token
+        client = connect(url, token=token)
         try:
             shot = client.screenshot("png", scale=0.5)
             assert (shot.width, shot.height) == (640, 400)

@@ -43,6 +43,6 @@ done
 stamp=.venv/.simbridge-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stamp" ]; then
   .venv/bin/pip install -q --upgrade pip >/dev/null
-  .venv/bin/pip install -q -e ".[sim,carla,drive,xplane,report,eval,inspect,gym,msfs,review,test]"
+  .venv/bin/pip install -q -e ".[sim,carla,drive,xplane,report,eval,inspect,gym,msfs,review,docs,test]"
   touch "$stamp"
 fi

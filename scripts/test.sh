@@ -23,6 +23,10 @@ bash scripts/setup.sh
 .venv/bin/ruff format --check simbridge adapters verifiers tests benchmarks scripts
 # types of the package as installed ([tool.mypy] in pyproject.toml; ~30 s on 2 cores, less when cached)
 .venv/bin/mypy
+# the documentation site, strictly: a broken link or a docstring the API reference cannot render fails
+site=$(mktemp -d)
+.venv/bin/mkdocs build --strict --quiet --site-dir "$site"
+rm -rf "$site"
 args=(-q -p no:cacheprovider -n "${SIMBRIDGE_TEST_WORKERS:-2}" --dist loadgroup --durations=40)
 if [ "$fast" = 1 ]; then
   args+=(-m "not slow and not flightgear and not vm and not root")

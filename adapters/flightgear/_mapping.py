@@ -88,8 +88,6 @@ RAW_CHUNKS: list[Chunk] = [
     Chunk("baro_inhg", "/instrumentation/altimeter/setting-inhg", "double", "%.3f"),
 ]
 
-RAW_NODES: dict[str, str] = {c.name: c.node for c in RAW_CHUNKS}
-
 #: canonical signals this mapping produces
 SIGNALS: tuple[str, ...] = (
     "lat_deg",

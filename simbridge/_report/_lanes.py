@@ -84,7 +84,7 @@ def find_map(bundle_dir: Path, bundle: Bundle, task: TaskSpec) -> tuple[Path | N
 
 @lru_cache(maxsize=4)
 def _samples(path: str, mtime_ns: int):  # noqa: ANN202 - LaneSamples, imported lazily
-    from simbridge.adapters.carla._opendrive import read_opendrive
+    from simbridge.adapters.kit.opendrive import read_opendrive
 
     return read_opendrive(path).lane_samples(step_m=DRAW_STEP_M)
 

@@ -13,7 +13,7 @@ from fixtures import fixture_path
 from simbridge import BundleError, read_bundle
 from simbridge._cli import main
 from simbridge.adapters.carla import LaneLocator, import_recording, read_opendrive
-from simbridge.adapters.carla._opendrive import TRAFFIC_LIGHT_TYPE
+from simbridge.adapters.kit.opendrive import TRAFFIC_LIGHT_TYPE
 
 LOG = fixture_path("carla", "DistanceToLaneCenter.log")
 XODR = fixture_path("carla", "Town01.xodr")

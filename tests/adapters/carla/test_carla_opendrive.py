@@ -9,7 +9,7 @@ import pytest
 
 from fixtures import fixture_path
 from simbridge.adapters.carla import LaneLocator, OpenDriveError, read_opendrive, read_recording
-from simbridge.adapters.carla._opendrive import TRAFFIC_LIGHT_TYPE, _eval_geometry, _Geometry
+from simbridge.adapters.kit.opendrive import TRAFFIC_LIGHT_TYPE, _eval_geometry, _Geometry
 
 XODR = fixture_path("carla", "Town01.xodr")
 LOG = fixture_path("carla", "DistanceToLaneCenter.log")

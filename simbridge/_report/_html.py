@@ -10,6 +10,7 @@ time cursor over every plot as the video plays and seeks the video when a plot i
 from __future__ import annotations
 
 import base64
+import errno
 import functools
 import gzip
 import html
@@ -377,5 +378,7 @@ def write_episode_report(bundle: str | Path, out: str | Path | None = None) -> P
     try:
         out.write_text(page, encoding="utf-8")
     except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise  # a full disk is a harness fault (the command line says so, exit 4)
         raise BundleError(f"{out}: cannot write the report: {exc.strerror or exc}") from None
     return out

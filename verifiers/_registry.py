@@ -73,6 +73,36 @@ def verifier(name: str, *, params: type[Params] = Params, components: tuple[str,
     return deco
 
 
+#: (bundle, task) -> what of the task's scenario the recording lacks, or None: per verifier name
+ScenarioCheck = Callable[[Bundle, TaskSpec], "str | None"]
+_SCENARIO_CHECKS: dict[str, ScenarioCheck] = {}
+
+
+def scenario_check(*names: str) -> Callable[[ScenarioCheck], ScenarioCheck]:
+    """Register `fn` as the scenario check of these verifiers: before the verifier runs, the
+    recording must show the task's scenario (its actors, events, map, route); a recording that
+    does not is unscored: "not this task's scenario" (imported) or a harness fault (live)."""
+
+    def deco(fn: ScenarioCheck) -> ScenarioCheck:
+        for n in names:
+            _SCENARIO_CHECKS[n] = fn
+        return fn
+
+    return deco
+
+
+def scenario_problem(bundle: Bundle, task: TaskSpec) -> str | None:
+    """The unscored reason when the recording is not of the task's scenario (see scenario_check)."""
+    _load_builtin()
+    check = _SCENARIO_CHECKS.get(task.verifier.name)
+    problem = check(bundle, task) if check is not None else None
+    if problem is None:
+        return None
+    if "imported" in bundle.episode.flags:
+        return f"not this task's scenario: {problem}"
+    return f"harness fault, not an agent failure: the simulator did not set up this task's scenario: {problem}"
+
+
 def _load_builtin() -> None:
     global _LOADED
     if _LOADED:
@@ -336,6 +366,8 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
         ]
         return Score.unscored(reason=f"required signal(s) missing from the recording: {', '.join(why)}", **base)
     bundle = Bundle(bundle.path, ep, checked.signals, bundle.events, bundle.snapshots, bundle.actions, bundle.files)
+    if (problem := scenario_problem(bundle, task)) is not None:
+        return Score.unscored(reason=problem, **base)
     vdef = get(vname)
     params = vdef.params.model_validate(task.verifier.params)
     ctx = VerifyContext(bundle=bundle, task=task, p=params, too_short=checked.single)

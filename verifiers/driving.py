@@ -31,7 +31,7 @@ from simbridge._bundle import Event
 from simbridge._errors import Unscorable
 from simbridge.verifiers import primitives as P
 from simbridge.verifiers._params import XY, FiniteParams, Fraction, PositiveFinite, require_below
-from simbridge.verifiers._registry import VerifyContext, verifier
+from simbridge.verifiers._registry import VerifyContext, scenario_check, verifier
 
 ROUTE_TARGET_RADIUS_M = 10.0  # RouteCompletionTest.DISTANCE_THRESHOLD
 ROUTE_SUCCESS_FRACTION = 0.99  # RouteCompletionTest.PERCENTAGE_THRESHOLD
@@ -670,3 +670,122 @@ def carla_lane_keep(ctx: VerifyContext) -> str:
         explanation="" if cover >= 1.0 - 1e-9 else f"window only {cover:.0%} recorded",
     )
     return ""
+
+
+# --------------------------------------------------------------------------- the scenario
+#: a declared actor (parked vehicle, pedestrian) counts as present within this of its position
+ACTOR_TOL_M = 5.0
+#: the ego's first recorded position within this of the scenario's spawn (or the route's start)
+SPAWN_TOL_M = 15.0
+#: the pedestrian must have started once the ego came this much inside the trigger distance
+TRIGGER_MARGIN_M = 2.0
+#: a walker that moved at least this far did step out
+WALKER_MOVED_M = 1.0
+
+
+def _map_name(v: object) -> str | None:
+    """ "Carla/Maps/Town01", "Town01.xodr", "town01" → "town01"."""
+    if not isinstance(v, str) or not v:
+        return None
+    return v.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".xodr").lower()
+
+
+def _near(actors: list[dict], kinds: tuple[str, ...], xy: tuple[float, float]) -> dict | None:
+    best = None
+    for a in actors:
+        if a.get("kind") in kinds and a.get("x_m") is not None and a.get("y_m") is not None:
+            d = math.hypot(float(a["x_m"]) - xy[0], float(a["y_m"]) - xy[1])
+            if d <= ACTOR_TOL_M and (best is None or d < best[0]):
+                best = (d, a)
+    return best[1] if best else None
+
+
+def _xy_of(d: object) -> tuple[float, float] | None:
+    if isinstance(d, dict) and "x_m" in d and "y_m" in d:
+        return float(d["x_m"]), float(d["y_m"])
+    return None
+
+
+@scenario_check("carla_pedestrian", "carla_route", "carla_lane_keep", "carla_parking")
+def carla_scenario(bundle, task) -> str | None:  # type: ignore[no-untyped-def]
+    """What of the task's `initial_state.scenario` the recording does not show: its map, the
+    ego's spawn (or the route's start), the traffic lights a route task is about, the parked
+    vehicles and the pedestrian (each a recorded actor within ACTOR_TOL_M of where the task puts
+    it, in snapshots start.actors), and the pedestrian stepping out once the ego reached its
+    trigger (a walker that moved, or a `scenario_trigger` event). A bundle that names no
+    simulator (a hand-made fixture) claims no recording and is not checked."""
+    ep = bundle.episode
+    sc = dict(task.initial_state.scenario or {})
+    if ep.sim is None or not sc:
+        return None
+    start = bundle.snapshots.get("start") or {}
+    problems: list[str] = []
+    # the map
+    want = _map_name(sc.get("town"))
+    got = next((m for m in (_map_name(start.get(k)) for k in ("map", "town", "map_file")) if m), None)
+    got = got or _map_name(ep.map)
+    if want and got is None:
+        problems.append("the recording does not say which map it is on")
+    elif want and got != want:
+        problems.append(f"recorded on {got}, not {want}")
+    sig = bundle.signals
+    x0 = y0 = None
+    if len(sig) and "x_m" in sig and "y_m" in sig:
+        xs, ys = np.asarray(sig["x_m"], float), np.asarray(sig["y_m"], float)
+        ok = np.isfinite(xs) & np.isfinite(ys)
+        if ok.any():
+            i = int(np.argmax(ok))
+            x0, y0 = float(xs[i]), float(ys[i])
+    # the ego's spawn: the simulator's own (drive) or the scenario's
+    drive = sc.get("drive") if isinstance(sc.get("drive"), dict) else {}
+    spawn = _xy_of(drive.get("ego_spawn")) if ep.sim == "drive" else None
+    spawn = spawn or _xy_of(sc.get("ego_spawn"))
+    route = start.get("route_xy_m") or task.verifier.params.get("route_xy_m")
+    if spawn is None and route and ep.sim != "drive" and "route_xy_m" not in start:
+        spawn = (float(route[0][0]), float(route[0][1]))  # the route starts where the ego does
+    if spawn is not None and x0 is not None:
+        d = math.hypot(x0 - spawn[0], y0 - spawn[1])
+        if d > SPAWN_TOL_M:
+            problems.append(
+                f"the ego starts at ({x0:.1f}, {y0:.1f}), {d:.0f} m from the scenario's start "
+                f"({spawn[0]:.1f}, {spawn[1]:.1f})"
+            )
+    # traffic lights a route task is about
+    if "traffic_lights" in sc and "no" not in str(sc["traffic_lights"]).lower():
+        n = start.get("traffic_lights")
+        if not isinstance(n, (int, float)) or n <= 0:
+            problems.append("no traffic light in the recording (start.traffic_lights)")
+    # the scenario's actors
+    declared: list[tuple[str, tuple[str, ...], tuple[float, float] | None]] = []
+    for car in [*(sc.get("parked_cars") or []), *([sc["parked_van"]] if sc.get("parked_van") else [])]:
+        declared.append((f"parked {car.get('blueprint', 'vehicle')}", ("vehicle",), _xy_of(car)))
+    ped = sc.get("pedestrian") if isinstance(sc.get("pedestrian"), dict) else None
+    if ped:
+        declared.append(("pedestrian", ("walker", "pedestrian"), _xy_of(ped.get("start"))))
+    actors = start.get("actors")
+    walker = None
+    if declared and not isinstance(actors, list):
+        problems.append("the recording lists no actors (snapshots start.actors)")
+    elif declared:
+        for what, kinds, xy in declared:
+            if xy is None:
+                continue
+            a = _near(actors, kinds, xy)
+            if a is None:
+                problems.append(f"no {what} at ({xy[0]:.1f}, {xy[1]:.1f})")
+            elif kinds[0] == "walker":
+                walker = a
+    # ... and the pedestrian stepping out once the ego reached its trigger
+    if ped and walker is not None and x0 is not None:
+        cross = task.verifier.params.get("pedestrian_xy_m") or _xy_of(ped.get("crosses_to"))
+        reach = float(task.verifier.params.get("trigger_distance_m", 25.0)) - TRIGGER_MARGIN_M
+        if cross is not None:
+            d = P.distance_to_point(xs[ok], ys[ok], float(cross[0]), float(cross[1]))
+            stepped = (walker.get("moved_m") or 0.0) >= WALKER_MOVED_M or any(
+                (e.data or {}).get("what") == "pedestrian_crossing" for e in bundle.events_of("scenario_trigger")
+            )
+            if d.size and float(d.min()) <= reach and not stepped:
+                problems.append(
+                    f"the ego came within {float(d.min()):.0f} m of the crossing and the pedestrian never moved"
+                )
+    return "; ".join(problems) or None

@@ -69,9 +69,41 @@ def find_ego(rec: Recording, ego: int | None = None) -> Actor:
 
 
 def _ego_selector(ego: int | None) -> Callable[[Actor], bool]:
+    """The ego's track, and the walkers' (whether a scenario's pedestrian stepped out)."""
     if ego is not None:
-        return lambda a: a.id == ego
-    return lambda a: a.role_name == "hero"
+        return lambda a: a.id == ego or a.kind == ActorKind.WALKER
+    return lambda a: a.role_name == "hero" or a.kind == ActorKind.WALKER
+
+
+#: actor kinds listed in snapshots start.actors (a scenario's parked vehicles, pedestrians, props)
+_SCENARIO_KINDS = {ActorKind.VEHICLE: "vehicle", ActorKind.WALKER: "walker", ActorKind.OTHER: "static"}
+
+
+def scenario_actors(rec: Recording, ego: Actor) -> list[dict[str, Any]]:
+    """Every vehicle, walker and prop the recording created, but the ego: where it spawned, when
+    it came and went, and how far it moved from its spawn (walkers, whose tracks are read):
+    what a task's scenario check matches its declared actors against."""
+    out: list[dict[str, Any]] = []
+    for a in rec.actors.values():
+        kind = _SCENARIO_KINDS.get(a.kind)
+        if kind is None or a.id == ego.id:
+            continue
+        item: dict[str, Any] = {
+            "id": a.id,
+            "kind": kind,
+            "type_id": a.type_id,
+            "role_name": a.role_name,
+            "x_m": round(float(a.location_m[0]), 3),
+            "y_m": round(float(a.location_m[1]), 3),
+            "created_t": a.created_t,
+            "destroyed_t": a.destroyed_t,
+        }
+        tr = rec.tracks.get(a.id)
+        if tr is not None and tr.t.size:
+            moved = np.hypot(tr.x_m.astype(float) - a.location_m[0], tr.y_m.astype(float) - a.location_m[1])
+            item["moved_m"] = round(float(moved.max()), 3)
+        out.append(item)
+    return out
 
 
 def _other_kind(rec: Recording, other: int) -> str:
@@ -177,6 +209,8 @@ def build(
             "ego_role_name": actor.role_name,
             "ego_spawn_location_m": list(actor.location_m),
             "ego_spawn_rotation_deg": list(actor.rotation_deg),
+            "actors": scenario_actors(rec, actor),
+            "traffic_lights": sum(1 for a in rec.actors.values() if a.kind == ActorKind.TRAFFIC_LIGHT),
         },
         "end": {
             "frames": rec.n_frames,

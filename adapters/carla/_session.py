@@ -484,6 +484,41 @@ class CarlaSession(SimSession):
         }
         if self.route_xy_m:
             out["route_xy_m"] = [list(p) for p in self.route_xy_m]
+        out.update(self._scene_record())
+        return out
+
+    def _scene_record(self) -> dict[str, Any]:
+        """The map and the scenario actors this session spawned (not the ego), where they are,
+        as the importer's snapshots start.actors, and the town's traffic-light count where the
+        server tells it: what the task's scenario check matches the task against."""
+        out: dict[str, Any] = {}
+        try:
+            out["map"] = str(self.world.get_map().name)  # "Carla/Maps/Town01": the server's, not the task's
+        except Exception:  # noqa: BLE001 - no world (not started, or gone)
+            pass
+        actors = []
+        for a in self._actors:
+            if a is self.ego:
+                continue
+            type_id = str(getattr(a, "type_id", ""))
+            try:
+                loc = a.get_location()
+            except Exception:  # noqa: BLE001 - a destroyed actor: listed without a place
+                loc = None
+            actors.append(
+                {
+                    "id": getattr(a, "id", None),
+                    "kind": "walker" if type_id.startswith("walker.") else "vehicle",
+                    "type_id": type_id,
+                    "x_m": None if loc is None else float(loc.x),
+                    "y_m": None if loc is None else float(loc.y),
+                }
+            )
+        out["actors"] = actors
+        try:
+            out["traffic_lights"] = len(self.world.get_actors().filter("traffic.traffic_light*"))
+        except Exception:  # noqa: BLE001 - a server (or double) that does not list its actors
+            pass
         return out
 
     def stop(self) -> None:

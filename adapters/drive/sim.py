@@ -226,8 +226,23 @@ def start_snapshot(world: Any) -> dict[str, Any]:
         "traffic_lights": len(world._tls_ids),
         "parked": len(sc.parked),
         "walker": sc.walker is not None,
+        "actors": scenario_actors(sc),
         "sim_time_s": world.t,
     }
+
+
+def scenario_actors(sc: DriveScenario) -> list[dict[str, Any]]:
+    """The scenario's actors as the world placed them (parked vehicles, the walker at its start),
+    in the form of the CARLA importer's snapshots start.actors: what a task's scenario check
+    matches its declared actors against. Whether the walker stepped out is the
+    `scenario_trigger` event (and end.walker_started_t)."""
+    out: list[dict[str, Any]] = [
+        {"kind": "vehicle", "type_id": c.blueprint, "x_m": c.x_m, "y_m": c.y_m, "parked": True} for c in sc.parked
+    ]
+    if sc.walker is not None:
+        x, y = sc.walker.start_xy_m
+        out.append({"kind": "walker", "type_id": sc.walker.blueprint, "x_m": x, "y_m": y})
+    return out
 
 
 def end_snapshot(world: Any) -> dict[str, Any]:

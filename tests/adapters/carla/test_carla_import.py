@@ -79,11 +79,12 @@ def test_cli_import_then_verify_as_t18(tmp_path, capsys):
     assert main(["verify", str(out), "--json"]) == 0
     score = json.loads(capsys.readouterr().out)
     assert score["task_id"] == "T18"
-    assert score["status"] == "scored"  # 12 s of driving: it scores (and fails), it does not crash
-    assert score["success"] is False
-    # and scored as T18 by name, whatever episode.json says
+    # 12 s of driving on Town01, not T18's Town04 highway: judged, and refused as another scenario
+    assert score["status"] == "unscored"
+    assert score["reason"] == "not this task's scenario: recorded on town01, not town04"
+    # and judged as T18 by name, whatever episode.json says
     assert main(["verify", str(out), "--task", "T18", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["status"] == "scored"
+    assert json.loads(capsys.readouterr().out)["reason"].startswith("not this task's scenario")
 
 
 def test_cli_errors_are_one_line(tmp_path, capsys):

@@ -96,6 +96,14 @@ def test_t13_scene_sync_mode_recorder_and_import(tmp_path, double):
     )
     assert s.ego.attributes["role_name"] == "hero"
     assert (s.ego.get_location().x, s.ego.get_location().y) == (110.0, 133.41)
+    # the start snapshot names the map and the scenario's actors where the server put them
+    start = s.snapshot()
+    assert start["map"].rsplit("/", 1)[-1] == "Town01"
+    placed = sorted((a["kind"], a["type_id"], a["x_m"], a["y_m"]) for a in start["actors"])
+    assert placed == [
+        ("vehicle", "vehicle.volkswagen.t2", 200.0, 136.6),
+        ("walker", "walker.pedestrian.0001", 205.0, 138.5),
+    ]
     assert s.map_path.read_text() == XODR.read_text()
 
     s.control.update(throttle=1.0)

@@ -25,6 +25,7 @@ from simbridge.adapters.drive._scenario import from_task  # noqa: E402
 from simbridge.adapters.drive._session import SIGNALS  # noqa: E402
 from simbridge.adapters.drive._scene import EgoControls, carla_xy, sumo_xy  # noqa: E402
 from simbridge.adapters.drive._world import World  # noqa: E402
+from simbridge.adapters.drive.sim import start_snapshot  # noqa: E402
 from simbridge.verifiers import score_bundle  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -34,6 +35,7 @@ NAMES = SIGNALS
 def _drive(tmp_path, *, run_first_light_red: bool) -> list:
     task = load_task("T06")
     w = World(dataclasses.replace(from_task(task, seed=1), traffic_vehicles=0))
+    start = start_snapshot(w)  # what the drive process says at the start (map, lights, actors)
     try:
         route = np.array(w.route_xy_m)
         n = len(route)
@@ -95,7 +97,7 @@ def _drive(tmp_path, *, run_first_light_red: bool) -> list:
         {"task_id": "T06", "sim": "drive", "status": "completed"},
         cols,
         events=events,
-        snapshots={"start": {"route_xy_m": route.tolist()}},
+        snapshots={"start": {**start, "route_xy_m": route.tolist()}},
     )
     verdict = score_bundle(read_bundle(out), task)
     assert verdict.status == "scored", verdict.reason

@@ -18,6 +18,7 @@ from simbridge.adapters.drive._scenario import from_task  # noqa: E402
 from simbridge.adapters.drive._session import SIGNALS  # noqa: E402
 from simbridge.adapters.drive._scene import EgoControls  # noqa: E402
 from simbridge.adapters.drive._world import World  # noqa: E402
+from simbridge.adapters.drive.sim import start_snapshot  # noqa: E402
 from simbridge.verifiers import score_bundle  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -27,6 +28,7 @@ NAMES = SIGNALS
 def _drive(tmp_path, *, brakes: bool) -> dict[str, float]:
     task = load_task("T13")
     w = World(from_task(task))
+    start = start_snapshot(w)  # what the drive process says at the start (map, actors)
     try:
         mapper = CanonicalMapper(xodr_path("Town01"), w.route_xy_m)
         end_x = w.route_xy_m[-1][0]
@@ -63,7 +65,7 @@ def _drive(tmp_path, *, brakes: bool) -> dict[str, float]:
         {"task_id": "T13", "sim": "drive", "status": "completed"},
         cols,
         events=events,
-        snapshots={"start": {"route_xy_m": [list(p) for p in w.route_xy_m]}},
+        snapshots={"start": start},
     )
     verdict = score_bundle(read_bundle(out), task)
     assert verdict.status == "scored", verdict.reason

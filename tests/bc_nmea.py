@@ -50,11 +50,18 @@ def sentence(
     depth_m: float,
     rot: float = 0.0,
     rudder: float = 0.0,
+    version: str = "5.11",
 ) -> str:
+    """One message. version "5.10.1": the release whose time and date strings are empty
+    (dangling `c_str()` pointers in NMEA::updateNMEA, bridgecommand/bc v5.10.1 src/NMEA.cpp
+    :381-390, fixed in 049157fb for 5.10.3): `$GPRMC,.00,A,…,,,,A,S`, `$GPGGA,.00,…`,
+    `$GPGLL,…,.00,A,A`, `$RAZDA,.00,,,,00,00`."""
     hh, mm, ss = int(tod_s // 3600), int(tod_s % 3600 // 60), int(tod_s % 60)
     hms = f"{hh:02d}{mm:02d}{ss:02d}"
     la, ns, lo, ew = _fmt_lat_lon(lat, lon)
     y, mo, d = date[0:4], date[5:7], date[8:10]
+    if version == "5.10.1":
+        hms = y = mo = d = ""
     msg = {
         "RMC": f"$GPRMC,{hms}.00,A,{la},{ns},{lo},{ew},{sog_kt:.1f},{cog_deg:.1f},{y}{mo}{d},,,A,S",
         "GPROT": f"$GPROT,{rot:.1f},A",
@@ -109,13 +116,18 @@ def track(
 
 
 def emit(
-    states: list[tuple[float, dict]], *, tod0_s: float = 12 * 3600.0, date: str = "2026-11-30", stamped: bool = True
+    states: list[tuple[float, dict]],
+    *,
+    tod0_s: float = 12 * 3600.0,
+    date: str = "2026-11-30",
+    stamped: bool = True,
+    version: str = "5.11",
 ) -> str:
     """The capture text: one sentence per 100 ms step in Bridge Command's round-robin order;
     stamped = prefixed by the receive time, as NmeaUdpRecorder writes."""
     lines = []
     for k, (t, st) in enumerate(states):
-        text = sentence(ORDER[k % len(ORDER)], tod_s=tod0_s + t, date=date, **st)
+        text = sentence(ORDER[k % len(ORDER)], tod_s=tod0_s + t, date=date, version=version, **st)
         for s in text.split("\r\n"):
             if s:
                 lines.append(f"{t:.3f} {s}" if stamped else s)

@@ -29,6 +29,12 @@ proprietary `$P…` sentences, mode indicators (N = not valid) and, now and then
 sentence. Fixes a receiver marks invalid (RMC/GLL status V or mode N, GGA quality 0) and
 sentences whose checksum does not match are left out and counted.
 
+Sentences sharing a time are one epoch and one row, merged by a documented precedence
+(`RANK`, docs/importers.md), disagreements flagged. Bridge Command 5.10.1 prints the time and
+date strings empty (`$GPRMC,.00,A,…,,,,A,S`: dangling `c_str()` pointers in
+NMEA::updateNMEA, v5.10.1 src/NMEA.cpp:381-390, fixed by 049157fb for 5.10.3); such fixes are
+placed at their receive stamps and flagged `empty_time`.
+
 A capture file holds one sentence per line, optionally prefixed by the receive time in seconds
 and a space (`12.345 $GPRMC,...`), which is what `NmeaUdpRecorder` writes; lines starting `#`
 are comments (the header of gpsd's test logs).
@@ -102,6 +108,14 @@ def _latlon(value: str, hemi: str, deg_digits: int) -> float:
     return out
 
 
+_EMPTY_TIME = re.compile(r"^\.?0*$")
+
+
+def empty_time(value: str) -> bool:
+    """'' or '.00': a time field with no time in it (Bridge Command 5.10.x writes '.00')."""
+    return bool(_EMPTY_TIME.match(value))
+
+
 def _tod(value: str) -> float:
     """'HHMMSS(.ss)' → seconds of the day."""
     if len(value) < 6:
@@ -132,16 +146,89 @@ def _f(v: str) -> float:
     return float(v) if v else math.nan
 
 
+#: precedence within one epoch (sentences sharing a time): lower rank wins; a column not
+#: listed for a sentence has rank 0. Position: GGA (carries the fix quality) > RMC > GLL;
+#: speed and course: RMC; heading: HDT > THS.
+RANK: dict[tuple[str, str], int] = {
+    ("lat_deg", "GGA"): 0,
+    ("lon_deg", "GGA"): 0,
+    ("lat_deg", "RMC"): 1,
+    ("lon_deg", "RMC"): 1,
+    ("lat_deg", "GLL"): 2,
+    ("lon_deg", "GLL"): 2,
+    ("heading_true_deg", "HDT"): 0,
+    ("heading_true_deg", "THS"): 1,
+}
+#: how far two sentences of one epoch may differ before it counts as a conflict: print
+#: precision differs by far less (0.0001' = 2e-6°), but receivers fill sentences of one epoch
+#: from fixes a second apart (a B&G Zeus² yacht plotter: ~3 m at 5.6 kt), so 1e-4° (~11 m)
+CONFLICT_TOL: dict[str, float] = {
+    "lat_deg": 1e-4,
+    "lon_deg": 1e-4,
+    "gs_kt": 0.2,
+    "cog_deg": 1.0,
+    "heading_true_deg": 1.0,
+    "rate_of_turn_dpm": 1.0,
+    "depth_m": 0.1,
+    "rudder_deg": 0.5,
+}
+_ANGLES = ("cog_deg", "heading_true_deg")
+
+
 @dataclass
 class _State:
     values: dict[str, float] = field(default_factory=dict)
     tod_s: float | None = None
     date: str | None = None
     invalid_why: str | None = None  # set when a fix is invalid for another reason than its status
+    #: this epoch's writers: column -> (rank, sentence kind)
+    src: dict[str, tuple[int, str]] = field(default_factory=dict)
+    #: this epoch's disagreements: (column, kept kind, kept value, other kind, other value)
+    conflicts: list[tuple[str, str, float, str, float]] = field(default_factory=list)
+    empty_time: bool = False  # the last fix's time field was empty ('.00')
+
+    def new_epoch(self) -> None:
+        self.src.clear()
+
+    def put(self, kind: str, **vals: float) -> None:
+        """Set columns from sentence `kind`, by the epoch's precedence; disagreements are kept."""
+        for col, v in vals.items():
+            rank = RANK.get((col, kind), 0)
+            prev = self.src.get(col)
+            if prev is not None:
+                old = self.values.get(col, math.nan)
+                diff = abs(v - old)
+                if col in _ANGLES:
+                    diff = min(diff % 360.0, 360.0 - diff % 360.0)
+                if math.isfinite(diff) and diff > CONFLICT_TOL.get(col, 0.0):
+                    wins = rank <= prev[0]
+                    kept, other = ((kind, v), (prev[1], old)) if wins else ((prev[1], old), (kind, v))
+                    self.conflicts.append((col, kept[0], kept[1], other[0], other[1]))
+                if rank > prev[0]:
+                    continue
+            self.src[col] = (rank, kind)
+            self.values[col] = v
 
 
 #: what `_apply` says of a sentence: a valid position fix, a fix the receiver marked invalid, or neither
 FIX, INVALID_FIX = "fix", "invalid"
+
+
+def _time_of(st: _State, value: str) -> None:
+    if empty_time(value):
+        st.empty_time = True
+    else:
+        st.tod_s = _tod(value)
+
+
+def fix_time(s: Sentence) -> str | None:
+    """The time field of a position sentence (RMC, GGA, GLL), or None for other sentences."""
+    f = s.fields
+    if s.kind in ("RMC", "GGA") and len(f) >= 6:
+        return f[0]
+    if s.kind == "GLL" and len(f) >= 6:
+        return f[4]
+    return None
 
 
 def _apply(st: _State, s: Sentence) -> str | None:
@@ -150,41 +237,43 @@ def _apply(st: _State, s: Sentence) -> str | None:
     quality 0): those positions are not used."""
     f = s.fields
     k = s.kind
+    if k in ("RMC", "GGA", "GLL"):
+        st.empty_time = False
     if k == "RMC" and len(f) >= 9:
-        st.tod_s = _tod(f[0]) if f[0] else st.tod_s
+        _time_of(st, f[0])
         st.date = rmc_date(f[8]) or st.date
         if f[1] != "A":
             return INVALID_FIX
         if len(f) >= 12 and f[11] == "N":
             st.invalid_why = "RMC mode N"
             return INVALID_FIX
-        st.values.update(
-            lat_deg=_latlon(f[2], f[3], 2), lon_deg=_latlon(f[4], f[5], 3), gs_kt=_f(f[6]), cog_deg=_f(f[7])
-        )
+        st.put("RMC", lat_deg=_latlon(f[2], f[3], 2), lon_deg=_latlon(f[4], f[5], 3), gs_kt=_f(f[6]), cog_deg=_f(f[7]))
         return FIX
     if k == "GGA" and len(f) >= 6:
-        st.tod_s = _tod(f[0]) if f[0] else st.tod_s
+        _time_of(st, f[0])
         if f[5] in ("", "0"):
             return INVALID_FIX
-        st.values.update(lat_deg=_latlon(f[1], f[2], 2), lon_deg=_latlon(f[3], f[4], 3))
+        st.put("GGA", lat_deg=_latlon(f[1], f[2], 2), lon_deg=_latlon(f[3], f[4], 3))
         return FIX
     if k == "GLL" and len(f) >= 6:
-        st.tod_s = _tod(f[4]) if f[4] else st.tod_s
+        _time_of(st, f[4])
         if f[5] != "A":
             return INVALID_FIX
         if len(f) >= 7 and f[6] == "N":
             st.invalid_why = "GLL mode N"
             return INVALID_FIX
-        st.values.update(lat_deg=_latlon(f[0], f[1], 2), lon_deg=_latlon(f[2], f[3], 3))
+        st.put("GLL", lat_deg=_latlon(f[0], f[1], 2), lon_deg=_latlon(f[2], f[3], 3))
         return FIX
     if k == "HDT" and f and f[0]:
-        st.values["heading_true_deg"] = float(f[0])
+        st.put("HDT", heading_true_deg=float(f[0]))
+    elif k == "THS" and f and f[0] and (len(f) < 2 or f[1] != "V"):
+        st.put("THS", heading_true_deg=float(f[0]))
     elif k == "ROT" and f and f[0] and (len(f) < 2 or f[1] != "V"):
-        st.values["rate_of_turn_dpm"] = float(f[0])
+        st.put("ROT", rate_of_turn_dpm=float(f[0]))
     elif k == "DPT" and f and f[0]:
-        st.values["depth_m"] = float(f[0])
+        st.put("DPT", depth_m=float(f[0]))
     elif k == "RSA" and f and f[0] and (len(f) < 2 or f[1] != "V"):
-        st.values["rudder_deg"] = float(f[0])
+        st.put("RSA", rudder_deg=float(f[0]))
     elif k == "ZDA" and len(f) >= 4 and f[1] and f[2] and f[3]:
         st.date = f"{int(f[3]):04d}-{int(f[2]):02d}-{int(f[1]):02d}"
     return None
@@ -211,21 +300,30 @@ COLUMNS = ("lat_deg", "lon_deg", "gs_kt", "cog_deg", "heading_true_deg", "rate_o
 def parse_capture(
     text: str, source: str = "<capture>", *, strict: bool = True
 ) -> tuple[dict[str, list[float]], dict[str, object]]:
-    """Signal columns (one row per position fix, other values carried from their latest sentence)
-    and facts (first date, sentence counts, what was dropped). Time: the receive stamp when lines
-    carry one, else the sentence's UTC time of day (sentences without time inherit the last
-    one), from 0. Fixes flagged invalid, positions off the globe, sentences with a wrong
-    checksum and (without receive stamps) fixes whose UTC time steps back are dropped and
-    counted (`nmea_invalid_fixes`, `nmea_out_of_range`, `nmea_bad_checksum`,
-    `nmea_time_backwards`); `facts["flags"]` are the episode flags. A line that is not a
-    sentence at all is an error (strict) or skipped and listed (lenient)."""
+    """Signal columns (one row per epoch, other values carried from their latest sentence) and
+    facts (first date, sentence counts, what was dropped, conflicts, events). An epoch is one
+    time: the receive stamp when lines carry one, else the sentence's UTC time of day (from 0;
+    sentences without time join the state the next fix records). Position sentences that share
+    the time of the row before them are merged into it by RANK (GGA > RMC > GLL for position,
+    RMC for speed and course, HDT > THS for heading), so column 't' never repeats; values that
+    disagree beyond CONFLICT_TOL are counted (`nmea_conflicts`, flag `nmea_conflict`) and
+    listed as `nmea_conflict` events. Fixes flagged invalid, positions off the globe, sentences
+    with a wrong checksum and (without receive stamps) fixes whose UTC time steps back are
+    dropped and counted (`nmea_invalid_fixes`, `nmea_out_of_range`, `nmea_bad_checksum`,
+    `nmea_time_backwards`). Fixes with an empty time ('.00', Bridge Command 5.10.x) are placed
+    at their receive stamp and counted (`nmea_empty_time`, flag `empty_time`); without receive
+    stamps they cannot be placed (an error). `facts["flags"]` are the episode flags. A line
+    that is not a sentence at all is an error (strict) or skipped and listed (lenient)."""
     st = _State()
     rows: dict[str, list[float]] = {"t": [], **{c: [] for c in COLUMNS}}
     counts: dict[str, int] = {}
     bad: list[str] = []
     t0: float | None = None
     last_tod, day_offset = None, 0.0
+    epoch: float | None = None  # the time (absolute) of the last row
     invalid, off_globe, corrupt, backwards = DropCounter(), DropCounter(), DropCounter(), DropCounter()
+    conflicts, empty = DropCounter(), DropCounter()
+    events: list[dict[str, object]] = []
     for no, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -242,6 +340,12 @@ def parse_capture(
                 counts["proprietary"] = counts.get("proprietary", 0) + 1
                 continue
             counts[s.kind] = counts.get(s.kind, 0) + 1
+            ftime = fix_time(s)
+            if ftime is not None:
+                # a position sentence opens a new epoch unless it has the last row's time
+                key = stamp if stamp is not None else (None if empty_time(ftime) else _tod(ftime) + day_offset)
+                if key is None or epoch is None or key != epoch:
+                    st.new_epoch()
             fix = _apply(st, s)
         except ChecksumError:
             corrupt.add(body[1:6] if body[1:2] != "P" else "proprietary")
@@ -262,25 +366,59 @@ def parse_capture(
             off_globe.add(problem)
             st.values.pop("lat_deg", None)
             st.values.pop("lon_deg", None)
+            st.src.pop("lat_deg", None)
+            st.src.pop("lon_deg", None)
             continue
+        if st.empty_time:
+            empty.add(s.kind)
         if stamp is not None:
             t = stamp
-        elif st.tod_s is not None:
+        elif st.tod_s is not None and not st.empty_time:
             if last_tod is not None and st.tod_s < last_tod - 43200:
                 day_offset += 86400.0  # past midnight
             t = st.tod_s + day_offset
-            if rows["t"] and t0 is not None and t - t0 < rows["t"][-1]:
+            if epoch is not None and t < epoch:
                 backwards.add(f"{s.kind} time")  # a receiver's clock glitch: keep the track monotonic
                 continue
             last_tod = st.tod_s
         else:
-            raise NmeaError(f"{source}: line {no}: position fix with no time (no receive stamp and no UTC time yet)")
+            raise NmeaError(
+                f"{source}: line {no}: position fix with no time (no receive stamp and "
+                + (
+                    "an empty time field, as Bridge Command 5.10.x writes: record it with receive stamps)"
+                    if st.empty_time
+                    else "no UTC time yet)"
+                )
+            )
         t0 = t if t0 is None else t0
-        if rows["t"] and t - t0 < rows["t"][-1]:
-            raise NmeaError(f"{source}: line {no}: time goes backwards ({rows['t'][-1] + t0:g} → {t:g})")
-        rows["t"].append(t - t0)
-        for c in COLUMNS:
-            rows[c].append(st.values.get(c, math.nan))
+        if epoch is not None and t < epoch:
+            raise NmeaError(f"{source}: line {no}: time goes backwards ({epoch:g} → {t:g})")
+        if epoch is not None and t == epoch:
+            for c in COLUMNS:  # same epoch: the merged state replaces the row
+                rows[c][-1] = st.values.get(c, math.nan)
+        else:
+            rows["t"].append(t - t0)
+            for c in COLUMNS:
+                rows[c].append(st.values.get(c, math.nan))
+        epoch = t
+        for col, kept_kind, kept, other_kind, other in st.conflicts:
+            conflicts.add(f"{'/'.join(sorted((kept_kind, other_kind)))} {col}")
+            if len(events) < 200:
+                events.append(
+                    {
+                        "t": rows["t"][-1],
+                        "kind": "nmea_conflict",
+                        "data": {
+                            "column": col,
+                            "kept": kept_kind,
+                            "kept_value": kept,
+                            "other": other_kind,
+                            "other_value": other,
+                            "line": no,
+                        },
+                    }
+                )
+        st.conflicts.clear()
     if not rows["t"]:
         dropped = flags_of(
             invalid.flag("invalid_fix", "fixes"),
@@ -291,12 +429,27 @@ def parse_capture(
             f"{source}: no position fix ($--RMC/GGA/GLL) in the capture"
             + (f" ({'; '.join(dropped)})" if dropped else "")
         )
+    conflict_flag = (
+        f"nmea_conflict: {conflicts.total} value{'s' if conflicts.total != 1 else ''} disagree within an epoch "
+        f"({', '.join(f'{k} {v}' for k, v in sorted(conflicts.counts.items()))}); the precedence's value kept"
+        if conflicts.total
+        else None
+    )
+    empty_flag = (
+        f"empty_time: {empty.total} fix{'es' if empty.total != 1 else ''} with an empty time field "
+        f"({', '.join(f'{k} {v}' for k, v in sorted(empty.counts.items()))}; Bridge Command 5.10.x), "
+        "placed at their receive times"
+        if empty.total
+        else None
+    )
     flags = flags_of(
         lenient_flag(len(bad)) if bad else None,
         invalid.flag("invalid_fix", "fixes"),
         off_globe.flag("out_of_range", "fixes"),
         corrupt.flag("bad_checksum", "sentences"),
         backwards.flag("time_backwards", "fixes"),
+        empty_flag,
+        conflict_flag,
     )
     facts: dict[str, object] = {
         "nmea_date": st.date,
@@ -306,7 +459,10 @@ def parse_capture(
         "nmea_out_of_range": dict(off_globe.counts),
         "nmea_bad_checksum": dict(corrupt.counts),
         "nmea_time_backwards": dict(backwards.counts),
+        "nmea_empty_time": dict(empty.counts),
+        "nmea_conflicts": dict(conflicts.counts),
         "flags": flags,
+        "events": events,
     }
     return rows, facts
 
@@ -332,7 +488,12 @@ def import_nmea(
     text = raw.decode("ascii", errors="replace")  # lenient: such lines are rejected and listed
     rows, facts = parse_capture(text, str(path), strict=strict)
     flags = list(facts.pop("flags"))  # type: ignore[call-overload]
+    events = list(facts.pop("events"))  # type: ignore[call-overload]
     ep = EpisodeInfo(task_id=task_id, sim="bridgecommand", adapter="bridgecommand.nmea", flags=flags)
     return write_bundle(
-        prepare_out(out, force=force), ep, rows, snapshots={"start": {"nmea_date": facts["nmea_date"]}, "end": facts}
+        prepare_out(out, force=force),
+        ep,
+        rows,
+        events=events,
+        snapshots={"start": {"nmea_date": facts["nmea_date"]}, "end": facts},
     )

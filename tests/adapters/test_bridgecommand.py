@@ -43,9 +43,10 @@ def test_bridge_command_sentences_parse():
     rows, facts = parse_capture(text)
     assert facts["nmea_date"] == "2026-11-30"
     assert rows["lat_deg"][0] == pytest.approx(50.36) and rows["lon_deg"][0] == pytest.approx(-4.15)
-    assert rows["gs_kt"][0] == 3.3 and rows["cog_deg"][0] == 90.0 and np.isnan(rows["heading_true_deg"][0])
-    # the GGA fix (second row) carries the heading and depth received since
-    assert rows["heading_true_deg"][1] == 90.5 and rows["depth_m"][1] == 8.0 and rows["t"] == [0.0, 0.0]
+    assert rows["gs_kt"][0] == 3.3 and rows["cog_deg"][0] == 90.0
+    # the GGA fix shares the RMC's time: one merged row, carrying the heading and depth received since
+    assert rows["heading_true_deg"][0] == 90.5 and rows["depth_m"][0] == 8.0 and rows["t"] == [0.0]
+    assert facts["nmea_conflicts"] == {}
 
 
 def test_capture_to_bundle_with_utc_times(tmp_path):
@@ -192,3 +193,58 @@ def test_mode_indicator_n_is_an_invalid_fix():
     gll_n = with_checksum("$GPGLL,5021.700,N,00409.000,W,120002.00,A,N").strip()
     rows, facts = parse_capture(f"{good}\n{rmc_n}\n{gll_n}\n")
     assert len(rows["t"]) == 1 and facts["nmea_invalid_fixes"] == {"RMC mode N": 1, "GLL mode N": 1}
+
+
+def test_bridge_command_5_10_1_empty_times_use_the_receive_stamps(tmp_path):
+    # 5.10.1 writes RMC/GGA/GLL with an empty time and date (the issue's real line, checksum and
+    # all); the recorder's receive stamps place each fix, and the bundle says so
+    states = track([(0, 0, 0, 90), (10, 10, 0, 90)], 50 + 1.357 / 60, -(9 + 59.010 / 60))
+    text = emit(states, version="5.10.1")
+    assert "$GPRMC,.00,A," in text and "$GPGGA,.00," in text and ",.00,A,A*" in text
+    one = sentence(
+        "RMC",
+        tod_s=0,
+        date="2026-11-30",
+        lat=50 + 1.357 / 60,
+        lon=-(9 + 59.010 / 60),
+        sog_kt=0.2,
+        cog_deg=154.3,
+        hdg_deg=0.0,
+        depth_m=1.0,
+        version="5.10.1",
+    )
+    assert one.strip() == "$GPRMC,.00,A,5001.357,N,00959.010,W,0.2,154.3,,,,A,S*33"
+    p = tmp_path / "bc5101.nmea"
+    p.write_text(text, encoding="ascii")
+    b = read_bundle(import_nmea(p, tmp_path / "b"))
+    assert list(b.signals.t[:4]) == pytest.approx([0.0, 0.2, 0.8, 1.4])  # the stamps of RMC, GLL, GGA, RMC
+    assert np.all(np.diff(b.signals.t) > 0)
+    assert b.signals["lat_deg"][0] == pytest.approx(50 + 1.357 / 60, abs=2e-5)
+    assert b.signals["lon_deg"][0] == pytest.approx(-(9 + 59.010 / 60), abs=2e-5)
+    flag = next(f for f in b.episode.flags if f.startswith("empty_time:"))
+    n = {k: sum(1 for ln in text.splitlines() if f"$GP{k}," in ln) for k in ("RMC", "GGA", "GLL")}
+    assert b.snapshot("end", "nmea_empty_time") == n and "Bridge Command 5.10.x" in flag
+    assert b.snapshot("start", "nmea_date") is None  # 5.10.1 sends no date either
+    # without receive stamps nothing places these fixes: a one-line error naming the file and line
+    p2 = tmp_path / "unstamped.nmea"
+    p2.write_text(emit(states, version="5.10.1", stamped=False), encoding="ascii")
+    with pytest.raises(NmeaError, match=r"unstamped.nmea: line 1: .*empty time field.*Bridge Command 5.10.x"):
+        import_nmea(p2, tmp_path / "b2")
+
+
+def test_shared_epoch_merges_by_precedence_and_flags_conflicts():
+    # one epoch: GGA then RMC at the same time; RMC's position 0.05' (~90 m) off: GGA's is kept,
+    # the disagreement is counted, flagged and listed as an event
+    st = dict(lat=50.36, lon=-4.15, sog_kt=3.3, cog_deg=90.0, hdg_deg=90.5, depth_m=8.0)
+    gga = sentence("GGA", tod_s=43205, date="2026-11-30", **st)
+    rmc = sentence("RMC", tod_s=43205, date="2026-11-30", **{**st, "lat": 50.36 + 0.05 / 60})
+    nxt = sentence("GGA", tod_s=43206, date="2026-11-30", **st)
+    rows, facts = parse_capture(gga + sentence("GPHDT", tod_s=0, date="2026-11-30", **st) + rmc + nxt)
+    assert rows["t"] == [0.0, 1.0]
+    assert rows["lat_deg"][0] == pytest.approx(50.36, abs=2e-5)  # GGA wins over RMC
+    assert rows["gs_kt"][0] == 3.3 and rows["heading_true_deg"][0] == 90.5  # RMC's speed, HDT's heading
+    assert facts["nmea_conflicts"] == {"GGA/RMC lat_deg": 1}
+    assert any(f.startswith("nmea_conflict: 1 value disagree") for f in facts["flags"])
+    (ev,) = facts["events"]
+    assert ev["kind"] == "nmea_conflict" and ev["t"] == 0.0 and ev["data"]["kept"] == "GGA"
+    assert ev["data"]["other"] == "RMC" and ev["data"]["other_value"] == pytest.approx(50.36 + 0.05 / 60, abs=2e-5)

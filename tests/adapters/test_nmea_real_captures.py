@@ -2,6 +2,7 @@
 tests/fixtures/nmea/README.md). Expected values are read off the raw lines with plain string
 splits here, not with the importer's parser."""
 
+import json
 import math
 
 import numpy as np
@@ -18,6 +19,22 @@ def lines(name: str) -> list[str]:
 
 def fields(line: str) -> list[str]:
     return line.split("*")[0].split(",")
+
+
+def fix_epochs(raw: list[str]) -> list[str]:
+    """The distinct UTC times of the position sentences, in order, steps back left out: one row each."""
+    out: list[str] = []
+    latest = -1.0
+    for ln in raw:
+        if not ln.startswith("$") or ln[3:6] not in ("RMC", "GGA", "GLL"):
+            continue
+        f = fields(ln)
+        tod = f[5] if ln[3:6] == "GLL" else f[1]
+        sec = int(tod[:2]) * 3600 + int(tod[2:4]) * 60 + float(tod[4:])
+        if sec > latest:
+            out.append(tod)
+            latest = sec
+    return out
 
 
 def capture(name: str):
@@ -38,9 +55,10 @@ def test_ship_ais_transponder(tmp_path):
     assert counts["AIS"] == sum(ln.startswith("!AI") for ln in raw)  # !AIVDO own ship + !AIVDM others
     assert counts["proprietary"] == sum(ln.startswith("$PFEC") for ln in raw)
     assert b.snapshot("start", "nmea_date") == "2011-06-01"  # RMC 010611 (DDMMYY)
-    n_fixes = sum(ln[3:6] in ("RMC", "GGA", "GLL") for ln in raw if ln.startswith("$"))
-    assert len(b.signals.t) == n_fixes and b.episode.flags == []
-    # UTC 130711 … last fix: one row per fix, times in whole seconds from the first
+    # RMC, GGA and GLL share each second: one row per epoch, never a repeated time
+    assert len(b.signals.t) == len(fix_epochs(raw)) and b.episode.flags == []
+    assert np.all(np.diff(b.signals.t) > 0)
+    # UTC 130711 … last fix: times in whole seconds from the first
     last = [fields(ln) for ln in raw if ln.startswith("$GPRMC")][-1][1]
     assert b.signals.t[-1] == (int(last[:2]) * 3600 + int(last[2:4]) * 60 + float(last[4:])) - (13 * 3600 + 7 * 60 + 11)
 
@@ -91,17 +109,17 @@ def test_malformed_sentence_is_a_bad_checksum(tmp_path):
     b = read_bundle(import_nmea(fixture_path("nmea", "triton400.log"), tmp_path / "b"))
     assert b.snapshot("end", "nmea_bad_checksum") == {"GPGGA": 1}
     assert "bad_checksum: 1 sentences dropped (GPGGA 1)" in b.episode.flags
-    good = sum(ln[3:6] in ("RMC", "GGA", "GLL") for ln in raw if ln.startswith("$")) - 1
-    assert len(b.signals.t) == good
+    assert len(b.signals.t) == len(fix_epochs(raw[:18] + raw[19:]))  # one row per epoch, the broken line left out
 
 
-@pytest.mark.parametrize("name,talker", [("sounder.log", "$ECGLL"), ("bundg_zeus_9.log", "$GPRMC")])
+# the zeus' first epoch has GGA and GLL: GGA's position is kept (docs/importers.md: precedence)
+@pytest.mark.parametrize("name,talker", [("sounder.log", "$ECGLL"), ("bundg_zeus_9.log", "$GPGGA")])
 def test_other_marine_receivers(tmp_path, name, talker):
     read_bundle(import_nmea(fixture_path("nmea", name), tmp_path / "b"))  # strict: the '²' in a comment is fine
     raw = lines(name)
     rows, facts = capture(name)
     first = fields(next(ln for ln in raw if ln.startswith(talker)))
-    lat_at = 1 if talker.endswith("GLL") else 3
+    lat_at = {"GLL": 1, "GGA": 2, "RMC": 3}[talker[3:6]]
     lat = float(first[lat_at][:2]) + float(first[lat_at][2:]) / 60
     assert lat in [pytest.approx(v) for v in rows["lat_deg"][:3]]
     assert facts["flags"] == [] and all(math.isfinite(v) for v in rows["lon_deg"])
@@ -110,3 +128,43 @@ def test_other_marine_receivers(tmp_path, name, talker):
         assert set(rows["depth_m"]) - {math.nan} <= {float(fields(ln)[1]) for ln in raw if ln.startswith("$SDDPT")} | {
             math.nan
         }
+
+
+def test_ten_hz_gps_imu_gga_and_rmc_share_epochs(tmp_path, capsys):
+    # OxTS GPS/IMU (rst39.log): GGA at 10 Hz, RMC each whole second with the GGA's time
+    # (204133.00 twice): one row per epoch, RMC's speed on the shared ones; import then verify
+    from simbridge._cli import main
+
+    raw = lines("rst39.log")
+    shared = {fields(ln)[1] for ln in raw if ln.startswith("$GPRMC")} & {
+        fields(ln)[1] for ln in raw if ln.startswith("$GPGGA")
+    }
+    assert len(shared) >= 3  # the pattern the test is about
+    assert main(["import", "bridgecommand", str(fixture_path("nmea", "rst39.log")), "--out", str(tmp_path / "b")]) == 0
+    b = read_bundle(tmp_path / "b")
+    t = np.asarray(b.signals.t)
+    epochs = fix_epochs(raw)
+    assert len(t) == len(epochs) and np.all(np.diff(t) > 0)
+    assert t == pytest.approx([round(float(e) - float(epochs[0]), 2) for e in epochs])
+    i = epochs.index("204133.00")
+    rmc = next(fields(ln) for ln in raw if ln.startswith("$GPRMC,204133.00"))
+    assert b.signals["gs_kt"][i] == float(rmc[7]) and b.signals["cog_deg"][i] == float(rmc[8])
+    assert b.signals["lat_deg"][i] == pytest.approx(42 + 5.735585 / 60)
+    assert b.episode.flags == [] and b.snapshot("end", "nmea_conflicts") == {}
+    capsys.readouterr()
+    assert main(["verify", str(tmp_path / "b"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["data_quality"]["duplicates_dropped"] == 0 and out["data_quality"]["time_gaps"] == []
+    assert not any("repeat" in f for f in out["flags"])
+
+
+def test_one_hz_receiver_rmc_gga_gll_in_every_epoch(tmp_path):
+    # Navika-100 (navika-100-fix.log): RMC, GGA and GLL carry the same time and position each
+    # second; VTG and ZDA too
+    raw = lines("navika-100-fix.log")
+    b = read_bundle(import_nmea(fixture_path("nmea", "navika-100-fix.log"), tmp_path / "b"))
+    rmc = [fields(ln) for ln in raw if ln.startswith("$GPRMC")]
+    assert len(b.signals.t) == len(rmc) == len(fix_epochs(raw))
+    assert list(b.signals.t) == list(range(len(rmc)))
+    assert list(b.signals["cog_deg"]) == [float(f[8]) for f in rmc]
+    assert b.episode.flags == [] and b.snapshot("start", "nmea_date") == "2016-04-21"

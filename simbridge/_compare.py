@@ -175,15 +175,15 @@ def compare(loaded: Loaded, *, by: str = "auto", n_boot: int = 2000, seed: int =
             both = [(x, y) for x, y in pairs if x.trial.score.status == y.trial.score.status == "scored"]
             diffs = [(y.trial.score.score or 0.0) - (x.trial.score.score or 0.0) for x, y in both]
             all_diffs += diffs
-            items: dict[str, list[float]] = defaultdict(list)
+            item_diffs: dict[str, list[float]] = defaultdict(list)
             for x, y in both:
                 ex, ey = item_earned(x), item_earned(y)
                 for n in ex.keys() & ey.keys():
-                    items[n].append(ey[n] - ex[n])
+                    item_diffs[n].append(ey[n] - ex[n])
             per_task[task] = {
                 "score": paired_stats(diffs, n_boot=n_boot, seed=seed),
                 "unpaired": len(rows[a].get(task, [])) - len(pairs),
-                "items": {n: paired_stats(v, n_boot=n_boot, seed=seed) for n, v in sorted(items.items())},
+                "items": {n: paired_stats(v, n_boot=n_boot, seed=seed) for n, v in sorted(item_diffs.items())},
             }
         pairs_out.append(
             {

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from simbridge._errors import SimbridgeError
 
@@ -193,6 +193,10 @@ COMPUTER_ACTIONS: Final = (
     "open_web_browser",
     "navigate",
 )
+if TYPE_CHECKING:
+    ComputerAction = str
+else:  # the `computer` tool's `action` as a JSON-schema enum: annotate a tool parameter with it
+    ComputerAction = Literal[COMPUTER_ACTIONS]
 #: the computer tool's argument names (Inspect's: a provider takes its native computer-use path
 #: only when a tool named `computer` has exactly these parameters)
 COMPUTER_PARAMS: Final = (

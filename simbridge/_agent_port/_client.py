@@ -208,7 +208,7 @@ class McpClient(AgentPortClient):
             self._run(self._client.__aenter__())
         except Exception as exc:
             self._stop_loop()
-            raise SimbridgeError(f"cannot connect to the agent port at {url}: {exc}") from None
+            raise SimbridgeError(f"cannot connect to the agent port at {url}: {_why(exc)}") from None
 
     def _run(self, coro: Any) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(self._timeout + 5)
@@ -258,6 +258,23 @@ class McpClient(AgentPortClient):
         except Exception:
             pass
         self._stop_loop()
+
+
+def _why(exc: BaseException) -> str:
+    """The innermost cause of a transport failure, readable (an HTTP 401/403 says so)."""
+    while getattr(exc, "exceptions", None):  # an exception group (anyio's task groups)
+        exc = exc.exceptions[0]  # type: ignore[attr-defined]
+    error = getattr(exc, "error", None)  # the SDK's MCPError: the server's JSON-RPC error
+    if error is not None and getattr(error, "message", None):
+        return str(error.message)
+    response = getattr(exc, "response", None)
+    if response is not None and getattr(response, "status_code", None):
+        try:
+            detail = response.json().get("error", "")
+        except Exception:
+            detail = ""
+        return f"HTTP {response.status_code}" + (f": {detail}" if detail else "")
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _from_status_file(path: str, token: str | None) -> tuple[str, str | None]:

@@ -14,7 +14,7 @@ import secrets
 import socket
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from simbridge._agent_port import _actions
 from simbridge._agent_port._port import AgentPort
@@ -34,10 +34,8 @@ INSTRUCTIONS = (
 
 #: the computer-use actions served by the `computer` tool (Inspect's and Anthropic's schema)
 COMPUTER_ACTIONS = _actions.COMPUTER_ACTIONS
-if TYPE_CHECKING:
-    ComputerAction = str
-else:  # the `computer` tool's `action` enum, generated from the one table of computer-use actions
-    ComputerAction = Literal[COMPUTER_ACTIONS]
+#: the `computer` tool's `action` enum, generated from the one table of computer-use actions
+ComputerAction = _actions.ComputerAction
 
 #: largest encoded image in one tool result: its base64 (4/3 of it) plus the JSON around it stays
 #: under the MCP SDK clients' 1 MiB limit on one server-sent event
@@ -494,7 +492,8 @@ class ClientWatch:
 
 
 async def _http_error(send: Any, status: int, text: str) -> None:
-    body = json.dumps({"error": text}).encode()
+    """The refusal as a JSON-RPC error body (MCP SDK clients show its message to the agent)."""
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": text}}).encode()
     headers = [(b"content-type", b"application/json")]
     if status == 401:
         headers.append((b"www-authenticate", b"Bearer"))

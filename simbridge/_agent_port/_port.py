@@ -132,7 +132,7 @@ class AgentPort:
         display: str,
         *,
         clock: Callable[[], float] = lambda: 0.0,
-        log: Callable[[Mapping[str, Any]], None] | None = None,
+        log: Callable[[dict[str, Any]], None] | None = None,
         pacer: Pacer | None = None,
         files: AgentFiles | None = None,
         ready: bool = True,

@@ -207,7 +207,11 @@ def test_standalone_port_process(sandbox, tmp_path):
     try:
         url = proc.stdout.readline().decode().strip()
         assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
-        client = connect(url)
+        said, token = proc.stdout.readline().decode().split()
+        assert said == "token" and len(token) >= 32
+        with pytest.raises(SimbridgeError, match="401|nauthorized"):
+            connect(url, token="wrong").elapsed()
+        client = connect(url, token=token)
         try:
             client.mouse_move(7, 9)
             assert client.cursor_position() == (7, 9)

@@ -23,6 +23,7 @@ from typing import Final
 
 from simbridge._bundle import BundleWriter, EpisodeInfo, EpisodeStatus
 from simbridge._errors import HarnessError
+from simbridge.adapters.kit.rate import RateThinner
 
 #: the episode status of a record-only recording whose stream stalled
 STALL_STATUS: Final = "harness_error"
@@ -84,7 +85,8 @@ class RecordLoop:
     seconds: float
     #: the stream named in a stall message ("RREF stream", "SimConnect stream", ...)
     source: str
-    #: wall seconds from one read step's start to the next's (the loop sleeps what is left)
+    #: wall seconds from one read step's start to the next's, on average (a due-time schedule,
+    #: the kit's `RateThinner`: the loop sleeps until the next step is due)
     period_s: float
     stale_after_s: float = 5.0
     #: None: the guard's default, twice the length plus 10 s
@@ -117,8 +119,11 @@ class RecordLoop:
         guard = StallGuard(
             self.seconds, stale_after_s=self.stale_after_s, wall_budget_s=self.wall_budget_s, source=self.source
         )
+        # steps on the kit's due-time schedule: `1/period_s` on average (a sleep's overshoot
+        # is not added to every period), re-anchored after a step that ran long
+        pace = RateThinner(1.0 / self.period_s if self.period_s > 0 else None)
         while True:
-            started = time.monotonic()
+            pace.keep(time.monotonic())
             tick = step()
             if tick.end is not None:
                 return tick.end
@@ -127,8 +132,7 @@ class RecordLoop:
             stalled = guard.check(tick.last_data_mono, tick.t_sim)
             if stalled is not None:
                 return STALL_STATUS, stalled
-            rest = self.period_s - (time.monotonic() - started)
-            if rest > 0:
+            while pace.hz is not None and (rest := pace.due_s - time.monotonic()) > 0:
                 time.sleep(rest)
 
 

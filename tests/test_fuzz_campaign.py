@@ -268,3 +268,15 @@ def test_bounded_reads_refuse_devices_and_big_files(tmp_path, special):
             read_bounded(big, "a score", 1024)
         with pytest.raises(BundleError, match="is a directory"):
             read_bounded(tmp_path, "a score", 1024)
+
+
+def test_suite_page_marks_trusted_scores_unverified(sources, tmp_path):
+    from simbridge._report import write_suite_report
+
+    bad, _good = sources
+    shutil.copytree(bad, tmp_path / "run" / "ep")
+    _forge_score(tmp_path / "run" / "ep", random.Random(0))
+    checked = (write_suite_report(tmp_path / "run", tmp_path / "a.html", episodes=False)).read_text()
+    assert 'id="unverified"' not in checked
+    trusted = write_suite_report(tmp_path / "run", tmp_path / "b.html", trust_scores=True, episodes=False)
+    assert "<b>UNVERIFIED</b>: 1 of 1 scores are score.json as stored" in trusted.read_text()

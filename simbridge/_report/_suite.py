@@ -268,10 +268,17 @@ def render_suite(suite: Suite) -> str:
         if suite.notes
         else ""
     )
+    unverified = sum(1 for e in suite.episodes if not e.trial.reverified and e.trial.score.status == "scored")
+    banner = (
+        f'<p class="uns" id="unverified"><b>UNVERIFIED</b>: {unverified} of {n} scores are score.json as '
+        "stored (--trust-scores, or a score.json without its bundle), not re-derived from a verified bundle.</p>"
+        if unverified
+        else ""
+    )
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{_e(suite.root.resolve().name)} — simbridge suite report</title><style>{_CSS}</style></head><body>"
-        f"<h1>Suite {_e(suite.root.resolve().name)}</h1>"
+        f"<h1>Suite {_e(suite.root.resolve().name)}</h1>{banner}"
         f"<p>{n} episode{'s' if n != 1 else ''} ({n - n_uns} scored, {n_uns} unscored) over "
         f"{len(suite.tasks)} task{'s' if len(suite.tasks) != 1 else ''}, from {_e(suite.root)}.</p>"
         '<h2>Leaderboard</h2><p class="none">Rows are agent × simulator. SR: task-balanced success rate; SGO: '

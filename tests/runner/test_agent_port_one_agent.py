@@ -26,14 +26,16 @@ from runner.helpers import TOY, episode, needs_xvfb, runner_env, simbridge_cmd, 
 pytestmark = [needs_xvfb, pytest.mark.display, pytest.mark.slow]
 
 
-def _start(tmp_path: Path, *extra: str, time_scale: float = 2.0, task: str = "T09") -> tuple[subprocess.Popen, Path]:
+def _start(
+    tmp_path: Path, *extra: str, time_scale: float = 2.0, task: str = "T09", sim: str = TOY
+) -> tuple[subprocess.Popen, Path]:
     status = tmp_path / "status.json"
     proc = subprocess.Popen(
         simbridge_cmd(
             "run",
             task,
             "--sim",
-            TOY,
+            sim,
             "--agent",
             "mcp",
             "--out",
@@ -410,3 +412,57 @@ def test_sessions_are_named_in_the_python_client_and_status_file_connect(tmp_pat
     acts = _actions(_bundle(tmp_path))
     assert {a["session"] for a in acts} == {"mcp-stateless@127.0.0.1"}
     assert re.search(r"token \S{32,}", err)
+
+
+def test_a_second_client_in_a_running_jsbsim_episode_is_refused_and_the_agent_scored(tmp_path):
+    """The real embedded JSBSim cockpit: the agent (the SDK's default, stateless protocol) binds
+    the episode; a second session with the token and a client without it are refused and
+    recorded; the agent's malformed click is its own error; the episode is scored."""
+    import jsbsim  # noqa: F401  (a genuinely absent simulator fails here, it is not skipped)
+
+    from simbridge._agent_port._client import _why  # the innermost error, as the Python client says it
+
+    proc, status = _start(tmp_path, sim="jsbsim", task="T09")
+    st = json.loads(status.read_text())
+    url, token = st["mcp_url"], st["token"]
+    seen: dict = {}
+
+    async def agents() -> None:
+        async with _client(url, token) as a:
+            shot = await a.call_tool("screenshot", {"format": "png"})
+            assert not shot.is_error, _text(shot)
+            seen["meta"] = json.loads(_text(shot))
+            try:
+                async with _client(url, token, mode="legacy") as b:
+                    await b.call_tool("key", {"keys": "Left"})
+                seen["second"] = "served"
+            except Exception as exc:
+                seen["second"] = _why(exc)
+            try:
+                async with _client(url, None) as c:
+                    await c.call_tool("done", {})
+                seen["tokenless"] = "served"
+            except Exception as exc:
+                seen["tokenless"] = _why(exc)
+            res = await a.call_tool("click", {"x": int("7" * 400), "y": 3})
+            seen["click"] = (res.is_error, _text(res))
+            res = await a.call_tool("computer", {"action": "key", "text": "Left"})
+            assert not res.is_error and any(c.type == "image" for c in res.content), _text(res)
+            res = await a.call_tool("done", {"reason": "first agent"})
+            assert not res.is_error, _text(res)
+
+    asyncio.run(agents())
+    code, err = _finish(proc, timeout=240)
+    assert code == 0, err[-2000:]
+    assert "second session" in seen["second"], seen
+    assert "bearer token" in seen["tokenless"], seen
+    assert seen["click"][0] and "400-digit number" in seen["click"][1]
+    b = _bundle(tmp_path)
+    ep = episode(b)
+    assert ep["status"] == "completed" and "first agent" in ep["status_detail"]
+    reasons = [r["reason"] for r in ep["agent_port_refusals"]]
+    assert any("second session" in r for r in reasons) and "no bearer token" in reasons, reasons
+    acts = _actions(b)
+    assert {a["session"] for a in acts} == {"mcp-stateless@127.0.0.1"}
+    assert [a["kind"] for a in acts if a["kind"] == "key"] == ["key"]  # the agent's own Left only
+    assert json.loads((b / "score.json").read_text())["status"] == "scored"

@@ -16,6 +16,7 @@ import html
 import json
 import re
 import secrets
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,7 +52,11 @@ SESSION_COOKIE = "simbridge_session"
 SESSION_MAX_AGE_S = 14 * 24 * 3600
 #: bounds on one request's work
 MAX_BODY_BYTES = 256 * 1024
-MAX_PERMUTATIONS = 10_000
+#: the agreement page's permutation test: 2,000 take ~25 s on a seed-sized campaign (19 runs x 7 raters x
+#: 5 competencies) on a loaded 2-core machine (10,000 took 97 s); larger tests are the CLI's
+MAX_PERMUTATIONS = 2_000
+#: one agreement computation at a time; another request waits this long for it, then gets a 503
+AGREEMENT_WAIT_S = 60.0
 MAX_SEED = 2**32 - 1
 MAX_NAME_CHARS = 128
 _DIGITS = re.compile(r"[0-9]{1,12}")
@@ -232,6 +237,8 @@ class ReviewApp:
         self.directory = directory.resolve()
         self.store = store
         self._rubrics: dict[str, Rubric] = {}
+        self.agreement_lock = threading.Lock()
+        self.agreement_wait_s = AGREEMENT_WAIT_S
 
     # ----------------------------------------------------------------- lookups
     def rubric(self, camp: Campaign) -> Rubric:
@@ -505,10 +512,14 @@ class ReviewApp:
             if not _DIGITS.fullmatch(raw) or int(raw) > hi:
                 raise ApiError(400, f"query parameter {key}={raw[:40]!r}: not a whole number from 0 to {hi}")
             args[key] = int(raw)
+        if not self.agreement_lock.acquire(timeout=self.agreement_wait_s):
+            raise ApiError(503, "another agreement computation is running: try again in a minute")
         try:
             return agreement_report(self.store, name, args["permutations"], args["seed"]), who
         except SimbridgeError as exc:
             raise ApiError(409, f"campaign {name!r}: {exc}") from None
+        finally:
+            self.agreement_lock.release()
 
     async def agreement_json(self, request: Request) -> Response:
         rep, _ = await run_in_threadpool(self._agreement, request)
@@ -583,7 +594,9 @@ def create_app(directory: Path, store: Store) -> Starlette:
         same_site="strict",
         https_only=False,  # the lab serves plain HTTP on 127.0.0.1 unless a TLS proxy is put in front
     )
-    return Starlette(routes=routes, middleware=[session], exception_handlers={HTTPException: _error})
+    app = Starlette(routes=routes, middleware=[session], exception_handlers={HTTPException: _error})
+    app.state.review = a
+    return app
 
 
 def serve(directory: Path, db: str | None, host: str, port: int) -> None:

@@ -117,6 +117,8 @@ def icc_pingouin(x: np.ndarray) -> dict[str, float]:
 
     c = _check_crossed(x)
     n, k = c.shape
+    if c.size < 5:  # pingouin asserts on fewer than 5 values (2 runs x 2 raters): the same ANOVA formulas
+        return {name: float(v) for name, v in icc_batch(c).items()}
     df = pd.DataFrame({"run": np.repeat(np.arange(n), k), "rater": np.tile(np.arange(k), n), "v": c.ravel()})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -278,11 +278,24 @@ def test_bounded_work_and_4xx_for_bad_input(env: Env) -> None:
         _one_line_4xx(r, status, text)
     with env.store.session() as s:
         assert s.scalars(select(Grade)).all() == []
-    # the cap itself answers, in bounded time (measured on this campaign: 6 runs, 2 raters)
+    # the cap itself answers on graded runs (both raters grade all six runs), in bounded time
+    bob = sign_in(env, "bob")
+    for k, (client, rater) in enumerate(((ann, "ann"), (bob, "bob"))):
+        for j, (b, _, _, comps) in enumerate(a for a in assignments(env.store, "c1") if a[1] == rater):
+            for i, c in enumerate(comps):
+                level = 1 + (i + j + k * (j % 2)) % 4
+                assert client.post(f"/api/c/c1/r/{b}/grade", json={"competency": c, "level": level}).status_code == 200
     t0 = time.monotonic()
     r = ann.get("/api/c/c1/agreement", params={"permutations": MAX_PERMUTATIONS, "seed": 2**32 - 1})
     assert r.status_code == 200 and r.json()["permutations"] == MAX_PERMUTATIONS
-    print(f"agreement at {MAX_PERMUTATIONS} permutations: {time.monotonic() - t0:.1f} s")
+    assert r.json()["groups"]["all"]["overall"]["ICC(A,1)"]["p_value"] is not None
+    print(f"agreement at {MAX_PERMUTATIONS} permutations (6 runs, 2 raters): {time.monotonic() - t0:.1f} s")
+    # one computation at a time: while one runs, another waits, then is told to come back (503)
+    review = env.client.app.state.review
+    review.agreement_wait_s = 0.05
+    with review.agreement_lock:
+        _one_line_4xx(ann.get("/api/c/c1/agreement", params={"permutations": 0}), 503, "try again")
+    assert ann.get("/api/c/c1/agreement", params={"permutations": 0}).status_code == 200
 
 
 def test_evidence_round_trips_exactly_through_export_and_import(env: Env, tmp_path: Path) -> None:

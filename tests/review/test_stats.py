@@ -157,3 +157,14 @@ def test_modal_grade_and_deviation_counts() -> None:
     assert modal([2, 2, 4, 4]) == 2  # a tie goes to the lower grade
     x = np.array([[3, 3, 2], [4, 4, np.nan], [1, 2, 2]], float)
     assert deviation_counts(x, ["a", "b", "c"]) == {"a": {"-1": 1, "0": 2}, "b": {"0": 3}, "c": {"-1": 1, "0": 1}}
+
+
+def test_two_runs_by_two_raters_give_the_iccs_pingouin_refuses() -> None:
+    """pingouin asserts on fewer than 5 values; the ANOVA formulas (the ones checked against pingouin
+    above) answer instead of an AssertionError reaching the agreement page as a 500."""
+    from simbridge._review.stats import agreement, icc_batch
+
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    rep = agreement(x, [1, 2, 3, 4], n_perm=20, seed=0)
+    assert rep["ICC(1,1)"].value == pytest.approx(float(icc_batch(x)["ICC(1,1)"]), abs=1e-6)
+    assert rep["ICC(C,1)"].value == pytest.approx(1.0)

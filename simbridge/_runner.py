@@ -15,7 +15,9 @@ Statuses: `completed` (the agent said done, or the aircraft crashed: the verifie
 `timeout`, `agent_quit` (give-up, or the agent raised), `agent_disconnected` (an external agent's
 MCP client went away without done/give_up, or never came): the agent's outcomes, always scored
 on what was recorded. `sim_crashed` (the simulator process died) and `harness_error` (anything
-else of ours, including Ctrl-C) are harness faults, never scored as agent failures (the
+else of ours, including Ctrl-C, and a failure outside the agent's control that the agent or
+its framework reports by raising `simbridge.agents.ExternalFault`: a model/API error, a solver
+crash, a cancelled sample) are harness faults, never scored as agent failures (the
 verifier returns `unscored`).
 """
 
@@ -257,12 +259,19 @@ class _AgentThread(threading.Thread):
         self.agent, self.client, self.task, self.deadline_s = agent, client, task, deadline_s
         self.result: str | None = None
         self.error: str | None = None
+        #: a failure outside the agent's control the agent reported (ExternalFault): unscored
+        self.fault: str | None = None
 
     def run(self) -> None:
+        from simbridge.agents import ExternalFault
+
         try:
             self.result = self.agent.run(self.client, self.task, self.deadline_s)
         except EpisodeOver:
             self.result = None
+        except ExternalFault as exc:  # the model's API, the framework driving the agent: not the agent
+            self.fault = str(exc) or type(exc).__name__
+            self.traceback = traceback.format_exc()
         except BaseException as exc:  # the agent's own failure
             self.error = f"{type(exc).__name__}: {exc}"
             self.traceback = traceback.format_exc()
@@ -607,8 +616,10 @@ class Episode:
         if self.started.is_set():
             # where the recording should end: a recording that stops short of it lost its tail
             info.sim_end_s = round(self.sim_t, 4)
-        if self.agent_thread is not None and self.agent_thread.error:
-            (self.path / "agent_error.txt").write_text(getattr(self.agent_thread, "traceback", self.agent_thread.error))
+        if self.agent_thread is not None and (self.agent_thread.error or self.agent_thread.fault):
+            (self.path / "agent_error.txt").write_text(
+                getattr(self.agent_thread, "traceback", self.agent_thread.error or self.agent_thread.fault)
+            )
         if self.port is not None:
             self.port.log = None  # calls after the end are refused and no longer logged: the bundle closes
         self.writer.finish(self.status, self.detail)  # type: ignore[arg-type]
@@ -796,6 +807,8 @@ def _watch(
         if t >= limit:
             return "timeout", f"time limit {limit:g} s (simulator time) reached"
         if port.finished.is_set() or not agent_thread.is_alive():
+            if agent_thread.fault:
+                return "harness_error", f"outside the agent: {agent_thread.fault}"
             if agent_thread.error:
                 return "agent_quit", f"agent raised {agent_thread.error}"
             outcome = port.outcome or ((agent_thread.result, "returned") if agent_thread.result else None)

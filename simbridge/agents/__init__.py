@@ -5,7 +5,7 @@
 `simbridge.agents.reference` and expose `make(task_id) -> Agent`.
 """
 
-from simbridge.agents._base import Agent, AgentContext, AgentResult
+from simbridge.agents._base import Agent, AgentContext, AgentResult, ExternalFault
 from simbridge.agents._registry import REFERENCE_MODULE, make_agent
 
-__all__ = ["Agent", "AgentContext", "AgentResult", "REFERENCE_MODULE", "make_agent"]
+__all__ = ["Agent", "AgentContext", "AgentResult", "ExternalFault", "REFERENCE_MODULE", "make_agent"]

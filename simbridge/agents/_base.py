@@ -12,6 +12,11 @@ or "give_up". `deadline_s` is the task-clock time limit (simulator seconds since
 start, the same clock as `port.elapsed()`); at that point the runner ends the episode and every
 further port call raises `EpisodeOver`, which `run` may simply let propagate. Calling
 `port.done()` / `port.give_up()` ends the episode at once, exactly like returning.
+
+Any exception out of `run` is the agent's own failure (`agent_quit`, scored), except
+`ExternalFault`: raise it for a failure outside the agent's control (the model's API is
+unreachable or errors, the framework driving the agent crashed or was cancelled). The episode
+then ends `harness_error`, unscored, with that reason, and `simbridge run`/`eval` exit 4.
 """
 
 from __future__ import annotations
@@ -22,11 +27,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from simbridge._errors import HarnessError
+
 if TYPE_CHECKING:
     from simbridge._agent_port import AgentPortClient
     from simbridge._task import TaskSpec
 
 AgentResult = Literal["done", "give_up"]
+
+
+class ExternalFault(HarnessError):
+    """A failure outside the agent's control (model/API error, a crash or cancellation of the
+    framework driving the agent). Raised out of `Agent.run`, it ends the episode unscored
+    (`harness_error`, detail "outside the agent: MESSAGE") instead of as the agent's failure."""
 
 
 @dataclass

@@ -163,13 +163,14 @@ def test_task_lists_and_suite_files(tmp_path):
 @pytest.mark.display
 @pytest.mark.slow
 def test_a_sample_cut_by_its_time_limit_is_torn_down_and_scored(tmp_path, no_leftovers):
-    # the model asks for 60 s of simulator time; Inspect's 20 s sample limit cancels it mid-wait
+    # the model asks for 55 s of simulator time in real time (a lockstep wait runs faster than
+    # the wall clock now); Inspect's 20 s sample limit cancels it mid-wait
     script = [
         _out("computer", {"action": "screenshot"}),
         _out("computer", {"action": "wait", "duration": 55}),
         _out("done", {}),
     ]
-    task = gui_task(task="T16", sim="jsbsim", lockstep=True, time_limit_s=60, frame_hz=0, out=str(tmp_path / "runs"))
+    task = gui_task(task="T16", sim="jsbsim", lockstep=False, time_limit_s=60, frame_hz=0, out=str(tmp_path / "runs"))
     [log] = inspect_eval(
         task,
         model=get_model(MODEL, custom_outputs=script),

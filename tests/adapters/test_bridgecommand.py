@@ -248,3 +248,18 @@ def test_shared_epoch_merges_by_precedence_and_flags_conflicts():
     (ev,) = facts["events"]
     assert ev["kind"] == "nmea_conflict" and ev["t"] == 0.0 and ev["data"]["kept"] == "GGA"
     assert ev["data"]["other"] == "RMC" and ev["data"]["other_value"] == pytest.approx(50.36 + 0.05 / 60, abs=2e-5)
+
+
+def test_heading_precedence_hdt_over_ths_and_ths_alone():
+    # $--THS (true heading and status, NMEA 4.x gyro/GNSS compasses): used when no HDT shares the
+    # epoch; HDT wins when both do; status V (not valid) is not used
+    st = dict(lat=50.36, lon=-4.15, sog_kt=3.3, cog_deg=90.0, hdg_deg=90.5, depth_m=8.0)
+    gga = sentence("GGA", tod_s=43205, date="2026-11-30", **st)
+    nxt = sentence("GGA", tod_s=43206, date="2026-11-30", **st)
+    ths, ths_v = with_checksum("$HETHS,91.0,A"), with_checksum("$HETHS,120.0,V")
+    hdt = with_checksum("$HEHDT,90.6,T")
+    rows, facts = parse_capture(ths + gga + hdt + ths + nxt)
+    assert rows["heading_true_deg"] == [91.0, 90.6]  # THS alone, then HDT over a THS 0.4° apart
+    assert facts["nmea_conflicts"] == {}
+    rows, _ = parse_capture(ths_v + gga)
+    assert np.isnan(rows["heading_true_deg"][0])

@@ -12,13 +12,6 @@ that cannot get there is a `HarnessError`, detected early where possible: fgfs e
 modal "Fatal exception" window (fgfs then waits forever; found with `xwininfo -root -tree`),
 no rendered frames (GL failure), or water/no scenery under a ground start.
 
-Key auto-repeat is switched off on the simulator's X display before fgfs starts
-(`set_key_autorepeat`). The X server repeats a held key on the wall clock (660 ms delay, then
-25 Hz), and FlightGear fires its `repeatable` bindings (throttle, mixture, elevator, trim...)
-on every repeat, paused or not: in lockstep a 0.01 s tap whose sim-time step took 4 s of wall
-time on a loaded machine moved the throttle 0 -> 0.84. Without auto-repeat each press fires a
-key's binding once in both pacing modes: PageUp/PageDown/9/3 move the throttle by FlightGear's
-per-tap step (0.01); an agent taps a key `repeat` times to move further.
 """
 
 from __future__ import annotations
@@ -119,24 +112,6 @@ class LaunchSpec:
         return a
 
 
-def set_key_autorepeat(display: str, on: bool) -> bool | None:
-    """Switch the X server's key auto-repeat on the display on or off and read it back (None: the
-    display cannot be opened, e.g. a test double's)."""
-    try:
-        from Xlib import X
-        from Xlib import display as xdisplay
-
-        d = xdisplay.Display(display)
-    except Exception:  # Xlib raises several unrelated types on connect failure
-        return None
-    try:
-        d.change_keyboard_control(auto_repeat_mode=X.AutoRepeatModeOn if on else X.AutoRepeatModeOff)
-        d.sync()
-        return bool(d.get_keyboard_control().global_auto_repeat)
-    finally:
-        d.close()
-
-
 def fatal_windows(display: str) -> list[str]:
     """Titles of FlightGear's modal error windows on the display (empty when none or no X tools)."""
     try:
@@ -191,8 +166,6 @@ class FlightGearProcess:
         self.t_launch = 0.0
         self.launch_to_ready_s: float | None = None
         self.warm_home = False
-        #: the display's key auto-repeat as read back after switching it off (None: not checked)
-        self.key_autorepeat: bool | None = None
 
     def props(self) -> TelnetProps:
         """The telnet property connection; HarnessError when fgfs is not (or no longer) connected."""
@@ -302,7 +275,6 @@ class FlightGearProcess:
         self.telnet_port = self._fixed_telnet_port or free_port(socket.SOCK_STREAM, "0.0.0.0")
         self.telnet_addr, self._telnet_reach_port = self._reach(self.telnet_port)
         env = self.environment()
-        self.key_autorepeat = set_key_autorepeat(self.display, False)
         self._seed_home()
         self._hand_over()
         argv = self.command()

@@ -14,7 +14,14 @@ after the `--config` files are merged into the property tree:
   walker keys through `walker-include.xml`), and at least `MIN_NULLED` bindings per branch
   are nulled so a source the parser missed cannot keep a live binding.
 - A whitelisted key keeps only its own binding: its Ctrl/Alt/Meta/Super branches are nulled
-  (keyboard.xml binds Ctrl+Enter, key 10 `mod-ctrl`, to the Map dialog).
+  (keyboard.xml binds Ctrl+Enter, key 10 `mod-ctrl`, to the Map dialog), and it is made
+  non-`repeatable`. The X server repeats a held key on the wall clock (660 ms delay, then
+  25 Hz; XTEST keys too, whatever the core or XKB auto-repeat controls say), and FlightGear
+  fires a `repeatable` binding (throttle, mixture, elevator, trim...) on every repeat, paused
+  or not: in lockstep a 0.01 s PageUp tap whose simulator step took seconds of wall time moved
+  the throttle 0 -> 0.84. Non-repeatable, each press fires once in both pacing modes:
+  PageUp/PageDown/9/3 move the throttle by FlightGear's per-tap step (0.01); an agent taps a
+  key `repeat` times to move further.
 - **Automation** is off, by a Nasal module the `--config` file adds (`/nasal/simbridge_lockdown`,
   loaded with FlightGear's own modules, after the aircraft's -set.xml): every `binding` of the
   aircraft's checklists (`/sim/checklists/**/item/binding`) is removed, so the checklist dialog
@@ -285,10 +292,9 @@ def render_lockdown(fg_root: Path, aircraft: str, allowed: dict[int, str], *, me
     ]
     for code in sorted(keys):
         if code in allowed:
-            # the key's own binding stays; what it does with Ctrl/Alt/Meta held does not
+            # the key's own binding stays, fired once per press; what it does with Ctrl/Alt/Meta
+            # held does not
             branches = {b: n for b, n in keys[code].items() if any(m in b.split("/") for m in MODIFIER_BRANCHES_NULLED)}
-            if not branches:
-                continue
         else:
             branches = dict(keys[code])
             for branch in ("", "mod-up"):  # a source the parser missed cannot keep a live binding
@@ -301,7 +307,8 @@ def render_lockdown(fg_root: Path, aircraft: str, allowed: dict[int, str], *, me
                 body.append("".join(f"<{b}>" for b in parts) + bindings + "".join(f"</{b}>" for b in reversed(parts)))
             else:
                 body.append(bindings)
-        out.append(f'   <key n="{code}">' + "".join(body) + "</key>")
+        repeat = '<repeatable type="bool">false</repeatable>' if code in allowed else ""
+        out.append(f'   <key n="{code}">' + repeat + "".join(body) + "</key>")
     out += ["  </keyboard>", " </input>", "</PropertyList>", ""]
     return "\n".join(out)
 

@@ -494,8 +494,6 @@ class FlightGearSession(SimSession):
                 "udp_bad_packets": self.fg.udp.n_bad if self.fg and self.fg.udp else None,
                 # set at launch by the harness (`/sim/max-simtime-per-frame`); the agent's keys cannot change it
                 "max_sim_step_s": self.fg.spec.max_sim_step_s if self.fg else None,
-                # switched off at launch so a held key acts the same in lockstep and real time
-                "key_autorepeat": self.fg.key_autorepeat if self.fg else None,
             },
         }
         return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import csv
 import hashlib
+import io
 import json
 import re
 import time
@@ -415,3 +416,149 @@ def test_the_session_secret_is_made_once_and_kept(env: Env) -> None:
     assert len(first) == 64 and Store(str(env.db)).session_secret() == first
     with env.store.session() as s:
         assert [x.name for x in s.scalars(select(Setting))] == ["session_secret"]
+
+
+# --------------------------------------------------------------------------- the campaign, seeded
+
+SEED = 27
+
+
+def _grades(env: Env) -> dict[tuple[int, int, str], tuple[str, str]]:
+    with env.store.session() as s:
+        return {(g.campaign_run_id, g.rater_id, g.competency): (g.level, g.evidence) for g in s.scalars(select(Grade))}
+
+
+def test_seeded_http_mutations_are_4xx_or_saved_only_when_every_door_is_passed(env: Env) -> None:
+    """80 seeded requests against the grade API with a random choice of cookie, CSRF token, Origin,
+    Sec-Fetch-Site and body. Each is a one-line 4xx, or (only with a real session, its token, no foreign
+    origin and a well-formed body) a 200 that saved exactly what was sent. TestClient raises on any 500."""
+    import random
+
+    rng = random.Random(SEED)
+    ann = sign_in(env, "ann")
+    token = ann.headers["x-csrf-token"]
+    session = ann.cookies.get(SESSION_COOKIE)
+    blind, comp = _run(env)
+    url = f"/api/c/c1/r/{blind}/grade"
+    secret = env.store.session_secret()
+    forged = itsdangerous.TimestampSigner(secret).sign(
+        base64.b64encode(json.dumps({"rater": "ann", "kid": "f" * 16, "csrf": token}).encode())
+    )
+    cookies = {
+        "none": {},
+        "hand-made": {"simbridge_rater": "ann"},
+        "forged": {SESSION_COOKIE: forged.decode()},
+        "garbage": {SESSION_COOKIE: "x" * rng.randint(1, 400)},
+        "real": {SESSION_COOKIE: session},
+    }
+    tokens = {"none": None, "wrong": "w" * 43, "real": token, "empty": ""}
+    origins = {"none": None, "same": ORIGIN, "evil": "http://evil.example", "null": "null", "port": ORIGIN + ":81"}
+    sites = {"none": None, "same-origin": "same-origin", "cross-site": "cross-site", "same-site": "same-site"}
+    bodies: dict[str, tuple[bytes, bool]] = {  # body, well-formed
+        "good": (b"", True),
+        "digits": (b'{"competency": "%s", "level": %s}' % (comp.encode(), b"1" * rng.randint(4301, 9000)), False),
+        "deep": (b"{" * rng.randint(2000, 50_000), False),
+        "surrogate": (b'{"competency": "%s", "level": 1, "evidence": "\\ud83d"}' % comp.encode(), False),
+        "bytes": (bytes(rng.randrange(256) for _ in range(200)), False),
+        "array": (b"[1, 2, 3]", False),
+        "huge": (b'{"evidence": "' + b"e" * (MAX_BODY_BYTES + 5) + b'"}', False),
+        "level": (b'{"competency": "%s", "level": 99}' % comp.encode(), False),
+        "bool": (b'{"competency": "%s", "level": true}' % comp.encode(), False),
+        "inf": (b'{"competency": "%s", "level": Infinity}' % comp.encode(), False),
+        "nested": (b'{"competency": ["%s"], "level": 1}' % comp.encode(), False),
+    }
+    saved: dict[str, str] = {}
+    outcomes: dict[int, int] = {}
+    for i in range(80):
+        ck, tk, og, st, bd = (rng.choice(list(d)) for d in (cookies, tokens, origins, sites, bodies))
+        if rng.random() < 0.4:  # every door passed, only the body varies
+            ck, tk, og, st = "real", "real", rng.choice(["none", "same"]), rng.choice(["none", "same-origin"])
+        body, ok_body = bodies[bd]
+        if bd == "good":
+            text = "".join(chr(rng.choice([10, 13, 9, 1, 0x7F, 0xE9, 0x4E2D, 0x1F600, 32, 97])) for _ in range(30))
+            body = json.dumps({"competency": comp, "level": rng.randint(1, 4), "evidence": f"{i}:{text}"}).encode()
+        headers = {"content-type": rng.choice(["application/json", "text/plain", "application/x-www-form-urlencoded"])}
+        for k, v in (("x-csrf-token", tokens[tk]), ("origin", origins[og]), ("sec-fetch-site", sites[st])):
+            if v is not None:
+                headers[k] = v
+        c = TestClient(env.client.app, cookies=cookies[ck])
+        r = c.post(url, content=body, headers=headers)
+        outcomes[r.status_code] = outcomes.get(r.status_code, 0) + 1
+        passes = ck == "real" and tk == "real" and og in ("none", "same") and st in ("none", "same-origin")
+        if passes and ok_body:
+            assert r.status_code == 200, (ck, tk, og, st, bd, r.text)
+            saved = {comp: json.loads(body)["evidence"]}
+        else:
+            assert 400 <= r.status_code < 500, (ck, tk, og, st, bd, r.status_code)
+            _one_line_4xx(r, r.status_code)
+            if ck != "real":
+                assert r.status_code == 401, (ck, r.text)
+            elif not (tk == "real" and og in ("none", "same") and st in ("none", "same-origin")):
+                assert r.status_code in (403, 413), (tk, og, st, r.text)
+        assert {k: v["evidence"] for k, v in ann.get(f"/api/c/c1/r/{blind}/grades").json().items()} == saved
+    assert outcomes.get(200, 0) >= 1 and outcomes.get(401, 0) >= 10 and outcomes.get(403, 0) >= 5, outcomes
+
+
+def test_seeded_grade_file_mutations_import_exactly_or_nothing(
+    env: Env, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """42 seeded mutations of a valid grade CSV: each imports every row exactly as the csv module reads
+    it (exit 0), or is a one-line error naming the file (exit 2) with the store unchanged."""
+    import random
+
+    rng = random.Random(SEED)
+    rows = [
+        ["c1", b, r, c, str(rng.randint(1, 4)), f"row {n}"]
+        for n, (b, r, _, comps) in enumerate(assignments(env.store, "c1"))
+        for c in comps[:2]
+    ][:8]
+    header = ["campaign", "run", "rater", "competency", "level", "evidence"]
+
+    def write(path: Path, table: list[list[str]]) -> bytes:
+        buf = io.StringIO(newline="")
+        csv.writer(buf, lineterminator=rng.choice(["\n", "\r\n"])).writerows([header, *table])
+        return buf.getvalue().encode()
+
+    mutations = [
+        lambda t, b: b,
+        lambda t, b: b"\xef\xbb\xbf" + b,
+        lambda t, b: b.replace(b"row 1", "row 1 \x01\x1b tab\t é中😀 \u2028".encode()),
+        lambda t, b: b.replace(b"row 2", b'"multi\nline\r\nrow"'),
+        lambda t, b: b.replace(b"row 3", b"a\x00b"),
+        lambda t, b: b.replace(b"row 3", b"caf\xe9"),
+        lambda t, b: b.replace(b"row 4", b'"unterminated'),
+        lambda t, b: b.replace(b"row 4", b"x" * (131072 + rng.randint(1, 5000))),
+        lambda t, b: b.replace(b"evidence", b"evidenz"),
+        lambda t, b: b.replace(b",level,", b",lvl,"),
+        lambda t, b: b + b"c1,R-000000,ann,PRO,3,x\n",
+        lambda t, b: b + b"c1,onlythree,fields\n",
+        lambda t, b: b + b",".join([b"x"] * 50) + b"\n",
+        lambda t, b: b + b.split(b"\n", 2)[1] + b"\n",  # a duplicate row
+        lambda t, b: b"",
+        lambda t, b: bytes(rng.randrange(256) for _ in range(300)),
+        lambda t, b: b.replace(b",3,", b",Excellent,", 1),
+        lambda t, b: b.replace(b"ann", b"zed", 1),
+        lambda t, b: b.replace(b"row 5", b"e" * 20_001),
+        lambda t, b: b.replace(b"\n", b"\r"),
+        lambda t, b: b.replace(b"c1,", b"c9,", 1),
+    ]
+    classes = {0: 0, 2: 0}
+    for i in range(42):
+        path = tmp_path / f"g{i}.csv"
+        data = mutations[i % len(mutations)](rows, write(path, rows))
+        path.write_bytes(data)
+        with env.store.session() as s:
+            s.execute(delete(Grade))
+        code = main(["review", "import-grades", str(path), "--db", str(env.db)])
+        out, err = capsys.readouterr()
+        classes[code] += 1
+        if code == 0:
+            with path.open(encoding="utf-8-sig", newline="") as f:
+                want = sorted((r["competency"], r.get("evidence") or "") for r in csv.DictReader(f))
+            with env.store.session() as s:
+                got = sorted((g.competency, g.evidence) for g in s.scalars(select(Grade)))
+            assert got == want, i
+        else:
+            assert code == 2 and err.count("\n") == 1 and str(path) in err and "Traceback" not in err, (i, err)
+            assert _grades(env) == {}, i
+    assert classes[0] >= 4 and classes[2] >= 20, classes

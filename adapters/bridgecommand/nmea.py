@@ -241,7 +241,13 @@ def _apply(st: _State, s: Sentence) -> str | None:
         st.empty_time = False
     if k == "RMC" and len(f) >= 9:
         _time_of(st, f[0])
-        st.date = rmc_date(f[8]) or st.date
+        if st.empty_time:
+            try:  # 5.10.x prints the date partly (the year alone, '2023') or not at all
+                st.date = rmc_date(f[8]) or st.date
+            except ValueError:
+                pass
+        else:
+            st.date = rmc_date(f[8]) or st.date
         if f[1] != "A":
             return INVALID_FIX
         if len(f) >= 12 and f[11] == "N":

@@ -263,3 +263,22 @@ def test_heading_precedence_hdt_over_ths_and_ths_alone():
     assert facts["nmea_conflicts"] == {}
     rows, _ = parse_capture(ths_v + gga)
     assert np.isnan(rows["heading_true_deg"][0])
+
+
+def test_bridge_command_5_10_x_rmc_with_the_year_alone():
+    # a 5.10.x RMC published with the DGHACK 2023 "A Maritime Journey" challenge (a tug off
+    # Brest): empty time, and of the date only the year survived the dangling pointers
+    line = "$GPRMC,.00,A,4821.984,N,00429.118,W,17.0,170.4,2023,,,A,S*09"
+    assert parse_sentence(line).fields[8] == "2023"
+    rows, facts = parse_capture(f"0.000 {line}\n0.100 $GPHDT,170.0,T*{nmea_checksum('GPHDT,170.0,T')}\n1.000 {line}\n")
+    assert rows["t"] == [0.0, 1.0] and rows["gs_kt"] == [17.0, 17.0]
+    assert rows["lat_deg"][0] == pytest.approx(48 + 21.984 / 60) and rows["lon_deg"][0] == pytest.approx(
+        -(4 + 29.118 / 60)
+    )
+    assert facts["nmea_date"] is None and facts["nmea_empty_time"] == {"RMC": 2}
+    with pytest.raises(NmeaError, match=r"date '2023' is neither"):  # a timed RMC's date must be whole
+        parse_capture(
+            "$GPRMC,120000.00,A,4821.984,N,00429.118,W,17.0,170.4,2023,,,A,S*00\n".replace(
+                "*00", "*" + nmea_checksum("GPRMC,120000.00,A,4821.984,N,00429.118,W,17.0,170.4,2023,,,A,S")
+            )
+        )

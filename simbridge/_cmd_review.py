@@ -66,7 +66,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     c.add_argument("directory", type=Path, metavar="DIR")
     c.add_argument("--raters", required=True, help="comma-separated rater names")
     c.add_argument("--per-run", type=_count, required=True, metavar="K", help="distinct raters per run")
-    c.add_argument("--seed", type=_count, default=0, metavar="S", help="seed of the assignment and blind ids")
+    c.add_argument("--seed", type=_seed, default=0, metavar="S", help="seed of the assignment and blind ids (< 2^32)")
     c.add_argument("--rubric", help="flight, driving or a rubric YAML (default: by the first run's task tags)")
     c.add_argument(
         "--base-url", default=DEFAULT_BASE_URL, help=f"the app's address in the links (default {DEFAULT_BASE_URL})"

@@ -562,3 +562,32 @@ def test_seeded_grade_file_mutations_import_exactly_or_nothing(
             assert code == 2 and err.count("\n") == 1 and str(path) in err and "Traceback" not in err, (i, err)
             assert _grades(env) == {}, i
     assert classes[0] >= 4 and classes[2] >= 20, classes
+
+
+def test_unreasonable_cli_numbers_are_usage_errors(
+    tmp_path: Path, runs_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "r.sqlite")
+    cases = [
+        [
+            "review",
+            "campaign",
+            "create",
+            "c",
+            str(runs_dir),
+            "--raters",
+            "a",
+            "--per-run",
+            "1",
+            "--seed",
+            "1" + "0" * 30,
+        ],
+        ["review", "agreement", "c", "--permutations", "1" + "0" * 27],
+        ["review", "agreement", "c", "--seed", str(2**32)],
+    ]
+    for argv in cases:
+        with pytest.raises(SystemExit) as exc:
+            main([*argv, "--db", db])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert "must be ≤" in err and "Traceback" not in err, err

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from simbridge._errors import SimbridgeError
-from simbridge.agents import Agent, AgentContext
+from simbridge.agents import Agent, AgentContext, ExternalFault
 
 if TYPE_CHECKING:
     from simbridge._agent_port import AgentPortClient
@@ -35,13 +35,17 @@ DEFAULT_OUT = Path("runs")
 class BridgeAgent(Agent):
     """An agent whose decisions are made elsewhere: `run` publishes the port client and blocks
     until `release()`; the episode then ends as the runner decides (done/give_up through the port,
-    or `agent_quit` "stopped without done/give_up" when released without either)."""
+    or `agent_quit` "stopped without done/give_up" when released without either). Released with
+    a `fault` (a failure outside the agent's control: the model's API, the framework's own
+    exception, a cancelled sample) it raises `ExternalFault`: the episode ends `harness_error`,
+    unscored, with that reason."""
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.client: AgentPortClient | None = None
         self.ready = threading.Event()
         self.released = threading.Event()
+        self.fault: str | None = None
         self.ctx: AgentContext | None = None
 
     def setup(self, ctx: AgentContext) -> None:
@@ -54,9 +58,14 @@ class BridgeAgent(Agent):
         while not self.released.wait(0.05):
             if ended.is_set():
                 break
+        if self.fault is not None and not ended.is_set():
+            raise ExternalFault(self.fault)
         return None
 
-    def release(self) -> None:
+    def release(self, fault: str | None = None) -> None:
+        """End the agent's turn; `fault` says it ended for a reason outside the agent's control."""
+        if fault is not None and not self.released.is_set():
+            self.fault = fault
         self.released.set()
 
 
@@ -159,16 +168,24 @@ class LiveEpisode:
         return self._done.is_set() or (ctx is not None and ctx.ended.is_set())
 
     def finish(
-        self, outcome: Literal["done", "give_up"] | None = None, reason: str = "", timeout_s: float = 120.0
+        self,
+        outcome: Literal["done", "give_up"] | None = None,
+        reason: str = "",
+        timeout_s: float = 120.0,
+        *,
+        fault: str | None = None,
     ) -> "TrialResult":
         """End the agent's turn (optionally with done/give_up through the port) and wait for the
-        runner to tear down, close and score the bundle."""
-        if outcome is not None and self.agent.client is not None and not self.over:
+        runner to tear down, close and score the bundle. `fault`: the turn ended for a reason
+        outside the agent's control (model/API error, the caller's exception, a cancelled
+        sample): unless the episode had already ended, it ends `harness_error`, unscored,
+        detail "outside the agent: FAULT"."""
+        if outcome is not None and fault is None and self.agent.client is not None and not self.over:
             try:
                 getattr(self.agent.client, outcome)(reason)
             except SimbridgeError:
                 pass  # the episode ended meanwhile: the runner's status stands
-        self.agent.release()
+        self.agent.release(fault)
         if self._thread is not None:
             self._thread.join(timeout_s)
             if self._thread.is_alive():

@@ -1,3 +1,5 @@
-"""What the `inspect_ai` entry point loads: importing registers `simbridge/gui_task`."""
+"""What the `inspect_ai` entry point loads: importing registers `simbridge/gui_task` and the hook
+that makes `inspect eval` exit non-zero for an unscored episode (`_exit`)."""
 
 from simbridge.integrations.inspect_ai._task import gui_task, simbridge_episode, simbridge_verifier  # noqa: F401
+from simbridge.integrations.inspect_ai._exit import SimbridgeExitStatus  # noqa: F401

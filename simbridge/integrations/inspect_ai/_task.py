@@ -30,10 +30,11 @@ from inspect_ai.model import ContentImage, ContentText
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import Tool, ToolError, ToolResult, tool
-from inspect_ai.util import store
+from inspect_ai.util import LimitExceededError, sample_limits, store
 
 from simbridge._errors import SimbridgeError
 from simbridge.integrations._episode import EpisodeConfig, LiveEpisode
+from simbridge.integrations.inspect_ai._exit import note_unscored
 
 log = logging.getLogger(__name__)
 
@@ -143,6 +144,15 @@ def make_samples(task: str, sim: str | None, lockstep: bool, time_limit_s: float
 
 
 # ------------------------------------------------------------------------------------------ tools
+def _limit_reached() -> bool:
+    """The sample's time or working limit is used up (Inspect cancels the sample for it)."""
+    try:
+        lim = sample_limits()
+    except RuntimeError:  # no sample running
+        return False
+    return any(x.limit is not None and x.usage >= x.limit for x in (lim.time, lim.working))
+
+
 def _image(shot: Any) -> ContentImage:
     return ContentImage(image=f"data:{shot.mime_type};base64,{base64.b64encode(shot.data).decode('ascii')}")
 
@@ -342,6 +352,7 @@ def simbridge_episode(
         )
         ep = LiveEpisode(cfg, trial=state.epoch)
         store().set(BUNDLE_KEY, str(ep.path))
+        fault: str | None = None
         try:
             client = await anyio.to_thread.run_sync(ep.start)
             turn = _Turn(client, bool(screenshot_after))
@@ -352,10 +363,21 @@ def simbridge_episode(
                     break
                 if not state.output.message.tool_calls:
                     break  # the model answered without acting: its turn is over
+        except LimitExceededError:
+            raise  # a token/message/cost limit: the agent's budget ran out, its own outcome (scored)
+        except anyio.get_cancelled_exc_class():
+            # Inspect's time/working limit cancels the sample: the agent's budget (scored); any
+            # other cancellation (Ctrl-C, a cancelled eval or sample) is not the agent's doing
+            if not _limit_reached():
+                fault = "the sample was interrupted or cancelled"
+            raise
+        except BaseException as exc:  # the model's API, the solver: outside the agent's control
+            fault = f"{type(exc).__name__}: {exc}".strip()[:500]
+            raise
         finally:
             # also when cancelled (a limit, Ctrl-C, a cancelled eval): the runner tears down and scores
             with anyio.CancelScope(shield=True):
-                result = await anyio.to_thread.run_sync(ep.finish)
+                result = await anyio.to_thread.run_sync(lambda: ep.finish(fault=fault))
                 score = result.score
                 store().set(
                     RESULT_KEY,
@@ -366,6 +388,8 @@ def simbridge_episode(
                         "score": None if score is None else score.model_dump(mode="json"),
                     },
                 )
+                if score is None or score.status == "unscored":
+                    note_unscored(f"{md['task']} on {md['sim']}: {result.status}: {result.detail}")
         if score is None or score.status == "unscored":
             reason = score.reason if score is not None else "no score"
             raise SimbridgeError(f"unscored episode ({result.status}: {reason}); bundle {result.path}")

@@ -103,7 +103,12 @@ class AgentFiles:
     def write(self, path: str, text: str) -> int:
         if not isinstance(text, str):
             raise SimbridgeError("write_file: text must be a string")
-        data = text.encode("utf-8")
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise SimbridgeError(
+                f"write_file: text is not valid Unicode ({exc.reason} at character {exc.start})"
+            ) from None
         if len(data) > MAX_WRITE_BYTES:
             raise SimbridgeError(f"write_file: {len(data)} bytes is more than the {MAX_WRITE_BYTES} allowed")
         rel = self._normalise(path)

@@ -584,7 +584,7 @@ def _validate(kind: str, a: dict[str, Any], screen_size: Callable[[], tuple[int,
             not isinstance(a[name], str)
             or not a[name].strip()
             or len(a[name]) > MAX_KEYS_CHARS
-            or any(ord(c) < 32 for c in a[name])
+            or any(ord(c) < 32 or 0xD800 <= ord(c) < 0xE000 for c in a[name])
         ):
             raise ActionError(f"{kind}: {name}={_short(a[name])} must be a key name such as 'Left' or 'ctrl+a'")
     if "press_enter" in a and not isinstance(a["press_enter"], bool):

@@ -466,3 +466,31 @@ def test_a_second_client_in_a_running_jsbsim_episode_is_refused_and_the_agent_sc
     assert {a["session"] for a in acts} == {"mcp-stateless@127.0.0.1"}
     assert [a["kind"] for a in acts if a["kind"] == "key"] == ["key"]  # the agent's own Left only
     assert json.loads((b / "score.json").read_text())["status"] == "scored"
+
+
+def test_lone_surrogates_from_an_in_process_agent_are_its_own_errors(sandbox, tmp_path):
+    """What no JSON transport carries but a Python agent can pass: refused, logged, no fault."""
+    from simbridge._agent_port import AgentFiles, AgentPort, DirectClient
+    from simbridge._errors import SimbridgeError
+
+    log: list[dict] = []
+    port = AgentPort(sandbox.display, clock=lambda: 1.0, log=log.append, files=AgentFiles(tmp_path / "home"))
+    faults: list[str] = []
+    port.fault_log = faults.append
+    client = DirectClient(port)
+    try:
+        for call, expect in (
+            (lambda: client.write_file("answer.json", "lone \ud800 surrogate"), "not valid Unicode"),
+            (lambda: client.key("\udc00"), "must be a key name"),
+            (lambda: client.type("\ud83d"), "control character"),
+            (lambda: client.read_file("a\ud800b"), "lone surrogate"),
+            (lambda: client.computer(action="open_web_browser"), "not available here"),
+        ):
+            with pytest.raises(SimbridgeError, match=expect):
+                call()
+    finally:
+        port.close()
+    assert not faults
+    assert [r["kind"] for r in log] == ["write_file", "key", "type", "read_file", "computer"]
+    assert all(r["session"] == "direct" and r["error"] for r in log)
+    json.dumps(log)  # loggable as actions.jsonl lines

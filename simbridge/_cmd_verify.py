@@ -156,12 +156,14 @@ def _stored_score_disagreement(path: Path, fresh: Score) -> str:
     f = path / "score.json"
     if not f.exists() and not f.is_symlink():
         return ""
-    from simbridge._metrics import read_score_file
+    from pydantic import ValidationError
 
     try:
-        stored = read_score_file(f)
+        stored = Score.model_validate(read_json_file(f, "a score file"))
     except SimbridgeError as exc:
         return f"score.json ignored (not a score: {str(exc)[:120]})"
+    except ValidationError as exc:
+        return f"score.json ignored (not a score: {str(exc).splitlines()[0][:120]})"
     same = (
         stored.status == fresh.status
         and stored.success == fresh.success

@@ -174,3 +174,34 @@ def test_a_py_agent_is_not_called_while_the_suite_is_planned(tmp_path, monkeypat
     suite2.write_text(SUITE.replace("agents: [noop]", 'agents: ["py:os:no_such_factory"]'))
     with pytest.raises(SuiteError, match="has no callable 'no_such_factory'"):
         expand(load_suite(suite2), suite2)
+
+
+def test_the_lock_holds_across_processes_and_names_the_holder(tmp_path, suite, sources, capsys):
+    import subprocess
+    import sys
+
+    out = tmp_path / "out"
+    run_eval(suite, out, executor=CopyExecutor(sources), say=lambda s: None, live=False)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from pathlib import Path; from simbridge._eval._driver import lock_eval_dir;"
+            f"l = lock_eval_dir(Path({str(out)!r})); print('held', flush=True); sys.stdin.read()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        capsys.readouterr()
+        assert main(["eval", str(suite), "--out", str(out), "--resume"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert f"another simbridge eval (pid {holder.pid}) is writing to this directory" in err
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    ex = CopyExecutor(sources)  # the holder ended: its lock went with it
+    run_eval(suite, out, executor=ex, resume=True, say=lambda s: None, live=False)
+    assert ex.started == []

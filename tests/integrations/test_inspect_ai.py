@@ -118,10 +118,47 @@ def test_a_model_error_mid_sample_still_tears_the_episode_down(tmp_path, no_left
 
     log, sample = _eval(tmp_path, script())
     assert sample.error is not None and "provider went away" in sample.error.message
+    assert not sample.scores  # no 0 for the agent
     bundle = Path(sample.store["simbridge_bundle"])
     ep = json.loads((bundle / "episode.json").read_text())
-    assert ep["status"] != "running"  # closed by the runner, not abandoned
-    assert (bundle / "score.json").is_file()
+    # closed by the runner, not abandoned; the model's failure is not the agent giving up
+    assert ep["status"] == "harness_error", ep["status"]
+    assert "outside the agent: RuntimeError: provider went away" in ep["status_detail"]
+    score = json.loads((bundle / "score.json").read_text())
+    assert score["status"] == "unscored"
+
+
+@needs_xvfb
+@pytest.mark.display
+@pytest.mark.slow
+def test_inspect_eval_cli_offline_leaves_no_scored_bundle_and_exits_4(tmp_path, no_leftovers):
+    # Inspect's real command line with its mockllm model, which counts tokens with tiktoken: its
+    # data cannot be fetched (an empty cache, an unreachable proxy), so the model fails on its
+    # first turn. That is not the agent's outcome: the bundle is unscored and the exit non-zero.
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ)
+    env.update(
+        TIKTOKEN_CACHE_DIR=str(tmp_path / "tiktoken"),
+        DATA_GYM_CACHE_DIR=str(tmp_path / "tiktoken"),
+        HTTPS_PROXY="http://127.0.0.1:9",
+        https_proxy="http://127.0.0.1:9",
+        INSPECT_LOG_DIR=str(tmp_path / "logs"),
+    )
+    (tmp_path / "tiktoken").mkdir()
+    inspect = Path(sys.executable).with_name("inspect")
+    cmd = [str(inspect), "eval", "simbridge/gui_task", "--model", MODEL, "-T", "time_limit_s=30", "--display", "plain"]
+    proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 4, (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
+    assert "simbridge: 1 episode(s) unscored" in proc.stderr
+    [episode] = list((tmp_path / "runs").glob("*/trial-1/episode.json"))  # ./runs, as the issue saw it
+    ep = json.loads(episode.read_text())
+    assert ep["status"] == "harness_error" and "outside the agent" in ep["status_detail"]
+    assert json.loads(episode.with_name("score.json").read_text())["status"] == "unscored"
+    [log] = list((tmp_path / "logs").glob("*.eval"))
+    assert read_eval_log(str(log)).status == "error"
 
 
 @needs_xvfb

@@ -136,6 +136,11 @@ def test_sign_in_by_link_and_a_new_link_voids_the_old_one(env: Env, capsys: pyte
     _one_line_4xx(TestClient(env.client.app).get("/signin", params={"key": env.keys["ann"]}), 403)
     env.keys["ann"] = new_key.group(1)
     assert sign_in(env, "ann").get("/c/c1").status_code == 200
+    # the key pasted into the front page's form signs in the same way
+    paste = TestClient(env.client.app)
+    front = paste.get("/")
+    r = paste.post("/signin", data={"key": env.keys["bob"], "csrf": _csrf(front.text)}, follow_redirects=False)
+    assert r.status_code == 303 and '<b id="rater">bob</b>' in paste.get("/").text
     assert main(["review", "link", "zed", "--db", str(env.db)]) == 2
     assert "rater 'zed' does not exist" in capsys.readouterr().err
     # sign-out is a POST with the token, and ends the session

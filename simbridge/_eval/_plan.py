@@ -132,6 +132,13 @@ def expand(suite: Suite, suite_path: Path) -> tuple[list[EpisodeSpec], list[str]
             else:
                 a_abs = a
             s = slug(a)
+            if a.startswith("py:"):  # the agent's one name (declared, else its module), as metrics show it
+                from simbridge.agents._registry import py_agent_name
+
+                try:
+                    s = slug(py_agent_name(a))
+                except SimbridgeError as exc:
+                    raise SuiteError(f"{where}.agents': {exc}") from None
             if slugs.setdefault(s, a_abs) != a_abs:
                 raise SuiteError(
                     f"{where}.agents': {a!r} and {slugs[s]!r} would share the directory {s!r}; rename one script"

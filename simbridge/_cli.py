@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "simbridge._cmd_compare",
     "simbridge._cmd_isolation",
     "simbridge._cmd_vm",
+    "simbridge._cmd_guest",
     "simbridge._cmd_import",
     "simbridge._cmd_run",
     "simbridge._cmd_report",

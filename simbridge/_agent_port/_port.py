@@ -18,8 +18,8 @@ from typing import Any, Literal
 
 from simbridge._agent_port._actions import ACTIONS, BEFORE_READY, BUTTONS, OBSERVE, REQUIRED, UNLOGGED
 from simbridge._agent_port._files import AgentFiles
-from simbridge._agent_port._input import XInput
-from simbridge._agent_port._screen import ScreenGrabber, Screenshot
+from simbridge._agent_port._screen import Screenshot
+from simbridge._agent_port._transport import Transport, open_transport
 from simbridge._errors import SimbridgeError
 
 #: the vocabulary lives in _actions (shared with the clients, the MCP server and the integrations)
@@ -136,6 +136,7 @@ class AgentPort:
         pacer: Pacer | None = None,
         files: AgentFiles | None = None,
         ready: bool = True,
+        transport: Transport | None = None,
     ) -> None:
         self.display = display
         #: the agent's home folder (task inputs, answer.json); None: the file actions are refused
@@ -144,8 +145,10 @@ class AgentPort:
         self.log = log
         self.pacer = pacer or Pacer()
         self.pacer.clock = clock
-        self.screen = ScreenGrabber(display)
-        self.input = XInput(display)
+        #: the screen and input (x11, or the guest service): see _transport; $SIMBRIDGE_AGENT_TRANSPORT picks
+        self.transport = transport or open_transport(display)
+        self.screen = self.transport.screen
+        self.input = self.transport.input
         self._over = threading.Event()
         self._over_reason = ""
         self.finished = threading.Event()
@@ -197,8 +200,7 @@ class AgentPort:
 
     def close(self) -> None:
         self.end_episode(self._over_reason or "closed")
-        self.input.close()
-        self.screen.close()
+        self.transport.close()
 
     # ---------------------------------------------------------------- dispatch
     def execute(

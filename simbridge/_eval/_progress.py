@@ -68,7 +68,7 @@ class Progress:
         sc = f"score {row['score']:.3f}" if row.get("score") is not None else f"unscored ({row.get('detail', '')[:80]})"
         self._say(
             f"[{self.done}/{self.total}] {spec.episode_id} attempt {row['attempt']}: {row['status']}, {sc}, "
-            f"{row.get('wall_s') or 0:.1f} s wall on {row.get('host') or '?'}; ETA {self.eta()}"
+            f"wall time {row.get('wall_s') or 0:.1f} s, host {row.get('host') or '?'}; ETA {self.eta()}"
         )
 
     def _count(self, spec: EpisodeSpec, row: dict[str, Any]) -> None:

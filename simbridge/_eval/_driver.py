@@ -331,7 +331,8 @@ def _run_locked(
     finally:
         ex.stop()
     metrics_text = metrics_table(out, suite.name)
-    return EvalResult(out, rows, _exit_code(rows), metrics_text, notes, time.monotonic() - t0)
+    expect = {e.episode_id: e.expect for e in episodes}
+    return EvalResult(out, rows, _exit_code(rows, expect), metrics_text, notes, time.monotonic() - t0)
 
 
 def _preflight(episodes: list[EpisodeSpec]) -> None:
@@ -440,10 +441,12 @@ def _parallel_hint(ex: Any, episodes: list[EpisodeSpec]) -> int:
     return budget.capacity(cost_of(next(iter(episodes[0].resources))))
 
 
-def _exit_code(rows: list[dict[str, Any]]) -> int:
+def _exit_code(rows: list[dict[str, Any]], expect: dict[str, str] | None = None) -> int:
+    """4 if an episode is unscored; 3 if an episode's outcome is not the one expected of it
+    (`completed` unless the suite's `expect:` says otherwise, e.g. the baseline's `timeout`); 0."""
     if any(r.get("score_status") != "scored" for r in rows):
         return EXIT_UNSCORED
-    if any(r.get("status") != "completed" for r in rows):
+    if any(r.get("status") != (expect or {}).get(r["episode_id"], "completed") for r in rows):
         return EXIT_AGENT_FAILED
     return EXIT_OK
 

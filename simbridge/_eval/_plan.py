@@ -51,6 +51,8 @@ class EpisodeSpec:
     script_name: str | None = None
     #: Ray custom resources the episode asks for, e.g. {"sim:jsbsim": 1, "provider:vm": 1}
     resources: dict[str, float] = field(default_factory=dict)
+    #: the outcome the suite expects (`expect:`): another one makes `eval` exit 3
+    expect: str = "completed"
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -119,6 +121,7 @@ def expand(suite: Suite, suite_path: Path) -> tuple[list[EpisodeSpec], list[str]
                 except TaskSpecError as exc:
                     raise SuiteError(f"{where}.tasks': {exc}") from None
         agents: dict[str, tuple[str, str | None, str | None]] = {}
+        expects: dict[str, str] = {}
         for a in entry.agents:
             text = name = None
             if a.startswith("scripted:"):
@@ -144,6 +147,7 @@ def expand(suite: Suite, suite_path: Path) -> tuple[list[EpisodeSpec], list[str]
                     f"{where}.agents': {a!r} and {slugs[s]!r} would share the directory {s!r}; rename one script"
                 )
             agents[a_abs] = (s, text, name)
+            expects[a_abs] = entry.expect.get(a, "completed")
         for task, explicit in picked:
             for sim in entry.sims:
                 if ":" not in sim and sim not in _task_sims(task):
@@ -156,7 +160,7 @@ def expand(suite: Suite, suite_path: Path) -> tuple[list[EpisodeSpec], list[str]
                     res = resources_for(sim, suite.provider)
                 except SimbridgeError as exc:
                     raise SuiteError(f"{where}.sims': {exc}") from None
-                limit = suite.time_limit_s(task.time_limit_s)
+                limit = suite.time_limit_s(task.time_limit_s, entry)
                 for a_abs, (s, text, name) in agents.items():
                     try:
                         _check_agent(a_abs, task.id)
@@ -187,6 +191,7 @@ def expand(suite: Suite, suite_path: Path) -> tuple[list[EpisodeSpec], list[str]
                                 script_text=text,
                                 script_name=name,
                                 resources=res,
+                                expect=expects[a_abs],
                             )
                         )
     if not episodes:

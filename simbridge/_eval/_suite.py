@@ -10,6 +10,8 @@ problem is one line naming the file and the field, like a task spec.
       - tasks: [T09, T16]      # ids, `tag:NAME`, or `all-runnable`
         sims: [jsbsim]
         agents: [reference, noop]
+        max_time_limit_s: 90   # optional: this entry's own scale / cap
+        expect: {noop: timeout}  # outcomes expected other than `completed` (exit code 0)
 
 `tasks`/`sims`/`agents` at the top level are a shorthand for a single matrix entry. A
 `scripted:FILE` agent's FILE is relative to the suite file and shipped to the node that runs the
@@ -40,6 +42,10 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
+#: an episode's expected outcome: the agent's own statuses (never a harness fault)
+Expected = Literal["completed", "timeout", "agent_quit", "agent_disconnected"]
+
+
 class MatrixEntry(_Model):
     """One block of the suite: every task × sim × agent in it, `trials` times."""
 
@@ -47,6 +53,13 @@ class MatrixEntry(_Model):
     sims: list[str] = Field(min_length=1, description="simulator names (jsbsim, flightgear, …) or module:Class")
     agents: list[str] = Field(min_length=1, description="agent strings as `simbridge run --agent` takes them")
     trials: int | None = Field(default=None, ge=1, le=1000, description="trials per cell (default: the suite's)")
+    #: the suite's time-limit scale and cap, overridden for this entry (a steep turn needs its
+    #: 360°: the smoke suite gives T09 90 s where a tenth of its limit, 30 s, cuts the turn short)
+    time_limit_scale: float | None = Field(default=None, gt=0, le=1)
+    max_time_limit_s: float | None = Field(default=None, gt=0)
+    #: the outcome expected of an agent where it is not `completed` (its done): `{noop: timeout}`
+    #: — the do-nothing baseline is meant to time out, and doing so is not a failure of the suite
+    expect: dict[str, Expected] = Field(default_factory=dict)
 
     @field_validator("tasks")
     @classmethod
@@ -55,6 +68,13 @@ class MatrixEntry(_Model):
             if not isinstance(r, str) or not _TASK_REF.match(r):
                 raise ValueError(f"{r!r} is not a task id (T09, T01@PHJR), tag:NAME or all-runnable")
         return refs
+
+    @model_validator(mode="after")
+    def _expect_names_agents(self) -> "MatrixEntry":
+        for a in self.expect:
+            if a not in self.agents:
+                raise ValueError(f"expect: {a!r} is not one of this entry's agents ({', '.join(self.agents)})")
+        return self
 
     @field_validator("agents")
     @classmethod
@@ -105,11 +125,15 @@ class Suite(_Model):
             raise ValueError("field 'matrix' is missing: say which tasks, sims and agents to run")
         return self
 
-    def time_limit_s(self, task_limit_s: float) -> float | None:
-        """The episode's time limit, or None for the task's own."""
-        limit = task_limit_s * self.time_limit_scale
-        if self.max_time_limit_s is not None:
-            limit = min(limit, self.max_time_limit_s)
+    def time_limit_s(self, task_limit_s: float, entry: MatrixEntry | None = None) -> float | None:
+        """The episode's time limit, or None for the task's own (`entry` may override the
+        suite's scale and cap)."""
+        scale = entry.time_limit_scale if entry is not None and entry.time_limit_scale is not None else None
+        cap = entry.max_time_limit_s if entry is not None and entry.max_time_limit_s is not None else None
+        limit = task_limit_s * (scale if scale is not None else self.time_limit_scale)
+        cap = cap if cap is not None else self.max_time_limit_s
+        if cap is not None:
+            limit = min(limit, cap)
         return None if math.isclose(limit, task_limit_s) or limit >= task_limit_s else limit
 
 

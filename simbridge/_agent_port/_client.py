@@ -203,7 +203,9 @@ class McpClient(AgentPortClient):
             server = streamable_http_client(
                 url, http_client=create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
             )
-        self._client = Client(server, read_timeout_seconds=timeout_s)
+        # a session (the initialize handshake): the port binds the episode to it, so no other
+        # client, even one holding the token, can act in this agent's episode
+        self._client = Client(server, read_timeout_seconds=timeout_s, mode="legacy")
         try:
             self._run(self._client.__aenter__())
         except Exception as exc:

@@ -400,17 +400,23 @@ def test_sessions_are_named_in_the_python_client_and_status_file_connect(tmp_pat
     """`connect(agent_port.json)` takes the URL and the token from the run's status file."""
     from simbridge.agent import connect
 
+    from simbridge._errors import SimbridgeError
+
     proc, status = _start(tmp_path)
     client = connect(str(status))
     try:
         client.mouse_move(5, 5)
+        with pytest.raises(SimbridgeError, match="second session"):  # even the same code, with the token
+            connect(str(status)).mouse_move(9, 9)
         client.done("via the status file")
     finally:
         client.close()
     code, err = _finish(proc)
     assert code == 0, err[-2000:]
     acts = _actions(_bundle(tmp_path))
-    assert {a["session"] for a in acts} == {"mcp-stateless@127.0.0.1"}
+    (session,) = {a["session"] for a in acts}
+    assert session.startswith("mcp-session:")  # the Python client holds a session the port binds
+    assert [a["args"] for a in acts if a["kind"] == "mouse_move"] == [{"x": 5, "y": 5}]
     assert re.search(r"token \S{32,}", err)
 
 

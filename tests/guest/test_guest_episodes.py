@@ -1,0 +1,65 @@
+"""Whole episodes on the embedded JSBSim cockpit with the agent port going through the guest
+service (SIMBRIDGE_AGENT_TRANSPORT=guest: `simbridge guest` started as a separate process on the
+sandbox's Xvfb, one authenticated connection): the reference pilots score as on the X11 path
+(tests/agents/test_reference_episodes.py), by the same actions."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = [
+    pytest.mark.display,
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb not installed"),
+]
+
+import jsbsim  # noqa: E402,F401
+import pygame  # noqa: E402,F401
+
+
+def run_guest(task: str, out: Path, *extra: str) -> tuple[dict, dict, Path, str]:
+    """`simbridge run TASK --agent reference` through the guest service; (score, episode, bundle, stderr)."""
+    env = {**os.environ, "SIMBRIDGE_AGENT_TRANSPORT": "guest"}
+    for name in ("SIMBRIDGE_GUEST_ADDR", "SIMBRIDGE_GUEST_TOKEN", "SIMBRIDGE_GUEST_TOKEN_FILE"):
+        env.pop(name, None)
+    r = subprocess.run(
+        [sys.executable, "-m", "simbridge._cli", "run", task, "--sim", "jsbsim", "--agent", "reference"]
+        + ["--out", str(out), "--frame-hz", "0", *extra],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        env=env,
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    [bundle] = sorted(out.glob("*/trial-1"))
+    score = json.loads((bundle / "score.json").read_text())
+    return score, json.loads((bundle / "episode.json").read_text()), bundle, r.stderr
+
+
+def _kinds(bundle: Path) -> set[str]:
+    lines = (bundle / "actions.jsonl").read_text().splitlines()
+    return {json.loads(line)["kind"] for line in lines if line.strip()}
+
+
+def test_steep_turn_lockstep_through_guest_scores_at_least_0_9(tmp_path):
+    score, ep, bundle, err = run_guest("T09", tmp_path, "--lockstep")
+    assert "simbridge guest: host 127.0.0.1:" in err and "authenticated" in err  # the guest path served it
+    assert ep["status"] == "completed", ep.get("detail")
+    assert score["status"] == "scored" and score["score"] >= 0.9, score
+    assert {"screenshot", "key_down", "key_up"} <= _kinds(bundle) or "key" in _kinds(bundle)
+
+
+def test_radios_by_clicks_through_guest_score_full(tmp_path):
+    score, ep, bundle, err = run_guest("T16", tmp_path)
+    assert "simbridge guest: host 127.0.0.1:" in err and "authenticated" in err
+    assert ep["status"] == "completed", ep.get("detail")
+    assert score["status"] == "scored" and score["score"] == 1.0, score
+    kinds = _kinds(bundle)
+    assert "click" in kinds and "screenshot" in kinds and not kinds & {"type"}

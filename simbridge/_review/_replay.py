@@ -12,8 +12,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import html
-import os
-import stat
 from pathlib import Path
 
 import plotly.io as pio
@@ -23,6 +21,7 @@ from simbridge._report._episode import load_episode
 from simbridge._report._html import _CSS, _JS, _script_json, _video_section, plotly_js_gz_b64
 from simbridge._report._plots import plotted_signals, signal_figures
 from simbridge._report._track import track_figure
+from simbridge._bundle import check_bundle_entries
 from simbridge._errors import SimbridgeError
 from simbridge._score import Score
 
@@ -32,29 +31,17 @@ def _e(x: object) -> str:
 
 
 def check_bundle_files(bundle_path: str) -> Path:
-    """The bundle directory, after checking that nothing in it is a symlink or a special file and
-    that it resolves to itself, so nothing outside the bundle is read or served through it.
-
-    The app's own check until the bundle-integrity helper of simbridge/_bundle.py covers it."""
+    """The bundle directory, after checking that it does not go through a symlink and holds no
+    symlink or special file (the bundle rule of `simbridge._bundle.check_bundle_entries`), so
+    nothing outside the bundle is read or served through it."""
     bundle = Path(bundle_path)
     try:
         if bundle.is_symlink() or bundle.resolve(strict=True) != bundle.absolute():
             raise SimbridgeError(f"{bundle}: the bundle path goes through a symlink")
-        for root, dirs, files in os.walk(bundle, followlinks=False, onerror=_raise):
-            for name in dirs + files:
-                p = Path(root) / name
-                mode = p.lstat().st_mode
-                if stat.S_ISLNK(mode):
-                    raise SimbridgeError(f"{p.relative_to(bundle)}: a symlink in the bundle (refused)")
-                if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-                    raise SimbridgeError(f"{p.relative_to(bundle)}: not a regular file (refused)")
+        check_bundle_entries(bundle)
     except OSError as exc:
         raise SimbridgeError(f"{bundle}: cannot read: {exc.strerror or exc}") from None
     return bundle
-
-
-def _raise(exc: OSError) -> None:
-    raise exc
 
 
 def replay_page(bundle_path: str, blind_id: str) -> str:

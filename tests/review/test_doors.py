@@ -388,13 +388,13 @@ def test_the_replay_refuses_symlinks_and_special_files(env: Env, tmp_path: Path)
     secret.write_text("not for raters")
     linked = make_bundle(tmp_path / "more", "linked")
     (linked / "screen.mp4").symlink_to(secret)
-    with pytest.raises(SimbridgeError, match="screen.mp4: a symlink in the bundle"):
+    with pytest.raises(SimbridgeError, match="screen.mp4: is a symbolic link"):
         check_bundle_files(str(linked))
     import os
 
     fifo = make_bundle(tmp_path / "more", "fifo")
     os.mkfifo(fifo / "logs.bin")
-    with pytest.raises(SimbridgeError, match="logs.bin: not a regular file"):
+    with pytest.raises(SimbridgeError, match="logs.bin: is a FIFO"):
         check_bundle_files(str(fifo))
     via_link = tmp_path / "via"
     via_link.symlink_to(make_bundle(tmp_path / "more", "plain"))
@@ -412,7 +412,7 @@ def test_the_replay_refuses_symlinks_and_special_files(env: Env, tmp_path: Path)
         bundle = Path(cr.run.bundle_path)
     (bundle / "screen.mp4").symlink_to(secret)
     r = ann.get(f"/c/c1/r/{blind}/replay")
-    _one_line_4xx(r, 409, "screen.mp4: a symlink in the bundle")
+    _one_line_4xx(r, 409, "screen.mp4: is a symbolic link")
     assert "not for raters" not in r.text
 
 

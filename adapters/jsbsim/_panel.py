@@ -309,8 +309,10 @@ class Panel:
         ky = L.slider_y(L.TRIM, (1.0 + c.elevator_trim) / 2.0)  # nose-down trim shows the mark high
         pygame.draw.rect(s, (30, 30, 30), L.TRIM, border_radius=6)
         pygame.draw.rect(s, L.NEEDLE, (x, ky - 3, w, 6))
-        if c.mouse_yoke:
-            s.blit(self.text("MOUSE YOKE", self.f14, L.LIT), (L.STATUS_XY[0], L.STATUS_XY[1] + 50))
+        if c.mouse_yoke:  # a mode the agent may switch on by a right-click: said on screen, with the way out
+            x0, y0 = L.STATUS_XY
+            s.blit(self.text("MOUSE YOKE ON: panel clicks off", self.f14, L.LIT), (x0, y0 + 50))
+            s.blit(self.text("Tab or right-click leaves it", self.f14, L.LIT), (x0, y0 + 68))
 
     def _radios(self, s, r: Readings, c: Controls) -> None:
         on = r.avionics_powered

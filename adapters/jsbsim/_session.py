@@ -104,8 +104,14 @@ class JSBSimSession(SimSession):
     signals = tuple(m.canonical for m in MAPPINGS)
     state_ports = (("tcp", STATE_PORT),)
     controls = (
-        *FLIGHTGEAR_KEYS,
+        *(k for k in FLIGHTGEAR_KEYS if not k[0].startswith("Tab")),
         ("mouse on the panel", "click switches, buttons and knobs (wheel turns knobs); drag levers"),
+        (
+            "Tab or right mouse button",
+            "mouse yoke mode on / off. While on (the panel shows MOUSE YOKE ON) the pointer's position "
+            "flies aileron and elevator, the wheel trims, and left clicks on the panel do nothing; "
+            "press Tab or right-click again to leave it",
+        ),
     )
 
     @classmethod

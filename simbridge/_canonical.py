@@ -192,6 +192,20 @@ DISCRETE: dict[str, frozenset[float]] = {
     "reverser": frozenset({-1.0, 0.0, 1.0}),
 }
 
+#: readable names of coded values (a score says "ALT", never "mode 3"), as the descriptions above
+VALUE_NAMES: dict[str, dict[int, str]] = {
+    "xpdr_mode": {0: "OFF", 1: "STBY", 2: "ON", 3: "ALT", 4: "TEST"},
+    "magnetos": {0: "OFF", 1: "R", 2: "L", 3: "BOTH", 4: "START"},
+    "fuel_selector": {0: "OFF", 1: "LEFT", 2: "RIGHT", 3: "BOTH"},
+}
+
+
+def value_name(signal: str, value: float) -> str:
+    """A coded value by its name (`xpdr_mode` 3 → "ALT"); an unknown code as "code N"."""
+    code = int(round(value))
+    return VALUE_NAMES.get(signal, {}).get(code, f"code {code}")
+
+
 #: angles that wrap (interpolate on the circle, never straight across 359 -> 0 or 179 -> -179)
 ANGLES: frozenset[str] = frozenset(
     {

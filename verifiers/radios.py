@@ -7,6 +7,7 @@ from typing import Annotated
 import numpy as np
 from pydantic import AfterValidator, Field
 
+from simbridge._canonical import value_name
 from simbridge._errors import Unscorable
 from simbridge.verifiers._params import ComMHz, FiniteParams, NavMHz, PositiveFinite
 from simbridge.verifiers._registry import VerifyContext, verifier
@@ -73,8 +74,8 @@ def radios(ctx: VerifyContext) -> str:
     ctx.component(
         "transponder",
         ok,
-        measured=f"{int(round(code)):04d} mode {int(round(mode))}",
-        tolerance=f"{p.xpdr_code:04d} mode {p.xpdr_mode} (ALT)",
+        measured=f"{int(round(code)):04d} {value_name('xpdr_mode', mode)}",
+        tolerance=f"{p.xpdr_code:04d} {value_name('xpdr_mode', p.xpdr_mode)}",
         window=end,
     )
     ctx.component(

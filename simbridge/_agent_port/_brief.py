@@ -1,6 +1,8 @@
 """What the agent is told about its task: the instruction for the simulator that actually runs,
-the input documents, the time limit, the clock and the simulator's controls. (The catalog's
-title is not part of it: it names the task's home simulator.)
+the input documents, the time limit, the clock and the simulator's controls. The simulator
+and vehicle it names are the ones that run (`SIM_TITLES`, `vehicle_for`): the JSBSim cockpit's
+six-pack C172 is never called a G1000. Mode switches the agent can trigger are in the
+simulator's `controls` (the JSBSim cockpit's right-click mouse yoke and how to leave it).
 
 One `TaskBrief` per episode, built by the runner before the agent may act; the port serves it
 (the `task` action, an MCP prompt and resource, the server's instructions) and episode.json
@@ -9,6 +11,7 @@ records it, so a reader of a bundle knows exactly what the agent knew.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -49,7 +52,7 @@ class TaskBrief(BaseModel):
     def text(self) -> str:
         """The brief as a prompt."""
         lines = [f"Task {self.task_id}", "", self.instruction, ""]
-        lines.append(f"Simulator: {self.sim} ({self.vehicle}).")
+        lines.append(f"Simulator: {SIM_TITLES.get(self.sim, self.sim)} ({self.sim}). Vehicle: {self.vehicle}.")
         if self.screen_px:
             lines.append(f"Screen: {self.screen_px[0]}×{self.screen_px[1]} pixels; coordinates are screen pixels.")
         clock = (
@@ -69,6 +72,32 @@ class TaskBrief(BaseModel):
         return "\n".join(lines)
 
 
+#: how a brief names each simulator (the one that actually runs the episode)
+SIM_TITLES: dict[str, str] = {
+    "jsbsim": "simbridge's JSBSim cockpit: one window, out-the-window view over a six-pack instrument panel",
+    "drive": "simbridge's drive simulator (SUMO road network, one window)",
+    "flightgear": "FlightGear",
+    "xplane": "X-Plane",
+    "msfs": "Microsoft Flight Simulator",
+    "carla": "CARLA",
+    "openbve": "OpenBVE",
+    "bridgecommand": "Bridge Command",
+    "ksp": "Kerbal Space Program",
+}
+
+
+def vehicle_for(task: "TaskSpec", sim: str) -> str:
+    """The vehicle as it is on `sim`: the catalog's name on its home simulator; elsewhere the
+    name without the home cockpit's parenthesis ("Cessna 172 (G1000)" is a six-pack c172x on
+    jsbsim) and with that simulator's own model id: "Cessna 172 (c172x)"."""
+    model = task.vehicle.model
+    if sim == task.simulator.name:
+        return model
+    base = re.sub(r"\s*\([^)]*\)\s*$", "", model).strip() or model
+    own = task.vehicle.ids.get(sim)
+    return f"{base} ({own})" if own else base
+
+
 def make_brief(
     task: "TaskSpec",
     sim: str,
@@ -82,7 +111,7 @@ def make_brief(
     return TaskBrief(
         task_id=task.id,
         sim=sim,
-        vehicle=task.vehicle.model,
+        vehicle=vehicle_for(task, sim),
         instruction=task.instruction_for(sim),
         inputs=[BriefInput(path=f.path, description=f.description) for f in task.inputs],
         time_limit_s=float(time_limit_s),

@@ -263,8 +263,9 @@ def test_seeded_campaign_of_malformed_actions_refused_logged_and_the_episode_sco
     assert json.loads((b / "score.json").read_text())["status"] == "scored"
 
 
-def test_a_drag_running_at_the_time_limit_is_cut_short_and_logged(tmp_path):
-    proc, status = _start(tmp_path, "--time-limit", "3")
+@pytest.mark.parametrize("pacing", [(), ("--lockstep",)], ids=["real-time", "lockstep"])
+def test_a_drag_running_at_the_time_limit_is_cut_short_and_logged(tmp_path, pacing):
+    proc, status = _start(tmp_path, "--time-limit", "3", *pacing)
     st = json.loads(status.read_text())
     out: dict = {}
 

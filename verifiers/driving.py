@@ -22,16 +22,19 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
 from pydantic import AfterValidator, Field, model_validator
 
-from simbridge._bundle import Event
+from simbridge._bundle import Bundle, Event
 from simbridge._errors import Unscorable
 from simbridge.verifiers import primitives as P
 from simbridge.verifiers._params import XY, FiniteParams, Fraction, PositiveFinite, require_below
 from simbridge.verifiers._registry import VerifyContext, scenario_check, verifier
+
+if TYPE_CHECKING:
+    from simbridge._taskspec import TaskSpec
 
 ROUTE_TARGET_RADIUS_M = 10.0  # RouteCompletionTest.DISTANCE_THRESHOLD
 ROUTE_SUCCESS_FRACTION = 0.99  # RouteCompletionTest.PERCENTAGE_THRESHOLD
@@ -690,8 +693,8 @@ def _map_name(v: object) -> str | None:
     return v.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".xodr").lower()
 
 
-def _near(actors: list[dict], kinds: tuple[str, ...], xy: tuple[float, float]) -> dict | None:
-    best = None
+def _near(actors: list[dict[str, Any]], kinds: tuple[str, ...], xy: tuple[float, float]) -> dict[str, Any] | None:
+    best: tuple[float, dict[str, Any]] | None = None
     for a in actors:
         if a.get("kind") in kinds and a.get("x_m") is not None and a.get("y_m") is not None:
             d = math.hypot(float(a["x_m"]) - xy[0], float(a["y_m"]) - xy[1])
@@ -707,7 +710,7 @@ def _xy_of(d: object) -> tuple[float, float] | None:
 
 
 @scenario_check("carla_pedestrian", "carla_route", "carla_lane_keep", "carla_parking")
-def carla_scenario(bundle, task) -> str | None:  # type: ignore[no-untyped-def]
+def carla_scenario(bundle: Bundle, task: "TaskSpec") -> str | None:
     """What of the task's `initial_state.scenario` the recording does not show: its map, the
     ego's spawn (or the route's start), the traffic lights a route task is about, the parked
     vehicles and the pedestrian (each a recorded actor within ACTOR_TOL_M of where the task puts
@@ -729,25 +732,26 @@ def carla_scenario(bundle, task) -> str | None:  # type: ignore[no-untyped-def]
     elif want and got != want:
         problems.append(f"recorded on {got}, not {want}")
     sig = bundle.signals
-    x0 = y0 = None
+    ego: tuple[np.ndarray, np.ndarray] | None = None  # the ego's recorded positions
     if len(sig) and "x_m" in sig and "y_m" in sig:
         xs, ys = np.asarray(sig["x_m"], float), np.asarray(sig["y_m"], float)
         ok = np.isfinite(xs) & np.isfinite(ys)
         if ok.any():
-            i = int(np.argmax(ok))
-            x0, y0 = float(xs[i]), float(ys[i])
+            ego = xs[ok], ys[ok]
+    drive_sc = sc.get("drive")
+    drive: dict[str, Any] = drive_sc if isinstance(drive_sc, dict) else {}
     # the ego's spawn: the simulator's own (drive) or the scenario's
-    drive = sc.get("drive") if isinstance(sc.get("drive"), dict) else {}
     spawn = _xy_of(drive.get("ego_spawn")) if ep.sim == "drive" else None
     spawn = spawn or _xy_of(sc.get("ego_spawn"))
     route = start.get("route_xy_m") or task.verifier.params.get("route_xy_m")
     if spawn is None and route and ep.sim != "drive" and "route_xy_m" not in start:
         spawn = (float(route[0][0]), float(route[0][1]))  # the route starts where the ego does
-    if spawn is not None and x0 is not None:
-        d = math.hypot(x0 - spawn[0], y0 - spawn[1])
-        if d > SPAWN_TOL_M:
+    if spawn is not None and ego is not None:
+        x0, y0 = float(ego[0][0]), float(ego[1][0])
+        d0 = math.hypot(x0 - spawn[0], y0 - spawn[1])
+        if d0 > SPAWN_TOL_M:
             problems.append(
-                f"the ego starts at ({x0:.1f}, {y0:.1f}), {d:.0f} m from the scenario's start "
+                f"the ego starts at ({x0:.1f}, {y0:.1f}), {d0:.0f} m from the scenario's start "
                 f"({spawn[0]:.1f}, {spawn[1]:.1f})"
             )
     # traffic lights a route task is about
@@ -762,9 +766,10 @@ def carla_scenario(bundle, task) -> str | None:  # type: ignore[no-untyped-def]
     ped = sc.get("pedestrian") if isinstance(sc.get("pedestrian"), dict) else None
     if ped:
         declared.append(("pedestrian", ("walker", "pedestrian"), _xy_of(ped.get("start"))))
-    actors = start.get("actors")
+    listed = start.get("actors")
+    actors: list[dict[str, Any]] = [a for a in listed if isinstance(a, dict)] if isinstance(listed, list) else []
     walker = None
-    if declared and not isinstance(actors, list):
+    if declared and not isinstance(listed, list):
         problems.append("the recording lists no actors (snapshots start.actors)")
     elif declared:
         for what, kinds, xy in declared:
@@ -776,11 +781,11 @@ def carla_scenario(bundle, task) -> str | None:  # type: ignore[no-untyped-def]
             elif kinds[0] == "walker":
                 walker = a
     # ... and the pedestrian stepping out once the ego reached its trigger
-    if ped and walker is not None and x0 is not None:
+    if ped and walker is not None and ego is not None:
         cross = task.verifier.params.get("pedestrian_xy_m") or _xy_of(ped.get("crosses_to"))
         reach = float(task.verifier.params.get("trigger_distance_m", 25.0)) - TRIGGER_MARGIN_M
         if cross is not None:
-            d = P.distance_to_point(xs[ok], ys[ok], float(cross[0]), float(cross[1]))
+            d = np.asarray(P.distance_to_point(ego[0], ego[1], float(cross[0]), float(cross[1])))
             stepped = (walker.get("moved_m") or 0.0) >= WALKER_MOVED_M or any(
                 (e.data or {}).get("what") == "pedestrian_crossing" for e in bundle.events_of("scenario_trigger")
             )

@@ -138,3 +138,22 @@ def test_cli_bad_token_inputs_exit_2(tmp_path):
         assert r.returncode == 2, r.stderr
         [line] = r.stderr.strip().splitlines()
         assert line.startswith("simbridge: error:") and says in line
+
+
+def test_compressed_frames_equal_raw_frames(guest_service):
+    """Over a network the guest zlib-compresses frames (level 1); on loopback it sends them raw:
+    the host decodes both to the same image."""
+    from simbridge._agent_port._transport import GuestScreen
+
+    client = GuestClient(guest_service.addr, guest_service.token)
+    try:
+        assert client.zlib_level == 0  # loopback
+        screen = GuestScreen(client)
+        raw = screen.grab_bgr()
+        client.zlib_level = 1
+        packed = screen.grab_bgr()
+        reply, payload = client.call("grab", zlib=1)
+        assert reply["zlib"] is True and len(payload) < 1280 * 800 * 4 // 10  # an idle screen packs small
+        assert np.array_equal(raw, packed)
+    finally:
+        client.close()

@@ -35,19 +35,32 @@ MAX_TIME_LIMIT_S = 86400.0
 
 
 def writable_dir(path: Path, option: str) -> Path:
-    """Check that `path` (an --out directory) is a directory this process can write, creating
-    it if needed: naming a file, a read-only place or one without permission is one-line
-    SimbridgeError naming the option, before anything runs."""
+    """Check that `path` (an --out directory) is, or can be made, a directory this process can
+    write: naming a file, a read-only place or one without permission is one-line SimbridgeError
+    naming the option, before anything runs. Nothing is created here (a run whose preflight then
+    fails leaves no folder behind); the run makes the folder."""
+    import os
     import tempfile
 
     from simbridge._errors import SimbridgeError
 
     if path.exists() and not path.is_dir():
         raise SimbridgeError(f"{option} {path}: is a file, not a directory")
+    existing = path
+    while not existing.exists():
+        if existing.is_symlink():
+            raise SimbridgeError(f"{option} {path}: {existing} is a dangling symbolic link")
+        existing = existing.parent
+    if not existing.is_dir():
+        raise SimbridgeError(f"{option} {path}: cannot write there: {existing} is a file, not a directory")
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=path):
-            pass
+        if existing == path:
+            with tempfile.TemporaryFile(dir=path):
+                pass
+        elif not os.access(existing, os.W_OK | os.X_OK):
+            raise PermissionError(13, "Permission denied")
+        elif os.statvfs(existing).f_flag & os.ST_RDONLY:
+            raise OSError(30, "Read-only file system")
     except OSError as exc:
         raise SimbridgeError(f"{option} {path}: cannot write there: {exc.strerror or exc}") from None
     return path

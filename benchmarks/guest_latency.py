@@ -10,6 +10,8 @@ measures, p50/p95 in ms:
 
 * screenshot: the agent port's `screenshot` action (PNG), grab + transfer + encode;
 * grab only: the raw frame reaching the host (`screen.grab_bgr()`);
+* grab, zlib (network): the guest's frame as a remote guest sends it (zlib level 1; loopback
+  sends it raw), the X11 path's plain grab beside it;
 * key→visible: press a key through the transport's input, grab through the same transport until
   the affected screen region changes (jsbsim: `B`, the parking brake's panel button; toy: `x`).
 
@@ -95,6 +97,11 @@ def main() -> int:
                         "grab only": timed(t.screen.grab_bgr, args.n),
                         "key→visible": key_visible(t, args.sim, max(5, args.n // 2)),
                     }
+                    if t.client is not None:  # the frame as a remote guest sends it: zlib level 1
+                        t.client.zlib_level = 1
+                        rows[name]["grab, zlib (network)"] = timed(t.screen.grab_bgr, args.n)
+                    else:
+                        rows[name]["grab, zlib (network)"] = rows[name]["grab only"]
                 finally:
                     port.close()
         finally:

@@ -9,6 +9,7 @@ logged, and the service waits for the next connection.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import platform
 import socket
@@ -41,7 +42,7 @@ class Desktop:
         # pyautogui imports MouseInfo (a Tk helper app we never use), which calls sys.exit() on a
         # Linux without tkinter; marked absent, pyautogui skips it (it catches the ImportError)
         sys.modules.setdefault("mouseinfo", None)  # type: ignore[arg-type]
-        import pyautogui
+        pyautogui: Any = importlib.import_module("pyautogui")  # untyped (no stubs)
 
         pyautogui.FAILSAFE = False  # the agent may well click a corner of the screen
         pyautogui.PAUSE = 0  # pacing is the host's (its pacer holds keys for simulator time)

@@ -13,7 +13,7 @@ screenshot shows the cockpit, and nothing it does happens before isolation is pr
 
 Statuses: `completed` (the agent said done, or the aircraft crashed: the verifier judges it),
 `timeout`, `agent_quit` (give-up, or the agent raised), `agent_disconnected` (an external agent's
-MCP client went away without done/give_up, or never came): the agent's outcomes, always scored
+MCP client went away without done/give_up): the agent's outcomes, always scored
 on what was recorded. `sim_crashed` (the simulator process died) and `harness_error` (anything
 else of ours, including Ctrl-C, and a failure outside the agent's control that the agent or
 its framework reports by raising `simbridge.agents.ExternalFault`: a model/API error, a solver
@@ -299,7 +299,7 @@ class Episode:
       as it holds something, so a failure at any step undoes exactly what was set up.
     - `wait()` blocks until the first end condition and returns (status, detail).
     - `fail(exc)` turns an exception from start()/wait() into the episode's status (a harness
-      fault, or `agent_disconnected` for an agent that never came).
+      fault; an agent that never came is one too: `harness_error`, "outside the agent").
     - `close()` ends the episode: the agent port refuses further actions, the stack unwinds
       (frames, recorder, simulator, agent, server, port, provider: the reverse of set-up), the
       bundle is closed with its status. Idempotent.
@@ -513,8 +513,8 @@ class Episode:
 
     def fail(self, exc: BaseException) -> None:
         """The episode's status for an exception out of start() or wait()."""
-        if isinstance(exc, _AgentNoShow):
-            self.status, self.detail = "agent_disconnected", str(exc)
+        if isinstance(exc, _AgentNoShow):  # no agent was there to evaluate: not an agent's 0
+            self.status, self.detail = "harness_error", f"outside the agent: {exc}"
         elif isinstance(exc, KeyboardInterrupt):
             self.status, self.detail, self.interrupted = "harness_error", "interrupted (Ctrl-C or SIGTERM)", exc
         elif isinstance(exc, SimbridgeError):
@@ -670,7 +670,8 @@ def _quietly(step: Callable[[], object]) -> None:
 
 
 class _AgentNoShow(SimbridgeError):
-    """No external agent connected: the episode ends at its start, scored (agent_disconnected)."""
+    """No external agent connected: the episode ends at its start, unscored (harness_error,
+    "outside the agent: …"): no agent was evaluated, so there is nothing to score."""
 
 
 def _append(path: Path, text: str) -> None:

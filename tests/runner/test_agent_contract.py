@@ -244,15 +244,17 @@ def test_a_client_that_dies_is_an_agent_disconnect_scored_within_the_grace(tmp_p
     assert score["status"] == "scored" and score["score"] == 0.0
 
 
-def test_an_agent_that_never_connects_is_scored(tmp_path):
+def test_an_agent_that_never_connects_is_unscored_not_its_zero(tmp_path):
+    # no agent was there to evaluate (an integration that never connected): outside the agent
     proc, status, url = _start(tmp_path, "--connect-timeout", "1")
     code, err = _finish(proc)
-    assert code == 3, err[-2000:]
+    assert code == 4, err[-2000:]
     [b] = trial_dirs(tmp_path / "runs")
     ep = episode(b)
-    assert ep["status"] == "agent_disconnected" and "no agent connected" in ep["status_detail"]
+    assert ep["status"] == "harness_error", ep["status"]
+    assert "outside the agent" in ep["status_detail"] and "no agent connected" in ep["status_detail"]
     score = _score(b)
-    assert score["status"] == "scored" and score["score"] == 0.0
+    assert score["status"] == "unscored" and score["score"] is None
 
 
 @pytest.mark.parametrize(

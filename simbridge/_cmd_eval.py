@@ -78,7 +78,7 @@ def _eval(args: argparse.Namespace) -> int:
     print(f"\n{len(res.rows)} episodes in {res.wall_s:.0f} s; results: {args.out / 'results.parquet'}")
     if res.exit_code:
         why = {
-            3: "every episode scored; the agent failed in at least one",
+            3: "every episode scored; at least one did not end as expected (done, or the suite's expect:)",
             4: f"{n_fault or 'some'} episode(s) unscored after their retries (harness fault)",
         }[res.exit_code]
         print(f"exit code {res.exit_code}: {why}", file=sys.stderr)

@@ -43,6 +43,10 @@ done
 stamp=.venv/.simbridge-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stamp" ]; then
   .venv/bin/pip install -q --upgrade pip >/dev/null
-  .venv/bin/pip install -q -e ".[sim,carla,drive,xplane,report,eval,inspect,gym,msfs,review,docs,test]"
+  .venv/bin/pip install -q -e ".[sim,carla,drive,xplane,report,eval,inspect,gym,msfs,review,docs,test,guest]"
+  # pyautogui (guest extra) pulls python3-xlib, an old fork installed over python-xlib's Xlib package
+  if .venv/bin/pip show -q python3-xlib 2>/dev/null; then
+    .venv/bin/pip uninstall -q -y python3-xlib && .venv/bin/pip install -q --force-reinstall --no-deps "python-xlib>=0.33"
+  fi
   touch "$stamp"
 fi

@@ -616,10 +616,9 @@ class Episode:
         if self.started.is_set():
             # where the recording should end: a recording that stops short of it lost its tail
             info.sim_end_s = round(self.sim_t, 4)
-        if self.agent_thread is not None and (self.agent_thread.error or self.agent_thread.fault):
-            (self.path / "agent_error.txt").write_text(
-                getattr(self.agent_thread, "traceback", self.agent_thread.error or self.agent_thread.fault)
-            )
+        said = self.agent_thread.error or self.agent_thread.fault if self.agent_thread is not None else None
+        if said:
+            (self.path / "agent_error.txt").write_text(str(getattr(self.agent_thread, "traceback", said)))
         if self.port is not None:
             self.port.log = None  # calls after the end are refused and no longer logged: the bundle closes
         self.writer.finish(self.status, self.detail)  # type: ignore[arg-type]

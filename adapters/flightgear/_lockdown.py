@@ -20,8 +20,13 @@ after the `--config` files are merged into the property tree:
   fires a `repeatable` binding (throttle, mixture, elevator, trim...) on every repeat, paused
   or not: in lockstep a 0.01 s PageUp tap whose simulator step took seconds of wall time moved
   the throttle 0 -> 0.84. Non-repeatable, each press fires once in both pacing modes:
-  PageUp/PageDown/9/3 move the throttle by FlightGear's per-tap step (0.01); an agent taps a
-  key `repeat` times to move further.
+  an agent taps a key `repeat` times to move further.
+- **Fixed key steps.** The c172p replaces `controls.incThrottle` and `controls.adjMixture` with
+  steps of 0.33 x `/sim/time/delta-realtime-sec` per press: the wall time of the frame, which
+  in lockstep has nothing to do with simulator time (one PageUp press measured +0.165 at 2 fps,
+  ~+0.03 at 10 fps). The lockdown's Nasal module puts back fixed steps once the aircraft's
+  Nasal is loaded (`fdm-initialized`): PageUp/PageDown/9/3 move the throttle by keyboard.xml's
+  per-tap step (0.01), m/M the mixture by 0.05, as in the embedded JSBSim cockpit.
 - **Automation** is off, by a Nasal module the `--config` file adds (`/nasal/simbridge_lockdown`,
   loaded with FlightGear's own modules, after the aircraft's -set.xml): every `binding` of the
   aircraft's checklists (`/sim/checklists/**/item/binding`) is removed, so the checklist dialog
@@ -157,7 +162,25 @@ var strip_checklists = func {
     status.getNode("checklist-bindings-live", 1).setIntValue(root == nil ? 0 : count_bindings(root));
 };
 strip_checklists();
-setlistener("/sim/signals/fdm-initialized", func { strip_checklists(); });
+var clamp01 = func(v) { return v < 0 ? 0 : (v > 1 ? 1 : v); };
+var step_engines = func(name, step) {
+    var node = props.globals.getNode("/controls/engines/current-engine/" ~ name);
+    var nodes = node != nil ? [node] : [];
+    if (node == nil) {
+        foreach (var e; props.globals.getNode("/controls/engines", 1).getChildren("engine"))
+            append(nodes, e.getNode(name, 1));
+    }
+    foreach (var n; nodes) {
+        var v = n.getValue();
+        n.setDoubleValue(clamp01((v == nil ? 0 : v) + step));
+    }
+};
+var fix_key_steps = func {
+    controls.incThrottle = func { step_engines("throttle", arg[0]); };
+    controls.adjMixture = func(speed) { step_engines("mixture", MIXTURE_STEP * speed); };
+    status.getNode("fixed-key-steps", 1).setBoolValue(1);
+};
+setlistener("/sim/signals/fdm-initialized", func { strip_checklists(); fix_key_steps(); });
 var hold_speed_up = func(n) {
     if (n.getValue() != 1) {
         add("speed-up-refused", 1);
@@ -167,7 +190,7 @@ var hold_speed_up = func(n) {
 setlistener("/sim/speed-up", hold_speed_up, 1, 0);
 status.getNode("speed-up-held", 1).setBoolValue(1);
 status.getNode("loaded", 1).setBoolValue(1);
-""".replace("LOCKDOWN_STATUS", LOCKDOWN_STATUS)
+""".replace("LOCKDOWN_STATUS", LOCKDOWN_STATUS).replace("MIXTURE_STEP", "0.05")
 
 #: bindings nulled per key branch even where the parsed sources define fewer
 MIN_NULLED = 4

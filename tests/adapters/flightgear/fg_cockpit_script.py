@@ -99,9 +99,9 @@ class CockpitPilot:
     def beacon_on(self) -> None:
         self.click(BEACON)
 
-    def mixture_rich(self, taps: int = 60) -> None:
-        """`m` tapped: key auto-repeat is off on FlightGear's display, and each press moves the
-        mixture by 0.33 x the frame time (about 0.03 at 10 fps); it stops at full rich."""
+    def mixture_rich(self, taps: int = 25) -> None:
+        """`m` tapped: each press moves the mixture 0.05 (the lockdown's fixed key step; a held
+        key does not repeat), so 20 presses reach full rich."""
         self.port.key("m", hold_s=0.03, repeat=taps)
         time.sleep(1.0)
 

@@ -190,6 +190,9 @@ def test_command_line_has_software_rendering_options_and_no_httpd(tmp_path):
     script = ET.parse(tmp_path / "lockdown.xml").getroot().findtext("nasal/simbridge_lockdown/script")
     assert 'getNode("/sim/checklists")' in script and 'setlistener("/sim/speed-up"' in script
     assert "/sim/simbridge/lockdown" in script
+    # the c172p's frame-time throttle and mixture steps are replaced by fixed ones (0.01, 0.05)
+    assert 'controls.incThrottle = func { step_engines("throttle", arg[0]); };' in script
+    assert 'step_engines("mixture", 0.05 * speed)' in script
     env = p.environment()
     assert env["DBUS_FATAL_WARNINGS"] == "0" and env["DISPLAY"] == ":99"
 

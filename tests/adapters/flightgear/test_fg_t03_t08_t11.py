@@ -264,6 +264,11 @@ def test_t08_phjr_parked_with_its_menus_and_the_dialogs_settings_earn_full_marks
         assert got["radio"] == "false", got
         consoles = s.check_consoles(list(task.lockdown.disabled_consoles))
         assert consoles["Nasal console"]["state"] == consoles["property browser"]["state"] == "disabled"
+        # with the menubar shown: the Walker menu and the c172p's menu stay off, and the automation
+        # the task does not ask for (checklists, simulation rate, Ctrl+Enter's Map) is read back off
+        assert tn.get_many([f"{menu}[10]/enabled", f"{menu}[11]/enabled"]) == ["false", "false"]
+        for name in ("Walker menu", "checklist automation", "simulation rate", "Map dialog (Ctrl+Enter)"):
+            assert consoles[name]["state"] == "disabled", consoles[name]
 
         idle = _score(tmp_path / "idle", s, collector, task.id, t_idle, {"start": start_snap, "end": s.snapshot()})
         assert idle.status == "scored" and idle.score == 0.0, idle.explanation

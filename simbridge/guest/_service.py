@@ -28,6 +28,8 @@ log = logging.getLogger("simbridge.guest")
 
 #: SDL drops a key's second tap if it comes sooner than this after the first release (as _input)
 MIN_TAP_SPACING_S = 0.020
+#: how long a connection may take to authenticate before it is dropped
+AUTH_TIMEOUT_S = 10.0
 #: the port's button names pyautogui can press (wheel buttons become scroll clicks)
 _MOUSE = {"left": "left", "middle": "middle", "right": "right"}
 _WHEEL = {"wheel_up": (0, 1), "wheel_down": (0, -1), "wheel_left": (-1, 0), "wheel_right": (1, 0)}
@@ -203,6 +205,7 @@ def serve_connection(conn: socket.socket, peer: str, token: str, desk: Desktop) 
         },
     )
     log.info("host %s authenticated", peer)
+    conn.settimeout(None)  # the episode's connection: the host may think as long as it likes
     try:
         while True:
             try:
@@ -256,7 +259,7 @@ def serve(
             peer = f"{addr[0]}:{addr[1]}"
             with conn:
                 conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                conn.settimeout(None)
+                conn.settimeout(AUTH_TIMEOUT_S)  # a peer that never authenticates does not hold the service
                 try:
                     served = serve_connection(conn, peer, token(), desk)
                 except (OSError, proto.ProtocolError) as exc:

@@ -157,3 +157,19 @@ def test_compressed_frames_equal_raw_frames(guest_service):
         assert np.array_equal(raw, packed)
     finally:
         client.close()
+
+
+def test_silent_peer_is_dropped_after_the_auth_timeout(guest_service):
+    import socket
+
+    from simbridge.guest._service import AUTH_TIMEOUT_S
+
+    host, port = guest_service.addr.rsplit(":", 1)
+    silent = socket.create_connection((host, int(port)))
+    try:
+        t0 = time.monotonic()
+        assert poll(lambda: "ended: timed out" in guest_service.log_text(), AUTH_TIMEOUT_S + 10)
+        assert time.monotonic() - t0 >= AUTH_TIMEOUT_S - 1
+        GuestClient(guest_service.addr, guest_service.token).close()  # the service serves the next host
+    finally:
+        silent.close()

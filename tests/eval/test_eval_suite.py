@@ -201,7 +201,7 @@ def test_progress_plain_lines_when_not_a_terminal():
     lines = out.strip().splitlines()
     assert "harness fault in T09/jsbsim/noop/trial-1 attempt 1: NodeDiedError" in lines[1]
     assert lines[-1].startswith("[1/2] T09/jsbsim/noop/trial-1 attempt 2: timeout, score 0.250")
-    assert "on h1" in lines[-1]
+    assert "wall time 3.0 s, host h1" in lines[-1]  # the host labelled as one, not "… wall on h1"
 
 
 def test_progress_live_table_has_counts_and_cell_scores():

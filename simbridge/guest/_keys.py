@@ -9,7 +9,7 @@ from simbridge._errors import SimbridgeError
 #: X keysym name (after the port's aliases) -> pyautogui key name
 X_TO_PYAUTOGUI = {
     "Return": "enter",
-    "KP_Enter": "enter",
+    "KP_Enter": "kp_enter",  # added to pyautogui's X11 table by the service; elsewhere: FALLBACK
     "Escape": "esc",
     "Tab": "tab",
     "BackSpace": "backspace",
@@ -79,6 +79,8 @@ X_TO_PYAUTOGUI = {
     "asciitilde": "~",
 }
 X_TO_PYAUTOGUI.update({f"KP_{d}": f"num{d}" for d in range(10)})
+#: where pyautogui lacks a key of its own (Windows: keypad Enter), the nearest one it has
+FALLBACK = {"kp_enter": "enter"}
 X_TO_PYAUTOGUI.update({f"F{n}": f"f{n}" for n in range(1, 25)})
 
 
@@ -92,6 +94,8 @@ def to_pyautogui(name: str, known: frozenset[str] | set[str] | None = None) -> s
         key = X_TO_PYAUTOGUI.get(x) or X_TO_PYAUTOGUI.get(x.capitalize()) or x.lower()
     if len(name) == 1 and name in _ALIASES:
         key = X_TO_PYAUTOGUI.get(_ALIASES[name], name)
+    if known is not None and key not in known:
+        key = FALLBACK.get(key, key)
     if known is not None and key not in known:
         raise SimbridgeError(f"unknown key name {name!r} (no such key in the guest's keyboard)")
     return key

@@ -28,6 +28,8 @@ log = logging.getLogger("simbridge.guest")
 
 #: SDL drops a key's second tap if it comes sooner than this after the first release (as _input)
 MIN_TAP_SPACING_S = 0.020
+#: X11 only: names added to pyautogui's key table (pyautogui name -> X keysym)
+X11_EXTRA_KEYS = {"kp_enter": "KP_Enter"}
 #: how long a connection may take to authenticate before it is dropped
 AUTH_TIMEOUT_S = 10.0
 #: the port's button names pyautogui can press (wheel buttons become scroll clicks)
@@ -51,6 +53,12 @@ class Desktop:
         pyautogui.MINIMUM_DURATION = 0
         self.gui = pyautogui
         mapping = getattr(pyautogui.platformModule, "keyboardMapping", None)
+        xdisplay = getattr(pyautogui.platformModule, "_display", None)
+        if mapping is not None and xdisplay is not None:  # X11: keys pyautogui's table lacks, by keysym
+            from Xlib import XK
+
+            for name, keysym in X11_EXTRA_KEYS.items():
+                mapping.setdefault(name, xdisplay.keysym_to_keycode(XK.string_to_keysym(keysym)) or None)
         self.known = frozenset(pyautogui.KEYBOARD_KEYS) | frozenset(mapping or ())
         factory = getattr(mss, "MSS", None) or mss.mss
         self.sct = factory()

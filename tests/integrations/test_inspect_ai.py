@@ -131,6 +131,48 @@ def test_a_model_error_mid_sample_still_tears_the_episode_down(tmp_path, no_left
 @needs_xvfb
 @pytest.mark.display
 @pytest.mark.slow
+@pytest.mark.parametrize("action", ["error", "cancel"])
+def test_an_interrupted_sample_is_unscored_not_the_agents_zero(tmp_path, no_leftovers, action):
+    # the operator interrupts the sample mid-episode (what `inspect ctl` and the sample's cancel
+    # button do): the agent did not stop, so nothing is scored for it
+    from inspect_ai.log._samples import sample_active
+
+    def script():
+        yield _out("computer", {"action": "screenshot"})
+        sample_active().interrupt(action)
+        yield _out("computer", {"action": "wait", "duration": 5})
+        yield _out("done", {})
+
+    log, sample = _eval(tmp_path, script())
+    assert not sample.scores  # no 0 for the agent
+    bundle = Path(sample.store["simbridge_bundle"])
+    ep = json.loads((bundle / "episode.json").read_text())
+    assert ep["status"] == "harness_error", ep["status"]
+    assert "outside the agent: the sample was interrupted or cancelled" in ep["status_detail"]
+    assert json.loads((bundle / "score.json").read_text())["status"] == "unscored"
+
+
+@needs_xvfb
+@pytest.mark.display
+@pytest.mark.slow
+def test_an_interrupt_to_score_scores_the_work_so_far(tmp_path, no_leftovers):
+    # "interrupt and score" is the operator ending the agent's turn on purpose: scored as it stands
+    from inspect_ai.log._samples import sample_active
+
+    def script():
+        yield _out("computer", {"action": "screenshot"})
+        sample_active().interrupt("score")
+        yield _out("computer", {"action": "wait", "duration": 5})
+
+    log, sample = _eval(tmp_path, script())
+    score = sample.scores["simbridge_verifier"]
+    assert score.value == 0.0 and score.answer == "agent_quit"
+    assert json.loads(Path(score.metadata["bundle"], "score.json").read_text())["status"] == "scored"
+
+
+@needs_xvfb
+@pytest.mark.display
+@pytest.mark.slow
 def test_inspect_eval_cli_offline_leaves_no_scored_bundle_and_exits_4(tmp_path, no_leftovers):
     # Inspect's real command line with its mockllm model, which counts tokens with tiktoken: its
     # data cannot be fetched (an empty cache, an unreachable proxy), so the model fails on its

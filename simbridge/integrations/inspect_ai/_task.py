@@ -153,6 +153,17 @@ def _limit_reached() -> bool:
     return any(x.limit is not None and x.usage >= x.limit for x in (lim.time, lim.working))
 
 
+def _interrupt_action() -> str | None:
+    """How an operator's interrupt of this sample resolves ("score", "error", "cancel"), if any."""
+    try:
+        from inspect_ai.log._samples import sample_active
+
+        active = sample_active()
+        return None if active is None else active.interrupt_action
+    except (ImportError, AttributeError):  # another Inspect version: no interrupt known
+        return None
+
+
 def _image(shot: Any) -> ContentImage:
     return ContentImage(image=f"data:{shot.mime_type};base64,{base64.b64encode(shot.data).decode('ascii')}")
 
@@ -366,9 +377,11 @@ def simbridge_episode(
         except LimitExceededError:
             raise  # a token/message/cost limit: the agent's budget ran out, its own outcome (scored)
         except anyio.get_cancelled_exc_class():
-            # Inspect's time/working limit cancels the sample: the agent's budget (scored); any
-            # other cancellation (Ctrl-C, a cancelled eval or sample) is not the agent's doing
-            if not _limit_reached():
+            # Inspect's time/working limit cancels the sample: the agent's budget (scored), as is
+            # an operator's "interrupt and score" (`inspect ctl`, the sample's score button); any
+            # other cancellation (Ctrl-C, a cancelled eval, an interrupt as error or cancel) is
+            # not the agent's doing
+            if not _limit_reached() and _interrupt_action() != "score":
                 fault = "the sample was interrupted or cancelled"
             raise
         except BaseException as exc:  # the model's API, the solver: outside the agent's control
@@ -407,6 +420,9 @@ def simbridge_verifier() -> Scorer:
         res = store().get(RESULT_KEY)
         if not res or res.get("score") is None:
             raise SimbridgeError(f"no simbridge result for sample {state.sample_id} (bundle {store().get(BUNDLE_KEY)})")
+        if res["score"].get("status") != "scored":  # never a 0 for an unscored episode
+            why = res["score"].get("reason") or res["detail"]
+            raise SimbridgeError(f"unscored episode ({res['status']}: {why}); bundle {res['bundle']}")
         from simbridge._score import Score as SimScore
 
         s = SimScore.model_validate(res["score"])

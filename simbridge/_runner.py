@@ -50,6 +50,7 @@ from simbridge._agent_port import (
 from simbridge._agent_port._actions import OBSERVE
 from simbridge._agent_port._mcp_server import new_token
 from simbridge._agent_port._screen import ScreenGrabber, encode
+from simbridge._agent_port._transport import for_sandbox
 from simbridge._bundle import BundleWriter, EpisodeInfo, SandboxRecord, read_bundle, write_manifest
 from simbridge._errors import HarnessError, SimbridgeError
 from simbridge._score import Score
@@ -400,7 +401,13 @@ class Episode:
         )
         files = agent_files(task, path / AGENT_HOME)
         self.port = port = AgentPort(
-            sandbox.display, clock=self.clock, log=self._log_action, pacer=pacer, files=files, ready=False
+            sandbox.display,
+            clock=self.clock,
+            log=self._log_action,
+            pacer=pacer,
+            files=files,
+            ready=False,
+            transport=for_sandbox(sandbox),  # None: X11 or a local guest service ($SIMBRIDGE_AGENT_TRANSPORT)
         )
         push(_quietly, port.close)
         port.fault_log = lambda text: _append(path / "port_faults.txt", text)

@@ -41,6 +41,8 @@ ADDR_ENV = "SIMBRIDGE_GUEST_ADDR"
 TOKEN_FILE_ENV = "SIMBRIDGE_GUEST_TOKEN_FILE"
 TOKEN_ENV = "SIMBRIDGE_GUEST_TOKEN"
 ZLIB_ENV = "SIMBRIDGE_GUEST_ZLIB"
+#: the guest service's port inside an isolated sandbox the runner starts it in (`for_sandbox`)
+GUEST_PORT = 7010
 #: how long connecting (and the local service's start) may take before it is a harness fault
 CONNECT_TIMEOUT_S = 20.0
 
@@ -298,6 +300,42 @@ def spawn_local_guest(display: str, *, timeout_s: float = CONNECT_TIMEOUT_S) -> 
     except BaseException:
         proc.kill()
         proc.wait(5)
+        raise
+
+
+def guest_port_needed() -> bool:
+    """Whether an isolated sandbox must open GUEST_PORT to the host (like a state port): the
+    guest transport is chosen and no running service is named."""
+    kind = (os.environ.get(TRANSPORT_ENV) or "x11").strip().lower()
+    return kind == "guest" and not os.environ.get(ADDR_ENV, "").strip()
+
+
+def for_sandbox(sandbox: Any, *, timeout_s: float = CONNECT_TIMEOUT_S) -> Transport | None:
+    """The runner's transport for a provider's sandbox. None (AgentPort picks: X11, or a local
+    guest service) unless the guest transport is chosen for an isolated sandbox that can start
+    processes and no running service is named: then `simbridge guest` is started *inside* it, as
+    the simulator's user on its display, listening on GUEST_PORT (which the provider opened to
+    the host, `guest_port_needed`), with a fresh token on its stdin, and reached at the
+    sandbox's address."""
+    if not guest_port_needed() or getattr(sandbox, "provider", "") != "netns" or sandbox.spawn is None:
+        return None
+    import secrets
+
+    token = secrets.token_hex(32)
+    argv = [sandbox.python, "-m", "simbridge._cli", "guest", "--listen", f"0.0.0.0:{GUEST_PORT}", "--token-stdin"]
+    proc = sandbox.spawn(argv + ["--once"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        proc.stdin.write(token + "\n")
+        proc.stdin.close()
+        box: list[str] = []
+        reader = threading.Thread(target=lambda: box.append(proc.stdout.readline()), daemon=True)
+        reader.start()
+        reader.join(timeout_s)
+        if not box or "listening on " not in box[0]:
+            raise HarnessError(f"guest service in the sandbox did not start (said {(box or [''])[0]!r:.200})")
+        return guest(f"{sandbox.host_addr}:{GUEST_PORT}", token, proc=proc)
+    except BaseException:
+        proc.kill()
         raise
 
 

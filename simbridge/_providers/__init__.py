@@ -20,6 +20,10 @@ def state_ports(task: Any, session_cls: Any) -> tuple[list[int], list[int]]:
     udp = task.lockdown.ports("udp") if task is not None else []
     for proto, port in getattr(session_cls, "state_ports", ()):
         (tcp if proto == "tcp" else udp).append(port)
+    from simbridge._agent_port._transport import GUEST_PORT, guest_port_needed
+
+    if guest_port_needed():  # the runner starts the guest service inside the sandbox (for_sandbox)
+        tcp.append(GUEST_PORT)
     return sorted(set(tcp)), sorted(set(udp))
 
 

@@ -83,3 +83,33 @@ def test_guest_service_inside_netns(tmp_path):
         assert proc.poll() is None
         log = (sb.workdir / "guest.log").read_text()
         assert "refused connection from" in log and "authenticated" in log
+
+
+@pytest.mark.slow
+def test_episode_through_guest_service_inside_netns(tmp_path):
+    """`simbridge run --provider netns` with the guest transport: the runner starts the service
+    inside the sandbox, reaches it from the host's side of the veth, the audit passes with its
+    port open to the host, and T16's panel clicks score as on the X11 path."""
+    import json
+    import subprocess
+    import sys
+
+    env = {**os.environ, "SIMBRIDGE_AGENT_TRANSPORT": "guest"}
+    for name in ("SIMBRIDGE_GUEST_ADDR", "SIMBRIDGE_GUEST_TOKEN", "SIMBRIDGE_GUEST_TOKEN_FILE"):
+        env.pop(name, None)
+    r = subprocess.run(
+        [sys.executable, "-m", "simbridge._cli", "run", "T16", "--sim", "jsbsim", "--provider", "netns"]
+        + ["--agent", "reference", "--out", str(tmp_path), "--frame-hz", "0"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=env,
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "simbridge guest: host " in r.stderr and "authenticated" in r.stderr
+    assert "simbridge guest: host 127.0.0.1" not in r.stderr  # reached across the sandbox's veth
+    [bundle] = sorted(tmp_path.glob("*/trial-1"))
+    ep = json.loads((bundle / "episode.json").read_text())
+    score = json.loads((bundle / "score.json").read_text())
+    assert ep["status"] == "completed" and ep["isolation"]["provider"] == "netns", ep.get("status_detail")
+    assert score["status"] == "scored" and score["score"] == 1.0, score

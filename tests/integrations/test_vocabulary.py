@@ -44,6 +44,21 @@ def test_inspect_computer_tool_schema_is_ours():
     assert _computer._COMPUTER_TOOL_PARAMETERS == frozenset(COMPUTER_PARAMS)
 
 
+def test_our_inspect_computer_tool_offers_the_actions_as_an_enum():
+    """The model sees `action` and `scroll_direction` as JSON-schema enums (generated from the
+    one action table), parameter names exactly those of Inspect's own `computer` tool."""
+    from inspect_ai.tool._tool_def import ToolDef
+
+    from simbridge.integrations.inspect_ai._task import computer_tool
+
+    params = ToolDef(computer_tool(None)).parameters  # type: ignore[arg-type]
+    assert frozenset(params.properties) == frozenset(COMPUTER_PARAMS)
+    enums = {
+        name: [a.enum for a in params.properties[name].anyOf or [] if a.enum] for name in ("action", "scroll_direction")
+    }
+    assert enums == {"action": [list(COMPUTER_ACTIONS)], "scroll_direction": [["up", "down", "left", "right"]]}
+
+
 @pytest.mark.parametrize(
     "call,expected",
     [

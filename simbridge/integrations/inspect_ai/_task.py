@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 from inspect_ai import Epochs, Task, task
@@ -32,6 +32,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import Tool, ToolError, ToolResult, tool
 from inspect_ai.util import LimitExceededError, sample_limits, store
 
+from simbridge._agent_port._actions import ComputerAction
 from simbridge._errors import SimbridgeError
 from simbridge.integrations._episode import EpisodeConfig, LiveEpisode
 from simbridge.integrations.inspect_ai._exit import note_unscored
@@ -196,12 +197,12 @@ def computer_tool(turn: _Turn) -> Tool:
     @tool(name="computer")
     def computer() -> Tool:
         async def execute(
-            action: str | None = None,
+            action: ComputerAction | None = None,
             coordinate: list[int] | None = None,
             duration: int | None = None,
             region: list[int] | None = None,
             scroll_amount: int | None = None,
-            scroll_direction: str | None = None,
+            scroll_direction: Literal["up", "down", "left", "right"] | None = None,
             start_coordinate: list[int] | None = None,
             text: str | None = None,
             repeat: int | None = None,

@@ -19,8 +19,8 @@ export SIMBRIDGE_VM_TESTS=${SIMBRIDGE_VM_TESTS:-1}
 # a test that skips after the setup below is a failure (tests/conftest.py)
 export SIMBRIDGE_STRICT_SKIPS=${SIMBRIDGE_STRICT_SKIPS:-1}
 bash scripts/setup.sh
-.venv/bin/ruff check simbridge adapters verifiers tests benchmarks scripts
-.venv/bin/ruff format --check simbridge adapters verifiers tests benchmarks scripts
+.venv/bin/ruff check simbridge adapters verifiers tests benchmarks scripts examples
+.venv/bin/ruff format --check simbridge adapters verifiers tests benchmarks scripts examples
 # types of the package as installed ([tool.mypy] in pyproject.toml; ~30 s on 2 cores, less when cached)
 .venv/bin/mypy
 # the documentation site, strictly: a broken link or a docstring the API reference cannot render fails

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 
 from simbridge._errors import SimbridgeError
 
@@ -122,6 +123,19 @@ def split_combo(combo: str) -> list[str]:
     if combo.endswith("++"):
         return [*split_combo(combo[:-2]), "+"]
     return [p for p in combo.split("+") if p]
+
+
+def click_by_buttons(
+    press: Callable[[str | int, bool], None], button: str | int, count: int, hold_s: float, interval_s: float
+) -> None:
+    """`count` clicks of `button` made of presses and releases (`press(button, down)`): how
+    every input transport clicks, so a click is the same through X11 and the guest service."""
+    for i in range(max(1, int(count))):
+        if i:
+            time.sleep(interval_s)
+        press(button, True)
+        time.sleep(hold_s)
+        press(button, False)
 
 
 class XInput:
@@ -307,12 +321,7 @@ class XInput:
             (self._held_buttons.add if down else self._held_buttons.discard)(b)
 
     def click(self, button: str | int = "left", count: int = 1, hold_s: float = 0.03, interval_s: float = 0.08) -> None:
-        for i in range(max(1, int(count))):
-            if i:
-                time.sleep(interval_s)
-            self.button(button, True)
-            time.sleep(hold_s)
-            self.button(button, False)
+        click_by_buttons(self.button, button, count, hold_s, interval_s)
 
     def scroll(self, dx: int = 0, dy: int = 0) -> None:
         """Wheel clicks: dy > 0 scrolls down, dx > 0 scrolls right."""

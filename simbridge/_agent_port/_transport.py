@@ -32,6 +32,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from simbridge._agent_port._input import click_by_buttons
 from simbridge._agent_port._screen import ScreenGrabber
 from simbridge._errors import HarnessError, SimbridgeError
 from simbridge.guest import _protocol as proto
@@ -244,12 +245,7 @@ class GuestInput:
         )
 
     def click(self, button: str | int = "left", count: int = 1, hold_s: float = 0.03, interval_s: float = 0.08) -> None:
-        for i in range(max(1, int(count))):
-            if i:
-                time.sleep(interval_s)
-            self.button(button, True)
-            time.sleep(hold_s)
-            self.button(button, False)
+        click_by_buttons(self.button, button, count, hold_s, interval_s)
 
     def scroll(self, dx: int = 0, dy: int = 0) -> None:
         self.client.call("scroll", dx=int(dx), dy=int(dy))

@@ -132,6 +132,11 @@ class EpisodeInfo(BaseModel):
         description="how the agent port admitted clients: 'token' (per-episode bearer token, bound to the first "
         "authenticated session) or 'none' (opted out with --no-token; flagged)",
     )
+    agent_transport: str | None = Field(
+        default=None,
+        description="what served the agent's screen and input: 'x11' (the sandbox's X display, XTEST) or 'guest' "
+        "(the guest service, `simbridge guest`, inside the sandbox or guest OS)",
+    )
     agent_port_refusals: list[dict[str, Any]] | None = Field(
         default=None, description="requests the agent port refused (t_wall, peer, reason), the first 200"
     )

@@ -423,6 +423,7 @@ class Episode:
         info.agent_brief = port.brief
         token = (cfg.token or new_token()) if cfg.auth else None
         info.agent_port_auth = "token" if token else "none"
+        info.agent_transport = port.transport.kind
         if token is None:
             info.flags.append("agent_port_auth:none")
         self.server = server = McpPortServer(

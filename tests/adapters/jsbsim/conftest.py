@@ -3,52 +3,17 @@
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import time
-from pathlib import Path
+from collections.abc import Iterator
 
 import pytest
 
-
-def _free_display() -> int:
-    for n in range(140, 400):
-        if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists():
-            return n
-    raise RuntimeError("no free X display number")
+from private_xvfb import private_xvfb
 
 
 @pytest.fixture(scope="module")
-def xvfb():
+def xvfb() -> Iterator[str]:
     """A private Xvfb display (1280x800x24) for this module; killed at teardown."""
-    if shutil.which("Xvfb") is None:
-        pytest.skip("Xvfb is not installed")
-    for _ in range(5):
-        n = _free_display()
-        proc = subprocess.Popen(
-            ["Xvfb", f":{n}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and proc.poll() is None:
-            if Path(f"/tmp/.X11-unix/X{n}").exists():
-                break
-            time.sleep(0.05)
-        if proc.poll() is None:
-            break
-    else:
-        pytest.skip("Xvfb did not start")
-    try:
-        yield f":{n}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    yield from private_xvfb(first=140)
 
 
 @pytest.fixture(autouse=True)

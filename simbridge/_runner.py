@@ -50,7 +50,7 @@ from simbridge._agent_port import (
 from simbridge._agent_port._actions import OBSERVE
 from simbridge._agent_port._mcp_server import new_token
 from simbridge._agent_port._screen import ScreenGrabber, encode
-from simbridge._agent_port._transport import for_sandbox
+from simbridge._agent_port._transport import GUEST_PORT, for_sandbox, guest_port_needed
 from simbridge._bundle import BundleWriter, EpisodeInfo, SandboxRecord, read_bundle, write_manifest
 from simbridge._errors import HarnessError, SimbridgeError
 from simbridge._score import Score
@@ -731,6 +731,8 @@ def _audit(cfg: RunConfig, task: TaskSpec, session: SimSession, provider: Any, e
     the episode is marked unisolated."""
     ports = task.lockdown.probes()
     ports += [(port, proto, f"{session.sim_name} state port") for proto, port in getattr(session, "state_ports", ())]
+    if guest_port_needed():  # the guest service's port: open to the host, never to the agent
+        ports.append((GUEST_PORT, "tcp", "guest service"))
     consoles = session.check_consoles(list(task.lockdown.disabled_consoles))
     episode.isolation = {**(episode.isolation or {}), "consoles": consoles}
     report = provider.audit(ports)

@@ -313,12 +313,15 @@ def for_sandbox(sandbox: Any, *, timeout_s: float = CONNECT_TIMEOUT_S) -> Transp
     the simulator's user on its display, listening on GUEST_PORT (which the provider opened to
     the host, `guest_port_needed`), with a fresh token on its stdin, and reached at the
     sandbox's address."""
-    if not guest_port_needed() or getattr(sandbox, "provider", "") != "netns" or sandbox.spawn is None:
+    provider = getattr(sandbox, "provider", "")
+    if not guest_port_needed() or provider not in ("netns", "vm") or sandbox.spawn is None:
         return None
     import secrets
 
     token = secrets.token_hex(32)
     argv = [sandbox.python, "-m", "simbridge._cli", "guest", "--listen", f"0.0.0.0:{GUEST_PORT}", "--token-stdin"]
+    if provider == "vm":
+        return _vm_guest(sandbox, argv + ["--once"], token, timeout_s * sandbox.timeout_scale)
     proc = sandbox.spawn(argv + ["--once"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         proc.stdin.write(token + "\n")
@@ -330,6 +333,35 @@ def for_sandbox(sandbox: Any, *, timeout_s: float = CONNECT_TIMEOUT_S) -> Transp
         if not box or "listening on " not in box[0]:
             raise HarnessError(f"guest service in the sandbox did not start (said {(box or [''])[0]!r:.200})")
         return guest(f"{sandbox.host_addr}:{GUEST_PORT}", token, proc=proc)
+    except BaseException:
+        proc.kill()
+        raise
+
+
+def _vm_guest(sandbox: Any, argv: list[str], token: str, timeout_s: float) -> Transport:
+    """The guest service inside a VM guest: started by the guest supervisor as the simulator's
+    user on the guest's display, the token handed over the supervisor's channel (its stdin, never
+    its argv); reached through the port QEMU forwards to the host's loopback. QEMU accepts a
+    forwarded connection before anything listens in the guest, so the service's log is read
+    until it says it listens."""
+    proc = sandbox.spawn(argv, name="simbridge-guest", input=token + "\n")
+    t_end = time.monotonic() + timeout_s
+    said = ""
+    try:
+        while "listening on " not in said:
+            if proc.poll() is not None or time.monotonic() > t_end:
+                raise HarnessError(
+                    f"guest service in the VM did not start (exit {proc.returncode}, said {said!r:.300})"
+                )
+            time.sleep(0.3)
+            said = proc.log_tail(2000)
+        host, port = sandbox.forward(GUEST_PORT)
+        transport = guest(f"{host}:{port}", token, proc=proc)
+        if transport.client is not None and not os.environ.get(ZLIB_ENV, "").strip():
+            # the forwarded loopback port crosses QEMU's user-mode network (a few MB/s), not
+            # loopback: frames are compressed in the guest as over a network
+            transport.client.zlib_level = 1
+        return transport
     except BaseException:
         proc.kill()
         raise

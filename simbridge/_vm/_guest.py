@@ -7,7 +7,9 @@ firewall, and run the isolation audit. Besides the standard library it uses only
 simbridge._providers._procs (the package it runs from, installed in the guest image), for the
 harness's one SIGTERM -> SIGKILL sequence.
 
-Requests `{"id": N, "op": ..., ...}`; replies `{"id": N, "ok": bool, ...}`.
+Requests `{"id": N, "op": ..., ...}`; replies `{"id": N, "ok": bool, ...}`. `spawn` takes `argv`,
+`env`, `user`, `log` and `stdin` (text written to the process's stdin, then closed: how the guest
+service's per-episode token reaches it without appearing on a command line).
 """
 
 from __future__ import annotations
@@ -56,16 +58,25 @@ class Supervisor:
                 **req.get("env", {}),
             }
             log = open(req.get("log", "/dev/null"), "ab")
+            # `stdin`: text handed to the process on its stdin, then closed (a secret such as
+            # the guest service's per-episode token travels this channel, never an argv)
+            text = req.get("stdin")
             p = subprocess.Popen(
                 req["argv"],
                 env=env,
                 preexec_fn=self._preexec(req.get("user")),
                 start_new_session=True,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL if text is None else subprocess.PIPE,
                 stdout=log,
                 stderr=log,
                 cwd=req.get("cwd", "/tmp"),
             )
+            if text is not None and p.stdin is not None:
+                try:
+                    p.stdin.write(str(text).encode())
+                    p.stdin.close()
+                except OSError:
+                    pass  # the process already ended: poll() tells the host
             self.procs[p.pid] = p
             return {"ok": True, "pid": p.pid}
         if op == "poll":

@@ -41,7 +41,16 @@ GUEST_PACKAGES = [
     "ca-certificates",
     "libgl1-mesa-dri",
     "libsdl2-2.0-0",
+    # the guest service's screen capture: mss loads these XCB libraries by name (ctypes)
+    "libxcb1",
+    "libxcb-randr0",
+    "libxcb-render0",
+    "libxcb-shm0",
+    "libxcb-xfixes0",
 ]
+#: the package extras the guest venv carries: the embedded simulator (`sim`) and the guest
+#: service (`guest`: mss, pyautogui), which the runner starts there for SIMBRIDGE_AGENT_TRANSPORT=guest
+GUEST_EXTRAS = "sim,guest"
 #: fixed uids so the host can render the guest firewall
 GUEST_UIDS = {"simbridge-agent": 990, "simbridge-sim": 991}
 VENV = "/opt/simbridge/venv"
@@ -140,7 +149,7 @@ def build_image(
     suite: str = "bookworm",
     mirror: str = "http://deb.debian.org/debian",
     size_gb: int = 4,
-    extras: str = "sim",
+    extras: str = GUEST_EXTRAS,
     source: Path | None = None,
     log=print,
 ) -> Path:
@@ -153,12 +162,16 @@ def build_image(
     out.mkdir(parents=True, exist_ok=True)
     rootfs = out / "rootfs"
     t0 = time.monotonic()
-    if not (rootfs / ".simbridge-debootstrap").exists():
+    marker = rootfs / ".simbridge-debootstrap"
+    wanted = "\n".join(GUEST_PACKAGES) + "\n"
+    # a base system made with another package list is made again (its marker holds the list;
+    # an empty marker is an older image's, which lacks the guest service's libraries)
+    if not marker.exists() or marker.read_text() != wanted:
         if rootfs.exists():
             shutil.rmtree(rootfs)
         log(f"debootstrap {suite} ({len(GUEST_PACKAGES)} packages) …")
         _run(["debootstrap", "--variant=minbase", f"--include={','.join(GUEST_PACKAGES)}", suite, str(rootfs), mirror])
-        (rootfs / ".simbridge-debootstrap").touch()
+        marker.write_text(wanted)
     log(f"  base system ready ({time.monotonic() - t0:.0f} s)")
 
     (rootfs / "etc/hostname").write_text("simbridge-guest\n")
@@ -204,6 +217,8 @@ def build_image(
     venv_python = rootfs / VENV.lstrip("/") / "bin/python"
     # the dependencies are installed already and unchanged: only simbridge itself is replaced
     only_simbridge = venv_python.exists() and before.get("deps_sha256") == deps_hash(src, extras)
+    extra_set = [e for e in extras.split(",") if e]
+    binary_extras = ",".join(e for e in extra_set if e != "guest")
     if not only_simbridge:
         _run(
             [
@@ -227,9 +242,16 @@ def build_image(
                 "manylinux_2_27_x86_64",
                 "--platform",
                 "linux_x86_64",
-                f"{wheel}[{extras}]",
+                f"{wheel}[{binary_extras}]" if binary_extras else str(wheel),
             ]
         )
+        if "guest" in extra_set:
+            # pyautogui and its small helpers are published as source only: built into wheels
+            # here (pure Python; the host runs the guest's Python 3.11), the rest taken from above
+            _run(
+                [sys.executable, "-m", "pip", "wheel", "-q", "-w", str(house), "--find-links", str(house)]
+                + [f"{wheel}[guest]"]
+            )
     _run(["mount", "-t", "proc", "proc", str(rootfs / "proc")])
     try:
         if not (rootfs / VENV.lstrip("/") / "bin/python").exists():
@@ -248,6 +270,15 @@ def build_image(
                 *([] if only_simbridge else [f"/tmp/wheelhouse/{wheel.name}[{extras}]"]),
             ],
         )
+        if not only_simbridge and "guest" in extra_set:
+            # pyautogui pulls python3-xlib, an old fork installed over python-xlib's `Xlib`
+            # package (the harness's XTEST and audit need python-xlib): put python-xlib back
+            _chroot(rootfs, [f"{VENV}/bin/pip", "uninstall", "-q", "-y", "python3-xlib"])
+            _chroot(
+                rootfs,
+                [f"{VENV}/bin/pip", "install", "-q", "--no-index", "--find-links", "/tmp/wheelhouse"]
+                + ["--force-reinstall", "--no-deps", "python-xlib>=0.33"],
+            )
     finally:
         _run(["umount", str(rootfs / "proc")])
     shutil.rmtree(house)

@@ -181,16 +181,19 @@ class VmProvider(Provider):
             *,
             name: str | None = None,
             user: str | None = "sim",
+            input: str | None = None,
             **_: Any,
         ) -> GuestProcess:
             """Start `argv` in the guest through its supervisor (the `Spawn` protocol); Popen
-            keywords (stdout...) do not apply there: output goes to a guest log (`GuestProcess.log_tail`)."""
+            keywords (stdout...) do not apply there: output goes to a guest log (`GuestProcess.log_tail`).
+            `input`: text for the process's stdin (over the supervisor's channel, never an argv)."""
             guest_argv = [VENV + "/bin/python" if c == sys.executable else c for c in argv]
             guest_env = {k: v for k, v in (env or {}).items() if k in ("SDL_AUDIODRIVER", "SDL_VIDEODRIVER", "LANG")}
             guest_env["DISPLAY"] = f":{GUEST_DISPLAY}"
             name = name or Path(guest_argv[0]).name
             log = f"/tmp/{name}-{len(self.spawned)}.log"
-            rep = vm.request("spawn", argv=guest_argv, env=guest_env, user=user, log=log)
+            extra: dict[str, Any] = {} if input is None else {"stdin": input}
+            rep = vm.request("spawn", argv=guest_argv, env=guest_env, user=user, log=log, **extra)
             proc = GuestProcess(vm, rep["pid"], log)
             self.spawned.append((name, proc))
             return proc

@@ -63,6 +63,7 @@ def test_t09_in_the_guest_is_recorded_audited_and_scored(image, tmp_path):
     iso = ep.isolation
     assert ep.provider == "vm" and iso["provider"] == "vm" and iso["network"].endswith("restrict=on")
     assert ep.unisolated is False and res.score.unisolated is False
+    assert ep.agent_transport == "x11"  # the agent port's default: the guest's display over the forwarded X port
     audit = iso["audit"]
     assert audit["ok"], audit["problems"]
     assert audit["user"] == "simbridge-agent"

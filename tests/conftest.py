@@ -7,6 +7,9 @@ import pytest
 # tests/ helpers (synth, doubles) import as plain modules
 sys.path.insert(0, str(Path(__file__).parent))
 
+#: the `sandbox` fixture (the local provider's private Xvfb) of the runner and guest-service tests
+pytest_plugins = ["local_sandbox"]
+
 #: scripts/test.sh sets this: its setup installs every tool and package the tests use, so a test
 #: that skips there (a missing simulator, browser, database or package) is a failure, not a
 #: quiet gap in the run. Only the VM tests may be opted out, with SIMBRIDGE_VM_TESTS=0.

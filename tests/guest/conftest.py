@@ -12,18 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from simbridge._providers import LocalProvider
-
-
-@pytest.fixture
-def sandbox(tmp_path):
-    provider = LocalProvider()
-    sb = provider.start(tmp_path / "sandbox")
-    try:
-        yield sb
-    finally:
-        provider.stop()
-
 
 class Service:
     def __init__(self, proc: subprocess.Popen, addr: str, token_file: Path, log: Path) -> None:

@@ -75,9 +75,9 @@ def _lit_pixels(surf, box) -> int:
 
 def test_the_mouse_yoke_is_switched_by_a_right_click_shown_on_screen_and_left_by_tab(surface):
     from simbridge.adapters.jsbsim import _layout as L
-    from simbridge.adapters.jsbsim._controls import Controls
-    from simbridge.adapters.jsbsim._input import InputHandler
-    from simbridge.adapters.jsbsim._panel import Panel, Readings
+    from simbridge.adapters.jsbsim.cockpit._controls import Controls
+    from simbridge.adapters.jsbsim.cockpit._input import InputHandler
+    from simbridge.adapters.jsbsim.cockpit._panel import Panel, Readings
 
     c = Controls()
     inp = InputHandler(c, has_autopilot=False)

@@ -4,7 +4,10 @@
 - `layout`: the cockpit's fixed pixel layout and how to read each gauge (a contract for
   pilots that read the screen).
 - `MAPPINGS`, `to_canonical`: the property -> canonical signal table.
-- The cockpit process itself: `python -m simbridge.adapters.jsbsim.cockpit --help`.
+- `cockpit/`: the program that runs inside the sandbox (JSBSim, panel, view, input, state
+  ports): `python -m simbridge.adapters.jsbsim.cockpit --help`. The host side never imports it.
+- `_scenario`, `_airports`, `_layout`: shared by both sides (the scenario the host hands the
+  cockpit, the airport data, the panel layout that `layout` publishes).
 
 Names load on first use, so a screen-reading pilot can import `simbridge.adapters.jsbsim.layout`
 without pulling in the session, the telnet client or jsbsim.

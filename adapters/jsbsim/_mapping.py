@@ -122,3 +122,16 @@ def to_canonical(values: dict[str, float]) -> dict[str, float]:
             continue
         out[m.canonical] = m.fn(*args)
     return out
+
+
+def protocol_chunks() -> list:
+    """The default packet: every property the mapping table reads (the clock comes first)."""
+    from simbridge.adapters.fgproto import CLOCK_NODE, Chunk
+
+    return [Chunk(p, p, "double", "%.6f") for p in all_paths() if p != CLOCK_NODE]
+
+
+def default_protocol():
+    from simbridge.adapters.fgproto import GenericProtocol
+
+    return GenericProtocol(protocol_chunks(), name="generic")

@@ -30,9 +30,8 @@ from typing import IO, TYPE_CHECKING, Any
 from simbridge.sim import HarnessError, LogTail, ProcessHandle, Sandbox, SimEvent, SimSession, StateSample
 from simbridge.adapters.fgproto import TcpStreamReceiver, TelnetProps, UdpReceiver
 from simbridge.adapters.fgproto.keys import FLIGHTGEAR_KEYS
-from simbridge.adapters.jsbsim._mapping import MAPPINGS, to_canonical
+from simbridge.adapters.jsbsim._mapping import MAPPINGS, default_protocol, to_canonical
 from simbridge.adapters.jsbsim._scenario import from_task
-from simbridge.adapters.jsbsim._server import default_protocol
 from simbridge.adapters.kit import (
     DerivedEvents,
     Drain,
@@ -91,7 +90,7 @@ TELEMETRY_UDP = "udp"
 TELEMETRY_STREAM = "tcp-stream"
 #: turns a telnet connection to the cockpit into a generic-protocol stream
 STREAM_REQUEST = b"data\r\nstream\r\n"
-#: the cockpit's FDM step (its `_fdm.DT_S`; the host does not import JSBSim for it)
+#: the cockpit's FDM step (its `cockpit._fdm.DT_S`; the host does not import JSBSim for it)
 FDM_STEP_S = 1.0 / 120.0
 #: the most FDM steps one `run advance` asks for (1 simulator second: 60 packets at 60 Hz)
 ADVANCE_CHUNK_STEPS = 120

@@ -1,7 +1,7 @@
 import math
 
 from simbridge.adapters.jsbsim._airports import from_local_m, load_airport
-from simbridge.adapters.jsbsim._crash import CrashDetector, GroundState, RunwayArea
+from simbridge.adapters.jsbsim.cockpit._crash import CrashDetector, GroundState, RunwayArea
 
 KPAO = load_airport("KPAO")
 _, END31 = KPAO.runway_end("31")

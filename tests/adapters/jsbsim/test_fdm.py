@@ -4,8 +4,8 @@ import pytest
 
 from simbridge._task import load_task
 from simbridge.adapters.jsbsim._airports import load_airport
-from simbridge.adapters.jsbsim._controls import Controls
-from simbridge.adapters.jsbsim._fdm import FlightModel
+from simbridge.adapters.jsbsim.cockpit._controls import Controls
+from simbridge.adapters.jsbsim.cockpit._fdm import FlightModel
 from simbridge.adapters.jsbsim._scenario import from_task, resolve
 
 

@@ -4,8 +4,8 @@ import pygame
 import pytest
 
 from simbridge.adapters.jsbsim import _layout as L
-from simbridge.adapters.jsbsim._controls import Controls
-from simbridge.adapters.jsbsim._input import InputHandler
+from simbridge.adapters.jsbsim.cockpit._controls import Controls
+from simbridge.adapters.jsbsim.cockpit._input import InputHandler
 
 
 @pytest.fixture

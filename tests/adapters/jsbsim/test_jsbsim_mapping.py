@@ -6,10 +6,10 @@ import pytest
 
 from simbridge._canonical import FLIGHT, is_canonical
 from simbridge._task import load_task
-from simbridge.adapters.jsbsim._controls import Controls
-from simbridge.adapters.jsbsim._fdm import FlightModel
+from simbridge.adapters.jsbsim.cockpit._controls import Controls
+from simbridge.adapters.jsbsim.cockpit._fdm import FlightModel
 from simbridge.adapters.jsbsim._mapping import MAPPINGS, NOT_PRODUCED, all_paths, to_canonical
-from simbridge.adapters.jsbsim._props import PropertyTree
+from simbridge.adapters.jsbsim.cockpit._props import PropertyTree
 from simbridge.adapters.jsbsim._scenario import from_task
 
 

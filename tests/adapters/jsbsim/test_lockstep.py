@@ -14,7 +14,8 @@ from simbridge._adapter import Sandbox
 from simbridge._agent_port._input import XInput
 from simbridge._sims import session_class
 from simbridge._task import load_task
-from simbridge.adapters.jsbsim import _fdm, _session
+from simbridge.adapters.jsbsim import _session
+from simbridge.adapters.jsbsim.cockpit import _fdm
 
 pytestmark = [pytest.mark.display, pytest.mark.slow]
 

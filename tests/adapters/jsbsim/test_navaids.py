@@ -3,9 +3,9 @@
 import math
 
 from simbridge.adapters.jsbsim._airports import from_local_m, load_airport
-from simbridge.adapters.jsbsim._controls import Controls
-from simbridge.adapters.jsbsim._fdm import FlightModel
-from simbridge.adapters.jsbsim._navaids import receive
+from simbridge.adapters.jsbsim.cockpit._controls import Controls
+from simbridge.adapters.jsbsim.cockpit._fdm import FlightModel
+from simbridge.adapters.jsbsim.cockpit._navaids import receive
 from simbridge.adapters.jsbsim._scenario import resolve
 
 KSEA = load_airport("KSEA")

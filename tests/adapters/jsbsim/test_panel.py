@@ -7,8 +7,8 @@ import pygame
 import pytest
 
 from simbridge.adapters.jsbsim import _layout as L
-from simbridge.adapters.jsbsim._controls import Controls
-from simbridge.adapters.jsbsim._panel import Panel, Readings
+from simbridge.adapters.jsbsim.cockpit._controls import Controls
+from simbridge.adapters.jsbsim.cockpit._panel import Panel, Readings
 
 
 @pytest.fixture(scope="module")

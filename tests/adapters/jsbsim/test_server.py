@@ -7,12 +7,13 @@ import pytest
 
 from simbridge._task import load_task
 from simbridge.adapters.fgproto import TelnetProps, UdpReceiver
-from simbridge.adapters.jsbsim._controls import Controls
-from simbridge.adapters.jsbsim._fdm import FlightModel
+from simbridge.adapters.jsbsim.cockpit._controls import Controls
+from simbridge.adapters.jsbsim.cockpit._fdm import FlightModel
 from simbridge.adapters.jsbsim._mapping import to_canonical
-from simbridge.adapters.jsbsim._props import PropertyTree
+from simbridge.adapters.jsbsim.cockpit._props import PropertyTree
 from simbridge.adapters.jsbsim._scenario import from_task
-from simbridge.adapters.jsbsim._server import PROTOCOL_FILE, GenericSender, TelnetServer, default_protocol
+from simbridge.adapters.jsbsim._mapping import default_protocol
+from simbridge.adapters.jsbsim.cockpit._server import PROTOCOL_FILE, GenericSender, TelnetServer
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +140,7 @@ def _wait(pred, timeout_s=5.0):
 
 def test_stream_connection_gets_every_packet_and_answers_nothing_else():
     from simbridge.adapters.fgproto import TcpStreamReceiver
-    from simbridge.adapters.jsbsim._server import GenericPacket
+    from simbridge.adapters.jsbsim.cockpit._server import GenericPacket
     from simbridge.adapters.jsbsim._session import STREAM_REQUEST
 
     loop = _Loop()

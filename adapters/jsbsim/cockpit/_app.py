@@ -29,11 +29,11 @@ from pathlib import Path
 
 from simbridge.adapters.jsbsim import _layout as L
 from simbridge.adapters.jsbsim._airports import load_airport
-from simbridge.adapters.jsbsim._controls import Controls
-from simbridge.adapters.jsbsim._fdm import DT_S, LBS_PER_GAL_DEFAULT, FlightModel
-from simbridge.adapters.jsbsim._props import PropertyTree
+from simbridge.adapters.jsbsim.cockpit._controls import Controls
+from simbridge.adapters.jsbsim.cockpit._fdm import DT_S, LBS_PER_GAL_DEFAULT, FlightModel
+from simbridge.adapters.jsbsim.cockpit._props import PropertyTree
 from simbridge.adapters.jsbsim._scenario import Scenario, from_task, resolve
-from simbridge.adapters.jsbsim._server import PROTOCOL_FILE, GenericPacket, GenericSender, TelnetServer
+from simbridge.adapters.jsbsim.cockpit._server import PROTOCOL_FILE, GenericPacket, GenericSender, TelnetServer
 
 TICK_S = 1.0 / 120.0
 MAX_CATCHUP_S = 0.25  # behind by more than this: drop time instead of racing (real-time factor < 1)
@@ -66,7 +66,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--generic-hz", type=float, default=60.0)
     ap.add_argument(
         "--generic-protocol",
-        help="protocol XML of the generic packets, UDP and telnet `stream` (default: the adapter's generic.xml)",
+        help="protocol XML of the generic packets, UDP and telnet `stream` (default: the cockpit's generic.xml)",
     )
     ap.add_argument("--fps", type=float, default=25.0)
     ap.add_argument("--paused", action="store_true", help="start frozen (lockstep)")
@@ -114,9 +114,9 @@ class Cockpit:
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
         import pygame
 
-        from simbridge.adapters.jsbsim._input import InputHandler
-        from simbridge.adapters.jsbsim._panel import Panel
-        from simbridge.adapters.jsbsim._view import OutsideView
+        from simbridge.adapters.jsbsim.cockpit._input import InputHandler
+        from simbridge.adapters.jsbsim.cockpit._panel import Panel
+        from simbridge.adapters.jsbsim.cockpit._view import OutsideView
 
         self.pg = pygame
         self.args = a
@@ -302,7 +302,7 @@ class Cockpit:
         return bool(events)
 
     def readings(self):
-        from simbridge.adapters.jsbsim._panel import Readings
+        from simbridge.adapters.jsbsim.cockpit._panel import Readings
 
         m, f = self.model, self.model.fdm
         nav = m.nav1()

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from simbridge.adapters.jsbsim._controls import Controls
-from simbridge.adapters.jsbsim._fdm import FPS_TO_KT, FlightModel
+from simbridge.adapters.jsbsim.cockpit._controls import Controls
+from simbridge.adapters.jsbsim.cockpit._fdm import FPS_TO_KT, FlightModel
 
 LBS_PER_GAL = 6.0
 #: FlightGear's KT76C knob (0 off, 1 stby, 2 test, 3 gnd, 4 on, 5 alt) <-> canonical xpdr_mode

@@ -11,7 +11,7 @@ from pathlib import Path
 import pygame
 
 from simbridge.adapters.jsbsim import _layout as L
-from simbridge.adapters.jsbsim._controls import XPDR_MODES, Controls
+from simbridge.adapters.jsbsim.cockpit._controls import XPDR_MODES, Controls
 
 MONO = Path("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf")
 TEXT = (230, 230, 230)

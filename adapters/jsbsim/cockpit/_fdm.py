@@ -20,9 +20,9 @@ from pathlib import Path
 import jsbsim
 
 from simbridge.adapters.jsbsim._airports import load_airport
-from simbridge.adapters.jsbsim._controls import Controls
-from simbridge.adapters.jsbsim._crash import CrashDetector, GroundState, RunwayArea
-from simbridge.adapters.jsbsim._navaids import NavReading, receive
+from simbridge.adapters.jsbsim.cockpit._controls import Controls
+from simbridge.adapters.jsbsim.cockpit._crash import CrashDetector, GroundState, RunwayArea
+from simbridge.adapters.jsbsim.cockpit._navaids import NavReading, receive
 from simbridge.adapters.jsbsim._scenario import Scenario
 
 DT_S = 1.0 / 120.0

@@ -2,7 +2,7 @@
 deflections an aircraft at a given position sees.
 
 Like the airports, the stations near the catalog airports are extracted once into
-`navaids.json` (`python -m simbridge.adapters.jsbsim._navaids` regenerates it).
+`navaids.json` (`python -m simbridge.adapters.jsbsim.cockpit._navaids` regenerates it).
 
 Conventions (canonical): localizer/VOR deviation in dots, right of course positive (the
 needle then sits left), 5 dots full scale: VOR 2 deg/dot, LOC 0.5 deg/dot; glideslope dots

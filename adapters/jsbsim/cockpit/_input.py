@@ -25,7 +25,7 @@ from __future__ import annotations
 import pygame
 
 from simbridge.adapters.jsbsim import _layout as L
-from simbridge.adapters.jsbsim._controls import Controls, clamp
+from simbridge.adapters.jsbsim.cockpit._controls import Controls, clamp
 
 REPEAT_DELAY_MS, REPEAT_INTERVAL_MS = 300, 50
 REPEAT_DELAY_S, REPEAT_INTERVAL_S = REPEAT_DELAY_MS / 1000.0, REPEAT_INTERVAL_MS / 1000.0

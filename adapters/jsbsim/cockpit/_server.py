@@ -24,7 +24,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Callable
 
-from simbridge.adapters.jsbsim._props import PropertyTree
+from simbridge.adapters.jsbsim.cockpit._props import PropertyTree
 
 PROTOCOL_FILE = Path(__file__).with_name("generic.xml")
 CRLF = "\r\n"
@@ -245,21 +245,6 @@ class TelnetServer:
 
 
 # ---------------------------------------------------------------- generic protocol
-
-
-def protocol_chunks() -> list:
-    """The default packet: every property the mapping table reads (the clock comes first)."""
-    from simbridge.adapters.fgproto import CLOCK_NODE, Chunk
-
-    from simbridge.adapters.jsbsim._mapping import all_paths
-
-    return [Chunk(p, p, "double", "%.6f") for p in all_paths() if p != CLOCK_NODE]
-
-
-def default_protocol():
-    from simbridge.adapters.fgproto import GenericProtocol
-
-    return GenericProtocol(protocol_chunks(), name="generic")
 
 
 def read_protocol(path: Path = PROTOCOL_FILE) -> tuple[list[tuple[str, str, str]], str]:

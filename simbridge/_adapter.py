@@ -144,6 +144,9 @@ class Sandbox:
 #: seconds an alive simulator whose clock stands still is waited for (scenery loads, a view
 #: change on a loaded machine, a SIGSTOPped process); a session may set its own `frozen_limit_s`
 FROZEN_LIMIT_S = 120.0
+#: seconds without a new sample (simulator running, not paused) before the simulator counts as
+#: frozen: its clock stands still; a session may allow longer pauses (`telemetry_stall_s`)
+TELEMETRY_STALL_S = 5.0
 
 _PROC_STATES = {"R": "running", "S": "sleeping", "D": "disk-wait", "T": "stopped", "t": "stopped", "Z": "zombie"}
 
@@ -167,7 +170,13 @@ def process_state(proc: object) -> str | None:
 
 
 class SimSession(abc.ABC):
-    """One simulator instance for one episode."""
+    """One simulator instance for one episode.
+
+    Besides the methods, the runner reads these attributes (each has a default here, so an
+    adapter sets only those that differ): `sim_name`, `signals`, `state_ports`, `controls`,
+    `start_paused` (written by the runner), `proc`, `telemetry_stall_s`, `frozen_limit_s`,
+    `has_consoles`.
+    """
 
     sim_name: str = ""
     #: canonical signal names this adapter can produce
@@ -180,6 +189,14 @@ class SimSession(abc.ABC):
     #: set by the runner before `start()` in lockstep: a session that can starts its simulator
     #: frozen at t=0, so no wall-clock-paced time runs before the first `advance`
     start_paused: bool = False
+    #: the simulator's process as the host holds it, once started (None: not started, or an
+    #: adapter that attaches to a simulator it did not launch): its exit code is reported when
+    #: the simulator exits, its scheduler state with each freeze
+    proc: ProcessHandle | None = None
+    #: seconds without a new sample before the simulator's clock counts as standing still; None:
+    #: TELEMETRY_STALL_S. An adapter whose agent may cause longer pauses sets it (FlightGear's
+    #: repositioning dialog for T08)
+    telemetry_stall_s: float | None = None
 
     @classmethod
     def preflight(cls, provider: str) -> None:
@@ -222,11 +239,16 @@ class SimSession(abc.ABC):
         """Seconds this session's simulator may stand still with its process up (see `frozen_limit_s`)."""
         return self.frozen_limit_s or FROZEN_LIMIT_S
 
+    def stall_limit(self) -> float:
+        """Seconds without a sample before this session's telemetry counts as stalled (see
+        `telemetry_stall_s`)."""
+        return self.telemetry_stall_s or TELEMETRY_STALL_S
+
     def process_state(self) -> str | None:
         """The simulator process's scheduler state as the host sees it ("running", "sleeping",
         "disk-wait", "stopped", "zombie"), or None when the host cannot see it (a VM guest's
         process, or none): recorded with each freeze. Reads `self.proc` by default."""
-        return process_state(getattr(self, "proc", None))
+        return process_state(self.proc)
 
     def frozen_reason(self, silent_s: float, what: str = "no state") -> str:
         """The harness-fault detail for a simulator silent beyond its frozen limit."""

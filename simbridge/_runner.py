@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from simbridge._adapter import FROZEN_LIMIT_S, ProcessHandle, SimSession
+from simbridge._adapter import TELEMETRY_STALL_S as TELEMETRY_STALL_S  # the stall limit: see below
+from simbridge._adapter import ProcessHandle, SimSession
 from simbridge._providers._base import Provider
 from simbridge._agent_port import (
     AgentFiles,
@@ -56,12 +57,11 @@ from simbridge._errors import HarnessError, SimbridgeError
 from simbridge._score import Score
 from simbridge._task import TaskSpec, load_task, tasks_dir
 
-#: seconds without a new sample (simulator running, not paused) before the simulator counts as
-#: frozen: its clock stands still. A frozen simulator whose process is up is waited for (the
-#: freeze is recorded in episode.json `freezes`) up to its frozen limit (FROZEN_LIMIT_S, or the
-#: session's `frozen_limit_s`); beyond it, or once the process or its stream is gone, the
-#: episode is a harness fault
-TELEMETRY_STALL_S = 5.0
+#: TELEMETRY_STALL_S (simbridge._adapter): seconds without a new sample (simulator running, not
+#: paused) before the simulator counts as frozen: its clock stands still. A frozen simulator
+#: whose process is up is waited for (the freeze is recorded in episode.json `freezes`) up to
+#: its frozen limit (FROZEN_LIMIT_S, or the session's `frozen_limit_s`); beyond it, or once the
+#: process or its stream is gone, the episode is a harness fault
 #: seconds the first samples may take after the simulator reported ready (× the sandbox's timeout scale)
 FIRST_SAMPLES_S = 30.0
 #: name of the agent port's status file in the run directory
@@ -416,7 +416,7 @@ class Episode:
             info.sim or cfg.sim,
             time_limit_s=self.limit_s,
             lockstep=cfg.lockstep,
-            controls=tuple(getattr(self.session_cls, "controls", ())),
+            controls=tuple(self.session_cls.controls),
             screen_px=port.screen.size,
         )
         port.brief = brief.model_dump(mode="json")
@@ -484,9 +484,7 @@ class Episode:
         self.writer.write_episode()
         self.recorder = _make_recorder(session, self.writer).start()
         push(self._stop_recorder)
-        _wait_first_samples(
-            self.recorder, session, 1 if cfg.lockstep else 2, FIRST_SAMPLES_S * getattr(sandbox, "timeout_scale", 1.0)
-        )
+        _wait_first_samples(self.recorder, session, 1 if cfg.lockstep else 2, FIRST_SAMPLES_S * sandbox.timeout_scale)
         self.frames = frames = _Frames(sandbox.display, path, self.clock, cfg.frame_hz, list(cfg.snapshot_at))
         frames.start()
         push(self._stop_frames)
@@ -730,7 +728,7 @@ def _audit(cfg: RunConfig, task: TaskSpec, session: SimSession, provider: Any, e
     A failed audit refuses the episode (harness_error, unscored) unless --unisolated, and then
     the episode is marked unisolated."""
     ports = task.lockdown.probes()
-    ports += [(port, proto, f"{session.sim_name} state port") for proto, port in getattr(session, "state_ports", ())]
+    ports += [(port, proto, f"{session.sim_name} state port") for proto, port in session.state_ports]
     if guest_port_needed():  # the guest service's port: open to the host, never to the agent
         ports.append((GUEST_PORT, "tcp", "guest service"))
     consoles = session.check_consoles(list(task.lockdown.disabled_consoles))
@@ -809,7 +807,7 @@ def _watch(
             lost = session.lost_reason()
             if lost:  # the process may still run: the harness lost it, a harness fault
                 return "harness_error", lost
-            code = getattr(getattr(session, "proc", None), "returncode", None)
+            code = session.proc.returncode if session.proc is not None else None
             return "sim_crashed", "simulator exited" + (f" (exit code {code})" if code is not None else "")
         t = clock()
         if recorder.crash_t is not None:
@@ -867,15 +865,14 @@ def _watch(
 def _stall_s(session: SimSession) -> float:
     """Seconds without a sample before telemetry counts as stalled: a session may allow longer
     pauses its agent causes (`telemetry_stall_s`: FlightGear repositioning for T08)."""
-    return getattr(session, "telemetry_stall_s", None) or TELEMETRY_STALL_S
+    return session.stall_limit()
 
 
 def _frozen_limit_s(session: SimSession) -> float:
     """Wall seconds a simulator that is alive but whose clock stands still is waited for: the
     session's `frozen_limit()` (FROZEN_LIMIT_S unless it sets `frozen_limit_s`), never less
     than its stall limit."""
-    limit = session.frozen_limit() if isinstance(session, SimSession) else FROZEN_LIMIT_S
-    return max(limit, _stall_s(session))
+    return max(session.frozen_limit(), _stall_s(session))
 
 
 def preflight(cfg: RunConfig, task: TaskSpec) -> None:

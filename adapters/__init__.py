@@ -1,0 +1,134 @@
+"""simbridge's own simulator adapters, one folder each.
+
+Inside a simulator's folder, the host side (its `SimSession`, recorder, importers) sits at the
+top; what runs inside the sandbox lives in a subpackage of its own (`jsbsim/cockpit/`,
+`drive/world/`), and the reference pilots that fly its tasks through the GUI in `pilots/`.
+`kit/` is a library shared by adapters, `fgproto/` FlightGear's wire protocols.
+
+The core never imports this package: `register` (the `simbridge.plugins` entry point
+`adapters` in pyproject.toml) declares each simulator as an `AdapterSpec` of "module:attribute"
+strings, imported only when that simulator is used.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from simbridge._adapters_registry import AdapterSpec, ImporterSpec, Option
+
+_A = __name__
+
+BUILTIN_SIMULATORS: tuple[AdapterSpec, ...] = (
+    AdapterSpec("jsbsim", session=f"{_A}.jsbsim:JSBSimSession"),
+    AdapterSpec("drive", session=f"{_A}.drive._session:DriveSession"),
+    AdapterSpec("flightgear", session=f"{_A}.flightgear:FlightGearSession", recorder=f"{_A}.flightgear:TelnetRecorder"),
+    AdapterSpec("xplane", session=f"{_A}.xplane:XPlaneSession", recorder=f"{_A}.xplane:XPlaneRecorder"),
+    AdapterSpec("msfs", session=f"{_A}.msfs:MsfsSession", recorder=f"{_A}.msfs:MsfsRecorder"),
+    AdapterSpec(
+        "carla",
+        session=f"{_A}.carla:CarlaSession",
+        importers={
+            "carla": ImporterSpec(
+                f"{_A}.carla:import_recording",
+                help="a CARLA recorder file (client.start_recorder)",
+                file_help="recorder file (.log)",
+                default_task="T18",
+                summary="ego {ego_id} {ego_type_id} on {map}",
+                options=(
+                    Option(
+                        "--map",
+                        "map_path",
+                        "the town's OpenDRIVE file (.xodr): adds lane_id, lane_offset_m, lane_invasion and red_light",
+                        type=Path,
+                    ),
+                    Option(
+                        "--ego", "ego", "actor id of the ego (default: the actor whose role_name is 'hero')", type=int
+                    ),
+                    Option(
+                        "--allow-truncated",
+                        "allow_truncated",
+                        "keep the frames before a truncated end instead of failing (flagged 'truncated_import')",
+                        action="store_true",
+                    ),
+                ),
+            )
+        },
+    ),
+    AdapterSpec(
+        "ksp",
+        importers={
+            "ksp": ImporterSpec(
+                f"{_A}.ksp:import_saves",
+                help="persistent.sfs save file(s) of one flight, in any order",
+                file_help="KSP save files (persistent.sfs, quicksaves) of one flight",
+                default_task="T19",
+                many_files=True,
+                vehicle_option="vessel",
+                options=(
+                    Option(
+                        "--vessel",
+                        "vessel",
+                        "vessel name (default: the task's vessel id for ksp, else the active vessel)",
+                    ),
+                ),
+            )
+        },
+    ),
+    AdapterSpec(
+        "openbve",
+        importers={
+            "openbve": ImporterSpec(
+                f"{_A}.openbve:import_logs",
+                help="OpenBVE black-box file logs.bin",
+                file_help="the black-box file (logs.bin)",
+                default_task="T14",
+            )
+        },
+    ),
+    AdapterSpec(
+        "bridgecommand",
+        importers={
+            "bridgecommand": ImporterSpec(
+                f"{_A}.bridgecommand:import_nmea",
+                help="capture of Bridge Command's NMEA 0183 output (one sentence per line)",
+                file_help="NMEA capture, one sentence per line",
+                default_task="T17",
+                aliases=("nmea",),
+                options=(
+                    Option(
+                        "--lenient",
+                        "strict",
+                        "skip bad sentences (listed in snapshots) instead of failing",
+                        action="store_false",
+                    ),
+                ),
+            )
+        },
+    ),
+)
+
+
+
+_P = "simbridge.agents.reference"
+
+#: reference pilots: `TASK/SIM` (`TASK/*`: any simulator without its own) -> "module:factory"
+BUILTIN_PILOTS: dict[str, str] = {
+    "T01/jsbsim": f"{_P}._engine_start:EngineStartPilot",
+    "T02/jsbsim": f"{_P}._takeoff:TakeoffHoldPilot",
+    "T09/flightgear": f"{_P}._fg_steep_turn:FlightGearSteepTurnPilot",
+    "T09/*": f"{_P}._steep_turn:SteepTurnPilot",
+    "T15/*": f"{_P}._weight_balance:WeightBalancePilot",
+    "T16/flightgear": f"{_P}._fg_radios:FlightGearRadiosPilot",
+    "T16/*": f"{_P}._radios:RadiosPilot",
+    "T18/*": f"{_P}._drive_lane_keep:LaneKeepDriver",
+    "T06/*": f"{_P}._drive_route:RouteDriver",
+}
+
+
+def register(registry: Any) -> None:
+    """Declare the built-in simulators and their reference pilots."""
+    for spec in BUILTIN_SIMULATORS:
+        registry.add("simulator", spec.name, spec)
+    for name, target in BUILTIN_PILOTS.items():
+        registry.add("pilot", name, target)

@@ -30,9 +30,9 @@ from simbridge import EpisodeInfo, load_task, read_bundle, write_bundle
 from simbridge._canonical import FLIGHT
 from simbridge._cmd_verify import manifest_problems
 from simbridge._metrics import load_trials
-from simbridge.verifiers import _registry as registry
-from simbridge.verifiers import primitives as P
-from simbridge.verifiers import score_bundle
+from simbridge import _scoring as registry
+from simbridge import primitives as P
+from simbridge import score_bundle
 
 
 def build_trace(hours: float, hz: float, n_cols: int = 40) -> dict[str, np.ndarray]:

@@ -1,6 +1,8 @@
 """simbridge: GUI-only agent tasks on real vehicle simulators, scored from the simulator's true state.
 
-The public API: task specs, the episode bundle, scores and the verifier entry point (here);
+The public API: task specs, the episode bundle, scores and the scoring engine (here);
+the verifier author's API (`simbridge.verifier`, `simbridge.primitives`); the one registry of
+plug-ins (`simbridge.registry`);
 the contracts for simulator adapters and sandbox providers (`simbridge.sim`); the agent port's
 client for agents (`simbridge.agent`). Modules whose names start with `_` are the
 implementation and may change.
@@ -9,6 +11,7 @@ implementation and may change.
 from simbridge._bundle import Bundle, BundleWriter, EpisodeInfo, Event, read_bundle, write_bundle
 from simbridge._errors import BundleError, HarnessError, SimbridgeError, TaskSpecError, Unscorable
 from simbridge._score import Component, SafetyResult, Score
+from simbridge._scoring import score_bundle
 from simbridge._signals import Signals
 from simbridge._task import TaskSpec, load_all_tasks, load_task
 from simbridge._version import __version__
@@ -16,7 +19,7 @@ from simbridge._version import __version__
 
 def verify(bundle: Bundle | str, task: TaskSpec | None = None) -> Score:
     """Score a bundle (or a bundle directory) with its task's verifier."""
-    from simbridge.verifiers import score_bundle
+    from simbridge import score_bundle
 
     b = bundle if isinstance(bundle, Bundle) else read_bundle(bundle)
     return score_bundle(b, task or load_task(b.episode.task_id))
@@ -41,6 +44,7 @@ __all__ = [
     "load_all_tasks",
     "load_task",
     "read_bundle",
+    "score_bundle",
     "verify",
     "write_bundle",
 ]

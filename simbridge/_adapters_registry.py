@@ -1,20 +1,20 @@
-"""What each simulator adapter can do, declared in one place: its live session (`simbridge run`),
-its record-only recorder (`simbridge record`) and its importers (`simbridge import`).
+"""What a simulator adapter declares: its live session (`simbridge run`), its record-only
+recorder (`simbridge record`) and its importers (`simbridge import`), as one `AdapterSpec`
+registered in the one registry (`simbridge.registry`, kind `simulator`) by its plug-in.
 
-A new simulator is its folder under adapters/ plus one `AdapterSpec(...)` entry in `ADAPTERS`.
-Every target is a "module:attribute" string resolved only when used, so importing this module
+Every target is a "module:attribute" string resolved only when used, so listing simulators
 (and building the CLI parser) never loads an adapter or its dependencies (pygame, jsbsim, carla).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from simbridge._errors import SimbridgeError
+from simbridge.registry import load, registry
 
 
 @dataclass(frozen=True)
@@ -71,101 +71,10 @@ class AdapterSpec:
     importers: Mapping[str, ImporterSpec] = field(default_factory=dict)
 
 
-_A = "simbridge.adapters"
-
-ADAPTERS: tuple[AdapterSpec, ...] = (
-    AdapterSpec("jsbsim", session=f"{_A}.jsbsim:JSBSimSession"),
-    AdapterSpec("drive", session=f"{_A}.drive._session:DriveSession"),
-    AdapterSpec("flightgear", session=f"{_A}.flightgear:FlightGearSession", recorder=f"{_A}.flightgear:TelnetRecorder"),
-    AdapterSpec("xplane", session=f"{_A}.xplane:XPlaneSession", recorder=f"{_A}.xplane:XPlaneRecorder"),
-    AdapterSpec("msfs", session=f"{_A}.msfs:MsfsSession", recorder=f"{_A}.msfs:MsfsRecorder"),
-    AdapterSpec(
-        "carla",
-        session=f"{_A}.carla:CarlaSession",
-        importers={
-            "carla": ImporterSpec(
-                f"{_A}.carla:import_recording",
-                help="a CARLA recorder file (client.start_recorder)",
-                file_help="recorder file (.log)",
-                default_task="T18",
-                summary="ego {ego_id} {ego_type_id} on {map}",
-                options=(
-                    Option(
-                        "--map",
-                        "map_path",
-                        "the town's OpenDRIVE file (.xodr): adds lane_id, lane_offset_m, lane_invasion and red_light",
-                        type=Path,
-                    ),
-                    Option(
-                        "--ego", "ego", "actor id of the ego (default: the actor whose role_name is 'hero')", type=int
-                    ),
-                    Option(
-                        "--allow-truncated",
-                        "allow_truncated",
-                        "keep the frames before a truncated end instead of failing (flagged 'truncated_import')",
-                        action="store_true",
-                    ),
-                ),
-            )
-        },
-    ),
-    AdapterSpec(
-        "ksp",
-        importers={
-            "ksp": ImporterSpec(
-                f"{_A}.ksp:import_saves",
-                help="persistent.sfs save file(s) of one flight, in any order",
-                file_help="KSP save files (persistent.sfs, quicksaves) of one flight",
-                default_task="T19",
-                many_files=True,
-                vehicle_option="vessel",
-                options=(
-                    Option(
-                        "--vessel",
-                        "vessel",
-                        "vessel name (default: the task's vessel id for ksp, else the active vessel)",
-                    ),
-                ),
-            )
-        },
-    ),
-    AdapterSpec(
-        "openbve",
-        importers={
-            "openbve": ImporterSpec(
-                f"{_A}.openbve:import_logs",
-                help="OpenBVE black-box file logs.bin",
-                file_help="the black-box file (logs.bin)",
-                default_task="T14",
-            )
-        },
-    ),
-    AdapterSpec(
-        "bridgecommand",
-        importers={
-            "bridgecommand": ImporterSpec(
-                f"{_A}.bridgecommand:import_nmea",
-                help="capture of Bridge Command's NMEA 0183 output (one sentence per line)",
-                file_help="NMEA capture, one sentence per line",
-                default_task="T17",
-                aliases=("nmea",),
-                options=(
-                    Option(
-                        "--lenient",
-                        "strict",
-                        "skip bad sentences (listed in snapshots) instead of failing",
-                        action="store_false",
-                    ),
-                ),
-            )
-        },
-    ),
-)
-
-
 def adapters() -> dict[str, AdapterSpec]:
-    """Simulator name -> its spec, in registration order."""
-    return {a.name: a for a in ADAPTERS}
+    """Simulator name -> its spec, sorted by name."""
+    reg = registry()
+    return {name: reg.get("simulator", name) for name in reg.names("simulator")}
 
 
 def adapter(name: str) -> AdapterSpec:
@@ -178,16 +87,14 @@ def adapter(name: str) -> AdapterSpec:
 def importers() -> dict[str, tuple[AdapterSpec, ImporterSpec]]:
     """Importer name (not its aliases) -> (its adapter, its spec). Names are unique across adapters."""
     out: dict[str, tuple[AdapterSpec, ImporterSpec]] = {}
-    for a in ADAPTERS:
+    for a in adapters().values():
         for name, spec in a.importers.items():
+            if name in out:
+                raise SimbridgeError(f"importer {name!r} is declared by simulators {out[name][0].name!r} and {a.name!r}")
             out[name] = (a, spec)
     return out
 
 
 def resolve(target: str, what: str) -> Any:
     """The object named by "module:attribute"; a missing module or name is one SimbridgeError."""
-    module, _, attr = target.partition(":")
-    try:
-        return getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
-        raise SimbridgeError(f"{what}: adapter {target} not available: {exc}") from None
+    return load(target, what)

@@ -2,7 +2,7 @@
 CARLA recording, KSP saves, an OpenBVE black box, a Bridge Command NMEA capture) into an episode
 bundle, so recorded runs can be scored like live ones.
 
-The SIM choices and their options come from the importers in simbridge._adapters_registry.
+The SIM choices and their options come from the importers in the registered simulators (simbridge.registry).
 Every importer follows simbridge._import_policy: no overwrite without --force; truncation,
 skipped lines, invalid fixes and out-of-range samples are dropped, counted and flagged in
 episode.json (and so in the score). `import-log` is the old name, kept as a deprecated alias.
@@ -17,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-from simbridge._adapters_registry import ImporterSpec, importers, resolve
+from simbridge._adapters_registry import ImporterSpec, importers
+from simbridge.registry import load
 
 DEPRECATED_ALIAS = "import-log"
 
@@ -112,7 +113,7 @@ def _import(args: argparse.Namespace) -> int:
     options = {opt.dest: getattr(args, opt.dest) for opt in spec.options}
     if spec.vehicle_option and options.get(spec.vehicle_option) is None:
         options[spec.vehicle_option] = _vehicle_of_task(task, adapter.name)
-    func = resolve(spec.target, f"import {args.sim}")
+    func = load(spec.target, f"import {args.sim}")
     out = func(args.files, args.out, task_id=task, force=args.force, **options)
     print(summary(Path(out), task, spec))
     return 0

@@ -14,11 +14,11 @@ import time
 
 from simbridge._errors import SimbridgeError
 from simbridge._isolation._print import print_report
-from simbridge._providers import PROVIDERS
+from simbridge._providers import providers
 from simbridge._task import load_task
 
 #: providers with a sandbox to audit (`local` has none: it runs on the host, unisolated)
-AUDITABLE = [p for p in PROVIDERS if p != "local"]
+AUDITABLE = [p for p in providers() if p != "local"]
 
 _LISTENER = """
 import socket, sys, threading

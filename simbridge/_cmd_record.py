@@ -1,8 +1,8 @@
 """`simbridge record`: record a bundle from an already running simulator, no agent and no setup.
 
-Sim-pluggable: `RECORDERS` maps a simulator name to a factory `(host, port) -> recorder`, where a
+Sim-pluggable: `recorders()` maps a simulator name to a factory `(host, port) -> recorder`, where a
 recorder has `record(out, *, seconds, hz, task_id) -> Path`. It is built from the `recorder` of
-each adapter in simbridge._adapters_registry; adapters register there.
+each registered simulator (simbridge.registry, kind `simulator`).
 
 A recording whose stream stalls ends `harness_error` in every adapter (the kit's `StallGuard`):
 the bundle is kept (it shows what came before the stall), its path printed, and the command
@@ -17,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from simbridge._adapters_registry import ADAPTERS, resolve
+from simbridge._adapters_registry import adapters
+from simbridge.registry import load
 
 
 class Recorder(Protocol):
@@ -28,15 +29,14 @@ def _factory(sim: str, target: str) -> Callable[[str, int | None], Recorder]:
     """Resolves the recorder class only when called, so listing recorders imports no adapter."""
 
     def make(host: str, port: int | None) -> Recorder:
-        return resolve(target, f"record: simulator {sim!r}")(host, port)
+        return load(target, f"record: simulator {sim!r}")(host, port)
 
     return make
 
 
-#: simulator name -> factory(host, port) returning a Recorder
-RECORDERS: dict[str, Callable[[str, int | None], Recorder]] = {
-    a.name: _factory(a.name, a.recorder) for a in ADAPTERS if a.recorder
-}
+def recorders() -> dict[str, Callable[[str, int | None], Recorder]]:
+    """Simulator name -> factory(host, port) returning a Recorder."""
+    return {name: _factory(name, a.recorder) for name, a in adapters().items() if a.recorder}
 
 
 def add_parser(sub: Any) -> None:
@@ -45,7 +45,7 @@ def add_parser(sub: Any) -> None:
         help="record a bundle from a running simulator (no agent, no setup)",
         description=__doc__.splitlines()[0],
     )
-    p.add_argument("--sim", required=True, help=f"simulator ({', '.join(sorted(RECORDERS))})")
+    p.add_argument("--sim", required=True, help=f"simulator ({', '.join(sorted(recorders()))})")
     p.add_argument("--host", required=True, help="address of the simulator's state API")
     p.add_argument("--port", type=int, default=None, help="state API port (default: the simulator's own)")
     p.add_argument("--seconds", type=float, required=True, help="simulator seconds to record")
@@ -58,8 +58,8 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from simbridge._errors import SimbridgeError
 
-    if args.sim not in RECORDERS:
-        raise SimbridgeError(f"record: no recorder for simulator {args.sim!r} (known: {', '.join(sorted(RECORDERS))})")
+    if args.sim not in recorders():
+        raise SimbridgeError(f"record: no recorder for simulator {args.sim!r} (known: {', '.join(sorted(recorders()))})")
     if args.seconds <= 0:
         raise SimbridgeError("record: --seconds must be positive")
     if not 1 <= args.hz <= 1000:
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if (out / "manifest.json").exists() or (out / "signals.csv").exists():
         raise SimbridgeError(f"record: {out} already holds a bundle")
-    path = RECORDERS[args.sim](args.host, args.port).record(out, seconds=args.seconds, hz=args.hz, task_id=args.task)
+    path = recorders()[args.sim](args.host, args.port).record(out, seconds=args.seconds, hz=args.hz, task_id=args.task)
     print(path)
     status, detail = _ending(Path(path))
     if status == "harness_error":

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from simbridge._cli_args import MAX_TIME_LIMIT_S, number, writable_dir
-from simbridge._providers import PROVIDERS
+from simbridge._providers import providers
 
 
 EXIT_OK, EXIT_USAGE, EXIT_AGENT_FAILED, EXIT_UNSCORED = 0, 2, 3, 4
@@ -53,7 +53,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--provider",
         default="local",
-        choices=PROVIDERS,
+        choices=providers(),
         help="sandbox provider: local (dev, unisolated), netns (root), vm (default local)",
     )
     p.add_argument(

@@ -101,7 +101,7 @@ def _merge_flags(*lists: list[str]) -> list[str]:
 def verify_path(path: Path, task_id: str | None = None, *, ignore_manifest: bool = False):
     """Check the manifest, read the bundle and score it. Raises BundleError/TaskSpecError on bad
     input, including a bundle that does not match its manifest (unless `ignore_manifest`)."""
-    from simbridge.verifiers import score_bundle
+    from simbridge import score_bundle
 
     path = Path(path)
     if not path.is_dir():

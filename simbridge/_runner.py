@@ -632,7 +632,7 @@ class Episode:
 
     def finish(self) -> TrialResult:
         """Close (if not yet), score the bundle, write score.json and the manifest."""
-        from simbridge.verifiers import score_bundle
+        from simbridge._scoring import score_bundle
 
         self.close()
         score = score_bundle(read_bundle(self.path), self.task)

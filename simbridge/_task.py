@@ -6,7 +6,6 @@ errors naming file and field) checked against their verifier. The models live in
 from __future__ import annotations
 
 import re
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +37,8 @@ from simbridge._taskspec import (
     VerifierSpec,
     WeatherSpec,
 )
-from simbridge.verifiers import _registry as registry
+from simbridge import verifier as verifiers
+from simbridge.registry import registry
 
 __all__ = [
     "BlockedPort",
@@ -66,6 +66,7 @@ __all__ = [
     "load_all_tasks",
     "load_task",
     "load_task_file",
+    "task_dirs",
     "task_files",
     "tasks_dir",
 ]
@@ -75,8 +76,21 @@ __all__ = [
 
 
 def tasks_dir() -> Path:
-    """The folder of the task YAMLs shipped with the package."""
-    return Path(str(resources.files("simbridge.tasks")))
+    """The folder of simbridge's own task YAMLs (registered as tasks `simbridge`)."""
+    return task_dirs()["simbridge"]
+
+
+def task_dirs() -> dict[str, Path]:
+    """Every registered folder of task YAMLs (simbridge.registry, kind `tasks`) by name."""
+    reg = registry()
+    return {name: Path(reg.get("tasks", name)) for name in reg.names("tasks")}
+
+
+def _dir_of(task_id: str) -> Path | None:
+    for d in task_dirs().values():
+        if (d / f"{task_id}.yaml").exists():
+            return d
+    return None
 
 
 def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -227,14 +241,14 @@ def _load_task_file(path: Path, search_dir: Path | None) -> TaskSpec:
 
 def _check_verifier(path: Path, spec: TaskSpec) -> None:
     try:
-        vdef = registry.get(spec.verifier.name)
+        vdef = verifiers.get(spec.verifier.name)
         try:
             vdef.params.model_validate(spec.verifier.params)
         except ValidationError as exc:
             err = exc.errors()[0]
             where = f"params.{_format_loc(err['loc'])}" if err["loc"] else "params"
             raise ValueError(f"{where}: {err['msg']}") from None
-        registry.check_spec(spec)
+        verifiers.check_spec(spec)
     except (KeyError, ValueError) as exc:
         msg = exc.args[0] if exc.args else str(exc)
         raise TaskSpecError(f"{path}: field 'verifier': {msg}") from None
@@ -242,19 +256,27 @@ def _check_verifier(path: Path, spec: TaskSpec) -> None:
 
 def task_files(directory: Path | None = None) -> list[Path]:
     d = directory or tasks_dir()
-    return sorted(d.glob("T*.yaml"))
+    return sorted(d.glob("*.yaml"))
 
 
 def load_all_tasks(directory: Path | None = None) -> dict[str, TaskSpec]:
-    d = directory or tasks_dir()
-    return {spec.id: spec for spec in (load_task_file(p, search_dir=d) for p in task_files(d))}
+    """The tasks of one folder, or (no folder) of every registered one; an id twice is an error."""
+    out: dict[str, TaskSpec] = {}
+    for d in [directory] if directory is not None else task_dirs().values():
+        for p in task_files(d):
+            spec = load_task_file(p, search_dir=d)
+            if spec.id in out:
+                raise TaskSpecError(f"{p}: task id {spec.id!r} is defined twice (another task folder has it)")
+            out[spec.id] = spec
+    return out
 
 
 def load_task(task_id: str, directory: Path | None = None) -> TaskSpec:
-    """The task with this id (e.g. 'T02' or 'T01@PHJR')."""
-    d = directory or tasks_dir()
-    path = d / f"{task_id}.yaml"
-    if not path.exists():
-        known = ", ".join(p.stem for p in task_files(d))
+    """The task with this id (e.g. 'T02' or 'T01@PHJR'), from `directory` or any registered folder."""
+    d = directory if directory is not None else _dir_of(task_id)
+    path = d / f"{task_id}.yaml" if d is not None else None
+    if path is None or not path.exists():
+        dirs = [directory] if directory is not None else list(task_dirs().values())
+        known = ", ".join(sorted(p.stem for x in dirs for p in task_files(x)))
         raise TaskSpecError(f"unknown task id {task_id!r} (known: {known})")
     return load_task_file(path, search_dir=d)

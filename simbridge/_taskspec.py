@@ -20,7 +20,6 @@ from pydantic_core import PydanticCustomError
 
 from simbridge import _canonical
 
-SimName = Literal["xplane", "flightgear", "msfs", "carla", "openbve", "bridgecommand", "ksp", "jsbsim", "drive"]
 
 
 class _Model(BaseModel):
@@ -44,6 +43,22 @@ def _canonical_signal(name: str) -> str:
 
 
 CanonicalSignal = Annotated[str, AfterValidator(_canonical_signal)]
+
+
+def _registered_simulator(name: str) -> str:
+    """A simulator some installed plug-in registers (simbridge.registry, kind `simulator`)."""
+    from simbridge.registry import registry
+
+    known = registry().names("simulator")
+    if name not in known:
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(known)})"
+        raise _custom("unknown_simulator", f"unknown simulator {name!r}{hint}")
+    return name
+
+
+#: a registered simulator's name ("jsbsim", "flightgear", a plug-in's own)
+SimName = Annotated[str, AfterValidator(_registered_simulator)]
 
 
 class SimulatorSpec(_Model):

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from simbridge import Component, EpisodeInfo, Score, TaskSpec, load_task, read_bundle, write_bundle
-from simbridge.verifiers import score_bundle
+from simbridge import score_bundle
 
 
 def make_bundle(

@@ -121,7 +121,7 @@ def efato(
 
 
 def _local(lat: float, lon: float):
-    from simbridge.verifiers.primitives import latlon_to_local_m
+    from simbridge.primitives import latlon_to_local_m
 
     return latlon_to_local_m(lat, lon, *KHAF_30)
 

@@ -1,5 +1,6 @@
-"""The adapter registry (simbridge._adapters_registry): every declared session, recorder and
-importer resolves; `run`, `record` and `import` read it; importing it loads no adapter."""
+"""The registered simulators (simbridge.registry, kind `simulator`, declared by adapters/):
+every declared session, recorder and importer resolves; `run`, `record` and `import` read the
+registry; building the CLI loads no adapter module."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from simbridge import read_bundle
 from simbridge._adapter import SimSession
-from simbridge._adapters_registry import ADAPTERS, adapter, importers, resolve
+from simbridge._adapters_registry import adapter, adapters, importers, resolve
 from simbridge._cli import main
 from simbridge._errors import SimbridgeError
 from bc_nmea import emit, track
@@ -23,6 +24,7 @@ from openbve_logs import entries_of, logs_bin, trip
 sys.path.insert(0, str(Path(__file__).parent / "adapters" / "carla"))
 import carla_recsynth as rs  # noqa: E402
 
+ADAPTERS = list(adapters().values())
 HEAVY = ("pygame", "jsbsim", "carla", "scipy", "Xlib", "mss", "cv2", "mcp", "httpx", "websockets")
 
 
@@ -57,23 +59,27 @@ def test_every_importer_accepts_the_keywords_the_cli_passes():
 
 
 def test_names_are_unique_and_the_commands_read_the_registry():
-    from simbridge._cmd_record import RECORDERS
-    from simbridge._sims import SESSIONS
+    from simbridge._cmd_record import recorders
+    from simbridge._sims import sessions
 
     names = [a.name for a in ADAPTERS]
     assert len(names) == len(set(names))
     choices = [n for name, (_, spec) in importers().items() for n in (name, *spec.aliases)]
     assert len(choices) == len(set(choices))
-    assert SESSIONS == {a.name: a.session for a in ADAPTERS if a.session}
-    assert set(RECORDERS) == {a.name for a in ADAPTERS if a.recorder}
+    assert sessions() == {a.name: a.session for a in ADAPTERS if a.session}
+    assert set(recorders()) == {a.name for a in ADAPTERS if a.recorder}
 
 
-def test_every_registered_adapter_is_a_simulator_tasks_may_name():
-    import typing
+def test_tasks_may_name_every_registered_simulator_and_no_other():
+    from pydantic import TypeAdapter, ValidationError
 
     from simbridge._task import SimName
 
-    assert {a.name for a in ADAPTERS} <= set(typing.get_args(SimName))
+    names = TypeAdapter(SimName)
+    for a in ADAPTERS:
+        assert names.validate_python(a.name) == a.name
+    with pytest.raises(ValidationError, match=r"unknown simulator 'flightgaer' \(did you mean 'flightgear'\?\)"):
+        names.validate_python("flightgaer")
 
 
 def test_importing_the_registry_and_building_the_cli_loads_no_adapter():
@@ -81,7 +87,7 @@ def test_importing_the_registry_and_building_the_cli_loads_no_adapter():
         "import sys, json, simbridge._adapters_registry, simbridge._sims, simbridge._cli\n"
         "simbridge._cli.build_parser()\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in %r "
-        "or m.startswith('simbridge.adapters'))))" % (HEAVY,)
+        "or m.startswith('simbridge.adapters.'))))" % (HEAVY,)
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr

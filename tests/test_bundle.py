@@ -168,7 +168,7 @@ def test_kill_9_leaves_a_readable_unscored_bundle(tmp_path):
     proc.wait()
     b = read_bundle(tmp_path)
     assert b.episode.status == "running" and len(b.signals) > 50
-    from simbridge.verifiers import score_bundle
+    from simbridge import score_bundle
     from simbridge import load_task
 
     s = score_bundle(b, load_task("T09"))

@@ -167,12 +167,12 @@ def test_every_argument_has_help(argv):
 
 
 def test_provider_choices_come_from_the_providers_registry():
-    from simbridge._providers import PROVIDERS
+    from simbridge._providers import providers
 
     code, out, _ = run("run", "--help")
-    assert code == 0 and "{" + ",".join(PROVIDERS) + "}" in out
+    assert code == 0 and "{" + ",".join(providers()) + "}" in out
     code, out, _ = run("audit", "--help")
-    assert code == 0 and "{" + ",".join(p for p in PROVIDERS if p != "local") + "}" in out
+    assert code == 0 and "{" + ",".join(p for p in providers() if p != "local") + "}" in out
     code, _, err = run("run", "T09", "--sim", "jsbsim", "--agent", "noop", "--provider", "nosuch")
     assert code == 2 and "invalid choice: 'nosuch'" in err
 

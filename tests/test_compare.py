@@ -12,7 +12,7 @@ import pytest
 from simbridge import read_bundle
 from simbridge._cli import main
 from simbridge._task import load_task
-from simbridge.verifiers import score_bundle
+from simbridge import score_bundle
 from synth import make_bundle, steep_turn
 
 TASK = load_task("T09")

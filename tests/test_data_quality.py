@@ -17,8 +17,8 @@ from simbridge import read_bundle
 from simbridge._errors import BundleError, Unscorable
 from simbridge._signals import Signals, check_quality
 from simbridge._task import load_task
-from simbridge.verifiers import primitives as P
-from simbridge.verifiers import score_bundle
+from simbridge import primitives as P
+from simbridge import score_bundle
 from synth import component, make_bundle, score_task, steep_turn
 
 TASK = load_task("T09")
@@ -300,7 +300,7 @@ def test_score_with_data_quality_round_trips_through_json(tmp_path):
 
 
 def test_constraint_narrowed_to_its_signals_ignores_gaps_elsewhere(tmp_path):
-    from simbridge.verifiers._registry import VerifyContext
+    from simbridge.verifier import VerifyContext
 
     cols = nan_where(steep_turn(), "ias_kt", at(steep_turn(), 20.0, 35.0))
     b = read_bundle(make_bundle(tmp_path, "T09", cols))
@@ -337,7 +337,7 @@ def test_an_empty_column_the_verifier_asks_for_is_still_flagged(tmp_path, monkey
     """The same recording, with the steep-turn verifier also asking for the localizer (opt)."""
     import dataclasses
 
-    from simbridge.verifiers import _registry as registry
+    from simbridge import verifier as registry
 
     plain = registry.get("steep_turn")
 
@@ -345,7 +345,10 @@ def test_an_empty_column_the_verifier_asks_for_is_still_flagged(tmp_path, monkey
         assert ctx.opt("loc_dev_dots") is None  # asked for, and there is no valid sample of it
         return plain.fn(ctx)
 
-    monkeypatch.setitem(registry._REGISTRY, "steep_turn", dataclasses.replace(plain, fn=also_localizer))
+    from simbridge.registry import REGISTRY, Entry
+
+    patched = Entry("verifier", "steep_turn", dataclasses.replace(plain, fn=also_localizer), "test")
+    monkeypatch.setitem(REGISTRY._entries["verifier"], "steep_turn", patched)
     s = score(tmp_path, with_empty_nav_columns(steep_turn()))
     assert s.status == "scored" and s.data_quality.absent == ["gs_dev_dots"]
     assert s.data_quality.signals["loc_dev_dots"].missing == s.data_quality.samples_total

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from simbridge import read_bundle
 from simbridge._errors import BundleError
 from simbridge._task import load_task
-from simbridge.verifiers import score_bundle
+from simbridge import score_bundle
 from synth import make_bundle, steep_turn
 
 TASK = load_task("T09")

@@ -130,7 +130,7 @@ FIRST_IMPORTS = [
     "simbridge._taskspec",
     "simbridge.verifiers",
     "simbridge.verifiers.landing",
-    "simbridge.verifiers._registry",
+    "simbridge.verifier",
     "simbridge._cmd_vm",
     "simbridge._cmd_isolation",
     "simbridge._cli",

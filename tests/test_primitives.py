@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from simbridge.verifiers import primitives as P
+from simbridge import primitives as P
 
 
 def t_(n, hz=10.0):

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from simbridge._errors import TaskSpecError
 from simbridge._task import TaskSpec, load_all_tasks, load_task_file, task_files, tasks_dir
-from simbridge.verifiers import _registry as registry
-from simbridge.verifiers._params import FiniteParams
+from simbridge import verifier as registry
+from simbridge.params import FiniteParams
 
 NAN, INF = float("nan"), float("inf")
 

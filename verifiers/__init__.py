@@ -1,10 +1,21 @@
-"""Verifiers: pure functions from an episode bundle to a Score, registered by name.
+"""simbridge's own verifiers: pure functions from an episode bundle to components and safety
+results, registered by name (`@simbridge.verifier.verifier`).
 
-A new maneuver check is one function decorated with `@verifier(...)` in a module of this
-package plus one task YAML that names it.
+A new maneuver check is one function in a module of this package plus one task YAML that
+names it. The core never imports this package: `register` (the `simbridge.plugins` entry point
+`verifiers` in pyproject.toml) imports its modules, whose decorators fill the registry.
 """
 
-from simbridge.verifiers import primitives
-from simbridge.verifiers._registry import Params, VerifyContext, check_spec, get, names, score_bundle, verifier
+from __future__ import annotations
 
-__all__ = ["Params", "VerifyContext", "check_spec", "get", "names", "primitives", "score_bundle", "verifier"]
+import importlib
+import pkgutil
+from pathlib import Path
+from typing import Any
+
+
+def register(registry: Any) -> None:
+    """Import every verifier module beside this one; `@verifier` registers each function."""
+    for mod in pkgutil.iter_modules([str(Path(__file__).parent)]):
+        if not mod.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{mod.name}")

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from simbridge._errors import Unscorable
-from simbridge.verifiers._registry import VerifyContext
+from simbridge.verifier import VerifyContext
 
 
 def final_mask(ctx: VerifyContext, hold_s: float) -> tuple[np.ndarray, tuple[float, float]]:

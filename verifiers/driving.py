@@ -29,9 +29,9 @@ from pydantic import AfterValidator, Field, model_validator
 
 from simbridge._bundle import Bundle, Event
 from simbridge._errors import Unscorable
-from simbridge.verifiers import primitives as P
-from simbridge.verifiers._params import XY, FiniteParams, Fraction, PositiveFinite, require_below
-from simbridge.verifiers._registry import VerifyContext, scenario_check, verifier
+from simbridge import primitives as P
+from simbridge.params import XY, FiniteParams, Fraction, PositiveFinite, require_below
+from simbridge.verifier import VerifyContext, scenario_check, verifier
 
 if TYPE_CHECKING:
     from simbridge._taskspec import TaskSpec

@@ -8,8 +8,8 @@ import numpy as np
 from pydantic import model_validator
 
 from simbridge._errors import Unscorable
-from simbridge.verifiers import primitives as P
-from simbridge.verifiers._params import (
+from simbridge import primitives as P
+from simbridge.params import (
     AngleTolDeg,
     FiniteParams,
     Fraction,
@@ -18,7 +18,7 @@ from simbridge.verifiers._params import (
     PositiveFinite,
     require_below,
 )
-from simbridge.verifiers._registry import VerifyContext, verifier
+from simbridge.verifier import VerifyContext, verifier
 
 
 class EngineFailureParams(FiniteParams):

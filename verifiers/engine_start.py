@@ -9,8 +9,8 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from simbridge.verifiers._final_state import final_mask, holds, is_state
-from simbridge.verifiers._params import FiniteParams, Fraction, NonNegativeFinite, PositiveFinite, require_below
-from simbridge.verifiers._registry import VerifyContext, verifier
+from simbridge.params import FiniteParams, Fraction, NonNegativeFinite, PositiveFinite, require_below
+from simbridge.verifier import VerifyContext, verifier
 
 
 class EngineStartParams(FiniteParams):

@@ -9,8 +9,8 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from simbridge._errors import Unscorable
-from simbridge.verifiers._params import FiniteParams, Icao, PositiveFinite, require_below
-from simbridge.verifiers._registry import VerifyContext, verifier
+from simbridge.params import FiniteParams, Icao, PositiveFinite, require_below
+from simbridge.verifier import VerifyContext, verifier
 
 DISCO = "DISCO"
 _DISCO_WORDS = {"DISCONTINUITY", "ROUTE DISCONTINUITY", "DISCO", "THEN", "-----", "□□□□□"}

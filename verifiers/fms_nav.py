@@ -10,10 +10,10 @@ import numpy as np
 from pydantic import Field
 
 from simbridge._errors import Unscorable
-from simbridge.verifiers import primitives as P
+from simbridge import primitives as P
 from simbridge.verifiers._final_state import final_mask, holds, is_state
-from simbridge.verifiers._params import FiniteParams, LatDeg, LonDeg, PositiveFinite
-from simbridge.verifiers._registry import VerifyContext, verifier
+from simbridge.params import FiniteParams, LatDeg, LonDeg, PositiveFinite
+from simbridge.verifier import VerifyContext, verifier
 
 
 class Waypoint(FiniteParams):

@@ -6,9 +6,9 @@ import numpy as np
 from pydantic import model_validator
 
 from simbridge._errors import Unscorable
-from simbridge.verifiers import primitives as P
-from simbridge.verifiers._params import FiniteParams, NonNegativeFinite, PositiveFinite, require_below
-from simbridge.verifiers._registry import VerifyContext, verifier
+from simbridge import primitives as P
+from simbridge.params import FiniteParams, NonNegativeFinite, PositiveFinite, require_below
+from simbridge.verifier import VerifyContext, verifier
 
 
 class HoverParams(FiniteParams):

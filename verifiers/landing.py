@@ -17,9 +17,9 @@ import numpy as np
 from pydantic import Field
 
 from simbridge._taskspec import RunwaySpec
-from simbridge.verifiers import primitives as P
-from simbridge.verifiers._params import FiniteParams, NonNegativeFinite, PositiveFinite
-from simbridge.verifiers._registry import VerifyContext, verifier
+from simbridge import primitives as P
+from simbridge.params import FiniteParams, NonNegativeFinite, PositiveFinite
+from simbridge.verifier import VerifyContext, verifier
 
 M_PER_FT = 0.3048
 

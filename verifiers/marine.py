@@ -9,9 +9,9 @@ import numpy as np
 from pydantic import Field
 
 from simbridge._errors import Unscorable
-from simbridge.verifiers import primitives as P
-from simbridge.verifiers._params import FiniteParams, LatDeg, LonDeg, NonNegativeFinite, PositiveFinite
-from simbridge.verifiers._registry import VerifyContext, verifier
+from simbridge import primitives as P
+from simbridge.params import FiniteParams, LatDeg, LonDeg, NonNegativeFinite, PositiveFinite
+from simbridge.verifier import VerifyContext, verifier
 
 KT_PER_MS = 1.0 / 0.514444
 

@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from simbridge.verifiers import primitives as P
-from simbridge.verifiers._params import (
+from simbridge import primitives as P
+from simbridge.params import (
     AngleTolDeg,
     FiniteParams,
     NonNegativeFinite,
@@ -21,7 +21,7 @@ from simbridge.verifiers._params import (
     PositiveFinite,
     Side,
 )
-from simbridge.verifiers._registry import VerifyContext, verifier
+from simbridge.verifier import VerifyContext, verifier
 from simbridge.verifiers.landing import M_PER_FT, find_landing, runway_frame
 
 M_PER_NM = P.M_PER_NM

@@ -9,8 +9,8 @@ from pydantic import AfterValidator, Field
 
 from simbridge._canonical import value_name
 from simbridge._errors import Unscorable
-from simbridge.verifiers._params import ComMHz, FiniteParams, NavMHz, PositiveFinite
-from simbridge.verifiers._registry import VerifyContext, verifier
+from simbridge.params import ComMHz, FiniteParams, NavMHz, PositiveFinite
+from simbridge.verifier import VerifyContext, verifier
 
 
 def _octal_code(code: int) -> int:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field, field_validator
 
-from simbridge.verifiers import primitives as P
-from simbridge.verifiers._params import FiniteFloat, FiniteParams, PositiveFinite
-from simbridge.verifiers._registry import VerifyContext, verifier
+from simbridge import primitives as P
+from simbridge.params import FiniteFloat, FiniteParams, PositiveFinite
+from simbridge.verifier import VerifyContext, verifier
 
 
 def clock_to_s(hhmmss: str) -> float:

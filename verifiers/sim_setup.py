@@ -11,8 +11,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field
 
 from simbridge._errors import Unscorable
-from simbridge.verifiers import primitives as P
-from simbridge.verifiers._params import (
+from simbridge import primitives as P
+from simbridge.params import (
     AngleTolDeg,
     FiniteFloat,
     FiniteParams,
@@ -22,7 +22,7 @@ from simbridge.verifiers._params import (
     PositiveFinite,
     Regex,
 )
-from simbridge.verifiers._registry import VerifyContext, verifier
+from simbridge.verifier import VerifyContext, verifier
 
 #: METAR coverage in oktas -> the band of sky fraction it stands for (halfway to the next class)
 COVERAGE_BANDS: dict[str, tuple[float, float]] = {

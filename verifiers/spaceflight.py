@@ -9,10 +9,9 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from simbridge._errors import Unscorable
-from simbridge.adapters.ksp.orbit import Orbit
-from simbridge.verifiers import primitives as P
-from simbridge.verifiers._params import FiniteParams, PositiveFinite, require_below
-from simbridge.verifiers._registry import VerifyContext, verifier
+from simbridge import primitives as P
+from simbridge.params import FiniteParams, PositiveFinite, require_below
+from simbridge.verifier import VerifyContext, verifier
 
 
 class OrbitParams(FiniteParams):
@@ -89,6 +88,8 @@ def ksp_orbit(ctx: VerifyContext) -> str:
         sma, ecc, ref = float(v["sma_m"]), float(v["ecc"]), int(v["ref"])
     except (KeyError, TypeError, ValueError, OverflowError):
         raise Unscorable("snapshot end.ksp_vessel has no usable orbit (sma_m, ecc, ref)") from None
+    from simbridge.adapters.ksp.orbit import Orbit  # the stock bodies' constants: loaded when judged
+
     if custom and ref == p.body_ref:
         assert p.body_radius_m is not None and p.body_gm_m3s2 is not None
         orb: Orbit | None = Orbit(sma, ecc, ref=ref, radius_m=p.body_radius_m, gm_m3s2=p.body_gm_m3s2)

@@ -7,8 +7,8 @@ from typing import Annotated
 import numpy as np
 from pydantic import Field, model_validator
 
-from simbridge.verifiers import primitives as P
-from simbridge.verifiers._params import (
+from simbridge import primitives as P
+from simbridge.params import (
     AngleTolDeg,
     AttitudeDeg,
     FiniteParams,
@@ -17,7 +17,7 @@ from simbridge.verifiers._params import (
     Side,
     require_below,
 )
-from simbridge.verifiers._registry import VerifyContext, verifier
+from simbridge.verifier import VerifyContext, verifier
 
 
 class SteepTurnParams(FiniteParams):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from simbridge.verifiers import primitives as P
-from simbridge.verifiers._params import AngleTolDeg, FiniteParams, HeadingDeg, NonNegativeFinite, PositiveFinite
-from simbridge.verifiers._registry import VerifyContext, verifier
+from simbridge import primitives as P
+from simbridge.params import AngleTolDeg, FiniteParams, HeadingDeg, NonNegativeFinite, PositiveFinite
+from simbridge.verifier import VerifyContext, verifier
 from simbridge.verifiers.landing import runway_frame
 
 

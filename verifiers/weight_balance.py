@@ -11,9 +11,9 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from simbridge._errors import Unscorable
-from simbridge.verifiers import primitives as P
-from simbridge.verifiers._params import FiniteFloat, FiniteParams, NonNegativeFinite, PositiveFinite
-from simbridge.verifiers._registry import VerifyContext, verifier
+from simbridge import primitives as P
+from simbridge.params import FiniteFloat, FiniteParams, NonNegativeFinite, PositiveFinite
+from simbridge.verifier import VerifyContext, verifier
 
 STATIONS = ("pilot", "copilot", "rear_left", "rear_right", "baggage")
 

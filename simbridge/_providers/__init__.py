@@ -10,7 +10,16 @@ from simbridge._providers._base import SCREEN_DEPTH, SCREEN_H, SCREEN_W, Provide
 from simbridge._providers._local import LocalProvider
 from simbridge._providers._procs import ProcessSet
 
-PROVIDERS = ("local", "netns", "vm")
+#: the built-in providers, in the order the CLI lists them (plug-ins add theirs to the registry)
+BUILTIN_PROVIDERS = ("local", "netns", "vm")
+
+
+def providers() -> tuple[str, ...]:
+    """Every registered provider's name: the built-ins first, then plug-ins' (sorted)."""
+    from simbridge.registry import registry
+
+    names = registry().names("provider")
+    return tuple(n for n in BUILTIN_PROVIDERS if n in names) + tuple(n for n in names if n not in BUILTIN_PROVIDERS)
 
 
 def state_ports(task: Any, session_cls: Any) -> tuple[list[int], list[int]]:
@@ -27,24 +36,44 @@ def state_ports(task: Any, session_cls: Any) -> tuple[list[int], list[int]]:
     return sorted(set(tcp)), sorted(set(udp))
 
 
+def _local(*, task: Any = None, session_cls: Any = None) -> Provider:
+    return LocalProvider()
+
+
+def _netns(*, task: Any = None, session_cls: Any = None) -> Provider:
+    from simbridge._providers._netns import NetnsProvider
+
+    tcp, udp = state_ports(task, session_cls)
+    return NetnsProvider(state_tcp=tcp, state_udp=udp)
+
+
+def _vm(*, task: Any = None, session_cls: Any = None) -> Provider:
+    from simbridge._vm import VmProvider
+
+    tcp, _ = state_ports(task, session_cls)
+    return VmProvider(state_tcp=tcp)
+
+
+def register(registry: Any) -> None:
+    """The built-in providers (the `providers` entry point of simbridge.plugins). A provider is a
+    factory `(*, task, session_cls) -> Provider`."""
+    registry.add("provider", "local", _local, doc="no isolation: the simulator runs on this host's X display")
+    registry.add("provider", "netns", _netns, doc="a network namespace, own users and firewall (root)")
+    registry.add("provider", "vm", _vm, doc="a QEMU/KVM guest")
+
+
 def make_provider(name: str, *, task: Any = None, session_cls: Any = None) -> Provider:
     """The provider `name`, configured for the task's lockdown and the simulator's ports."""
-    if name == "local":
-        return LocalProvider()
-    tcp, udp = state_ports(task, session_cls)
-    if name == "netns":
-        from simbridge._providers._netns import NetnsProvider
+    from simbridge.registry import registry
 
-        return NetnsProvider(state_tcp=tcp, state_udp=udp)
-    if name == "vm":
-        from simbridge._vm import VmProvider
-
-        return VmProvider(state_tcp=tcp)
-    raise SimbridgeError(f"unknown provider {name!r} (known: {', '.join(PROVIDERS)})")
+    reg = registry()
+    if reg.find("provider", name) is None:
+        raise SimbridgeError(f"unknown provider {name!r} (known: {', '.join(providers())})")
+    return reg.get("provider", name)(task=task, session_cls=session_cls)
 
 
 __all__ = [
-    "PROVIDERS",
+    "BUILTIN_PROVIDERS",
     "LocalProvider",
     "ProcessSet",
     "Provider",
@@ -52,5 +81,6 @@ __all__ = [
     "SCREEN_H",
     "SCREEN_W",
     "make_provider",
+    "providers",
     "state_ports",
 ]

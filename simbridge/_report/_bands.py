@@ -204,7 +204,7 @@ def _hover(p: dict, score: Score, signals: Signals, task: TaskSpec) -> list[Band
     over the hover window (the whole episode when it never hovered)."""
     if "alt_agl_ft" not in signals or "on_ground" not in signals:
         return []
-    from simbridge.verifiers import primitives as P
+    from simbridge import primitives as P
     from simbridge.verifiers.hover import _skid_height_ft
 
     ground = P._ground(signals["on_ground"]).astype(float)

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from simbridge._report._episode import EpisodeView
 from simbridge._report._plots import decimate
-from simbridge.verifiers import primitives as P
+from simbridge import primitives as P
 
 FT_M = 0.3048
 

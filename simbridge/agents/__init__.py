@@ -1,11 +1,12 @@
 """Agents: what flies an episode through the agent port.
 
 `Agent` (in `_base`) is the interface; `make_agent(spec, task_id)` resolves command-line names
-(noop, scripted:FILE, mcp, human, reference, py:MODULE:FACTORY). Reference pilots live in
-`simbridge.agents.reference` and expose `make(task_id) -> Agent`.
+through the one registry (kind `agent`; noop, scripted:FILE, mcp, human, reference,
+py:MODULE:FACTORY and any plug-in's). Reference pilots are registered per task and simulator
+(kind `pilot`) by the simulators' plug-ins and live beside their adapters.
 """
 
 from simbridge.agents._base import Agent, AgentContext, AgentResult, ExternalFault
-from simbridge.agents._registry import REFERENCE_MODULE, make_agent
+from simbridge.agents._registry import make_agent, register
 
-__all__ = ["Agent", "AgentContext", "AgentResult", "ExternalFault", "REFERENCE_MODULE", "make_agent"]
+__all__ = ["Agent", "AgentContext", "AgentResult", "ExternalFault", "make_agent", "register"]

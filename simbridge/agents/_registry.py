@@ -1,11 +1,14 @@
-"""Agent names on the command line → Agent instances.
+"""Agent names on the command line → Agent instances, through the one registry.
+
+An `--agent` value is `NAME` or `NAME:ARGUMENT`; NAME is a registered agent (simbridge.registry,
+kind `agent`: a factory `(argument, task_id) -> Agent`). The built-ins:
 
 noop               do nothing (baseline, scores 0)
 scripted:FILE      timed actions from a YAML file (see simbridge.agents._scripted)
 mcp                an external agent connects to the agent port's MCP endpoint
 human              a person flies through VNC (x11vnc)
-reference          the built-in pixel-reading reference pilot for the task:
-                   `simbridge.agents.reference.make(task_id) -> Agent`
+reference          the task's reference pilot on the episode's simulator (registered as
+                   kind `pilot`, `TASK/SIM`, by the simulator's plug-in)
 py:MODULE:FACTORY  any factory `FACTORY(task_id) -> Agent` (plug-ins); MODULE is imported with
                    the current directory first on sys.path (no PYTHONPATH needed for a
                    package in the directory simbridge runs from)
@@ -28,21 +31,6 @@ from typing import Any
 
 from simbridge._errors import SimbridgeError
 from simbridge.agents._base import Agent
-
-REFERENCE_MODULE = "simbridge.agents.reference"
-
-_SIMPLE: dict[str, Callable[[], Agent]] = {}
-
-
-def _simple() -> dict[str, Callable[[], Agent]]:
-    if not _SIMPLE:
-        from simbridge.agents._human import HumanAgent
-        from simbridge.agents._mcp import McpAgent
-        from simbridge.agents._noop import NoopAgent
-
-        _SIMPLE.update(noop=NoopAgent, mcp=McpAgent, human=HumanAgent)
-    return _SIMPLE
-
 
 def _cwd_on_path() -> None:
     """`py:` agents load from the current directory like `python -m` does (docs/own-agent.md)."""
@@ -99,40 +87,81 @@ def py_agent_name(spec: str) -> str:
     return declared_name(spec) or module.rsplit(".", 1)[-1]
 
 
-def make_agent(spec: str, task_id: str) -> Agent:
-    """Build the agent named by `spec` for task `task_id`. Raises SimbridgeError with a clear message."""
-    simple = _simple()
-    if spec in simple:
-        return simple[spec]()
-    if spec.startswith("scripted:"):
-        from simbridge.agents._scripted import ScriptedAgent
+def _noop(arg: str, task_id: str) -> Agent:
+    from simbridge.agents._noop import NoopAgent
 
-        path = spec.split(":", 1)[1]
-        if not path:
-            raise SimbridgeError("scripted agent needs a file: --agent scripted:PATH.yaml")
-        return ScriptedAgent(path)
-    if spec == "reference":
-        try:
-            make = _factory(REFERENCE_MODULE, "make", "reference agent")
-        except SimbridgeError:
-            raise SimbridgeError(
-                f"reference agent: the reference pilots ({REFERENCE_MODULE}) are not "
-                "installed in this version; use --agent scripted:FILE, noop, mcp or human"
-            ) from None
-        agent = make(task_id)
-        if agent is None:
-            raise SimbridgeError(f"reference agent: no reference pilot for task {task_id}")
-        return agent
-    if spec.startswith("py:"):
-        _, module, attr = (spec.split(":", 2) + ["", ""])[:3]
-        if not module or not attr:
-            raise SimbridgeError("plug-in agent: use py:MODULE:FACTORY")
-        agent = _factory(module, attr, f"agent {spec}")(task_id)
-        if not isinstance(agent, Agent):
-            raise SimbridgeError(f"agent {spec}: {attr}({task_id!r}) returned {type(agent).__name__}, not an Agent")
-        declared = declared_name(spec)
-        own = _own_name(agent)
-        if declared is not None or own is None:
-            agent.name = declared or module.rsplit(".", 1)[-1]  # one name: as eval planned it
-        return agent
-    raise SimbridgeError(f"unknown agent {spec!r} (noop, scripted:FILE, mcp, human, reference, py:MODULE:FACTORY)")
+    return NoopAgent()
+
+
+def _mcp(arg: str, task_id: str) -> Agent:
+    from simbridge.agents._mcp import McpAgent
+
+    return McpAgent()
+
+
+def _human(arg: str, task_id: str) -> Agent:
+    from simbridge.agents._human import HumanAgent
+
+    return HumanAgent()
+
+
+def _scripted(arg: str, task_id: str) -> Agent:
+    from simbridge.agents._scripted import ScriptedAgent
+
+    if not arg:
+        raise SimbridgeError("scripted agent needs a file: --agent scripted:PATH.yaml")
+    return ScriptedAgent(arg)
+
+
+def _reference(arg: str, task_id: str) -> Agent:
+    from simbridge.agents._reference import ReferenceAgent
+
+    return ReferenceAgent(task_id)
+
+
+def _py(arg: str, task_id: str) -> Agent:
+    spec = f"py:{arg}"
+    module, _, attr = arg.partition(":")
+    if not module or not attr:
+        raise SimbridgeError("plug-in agent: use py:MODULE:FACTORY")
+    agent = _factory(module, attr, f"agent {spec}")(task_id)
+    if not isinstance(agent, Agent):
+        raise SimbridgeError(f"agent {spec}: {attr}({task_id!r}) returned {type(agent).__name__}, not an Agent")
+    declared = declared_name(spec)
+    own = _own_name(agent)
+    if declared is not None or own is None:
+        agent.name = declared or module.rsplit(".", 1)[-1]  # one name: as eval planned it
+    return agent
+
+
+#: the built-in agents: name -> (factory, one line for --help)
+BUILTIN_AGENTS: dict[str, tuple[Callable[[str, str], Agent], str]] = {
+    "noop": (_noop, "do nothing (baseline, scores 0)"),
+    "scripted": (_scripted, "scripted:FILE: timed actions from a YAML file"),
+    "mcp": (_mcp, "an external agent connects to the agent port's MCP endpoint"),
+    "human": (_human, "a person flies through VNC"),
+    "reference": (_reference, "the task's reference pilot on the episode's simulator"),
+    "py": (_py, "py:MODULE:FACTORY: any factory FACTORY(task_id) -> Agent"),
+}
+
+
+def register(registry: Any) -> None:
+    """The built-in agents (the `agents` entry point of simbridge.plugins)."""
+    for name, (factory, doc) in BUILTIN_AGENTS.items():
+        registry.add("agent", name, factory, doc=doc)
+
+
+def make_agent(spec: str, task_id: str) -> Agent:
+    """Build the agent named by `spec` (NAME or NAME:ARGUMENT) for task `task_id`. Raises
+    SimbridgeError with a clear message."""
+    from simbridge.registry import registry
+
+    name, _, arg = spec.partition(":")
+    reg = registry()
+    if reg.find("agent", name) is None:
+        known = ", ".join(n + (":ARG" if n in ("scripted", "py") else "") for n in reg.names("agent"))
+        raise SimbridgeError(f"unknown agent {spec!r} (known: {known})")
+    agent = reg.get("agent", name)(arg, task_id)
+    if not isinstance(agent, Agent):
+        raise SimbridgeError(f"agent {spec!r}: its factory returned {type(agent).__name__}, not an Agent")
+    return agent

@@ -9,7 +9,7 @@ import pytest
 from simbridge import SimbridgeError, read_bundle
 from simbridge._task import load_task
 from simbridge.adapters.ksp import import_saves, read_save
-from simbridge.verifiers import score_bundle
+from simbridge import score_bundle
 from fixtures import fixture_path
 from ksp_saves import save, vessel
 from synth import component as comp

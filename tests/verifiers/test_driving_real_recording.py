@@ -11,8 +11,8 @@ from fixtures import fixture_path
 from simbridge import read_bundle
 from simbridge._cli import main
 from simbridge._task import load_task
-from simbridge.verifiers import primitives as P
-from simbridge.verifiers import score_bundle
+from simbridge import primitives as P
+from simbridge import score_bundle
 
 LOG = fixture_path("carla", "DistanceToLaneCenter.log")
 XODR = fixture_path("carla", "Town01.xodr")

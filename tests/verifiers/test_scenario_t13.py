@@ -30,7 +30,7 @@ from simbridge.adapters.drive._scene import EgoControls  # noqa: E402
 from simbridge.adapters.drive._session import SIGNALS  # noqa: E402
 from simbridge.adapters.drive._world import World  # noqa: E402
 from simbridge.adapters.drive.sim import start_snapshot  # noqa: E402
-from simbridge.verifiers import score_bundle  # noqa: E402
+from simbridge import score_bundle  # noqa: E402
 
 pytestmark = pytest.mark.slow
 TASK = load_task("T13")

@@ -81,7 +81,7 @@ def test_gap_makes_autopilot_constraint_undecidable(tmp_path):
 
 def test_gap_breaks_the_hold_window():
     # the window primitive itself: a 2 s hole in an 80 s hold leaves 39.9 s as the longest run
-    from simbridge.verifiers import primitives as P
+    from simbridge import primitives as P
 
     t = np.round(np.arange(0, 80.01, 0.1), 9)
     keep = (t < 40) | (t >= 42)

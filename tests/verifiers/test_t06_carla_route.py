@@ -16,7 +16,7 @@ import pytest
 
 from simbridge import read_bundle
 from simbridge._task import load_task
-from simbridge.verifiers import score_bundle
+from simbridge import score_bundle
 from simbridge.verifiers.driving import (
     LEADERBOARD_PENALTIES,
     STOP_SIGN_EVENT,
@@ -98,7 +98,7 @@ def test_collision_filter_follows_collisiontest():
     # (same collision); t=11 car #7 again, 6 s later and 60 m away (counted); t=20.0 and t=20.4 a
     # static prop, 4 m apart (one); → 3
     from simbridge import Event
-    from simbridge.verifiers._registry import VerifyContext
+    from simbridge.verifier import VerifyContext
     from simbridge.verifiers.driving import merge_collisions
 
     cols = full_drive()

@@ -10,7 +10,7 @@ import pytest
 from simbridge import read_bundle
 from simbridge._task import load_task
 from simbridge.adapters.openbve import import_logs
-from simbridge.verifiers import score_bundle
+from simbridge import score_bundle
 from openbve_logs import entries_of, logs_bin, score, trip
 from synth import assert_rate_invariant, score_task
 from synth import component as comp

@@ -16,7 +16,7 @@ import pytest
 from simbridge import read_bundle
 from simbridge._task import load_task
 from simbridge.adapters.bridgecommand import import_nmea, parse_capture
-from simbridge.verifiers import score_bundle
+from simbridge import score_bundle
 from bc_nmea import emit, track
 from synth import assert_rate_invariant, score_task
 from synth import component as comp

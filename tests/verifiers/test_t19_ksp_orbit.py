@@ -10,7 +10,7 @@ import pytest
 from simbridge import read_bundle
 from simbridge._task import load_task
 from simbridge.adapters.ksp import import_saves
-from simbridge.verifiers import score_bundle
+from simbridge import score_bundle
 from ksp_saves import orbit_from, save, vessel
 from synth import component as comp
 from synth import score_task

@@ -21,7 +21,7 @@ import pytest
 
 from simbridge import load_task, read_bundle
 from simbridge._runner import RunConfig, run
-from simbridge.verifiers import score_bundle
+from simbridge import score_bundle
 
 pytestmark = [pytest.mark.vm, pytest.mark.slow, pytest.mark.root]
 

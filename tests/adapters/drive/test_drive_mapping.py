@@ -108,7 +108,7 @@ def test_t18_driven_straight_off_the_road_is_scored_not_unscored(tmp_path):
     window off the road: the agent's own failure, so a score, not a gap."""
     from simbridge import read_bundle
     from simbridge._bundle import write_bundle
-    from simbridge.verifiers import score_bundle
+    from simbridge import score_bundle
 
     task = load_task("T18")
     m = CanonicalMapper(xodr_path("Town04"))

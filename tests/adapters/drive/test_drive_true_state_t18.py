@@ -22,7 +22,7 @@ from simbridge.adapters.drive._net import xodr_path  # noqa: E402
 from simbridge.adapters.drive._scenario import from_task  # noqa: E402
 from simbridge.adapters.drive._scene import EgoControls, carla_xy  # noqa: E402
 from simbridge.adapters.drive._world import World, resample  # noqa: E402
-from simbridge.verifiers import score_bundle  # noqa: E402
+from simbridge import score_bundle  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

@@ -29,7 +29,7 @@ from simbridge._bundle import BundleWriter, EpisodeInfo, read_bundle
 from simbridge._task import load_task
 from simbridge.adapters.fgproto import TelnetProps
 from simbridge.adapters.flightgear import FlightGearSession
-from simbridge.verifiers import score_bundle
+from simbridge import score_bundle
 
 pytestmark = [pytest.mark.flightgear, pytest.mark.slow, pytest.mark.display]
 

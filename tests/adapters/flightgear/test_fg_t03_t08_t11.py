@@ -27,7 +27,7 @@ from simbridge.adapters.fgproto import TelnetProps
 from simbridge.adapters.flightgear import FlightGearSession
 from simbridge.adapters.flightgear._mapping import FAILURE_PROPS
 from simbridge.adapters.kit import draw_height
-from simbridge.verifiers import score_bundle
+from simbridge import score_bundle
 
 pytestmark = [
     pytest.mark.flightgear,

@@ -191,7 +191,7 @@ FG_SET = FG_DEFAULTS | {
 
 def _score_setup(tmp_path, raw: dict[str, str], airport: str) -> tuple[dict, object]:
     from simbridge._bundle import BundleWriter, EpisodeInfo, read_bundle
-    from simbridge.verifiers import score_bundle
+    from simbridge import score_bundle
 
     task = load_task("T08@PHJR")
     end = setup_state(raw) | {"airport": airport, "aircraft": "c172p"}

@@ -143,7 +143,7 @@ def test_t11_engine_failure_injected_at_the_drawn_height(tmp_path):
 
 def test_t08_snapshot_has_the_keys_the_verifier_reads(tmp_path):
     """T08: the agent starts the flight, so the harness starts none; the snapshot is read after."""
-    from simbridge.verifiers import score_bundle
+    from simbridge import score_bundle
 
     t08 = load_task("T08")
     root = tmp_path / "xp"

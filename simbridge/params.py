@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, ConfigDict, Field
 
-from simbridge.verifiers._registry import Params
+from simbridge.verifier import Params
 
 #: any finite number (no NaN, no ±inf)
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]

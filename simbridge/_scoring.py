@@ -1,0 +1,176 @@
+"""The scoring engine: a bundle and its task in, a Score out.
+
+Applies what no verifier should decide for itself: harness faults and unfinished episodes are
+unscored, the data-quality contract (simbridge._signals) is checked, the recording must show the
+task's scenario, then the task's verifier measures and this module weights its components,
+applies the safety gate and primary goals, and scores the agent's own early end as 0.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from simbridge._bundle import HARNESS_FAULTS, Bundle
+from simbridge._errors import Unscorable
+from simbridge._score import DataQuality, Score
+from simbridge._signals import check_quality
+from simbridge._taskspec import TaskSpec
+from simbridge.verifier import VERIFIER_API_VERSION, VerifyContext, get, scenario_problem
+
+
+class _ScoreHeader(TypedDict):
+    """The fields every Score from score_bundle carries, scored or not."""
+
+    task_id: str
+    verifier: str
+    unisolated: bool
+    verifier_version: str
+    flags: list[str]
+    data_quality: DataQuality | None
+
+
+def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
+    """Run the task's verifier on the bundle and apply weighting, the safety gate and unscored rules."""
+    vname = task.verifier.name
+    ep = bundle.episode
+    # the episode's own flags (lockstep, time_limit_cut, truncated_import, audit_failed …) travel with
+    # the score, so a score written by the runner says what a re-verification says
+    base = _ScoreHeader(
+        task_id=task.id,
+        verifier=vname,
+        unisolated=ep.unisolated,
+        verifier_version=VERIFIER_API_VERSION,
+        flags=list(ep.flags),
+        data_quality=None,
+    )
+    if ep.task_id != task.id:
+        return Score.unscored(reason=f"bundle is for task {ep.task_id!r}, not {task.id!r}", **base)
+    if ep.status in HARNESS_FAULTS:
+        return Score.unscored(
+            reason=f"harness fault, not an agent failure: {ep.status}"
+            + (f" ({ep.status_detail})" if ep.status_detail else ""),
+            **base,
+        )
+    if ep.status == "running":
+        last = f"{bundle.signals.t[-1]:.1f} s" if len(bundle.signals) else "no samples"
+        return Score.unscored(
+            reason=f"episode did not finish (status 'running', recording ends at {last}): "
+            "the runner stopped before closing the bundle",
+            **base,
+        )
+    if len(bundle.signals) == 0:
+        return Score.unscored(reason="the recording has no samples", **base)
+    # the time axis is checked whole; a column's range and missing samples when it is first read,
+    # so the quality record (and its cost) covers only the signals the task and its verifier read
+    checked = check_quality(bundle.signals, task.max_sample_gap_s, sim_end_s=_sim_end_s(ep), on_read=True)
+    episode_flags = list(base["flags"])
+
+    def report_quality(asked: list[str]) -> None:
+        """Data quality of the columns the task or the verifier read, into the score's header."""
+        dq = checked.report([*task.signals, *asked])
+        base["data_quality"] = dq
+        base["flags"] = [*episode_flags, *(f for f in dq.flags() if f not in episode_flags)]
+
+    report_quality([])
+    dq = checked.quality
+    if checked.broken:
+        return Score.unscored(reason=f"broken recording: {checked.broken}", **base)
+    missing = checked.signals.missing(task.signals)
+    if missing:
+        why = [
+            f"{m} ({dq.signals[m].out_of_range} sample(s) out of range)"
+            if m in dq.signals and dq.signals[m].out_of_range
+            else m
+            for m in missing
+        ]
+        return Score.unscored(reason=f"required signal(s) missing from the recording: {', '.join(why)}", **base)
+    bundle = Bundle(bundle.path, ep, checked.signals, bundle.events, bundle.snapshots, bundle.actions, bundle.files)
+    if (problem := scenario_problem(bundle, task)) is not None:
+        return Score.unscored(reason=problem, **base)
+    vdef = get(vname)
+    params = vdef.params.model_validate(task.verifier.params)
+    ctx = VerifyContext(bundle=bundle, task=task, p=params, too_short=checked.single)
+    try:
+        explanation = vdef.fn(ctx) or ""
+    except Unscorable as exc:
+        report_quality(ctx.asked)
+        violated = [r for r in ctx.safety_results.values() if not r.ok]
+        if not violated and checked.single and str(exc) == checked.single and ep.status in AGENT_ENDED:
+            # The agent itself ended the episode (gave up, went away) before a second sample:
+            # nothing was flown, which is the agent's failure, scored 0, never hidden as unscored.
+            for c in vdef.components:
+                if c not in ctx.components:
+                    ctx.component(c, 0.0, explanation=f"not shown: the agent ended the episode ({ep.status}) at once")
+            return Score(
+                status="scored",
+                score=0.0,
+                raw_score=0.0,
+                success=False,
+                components=[ctx.components[c.name] for c in task.partial_credit],
+                safety=[ctx.safety_results[x.name] for x in task.safety if x.name in ctx.safety_results],
+                explanation=f"the agent ended the episode ({ep.status}) before anything could be judged: {exc}",
+                **base,
+            )
+        if not violated:
+            return Score.unscored(reason=str(exc), **base)
+        # A hard constraint was already seen violated: the safety gate decides the score (0)
+        # whatever the undecidable items would have earned. The agent's failure is scored.
+        for c in vdef.components:
+            if c not in ctx.components:
+                ctx.component(c, 0.0, explanation=f"not judged: {exc}")
+        comps = [ctx.components[c.name] for c in task.partial_credit]
+        safety = [ctx.safety_results[s.name] for s in task.safety if s.name in ctx.safety_results]  # judged only
+        return Score(
+            status="scored",
+            score=0.0,
+            raw_score=None,
+            success=False,
+            components=comps,
+            safety=safety,
+            explanation=f"safety gate: {', '.join(r.name for r in violated)} violated, score 0; "
+            f"the rest not judged: {exc}",
+            **base,
+        )
+    report_quality(ctx.asked)
+    missing_c = [c for c in vdef.components if c not in ctx.components]
+    missing_s = [s for s in vdef.safety if s not in ctx.safety_results]
+    if missing_c or missing_s:
+        raise RuntimeError(f"verifier {vname!r} did not record {missing_c + missing_s}")
+    comps = [ctx.components[c.name] for c in task.partial_credit]
+    safety = [ctx.safety_results[s.name] for s in task.safety]
+    raw = round(sum(c.points for c in comps), 6)
+    safe = all(s.ok for s in safety)
+    primary_failed = [c.name for c in comps if task.credit(c.name).primary and c.earned == 0.0]
+    gated = raw if safe and not primary_failed else 0.0
+    notes = []
+    if not safe:
+        bad = [s.name for s in safety if not s.ok]
+        notes.append(f"safety gate: {', '.join(bad)} violated, score 0")
+    if primary_failed:
+        notes.append(f"primary goal failed: {', '.join(primary_failed)}, score 0")
+    if explanation:
+        notes.append(explanation)
+    success = safe and all(c.earned >= 1.0 - 1e-9 for c in comps)
+    return Score(
+        status="scored",
+        score=gated,
+        raw_score=raw,
+        success=success,
+        components=comps,
+        safety=safety,
+        explanation="; ".join(notes),
+        **base,
+    )
+
+
+#: statuses in which the agent itself ended the episode early (its own failure, always scored)
+AGENT_ENDED = frozenset({"agent_quit", "agent_disconnected"})
+
+
+def _sim_end_s(ep: Any) -> float | None:
+    """The sim time the episode ended at, if episode.json tells it."""
+    v = getattr(ep, "sim_end_s", None)
+    try:
+        return float(v) if v is not None else None
+    except (TypeError, ValueError):
+        return None

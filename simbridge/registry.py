@@ -1,0 +1,188 @@
+"""The one registry: everything simbridge is extended with, found by kind and name.
+
+Kinds (`KINDS`): `simulator` (an `AdapterSpec`: its session, recorder, importers), `provider`
+(a sandbox factory), `agent` (an `--agent` name), `pilot` (a task's reference pilot on one
+simulator, named `TASK/SIM`), `verifier`, `scenario_check`, `suite` (a suite YAML) and `tasks`
+(a folder of task YAMLs).
+
+It is filled by the callables of the entry-point group `simbridge.plugins`, each called once as
+`register(registry)`. simbridge's own plug-in folders (adapters/, verifiers/, tasks/) register
+through that same group, so the core reaches them exactly as it reaches a third party's
+package: by entry point, never by import. A package installed beside simbridge that declares
+
+    [project.entry-points."simbridge.plugins"]
+    mysim = "mysim.plugin:register"
+
+adds its simulators, agents, verifiers and tasks to the CLI, `tasks list`, Gymnasium and
+Inspect AI without editing simbridge (docs/plugins.md).
+
+Values may be given as "module:attribute" strings: they are imported only when looked up with
+`load`, so listing names never imports a simulator's dependencies (pygame, jsbsim, carla).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+from simbridge._errors import SimbridgeError
+
+#: the entry-point group plug-in distributions (and simbridge itself) declare `register` in
+ENTRY_POINT_GROUP = "simbridge.plugins"
+
+KINDS = ("simulator", "provider", "agent", "pilot", "verifier", "scenario_check", "suite", "tasks")
+
+#: the distribution whose entry points are simbridge's own plug-in folders
+BUILTIN = "simbridge"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One registered thing: its kind, name, value (an object or a "module:attribute" string),
+    the distribution that registered it and a one-line description."""
+
+    kind: str
+    name: str
+    value: Any
+    origin: str
+    doc: str = ""
+
+
+class Registry:
+    """Name → thing, per kind. Lookups load the entry points first (once, thread-safe)."""
+
+    def __init__(self, group: str = ENTRY_POINT_GROUP) -> None:
+        self.group = group
+        self._entries: dict[str, dict[str, Entry]] = {k: {} for k in KINDS}
+        self._loaded = False
+        self._loading = threading.RLock()
+        self._origin = BUILTIN
+        #: plug-ins whose `register` failed: (entry point, one-line reason)
+        self.broken: list[tuple[str, str]] = []
+
+    # -- filling
+    def add(self, kind: str, name: str, value: Any, *, doc: str = "", replace: bool = False) -> None:
+        """Register `value` as `kind` `name`. Two distributions registering one name is an error
+        naming both; the same distribution registering it again (a module re-imported) replaces."""
+        if kind not in self._entries:
+            raise SimbridgeError(f"registry: unknown kind {kind!r} (kinds: {', '.join(KINDS)})")
+        if not name or not isinstance(name, str):
+            raise SimbridgeError(f"registry: a {kind} needs a name, got {name!r}")
+        old = self._entries[kind].get(name)
+        if old is not None and not replace and old.origin != self._origin:
+            raise SimbridgeError(f"registry: {kind} {name!r} is registered by both {old.origin} and {self._origin}")
+        self._entries[kind][name] = Entry(kind, name, value, self._origin, doc)
+
+    def load_plugins(self) -> None:
+        """Call every `register` of the entry-point group once (simbridge's own first)."""
+        if self._loaded:
+            return
+        with self._loading:
+            if self._loaded:
+                return
+            self._loaded = True  # set first: a register() that looks things up must not recurse
+            points = sorted(_entry_points(self.group), key=lambda ep: (_dist_name(ep) != BUILTIN, ep.name))
+            for ep in points:
+                self._origin = _dist_name(ep) or ep.value
+                try:
+                    ep.load()(self)
+                except Exception as exc:  # a broken third-party plug-in must not break simbridge
+                    if self._origin == BUILTIN:
+                        raise
+                    reason = f"{type(exc).__name__}: {exc}".splitlines()[0]
+                    self.broken.append((f"{ep.name} = {ep.value}", reason))
+                    print(f"simbridge: plug-in {ep.value} ({self._origin}) not loaded: {reason}", file=sys.stderr)
+                finally:
+                    self._origin = BUILTIN
+
+    # -- looking up
+    def entries(self, kind: str) -> dict[str, Entry]:
+        self.load_plugins()
+        try:
+            return dict(self._entries[kind])
+        except KeyError:
+            raise SimbridgeError(f"registry: unknown kind {kind!r} (kinds: {', '.join(KINDS)})") from None
+
+    def names(self, kind: str) -> list[str]:
+        """The registered names of `kind`, sorted."""
+        return sorted(self.entries(kind))
+
+    def find(self, kind: str, name: str) -> Entry | None:
+        return self.entries(kind).get(name)
+
+    def entry(self, kind: str, name: str) -> Entry:
+        """The entry, or one SimbridgeError line naming what is known."""
+        found = self.find(kind, name)
+        if found is None:
+            known = ", ".join(self.names(kind)) or "none"
+            raise SimbridgeError(f"unknown {kind} {name!r} (known: {known})")
+        return found
+
+    def get(self, kind: str, name: str) -> Any:
+        """The registered value, a "module:attribute" string imported on the way."""
+        e = self.entry(kind, name)
+        return load(e.value, f"{kind} {name!r} ({e.origin})") if isinstance(e.value, str) else e.value
+
+    def __iter__(self) -> Iterator[Entry]:
+        self.load_plugins()
+        for kind in KINDS:
+            yield from self._entries[kind].values()
+
+
+def load(target: str, what: str) -> Any:
+    """The object named by "module:attribute" (or a module, without ":"); a missing module or
+    attribute is one SimbridgeError line naming `what`. The one resolver of such names."""
+    module, _, attr = target.partition(":")
+    try:
+        obj = importlib.import_module(module)
+        for part in attr.split(".") if attr else ():
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as exc:
+        raise SimbridgeError(f"{what}: {target} is not available: {exc}") from None
+    return obj
+
+
+def _entry_points(group: str) -> list[metadata.EntryPoint]:
+    """The group's entry points, one per (distribution, name): a source checkout's egg-info
+    beside the installed metadata names the same distribution twice."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for ep in metadata.entry_points(group=group):
+        key = (_dist_name(ep), ep.name)
+        if key not in seen:
+            seen.add(key)
+            out.append(ep)
+    return out
+
+
+def _dist_name(ep: metadata.EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    return str(dist.metadata["Name"]).lower().replace("_", "-") if dist is not None else ""
+
+
+#: the process's registry
+REGISTRY = Registry()
+
+
+def registry() -> Registry:
+    """The process's registry, its plug-ins loaded."""
+    REGISTRY.load_plugins()
+    return REGISTRY
+
+
+def register(kind: str, name: str, *, doc: str = "") -> Callable[[Any], Any]:
+    """Decorator form of `REGISTRY.add` for a module imported by a plug-in's `register`."""
+
+    def deco(value: Any) -> Any:
+        REGISTRY.add(kind, name, value, doc=doc or (getattr(value, "__doc__", "") or "").strip().split("\n")[0])
+        return value
+
+    return deco
+
+
+__all__ = ["ENTRY_POINT_GROUP", "KINDS", "REGISTRY", "Entry", "Registry", "load", "register", "registry"]

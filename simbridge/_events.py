@@ -57,6 +57,13 @@ class FailureInjectedData(EventData):
     dataref: str | None = Field(default=None, description="what the adapter wrote (X-Plane dataref)")
     value: float | None = Field(default=None, description="the value it wrote")
     drawn_from_agl_ft: list[float] | None = Field(default=None, description="the range the trigger was drawn from")
+    t: float | None = Field(default=None, description="simulator time of the injection (s)")
+    drawn_from_after_s: list[float] | None = Field(
+        default=None, description="the range the trigger time `after_s` was drawn from"
+    )
+    detail: dict[str, Any] | None = Field(
+        default=None, description="what the simulator failed, in its terms (e.g. which magneto, which tank)"
+    )
 
     @model_validator(mode="before")
     @classmethod

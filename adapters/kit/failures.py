@@ -3,11 +3,13 @@
 A task's harness-injected failures (`initial_state.failures` with `injected_by: harness`) are
 planned once at `start`: a trigger height drawn from `agl_ft_between` is drawn here, reproducibly
 from (task id, seed), so a re-run of a seed fails the engine at the same height in every
-simulator. The adapter feeds each canonical sample to `FailurePlan.due`; a failure is due once
+simulator; a trigger time drawn from `after_s_between` (when the task's trigger has one) is
+drawn the same way (`draw_time`). The adapter feeds each canonical sample to `FailurePlan.due`; a failure is due once
 the vehicle has been airborne, is at or above its trigger height and past its `after_s`. The
 adapter applies it (a property or dataref write) and records `FailurePlan.event(...)`, whose
-payload is `simbridge._events.FailureInjectedData`: `trigger_agl_ft` the planned height,
-`agl_ft` the height at which it was actually injected.
+payload is `simbridge._events.FailureInjectedData`: `t` the simulator time of the injection,
+`trigger_agl_ft` the planned height, `agl_ft` the height at which it was actually injected,
+`after_s` the planned time (with `drawn_from_after_s` when it was drawn).
 """
 
 from __future__ import annotations
@@ -28,6 +30,12 @@ def draw_height(task_id: str, seed: int | None, lo: float, hi: float) -> float:
     return random.Random(f"{task_id}:{seed}").uniform(lo, hi)
 
 
+def draw_time(task_id: str, seed: int | None, system: str, lo: float, hi: float) -> float:
+    """The trial's trigger time (simulator s): uniform in [lo, hi], reproducible from
+    (task, seed, system); a stream of its own, so it does not follow the drawn height."""
+    return round(random.Random(f"{task_id}:{seed}:after_s:{system}").uniform(lo, hi), 1)
+
+
 @dataclass
 class PlannedFailure:
     """One failure to inject: when (height and/or time) and, once done, when it happened."""
@@ -36,6 +44,7 @@ class PlannedFailure:
     trigger_agl_ft: float | None = None
     after_s: float | None = None
     drawn_from_agl_ft: tuple[float, float] | None = None
+    drawn_from_after_s: tuple[float, float] | None = None
     #: the adapter's own target (a property path, a dataref), for the record
     target: str | None = None
     injected_at_t: float | None = None
@@ -48,6 +57,7 @@ class PlannedFailure:
             "trigger_agl_ft": _r(self.trigger_agl_ft),
             "after_s": self.after_s,
             "drawn_from_agl_ft": list(self.drawn_from_agl_ft) if self.drawn_from_agl_ft else None,
+            "drawn_from_after_s": list(self.drawn_from_after_s) if self.drawn_from_after_s else None,
             "target": self.target,
             "injected_at_t": self.injected_at_t,
         }
@@ -77,6 +87,11 @@ class FailurePlan:
                 continue
             trig = f.trigger
             p = PlannedFailure(f.system, target=targets[f.system], after_s=trig.after_s)
+            after_between = getattr(trig, "after_s_between", None)
+            if after_between is not None:
+                lo, hi = after_between
+                p.after_s = draw_time(task.id, seed, f.system, lo, hi)
+                p.drawn_from_after_s = (float(lo), float(hi))
             if trig.agl_ft_between is not None:
                 lo, hi = trig.agl_ft_between
                 p.trigger_agl_ft, p.drawn_from_agl_ft = draw_height(task.id, seed, lo, hi), (float(lo), float(hi))
@@ -113,10 +128,12 @@ class FailurePlan:
         f.injected_agl_ft = float(agl) if agl is not None else None
         data: dict[str, Any] = {
             "system": f.system,
+            "t": round(float(t_sim), 3),
             "trigger_agl_ft": _r(f.trigger_agl_ft),
             "agl_ft": _r(agl),
             "after_s": f.after_s,
             "drawn_from_agl_ft": list(f.drawn_from_agl_ft) if f.drawn_from_agl_ft else None,
+            "drawn_from_after_s": list(f.drawn_from_after_s) if f.drawn_from_after_s else None,
         }
         data.update(extra)
         return SimEvent(t_sim, "failure_injected", {k: v for k, v in data.items() if v is not None})
@@ -126,4 +143,4 @@ def _r(v: float | None) -> float | None:
     return None if v is None else round(float(v), 1)
 
 
-__all__ = ["FailurePlan", "PlannedFailure", "draw_height"]
+__all__ = ["FailurePlan", "PlannedFailure", "draw_height", "draw_time"]

@@ -1,25 +1,30 @@
-"""The agent port's action vocabulary: one table that the port, its clients, its MCP server and the
-framework integrations (Inspect AI, Gymnasium) all read, so an argument cannot mean one thing in
+"""The agent port's action vocabulary: one typed table that the port, its clients, its MCP server and
+the framework integrations (Inspect AI, Gymnasium) all read, so an argument cannot mean one thing in
 one door and another in the next.
 
-Two layers:
+Two tables:
 
-- `VOCABULARY`: the port's own actions (`click`, `key`, `drag`, ...) with their arguments and
-  defaults. `AgentPort.execute(kind, args)` validates against it, `AgentPortClient` has one
-  method per action with exactly these argument names, the MCP server one tool per action.
-- `computer_call(args)`: the computer-use schema shared by Inspect AI's `computer` tool and
-  Anthropic's computer-use tool (`action`, `coordinate`, `text`, `duration`, `scroll_direction`,
-  `scroll_amount`, `start_coordinate`, `region`, `repeat`, `press_enter`, and OpenAI's `actions`
-  list): each computer-use action becomes exactly one port action, so what a model did is one
-  line in actions.jsonl.
+- `VOCABULARY`: the port's own actions (`click`, `key`, `drag`, ...), each with its typed
+  arguments (`Arg`: name, Python type, default, one-line description) and the kind of value it
+  returns (`Returns`). `AgentPort.execute(kind, args)` validates against it; the MCP server's
+  tools (one per action) are generated from it (`_generate.tool_function`); the Python client's
+  methods (`AgentPortClient`) are generated from it into `_client_actions.py`
+  (`python -m simbridge._agent_port._generate`; a test fails when that file and the table differ).
+- `COMPUTER_ARGS` and `computer_call(args)`: the computer-use schema shared by Inspect AI's
+  `computer` tool and Anthropic's computer-use tool (`action`, `coordinate`, `text`, `duration`,
+  `scroll_direction`, `scroll_amount`, `start_coordinate`, `region`, `repeat`, `press_enter`, and
+  OpenAI's `actions` list): the MCP `computer` tool and the Inspect `computer` tool are generated
+  from it, and each computer-use action becomes exactly one port action, so what a model did is
+  one line in actions.jsonl.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from simbridge._agent_port._screen import ImageFormat, Screenshot
 from simbridge._errors import SimbridgeError
 
 
@@ -34,13 +39,72 @@ REQUIRED: Final = _Required()
 
 
 @dataclass(frozen=True)
+class Arg:
+    """One argument of an action: its name, its type as sent over the wire (JSON), its default
+    (`REQUIRED`: the caller must give it; None: optional) and a one-line description."""
+
+    name: str
+    type: Any
+    default: Any = REQUIRED
+    doc: str = ""
+    #: the wider type the Python client takes (a sequence of tuples for a list of [x, y] lists)
+    accepts: Any = None
+    #: turns what the Python client was given into the wire value (given a value that is not None)
+    to_wire: Callable[[Any], Any] | None = None
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+    @property
+    def client_type(self) -> Any:
+        return self.type if self.accepts is None else self.accepts
+
+
+@dataclass(frozen=True)
+class Returns:
+    """What an action gives back: the Python client's return type, how the client turns the port's
+    result into it, and how the MCP server sends it (`encoding`: "ok" = JSON `{"ok": true}` for
+    nothing, else the JSON value; "image" = an image block and its size as JSON; "text" = the
+    string itself; "brief" = the task as JSON with its prompt text)."""
+
+    name: str
+    type: Any
+    convert: Callable[[Any], Any]
+    encoding: Literal["ok", "image", "text", "brief"] = "ok"
+
+
+def _point(value: Any) -> tuple[int, int]:
+    x, y = value
+    return int(x), int(y)
+
+
+NOTHING: Final = Returns("nothing", None, lambda value: None)
+IMAGE: Final = Returns("image", Screenshot, lambda value: value, "image")
+POINT: Final = Returns("point", tuple[int, int], _point)
+SECONDS: Final = Returns("seconds", float, float)
+FILES: Final = Returns("files", list[dict[str, Any]], list)
+TEXT: Final = Returns("text", str, str, "text")
+SIZE: Final = Returns("size", int, int)
+BRIEF: Final = Returns("brief", dict[str, Any], dict, "brief")
+
+
+def _ints(value: Sequence[Any]) -> list[int]:
+    return [int(v) for v in value]
+
+
+def _points(value: Sequence[Sequence[Any]]) -> list[list[int]]:
+    return [[int(p[0]), int(p[1])] for p in value]
+
+
+@dataclass(frozen=True)
 class ActionSpec:
-    """One port action: its arguments (name -> default, `REQUIRED`, or None for optional) and how
-    the port treats it."""
+    """One port action: its typed arguments, what it returns and how the port treats it."""
 
     kind: str
-    args: dict[str, Any]
+    params: tuple[Arg, ...]
     doc: str
+    returns: Returns = NOTHING
     #: changes nothing in the sandbox: no lockstep slice after it
     observe: bool = False
     #: served before the episode is ready (neither looks at nor touches the sandbox)
@@ -49,110 +113,175 @@ class ActionSpec:
     logged: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
 
-
-def _a(kind: str, doc: str, **args: Any) -> ActionSpec:
-    return ActionSpec(kind, args, doc)
+    @property
+    def args(self) -> dict[str, Any]:
+        """Argument name -> default (`REQUIRED`: must be given; None: optional)."""
+        return {a.name: a.default for a in self.params}
 
 
 #: mouse buttons the port can press (X buttons 1-3, 8, 9)
 BUTTONS: Final = ("left", "middle", "right", "back", "forward")
+
+# the arguments several actions share
+_X = Arg("x", int | None, None, "Screen pixel column (0 = left edge); give x and y together, or neither.")
+_Y = Arg("y", int | None, None, "Screen pixel row (0 = top edge).")
+_BUTTON = Arg("button", str, "left", "Mouse button: left, middle, right, back or forward.")
+_MODIFIERS = Arg("modifiers", str | None, None, "Keys held around it, e.g. 'shift' or 'ctrl+alt'.")
+_KEYS = Arg("keys", str, REQUIRED, "A key or combination in X keysym/xdotool spelling: 'Left', 'Return', 'ctrl+a'.")
+_REASON = Arg("reason", str, "", "Why, in a sentence (written to the episode's record).")
 
 VOCABULARY: dict[str, ActionSpec] = {
     s.kind: s
     for s in (
         ActionSpec(
             "screenshot",
-            {"format": "png", "scale": 1.0, "quality": 80, "region": None},
-            "Capture the screen (png or jpeg; scale < 1 shrinks it; region [x0, y0, x1, y1] crops at "
-            "screen resolution, Inspect's `zoom`).",
+            (
+                Arg("format", ImageFormat, "png", "Image format: png or jpeg."),
+                Arg("scale", float, 1.0, "Below 1 shrinks the image (screen pixel = image pixel / scale)."),
+                Arg("quality", int, 80, "JPEG quality, 1-100."),
+                Arg(
+                    "region",
+                    list[int] | None,
+                    None,
+                    "[x0, y0, x1, y1]: crop to this part of the screen, at screen resolution (a zoom).",
+                    accepts=Sequence[int] | None,
+                    to_wire=_ints,
+                ),
+            ),
+            "Capture the whole screen. format: png or jpeg; scale < 1 shrinks the image (click coordinates stay "
+            "in screen pixels: image pixel / scale); region [x0, y0, x1, y1] crops it. An image too large for "
+            'the transport comes smaller, its "scale" saying by how much.',
+            IMAGE,
             observe=True,
         ),
-        _a(
+        ActionSpec(
             "key",
-            "Tap a key or combination in xdotool spelling ('Left', 'ctrl+a'), held hold_s, repeat times.",
-            keys=REQUIRED,
-            hold_s=0.05,
-            repeat=1,
+            (
+                _KEYS,
+                Arg("hold_s", float, 0.05, "Seconds of task time the key is held down."),
+                Arg("repeat", int, 1, "How many times to tap it, 1-100."),
+            ),
+            "Tap a key or combination in X keysym/xdotool spelling: 'Left', 'Return', 'ctrl+a', 'F1', 'b'.",
         ),
-        _a("key_down", "Press and hold a key (release with key_up).", keys=REQUIRED),
-        _a("key_up", "Release a key held with key_down.", keys=REQUIRED),
-        _a(
+        ActionSpec("key_down", (_KEYS,), "Press and keep holding a key (release with key_up)."),
+        ActionSpec("key_up", (_KEYS,), "Release a key held with key_down."),
+        ActionSpec(
             "type",
-            "Type text as key presses; with x, y click there first; press_enter adds Return.",
-            text=REQUIRED,
-            x=None,
-            y=None,
-            press_enter=None,
+            (
+                Arg("text", str, REQUIRED, "The text to type (newlines and tabs are keys too)."),
+                replace(_X, doc="With y: click at this screen pixel column first."),
+                replace(_Y, doc="With x: click at this screen pixel row first."),
+                Arg("press_enter", bool | None, None, "Press Return after the text."),
+            ),
+            "Type text as key presses (with x, y: click there first; press_enter: Return after it).",
         ),
-        _a("mouse_move", "Move the pointer to screen pixel (x, y).", x=REQUIRED, y=REQUIRED),
-        _a(
+        ActionSpec(
+            "mouse_move",
+            (
+                replace(_X, type=int, default=REQUIRED, doc="Screen pixel column (0 = left edge)."),
+                replace(_Y, type=int, default=REQUIRED),
+            ),
+            "Move the pointer to screen pixel (x, y).",
+        ),
+        ActionSpec(
             "click",
-            "Click (count 1-3) at (x, y) or where the pointer is, holding modifiers ('shift', 'ctrl').",
-            x=None,
-            y=None,
-            button="left",
-            count=1,
-            modifiers=None,
+            (_X, _Y, _BUTTON, Arg("count", int, 1, "Clicks: 1, 2 (double) or 3 (triple)."), _MODIFIERS),
+            "Click at (x, y) (or where the pointer is). button: left, middle, right, back, forward; modifiers "
+            "('shift', 'ctrl') are held around the click.",
         ),
-        _a(
-            "double_click",
-            "Double-click at (x, y) or where the pointer is.",
-            x=None,
-            y=None,
-            button="left",
-            modifiers=None,
-        ),
-        _a(
+        ActionSpec("double_click", (_X, _Y, _BUTTON, _MODIFIERS), "Double-click at (x, y) (or where the pointer is)."),
+        ActionSpec(
             "drag",
-            "Press at path[0], move through the [x, y] points, release at the last.",
-            path=REQUIRED,
-            button="left",
-            duration_s=0.3,
+            (
+                Arg(
+                    "path",
+                    list[list[int]],
+                    REQUIRED,
+                    "The [x, y] screen points to press at, move through and release at (2 to 1000).",
+                    accepts=Sequence[Sequence[int]],
+                    to_wire=_points,
+                ),
+                _BUTTON,
+                Arg("duration_s", float, 0.3, "Seconds of task time the motion takes."),
+            ),
+            "Press at path[0], move through each [x, y] point, release at the last.",
         ),
-        _a(
+        ActionSpec(
             "scroll",
-            "Wheel clicks at (x, y): dy > 0 down, dx > 0 right, holding modifiers.",
-            x=None,
-            y=None,
-            dx=0,
-            dy=0,
-            modifiers=None,
+            (
+                _X,
+                _Y,
+                Arg("dx", int, 0, "Wheel clicks to the right (negative: left)."),
+                Arg("dy", int, 0, "Wheel clicks down (negative: up)."),
+                _MODIFIERS,
+            ),
+            "Scroll the wheel at (x, y): dy > 0 down, dy < 0 up, dx > 0 right (in wheel clicks).",
         ),
-        _a("mouse_down", "Press a mouse button (after moving to (x, y) when given).", button="left", x=None, y=None),
-        _a("mouse_up", "Release a mouse button (after moving to (x, y) when given).", button="left", x=None, y=None),
-        ActionSpec("cursor_position", {}, "The pointer's screen position [x, y].", observe=True, logged=False),
-        _a(
+        ActionSpec("mouse_down", (_BUTTON, _X, _Y), "Press a mouse button (optionally after moving to (x, y))."),
+        ActionSpec("mouse_up", (_BUTTON, _X, _Y), "Release a mouse button (optionally after moving to (x, y))."),
+        ActionSpec(
+            "cursor_position", (), "The pointer's screen position as [x, y].", POINT, observe=True, logged=False
+        ),
+        ActionSpec(
             "wait",
+            (Arg("seconds", float, REQUIRED, "Seconds of task time, 0-3600."),),
             "Let this many seconds of task time pass (in lockstep: exactly that much simulator time).",
-            seconds=REQUIRED,
         ),
         ActionSpec(
             "elapsed",
-            {},
-            "Task time: simulator seconds since the episode started.",
+            (),
+            "Seconds of task time (simulator seconds) since the episode started.",
+            SECONDS,
             observe=True,
             before_ready=True,
             logged=False,
         ),
-        ActionSpec("done", {"reason": ""}, "The task is complete: ends the episode.", observe=True),
-        ActionSpec("give_up", {"reason": ""}, "Stop without completing: ends the episode.", observe=True),
-        ActionSpec("list_files", {}, "Files in the agent's folder [{path, bytes, writable}].", observe=True),
+        ActionSpec(
+            "done",
+            (replace(_REASON, doc="Why you believe the task is complete."),),
+            "Declare the task complete; ends the episode (nothing is accepted after it).",
+            observe=True,
+        ),
+        ActionSpec(
+            "give_up",
+            (replace(_REASON, doc="Why you stop."),),
+            "Stop without completing the task; ends the episode.",
+            observe=True,
+        ),
+        ActionSpec(
+            "list_files",
+            (),
+            "Files in your folder (task inputs under input/, read-only) as JSON [{path, bytes, writable}].",
+            FILES,
+            observe=True,
+        ),
         ActionSpec(
             "read_file",
-            {"path": REQUIRED, "encoding": "text"},
-            "A file in the agent's folder (encoding base64 for PDFs and images).",
+            (
+                Arg("path", str, REQUIRED, "Relative path in your folder, e.g. input/load.json."),
+                Arg("encoding", str, "text", "text, or base64 for PDFs and images."),
+            ),
+            "A file in your folder, e.g. 'input/load.json'; encoding 'base64' for PDFs and images.",
+            TEXT,
             observe=True,
         ),
         ActionSpec(
             "write_file",
-            {"path": REQUIRED, "text": REQUIRED},
-            "Write a text file into the agent's folder (e.g. answer.json).",
+            (
+                Arg("path", str, REQUIRED, "Relative path in your folder, e.g. answer.json."),
+                Arg("text", str, REQUIRED, "The file's content."),
+            ),
+            "Write a text file into your folder (e.g. 'answer.json' when the task asks for it); returns its size "
+            "in bytes.",
+            SIZE,
             observe=True,
         ),
         ActionSpec(
             "task",
-            {},
-            "What the agent is told: instruction, documents, time limit, controls.",
+            (),
+            "The task: instruction for this simulator, input documents, time limit, clock and controls (JSON, "
+            'with the same text as the `task` prompt under "text"). Served before the episode starts.',
+            BRIEF,
             observe=True,
             before_ready=True,
         ),
@@ -160,12 +289,21 @@ VOCABULARY: dict[str, ActionSpec] = {
 }
 
 #: action kind -> its arguments and defaults (REQUIRED: must be given; None: optional)
-ACTIONS: dict[str, dict[str, Any]] = {k: dict(s.args) for k, s in VOCABULARY.items()}
+ACTIONS: dict[str, dict[str, Any]] = {k: s.args for k, s in VOCABULARY.items()}
 OBSERVE: frozenset[str] = frozenset(k for k, s in VOCABULARY.items() if s.observe)
 BEFORE_READY: frozenset[str] = frozenset(k for k, s in VOCABULARY.items() if s.before_ready)
 UNLOGGED: frozenset[str] = frozenset(k for k, s in VOCABULARY.items() if not s.logged)
 #: the port's file actions (offered where a task has input documents or asks for an answer file)
 FILE_ACTIONS: frozenset[str] = frozenset({"list_files", "read_file", "write_file"})
+
+
+def to_wire(kind: str, given: Mapping[str, Any]) -> dict[str, Any]:
+    """A Python client call's arguments as the port takes them (tuples of points as [x, y] lists)."""
+    out = dict(given)
+    for a in VOCABULARY[kind].params:
+        if a.to_wire is not None and out.get(a.name) is not None:
+            out[a.name] = a.to_wire(out[a.name])
+    return out
 
 
 # ------------------------------------------------------------------------------------------ computer use
@@ -197,21 +335,52 @@ if TYPE_CHECKING:
     ComputerAction = str
 else:  # the `computer` tool's `action` as a JSON-schema enum: annotate a tool parameter with it
     ComputerAction = Literal[COMPUTER_ACTIONS]
-#: the computer tool's argument names (Inspect's: a provider takes its native computer-use path
-#: only when a tool named `computer` has exactly these parameters)
-COMPUTER_PARAMS: Final = (
-    "action",
-    "coordinate",
-    "duration",
-    "region",
-    "scroll_amount",
-    "scroll_direction",
-    "start_coordinate",
-    "text",
-    "repeat",
-    "press_enter",
-    "actions",
+#: computer-use actions for a web browser, which the sandbox does not have (`computer_call` refuses them)
+BROWSER_ACTIONS: Final = ("open_web_browser", "navigate")
+#: the computer tool's arguments (Inspect's names: a provider takes its native computer-use path only
+#: when a tool named `computer` has exactly these parameters), in Inspect's order
+COMPUTER_ARGS: Final = (
+    Arg(
+        "action",
+        ComputerAction,
+        REQUIRED,
+        ", ".join(a for a in COMPUTER_ACTIONS if a not in BROWSER_ACTIONS) + ".",
+    ),
+    Arg("coordinate", list[int] | None, None, "[x, y] to move to, click at, drag to or scroll at."),
+    Arg("duration", float | None, None, "Seconds of task time to wait (wait) or to hold the key (hold_key)."),
+    Arg("region", list[int] | None, None, "[x0, y0, x1, y1] to zoom into (zoom)."),
+    Arg("scroll_amount", int | None, None, "Wheel clicks (scroll)."),
+    Arg("scroll_direction", Literal["up", "down", "left", "right"] | None, None, "up, down, left or right (scroll)."),
+    Arg("start_coordinate", list[int] | None, None, "[x, y] where a left_click_drag starts."),
+    Arg(
+        "text",
+        str | None,
+        None,
+        "Text to type, key (xdotool spelling: 'Return', 'ctrl+a') to press, or modifier keys held during a click "
+        "or scroll.",
+    ),
+    Arg("repeat", int | None, None, "How many times to press the key (key), 1-100."),
+    Arg("press_enter", bool | None, None, "Press Return after typing (type)."),
+    Arg("actions", list[dict[str, Any]] | None, None, "A list of action objects to run one after another."),
 )
+COMPUTER_PARAMS: Final = tuple(a.name for a in COMPUTER_ARGS)
+
+
+def computer_args(door: Literal["mcp", "inspect"] = "mcp") -> tuple[Arg, ...]:
+    """The computer tool's arguments as one door serves them. The MCP server requires `action`;
+    Inspect's own `computer()` tool, which the Inspect door copies parameter for parameter, takes
+    every argument as optional (an `actions` list stands in for `action`) and `duration` in whole
+    seconds."""
+    if door == "mcp":
+        return COMPUTER_ARGS
+    inspect_types: dict[str, Any] = {
+        "action": ComputerAction | None,
+        "duration": int | None,
+        "actions": list[dict[str, object]] | None,
+    }
+    return tuple(replace(a, type=inspect_types.get(a.name, a.type), default=None) for a in COMPUTER_ARGS)
+
+
 _CLICKS: Final = {
     "left_click": ("left", 1),
     "right_click": ("right", 1),

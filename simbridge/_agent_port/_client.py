@@ -13,118 +13,33 @@ import asyncio
 import base64
 import json
 import threading
-from collections.abc import Sequence
 from typing import Any
 
-from simbridge._agent_port._actions import computer_call
+from simbridge._agent_port._actions import VOCABULARY, computer_call, to_wire
+from simbridge._agent_port._client_actions import ClientActions
 from simbridge._agent_port._port import ActionError, AgentPort, EpisodeOver, NotReady
 from simbridge._agent_port._screen import ImageFormat, Screenshot
 from simbridge._errors import SimbridgeError
 
 
-class AgentPortClient(abc.ABC):
+class AgentPortClient(ClientActions, abc.ABC):
     """Screen out, keyboard and mouse in. Coordinates are screen pixels (divide a scaled
     screenshot's pixel coordinates by its `scale`). Every call raises `EpisodeOver` once the
-    episode has ended (time limit, crash, done)."""
+    episode has ended (time limit, crash, done).
+
+    One method per action of the port's vocabulary (`screenshot`, `key`, `click`, `drag`, `wait`,
+    `done`, ...), generated from the action table (`_actions.VOCABULARY`, see `ClientActions`),
+    plus `computer` for a computer-use tool call."""
 
     @abc.abstractmethod
     def _call(self, kind: str, args: dict[str, Any]) -> Any: ...
 
+    def _act(self, kind: str, args: dict[str, Any]) -> Any:
+        """Run one action: its arguments as the port takes them, its result as the table's return type."""
+        return VOCABULARY[kind].returns.convert(self._call(kind, to_wire(kind, args)))
+
     def close(self) -> None:
         pass
-
-    # -- the task
-    def task(self) -> dict[str, Any]:
-        """What the agent is told: instruction for this simulator, documents, time limit, clock,
-        controls (a TaskBrief as a dict, with the prompt text under "text" over MCP)."""
-        return dict(self._call("task", {}))
-
-    # -- observation
-    def screenshot(
-        self, format: ImageFormat = "png", scale: float = 1.0, quality: int = 80, region: Sequence[int] | None = None
-    ) -> Screenshot:
-        """The screen; `region` [x0, y0, x1, y1] crops it at screen resolution (a zoom)."""
-        return self._call(
-            "screenshot",
-            {
-                "format": format,
-                "scale": scale,
-                "quality": quality,
-                "region": None if region is None else [int(v) for v in region],
-            },
-        )
-
-    def cursor_position(self) -> tuple[int, int]:
-        x, y = self._call("cursor_position", {})
-        return int(x), int(y)
-
-    def elapsed(self) -> float:
-        """The task clock: simulator seconds since the episode started."""
-        return float(self._call("elapsed", {}))
-
-    # -- keyboard
-    def key(self, keys: str, hold_s: float = 0.05, repeat: int = 1) -> None:
-        """Tap a key or combination ('Left', 'ctrl+a', 'F1'), held `hold_s`, `repeat` times."""
-        self._call("key", {"keys": keys, "hold_s": hold_s, "repeat": repeat})
-
-    def key_down(self, keys: str) -> None:
-        self._call("key_down", {"keys": keys})
-
-    def key_up(self, keys: str) -> None:
-        self._call("key_up", {"keys": keys})
-
-    def type(self, text: str, x: int | None = None, y: int | None = None, press_enter: bool | None = None) -> None:
-        """Type text; with (x, y) click there first; `press_enter` presses Return after it."""
-        self._call("type", {"text": text, "x": x, "y": y, "press_enter": press_enter})
-
-    # -- mouse
-    def mouse_move(self, x: int, y: int) -> None:
-        self._call("mouse_move", {"x": x, "y": y})
-
-    def click(
-        self,
-        x: int | None = None,
-        y: int | None = None,
-        button: str = "left",
-        count: int = 1,
-        modifiers: str | None = None,
-    ) -> None:
-        """Click `count` times; `modifiers` ('shift', 'ctrl+alt') are held around the click."""
-        self._call("click", {"x": x, "y": y, "button": button, "count": count, "modifiers": modifiers})
-
-    def double_click(
-        self, x: int | None = None, y: int | None = None, button: str = "left", modifiers: str | None = None
-    ) -> None:
-        self._call("double_click", {"x": x, "y": y, "button": button, "modifiers": modifiers})
-
-    def drag(self, path: Sequence[Sequence[int]], button: str = "left", duration_s: float = 0.3) -> None:
-        """Press at path[0], move through the points, release at path[-1]."""
-        self._call("drag", {"path": [[int(p[0]), int(p[1])] for p in path], "button": button, "duration_s": duration_s})
-
-    def scroll(
-        self, x: int | None = None, y: int | None = None, dx: int = 0, dy: int = 0, modifiers: str | None = None
-    ) -> None:
-        """Wheel clicks at (x, y): dy > 0 scrolls down, dx > 0 right."""
-        self._call("scroll", {"x": x, "y": y, "dx": dx, "dy": dy, "modifiers": modifiers})
-
-    def mouse_down(self, button: str = "left", x: int | None = None, y: int | None = None) -> None:
-        self._call("mouse_down", {"button": button, "x": x, "y": y})
-
-    def mouse_up(self, button: str = "left", x: int | None = None, y: int | None = None) -> None:
-        self._call("mouse_up", {"button": button, "x": x, "y": y})
-
-    # -- the agent's folder (task inputs under input/, work products such as answer.json)
-    def list_files(self) -> list[dict[str, Any]]:
-        """Files in the agent's folder: [{path, bytes, writable}]."""
-        return list(self._call("list_files", {}))
-
-    def read_file(self, path: str, encoding: str = "text") -> str:
-        """A file from the agent's folder, e.g. 'input/load.json'; `encoding="base64"` for a PDF."""
-        return str(self._call("read_file", {"path": path, "encoding": encoding}))
-
-    def write_file(self, path: str, text: str) -> int:
-        """Write a text file (e.g. 'answer.json') into the agent's folder; returns its size in bytes."""
-        return int(self._call("write_file", {"path": path, "text": text}))
 
     # -- computer use (Inspect AI's `computer` tool, Anthropic's computer-use tool input)
     def computer(self, **args: Any) -> Any:
@@ -134,19 +49,6 @@ class AgentPortClient(abc.ABC):
         for kind, kw in computer_call(args):
             result = getattr(self, kind)(**kw)
         return result
-
-    # -- time and ending
-    def wait(self, seconds: float) -> None:
-        """Let `seconds` of task time pass (in lockstep: exactly that much simulator time)."""
-        self._call("wait", {"seconds": seconds})
-
-    def done(self, reason: str = "") -> None:
-        """The agent believes the task is complete: ends the episode (status `completed`)."""
-        self._call("done", {"reason": reason})
-
-    def give_up(self, reason: str = "") -> None:
-        """The agent stops without completing: ends the episode (status `agent_quit`)."""
-        self._call("give_up", {"reason": reason})
 
 
 class DirectClient(AgentPortClient):

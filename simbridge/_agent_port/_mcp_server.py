@@ -1,6 +1,7 @@
 """The agent port served as MCP tools (official `mcp` SDK, streamable HTTP on a TCP port).
 
-One tool per action of the vocabulary; `screenshot` returns an image content block plus a JSON
+One tool per action of the vocabulary, generated from the action table (`_actions`, through
+`_generate.tool_function`), plus `computer` in the computer-use schema; `screenshot` returns an image content block plus a JSON
 text block with its size and scale. Tools run the (blocking) action in a worker thread so a
 long `wait` never stalls other requests.
 """
@@ -8,18 +9,20 @@ long `wait` never stalls other requests.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hmac
 import json
 import secrets
 import socket
 import threading
 import time
-from typing import Any, Literal
+from typing import Any
 
 from simbridge._agent_port import _actions
+from simbridge._agent_port._generate import tool_function
 from simbridge._agent_port._port import AgentPort
 from simbridge._agent_port._screen import Screenshot
-from simbridge._errors import HarnessError
+from simbridge._errors import HarnessError, SimbridgeError
 
 INSTRUCTIONS = (
     "You control a computer screen showing a simulator. Call `task` (or read the `task` prompt or "
@@ -52,6 +55,17 @@ def _one_line(text: str, n: int = 300) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
+#: what the MCP `computer` tool says of itself (its arguments are described by the table)
+COMPUTER_DOC = (
+    "Computer-use actions in Anthropic's and Inspect AI's schema: key (repeat), hold_key, type (press_enter; "
+    "coordinate clicks first), cursor_position, mouse_move, left_mouse_down, left_mouse_up, left_click, "
+    "left_click_drag, right_click, middle_click, back_click, forward_click, double_click, triple_click, scroll "
+    "(scroll_direction up/down/left/right, scroll_amount; `text` holds modifier keys), wait (duration in s), "
+    "screenshot, zoom (region [x0, y0, x1, y1]); `actions` runs a list of them. Keys in xdotool spelling. "
+    "Every action returns the screen after it. Coordinates are in the screenshots' pixels."
+)
+
+
 def build_server(
     port: AgentPort,
     *,
@@ -59,24 +73,172 @@ def build_server(
     computer_screenshot: bool = True,
     max_image_bytes: int | None = MAX_IMAGE_BYTES,
 ) -> Any:
-    """An MCPServer whose tools run actions on `port`.
+    """An MCPServer whose tools run actions on `port`: one per action of the vocabulary, generated
+    from the action table, plus `computer`, the `task` prompt and the simbridge://task resource.
 
     `session()` names the client that acts (the MCP session the episode is bound to), written
     into each action's line in actions.jsonl. `computer_screenshot`: the `computer` tool returns
     the screen after each action (as Anthropic's reference computer-use loop does).
     `max_image_bytes`: screenshots larger than this are re-encoded smaller (same format)."""
-    import anyio
-    from mcp.server.mcpserver import Image, MCPServer
+    return PortTools(
+        port, session=session, computer_screenshot=computer_screenshot, max_image_bytes=max_image_bytes
+    ).server()
+
+
+def _ok(value: Any = None) -> str:
+    return json.dumps({"ok": True} if value is None else value)
+
+
+def _fit_note(shot: Any, asked: float) -> str:
+    """What a screenshot shrunk below the asked scale (to fit the transport) says about it."""
+    if shot.scale >= asked - 1e-9:
+        return ""
+    return (
+        f"scaled to {shot.scale:.4g} to fit the transport's message limit: screen pixel = image pixel / "
+        f"{shot.scale:.4g} (ask for jpeg or a smaller scale for a sharper image)"
+    )
+
+
+def _image(shot: Any, note: str = "") -> list[Any]:
+    """A screenshot as tool content: its size and scale as JSON, then the image."""
+    from mcp.server.mcpserver import Image
+
+    meta: dict[str, Any] = {"width": shot.width, "height": shot.height, "scale": shot.scale, "format": shot.format}
+    if note:
+        meta["note"] = note
+    return [json.dumps(meta), Image(data=shot.data, format=shot.format)]
+
+
+class PortTools:
+    """The MCP face of one AgentPort: runs each tool call as port actions (in a worker thread) and
+    turns their results into tool content by the table's return kind."""
+
+    def __init__(
+        self,
+        port: AgentPort,
+        *,
+        session: Any = lambda: None,
+        computer_screenshot: bool = True,
+        max_image_bytes: int | None = MAX_IMAGE_BYTES,
+    ) -> None:
+        self.port = port
+        self.session = session
+        self.computer_screenshot = computer_screenshot
+        self.max_image_bytes = max_image_bytes
+        #: the `computer` tool's screenshots are scaled down (never up again) when a full one would not
+        #: fit the transport; its coordinates are in those images' pixels and mapped back to the screen
+        self.computer_scale = 1.0
+
+    def server(self) -> Any:
+        """The MCPServer: the `task` prompt and resource, one tool per action, the `computer` tool."""
+        brief_text = _brief_text(self.port)
+        instructions = INSTRUCTIONS + ("\n\n" + brief_text if brief_text else "")
+        mcp = _refusing_server_class()("simbridge-agent-port", instructions=instructions, log_level="WARNING")
+        mcp.port_tools = self
+        mcp.prompt(
+            name="task", description="The task: instruction for this simulator, documents, time limit, controls"
+        )(self.task_prompt)
+        mcp.resource(
+            "simbridge://task",
+            name="task",
+            mime_type="application/json",
+            description="The task as JSON (what the `task` tool returns)",
+        )(self.task_resource)
+        for spec in _actions.VOCABULARY.values():
+            mcp.add_tool(self.action_tool(spec), name=spec.kind, structured_output=False)
+        computer = tool_function("computer", _actions.computer_args("mcp"), self.computer, doc=COMPUTER_DOC)
+        mcp.add_tool(computer, name="computer", structured_output=False)
+        return mcp
+
+    def task_prompt(self) -> str:
+        self.port.first_call.set()
+        return _brief_text(self.port) or "no task description"
+
+    def task_resource(self) -> str:
+        self.port.first_call.set()
+        return json.dumps(self.port.brief or {})
+
+    async def run(self, kind: str, **args: Any) -> Any:
+        """One port action in a worker thread; a refusal or fault raised as the tool's error."""
+        import anyio
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        try:
+            return await anyio.to_thread.run_sync(
+                lambda: self.port.execute(kind, args, session=self.session(), max_image_bytes=self.max_image_bytes)
+            )
+        except SimbridgeError as exc:  # the agent's mistake, the episode's state or a harness fault: say which
+            raise ToolError(_one_line(str(exc), 500)) from exc
+
+    def action_tool(self, spec: _actions.ActionSpec) -> Any:
+        """The tool function of one action, its signature and description from the table."""
+
+        async def act(**args: Any) -> Any:
+            return self.encode(spec, args, await self.run(spec.kind, **args))
+
+        returns = list[Any] if spec.returns.encoding == "image" else str
+        return tool_function(spec.kind, spec.params, act, doc=spec.doc, returns=returns)
+
+    def encode(self, spec: _actions.ActionSpec, args: dict[str, Any], result: Any) -> Any:
+        """An action's result as tool content, by its return kind."""
+        encoding = spec.returns.encoding
+        if encoding == "image":
+            scale = args.get("scale", 1.0)
+            return _image(result, _fit_note(result, scale if isinstance(scale, (int, float)) else 1.0))
+        if encoding == "text":
+            return str(result)
+        if encoding == "brief":
+            return json.dumps({**dict(result), "text": _brief_text(self.port)})
+        return _ok(result)
+
+    async def computer(self, **given: Any) -> Any:
+        """The `computer` tool: one computer-use call as its port actions, answered with the last one's
+        result or (`computer_screenshot`) the screen after it."""
+        args = {k: v for k, v in given.items() if v is not None}
+        out, calls = await self._computer_actions(args)
+        if isinstance(out, Screenshot):
+            zoomed = calls[-1][0] == "screenshot" and "region" in calls[-1][1]
+            return _image(out, "" if zoomed else _fit_note(out, 1.0))
+        if isinstance(out, tuple):
+            scale = self.computer_scale
+            return json.dumps({"x": round(out[0] * scale), "y": round(out[1] * scale)})
+        if self.computer_screenshot and not self.port.over:
+            shot = await self.run("screenshot", scale=self.computer_scale)
+            self.computer_scale = min(self.computer_scale, shot.scale)
+            return _image(shot, _fit_note(shot, 1.0))
+        return _ok()
+
+    async def _computer_actions(self, args: dict[str, Any]) -> tuple[Any, list[tuple[str, dict[str, Any]]]]:
+        """One computer-tool call's port actions, run in turn: the last one's result, and the actions."""
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        scale = self.computer_scale
+        try:
+            calls = _actions.computer_call(args, scale)
+        except SimbridgeError as exc:
+            msg = _one_line(str(exc))
+            self.port.refuse("computer", args, msg, session=self.session())
+            raise ToolError(msg) from None
+        out: Any = None
+        for kind, kw in calls:
+            if kind == "screenshot" and "region" not in kw and scale < 1.0:
+                kw = {**kw, "scale": scale}
+            out = await self.run(kind, **kw)
+            if kind == "screenshot" and "region" not in kw:
+                self.computer_scale = min(self.computer_scale, out.scale)
+        return out, calls
+
+
+@functools.cache
+def _refusing_server_class() -> Any:
+    """MCPServer whose every refused call is the agent's mistake: one line back, one line in
+    actions.jsonl (through its `port_tools`)."""
+    from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from pydantic import ValidationError
 
-    from simbridge._errors import SimbridgeError
-
-    brief_text = _brief_text(port)
-    instructions = INSTRUCTIONS + ("\n\n" + brief_text if brief_text else "")
-
-    class PortServer(MCPServer):
-        """Every refused call is the agent's mistake: one line back, one line in actions.jsonl."""
+    class RefusingServer(MCPServer):
+        port_tools: PortTools
 
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
             try:
@@ -94,243 +256,11 @@ def build_server(
                     msg = _one_line(f"unknown tool {name!r} (tools/list shows the tools)")
                 else:
                     msg = _one_line(f"{name}: {exc}")
-                port.refuse(name, arguments, msg, session=session())
+                tools = self.port_tools
+                tools.port.refuse(name, arguments, msg, session=tools.session())
                 raise ToolError(msg) from None
 
-    mcp = PortServer("simbridge-agent-port", instructions=instructions, log_level="WARNING")
-    #: the `computer` tool's screenshots are scaled down (never up again) when a full one would not
-    #: fit the transport; its coordinates are in those images' pixels and mapped back to the screen
-    state = {"computer_scale": 1.0}
-
-    async def run(kind: str, **args: Any) -> Any:
-        try:
-            return await anyio.to_thread.run_sync(
-                lambda: port.execute(kind, args, session=session(), max_image_bytes=max_image_bytes)
-            )
-        except SimbridgeError as exc:  # the agent's mistake, the episode's state or a harness fault: say which
-            raise ToolError(_one_line(str(exc), 500)) from exc
-
-    def image(shot: Any, note: str = "") -> list[Any]:
-        meta: dict[str, Any] = {"width": shot.width, "height": shot.height, "scale": shot.scale, "format": shot.format}
-        if note:
-            meta["note"] = note
-        return [json.dumps(meta), Image(data=shot.data, format=shot.format)]
-
-    def fit_note(shot: Any, asked: float) -> str:
-        if shot.scale >= asked - 1e-9:
-            return ""
-        return (
-            f"scaled to {shot.scale:.4g} to fit the transport's message limit: screen pixel = image pixel / "
-            f"{shot.scale:.4g} (ask for jpeg or a smaller scale for a sharper image)"
-        )
-
-    @mcp.prompt(name="task", description="The task: instruction for this simulator, documents, time limit, controls")
-    def task_prompt() -> str:
-        port.first_call.set()
-        return _brief_text(port) or "no task description"
-
-    @mcp.resource(
-        "simbridge://task",
-        name="task",
-        mime_type="application/json",
-        description="The task as JSON (what the `task` tool returns)",
-    )
-    def task_resource() -> str:
-        port.first_call.set()
-        return json.dumps(port.brief or {})
-
-    @mcp.tool(name="task", structured_output=False)
-    async def task_tool() -> str:
-        """The task: instruction for this simulator, input documents, time limit, clock and controls (JSON,
-        with the same text as the `task` prompt under "text"). Served before the episode starts."""
-        brief = await run("task")
-        return json.dumps({**dict(brief), "text": _brief_text(port)})
-
-    async def computer_one(args: dict[str, Any]) -> Any:
-        """One computer-tool call: its port actions, run in turn; the last one's result."""
-        scale = state["computer_scale"]
-        try:
-            calls = _actions.computer_call(args, scale)
-        except SimbridgeError as exc:
-            msg = _one_line(str(exc))
-            port.refuse("computer", args, msg, session=session())
-            raise ToolError(msg) from None
-        out: Any = None
-        for kind, kw in calls:
-            if kind == "screenshot" and "region" not in kw and scale < 1.0:
-                kw = {**kw, "scale": scale}
-            out = await run(kind, **kw)
-            if kind == "screenshot" and "region" not in kw and out.scale < state["computer_scale"]:
-                state["computer_scale"] = out.scale
-        return out, calls
-
-    @mcp.tool(structured_output=False)
-    async def computer(
-        action: ComputerAction,
-        coordinate: list[int] | None = None,
-        text: str | None = None,
-        duration: float | None = None,
-        scroll_direction: Literal["up", "down", "left", "right"] | None = None,
-        scroll_amount: int | None = None,
-        start_coordinate: list[int] | None = None,
-        region: list[int] | None = None,
-        repeat: int | None = None,
-        press_enter: bool | None = None,
-        actions: list[dict[str, Any]] | None = None,
-    ) -> Any:
-        """Computer-use actions in Anthropic's and Inspect AI's schema: key (repeat), hold_key, type (press_enter;
-        coordinate clicks first), cursor_position, mouse_move, left_mouse_down, left_mouse_up, left_click,
-        left_click_drag, right_click, middle_click, back_click, forward_click, double_click, triple_click, scroll
-        (scroll_direction up/down/left/right, scroll_amount; `text` holds modifier keys), wait (duration in s),
-        screenshot, zoom (region [x0, y0, x1, y1]); `actions` runs a list of them. Keys in xdotool spelling.
-        Every action returns the screen after it. Coordinates are in the screenshots' pixels."""
-        args = {
-            k: v
-            for k, v in dict(
-                action=action,
-                coordinate=coordinate,
-                text=text,
-                duration=duration,
-                scroll_direction=scroll_direction,
-                scroll_amount=scroll_amount,
-                start_coordinate=start_coordinate,
-                region=region,
-                repeat=repeat,
-                press_enter=press_enter,
-                actions=actions,
-            ).items()
-            if v is not None
-        }
-        out, calls = await computer_one(args)
-        scale = state["computer_scale"]
-        if isinstance(out, Screenshot):
-            zoomed = calls[-1][0] == "screenshot" and "region" in calls[-1][1]
-            return image(out, "" if zoomed else fit_note(out, 1.0))
-        if isinstance(out, tuple):
-            return json.dumps({"x": round(out[0] * scale), "y": round(out[1] * scale)})
-        if computer_screenshot and not port.over:
-            shot = await run("screenshot", scale=scale)
-            if shot.scale < state["computer_scale"]:
-                state["computer_scale"] = shot.scale
-            return image(shot, fit_note(shot, 1.0))
-        return ok()
-
-    def ok(value: Any = None) -> str:
-        return json.dumps({"ok": True} if value is None else value)
-
-    @mcp.tool(structured_output=False)
-    async def screenshot(
-        format: Literal["png", "jpeg"] = "png", scale: float = 1.0, quality: int = 80, region: list[int] | None = None
-    ) -> list[Any]:
-        """Capture the whole screen. format: png or jpeg; scale < 1 shrinks the image (click
-        coordinates stay in screen pixels: image pixel / scale); region [x0, y0, x1, y1] crops it.
-        An image too large for the transport comes smaller, its "scale" saying by how much."""
-        shot = await run("screenshot", format=format, scale=scale, quality=quality, region=region)
-        return image(shot, fit_note(shot, scale if isinstance(scale, (int, float)) else 1.0))
-
-    @mcp.tool(structured_output=False)
-    async def key(keys: str, hold_s: float = 0.05, repeat: int = 1) -> str:
-        """Tap a key or combination in X keysym/xdotool spelling: 'Left', 'Return', 'ctrl+a', 'F1', 'b'."""
-        return ok(await run("key", keys=keys, hold_s=hold_s, repeat=repeat))
-
-    @mcp.tool(structured_output=False)
-    async def key_down(keys: str) -> str:
-        """Press and keep holding a key (release with key_up)."""
-        return ok(await run("key_down", keys=keys))
-
-    @mcp.tool(structured_output=False)
-    async def key_up(keys: str) -> str:
-        """Release a key held with key_down."""
-        return ok(await run("key_up", keys=keys))
-
-    @mcp.tool(name="type", structured_output=False)
-    async def type_(text: str, x: int | None = None, y: int | None = None, press_enter: bool | None = None) -> str:
-        """Type text as key presses (with x, y: click there first; press_enter: Return after it)."""
-        return ok(await run("type", text=text, x=x, y=y, press_enter=press_enter))
-
-    @mcp.tool(structured_output=False)
-    async def mouse_move(x: int, y: int) -> str:
-        """Move the pointer to screen pixel (x, y)."""
-        return ok(await run("mouse_move", x=x, y=y))
-
-    @mcp.tool(structured_output=False)
-    async def click(
-        x: int | None = None, y: int | None = None, button: str = "left", count: int = 1, modifiers: str | None = None
-    ) -> str:
-        """Click at (x, y) (or where the pointer is). button: left, middle, right, back, forward;
-        modifiers ('shift', 'ctrl') are held around the click."""
-        return ok(await run("click", x=x, y=y, button=button, count=count, modifiers=modifiers))
-
-    @mcp.tool(structured_output=False)
-    async def double_click(
-        x: int | None = None, y: int | None = None, button: str = "left", modifiers: str | None = None
-    ) -> str:
-        """Double-click at (x, y)."""
-        return ok(await run("double_click", x=x, y=y, button=button, modifiers=modifiers))
-
-    @mcp.tool(structured_output=False)
-    async def drag(path: list[list[int]], button: str = "left", duration_s: float = 0.3) -> str:
-        """Press at path[0], move through each [x, y] point, release at the last."""
-        return ok(await run("drag", path=path, button=button, duration_s=duration_s))
-
-    @mcp.tool(structured_output=False)
-    async def scroll(
-        x: int | None = None, y: int | None = None, dx: int = 0, dy: int = 0, modifiers: str | None = None
-    ) -> str:
-        """Scroll the wheel at (x, y): dy > 0 down, dy < 0 up, dx > 0 right (in wheel clicks)."""
-        return ok(await run("scroll", x=x, y=y, dx=dx, dy=dy, modifiers=modifiers))
-
-    @mcp.tool(structured_output=False)
-    async def mouse_down(button: str = "left", x: int | None = None, y: int | None = None) -> str:
-        """Press a mouse button (optionally after moving to (x, y))."""
-        return ok(await run("mouse_down", button=button, x=x, y=y))
-
-    @mcp.tool(structured_output=False)
-    async def mouse_up(button: str = "left", x: int | None = None, y: int | None = None) -> str:
-        """Release a mouse button (optionally after moving to (x, y))."""
-        return ok(await run("mouse_up", button=button, x=x, y=y))
-
-    @mcp.tool(structured_output=False)
-    async def cursor_position() -> str:
-        """The pointer's screen position as [x, y]."""
-        return json.dumps(list(await run("cursor_position")))
-
-    @mcp.tool(structured_output=False)
-    async def wait(seconds: float) -> str:
-        """Let this many seconds of task time pass."""
-        return ok(await run("wait", seconds=seconds))
-
-    @mcp.tool(structured_output=False)
-    async def elapsed() -> str:
-        """Seconds of task time since the episode started."""
-        return json.dumps(await run("elapsed"))
-
-    @mcp.tool(structured_output=False)
-    async def list_files() -> str:
-        """Files in your folder (task inputs under input/, read-only) as JSON [{path, bytes, writable}]."""
-        return json.dumps(await run("list_files"))
-
-    @mcp.tool(structured_output=False)
-    async def read_file(path: str, encoding: str = "text") -> str:
-        """A file in your folder, e.g. 'input/load.json'; encoding 'base64' for PDFs and images."""
-        return str(await run("read_file", path=path, encoding=encoding))
-
-    @mcp.tool(structured_output=False)
-    async def write_file(path: str, text: str) -> str:
-        """Write a text file into your folder (e.g. 'answer.json' when the task asks for it)."""
-        return ok(await run("write_file", path=path, text=text))
-
-    @mcp.tool(structured_output=False)
-    async def done(reason: str = "") -> str:
-        """Declare the task complete; ends the episode."""
-        return ok(await run("done", reason=reason))
-
-    @mcp.tool(structured_output=False)
-    async def give_up(reason: str = "") -> str:
-        """Stop without completing the task; ends the episode."""
-        return ok(await run("give_up", reason=reason))
-
-    return mcp
+    return RefusingServer
 
 
 def _brief_text(port: AgentPort) -> str:

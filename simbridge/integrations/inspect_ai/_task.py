@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 import logging
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 from inspect_ai import Epochs, Task, task
@@ -32,7 +32,6 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import Tool, ToolError, ToolResult, tool
 from inspect_ai.util import LimitExceededError, sample_limits, store
 
-from simbridge._agent_port._actions import ComputerAction
 from simbridge._errors import SimbridgeError
 from simbridge.integrations._episode import EpisodeConfig, LiveEpisode
 from simbridge.integrations.inspect_ai._exit import note_unscored
@@ -191,71 +190,37 @@ class _Turn:
             raise ToolError(str(exc)) from None
 
 
+#: what the Inspect `computer` tool says of itself (its arguments are described by the action table)
+COMPUTER_DOC = "Use a mouse and keyboard on the simulator's screen (screen pixel coordinates)."
+
+
 def computer_tool(turn: _Turn) -> Tool:
-    """The `computer` tool, parameter for parameter Inspect's own."""
+    """The `computer` tool, parameter for parameter Inspect's own: its signature and argument
+    descriptions are generated from the one computer-use table (`_actions.computer_args`)."""
+    from simbridge._agent_port._actions import computer_args
+    from simbridge._agent_port._generate import tool_function
+
+    async def run(**given: Any) -> ToolResult:
+        args = {k: v for k, v in given.items() if v is not None}
+        from simbridge._agent_port import Screenshot
+
+        def act() -> tuple[Any, Any]:
+            """The action and the screenshot after it, in one worker-thread hop."""
+            out = turn.client.computer(**args)
+            after = not isinstance(out, (Screenshot, tuple)) and turn.screenshot_after
+            return out, (turn.client.screenshot() if after else None)
+
+        out, shot = await turn.call(act)
+        if isinstance(out, Screenshot):
+            return [_image(out)]
+        said = f"cursor at {out[0]}, {out[1]}" if isinstance(out, tuple) else "ok"
+        return [ContentText(text=said), _image(shot)] if shot is not None else said
 
     @tool(name="computer")
     def computer() -> Tool:
-        async def execute(
-            action: ComputerAction | None = None,
-            coordinate: list[int] | None = None,
-            duration: int | None = None,
-            region: list[int] | None = None,
-            scroll_amount: int | None = None,
-            scroll_direction: Literal["up", "down", "left", "right"] | None = None,
-            start_coordinate: list[int] | None = None,
-            text: str | None = None,
-            repeat: int | None = None,
-            press_enter: bool | None = None,
-            actions: list[dict[str, object]] | None = None,
-        ) -> ToolResult:
-            """Use a mouse and keyboard on the simulator's screen (screen pixel coordinates).
-
-            Args:
-              action: key, hold_key, type, cursor_position, mouse_move, left_mouse_down, left_mouse_up, left_click, left_click_drag, right_click, middle_click, back_click, forward_click, double_click, triple_click, scroll, wait, screenshot, zoom.
-              coordinate: [x, y] to move to, click at, drag to or scroll at.
-              duration: Seconds of task time to wait (wait) or to hold the key (hold_key).
-              region: [x0, y0, x1, y1] to zoom into (zoom).
-              scroll_amount: Wheel clicks (scroll).
-              scroll_direction: up, down, left or right (scroll).
-              start_coordinate: [x, y] where a left_click_drag starts.
-              text: Text to type, key (xdotool spelling: 'Return', 'ctrl+a') to press, or modifier keys held during a click or scroll.
-              repeat: How many times to press the key (key), 1-100.
-              press_enter: Press Return after typing (type).
-              actions: A list of action objects to run one after another.
-            """
-            args = {
-                k: v
-                for k, v in dict(
-                    action=action,
-                    coordinate=coordinate,
-                    duration=duration,
-                    region=region,
-                    scroll_amount=scroll_amount,
-                    scroll_direction=scroll_direction,
-                    start_coordinate=start_coordinate,
-                    text=text,
-                    repeat=repeat,
-                    press_enter=press_enter,
-                    actions=actions,
-                ).items()
-                if v is not None
-            }
-            from simbridge._agent_port import Screenshot
-
-            def act() -> tuple[Any, Any]:
-                """The action and the screenshot after it, in one worker-thread hop."""
-                out = turn.client.computer(**args)
-                after = not isinstance(out, (Screenshot, tuple)) and turn.screenshot_after
-                return out, (turn.client.screenshot() if after else None)
-
-            out, shot = await turn.call(act)
-            if isinstance(out, Screenshot):
-                return [_image(out)]
-            said = f"cursor at {out[0]}, {out[1]}" if isinstance(out, tuple) else "ok"
-            return [ContentText(text=said), _image(shot)] if shot is not None else said
-
-        return execute
+        return tool_function(  # type: ignore[return-value]
+            "execute", computer_args("inspect"), run, doc=COMPUTER_DOC, returns=ToolResult, describe="docstring"
+        )
 
     return computer()
 

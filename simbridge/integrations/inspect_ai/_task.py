@@ -225,77 +225,51 @@ def computer_tool(turn: _Turn) -> Tool:
     return computer()
 
 
+def port_tool(kind: str, impl: Any) -> Tool:
+    """The Inspect tool of one port action: its parameters and description from the action table
+    (`_actions.VOCABULARY`), each call running `impl` with every argument."""
+    from simbridge._agent_port._actions import VOCABULARY
+    from simbridge._agent_port._generate import tool_function
+
+    spec = VOCABULARY[kind]
+
+    @tool(name=kind)
+    def make() -> Tool:
+        return tool_function(  # type: ignore[return-value]
+            "execute", spec.params, impl, doc=spec.doc, returns=str, describe="docstring"
+        )
+
+    return make()
+
+
 def end_tools(turn: _Turn) -> list[Tool]:
-    @tool(name="done")
-    def done() -> Tool:
-        async def execute(reason: str = "") -> str:
-            """Declare the task complete; ends the episode (nothing is accepted after it).
+    async def done(reason: str) -> str:
+        await turn.call(turn.client.done, reason)
+        turn.ended = "done"
+        return "episode ended: done"
 
-            Args:
-              reason: Why you believe the task is complete.
-            """
-            await turn.call(turn.client.done, reason)
-            turn.ended = "done"
-            return "episode ended: done"
+    async def give_up(reason: str) -> str:
+        await turn.call(turn.client.give_up, reason)
+        turn.ended = "give_up"
+        return "episode ended: gave up"
 
-        return execute
-
-    @tool(name="give_up")
-    def give_up() -> Tool:
-        async def execute(reason: str = "") -> str:
-            """Stop without completing the task; ends the episode.
-
-            Args:
-              reason: Why you stop.
-            """
-            await turn.call(turn.client.give_up, reason)
-            turn.ended = "give_up"
-            return "episode ended: gave up"
-
-        return execute
-
-    return [done(), give_up()]
+    return [port_tool("done", done), port_tool("give_up", give_up)]
 
 
 def file_tools(turn: _Turn) -> list[Tool]:
     import json
 
-    @tool(name="list_files")
-    def list_files() -> Tool:
-        async def execute() -> str:
-            """Files in your folder (task documents under input/, read-only) as JSON [{path, bytes, writable}]."""
-            return json.dumps(await turn.call(turn.client.list_files))
+    async def list_files() -> str:
+        return json.dumps(await turn.call(turn.client.list_files))
 
-        return execute
+    async def read_file(path: str, encoding: str) -> str:
+        return str(await turn.call(turn.client.read_file, path, encoding))
 
-    @tool(name="read_file")
-    def read_file() -> Tool:
-        async def execute(path: str, encoding: str = "text") -> str:
-            """A file in your folder.
+    async def write_file(path: str, text: str) -> str:
+        n = await turn.call(turn.client.write_file, path, text)
+        return f"wrote {n} bytes to {path}"
 
-            Args:
-              path: Relative path, e.g. input/load.json.
-              encoding: text, or base64 for PDFs and images.
-            """
-            return str(await turn.call(turn.client.read_file, path, encoding))
-
-        return execute
-
-    @tool(name="write_file")
-    def write_file() -> Tool:
-        async def execute(path: str, text: str) -> str:
-            """Write a text file into your folder (e.g. answer.json when the task asks for it).
-
-            Args:
-              path: Relative path, e.g. answer.json.
-              text: The file's content.
-            """
-            n = await turn.call(turn.client.write_file, path, text)
-            return f"wrote {n} bytes to {path}"
-
-        return execute
-
-    return [list_files(), read_file(), write_file()]
+    return [port_tool("list_files", list_files), port_tool("read_file", read_file), port_tool("write_file", write_file)]
 
 
 # ------------------------------------------------------------------------------------------ solver, scorer

@@ -109,20 +109,19 @@ BUILTIN_SIMULATORS: tuple[AdapterSpec, ...] = (
 )
 
 
-
-_P = "simbridge.agents.reference"
+_J, _F, _D = (f"{__name__}.{sim}.pilots" for sim in ("jsbsim", "flightgear", "drive"))
 
 #: reference pilots: `TASK/SIM` (`TASK/*`: any simulator without its own) -> "module:factory"
 BUILTIN_PILOTS: dict[str, str] = {
-    "T01/jsbsim": f"{_P}._engine_start:EngineStartPilot",
-    "T02/jsbsim": f"{_P}._takeoff:TakeoffHoldPilot",
-    "T09/flightgear": f"{_P}._fg_steep_turn:FlightGearSteepTurnPilot",
-    "T09/*": f"{_P}._steep_turn:SteepTurnPilot",
-    "T15/*": f"{_P}._weight_balance:WeightBalancePilot",
-    "T16/flightgear": f"{_P}._fg_radios:FlightGearRadiosPilot",
-    "T16/*": f"{_P}._radios:RadiosPilot",
-    "T18/*": f"{_P}._drive_lane_keep:LaneKeepDriver",
-    "T06/*": f"{_P}._drive_route:RouteDriver",
+    "T01/jsbsim": f"{_J}._engine_start:EngineStartPilot",
+    "T02/jsbsim": f"{_J}._takeoff:TakeoffHoldPilot",
+    "T09/flightgear": f"{_F}._steep_turn:FlightGearSteepTurnPilot",
+    "T09/*": f"{_J}._steep_turn:SteepTurnPilot",
+    "T15/*": f"{_F}._weight_balance:WeightBalancePilot",
+    "T16/flightgear": f"{_F}._radios:FlightGearRadiosPilot",
+    "T16/*": f"{_J}._radios:RadiosPilot",
+    "T18/*": f"{_D}._lane_keep:LaneKeepDriver",
+    "T06/*": f"{_D}._route:RouteDriver",
 }
 
 

@@ -8,11 +8,26 @@ the generic protocol (UDP) and telnet, and the c172p property → canonical mapp
 - `TelnetRecorder`: records an already running FlightGear by telnet polling (`simbridge record`).
 """
 
-from simbridge.adapters.flightgear._launch import FlightGearProcess, LaunchSpec
-from simbridge.adapters.flightgear._lockdown import KEY_WHITELIST, TELNET_BINDS_ALL_INTERFACES, render_lockdown
-from simbridge.adapters.flightgear._mapping import RAW_CHUNKS, SIGNALS, SNAPSHOT_NODES, CanonicalMapper
-from simbridge.adapters.flightgear._record import TelnetRecorder
-from simbridge.adapters.flightgear._session import FlightGearSession, launch_spec
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# loaded on first use, so the reference pilots in pilots/ import no host-side module
+_LAZY = {
+    "FlightGearProcess": "_launch",
+    "LaunchSpec": "_launch",
+    "KEY_WHITELIST": "_lockdown",
+    "TELNET_BINDS_ALL_INTERFACES": "_lockdown",
+    "render_lockdown": "_lockdown",
+    "RAW_CHUNKS": "_mapping",
+    "SIGNALS": "_mapping",
+    "SNAPSHOT_NODES": "_mapping",
+    "CanonicalMapper": "_mapping",
+    "TelnetRecorder": "_record",
+    "FlightGearSession": "_session",
+    "launch_spec": "_session",
+}
 
 __all__ = [
     "CanonicalMapper",
@@ -28,3 +43,11 @@ __all__ = [
     "launch_spec",
     "render_lockdown",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -8,7 +8,7 @@ import pygame
 import pytest
 
 from simbridge.adapters.drive._keys import KeyboardControl
-from simbridge.agents.reference import _drive_hands as hands
+from simbridge.adapters.drive.pilots import _hands as hands
 
 KEYS = {"a": pygame.K_a, "d": pygame.K_d}
 

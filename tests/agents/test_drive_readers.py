@@ -17,8 +17,8 @@ from simbridge.adapters.drive._net import net_path
 from simbridge.adapters.drive._roads import Lane, RoadGeometry
 from simbridge.adapters.drive._scene import Actor, EgoControls, Frame, LightHead
 from simbridge.adapters.drive._view import DriverView
-from simbridge.agents.reference import _drive_eyes as eyes
-from simbridge.agents.reference._drive_route import RouteDriver
+from simbridge.adapters.drive.pilots import _eyes as eyes
+from simbridge.adapters.drive.pilots._route import RouteDriver
 
 pytestmark = pytest.mark.usefixtures("sdl_offscreen")
 

@@ -30,7 +30,7 @@ from simbridge._sims import session_class  # noqa: E402
 
 session_class("drive")
 
-RED_LIGHT_RUNNER = "py:simbridge.agents.reference._drive_route:red_light_runner"
+RED_LIGHT_RUNNER = "py:simbridge.adapters.drive.pilots._route:red_light_runner"
 
 
 def run_task(task: str, agent: str, out: Path, *extra: str, rc: int | tuple[int, ...] = 0) -> tuple[dict, dict, Path]:

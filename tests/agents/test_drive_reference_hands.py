@@ -12,7 +12,7 @@ import pygame
 
 from simbridge.adapters.drive._dynamics import MAX_WHEEL_ANGLE_RAD, WHEELBASE_M
 from simbridge.adapters.drive._keys import KeyboardControl
-from simbridge.agents.reference import _drive_hands as hands
+from simbridge.adapters.drive.pilots import _hands as hands
 
 
 @pytest.mark.parametrize("frames", range(1, 16))

@@ -11,11 +11,11 @@ import pytest
 from PIL import Image
 
 from simbridge._task import load_task
-from simbridge.agents.reference import make
-from simbridge.agents.reference._fg_kx165 import read_all
-from simbridge.agents.reference._fg_radios import BySimPilot, FlightGearRadiosPilot, mode_of, parse_instruction
-from simbridge.agents.reference._fg_tooltip import find_box, read_value
-from simbridge.agents.reference._radios import RadiosPilot
+from simbridge.agents._reference import make_pilot
+from simbridge.adapters.flightgear.pilots._kx165 import read_all
+from simbridge.adapters.flightgear.pilots._radios import FlightGearRadiosPilot, mode_of, parse_instruction
+from simbridge.adapters.flightgear.pilots._tooltip import find_box, read_value
+from simbridge.adapters.jsbsim.pilots._radios import RadiosPilot
 
 FIX = Path(__file__).parent.parent / "fixtures" / "flightgear_t16"
 
@@ -70,8 +70,7 @@ def test_instruction_targets_and_registration():
         "ALT",
         29.92,
     )
-    pilot = make("T16@PHJR")
-    assert isinstance(pilot, BySimPilot)
-    assert isinstance(pilot.pilots["flightgear"], FlightGearRadiosPilot) and isinstance(pilot.default, RadiosPilot)
+    assert isinstance(make_pilot("T16@PHJR", "flightgear"), FlightGearRadiosPilot)
+    assert isinstance(make_pilot("T16@PHJR", "jsbsim"), RadiosPilot)
     with pytest.raises(ValueError, match="transponder"):
         parse_instruction("Set COM1 active to 123.800, standby to 132.600, NAV1 to 114.800.")

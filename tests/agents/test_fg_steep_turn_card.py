@@ -11,8 +11,8 @@ import cv2
 import numpy as np
 import pytest
 
-from simbridge.agents.reference import _fg_gauges as G
-from simbridge.agents.reference._fg_steep_turn import Gauges
+from simbridge.adapters.flightgear.pilots import _gauges as G
+from simbridge.adapters.flightgear.pilots._steep_turn import Gauges
 
 FIX = Path(__file__).parents[1] / "fixtures" / "flightgear_t09"
 CARD_R_PX = 31.5  # the card's outer edge: what lies inside it turns, the bezel outside does not

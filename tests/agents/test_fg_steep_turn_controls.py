@@ -3,7 +3,7 @@ one chord; repeated steps of one key as separate held taps; the pilot's counted 
 
 from __future__ import annotations
 
-from simbridge.agents.reference._fg_steep_turn import Controls
+from simbridge.adapters.flightgear.pilots._steep_turn import Controls
 
 
 class RecordingPort:

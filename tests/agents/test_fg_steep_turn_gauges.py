@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from simbridge.agents.reference import _fg_gauges as G
+from simbridge.adapters.flightgear.pilots import _gauges as G
 
 FIX = Path(__file__).parents[1] / "fixtures" / "flightgear_t09"
 TRUTH = json.loads((FIX / "truth.json").read_text())

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simbridge.agents.reference._fg_steep_turn import (
+from simbridge.adapters.flightgear.pilots._steep_turn import (
     ROLLOUT_RATE_RANGE_DEG_S,
     rollout_roll_rate_deg_s,
     rollout_turn_deg,

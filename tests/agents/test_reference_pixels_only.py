@@ -10,9 +10,12 @@ import sys
 from pathlib import Path
 
 
-import simbridge.agents.reference as reference
+import simbridge.adapters as adapters
+from simbridge.agents._reference import make_pilot
 
-PKG = Path(reference.__file__).parent
+#: the reference pilots' folders, beside the adapters of the simulators they fly
+PILOT_DIRS = [Path(adapters.__file__).parent / sim / "pilots" for sim in ("jsbsim", "flightgear", "drive")]
+JSBSIM_PILOTS = PILOT_DIRS[0]
 ALLOWED_PREFIXES = (
     "__future__",
     "math",
@@ -31,7 +34,9 @@ ALLOWED_PREFIXES = (
     "cv2",
     "pygame",
     "simbridge.agents._base",
-    "simbridge.agents.reference",
+    "simbridge.adapters.jsbsim.pilots",
+    "simbridge.adapters.flightgear.pilots",
+    "simbridge.adapters.drive.pilots",
     "simbridge.agent.",
     "simbridge._task",  # type-checking names of the port client and the task
     "simbridge.adapters.jsbsim.layout",  # the published panel layout: pixel positions, no state
@@ -67,8 +72,8 @@ def _imports(path: Path) -> list[str]:
 
 
 def test_pilot_sources_import_only_pixel_and_input_modules():
-    files = sorted(PKG.glob("*.py"))
-    assert len(files) >= 6
+    files = sorted(f for d in PILOT_DIRS for f in d.glob("*.py"))
+    assert len(files) >= 20
     for f in files:
         for name in _imports(f):
             assert name in ALLOWED_EXACT or name.startswith(ALLOWED_PREFIXES), f"{f.name} imports {name!r}"
@@ -77,8 +82,9 @@ def test_pilot_sources_import_only_pixel_and_input_modules():
 def test_importing_the_pilots_loads_no_simulator_module():
     code = (
         "import sys\n"
-        "from simbridge.agents.reference import make\n"
-        "agents = [make(t) for t in ('T01', 'T02', 'T06', 'T09', 'T16', 'T18')]\n"
+        "from simbridge.agents._reference import make_pilot\n"
+        "from simbridge.registry import registry\n"
+        "agents = [make_pilot(*n.split('/')) for n in registry().names('pilot')]\n"
         "assert all(a is not None for a in agents)\n"
         f"bad = [m for m in sys.modules if m.startswith({FORBIDDEN_MODULES!r})]\n"
         "print(','.join(bad))\n"
@@ -94,7 +100,7 @@ def test_pilots_read_the_layout_the_cockpit_draws_with():
     import pygame  # noqa: F401
     from simbridge.adapters.jsbsim import layout as published
     from simbridge.adapters.jsbsim.cockpit import _input, _panel
-    from simbridge.agents.reference._layout import L
+    from simbridge.adapters.jsbsim.pilots._layout import L
 
     assert L is published
     # the public module re-exports the very objects the panel draws and hit-tests with
@@ -128,11 +134,13 @@ def _hotspots_named(path: Path) -> set[str]:
 def test_every_hotspot_the_pilots_name_is_published():
     from simbridge.adapters.jsbsim import _layout as published
 
-    named = set().union(*(_hotspots_named(f) for f in sorted(PKG.glob("*.py"))))
+    named = set().union(*(_hotspots_named(f) for f in sorted(JSBSIM_PILOTS.glob("*.py"))))
     assert {"mags:START", "primer", "throttle", "park_brake"} <= named  # the scan finds the pilots' clicks
     assert named - set(published.HOTSPOTS) == set(), "pilots click hotspots the cockpit does not publish"
 
 
 def test_make_has_no_pilot_for_other_tasks():
-    assert reference.make("T05") is None
-    assert reference.make("T01@PHJR") is not None
+    assert make_pilot("T05", "jsbsim") is None
+    assert make_pilot("T01@PHJR", "jsbsim") is not None
+    assert type(make_pilot("T09", "flightgear")).__name__ == "FlightGearSteepTurnPilot"
+    assert type(make_pilot("T09", "jsbsim")).__name__ == "SteepTurnPilot"

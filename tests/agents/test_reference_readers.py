@@ -13,8 +13,8 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 import cv2
 
-from simbridge.agents.reference._glyphs import MONO  # noqa: E402
-from simbridge.agents.reference._instruments import (  # noqa: E402
+from simbridge.adapters.jsbsim.pilots._glyphs import MONO  # noqa: E402
+from simbridge.adapters.jsbsim.pilots._instruments import (  # noqa: E402
     RADIO_BG,
     RADIO_FG,
     read_frequency,
@@ -22,7 +22,7 @@ from simbridge.agents.reference._instruments import (  # noqa: E402
     read_squawk,
     view_horizon,
 )
-from simbridge.agents.reference._layout import L  # noqa: E402
+from simbridge.adapters.jsbsim.pilots._layout import L  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not MONO.exists(), reason="DejaVu Sans Mono not installed")
 

@@ -7,8 +7,8 @@ import numpy as np
 from PIL import Image
 
 from simbridge._task import load_task
-from simbridge.agents.reference import make
-from simbridge.agents.reference._weight_balance import (
+from simbridge.agents._reference import make_pilot
+from simbridge.adapters.flightgear.pilots._weight_balance import (
     PayloadPilot,
     WeightBalancePilot,
     find_sliders,
@@ -71,4 +71,4 @@ def test_figures_from_the_instruction_and_the_envelope():
     assert inside_envelope(45.3, 2380) and inside_envelope(39.1, 1712)
     assert not inside_envelope(48.0, 2000)  # aft of 47.2 in
     assert not inside_envelope(36.0, 2400)  # forward of the sloped limit (39.5 in at 2,400 lb)
-    assert isinstance(make("T15"), WeightBalancePilot)
+    assert isinstance(make_pilot("T15", "flightgear"), WeightBalancePilot)

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from simbridge.agents._base import Agent, AgentResult
-from simbridge.agents.reference._cockpit import Cockpit
-from simbridge.agents.reference._control import angle_diff
+from simbridge.adapters.jsbsim.pilots._cockpit import Cockpit
+from simbridge.adapters.jsbsim.pilots._control import angle_diff
 
 if TYPE_CHECKING:
     from simbridge._agent_port import AgentPortClient

@@ -1,6 +1,6 @@
 """T15 agent variants for the FlightGear tests (loaded with `--agent py:t15_agents:FACTORY`)."""
 
-from simbridge.agents.reference._weight_balance import WeightBalancePilot
+from simbridge.adapters.flightgear.pilots._weight_balance import WeightBalancePilot
 
 #: both tanks full (2 x 129.4 lb): 2,490 lb, over the task's 2,450 lb
 FULL_TANKS_LB_PER_TANK = 130.0

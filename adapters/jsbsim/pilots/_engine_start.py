@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from simbridge.agents.reference._layout import L
+from simbridge.adapters.jsbsim.pilots._layout import L
 from simbridge.agents._base import Agent, AgentResult
-from simbridge.agents.reference._cockpit import Cockpit
-from simbridge.agents.reference._instruments import lit
+from simbridge.adapters.jsbsim.pilots._cockpit import Cockpit
+from simbridge.adapters.jsbsim.pilots._instruments import lit
 
 if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient

@@ -13,7 +13,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from simbridge.agents.reference._fg_glyph_data import TOOLTIP_GLYPHS
+from simbridge.adapters.flightgear.pilots._glyph_data import TOOLTIP_GLYPHS
 
 TEXT_LUM = 120  # text is about 180-210 on a box of 25-75
 _MIN_BOX_W = 50

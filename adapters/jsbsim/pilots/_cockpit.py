@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from simbridge.agents.reference._layout import L
-from simbridge.agents.reference._instruments import Readout, read_readout
+from simbridge.adapters.jsbsim.pilots._layout import L
+from simbridge.adapters.jsbsim.pilots._instruments import Readout, read_readout
 
 if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient

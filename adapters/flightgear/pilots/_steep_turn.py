@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simbridge.agents._base import Agent, AgentResult
-from simbridge.agents.reference._fg_gauges import (
+from simbridge.adapters.flightgear.pilots._gauges import (
     REGION,
     angle_step_deg,
     attitude,

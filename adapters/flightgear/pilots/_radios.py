@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simbridge.agents._base import Agent, AgentResult
-from simbridge.agents.reference._fg_kx165 import read_field
-from simbridge.agents.reference._fg_tooltip import find_box, read_value, words
+from simbridge.adapters.flightgear.pilots._kx165 import read_field
+from simbridge.adapters.flightgear.pilots._tooltip import find_box, read_value, words
 
 if TYPE_CHECKING:
     from simbridge._task import TaskSpec
@@ -259,18 +259,3 @@ class FlightGearRadiosPilot(Agent):
             return "done"
         port.give_up(f"a value did not read back as set: {rep}")
         return "give_up"
-
-
-class BySimPilot(Agent):
-    """One task's reference pilots per simulator: the port's brief says which simulator runs
-    the episode, and the pilot for it flies (`default` for any other)."""
-
-    name = "reference"
-
-    def __init__(self, pilots: dict[str, Agent], default: Agent) -> None:
-        self.pilots, self.default = pilots, default
-        self.chosen: Agent | None = None
-
-    def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
-        self.chosen = self.pilots.get(str(port.task().get("sim", "")), self.default)
-        return self.chosen.run(port, task, deadline_s)

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simbridge.agents.reference._layout import L
-from simbridge.agents.reference._glyphs import read_centred, read_text
+from simbridge.adapters.jsbsim.pilots._layout import L
+from simbridge.adapters.jsbsim.pilots._glyphs import read_centred, read_text
 
 WHITE, BLACK = (255, 255, 255), (0, 0, 0)
 RADIO_FG, RADIO_BG = (255, 170, 40), (10, 10, 10)  # orange digits on the radio displays

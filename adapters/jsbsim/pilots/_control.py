@@ -10,10 +10,10 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from simbridge.agents.reference._instruments import Readout, view_horizon
+from simbridge.adapters.jsbsim.pilots._instruments import Readout, view_horizon
 
 if TYPE_CHECKING:
-    from simbridge.agents.reference._cockpit import Cockpit
+    from simbridge.adapters.jsbsim.pilots._cockpit import Cockpit
 
 
 def angle_diff(a: float, b: float) -> float:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from simbridge.agents._base import Agent, AgentResult
-from simbridge.agents.reference._cockpit import Cockpit
-from simbridge.agents.reference._control import AttitudeFlyer, State, angle_diff
+from simbridge.adapters.jsbsim.pilots._cockpit import Cockpit
+from simbridge.adapters.jsbsim.pilots._control import AttitudeFlyer, State, angle_diff
 
 if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient

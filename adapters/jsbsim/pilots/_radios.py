@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from simbridge.agents._base import Agent, AgentResult
-from simbridge.agents.reference._cockpit import Cockpit
-from simbridge.agents.reference._instruments import read_baro, read_frequency, read_squawk, xpdr_mode
+from simbridge.adapters.jsbsim.pilots._cockpit import Cockpit
+from simbridge.adapters.jsbsim.pilots._instruments import read_baro, read_frequency, read_squawk, xpdr_mode
 
 if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from simbridge.agents._base import Agent, AgentResult
-from simbridge.agents.reference._cockpit import Cockpit
-from simbridge.agents.reference._control import PID, AttitudeFlyer, State, angle_diff
-from simbridge.agents.reference._instruments import lit
+from simbridge.adapters.jsbsim.pilots._cockpit import Cockpit
+from simbridge.adapters.jsbsim.pilots._control import PID, AttitudeFlyer, State, angle_diff
+from simbridge.adapters.jsbsim.pilots._instruments import lit
 
 if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient
@@ -113,7 +113,7 @@ class TakeoffHoldPilot(Agent):
         """The parking brake knob shows red "SET" when set."""
         import numpy as np
 
-        from simbridge.agents.reference._layout import L
+        from simbridge.adapters.jsbsim.pilots._layout import L
 
         x, y, w, h = L.PARK_BRAKE
         region = cp.frame[y : y + h, x : x + w, ::-1].astype(np.int16)

@@ -21,14 +21,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from simbridge.agents._base import Agent, AgentResult
-from simbridge.agents.reference._drive_eyes import (
+from simbridge.adapters.drive.pilots._eyes import (
     Lamp,
     RouteView,
     obstacle_distance_m,
     read_lamps,
     read_speed_kmh,
 )
-from simbridge.agents.reference._drive_hands import (
+from simbridge.adapters.drive.pilots._hands import (
     IDLE_WAIT_S,
     Keys,
     LoopStats,
@@ -205,6 +205,6 @@ class RouteDriver(Agent):
 
 
 def red_light_runner(task_id: str) -> Agent:
-    """`--agent py:simbridge.agents.reference._drive_route:red_light_runner`: the route driver
+    """`--agent py:simbridge.adapters.drive.pilots._route:red_light_runner`: the route driver
     with `obey_lights=False` (tests that a run through a red light loses that item)."""
     return RouteDriver(obey_lights=False)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simbridge.agents._base import Agent, AgentResult
-from simbridge.agents.reference._drive_eyes import (
+from simbridge.adapters.drive.pilots._eyes import (
     LaneFit,
     fit_lane,
     fit_lane_near,
@@ -30,7 +30,7 @@ from simbridge.agents.reference._drive_eyes import (
     read_heading_deg,
     read_speed_kmh,
 )
-from simbridge.agents.reference._drive_hands import (
+from simbridge.adapters.drive.pilots._hands import (
     FRAME_S,
     Keys,
     LoopStats,

@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 import simbridge._signals as sig_mod
 from simbridge import EpisodeInfo, load_task, read_bundle, write_bundle
 from simbridge._canonical import FLIGHT
-from simbridge._cmd_verify import manifest_problems
+from simbridge._cli.verify import manifest_problems
 from simbridge._metrics import load_trials
 from simbridge import _scoring as registry
 from simbridge import primitives as P

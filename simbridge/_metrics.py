@@ -310,7 +310,7 @@ def load_trials(paths: Sequence[tuple[str, Path]], *, trust_scores: bool = False
     identity when episode.json has one). An episode without score.json or still `running`
     counts as unscored. Unless `trust_scores`, every stored score is re-derived from its bundle
     (manifest checked) and a stale one is replaced and reported."""
-    from simbridge._cmd_verify import verify_path
+    from simbridge._cli.verify import verify_path
 
     out = Loaded([])
     seen: dict[object, Path] = {}

@@ -59,7 +59,7 @@ def test_every_importer_accepts_the_keywords_the_cli_passes():
 
 
 def test_names_are_unique_and_the_commands_read_the_registry():
-    from simbridge._cmd_record import recorders
+    from simbridge._cli.record import recorders
     from simbridge._sims import sessions
 
     names = [a.name for a in ADAPTERS]

@@ -11,7 +11,7 @@ import pytest
 from simbridge import write_bundle
 from simbridge._bundle import verify_manifest, write_manifest
 from simbridge._cli import main
-from simbridge._cmd_verify import manifest_problems
+from simbridge._cli.verify import manifest_problems
 
 NESTED = ("frames/000001.png", "frames/000002.png", "home/answer.json", "home/notes/plan.txt")
 

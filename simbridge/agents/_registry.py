@@ -32,6 +32,7 @@ from typing import Any
 from simbridge._errors import SimbridgeError
 from simbridge.agents._base import Agent
 
+
 def _cwd_on_path() -> None:
     """`py:` agents load from the current directory like `python -m` does (docs/own-agent.md)."""
     cwd = os.getcwd()

@@ -1,7 +1,7 @@
 """`simbridge record` input handling (the happy path is in test_session_e2e)."""
 
 from simbridge._cli import main
-from simbridge._cmd_record import recorders
+from simbridge._cli.record import recorders
 
 
 def test_recorders_are_pluggable_by_sim_name():
@@ -17,7 +17,10 @@ def test_unknown_sim_is_one_line_exit_2(tmp_path, capsys):
 def test_no_simulator_answering_is_one_line_harness_fault_exit_5(tmp_path, capsys, monkeypatch):
     from simbridge.adapters.xplane import XPlaneRecorder
 
-    monkeypatch.setattr("simbridge._cmd_record.recorders", lambda: {"xplane": lambda host, port: XPlaneRecorder(host, port, ready_timeout_s=0.3)})
+    monkeypatch.setattr(
+        "simbridge._cli.record.recorders",
+        lambda: {"xplane": lambda host, port: XPlaneRecorder(host, port, ready_timeout_s=0.3)},
+    )
     rc = main(
         [
             "record",
@@ -61,7 +64,10 @@ def test_a_stalled_rref_stream_ends_the_recording_harness_error_exit_5(tmp_path,
             d.set("sim/time/paused", 1.0)  # X-Plane paused: no RREF datagrams at all
 
         threading.Thread(target=pause_once_streaming, daemon=True).start()
-        monkeypatch.setattr("simbridge._cmd_record.recorders", lambda: {"xplane": lambda host, port: XPlaneRecorder(host, port, stale_after_s=0.5)})
+        monkeypatch.setattr(
+            "simbridge._cli.record.recorders",
+            lambda: {"xplane": lambda host, port: XPlaneRecorder(host, port, stale_after_s=0.5)},
+        )
         rc = main(
             [
                 "record",

@@ -19,7 +19,7 @@ import signal
 import sys
 from pathlib import Path
 
-from simbridge._cli_args import MAX_TIME_LIMIT_S, number, writable_dir
+from simbridge._cli._args import MAX_TIME_LIMIT_S, number, writable_dir
 from simbridge._providers import providers
 
 

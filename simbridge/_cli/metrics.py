@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from simbridge._cli_args import number
+from simbridge._cli._args import number
 from simbridge._errors import SimbridgeError
 from simbridge._metrics import compute_groups, load_trials, records
 

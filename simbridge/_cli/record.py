@@ -59,7 +59,9 @@ def run(args: argparse.Namespace) -> int:
     from simbridge._errors import SimbridgeError
 
     if args.sim not in recorders():
-        raise SimbridgeError(f"record: no recorder for simulator {args.sim!r} (known: {', '.join(sorted(recorders()))})")
+        raise SimbridgeError(
+            f"record: no recorder for simulator {args.sim!r} (known: {', '.join(sorted(recorders()))})"
+        )
     if args.seconds <= 0:
         raise SimbridgeError("record: --seconds must be positive")
     if not 1 <= args.hz <= 1000:

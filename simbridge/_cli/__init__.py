@@ -12,19 +12,19 @@ import sys
 
 #: modules providing `add_parser(subparsers)`; each sets `func(args) -> int` on its parser
 COMMAND_MODULES = [
-    "simbridge._cmd_tasks",
-    "simbridge._cmd_verify",
-    "simbridge._cmd_record",
-    "simbridge._cmd_metrics",
-    "simbridge._cmd_compare",
-    "simbridge._cmd_isolation",
-    "simbridge._cmd_vm",
-    "simbridge._cmd_guest",
-    "simbridge._cmd_import",
-    "simbridge._cmd_run",
-    "simbridge._cmd_report",
-    "simbridge._cmd_eval",
-    "simbridge._cmd_review",
+    "simbridge._cli.tasks",
+    "simbridge._cli.verify",
+    "simbridge._cli.record",
+    "simbridge._cli.metrics",
+    "simbridge._cli.compare",
+    "simbridge._cli.isolation",
+    "simbridge._cli.vm",
+    "simbridge._cli.guest",
+    "simbridge._cli.import_",
+    "simbridge._cli.run",
+    "simbridge._cli.report",
+    "simbridge._cli.eval",
+    "simbridge._cli.review",
 ]
 
 #: exit codes of every command (docs/cli-exit-codes.md); `run` also uses 3 and 4
@@ -106,7 +106,3 @@ def main(argv: list[str] | None = None) -> int:
         where = f" writing {exc.filename}" if exc.filename else ""
         print(f"simbridge: harness fault: disk full{where}: {exc.strerror or exc} (unscored)", file=sys.stderr)
         return EXIT_UNSCORED
-
-
-if __name__ == "__main__":
-    sys.exit(main())

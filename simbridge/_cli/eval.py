@@ -16,7 +16,7 @@ import signal
 import sys
 from pathlib import Path
 
-from simbridge._cli_args import number, writable_dir
+from simbridge._cli._args import number, writable_dir
 
 EPILOG = """DIR/plan.json is written first; each attempt's bundle goes to
 DIR/<task>/<sim>/<agent>/trial-<k>/attempt-<j>/ and DIR/results.parquet (one row per episode) is

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from simbridge._cli_args import number
+from simbridge._cli._args import number
 from simbridge._errors import SimbridgeError
 
 if TYPE_CHECKING:

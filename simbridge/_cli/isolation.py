@@ -101,7 +101,7 @@ def audit_task(task_id: str) -> dict:
 
 def _audit(args: argparse.Namespace) -> int:
     if args.provider == "vm":
-        from simbridge._cmd_vm import check_vm
+        from simbridge._cli.vm import check_vm
 
         task = load_task(args.task)
         report = check_vm(ports=task.lockdown.probes())

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from simbridge._cli_args import number
+from simbridge._cli._args import number
 from simbridge._errors import SimbridgeError
 
 _EPILOG = """\
@@ -39,7 +39,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from simbridge._cmd_metrics import parse_path_arg
+    from simbridge._cli.metrics import parse_path_arg
     from simbridge._compare import compare, load, render_terminal
 
     pairs = [parse_path_arg(a) for a in args.paths]

@@ -17,8 +17,11 @@ from simbridge._isolation._print import print_report
 from simbridge._providers import providers
 from simbridge._task import load_task
 
-#: providers with a sandbox to audit (`local` has none: it runs on the host, unisolated)
-AUDITABLE = [p for p in providers() if p != "local"]
+
+def auditable() -> list[str]:
+    """Providers with a sandbox to audit (`local` has none: it runs on the host, unisolated)."""
+    return [p for p in providers() if p != "local"]
+
 
 _LISTENER = """
 import socket, sys, threading
@@ -48,7 +51,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--provider",
-        choices=AUDITABLE,
+        choices=auditable(),
         default="netns",
         help="sandbox to audit: netns (network namespace, needs root) or vm (QEMU guest); default netns",
     )

@@ -4,7 +4,8 @@ An adapter author needs nothing else: subclass `SimSession` (launch the simulato
 sandbox through `Sandbox.spawn`, reach its state port with `Sandbox.reach`, hand out
 `StateSample`s and `SimEvent`s), decide by the sandbox's capabilities (`Sandbox.telemetry`,
 `Sandbox.harness_addr`, `Sandbox.isolated`), never by the provider's name, and raise
-`HarnessError` for the harness's own faults. A provider subclasses `Provider` and returns a
+`HarnessError` for the harness's own faults, and register the session in a plug-in as an
+`AdapterSpec` (docs/plugins.md). A provider subclasses `Provider` and returns a
 `Sandbox`. Event payloads of the known kinds are typed here too (`CrashData`, ...; checked
 when the bundle records an event).
 
@@ -22,6 +23,7 @@ from simbridge._adapter import (
     StateSample,
     Telemetry,
 )
+from simbridge._adapters_registry import AdapterSpec, ImporterSpec, Option
 from simbridge._errors import HarnessError, SimbridgeError
 from simbridge._events import (
     EVENT_MODELS,
@@ -43,6 +45,10 @@ from simbridge._providers._base import SCREEN_DEPTH, SCREEN_H, SCREEN_W, Provide
 __all__ = [
     # adapters
     "SimSession",
+    # what a plug-in registers a simulator as (simbridge.registry, kind `simulator`)
+    "AdapterSpec",
+    "ImporterSpec",
+    "Option",
     "StateSample",
     "SimEvent",
     # sandboxes and providers

@@ -263,7 +263,7 @@ def _process(args: argparse.Namespace, cpu: int) -> None:
 
     from simbridge._task import load_task
     from simbridge.adapters.drive import _scenario
-    from simbridge.adapters.kit.ports import free_port
+    from simbridge.adapters.kit import free_port
 
     scenario = _scenario.from_task(load_task("T06"), seed=0).to_json()
     port = free_port()

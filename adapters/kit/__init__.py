@@ -2,7 +2,7 @@
 
 One concept per module; import the names from here (`from simbridge.adapters.kit import ...`):
 
-- `free_port` (ports): a free TCP/UDP port for a listener about to be opened;
+- `free_port` (the core's `simbridge._net`): a free TCP/UDP port for a listener about to be opened;
 - `kill_group`, `end_process` (procs): the one SIGTERM -> grace -> SIGKILL sequence;
 - `launch_window_process`, `window_env`, `check_window`, `PYGAME_ENV` (launch): an embedded
   simulator's window process on the sandbox's display, through the provider's spawn or locally
@@ -24,7 +24,7 @@ from simbridge.adapters.kit.derived import AP_SIGNALS, DerivedEvents
 from simbridge.adapters.kit.drain import Drain
 from simbridge.adapters.kit.failures import FailurePlan, PlannedFailure, draw_height
 from simbridge.adapters.kit.launch import PYGAME_ENV, check_window, launch_window_process, window_env
-from simbridge.adapters.kit.ports import free_port
+from simbridge._net import free_port
 from simbridge.adapters.kit.procs import end_process, kill_group
 from simbridge.adapters.kit.rate import RateThinner
 from simbridge.adapters.kit.record import STALL_STATUS, RecordLoop, StallGuard, Tick, WrapUp, record_episode

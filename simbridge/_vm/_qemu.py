@@ -21,7 +21,7 @@ from typing import Any
 
 from simbridge._errors import HarnessError
 from simbridge._providers._procs import kill_group
-from simbridge.adapters.kit.ports import free_port
+from simbridge._net import free_port
 
 
 def resolve_accel(accel: str) -> str:

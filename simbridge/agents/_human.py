@@ -15,7 +15,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from simbridge._errors import SimbridgeError
-from simbridge.adapters.kit.ports import free_port
+from simbridge._net import free_port
 from simbridge.agents._base import Agent, AgentContext, AgentResult
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """A free port for a listener the harness (or a simulator it launches) is about to open.
 
-One helper for every adapter and provider: the OS picks an unused port by binding port 0, and
-the socket is closed again so the caller can bind it. There is a small window in which another
+One helper for the core, every provider and every adapter (the adapters' kit re-exports it): the
+OS picks an unused port by binding port 0, and the socket is closed again so the caller can bind it. There is a small window in which another
 process may take the port; callers that can bind port 0 themselves should do that instead.
 """
 

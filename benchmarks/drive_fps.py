@@ -8,7 +8,7 @@ renderer:
 * baseline: the bare loop (fill the window, flip) — what the display path alone costs;
 * view: `DriverView.draw` + flip while the ego moves along the town's lanes, with 10 vehicles, a
   pedestrian and three traffic-light heads ahead of it (all in view), a route on the minimap;
-* world (--world): the sandbox process's frame as `simbridge.adapters.drive.sim` runs it —
+* world (--world): the sandbox process's frame as `simbridge.adapters.drive.world.sim` runs it —
   keyboard, `World.step` (SUMO + ego dynamics), `World.frame`, draw, flip — on T06's scenario.
 
 Prints fps, milliseconds per frame (p50/p95) and each loop's ratio to the 20 fps target and to
@@ -95,7 +95,7 @@ def main() -> int:
         type=float,
         default=0.0,
         metavar="SECONDS",
-        help="also run the sandbox process itself (python -m simbridge.adapters.drive.sim, T06) on the"
+        help="also run the sandbox process itself (python -m simbridge.adapters.drive.world.sim, T06) on the"
         " same core for SECONDS of wall time after the host's run command (needs --xvfb)",
     )
     ap.add_argument(
@@ -114,7 +114,7 @@ def main() -> int:
         xvfb, display = _start_xvfb()
         os.environ["DISPLAY"] = display
         os.environ.pop("SDL_VIDEODRIVER", None)
-        # as adapters/drive/sim.py: the plain X11 framebuffer (MIT-SHM), not software OpenGL
+        # as adapters/drive/world/sim.py: the plain X11 framebuffer (MIT-SHM), not software OpenGL
         os.environ["SDL_FRAMEBUFFER_ACCELERATION"] = "1" if args.gl_present else "0"
     else:
         os.environ["SDL_VIDEODRIVER"] = "dummy"
@@ -139,10 +139,10 @@ def _run(args: argparse.Namespace, cpu: int) -> int:
     import numpy as np
     import pygame
 
-    from simbridge.adapters.drive import _net
-    from simbridge.adapters.drive._roads import RoadGeometry
-    from simbridge.adapters.drive._scene import Actor, EgoControls, Frame, LightHead
-    from simbridge.adapters.drive._view import DriverView
+    from simbridge.adapters.drive.world import _net
+    from simbridge.adapters.drive.world._roads import RoadGeometry
+    from simbridge.adapters.drive.world._scene import Actor, EgoControls, Frame, LightHead
+    from simbridge.adapters.drive.world._view import DriverView
 
     t0 = time.perf_counter()
     geo = RoadGeometry.from_net(_net.net_path(args.town), town=args.town)
@@ -222,9 +222,9 @@ def _world(args: argparse.Namespace, screen: object, view: object, base_fps: flo
     try:
         from simbridge._task import load_task
         from simbridge.adapters.drive import _scenario, _world
-        from simbridge.adapters.drive._keys import KeyboardControl
-        from simbridge.adapters.drive._roads import RoadGeometry
-        from simbridge.adapters.drive._view import DriverView
+        from simbridge.adapters.drive.world._keys import KeyboardControl
+        from simbridge.adapters.drive.world._roads import RoadGeometry
+        from simbridge.adapters.drive.world._view import DriverView
     except ImportError as exc:
         print(f"world     not measured: {exc}")
         return
@@ -268,7 +268,7 @@ def _process(args: argparse.Namespace, cpu: int) -> None:
     scenario = _scenario.from_task(load_task("T06"), seed=0).to_json()
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "simbridge.adapters.drive.sim", "--scenario-json", scenario, "--port", str(port)],
+        [sys.executable, "-m", "simbridge.adapters.drive.world.sim", "--scenario-json", scenario, "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         preexec_fn=lambda: os.sched_setaffinity(0, {cpu}),

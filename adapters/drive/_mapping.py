@@ -29,7 +29,7 @@ import numpy as np
 
 from simbridge._canonical import RANGES
 from simbridge.adapters.kit.opendrive import LaneLocator, RoadMarks, read_opendrive
-from simbridge.adapters.drive._dynamics import WIDTH_M
+from simbridge.adapters.drive.world._dynamics import WIDTH_M
 
 #: InRouteTest's off-route distance: a route point is passed only while the ego is this close
 ROUTE_NEAR_M = 30.0

@@ -1,5 +1,5 @@
 """The host side of the embedded driving simulator: `DriveSession` launches the drive process
-(`simbridge.adapters.drive.sim`) on the sandbox's display, connects to its state port, and maps
+(`simbridge.adapters.drive.world.sim`) on the sandbox's display, connects to its state port, and maps
 its raw true state to canonical driving signals in CARLA's world frame (`_mapping`).
 
 The host always connects to the sandbox (works for every provider: an isolated sandbox's
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from simbridge.adapters.drive.sim import FRAME_S
+from simbridge.adapters.drive.world.sim import FRAME_S
 from simbridge.adapters.kit import Drain, check_window, end_process, free_port, launch_window_process
 from simbridge.sim import HarnessError, LogTail, ProcessHandle, Sandbox, SimEvent, SimSession, StateSample
 
@@ -174,7 +174,7 @@ class DriveSession(SimSession):
     # ---------------------------------------------------------------- lifecycle
     def start(self, task: "TaskSpec", sandbox: Sandbox, *, seed: int | None = None) -> None:
         from simbridge.adapters.drive._mapping import CanonicalMapper
-        from simbridge.adapters.drive._net import net_path, xodr_path
+        from simbridge.adapters.drive.world._net import net_path, xodr_path
         from simbridge.adapters.drive._scenario import from_task
 
         try:
@@ -192,7 +192,7 @@ class DriveSession(SimSession):
         argv = [
             self.python or sandbox.python,
             "-m",
-            "simbridge.adapters.drive.sim",
+            "simbridge.adapters.drive.world.sim",
             "--scenario-json",
             scenario.to_json(),
             "--port",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pygame
 import pytest
 
-from simbridge.adapters.drive._keys import KeyboardControl
+from simbridge.adapters.drive.world._keys import KeyboardControl
 from simbridge.adapters.drive.pilots import _hands as hands
 
 KEYS = {"a": pygame.K_a, "d": pygame.K_d}

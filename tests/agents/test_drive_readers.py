@@ -13,10 +13,10 @@ import pytest
 
 import pygame
 
-from simbridge.adapters.drive._net import net_path
-from simbridge.adapters.drive._roads import Lane, RoadGeometry
-from simbridge.adapters.drive._scene import Actor, EgoControls, Frame, LightHead
-from simbridge.adapters.drive._view import DriverView
+from simbridge.adapters.drive.world._net import net_path
+from simbridge.adapters.drive.world._roads import Lane, RoadGeometry
+from simbridge.adapters.drive.world._scene import Actor, EgoControls, Frame, LightHead
+from simbridge.adapters.drive.world._view import DriverView
 from simbridge.adapters.drive.pilots import _eyes as eyes
 from simbridge.adapters.drive.pilots._route import RouteDriver
 
@@ -149,7 +149,7 @@ def test_vehicle_ahead_in_the_lane(view, lane):
 def test_the_lane_is_read_through_the_interchange_junction(view):
     """Town04's interchange on the T18 start straight (x 66-128 m) is painted from its OpenDRIVE
     connecting road's roadMarks: lane -2 is read there, its offset as the xodr's within 0.3 m."""
-    from simbridge.adapters.drive._net import xodr_path
+    from simbridge.adapters.drive.world._net import xodr_path
     from simbridge.adapters.kit.opendrive import LaneLocator, read_opendrive
 
     loc = LaneLocator(read_opendrive(xodr_path("Town04")))

@@ -1,5 +1,5 @@
 """The drive reference drivers' model of manual_control's keys agrees with the simulator's own
-keyboard handling (`adapters.drive._keys.KeyboardControl`): a steering key held n frames applies
+keyboard handling (`adapters.drive.world._keys.KeyboardControl`): a steering key held n frames applies
 exactly the steer the drivers count on, and the curvature-to-steer map inverts the MKZ's geometry."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 
 import pygame
 
-from simbridge.adapters.drive._dynamics import MAX_WHEEL_ANGLE_RAD, WHEELBASE_M
-from simbridge.adapters.drive._keys import KeyboardControl
+from simbridge.adapters.drive.world._dynamics import MAX_WHEEL_ANGLE_RAD, WHEELBASE_M
+from simbridge.adapters.drive.world._keys import KeyboardControl
 from simbridge.adapters.drive.pilots import _hands as hands
 
 

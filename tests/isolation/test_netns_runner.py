@@ -153,7 +153,7 @@ def test_drive_episode_on_netns_is_audited_with_its_window_on_the_sandbox_displa
     probed = {(p["port"], p["proto"]) for p in audit["probes"]}
     assert {(8800, "tcp"), (2000, "tcp")} <= probed
     assert all(p["result"] == "blocked" for p in audit["probes"])
-    world = [c for c in audit["x_clients"] if "simbridge.adapters.drive.sim" in c["command"]]
+    world = [c for c in audit["x_clients"] if "simbridge.adapters.drive.world.sim" in c["command"]]
     assert world and all(c["allowed"] for c in world)
     assert ep.sim_info["video_driver"] == "x11"
     assert ep.sample_rate_hz and ep.sample_rate_hz >= 15  # 20 world steps a second, over the veth link

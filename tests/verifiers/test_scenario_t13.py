@@ -24,12 +24,12 @@ from simbridge._bundle import write_bundle  # noqa: E402
 from simbridge._cli import main  # noqa: E402
 from simbridge._task import load_task  # noqa: E402
 from simbridge.adapters.drive._mapping import CanonicalMapper  # noqa: E402
-from simbridge.adapters.drive._net import xodr_path  # noqa: E402
+from simbridge.adapters.drive.world._net import xodr_path  # noqa: E402
 from simbridge.adapters.drive._scenario import from_task  # noqa: E402
-from simbridge.adapters.drive._scene import EgoControls  # noqa: E402
+from simbridge.adapters.drive.world._scene import EgoControls  # noqa: E402
 from simbridge.adapters.drive._session import SIGNALS  # noqa: E402
-from simbridge.adapters.drive._world import World  # noqa: E402
-from simbridge.adapters.drive.sim import start_snapshot  # noqa: E402
+from simbridge.adapters.drive.world._world import World  # noqa: E402
+from simbridge.adapters.drive.world.sim import start_snapshot  # noqa: E402
 from simbridge import score_bundle  # noqa: E402
 
 pytestmark = pytest.mark.slow

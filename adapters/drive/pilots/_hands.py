@@ -1,5 +1,5 @@
 """The driver's hands on the keyboard of the driving simulator (CARLA manual_control bindings,
-published in its task brief and `adapters.drive._keys`): W throttle, S brake, A/D steer.
+published in its task brief and `adapters.drive.world._keys`): W throttle, S brake, A/D steer.
 
 manual_control's steering is a ramp, not a position: while A or D is held the steer grows by
 5e-4 per millisecond (0.025 per 50 ms frame), shown and applied rounded to 0.1, and drops to 0

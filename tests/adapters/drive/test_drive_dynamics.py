@@ -8,13 +8,13 @@ import pytest
 
 import vehiclemodels  # noqa: F401
 
-from simbridge.adapters.drive._dynamics import (  # noqa: E402
+from simbridge.adapters.drive.world._dynamics import (  # noqa: E402
     MAX_WHEEL_ANGLE_RAD,
     WHEELBASE_M,
     EgoCar,
     longitudinal_accel_ms2,
 )
-from simbridge.adapters.drive._scene import EgoControls  # noqa: E402
+from simbridge.adapters.drive.world._scene import EgoControls  # noqa: E402
 
 DT_S = 0.05
 

@@ -10,7 +10,7 @@ import scipy  # noqa: F401
 
 from simbridge._task import load_task  # noqa: E402
 from simbridge.adapters.drive._mapping import CanonicalMapper  # noqa: E402
-from simbridge.adapters.drive._net import xodr_path  # noqa: E402
+from simbridge.adapters.drive.world._net import xodr_path  # noqa: E402
 from simbridge.adapters.drive._scenario import DriveScenario, from_task  # noqa: E402
 from simbridge.adapters.kit.opendrive import carla_marking  # noqa: E402
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from simbridge.adapters.drive import layout
-from simbridge.adapters.drive._roads import LAYER_STOP, RoadGeometry
-from simbridge.adapters.drive._scene import carla_xy
+from simbridge.adapters.drive.world._roads import LAYER_STOP, RoadGeometry
+from simbridge.adapters.drive.world._scene import carla_xy
 
 MAPS = Path(__file__).resolve().parents[3] / "adapters" / "drive" / "maps"
 
@@ -20,7 +20,7 @@ MAPS = Path(__file__).resolve().parents[3] / "adapters" / "drive" / "maps"
 @pytest.fixture(scope="module")
 def town04_net(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Town04's SUMO net, made by the simulator's own cached converter into a temporary cache."""
-    from simbridge.adapters.drive import _net
+    from simbridge.adapters.drive.world import _net
 
     cache = tmp_path_factory.mktemp("drive-cache")
     mp = pytest.MonkeyPatch()
@@ -245,7 +245,7 @@ def test_t18_start_straight_through_the_interchange_keeps_lane_2_s_markings(
     """Town04's interchange at CARLA x 66-128 m on T18's start straight is a junction, whose
     connecting road's roadMarks in the xodr are broken white between lanes: both borders of lane
     -2 are painted there, where the lane centre and width come from the xodr (not the net)."""
-    from simbridge.adapters.drive._net import xodr_path
+    from simbridge.adapters.drive.world._net import xodr_path
     from simbridge.adapters.kit.opendrive import LaneLocator, read_opendrive
 
     geo, _ = town04

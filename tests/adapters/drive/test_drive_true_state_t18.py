@@ -16,12 +16,12 @@ import vehiclemodels  # noqa: F401
 from simbridge import read_bundle  # noqa: E402
 from simbridge._bundle import write_bundle  # noqa: E402
 from simbridge._task import load_task  # noqa: E402
-from simbridge.adapters.drive._dynamics import MAX_WHEEL_ANGLE_RAD, WHEELBASE_M  # noqa: E402
+from simbridge.adapters.drive.world._dynamics import MAX_WHEEL_ANGLE_RAD, WHEELBASE_M  # noqa: E402
 from simbridge.adapters.drive._mapping import CanonicalMapper  # noqa: E402
-from simbridge.adapters.drive._net import xodr_path  # noqa: E402
+from simbridge.adapters.drive.world._net import xodr_path  # noqa: E402
 from simbridge.adapters.drive._scenario import from_task  # noqa: E402
-from simbridge.adapters.drive._scene import EgoControls, carla_xy  # noqa: E402
-from simbridge.adapters.drive._world import World, resample  # noqa: E402
+from simbridge.adapters.drive.world._scene import EgoControls, carla_xy  # noqa: E402
+from simbridge.adapters.drive.world._world import World, resample  # noqa: E402
 from simbridge import score_bundle  # noqa: E402
 
 pytestmark = pytest.mark.slow

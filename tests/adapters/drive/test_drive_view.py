@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simbridge.adapters.drive import layout
-from simbridge.adapters.drive._roads import RoadGeometry
-from simbridge.adapters.drive._scene import Actor, EgoControls, Frame, LightHead
-from simbridge.adapters.drive._view import Camera, DriverView
+from simbridge.adapters.drive.world._roads import RoadGeometry
+from simbridge.adapters.drive.world._scene import Actor, EgoControls, Frame, LightHead
+from simbridge.adapters.drive.world._view import Camera, DriverView
 
 pytestmark = pytest.mark.usefixtures("sdl_offscreen")
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pygame
 import pytest
 
-from simbridge.adapters.drive import _keys
-from simbridge.adapters.drive._keys import KeyboardControl
-from simbridge.adapters.drive._scene import EgoControls
+from simbridge.adapters.drive.world import _keys
+from simbridge.adapters.drive.world._keys import KeyboardControl
+from simbridge.adapters.drive.world._scene import EgoControls
 
 pytestmark = pytest.mark.usefixtures("sdl_offscreen")
 

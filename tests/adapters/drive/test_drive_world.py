@@ -14,11 +14,11 @@ import libsumo
 import vehiclemodels  # noqa: F401
 
 from simbridge.adapters.kit.opendrive import read_opendrive  # noqa: E402
-from simbridge.adapters.drive._dynamics import EgoState  # noqa: E402
-from simbridge.adapters.drive._net import net_offset, net_path, xodr_path  # noqa: E402
+from simbridge.adapters.drive.world._dynamics import EgoState  # noqa: E402
+from simbridge.adapters.drive.world._net import net_offset, net_path, xodr_path  # noqa: E402
 from simbridge.adapters.drive._scenario import DriveScenario, StaticCar, Walker  # noqa: E402
-from simbridge.adapters.drive._scene import EgoControls, carla_xy, sumo_xy  # noqa: E402
-from simbridge.adapters.drive._world import World, box_corners, boxes_overlap  # noqa: E402
+from simbridge.adapters.drive.world._scene import EgoControls, carla_xy, sumo_xy  # noqa: E402
+from simbridge.adapters.drive.world._world import World, box_corners, boxes_overlap  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -174,10 +174,10 @@ def test_an_unusable_cache_falls_back_to_a_private_temporary_one(tmp_path, monke
 
 
 OFF_NETWORK = """
-from simbridge.adapters.drive._dynamics import EgoState
+from simbridge.adapters.drive.world._dynamics import EgoState
 from simbridge.adapters.drive._scenario import DriveScenario
-from simbridge.adapters.drive._scene import EgoControls
-from simbridge.adapters.drive._world import World
+from simbridge.adapters.drive.world._scene import EgoControls
+from simbridge.adapters.drive.world._world import World
 w = World(DriveScenario("T07", "Town01", 170.0, 199.14, 0.0))
 w.ego.state = EgoState(170.0, 599.14, v_ms=3.0)  # 400 m off the road before the first step
 for _ in range(3):

@@ -21,7 +21,7 @@ from typing import Any
 
 import pygame
 
-from simbridge.adapters.drive._scene import EgoControls
+from simbridge.adapters.drive.world._scene import EgoControls
 
 THROTTLE_STEP = 0.1
 THROTTLE_MAX = 1.0

@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from simbridge.adapters.drive import layout
-from simbridge.adapters.drive._scene import carla_xy
+from simbridge.adapters.drive.world._scene import carla_xy
 
 #: "<pattern>_<colour>" (pattern solid, broken, double = solid solid, double_broken, solid_broken,
 #: broken_solid; colour white, yellow), or "curb" / "none" (nothing painted)
@@ -213,7 +213,7 @@ def marking_kind(odr_type: str, colour: str) -> MarkingKind:
 
 def _shipped_xodr(town: str) -> Path | None:
     """The town's OpenDRIVE file beside the shipped maps, unless its SUMO net is not made from it."""
-    from simbridge.adapters.drive import _net
+    from simbridge.adapters.drive.world import _net
 
     if town not in _net.TOWNS or town in _net.SHIPPED_NETS:
         return None

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from simbridge._errors import HarnessError
 
-MAPS_DIR = Path(__file__).with_name("maps")
+MAPS_DIR = Path(__file__).parent.parent / "maps"  # adapters/drive/maps: the towns, read by both sides
 TOWNS = ("Town01", "Town03", "Town04")
 #: towns whose SUMO network is shipped instead of converted (and why, for the record)
 SHIPPED_NETS = {"Town03": "Town03.xodr (2019) has no traffic-light signals; Town03.net.xml is a newer Town03"}

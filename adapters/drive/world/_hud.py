@@ -15,7 +15,7 @@ import time
 import pygame
 
 from simbridge.adapters.drive import layout
-from simbridge.adapters.drive._scene import Frame
+from simbridge.adapters.drive.world._scene import Frame
 
 _GRAPH_SAMPLES = 200
 _GRAPH_SPAN_S = 10.0

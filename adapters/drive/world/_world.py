@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from simbridge.adapters.drive._dynamics import LENGTH_M, WIDTH_M, EgoCar
-from simbridge.adapters.drive._net import net_offset, net_path
+from simbridge.adapters.drive.world._dynamics import LENGTH_M, WIDTH_M, EgoCar
+from simbridge.adapters.drive.world._net import net_offset, net_path
 from simbridge.adapters.drive._scenario import DriveScenario, size_of
-from simbridge.adapters.drive._scene import Actor, EgoControls, Frame, LightHead, LightState, carla_xy, sumo_xy
+from simbridge.adapters.drive.world._scene import Actor, EgoControls, Frame, LightHead, LightState, carla_xy, sumo_xy
 
 STEP_S = 0.05
 EGO_ID = "ego"

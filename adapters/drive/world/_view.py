@@ -16,10 +16,10 @@ import numpy.typing as npt
 import pygame
 
 from simbridge.adapters.drive import layout
-from simbridge.adapters.drive._hud import Hud
-from simbridge.adapters.drive._minimap import Minimap
-from simbridge.adapters.drive._roads import LAYER_MARKING, RoadGeometry
-from simbridge.adapters.drive._scene import Actor, Frame, LightHead
+from simbridge.adapters.drive.world._hud import Hud
+from simbridge.adapters.drive.world._minimap import Minimap
+from simbridge.adapters.drive.world._roads import LAYER_MARKING, RoadGeometry
+from simbridge.adapters.drive.world._scene import Actor, Frame, LightHead
 
 FloatArray = npt.NDArray[np.float64]
 _PITCH = math.radians(layout.PITCH_DOWN_DEG)

@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from simbridge.adapters.drive._scene import EgoControls
+from simbridge.adapters.drive.world._scene import EgoControls
 
 G_MS2 = 9.81
 WHEELBASE_M = 2.85

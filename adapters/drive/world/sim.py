@@ -2,7 +2,7 @@
 display, the world (SUMO + the ego's dynamics) at a fixed 20 Hz, and the true state streamed
 to the host.
 
-    python -m simbridge.adapters.drive.sim --scenario-json '{...}' --port 8800 [--host 0.0.0.0]
+    python -m simbridge.adapters.drive.world.sim --scenario-json '{...}' --port 8800 [--host 0.0.0.0]
 
 Each frame: keyboard -> `EgoControls` (CARLA manual_control bindings), the world steps it owes
 (one per 50 ms of wall time while running: a frame that took 100 ms to draw is followed by two
@@ -36,7 +36,7 @@ from dataclasses import replace
 from typing import Any
 
 from simbridge.adapters.drive._scenario import DriveScenario
-from simbridge.adapters.drive._scene import EgoControls
+from simbridge.adapters.drive.world._scene import EgoControls
 
 FRAME_S = 0.05
 WINDOW_SIZE = (1280, 800)
@@ -190,7 +190,7 @@ class _FallbackKeys:
 
 def _keyboard() -> Any:
     try:
-        from simbridge.adapters.drive._keys import KeyboardControl
+        from simbridge.adapters.drive.world._keys import KeyboardControl
 
         return KeyboardControl()
     except ImportError:
@@ -200,8 +200,8 @@ def _keyboard() -> Any:
 def _view(net: Any) -> Any:
     """The view's `DriverView` over the town's road geometry, or None (a plain background)."""
     try:
-        from simbridge.adapters.drive._roads import RoadGeometry
-        from simbridge.adapters.drive._view import DriverView
+        from simbridge.adapters.drive.world._roads import RoadGeometry
+        from simbridge.adapters.drive.world._view import DriverView
     except ImportError as exc:
         print(f"drive: no driver's view yet ({exc}); drawing a plain background", flush=True)
         return None
@@ -209,7 +209,7 @@ def _view(net: Any) -> Any:
 
 
 def start_snapshot(world: Any) -> dict[str, Any]:
-    from simbridge.adapters.drive._net import sumo_version
+    from simbridge.adapters.drive.world._net import sumo_version
 
     sc: DriveScenario = world.sc
     return {
@@ -257,7 +257,7 @@ def end_snapshot(world: Any) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="simbridge.adapters.drive.sim", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="simbridge.adapters.drive.world.sim", description=__doc__.split("\n\n")[0])
     ap.add_argument("--scenario-json", required=True, help="the DriveScenario as JSON")
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--host", default="127.0.0.1")
@@ -274,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("SDL_FRAMEBUFFER_ACCELERATION", "0")
     import pygame
 
-    from simbridge.adapters.drive._world import World
+    from simbridge.adapters.drive.world._world import World
 
     try:
         world = World(scenario)

@@ -13,8 +13,8 @@ import numpy as np
 import pygame
 
 from simbridge.adapters.drive import layout
-from simbridge.adapters.drive._roads import LAYER_ASPHALT, RoadGeometry
-from simbridge.adapters.drive._scene import Frame
+from simbridge.adapters.drive.world._roads import LAYER_ASPHALT, RoadGeometry
+from simbridge.adapters.drive.world._scene import Frame
 
 _MPP = layout.MINIMAP_M_PER_PX
 

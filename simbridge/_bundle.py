@@ -89,6 +89,9 @@ class EpisodeInfo(BaseModel):
     agent: str | None = None
     trial: int | None = None
     seed: int | None = None
+    variant: dict[str, Any] | None = Field(
+        default=None, description="the seeded task variant the episode ran: {'seed': int, 'values': {name: value}}"
+    )
     episode_id: str | int | None = Field(
         default=None,
         description="a stable id the writer gives: copies of one episode share it (metrics de-duplicate by it)",

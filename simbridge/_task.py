@@ -114,7 +114,7 @@ def _format_loc(loc: tuple[Any, ...]) -> str:
 MAX_DEPTH = 32
 #: more nodes than this (counting every use of a YAML alias) is an alias bomb, not a task
 MAX_NODES = 200_000
-_TASK_ID = re.compile(r"T\d{2}(@[A-Za-z0-9_-]+)?")
+_TASK_ID = re.compile(r"[TP]\d{2}(@[A-Za-z0-9_-]+)?")
 
 
 def _check_shape(path: Path, data: Any) -> None:

@@ -9,10 +9,12 @@ the other back.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import hashlib
 import json
 import math
+import random
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
@@ -107,8 +109,11 @@ class FailureTrigger(_Model):
         default=None, description="Random height drawn per trial, uniformly in [lo, hi]"
     )
     after_s: float | None = Field(default=None, ge=0)
+    after_s_between: tuple[float, float] | None = Field(
+        default=None, description="Random trigger time (simulator s) drawn per trial, uniformly in [lo, hi]"
+    )
 
-    @field_validator("agl_ft_between")
+    @field_validator("agl_ft_between", "after_s_between")
     @classmethod
     def _ordered(cls, v: tuple[float, float] | None) -> tuple[float, float] | None:
         if v is not None and not 0 <= v[0] <= v[1]:
@@ -120,6 +125,29 @@ class FailureSpec(_Model):
     system: str = Field(description="e.g. engine, vacuum_pump")
     trigger: FailureTrigger
     injected_by: Literal["harness", "agent", "simulator"] = "harness"
+
+
+class ConfigurationSpec(_Model):
+    """Cockpit configuration at start (after the trim): the deviations a POH task injects (a
+    fuel selector on one tank, one magneto, a lean mixture, ...). Only the keys given are set;
+    a simulator reports the ones it cannot honour as unsupported."""
+
+    fuel_selector: Literal["off", "left", "right", "both"] | None = None
+    magnetos: Literal["off", "right", "left", "both"] | None = None
+    mixture: float | None = Field(default=None, ge=0, le=1)
+    throttle: float | None = Field(default=None, ge=0, le=1)
+    carb_heat: bool | None = None
+    pitot_heat: bool | None = None
+    master_bat: bool | None = None
+    master_alt: bool | None = None
+    avionics: bool | None = None
+    flaps_deg: Literal[0, 10, 20, 30] | None = None
+    fuel_left_gal: float | None = Field(default=None, ge=0, le=30)
+    fuel_right_gal: float | None = Field(default=None, ge=0, le=30)
+
+    def keys(self) -> dict[str, Any]:
+        """The keys the task sets, with their values."""
+        return self.model_dump(exclude_none=True)
 
 
 class InitialState(_Model):
@@ -142,6 +170,9 @@ class InitialState(_Model):
     weather: WeatherSpec = Field(default_factory=WeatherSpec)
     time: TimeSpec = Field(default_factory=TimeSpec)
     failures: list[FailureSpec] = Field(default_factory=list)
+    configuration: ConfigurationSpec | None = Field(
+        default=None, description="Cockpit switch and lever positions set at start (configuration deviations)"
+    )
     scenario: dict[str, Any] = Field(
         default_factory=dict, description="Simulator-specific scene (spawn point, parked cars, route, save file)"
     )
@@ -273,8 +304,64 @@ class GeometrySpec(_Model):
         raise KeyError(f"no polygon {ident!r} in the task geometry")
 
 
+#: a dotted path into a task, e.g. initial_state.heading_deg
+_PATH = r"^[a-z_]+(\.[a-z_]+)*$"
+
+
+class VariantSpec(_Model):
+    """One value drawn per trial from the seed: uniform in a range (rounded to `step`) or one of
+    `choice`. It is written to every dotted path of `set` (a mapping is merged into a mapping
+    there) and recorded under `name` in the drawn task's `variant` (episode.json `variant`)."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    set: list[Annotated[str, Field(pattern=_PATH)]] = Field(
+        default_factory=list, description="Dotted paths the value is written to (none: recorded only)"
+    )
+    uniform: tuple[float, float] | None = None
+    step: float | None = Field(default=None, gt=0, description="Round a uniform draw to a multiple of this")
+    choice: list[Any] | None = Field(default=None, min_length=1)
+    description: str = ""
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> "VariantSpec":
+        if (self.uniform is None) == (self.choice is None):
+            raise _custom("variant_kind", f"variant {self.name!r}: give exactly one of uniform or choice")
+        if self.uniform is not None and not self.uniform[0] <= self.uniform[1]:
+            raise _custom("range_order", f"variant {self.name!r}: uniform [lo, hi] needs lo <= hi")
+        return self
+
+    def draw(self, task_id: str, seed: int | None) -> Any:
+        """This trial's value: reproducible from (task, seed, name), a stream of its own."""
+        rng = random.Random(f"{task_id}:{seed}:variant:{self.name}")
+        if self.choice is not None:
+            return copy.deepcopy(self.choice[rng.randrange(len(self.choice))])
+        assert self.uniform is not None
+        x = rng.uniform(*self.uniform)
+        if self.step:
+            x = round(round(x / self.step) * self.step, 6)
+            x = min(max(x, self.uniform[0]), self.uniform[1])
+        return x
+
+
+def _put(data: dict[str, Any], path: str, value: Any) -> None:
+    """Write `value` at the dotted `path` of a task's data (a mapping merges into a mapping)."""
+    *head, last = path.split(".")
+    node = data
+    for key in head:
+        nxt = node.get(key)
+        if nxt is None:
+            nxt = node[key] = {}
+        if not isinstance(nxt, dict):
+            raise _custom("variant_path", f"{path}: {key!r} is not a mapping")
+        node = nxt
+    if isinstance(value, dict) and isinstance(node.get(last), dict):
+        node[last] = {**node[last], **copy.deepcopy(value)}
+    else:
+        node[last] = copy.deepcopy(value)
+
+
 class TaskSpec(_Model):
-    id: str = Field(pattern=r"^T\d{2}(@[A-Za-z0-9_-]+)?$")
+    id: str = Field(pattern=r"^[TP]\d{2}(@[A-Za-z0-9_-]+)?$")
     title: str
     instruction: str = Field(min_length=10, description="The text shown to the agent, verbatim from the catalog")
     simulator: SimulatorSpec
@@ -308,9 +395,45 @@ class TaskSpec(_Model):
     notes: str = Field(default="", description="How ambiguities in the catalog were resolved")
     base: str | None = Field(
         default=None,
-        pattern=r"^T\d{2}$",
+        pattern=r"^[TP]\d{2}$",
         description="For site variants: the base task this one extends (never another variant)",
     )
+    reference: str | None = Field(
+        default=None,
+        description="The published procedure the task grades, e.g. 'C172S POH 3-6, Engine failure during flight'",
+    )
+    variants: list[VariantSpec] = Field(
+        default_factory=list, description="Values drawn per trial from the seed (TaskSpec.drawn)"
+    )
+    variant: dict[str, Any] | None = Field(
+        default=None,
+        description="Set by TaskSpec.drawn, never in a YAML: {'seed': int, 'values': {name: drawn value}}",
+    )
+
+    @field_validator("variants")
+    @classmethod
+    def _variant_names(cls, items: list[VariantSpec]) -> list[VariantSpec]:
+        names = [v.name for v in items]
+        if len(set(names)) != len(names):
+            raise ValueError(f"duplicate variant names: {names}")
+        return items
+
+    def drawn(self, seed: int | None) -> "TaskSpec":
+        """The concrete task of one trial: every `variants` value drawn from (id, seed) and written
+        where it goes; `.variant` records the seed and the values (the runner writes it to
+        episode.json). A task without variants is returned with an empty record."""
+        data = self.model_dump(mode="json", exclude={"variant"})
+        values: dict[str, Any] = {}
+        for v in self.variants:
+            values[v.name] = val = v.draw(self.id, seed)
+            for path in v.set:
+                _put(data, path, val)
+        data["variant"] = {"seed": seed, "values": values}
+        return type(self).model_validate(data)
+
+    def variant_value(self, name: str, default: Any = None) -> Any:
+        """A drawn value of this (drawn) task, or `default`."""
+        return ((self.variant or {}).get("values") or {}).get(name, default)
 
     @field_validator("instructions_by_sim")
     @classmethod
@@ -338,7 +461,8 @@ class TaskSpec(_Model):
 
     @property
     def spec_hash(self) -> str:
-        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()
+        # the drawn values are written into the task; the record of them is not hashed twice
+        blob = json.dumps(self.model_dump(mode="json", exclude={"variant"}), sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 
     def instruction_for(self, sim: str) -> str:

@@ -35,7 +35,7 @@ class SuiteError(SimbridgeError):
     """A suite file is malformed: names the file, the field and what is wrong."""
 
 
-_TASK_REF = re.compile(r"^(T\d{2}(@[A-Z0-9]+)?|tag:[\w.-]+|all-runnable)$")
+_TASK_REF = re.compile(r"^([TP]\d{2}(@[A-Z0-9]+)?|tag:[\w.-]+|all-runnable)$")
 
 
 class _Model(BaseModel):

@@ -28,7 +28,7 @@ from simbridge._bundle import (
 )
 from simbridge._errors import BundleError, SimbridgeError, TaskSpecError
 from simbridge._score import Score
-from simbridge._task import load_task, task_files
+from simbridge._task import load_task, task_dirs, task_files
 
 MANIFEST = "manifest.json"
 #: files that may change after the manifest was written: the score is re-derived from the rest
@@ -115,7 +115,7 @@ def verify_path(path: Path, task_id: str | None = None, *, ignore_manifest: bool
     problems = manifest_problems(path) if has_manifest else []
     if problems and not ignore_manifest:
         raise BundleError(problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
-    known = [p.stem for p in task_files()]
+    known = [p.stem for d in task_dirs().values() for p in task_files(d)]  # every registered folder's
     bundle = read_bundle(path, known_task_ids=None if task_id else known)
     ep = bundle.episode
     if not has_manifest:

@@ -27,6 +27,21 @@ class Component(BaseModel):
         return self.weight * self.earned
 
 
+class Band(BaseModel):
+    """A tolerance band the verifier judged a signal against: `signal` should lie within
+    [lo, hi] from t0 to t1 (sim s; None: from the start / to the end of the episode). The
+    report draws it on that signal's plot, so the page shows what the verifier judged."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    signal: str
+    lo: float
+    hi: float
+    t0: float | None = None
+    t1: float | None = None
+    label: str = ""
+
+
 class SafetyResult(BaseModel):
     """One hard constraint, judged on the whole trajectory. A violation cannot be undone later."""
 
@@ -148,6 +163,10 @@ class Score(BaseModel):
     success: bool | None = None
     components: list[Component] = Field(default_factory=list)
     safety: list[SafetyResult] = Field(default_factory=list)
+    bands: list[Band] = Field(
+        default_factory=list,
+        description="Tolerance bands the verifier judged signals against (evidence the report draws)",
+    )
     explanation: str = ""
     unisolated: bool = Field(default=False, description="The episode ran without an isolation guarantee")
     verifier_version: str = ""

@@ -89,7 +89,7 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
         return Score.unscored(reason=problem, **base)
     vdef = get(vname)
     params = vdef.params.model_validate(task.verifier.params)
-    ctx = VerifyContext(bundle=bundle, task=task, p=params, too_short=checked.single)
+    ctx = VerifyContext(bundle=bundle, task=task, p=params, too_short=checked.single, band_signals=vdef.bands)
     try:
         explanation = vdef.fn(ctx) or ""
     except Unscorable as exc:
@@ -108,6 +108,7 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
                 success=False,
                 components=[ctx.components[c.name] for c in task.partial_credit],
                 safety=[ctx.safety_results[x.name] for x in task.safety if x.name in ctx.safety_results],
+                bands=list(ctx.bands),
                 explanation=f"the agent ended the episode ({ep.status}) before anything could be judged: {exc}",
                 **base,
             )
@@ -127,6 +128,7 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
             success=False,
             components=comps,
             safety=safety,
+            bands=list(ctx.bands),
             explanation=f"safety gate: {', '.join(r.name for r in violated)} violated, score 0; "
             f"the rest not judged: {exc}",
             **base,
@@ -158,6 +160,7 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
         success=success,
         components=comps,
         safety=safety,
+        bands=list(ctx.bands),
         explanation="; ".join(notes),
         **base,
     )

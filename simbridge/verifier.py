@@ -28,7 +28,7 @@ from simbridge import primitives as P
 from simbridge._bundle import Bundle
 from simbridge._canonical import SIGNALS
 from simbridge._errors import Unscorable
-from simbridge._score import Component, SafetyResult
+from simbridge._score import Band, Component, SafetyResult
 from simbridge._taskspec import TaskSpec
 from simbridge.registry import REGISTRY, registry
 
@@ -52,13 +52,23 @@ class VerifierDef:
     components: tuple[str, ...]
     safety: tuple[str, ...]
     doc: str = ""
+    #: signals the verifier may draw tolerance bands on (`VerifyContext.band`)
+    bands: tuple[str, ...] = ()
 
 
-def verifier(name: str, *, params: type[Params] = Params, components: tuple[str, ...], safety: tuple[str, ...] = ()):
-    """Register `fn` as verifier `name`. It must record every component and safety item it declares."""
+def verifier(
+    name: str,
+    *,
+    params: type[Params] = Params,
+    components: tuple[str, ...],
+    safety: tuple[str, ...] = (),
+    bands: tuple[str, ...] = (),
+):
+    """Register `fn` as verifier `name`. It must record every component and safety item it
+    declares, and may draw tolerance bands (the report's evidence) on the signals in `bands`."""
 
     def deco(fn: VerifierFn) -> VerifierFn:
-        vdef = VerifierDef(name, fn, params, tuple(components), tuple(safety), (fn.__doc__ or "").strip())
+        vdef = VerifierDef(name, fn, params, tuple(components), tuple(safety), (fn.__doc__ or "").strip(), tuple(bands))
         REGISTRY.add("verifier", name, vdef, doc=vdef.doc.split("\n")[0])
         return fn
 
@@ -139,6 +149,10 @@ class VerifyContext:
     asked: list[str] = field(default_factory=list)
     #: set when the recording is a single sample: reading a time series is then undecidable
     too_short: str | None = None
+    #: tolerance bands the verifier judged signals against, in the order drawn (see band())
+    bands: list[Band] = field(default_factory=list)
+    #: the signals band() may draw on (the verifier's declared `bands`); None: any
+    band_signals: tuple[str, ...] | None = None
 
     @property
     def t(self) -> np.ndarray:
@@ -247,6 +261,33 @@ class VerifyContext:
             tolerance=tolerance,
             window=window,
             explanation=explanation,
+        )
+
+    def band(
+        self,
+        signal: str,
+        lo: float,
+        hi: float,
+        t0: float | None = None,
+        t1: float | None = None,
+        *,
+        label: str = "",
+    ) -> None:
+        """Record that `signal` was judged against [lo, hi] from t0 to t1 (sim s; None: from the
+        episode's start / to its end). The Score carries it and the report draws it: the page
+        shows the band the verifier used, never one it re-derives."""
+        if self.band_signals is not None and signal not in self.band_signals:
+            raise ValueError(f"band on {signal!r}: not among the verifier's declared bands {list(self.band_signals)}")
+        lo, hi = float(lo), float(hi)
+        self.bands.append(
+            Band(
+                signal=signal,
+                lo=min(lo, hi),
+                hi=max(lo, hi),
+                t0=None if t0 is None else float(t0),
+                t1=None if t1 is None else float(t1),
+                label=label,
+            )
         )
 
     def safety(self, name: str, ok: bool, *, first_violation_t: float | None = None, explanation: str = "") -> None:

@@ -619,7 +619,12 @@ class LaneKeepParams(FiniteParams):
         return self
 
 
-@verifier("carla_lane_keep", params=LaneKeepParams, components=("speed_in_band", "lateral_rms", "no_lane_invasion"))
+@verifier(
+    "carla_lane_keep",
+    params=LaneKeepParams,
+    components=("speed_in_band", "lateral_rms", "no_lane_invasion"),
+    bands=("speed_kmh",),
+)
 def carla_lane_keep(ctx: VerifyContext) -> str:
     """The 2-minute window starts the first time the speed reaches the lower edge of the band
     (85 km/h). Time the recording does not reach counts against the speed and RMS items; a
@@ -648,6 +653,8 @@ def carla_lane_keep(ctx: VerifyContext) -> str:
         tolerance=f"{p.speed_kmh - p.speed_tol_kmh:g}-{p.speed_kmh + p.speed_tol_kmh:g} km/h for ≥ {p.speed_fraction_min:.0%} of {p.window_s:g} s",
         window=win,
     )
+    lo, hi = p.speed_kmh - p.speed_tol_kmh, p.speed_kmh + p.speed_tol_kmh
+    ctx.band("speed_kmh", lo, hi, *win, label=f"{lo:g}-{hi:g} km/h")
     m = (t >= t_s) & (t <= t_e)
     dev = np.where(lane[m] == p.lane_id, off[m], p.wrong_lane_offset_m)
     dev = np.where(np.isfinite(lane[m]), dev, np.nan)

@@ -79,7 +79,10 @@ def heading_to_area(
 
 
 @verifier(
-    "engine_failure", params=EngineFailureParams, components=("best_glide", "heading_landable", "survivable_landing")
+    "engine_failure",
+    params=EngineFailureParams,
+    components=("best_glide", "heading_landable", "survivable_landing"),
+    bands=("ias_kt",),
 )
 def engine_failure(ctx: VerifyContext) -> str:
     """The glide runs from the harness's `failure_injected` event to the start of the flare (first
@@ -120,6 +123,14 @@ def engine_failure(ctx: VerifyContext) -> str:
         measured=frac,
         tolerance=f"{p.glide_ias_lo_kt:g}-{p.glide_ias_hi_kt:g} KIAS for ≥{p.glide_fraction_min:.0%} of the glide",
         window=(t_fail, t_flare),
+    )
+    ctx.band(
+        "ias_kt",
+        p.glide_ias_lo_kt,
+        p.glide_ias_hi_kt,
+        t_fail,
+        t_flare,
+        label=f"best glide {p.glide_ias_lo_kt:g}-{p.glide_ias_hi_kt:g} KIAS",
     )
 
     geo = ctx.task.geometry

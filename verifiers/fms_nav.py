@@ -88,7 +88,12 @@ def active_leg_xtk_nm(lat: np.ndarray, lon: np.ndarray, wps: list[Waypoint]) -> 
     return xtk
 
 
-@verifier("fms_nav", params=FmsNavParams, components=("flight_plan", "ap_modes", "altitude_target", "tracking"))
+@verifier(
+    "fms_nav",
+    params=FmsNavParams,
+    components=("flight_plan", "ap_modes", "altitude_target", "tracking"),
+    bands=("ap_alt_target_ft",),
+)
 def fms_nav(ctx: VerifyContext) -> str:
     """The plan is `end.fms_legs` (or `end.fms.legs`) from snapshots.json: the same identifiers in the same order,
     each within `waypoint_tol_nm` of the real fix (a same-named fix elsewhere is wrong). Modes
@@ -138,6 +143,9 @@ def fms_nav(ctx: VerifyContext) -> str:
         tolerance=f"{p.alt_target_ft:g}±{p.alt_target_tol_ft:g} ft",
         window=win,
     )
+    if win is not None:  # the autopilot's altitude target ± tolerance over the final hold
+        a, tol = p.alt_target_ft, p.alt_target_tol_ft
+        ctx.band("ap_alt_target_ft", a - tol, a + tol, *win, label=f"target {a:g}±{tol:g} ft")
 
     lat, lon, on_ground = ctx.sig("lat_deg"), ctx.sig("lon_deg"), ctx.sig("on_ground")
     xtk = active_leg_xtk_nm(lat, lon, p.waypoints)

@@ -36,7 +36,13 @@ def _skid_height_ft(t: np.ndarray, agl: np.ndarray, ground: np.ndarray) -> tuple
     return agl - zero, zero
 
 
-@verifier("hover", params=HoverParams, components=("hover_window", "landing_on_pad"), safety=("no_damage",))
+@verifier(
+    "hover",
+    params=HoverParams,
+    components=("hover_window", "landing_on_pad"),
+    safety=("no_damage",),
+    bands=("alt_agl_ft",),
+)
 def hover(ctx: VerifyContext) -> str:
     """Hover = airborne, skid height within the band and within `radius_m` of the pad centre,
     continuously (a telemetry gap breaks the window). Landing = the final touchdown after the
@@ -69,6 +75,15 @@ def hover(ctx: VerifyContext) -> str:
         tolerance=f"{p.hover_min_ft:g}-{p.hover_max_ft:g} ft, ≤{p.radius_m:g} m, full credit at {p.target_s:g} s",
         window=w.as_tuple() if w else None,
         explanation=f"skid height = AGL − {zero:.1f} ft read on the pad",
+    )
+    # drawn on the recorded AGL: the skid-height band shifted up by the pad reading, over the
+    # hover window (the whole episode when it never hovered)
+    ctx.band(
+        "alt_agl_ft",
+        p.hover_min_ft + zero,
+        p.hover_max_ft + zero,
+        *(w.as_tuple() if w else (None, None)),
+        label=f"skids {p.hover_min_ft:g}-{p.hover_max_ft:g} ft (AGL − {zero:.1f} ft on the pad)",
     )
 
     poly = ctx.task.geometry.polygon(p.pad_polygon)

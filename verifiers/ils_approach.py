@@ -44,7 +44,10 @@ def _descending_crossing(t: np.ndarray, agl: np.ndarray, level_ft: float) -> tup
 
 
 @verifier(
-    "ils_approach", params=IlsParams, components=("frequency_obs", "loc_gs_captured", "deviations", "disconnect_at_dh")
+    "ils_approach",
+    params=IlsParams,
+    components=("frequency_obs", "loc_gs_captured", "deviations", "disconnect_at_dh"),
+    bands=("loc_dev_dots", "gs_dev_dots", "alt_agl_ft"),
 )
 def ils_approach(ctx: VerifyContext) -> str:
     """Frequency, course and deviations are read at the 500 ft AGL gate (first descent through
@@ -114,6 +117,15 @@ def ils_approach(ctx: VerifyContext) -> str:
             window=(t_gate, t_gate),
             explanation=f"LOC {dl:+.2f}, GS {dg:+.2f} dots",
         )
+        for sig, what in (("loc_dev_dots", "LOC"), ("gs_dev_dots", "GS")):
+            ctx.band(
+                sig,
+                -p.max_dev_dots,
+                p.max_dev_dots,
+                t_gate,
+                t_gate,
+                label=f"{what} ±{p.max_dev_dots:g} dot at {p.gate_agl_ft:g} ft AGL",
+            )
 
     on = is_state(ap, 1)
     offs = np.flatnonzero(on[:-1] & ~on[1:]) + 1  # first sample with the autopilot off
@@ -122,6 +134,7 @@ def ils_approach(ctx: VerifyContext) -> str:
     lo, hi = p.disconnect_agl_ft
     if offs.size == 0:
         ctx.component("disconnect_at_dh", 0.0, tolerance=f"{lo:g}-{hi:g} ft AGL", explanation="never disconnected")
+        ctx.band("alt_agl_ft", lo, hi, label=f"disconnect {lo:g}-{hi:g} ft AGL")  # the whole episode
     else:
         i = int(offs[0])
         # an earlier disconnect could hide in a gap between the capture and this one
@@ -135,4 +148,5 @@ def ils_approach(ctx: VerifyContext) -> str:
             window=(float(t[i]), float(t[i])),
             explanation=f"disconnected at {h:.0f} ft AGL",
         )
+        ctx.band("alt_agl_ft", lo, hi, float(t[i]), float(t[i]), label=f"disconnect {lo:g}-{hi:g} ft AGL")
     return ""

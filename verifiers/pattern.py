@@ -80,7 +80,10 @@ def _leg_conditions(
 
 
 @verifier(
-    "traffic_pattern", params=PatternParams, components=("pattern_geometry", "altitude_discipline", "landing_and_stop")
+    "traffic_pattern",
+    params=PatternParams,
+    components=("pattern_geometry", "altitude_discipline", "landing_and_stop"),
+    bands=("alt_msl_ft",),
 )
 def traffic_pattern(ctx: VerifyContext) -> str:
     """Legs are found in order after the first liftoff and before the landing (the first contact
@@ -158,6 +161,15 @@ def traffic_pattern(ctx: VerifyContext) -> str:
             tolerance=f"{p.pattern_alt_agl_ft:g}±{p.alt_tol_ft:g} ft above field ({elev_ft:g} ft) on downwind",
             window=dw.as_tuple(),
             explanation=f"downwind {np.nanmin(agl):.0f}-{np.nanmax(agl):.0f} ft above field",
+        )
+        # the pattern altitude above the field, in MSL (the recorded signal), on the downwind leg
+        mid, tol = elev_ft + p.pattern_alt_agl_ft, p.alt_tol_ft
+        ctx.band(
+            "alt_msl_ft",
+            mid - tol,
+            mid + tol,
+            *dw.as_tuple(),
+            label=f"{p.pattern_alt_agl_ft:g}±{tol:g} ft above field ({elev_ft:g} ft) on downwind",
         )
 
     crashed = ctx.opt("crashed")

@@ -45,6 +45,7 @@ class SteepTurnParams(FiniteParams):
     params=SteepTurnParams,
     components=("bank_maintained", "altitude_held", "airspeed_held", "rollout_heading"),
     safety=("autopilot_off",),
+    bands=("bank_deg", "alt_msl_ft", "ias_kt"),
 )
 def steep_turn(ctx: VerifyContext) -> str:
     """The turn is the longest run with bank past `roll_in_bank_deg` in the commanded direction;
@@ -87,6 +88,14 @@ def steep_turn(ctx: VerifyContext) -> str:
         window=turn.as_tuple(),
         explanation=f"{frac:.0%} of the turn in the bank band",
     )
+    # signed: a left turn's bank is negative
+    ctx.band(
+        "bank_deg",
+        sign * (p.bank_deg - p.bank_tol_deg),
+        sign * (p.bank_deg + p.bank_tol_deg),
+        *turn.as_tuple(),
+        label=f"bank {p.bank_deg:g}±{p.bank_tol_deg:g}° {p.direction}",
+    )
 
     alt0, ias0, hdg0 = float(alt[i_entry]), float(ias[i_entry]), float(hdg[i_entry])
     alt_dev = float(np.nanmax(np.abs(alt[man] - alt0)))
@@ -97,6 +106,15 @@ def steep_turn(ctx: VerifyContext) -> str:
         tolerance=f"±{p.alt_tol_ft:g} ft of entry {alt0:.0f} ft",
         window=(t_entry, t_exit),
     )
+    if np.isfinite(alt0):
+        ctx.band(
+            "alt_msl_ft",
+            alt0 - p.alt_tol_ft,
+            alt0 + p.alt_tol_ft,
+            t_entry,
+            t_exit,
+            label=f"entry {alt0:.0f} ±{p.alt_tol_ft:g} ft",
+        )
     ias_dev = float(np.nanmax(np.abs(ias[man] - ias0)))
     ctx.component(
         "airspeed_held",
@@ -105,6 +123,15 @@ def steep_turn(ctx: VerifyContext) -> str:
         tolerance=f"±{p.ias_tol_kt:g} kt of entry {ias0:.0f} kt",
         window=(t_entry, t_exit),
     )
+    if np.isfinite(ias0):
+        ctx.band(
+            "ias_kt",
+            ias0 - p.ias_tol_kt,
+            ias0 + p.ias_tol_kt,
+            t_entry,
+            t_exit,
+            label=f"entry {ias0:.0f} ±{p.ias_tol_kt:g} kt",
+        )
 
     change = P.heading_change(hdg[man]) * sign
     rollout_err = float(abs(P.angle_diff(hdg[i_exit], hdg0)))

@@ -27,6 +27,7 @@ class TakeoffHoldParams(FiniteParams):
     params=TakeoffHoldParams,
     components=("takeoff", "reach_altitude", "hold_window"),
     safety=("autopilot_off",),
+    bands=("heading_mag_deg", "alt_msl_ft", "ias_kt"),
 )
 def takeoff_hold(ctx: VerifyContext) -> str:
     """Takeoff: a liftoff that stays airborne `min_airborne_s` whose last ground sample is on the
@@ -44,6 +45,7 @@ def takeoff_hold(ctx: VerifyContext) -> str:
     if not lifts:
         for n in ("takeoff", "reach_altitude", "hold_window"):
             ctx.component(n, 0.0, explanation="never took off")
+        _hold_bands(ctx, None, None)
         return "no takeoff"
     lift_t = lifts[0]
     i_lift = int(np.searchsorted(t, lift_t))
@@ -89,4 +91,30 @@ def takeoff_hold(ctx: VerifyContext) -> str:
         window=w.as_tuple() if w else None,
         explanation=f"longest in-tolerance window {dur:.1f} s",
     )
+    _hold_bands(ctx, *(w.as_tuple() if w is not None else (lift_t, None)))
     return ""
+
+
+def _hold_bands(ctx: VerifyContext, t0: float | None, t1: float | None) -> None:
+    """Heading, altitude and airspeed targets ± tolerance, over the hold window when one was
+    found, else from the liftoff to the end (the whole episode without a liftoff)."""
+    p: TakeoffHoldParams = ctx.p
+    ctx.band(
+        "heading_mag_deg",
+        p.heading_deg - p.heading_tol_deg,
+        p.heading_deg + p.heading_tol_deg,
+        t0,
+        t1,
+        label=f"heading {p.heading_deg:g}±{p.heading_tol_deg:g}°",
+    )
+    ctx.band(
+        "alt_msl_ft",
+        p.alt_ft - p.alt_tol_ft,
+        p.alt_ft + p.alt_tol_ft,
+        t0,
+        t1,
+        label=f"{p.alt_ft:g}±{p.alt_tol_ft:g} ft",
+    )
+    ctx.band(
+        "ias_kt", p.ias_kt - p.ias_tol_kt, p.ias_kt + p.ias_tol_kt, t0, t1, label=f"{p.ias_kt:g}±{p.ias_tol_kt:g} kt"
+    )

@@ -314,7 +314,7 @@ _JS = r"""
 
 def render_episode(view: EpisodeView) -> str:
     """The whole page as one string."""
-    bands = bands_for(view.task, view.score, view.bundle.signals)
+    bands = bands_for(view.score)
     figs: list[tuple[str, str, go.Figure]] = [
         (f"plot-{i}", "time", f) for i, f in enumerate(signal_figures(view, bands))
     ]

@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("suite", type=Path, help="suite YAML (see suites/smoke.yaml)")
+    p.add_argument("suite", type=Path, help="suite YAML (see suites/smoke.yaml), or a registered suite's name")
     p.add_argument("--out", type=Path, required=True, help="eval directory (plan, bundles, results.parquet)")
     p.add_argument(
         "--ray",
@@ -58,6 +58,17 @@ def _sigterm(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _suite_file(suite: Path) -> Path:
+    """The suite file: `suite` itself, or the file of the suite registered under that name
+    (simbridge.registry, kind `suite`: a plug-in's, or suites/NAME.yaml of a checkout)."""
+    if suite.exists() or suite.suffix or len(suite.parts) > 1:
+        return suite
+    from simbridge.registry import registry
+
+    entry = registry().find("suite", str(suite))
+    return Path(registry().get("suite", str(suite))) if entry is not None else suite
+
+
 def _eval(args: argparse.Namespace) -> int:
     from simbridge._eval import run_eval
 
@@ -65,7 +76,7 @@ def _eval(args: argparse.Namespace) -> int:
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _sigterm)
     res = run_eval(
-        args.suite,
+        _suite_file(args.suite),
         args.out,
         ray_address=args.ray,
         max_parallel=args.max_parallel,

@@ -43,12 +43,20 @@ wide, from the centre to 0.85 r; angles are clockwise from 12 o'clock):
           at y = cy + 20 + gs_dev_dots * CDI_PX_PER_DOT (above the path = needle low). VOR:
           2 deg per dot, LOC 0.5 deg, GS 0.14 deg; the OBS course is printed at the top.
     Small engine gauges (FUEL L, FUEL R in US gal 0..26, OIL T in deg F 0..250, OIL P in psi
-          0..115, VOLTS 0..32): angle = -120 + 240 * (value - lo) / (hi - lo).
+          0..115, VOLTS 0..32; AMPS -60..+60, the battery's current, charging right of 12
+          o'clock; SUCTION in inHg 0..10, green 4.5..5.5): angle = -120 + 240 * (value - lo) / (hi - lo).
+    Annunciators (ANNUNCIATOR_RECTS, x 606): LOW VOLTS (bus below 24.5 V), VAC (suction below
+          3.0 inHg), SMOKE, DOOR (amber or red when lit, grey when off or unpowered), STALL.
+    Smoke in the cabin veils the whole window in grey (SMOKE_GREY, up to SMOKE_MAX_ALPHA).
 
 Controls (HOTSPOTS maps each hotspot name to its (x, y, w, h); `centre(name)` is the pixel to
 click, `hit(x, y)` the reverse; all left button):
     switch:master_bat, switch:master_alt, switch:beacon, switch:avionics
               rocker switches BAT ALT BCN AVN: click toggles; yellow (250, 210, 40) when on.
+    switch:nav_lights, switch:landing_light, switch:taxi_light, switch:strobe, switch:pitot_heat
+              the second row NAV LDG TAXI STRB PITOT (bottom right), the same rockers.
+    knob:carb_heat, knob:cabin_heat, knob:cabin_air
+              push-pull knobs CARB HT, CAB HT, CAB AIR: click pulls / pushes; yellow when pulled.
     mags:OFF mags:R mags:L mags:BOTH mags:START
               ignition key positions; the current one is lit yellow. START is spring-loaded:
               it cranks while the button is held and returns to BOTH on release.
@@ -124,7 +132,10 @@ FUEL_R = Gauge("fuel_r", 130, 720, 32, "FUEL R")
 OIL_T = Gauge("oil_t", 210, 720, 32, "OIL T")
 OIL_P = Gauge("oil_p", 290, 720, 32, "OIL P")
 VOLTS = Gauge("volts", 370, 720, 32, "VOLTS")
-GAUGES = (ASI, AI, ALT, TC, HI, VSI, TACH, CDI, FUEL_L, FUEL_R, OIL_T, OIL_P, VOLTS)
+# electrical and vacuum gauges, between the NAV1 indicator and the radio stack
+AMMETER = Gauge("ammeter", 650, 414, 30, "AMPS")
+SUCTION = Gauge("suction", 650, 500, 30, "SUCTION")
+GAUGES = (ASI, AI, ALT, TC, HI, VSI, TACH, CDI, FUEL_L, FUEL_R, OIL_T, OIL_P, VOLTS, AMMETER, SUCTION)
 
 SMALL_RANGES = {
     "fuel_l": (0.0, 26.0),
@@ -132,6 +143,8 @@ SMALL_RANGES = {
     "oil_t": (0.0, 250.0),
     "oil_p": (0.0, 115.0),
     "volts": (0.0, 32.0),
+    "ammeter": (-60.0, 60.0),
+    "suction": (0.0, 10.0),
 }
 
 ASI_DEG_AT_0 = 20.0
@@ -271,9 +284,35 @@ AP_HDG_UP = _r(1092, AP_ROW_Y + 10, 28, 28)
 AP_ALT_DN = _r(1196, AP_ROW_Y + 10, 30, 28)
 AP_ALT_UP = _r(1230, AP_ROW_Y + 10, 30, 28)
 
+# annunciator panel (lit only while the bus is powered): name -> (x, y, w, h), label, lit colour
+ANNUNCIATORS = ("low_volts", "vacuum", "smoke", "door", "stall")
+ANNUNCIATOR_LABELS = {"low_volts": "LOW VOLTS", "vacuum": "VAC", "smoke": "SMOKE", "door": "DOOR", "stall": "STALL"}
+ANNUNCIATOR_RECTS = {name: _r(606, 556 + 24 * i, 88, 20) for i, name in enumerate(ANNUNCIATORS)}
+AMBER = (250, 170, 0)
+WARNING_RED = (230, 40, 40)
+ANNUNCIATOR_COLOURS = {"low_volts": AMBER, "vacuum": AMBER, "smoke": WARNING_RED, "door": AMBER, "stall": WARNING_RED}
+ANNUNCIATOR_OFF = (60, 60, 64)
+
+# lights and pitot heat: a second row of rocker switches (bottom right)
+SWITCHES2 = ("nav_lights", "landing_light", "taxi_light", "strobe", "pitot_heat")
+SWITCH_LABELS.update(
+    {"nav_lights": "NAV", "landing_light": "LDG", "taxi_light": "TAXI", "strobe": "STRB", "pitot_heat": "PITOT"}
+)
+SWITCH_RECTS.update({name: _r(1124 + 31 * i, 690, 27, 32) for i, name in enumerate(SWITCHES2)})
+
+# push-pull knobs: carburettor heat, cabin heat, cabin air (pulled = on / open, lit yellow)
+KNOBS = ("carb_heat", "cabin_heat", "cabin_air")
+KNOB_LABELS = {"carb_heat": "CARB HT", "cabin_heat": "CAB HT", "cabin_air": "CAB AIR"}
+KNOB_RECTS = {name: _r(1124 + 52 * i, 744, 48, 26) for i, name in enumerate(KNOBS)}
+
+#: smoke in the cabin: a grey veil over the window, alpha = SMOKE_MAX_ALPHA x density
+SMOKE_GREY = (150, 150, 150)
+SMOKE_MAX_ALPHA = 140
+
 #: every clickable control: name -> (x, y, w, h)
 HOTSPOTS: dict[str, tuple[int, int, int, int]] = {
     **{f"switch:{n}": r for n, r in SWITCH_RECTS.items()},
+    **{f"knob:{n}": r for n, r in KNOB_RECTS.items()},
     **{f"mags:{MAGS_LABELS[i]}": r for i, r in MAGS_LABEL_RECTS.items()},
     **{f"fuel:{FUEL_LABELS[i]}": r for i, r in FUEL_LABEL_RECTS.items()},
     "primer": PRIMER,

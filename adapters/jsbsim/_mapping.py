@@ -32,7 +32,9 @@ MAPPINGS: tuple[Mapping, ...] = (
     Mapping("lon_deg", ("/position/longitude-deg",)),
     Mapping("alt_msl_ft", ("/position/altitude-ft",)),
     Mapping("alt_agl_ft", ("/position/altitude-agl-ft",)),
-    Mapping("ias_kt", ("/instrumentation/airspeed-indicator/indicated-speed-kt",)),
+    # the aircraft's airspeed, not the airspeed indicator's reading (a blocked pitot tube
+    # fools the instrument, not the recording that judges stalls and Vne)
+    Mapping("ias_kt", ("/velocities/airspeed-kt",)),
     Mapping("gs_kt", ("/velocities/groundspeed-kt",)),
     Mapping("vs_fpm", ("/velocities/vertical-speed-fps",), lambda v: float(v) * 60.0),
     Mapping("heading_mag_deg", ("/orientation/heading-magnetic-deg",)),
@@ -90,12 +92,50 @@ MAPPINGS: tuple[Mapping, ...] = (
     Mapping("xpdr_code", ("/instrumentation/transponder/id-code",)),
     Mapping("xpdr_mode", ("/instrumentation/transponder/mode",)),
     Mapping("baro_inhg", ("/instrumentation/altimeter/setting-inhg",), lambda v: round(float(v), 2)),
+    # the C172 systems and their failures
+    Mapping("carb_heat", ("/controls/anti-ice/engine[0]/carb-heat",), _bool),
+    Mapping("pitot_heat", ("/controls/anti-ice/pitot-heat",), _bool),
+    Mapping("bus_volts", ("/systems/electrical/volts",)),
+    Mapping("ammeter_amps", ("/systems/electrical/amps",)),
+    Mapping("low_volts_light", ("/instrumentation/annunciators/low-volts",), _bool),
+    Mapping("vacuum_inhg", ("/systems/vacuum/suction-inhg",)),
+    Mapping("fuel_left_gal", ("/consumables/fuel/tank[0]/level-gal_us",)),
+    Mapping("fuel_right_gal", ("/consumables/fuel/tank[1]/level-gal_us",)),
+    Mapping("door_open", ("/sim/cabin/door-open",), _bool),
+    Mapping("smoke", ("/sim/cabin/smoke",), _bool),
+    Mapping("nav_lights", ("/controls/lighting/nav-lights",), _bool),
+    Mapping("landing_light", ("/controls/lighting/landing-lights",), _bool),
+    Mapping("taxi_light", ("/controls/lighting/taxi-light",), _bool),
+    Mapping("strobe", ("/controls/lighting/strobe",), _bool),
+    Mapping(
+        "cabin_air",
+        ("/controls/environment/cabin-air", "/controls/environment/cabin-heat"),
+        lambda a, h: max(_bool(a), _bool(h)),
+    ),
+    Mapping("flaps_cmd_deg", ("/controls/flight/flaps",), lambda v: float(v) * 30.0),
+    Mapping("stall_warning", ("/sim/alarms/stall-warning",), _bool),
 )
 
 #: flight signals this simulator does not produce, and why (a verifier needing one is unscorable)
 NOT_PRODUCED: dict[str, str] = {
     "ap_loc_captured": "the autopilot has no approach mode",
     "ap_gs_captured": "the autopilot has no approach mode",
+}
+
+#: failure system (task YAML) -> the cockpit property the harness sets false to inject it
+#: (`engine_rough:L` / `:R`: which magneto misfires, drawn by the host)
+FAILURE_PROPS: dict[str, str] = {
+    "engine": "/sim/failure-manager/engines/engine/serviceable",
+    "engine_rough:L": "/sim/failure-manager/engines/engine/magneto-left/serviceable",
+    "engine_rough:R": "/sim/failure-manager/engines/engine/magneto-right/serviceable",
+    "alternator": "/sim/failure-manager/systems/electrical/alternator/serviceable",
+    "vacuum": "/sim/failure-manager/systems/vacuum/serviceable",
+    "pitot": "/sim/failure-manager/systems/pitot/serviceable",
+    "carb_ice": "/sim/failure-manager/engines/engine/carburetor/serviceable",
+    "flaps": "/sim/failure-manager/controls/flight/flaps/serviceable",
+    "electrical_fire": "/sim/failure-manager/systems/electrical/wiring/serviceable",
+    "door": "/sim/failure-manager/cabin/door/serviceable",
+    "fuel_empty_tank": "/sim/failure-manager/fuel/selected-tank/serviceable",
 }
 
 #: the sim-time property every sample is stamped with

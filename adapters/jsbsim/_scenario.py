@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from simbridge.adapters.jsbsim._airports import MAG_VAR_EAST_DEG, Airport, from_local_m, load_airport
 
@@ -18,6 +18,23 @@ if TYPE_CHECKING:
     from simbridge._task import TaskSpec
 
 DEFAULT_AIRCRAFT = "c172x"
+#: the task's `initial_state.configuration` keys the cockpit applies at start (after the trim)
+CONFIGURATION_KEYS = frozenset(
+    {
+        "fuel_selector",
+        "magnetos",
+        "mixture",
+        "throttle",
+        "carb_heat",
+        "pitot_heat",
+        "master_bat",
+        "master_alt",
+        "avionics",
+        "flaps_deg",
+        "fuel_left_gal",
+        "fuel_right_gal",
+    }
+)
 LINEUP_OFFSET_M = 30.0  # distance past the (displaced) threshold where the aircraft lines up
 
 
@@ -38,6 +55,8 @@ class Scenario:
     autopilot_on: bool
     cold_and_dark: bool
     unsupported: list[str] = field(default_factory=list)
+    #: configuration deviations applied at start, after the trim (`CONFIGURATION_KEYS`)
+    configuration: dict[str, Any] = field(default_factory=dict)
 
     @property
     def heading_mag_deg(self) -> float:
@@ -58,7 +77,8 @@ def from_task(task: "TaskSpec") -> Scenario:
     if not st.airport:
         raise ValueError(f"{task.id}: initial_state.airport is required by the embedded simulator")
     apt = load_airport(st.airport)
-    return resolve(
+    conf = _configuration(task)
+    sc = resolve(
         apt,
         aircraft=aircraft,
         runway=st.runway,
@@ -75,6 +95,19 @@ def from_task(task: "TaskSpec") -> Scenario:
         distance_nm=st.distance_nm,
         unsupported=_unsupported(task),
     )
+    sc.configuration = {k: v for k, v in conf.items() if k in CONFIGURATION_KEYS}
+    sc.unsupported += [f"configuration {k}" for k in conf if k not in CONFIGURATION_KEYS]
+    return sc
+
+
+def _configuration(task: "TaskSpec") -> dict[str, Any]:
+    """The task's configuration deviations as a plain dict of the keys it sets."""
+    conf = getattr(task.initial_state, "configuration", None)
+    if conf is None:
+        return {}
+    if hasattr(conf, "model_dump"):
+        conf = conf.model_dump(exclude_none=True)
+    return {k: v for k, v in dict(conf).items() if v is not None}
 
 
 def _unsupported(task: "TaskSpec") -> list[str]:

@@ -30,7 +30,7 @@ from typing import IO, TYPE_CHECKING, Any
 from simbridge.sim import HarnessError, LogTail, ProcessHandle, Sandbox, SimEvent, SimSession, StateSample
 from simbridge.adapters.fgproto import TcpStreamReceiver, TelnetProps, UdpReceiver
 from simbridge.adapters.fgproto.keys import FLIGHTGEAR_KEYS
-from simbridge.adapters.jsbsim._mapping import MAPPINGS, default_protocol, to_canonical
+from simbridge.adapters.jsbsim._mapping import FAILURE_PROPS, MAPPINGS, default_protocol, to_canonical
 from simbridge.adapters.jsbsim._scenario import from_task
 from simbridge.adapters.kit import (
     DerivedEvents,
@@ -46,8 +46,24 @@ if TYPE_CHECKING:
     from simbridge._task import TaskSpec
 
 START_TIMEOUT_S = 45.0
-#: failure system (task YAML) -> cockpit property that is set false to inject it
-FAILURE_PATHS = {"engine": "/sim/failure-manager/engines/engine/serviceable"}
+#: failure system (task YAML) -> cockpit property that is set false to inject it (engine_rough:
+#: the magneto drawn per trial, `failure_paths`)
+FAILURE_PATHS = {k: v for k, v in FAILURE_PROPS.items() if ":" not in k}
+FUEL_TANKS = {1: "left", 2: "right", 3: "left", 0: "left"}
+
+
+def magneto_side(task_id: str, seed: int | None) -> str:
+    """Which magneto an `engine_rough` failure fails: L or R, drawn from (task, seed)."""
+    import random
+
+    return random.Random(f"{task_id}:{seed}:magneto").choice("LR")
+
+
+def failure_paths(task_id: str, seed: int | None) -> dict[str, str]:
+    """Every failure system this cockpit injects -> the property set false for it, this trial."""
+    return {**FAILURE_PATHS, "engine_rough": FAILURE_PROPS[f"engine_rough:{magneto_side(task_id, seed)}"]}
+
+
 SNAPSHOT_PATHS = {
     "aircraft": "/sim/aircraft",
     "airport": "/sim/airport",
@@ -94,6 +110,10 @@ STREAM_REQUEST = b"data\r\nstream\r\n"
 FDM_STEP_S = 1.0 / 120.0
 #: the most FDM steps one `run advance` asks for (1 simulator second: 60 packets at 60 Hz)
 ADVANCE_CHUNK_STEPS = 120
+#: lockstep with a failure waiting for a height: the host looks every 0.1 s of simulator time
+FAILURE_CHECK_STEPS = 12
+#: a failure's trigger time matches a sample this close to it (the packets' clock is rounded)
+TRIGGER_TOLERANCE_S = 5e-4
 
 
 class JSBSimSession(SimSession):
@@ -145,6 +165,10 @@ class JSBSimSession(SimSession):
         self._unsupported: list[str] = []
         self._wall_start = 0.0
         self._failures = FailurePlan()  # harness-injected failures (planned at start)
+        self._buffer: list[StateSample] = []  # samples pulled (lockstep) but not yet polled
+        self._clock = 0.0  # lockstep: the simulator time the cockpit stands at
+        self._failure_paths: dict[str, str] = dict(FAILURE_PATHS)
+        self._magneto = "L"
         self._first_sample_wall: float | None = None
         self._t_first = 0.0
         self._start_timeout_s = START_TIMEOUT_S
@@ -159,7 +183,9 @@ class JSBSimSession(SimSession):
         except (KeyError, ValueError) as exc:
             raise HarnessError(f"jsbsim: task {task.id}: initial state not supported: {exc}") from None
         self._unsupported = list(scenario.unsupported)
-        self._failures = FailurePlan.from_task(task, seed, FAILURE_PATHS)
+        self._failure_paths = failure_paths(task.id, seed)
+        self._magneto = magneto_side(task.id, seed)
+        self._failures = FailurePlan.from_task(task, seed, self._failure_paths)
         self._unsupported += self._failures.unsupported
         work = Path(sandbox.workdir) / "jsbsim"
         work.mkdir(parents=True, exist_ok=True)
@@ -232,11 +258,18 @@ class JSBSimSession(SimSession):
 
     def _inject_due(self, t: float, canon: dict[str, float]) -> None:
         """Fail what the plan says is due at this sample (a property set false), and record it."""
-        for f in self._failures.due(t, canon):
+        for f in self._failures.due(t + TRIGGER_TOLERANCE_S, canon):
             if self.telnet is None:
                 return
-            self.telnet.set(FAILURE_PATHS[f.system], False)
-            self._events.put(self._failures.event(f, t, canon))
+            self.telnet.set(self._failure_paths[f.system], False)
+            detail: dict[str, Any] = {"property": self._failure_paths[f.system]}
+            if f.system == "engine_rough":
+                detail["magneto"] = self._magneto
+            elif f.system == "fuel_empty_tank":
+                detail["tank"] = FUEL_TANKS.get(int(canon.get("fuel_selector", 3)), "left")
+            elif f.system == "flaps":
+                detail["flaps_deg"] = round(float(canon.get("flaps_deg", 0.0)), 1)
+            self._events.put(self._failures.event(f, t, canon, detail=detail))
 
     def _log_tail(self) -> str:
         try:
@@ -306,8 +339,14 @@ class JSBSimSession(SimSession):
 
     # ---------------------------------------------------------------- data
     def poll(self) -> list[StateSample]:
+        self._pull()
+        out, self._buffer = self._buffer, []
+        return out
+
+    def _pull(self) -> None:
+        """Take the packets that arrived into the sample buffer, injecting the failures they make due."""
         if self.receiver is None:
-            return []
+            return
         out: list[StateSample] = []
         for t, values in self.receiver.drain():
             if out or self._n_samples:
@@ -319,11 +358,34 @@ class JSBSimSession(SimSession):
                 self._inject_due(t, canon)
             out.append(StateSample(t, canon))
             self._t = t
+            self._n_samples += 1
         if out and self._first_sample_wall is None:
             self._first_sample_wall = time.monotonic()
             self._t_first = out[0].t_sim
-        self._n_samples += len(out)
-        return out
+        self._buffer += out
+
+    def _pull_until(self, t: float, timeout_s: float = 5.0) -> None:
+        """Lockstep: wait for the packet of simulator time `t` (the cockpit is frozen there) and pull."""
+        end = time.monotonic() + timeout_s
+        while self.receiver is not None and time.monotonic() < end:
+            latest = self.receiver.latest
+            if latest is not None and latest[0] >= t - 1e-3:
+                break
+            time.sleep(0.002)
+        self._pull()
+
+    def _steps_to_failure(self, t_now: float) -> int:
+        """Lockstep: the most FDM steps to run before the host must look at the state again for a
+        pending failure: to its trigger time exactly, or 0.1 s while one waits for a height."""
+        limit = ADVANCE_CHUNK_STEPS
+        for f in self._failures.pending:
+            if f.trigger_agl_ft is not None:
+                limit = min(limit, FAILURE_CHECK_STEPS)
+            elif f.after_s is not None:
+                k = round((f.after_s - t_now) / FDM_STEP_S)
+                if k >= 1:
+                    limit = min(limit, k)
+        return limit
 
     def _crash_reason(self) -> str | None:
         if self.telnet is None:
@@ -378,8 +440,11 @@ class JSBSimSession(SimSession):
         if not self._paused or not self._can_advance:
             return None
         steps = max(1, round(seconds / FDM_STEP_S))
+        if self._failures.pending:  # where the frozen clock stands (it may have run since the last advance)
+            self._clock = round(self.telnet.get_float("/sim/time/elapsed-sec"), 4)
         while steps > 0:
-            n = min(steps, ADVANCE_CHUNK_STEPS)
+            pending = bool(self._failures.pending)
+            n = min(steps, self._steps_to_failure(self._clock) if pending else ADVANCE_CHUNK_STEPS)
             try:
                 self.telnet.run("advance", str(n))
             except HarnessError as exc:
@@ -390,8 +455,12 @@ class JSBSimSession(SimSession):
                     return None  # the runner reports the lost simulator
                 raise
             steps -= n
+            self._clock += n * FDM_STEP_S
+            if pending:  # a failure due at this time is injected before the next step
+                self._pull_until(self._clock)
         # the packets carry the clock to 1e-4 s: the time the host will see
-        return round(self.telnet.get_float("/sim/time/elapsed-sec"), 4)
+        self._clock = round(self.telnet.get_float("/sim/time/elapsed-sec"), 4)
+        return self._clock
 
     def snapshot(self) -> dict[str, Any]:
         if self.telnet is None or not self.alive():

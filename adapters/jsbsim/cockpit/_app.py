@@ -309,14 +309,17 @@ class Cockpit:
         status = detail = ""
         if m.crashed:  # (a harness freeze is not shown: lockstep screenshots look like real time)
             status, detail = "CRASHED", m.crash_reason
+        pitch, bank = m.attitude_indication()
+        sy = m.sys
+        lit = sy.powered  # annunciators need the bus
         return Readings(
-            ias_kt=f["velocities/vc-kts"],
-            pitch_deg=f["attitude/theta-deg"],
-            bank_deg=f["attitude/phi-deg"],
+            ias_kt=m.indicated_airspeed_kt(),
+            pitch_deg=pitch,
+            bank_deg=bank,
             alt_ind_ft=m.indicated_altitude_ft(),
             turn_rate_dps=m.turn_rate_dps(),
             slip_g=f["accelerations/Ny"] if m.has_ny else 0.0,
-            heading_mag_deg=m.heading_mag_deg,
+            heading_mag_deg=m.heading_indication(),
             vs_fpm=f["velocities/h-dot-fps"] * 60.0,
             rpm=f["propulsion/engine/engine-rpm"],
             fuel_l_gal=f["propulsion/tank[0]/contents-lbs"] / LBS_PER_GAL_DEFAULT,
@@ -326,6 +329,16 @@ class Cockpit:
             volts=m.elec.bus_volts,
             avionics_powered=m.elec.avionics_powered,
             flaps_deg=m.flaps_deg,
+            ammeter_amps=sy.ammeter_amps,
+            suction_inhg=sy.suction_inhg,
+            annunciators={
+                "low_volts": sy.low_volts_light,
+                "vacuum": sy.vacuum_light(),
+                "smoke": lit and sy.smoke_in_cabin,
+                "door": lit and sy.door_open,
+                "stall": m.stall_warning,
+            },
+            smoke_density=sy.smoke_density,
             loc_dev_dots=nav.dots,
             nav_flag=not nav.in_range,
             gs_dev_dots=nav.gs_dots,

@@ -48,6 +48,15 @@ class Controls:
     master_alt: int = 0
     beacon: int = 0
     avionics: int = 0
+    nav_lights: int = 0
+    landing_light: int = 0
+    taxi_light: int = 0
+    strobe: int = 0
+    pitot_heat: int = 0
+    # engine and cabin knobs (pulled = on / open)
+    carb_heat: int = 0
+    cabin_heat: int = 0
+    cabin_air: int = 0
     flaps_index: int = 0
     # radios
     com1_mhz: float = 118.000

@@ -20,17 +20,16 @@ from pathlib import Path
 import jsbsim
 
 from simbridge.adapters.jsbsim._airports import load_airport
-from simbridge.adapters.jsbsim.cockpit._controls import Controls
+from simbridge.adapters.jsbsim.cockpit._controls import FLAP_DETENTS_DEG, Controls
 from simbridge.adapters.jsbsim.cockpit._crash import CrashDetector, GroundState, RunwayArea
 from simbridge.adapters.jsbsim.cockpit._navaids import NavReading, receive
+from simbridge.adapters.jsbsim.cockpit._systems import DOOR_DRAG_SQFT, FAILURE_PROPS, Systems
 from simbridge.adapters.jsbsim._scenario import Scenario
 
 DT_S = 1.0 / 120.0
 PRIME_STROKES_COLD = 2
 COLD_OIL_DEGF = 75.0
-BATTERY_VOLTS = 24.0
 COLD_BARO_INHG = 30.12
-ALTERNATOR_VOLTS = 28.0
 FPS_TO_KT = 0.592484
 LBS_PER_GAL_DEFAULT = 6.0
 #: CG height above the ground with the gear at rest; starting lower makes the gear spring launch it
@@ -61,6 +60,7 @@ def _aircraft_dir(aircraft: str, root: str) -> str | None:
     (dst / "Systems").mkdir(parents=True, exist_ok=True)
     files = {p.name: p.read_bytes() for p in src.iterdir() if p.is_file()}
     files["Systems/Autopilot.xml"] = patched.encode()
+    files[f"{aircraft}.xml"] = _with_door_drag(files[f"{aircraft}.xml"].decode()).encode()
     for name, data in files.items():
         target = dst / name
         if target.exists() and target.read_bytes() == data:
@@ -69,6 +69,24 @@ def _aircraft_dir(aircraft: str, root: str) -> str | None:
         tmp.write_bytes(data)
         os.replace(tmp, target)
     return str(base)
+
+
+#: the drag area (sq ft) of an open cabin door, a property the patched aircraft adds to its drag
+DOOR_DRAG_PROP = "systems/door/drag-sqft"
+
+
+def _with_door_drag(xml: str) -> str:
+    """The aircraft file with one more drag term: dynamic pressure x `DOOR_DRAG_PROP`."""
+    system = f'<system name="Door">\n  <property value="0">{DOOR_DRAG_PROP}</property>\n</system>\n'
+    drag = (
+        '<axis name="DRAG">\n  <function name="aero/coefficient/CDdoor"><description>Open cabin door'
+        f"</description><product><property>aero/qbar-psf</property><property>{DOOR_DRAG_PROP}</property>"
+        "</product></function>"
+    )
+    if "<system" not in xml or '<axis name="DRAG">' not in xml:
+        return xml
+    xml = xml.replace("<system", system + "<system", 1)
+    return xml.replace('<axis name="DRAG">', drag, 1)
 
 
 class FlightModel:
@@ -90,11 +108,16 @@ class FlightModel:
         self.has_ny = self._has("accelerations/Ny")
         self.rest_cg_agl_ft = REST_CG_AGL_FT.get(scenario.aircraft, 4.3)
         self.elec = Electrical()
+        self.sys = Systems()
+        self.has_door_drag = self._has(DOOR_DRAG_PROP)
+        self.has_stall_warning = self._has("systems/stall-warn-norm")
         self.crash = CrashDetector(RunwayArea(load_airport(scenario.airport)))
         self.crashed = False
         self.crash_reason = ""
         self.frozen = False
         self.engine_serviceable = True  # False once the harness injects an engine failure
+        self._tank_drained: int | None = None  # the tank a fuel_empty_tank failure emptied
+        self.unsupported: list[str] = []
         self._nav = NavReading()
         self._nav_t = -1.0
         self.steps = 0
@@ -156,7 +179,43 @@ class FlightModel:
             for _ in range(240):  # let the gear settle before the episode clock starts
                 self._apply_controls()
                 f.run()
+        self.unsupported = self._configure(sc.configuration)
         self._t0 = f["simulation/sim-time-sec"]
+
+    def _configure(self, conf: dict) -> list[str]:
+        """Apply the task's configuration deviations (after the trim); the keys it cannot honour."""
+        c, f = self.controls, self.fdm
+        names = {
+            "fuel_selector": {"off": 0, "left": 1, "right": 2, "both": 3},
+            "magnetos": {"off": 0, "right": 1, "left": 2, "both": 3},
+        }
+        bad: list[str] = []
+        for key, v in conf.items():
+            if v is None:
+                continue
+            if key in names:
+                code = names[key].get(str(v).lower())
+                if code is None:
+                    bad.append(f"configuration {key}={v!r}")
+                    continue
+                setattr(c, key, code)
+            elif key in ("mixture", "throttle"):
+                setattr(c, key, max(0.0, min(1.0, float(v))))
+            elif key in ("carb_heat", "pitot_heat", "master_bat", "master_alt", "avionics"):
+                setattr(c, key, int(bool(v)))
+            elif key == "flaps_deg":
+                if float(v) not in FLAP_DETENTS_DEG:
+                    bad.append(f"configuration flaps_deg={v!r} (detents {FLAP_DETENTS_DEG})")
+                    continue
+                c.set_flaps(FLAP_DETENTS_DEG.index(float(v)))
+            elif key in ("fuel_left_gal", "fuel_right_gal"):
+                i = 0 if key == "fuel_left_gal" else 1
+                f[f"propulsion/tank[{i}]/contents-lbs"] = max(0.0, float(v)) * LBS_PER_GAL_DEFAULT
+            else:
+                bad.append(f"configuration {key}")
+        if conf:
+            self._apply_controls()
+        return bad
 
     def _trim(self) -> None:
         f, c = self.fdm, self.controls
@@ -191,18 +250,27 @@ class FlightModel:
 
     def _apply_controls(self) -> None:
         f, c = self.fdm, self.controls
-        # electrical bus
+        # electrical bus, the systems, their failures
         running = f["propulsion/engine/set-running"] > 0.5
         rpm = f["propulsion/engine/engine-rpm"]
-        volts = BATTERY_VOLTS if c.master_bat else 0.0
-        if c.master_alt and c.master_bat and rpm > 800:
-            volts = ALTERNATOR_VOLTS
-        self.elec.bus_volts = volts
-        self.elec.avionics_powered = volts > 20.0 and bool(c.avionics)
-        # ignition and starter (the key is spring-loaded; `s` cranks too)
+        sy = self.sys
         mags = c.magnetos_effective if self.engine_serviceable else 0
+        flaps_cmd = sy.flaps_jammed_norm if sy.flaps_jammed else c.flaps_cmd_norm
+        flaps_moving = abs(f["fcs/flap-pos-norm"] - flaps_cmd) > 0.005
+        sy.electrical(DT_S, c, rpm, mags == 4 and bool(c.master_bat), flaps_moving)
+        volts = sy.bus_volts
+        self.elec.bus_volts = volts
+        self.elec.avionics_powered = sy.powered and bool(c.avionics)
+        sy.vacuum(DT_S, rpm)
+        sy.pitot(DT_S, c)
+        sy.carburettor(DT_S, self.sim_time_s, c, running)
+        sy.smoke(DT_S, c)
+        throttle_factor, mags_fired = sy.engine_factor(DT_S, self.sim_time_s, c, mags)
+        if self.has_door_drag:
+            f[DOOR_DRAG_PROP] = DOOR_DRAG_SQFT if sy.door_open else 0.0
+        # ignition and starter (the key is spring-loaded; `s` cranks too)
         cranking = mags == 4 and volts > 20.0
-        f["propulsion/magneto_cmd"] = 3 if mags == 4 else mags
+        f["propulsion/magneto_cmd"] = 3 if mags_fired == 4 else mags_fired
         f["propulsion/starter_cmd"] = 1 if cranking else 0
         # primer gate
         if c.primer_strokes != self._last_primer_count:
@@ -212,7 +280,7 @@ class FlightModel:
         primed = self._primes_since_stop >= PRIME_STROKES_COLD or oil_f >= COLD_OIL_DEGF
         mixture = c.mixture if (running or primed) else 0.0
         f["fcs/mixture-cmd-norm"] = mixture
-        f["fcs/throttle-cmd-norm"] = c.throttle
+        f["fcs/throttle-cmd-norm"] = max(0.0, min(1.0, c.throttle * throttle_factor))
         # fuel selector -> tank feed
         f["propulsion/tank[0]/priority"] = 1 if c.fuel_selector in (1, 3) else 0
         f["propulsion/tank[1]/priority"] = 1 if c.fuel_selector in (2, 3) else 0
@@ -223,7 +291,7 @@ class FlightModel:
         f["fcs/pitch-trim-cmd-norm"] = c.elevator_trim
         f["fcs/roll-trim-cmd-norm"] = self.roll_rigging
         f["fcs/yaw-trim-cmd-norm"] = self.yaw_rigging
-        f["fcs/flap-cmd-norm"] = c.flaps_cmd_norm
+        f["fcs/flap-cmd-norm"] = flaps_cmd
         brake = 1.0 if c.parking_brake else 0.0
         f["fcs/left-brake-cmd-norm"] = max(brake, c.brake_left)
         f["fcs/right-brake-cmd-norm"] = max(brake, c.brake_right)
@@ -313,6 +381,77 @@ class FlightModel:
             else:
                 self._nav = NavReading()
         return self._nav
+
+    # ---------------------------------------------------------------- failures
+    def serviceable(self, system: str) -> bool:
+        sy = self.sys
+        if system == "engine":
+            return self.engine_serviceable
+        if system.startswith("engine_rough:"):
+            return sy.magneto_failed != system[-1]
+        return not {
+            "alternator": sy.alternator_failed,
+            "vacuum": sy.vacuum_failed,
+            "pitot": sy.pitot_blocked,
+            "carb_ice": sy.carb_icing,
+            "flaps": sy.flaps_jammed,
+            "electrical_fire": sy.fire,
+            "door": sy.door_open,
+            "fuel_empty_tank": self._tank_drained is not None,
+        }[system]
+
+    def set_serviceable(self, system: str, ok: bool) -> None:
+        """Fail (ok False) or restore a system, as the harness asks through `FAILURE_PROPS`."""
+        if system not in FAILURE_PROPS:
+            raise KeyError(system)
+        sy, f = self.sys, self.fdm
+        if system == "engine":
+            self.engine_serviceable = ok
+        elif system.startswith("engine_rough:"):
+            sy.magneto_failed = "" if ok else system[-1]
+        elif system == "alternator":
+            sy.alternator_failed = not ok
+        elif system == "vacuum":
+            sy.vacuum_failed = not ok
+            if ok:
+                sy.gyro_spin, sy.ai_bank_err, sy.ai_pitch_err, sy.hi_err = 1.0, 0.0, 0.0, 0.0
+        elif system == "pitot":
+            if ok:
+                sy.pitot_blocked = False
+            elif not sy.pitot_blocked:
+                sy.block_pitot(f["atmosphere/P-psf"], f["velocities/vc-kts"])
+        elif system == "carb_ice":
+            sy.carb_icing = not ok
+        elif system == "flaps":
+            sy.flaps_jammed = not ok
+            sy.flaps_jammed_norm = f["fcs/flap-pos-norm"]
+        elif system == "electrical_fire":
+            sy.fire = not ok
+        elif system == "door":
+            sy.door_open = not ok
+        elif system == "fuel_empty_tank" and not ok and self._tank_drained is None:
+            # the tank the selector draws from runs dry (on BOTH: the left one)
+            i = 1 if self.controls.fuel_selector == 2 else 0
+            f[f"propulsion/tank[{i}]/contents-lbs"] = 0.0
+            self._tank_drained = i
+
+    @property
+    def stall_warning(self) -> bool:
+        return self.has_stall_warning and self.fdm["systems/stall-warn-norm"] > 0.5 and not self.on_ground
+
+    def indicated_airspeed_kt(self) -> float:
+        """The airspeed indicator's reading (a blocked pitot tube makes it an altimeter)."""
+        f = self.fdm
+        return self.sys.indicated_airspeed(f["velocities/vc-kts"], f["atmosphere/P-psf"])
+
+    def attitude_indication(self) -> tuple[float, float]:
+        """(pitch, bank) as the vacuum attitude indicator shows them."""
+        f = self.fdm
+        return self.sys.attitude_indication(f["attitude/theta-deg"], f["attitude/phi-deg"])
+
+    def heading_indication(self) -> float:
+        """The vacuum heading indicator's reading, magnetic degrees."""
+        return (self.heading_mag_deg + self.sys.hi_err) % 360.0
 
     def indicated_altitude_ft(self) -> float:
         """Altimeter reading: pressure altitude corrected by the Kollsman setting (1000 ft per inHg)."""

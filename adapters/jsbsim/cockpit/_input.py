@@ -217,7 +217,7 @@ class InputHandler:
         """Act on a hotspot (what a left click on it does)."""
         c = self.c
         kind, _, arg = name.partition(":")
-        if kind == "switch":
+        if kind in ("switch", "knob"):
             setattr(c, arg, 1 - getattr(c, arg))
         elif kind == "mags":
             pos = L.MAGS_LABELS.index(arg)

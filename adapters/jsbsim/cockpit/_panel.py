@@ -5,7 +5,7 @@ surface, needles and displays drawn each frame on top, at the positions in `_lay
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pygame
@@ -46,6 +46,11 @@ class Readings:
     volts: float = 0.0
     avionics_powered: bool = False
     flaps_deg: float = 0.0
+    ammeter_amps: float = 0.0
+    suction_inhg: float = 0.0
+    #: annunciator name (`_layout.ANNUNCIATORS`) -> lit
+    annunciators: dict = field(default_factory=dict)
+    smoke_density: float = 0.0
     t_sim: float = 0.0
     status: str = ""
     status_detail: str = ""
@@ -60,6 +65,7 @@ class Panel:
         self.has_autopilot = has_autopilot
         self.f11, self.f13, self.f14, self.f22 = _font(11), _font(13), _font(14), _font(22)
         self._text_cache: dict[tuple, pygame.Surface] = {}
+        self._veil: pygame.Surface | None = None
         self.background = self._static()
 
     # ---------------------------------------------------------------- helpers
@@ -98,9 +104,22 @@ class Panel:
                 for d in range(0, 360, 10)
             ],
         )
-        for g in (L.FUEL_L, L.FUEL_R, L.OIL_T, L.OIL_P, L.VOLTS):
+        for g in (L.FUEL_L, L.FUEL_R, L.OIL_T, L.OIL_P, L.VOLTS, L.AMMETER, L.SUCTION):
             lo, hi = L.SMALL_RANGES[g.name]
             self._ticks(s, g, [(L.small_angle(g.name, lo + (hi - lo) * k / 4), "") for k in range(5)], inner=0.75)
+        # suction: the green arc 4.5..5.5 inHg; ammeter: - and + either side of zero
+        g = L.SUCTION
+        for v in (4.5, 4.75, 5.0, 5.25, 5.5):
+            pygame.draw.line(
+                s,
+                (40, 180, 60),
+                L.needle_tip(g, L.small_angle("suction", v), 0.78),
+                L.needle_tip(g, L.small_angle("suction", v), 0.98),
+                3,
+            )
+        g = L.AMMETER
+        self._blit_centred(s, self.text("-", self.f13), *L.needle_tip(g, -90, 0.5))
+        self._blit_centred(s, self.text("+", self.f13), *L.needle_tip(g, 90, 0.5))
         # TC marks: level and standard-rate
         g = L.TC
         for ang in (-90 - L.TC_DEG_PER_DPS * 3, -90, 90, 90 + L.TC_DEG_PER_DPS * 3):
@@ -115,7 +134,8 @@ class Panel:
         # AI bank marks drawn dynamically (they rotate with the face in real instruments: kept fixed here)
         # controls labels
         for name, (x, y, w, h) in L.SWITCH_RECTS.items():
-            self._blit_centred(s, self.text(L.SWITCH_LABELS[name], self.f13), x + w // 2, y + h + 10)
+            font = self.f11 if name in L.SWITCHES2 else self.f13
+            self._blit_centred(s, self.text(L.SWITCH_LABELS[name], font), x + w // 2, y + h + 9)
         self._blit_centred(s, self.text("MAGNETOS", self.f11, DIM), L.MAGS_CENTRE[0] - 50, L.MAGS_CENTRE[1] - 8)
         for i, (x, y, w, h) in L.MAGS_LABEL_RECTS.items():
             self._button(s, (x, y, w, h), L.MAGS_LABELS[i], font=self.f11)
@@ -193,14 +213,35 @@ class Panel:
             (L.OIL_T, r.oil_t_degf),
             (L.OIL_P, r.oil_p_psi),
             (L.VOLTS, r.volts),
+            (L.AMMETER, r.ammeter_amps),
+            (L.SUCTION, r.suction_inhg),
         ):
             self._needle(s, g, L.small_angle(g.name, v), 0.85, 3)
+        self._annunciators(s, r)
         self._controls(s, c)
         self._radios(s, r, c)
+        if r.smoke_density > 0.0:
+            self._smoke(s, r.smoke_density)
         if r.status:
             lbl = self.text(r.status, self.f22, (255, 60, 60))
             s.blit(lbl, L.STATUS_XY)
             s.blit(self.text(r.status_detail, self.f13, (255, 60, 60)), (L.STATUS_XY[0], L.STATUS_XY[1] + 28))
+
+    def _annunciators(self, s, r: Readings) -> None:
+        for name, rect in L.ANNUNCIATOR_RECTS.items():
+            lit = bool(r.annunciators.get(name))
+            x, y, w, h = rect
+            pygame.draw.rect(s, L.ANNUNCIATOR_COLOURS[name] if lit else L.ANNUNCIATOR_OFF, rect, border_radius=3)
+            label = self.text(L.ANNUNCIATOR_LABELS[name], self.f11, (0, 0, 0) if lit else DIM)
+            self._blit_centred(s, label, x + w // 2, y + h // 2)
+
+    def _smoke(self, s, density: float) -> None:
+        veil = self._veil
+        if veil is None:
+            veil = self._veil = pygame.Surface((L.WIDTH, L.HEIGHT))
+            veil.fill(L.SMOKE_GREY)
+        veil.set_alpha(round(L.SMOKE_MAX_ALPHA * max(0.0, min(1.0, density))))
+        s.blit(veil, (0, 0))
 
     def _attitude(self, s, r: Readings) -> None:
         g = L.AI
@@ -275,6 +316,8 @@ class Panel:
             x, y, w, h = rect
             pygame.draw.rect(s, L.LIT if on else (60, 60, 64), rect, border_radius=4)
             pygame.draw.rect(s, (20, 20, 20), (x + 4, y + (4 if on else h // 2), w - 8, h // 2 - 4), border_radius=3)
+        for name, rect in L.KNOB_RECTS.items():
+            self._button(s, rect, L.KNOB_LABELS[name], L.LIT if getattr(c, name) else BUTTON, self.f11)
         # magnetos key
         mx, my = L.MAGS_CENTRE
         pygame.draw.circle(s, (90, 90, 96), (mx, my), 18)

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from simbridge.adapters.jsbsim.cockpit._controls import Controls
 from simbridge.adapters.jsbsim.cockpit._fdm import FPS_TO_KT, FlightModel
+from simbridge.adapters.jsbsim.cockpit._systems import FAILURE_PROPS
 
 LBS_PER_GAL = 6.0
 #: FlightGear's KT76C knob (0 off, 1 stby, 2 test, 3 gnd, 4 on, 5 alt) <-> canonical xpdr_mode
@@ -72,7 +73,12 @@ class PropertyTree:
         add("/velocities/airspeed-kt", fdm("velocities/vc-kts"))
         add("/velocities/groundspeed-kt", lambda: f["velocities/vg-fps"] * FPS_TO_KT)
         add("/velocities/vertical-speed-fps", fdm("velocities/h-dot-fps"))
-        add("/instrumentation/airspeed-indicator/indicated-speed-kt", fdm("velocities/vc-kts"))
+        # the instruments' indications (a blocked pitot tube, toppled vacuum gyros); the
+        # aircraft's own state is under /velocities and /orientation
+        add("/instrumentation/airspeed-indicator/indicated-speed-kt", m.indicated_airspeed_kt)
+        add("/instrumentation/attitude-indicator/indicated-pitch-deg", lambda: m.attitude_indication()[0])
+        add("/instrumentation/attitude-indicator/indicated-roll-deg", lambda: m.attitude_indication()[1])
+        add("/instrumentation/heading-indicator/indicated-heading-deg", m.heading_indication)
         add("/instrumentation/altimeter/indicated-altitude-ft", m.indicated_altitude_ft)
         self._ctl("/instrumentation/altimeter/setting-inhg", "baro_inhg")
         add("/instrumentation/turn-indicator/indicated-turn-rate", m.turn_rate_dps)
@@ -127,6 +133,25 @@ class PropertyTree:
         self._ctl("/controls/gear/brake-left", "brake_left")
         self._ctl("/controls/gear/brake-right", "brake_right")
         add("/systems/electrical/volts", lambda: m.elec.bus_volts)
+        add("/systems/electrical/amps", lambda: m.sys.ammeter_amps)
+        add("/systems/electrical/load-amps", lambda: m.sys.load_amps)
+        add("/systems/electrical/battery-charge-norm", lambda: m.sys.battery_soc)
+        add("/instrumentation/annunciators/low-volts", lambda: int(m.sys.low_volts_light), None, "bool")
+        add("/systems/vacuum/suction-inhg", lambda: m.sys.suction_inhg)
+        add("/instrumentation/annunciators/vacuum", lambda: int(m.sys.vacuum_light()), None, "bool")
+        add("/sim/cabin/smoke", lambda: int(m.sys.smoke_in_cabin), None, "bool")
+        add("/sim/cabin/smoke-density-norm", lambda: m.sys.smoke_density)
+        add("/sim/cabin/door-open", lambda: int(m.sys.door_open), None, "bool")
+        add("/sim/alarms/stall-warning", lambda: int(m.stall_warning), None, "bool")
+        add("/engines/engine[0]/carb-ice-norm", lambda: m.sys.carb_ice)
+        self._ctl("/controls/anti-ice/engine[0]/carb-heat", "carb_heat", "bool", _b)
+        self._ctl("/controls/anti-ice/pitot-heat", "pitot_heat", "bool", _b)
+        self._ctl("/controls/lighting/nav-lights", "nav_lights", "bool", _b)
+        self._ctl("/controls/lighting/landing-lights", "landing_light", "bool", _b)
+        self._ctl("/controls/lighting/taxi-light", "taxi_light", "bool", _b)
+        self._ctl("/controls/lighting/strobe", "strobe", "bool", _b)
+        self._ctl("/controls/environment/cabin-heat", "cabin_heat", "bool", _b)
+        self._ctl("/controls/environment/cabin-air", "cabin_air", "bool", _b)
         # radios
         self._ctl("/instrumentation/comm[0]/frequencies/selected-mhz", "com1_mhz")
         self._ctl("/instrumentation/comm[0]/frequencies/standby-mhz", "com1_stby_mhz")
@@ -154,13 +179,16 @@ class PropertyTree:
         add("/autopilot/switches/apr", lambda: 0, None, "bool")
         self._ctl("/autopilot/settings/heading-bug-deg", "ap_hdg_bug_deg")
         self._ctl("/autopilot/settings/target-altitude-ft", "ap_alt_target_ft")
+
         # failures (FlightGear's failure-manager path); the harness sets these, not the pilot
-        add(
-            "/sim/failure-manager/engines/engine/serviceable",
-            lambda: int(m.engine_serviceable),
-            lambda v: setattr(m, "engine_serviceable", bool(_b(v))),
-            "bool",
-        )
+        def serviceable(system: str) -> Callable[[], int]:
+            return lambda: int(m.serviceable(system))
+
+        def set_serviceable(system: str) -> Callable[[Any], None]:
+            return lambda v: m.set_serviceable(system, bool(_b(v)))
+
+        for system, path in FAILURE_PROPS.items():
+            add(path, serviceable(system), set_serviceable(system), "bool")
         # FlightGear c172p aliases, so a FlightGear mapping table reads this cockpit too
         for alias, target in (
             ("/controls/engines/current-engine/throttle", "/controls/engines/engine[0]/throttle"),
@@ -250,7 +278,7 @@ class PropertyTree:
 
 
 _INDEXED = re.compile(
-    r"^(/engines/engine|/controls/engines/engine|/consumables/fuel/tank|/gear/gear|"
+    r"^(/engines/engine|/controls/engines/engine|/consumables/fuel/tank|/gear/gear|/controls/anti-ice/engine|"
     r"/instrumentation/comm|/instrumentation/nav)(?=/|$)"
 )
 

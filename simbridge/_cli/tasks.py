@@ -1,4 +1,8 @@
-"""`simbridge tasks list|show|validate`."""
+"""`simbridge tasks list|show|validate`.
+
+The tasks are those of every registered task folder (simbridge.registry, kind `tasks`):
+simbridge's own and any installed plug-in's; `tasks list` names where each comes from.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +11,15 @@ import json
 from pathlib import Path
 
 from simbridge._errors import TaskSpecError
-from simbridge._task import load_all_tasks, load_task, load_task_file, task_files, tasks_dir
+from simbridge._task import load_all_tasks, load_task, load_task_file, task_dirs, task_files
+from simbridge.registry import BUILTIN, registry
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tasks", help="list, show and validate task specs")
     tsub = p.add_subparsers(dest="tasks_command", metavar="ACTION")
     tsub.required = True
-    ls = tsub.add_parser("list", help="one line per task")
+    ls = tsub.add_parser("list", help="one line per task, with the distribution it comes from")
     ls.add_argument("--json", action="store_true", help="print the list as JSON")
     ls.set_defaults(func=_list)
     show = tsub.add_parser("show", help="the whole spec of one task")
@@ -25,13 +30,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     ins.add_argument("task_id", help="task id, e.g. T09")
     ins.add_argument("--sim", help="simulator the episode runs on (default: the task's own)")
     ins.set_defaults(func=_instruction)
-    val = tsub.add_parser("validate", help="check task YAMLs (default: the shipped ones)")
+    val = tsub.add_parser("validate", help="check task YAMLs (default: every registered task folder's)")
     val.add_argument("path", nargs="?", type=Path, help="a task YAML or a folder of them")
     val.set_defaults(func=_validate)
 
 
 def _list(args: argparse.Namespace) -> int:
-    tasks = load_all_tasks()
+    origin = _origins()
+    tasks = sorted(load_all_tasks().values(), key=lambda t: origin[t.id][0] != BUILTIN)  # simbridge's first
     if args.json:
         print(
             json.dumps(
@@ -43,17 +49,25 @@ def _list(args: argparse.Namespace) -> int:
                         "alternatives": t.simulator.alternatives,
                         "difficulty": t.difficulty,
                         "verifier": t.verifier.name,
+                        "origin": origin[t.id][0],
+                        "folder": origin[t.id][1],
                     }
-                    for t in tasks.values()
+                    for t in tasks
                 ],
                 indent=2,
             )
         )
         return 0
-    for t in tasks.values():
+    for t in tasks:
         sims = "/".join([t.simulator.name, *t.simulator.alternatives])
-        print(f"{t.id:<10} {sims:<20} d{t.difficulty}  {t.verifier.name:<22} {t.title}")
+        print(f"{t.id:<10} {sims:<20} d{t.difficulty}  {t.verifier.name:<22} {origin[t.id][0]:<10} {t.title}")
     return 0
+
+
+def _origins() -> dict[str, tuple[str, str]]:
+    """Task id -> (the distribution that registered its folder, the folder's registered name)."""
+    reg = registry()
+    return {f.stem: (reg.entry("tasks", name).origin, name) for name, d in task_dirs().items() for f in task_files(d)}
 
 
 def _show(args: argparse.Namespace) -> int:
@@ -81,17 +95,17 @@ def _instruction(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     path: Path | None = args.path
     if path is None:
-        files, search = task_files(), tasks_dir()
+        files = [(f, d) for d in task_dirs().values() for f in task_files(d)]
     elif path.is_dir():
-        files, search = task_files(path), path
+        files = [(f, path) for f in task_files(path)]
     elif path.exists():
-        files, search = [path], path.parent
+        files = [(path, path.parent)]
     else:
         raise TaskSpecError(f"{path}: no such file or folder")
     if not files:
         raise TaskSpecError(f"{path}: no task YAML files (T*.yaml)")
     bad = 0
-    for f in files:
+    for f, search in files:
         try:
             load_task_file(f, search_dir=search)
         except TaskSpecError as exc:

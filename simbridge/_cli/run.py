@@ -21,6 +21,7 @@ from pathlib import Path
 
 from simbridge._cli._args import MAX_TIME_LIMIT_S, number, writable_dir
 from simbridge._providers import providers
+from simbridge.registry import registry
 
 
 EXIT_OK, EXIT_USAGE, EXIT_AGENT_FAILED, EXIT_UNSCORED = 0, 2, 3, 4
@@ -30,11 +31,24 @@ timed out, disconnected); 4 some trial unscored (harness fault); 2 bad usage or 
 check; 130 interrupted. The agent port's URL and ready flag are in RUN_DIR/agent_port.json."""
 
 
+def _choices(kind: str) -> str:
+    """The registered names of `kind` (simbridge.registry), built-ins first, for `--help`: a name,
+    or the usage its one-line description starts with ("scripted:FILE: ..." shows scripted:FILE)."""
+    reg = registry()
+    out = []
+    for name, entry in reg.entries(kind).items():
+        if kind == "simulator" and not reg.get(kind, name).session:
+            continue  # a simulator whose runs can only be imported
+        usage = entry.doc.split(": ", 1)[0]
+        out.append(usage if usage.startswith(name) and " " not in usage else name)
+    return " | ".join(out)
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run an agent on a task in a simulator and score each trial", epilog=EPILOG)
     p.add_argument("task", help="task id, e.g. T09")
-    p.add_argument("--sim", required=True, help="simulator name (jsbsim, ...) or module:SessionClass")
-    p.add_argument("--agent", required=True, help="noop | scripted:FILE | mcp | human | reference | py:MODULE:FACTORY")
+    p.add_argument("--sim", required=True, help=f"simulator: {_choices('simulator')}, or module:SessionClass")
+    p.add_argument("--agent", required=True, help=f"agent: {_choices('agent')}")
     p.add_argument("--trials", type=number(int, lo=1), default=1, help="number of trials (default 1)")
     p.add_argument("--out", type=Path, default=None, help="parent directory of the run (default runs/)")
     p.add_argument(
@@ -54,7 +68,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--provider",
         default="local",
         choices=providers(),
-        help="sandbox provider: local (dev, unisolated), netns (root), vm (default local)",
+        help=f"sandbox provider: {_choices('provider')} (default local)",
     )
     p.add_argument(
         "--unisolated",

@@ -259,11 +259,11 @@ class AgentPort:
                 self._end("done" if kind == "done" else "give_up", str(full.get("reason", "")))
                 result = None
             elif kind == "screenshot":
-                result = self._do_screenshot(**full, max_bytes=max_image_bytes)
+                result = self._do_screenshot(**_every(kind, full), max_bytes=max_image_bytes)
                 if abs(result.scale - float(full.get("scale", 1.0))) > 1e-9:
                     extra["image_scale"] = round(result.scale, 4)  # shrunk to fit the transport
             else:
-                result = getattr(self, f"_do_{kind}")(**full)
+                result = getattr(self, f"_do_{kind}")(**_every(kind, full))
             if self._over.is_set() and kind in _CUT_SHORT:
                 raise EpisodeOver(f"episode over ({self._over_reason}) while {kind} ran: it was cut short")
             if kind not in _OBSERVE and kind != "wait":
@@ -359,20 +359,16 @@ class AgentPort:
         return self.screen.size
 
     # ---------------------------------------------------------------- actions
+    # the `_do_<kind>` methods get every argument, defaults filled in from the action table (`_check`)
     def _do_screenshot(
-        self,
-        format: str = "png",
-        scale: float = 1.0,
-        quality: int = 80,
-        region: list[int] | None = None,
-        max_bytes: int | None = None,
+        self, format: str, scale: float, quality: int, region: list[int] | None, max_bytes: int | None = None
     ) -> Screenshot:
         # _validate has checked the format's name and the region's four numbers
         fmt: Literal["png", "jpeg"] = "jpeg" if format == "jpeg" else "png"
         box = None if region is None else (int(region[0]), int(region[1]), int(region[2]), int(region[3]))
         return self.screen.screenshot(fmt, scale=float(scale), quality=int(quality), region=box, max_bytes=max_bytes)
 
-    def _do_key(self, keys: str, hold_s: float = 0.05, repeat: int = 1) -> None:
+    def _do_key(self, keys: str, hold_s: float, repeat: int) -> None:
         for i in range(max(1, int(repeat))):
             self.input.key_down(keys)
             try:
@@ -386,7 +382,7 @@ class AgentPort:
     def _do_key_up(self, keys: str) -> None:
         self.input.key_up(keys)
 
-    def _do_type(self, text: str, x: int | None = None, y: int | None = None, press_enter: bool | None = None) -> None:
+    def _do_type(self, text: str, x: int | None, y: int | None, press_enter: bool | None) -> None:
         if x is not None and y is not None:
             self._move_if(x, y)
             self.input.click("left")
@@ -413,24 +409,15 @@ class AgentPort:
     def _do_mouse_move(self, x: int, y: int) -> None:
         self._move_if(x, y)
 
-    def _do_click(
-        self,
-        x: int | None = None,
-        y: int | None = None,
-        button: str = "left",
-        count: int = 1,
-        modifiers: str | None = None,
-    ) -> None:
+    def _do_click(self, x: int | None, y: int | None, button: str, count: int, modifiers: str | None) -> None:
         self._move_if(x, y)
         with self._held(modifiers):
             self.input.click(button, count=int(count))
 
-    def _do_double_click(
-        self, x: int | None = None, y: int | None = None, button: str = "left", modifiers: str | None = None
-    ) -> None:
+    def _do_double_click(self, x: int | None, y: int | None, button: str, modifiers: str | None) -> None:
         self._do_click(x, y, button, 2, modifiers)
 
-    def _do_drag(self, path: list[list[int]], button: str = "left", duration_s: float = 0.3) -> None:
+    def _do_drag(self, path: list[list[int]], button: str, duration_s: float) -> None:
         pts = [(int(p[0]), int(p[1])) for p in path]  # ≥ 2 points on the screen: checked by _validate
         self.input.mouse_move(*pts[0])
         self.input.button(button, True)
@@ -450,18 +437,16 @@ class AgentPort:
         finally:
             self.input.button(button, False)
 
-    def _do_scroll(
-        self, x: int | None = None, y: int | None = None, dx: int = 0, dy: int = 0, modifiers: str | None = None
-    ) -> None:
+    def _do_scroll(self, x: int | None, y: int | None, dx: int, dy: int, modifiers: str | None) -> None:
         self._move_if(x, y)
         with self._held(modifiers):  # ctrl+wheel zooms in many programs
             self.input.scroll(int(dx), int(dy))
 
-    def _do_mouse_down(self, button: str = "left", x: int | None = None, y: int | None = None) -> None:
+    def _do_mouse_down(self, button: str, x: int | None, y: int | None) -> None:
         self._move_if(x, y)
         self.input.button(button, True)
 
-    def _do_mouse_up(self, button: str = "left", x: int | None = None, y: int | None = None) -> None:
+    def _do_mouse_up(self, button: str, x: int | None, y: int | None) -> None:
         self._move_if(x, y)
         self.input.button(button, False)
 
@@ -495,7 +480,7 @@ class AgentPort:
     def _do_list_files(self) -> list[dict[str, Any]]:
         return self._need_files().list()
 
-    def _do_read_file(self, path: str, encoding: str = "text") -> str:
+    def _do_read_file(self, path: str, encoding: str) -> str:
         return self._need_files().read(str(path), str(encoding))
 
     def _do_write_file(self, path: str, text: str) -> int:
@@ -513,6 +498,11 @@ MAX_TYPE_CHARS = 10_000
 MAX_KEYS_CHARS = 200
 MAX_PATH_CHARS = 1024
 MAX_DRAG_POINTS = 1000
+
+
+def _every(kind: str, full: Mapping[str, Any]) -> dict[str, Any]:
+    """Every argument of an action for its `_do_<kind>` method: an optional one not given is None."""
+    return {name: full.get(name) for name in ACTIONS[kind]}
 
 
 def _loggable(kind: str, args: dict[str, Any]) -> dict[str, Any]:

@@ -1,18 +1,33 @@
-"""One action vocabulary: the port's table (`_actions.VOCABULARY`) is what the Python client's
-methods, the MCP server's tools and the computer-tool translation all take, argument for
-argument, and every action of Inspect AI's own `computer` tool maps to one port action."""
+"""One action vocabulary: the port's typed table (`_actions.VOCABULARY`, `_actions.COMPUTER_ARGS`) is
+what the Python client's methods, the MCP server's tools, the Inspect tools and the computer-tool
+translation all take, argument for argument and type for type, and every action of Inspect AI's
+own `computer` tool maps to one port action."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import inspect
 import types
 import typing
 
 import pytest
+from pydantic import TypeAdapter
 
-from simbridge._agent_port import AgentPortClient
-from simbridge._agent_port._actions import ACTIONS, COMPUTER_ACTIONS, COMPUTER_PARAMS, REQUIRED, computer_call
+from simbridge._agent_port import AgentPort, AgentPortClient
+from simbridge._agent_port._actions import (
+    ACTIONS,
+    BUTTONS,
+    COMPUTER_ACTIONS,
+    COMPUTER_PARAMS,
+    REQUIRED,
+    VOCABULARY,
+    computer_args,
+    computer_call,
+)
+from simbridge._agent_port._client_actions import ClientActions
+from simbridge._agent_port._generate import CLIENT_ACTIONS_PY, client_source
+from simbridge._agent_port._input import BUTTONS as X_BUTTONS
 from simbridge._agent_port._mcp_server import build_server
 from simbridge._errors import SimbridgeError
 
@@ -27,14 +42,111 @@ def test_client_methods_take_the_vocabularys_arguments():
             assert params[name].default == want, (kind, name)
 
 
-def test_mcp_tools_take_the_vocabularys_arguments():
-    tools = {t.name: t for t in asyncio.run(build_server(types.SimpleNamespace(brief=None)).list_tools())}
-    assert set(ACTIONS) <= set(tools)
-    for kind, args in ACTIONS.items():
-        schema = tools[kind].input_schema
-        assert set(schema.get("properties", {})) == set(args), kind
-        assert set(schema.get("required", [])) == {n for n, d in args.items() if d is REQUIRED}, kind
+def test_client_methods_are_typed_from_the_table():
+    for kind, spec in VOCABULARY.items():
+        hints = typing.get_type_hints(getattr(AgentPortClient, kind))
+        assert hints.pop("return") == (type(None) if spec.returns.type is None else spec.returns.type), kind
+        assert hints == {a.name: a.client_type for a in spec.params}, kind
+        doc = " ".join(getattr(AgentPortClient, kind).__doc__.split())
+        assert " ".join(spec.doc.split()) in doc, kind
+        assert all(f"{a.name}: {' '.join(a.doc.split())}" in doc for a in spec.params), kind
+
+
+def test_the_generated_client_module_is_the_tables():
+    """`_client_actions.py` is what `python -m simbridge._agent_port._generate` makes of the table
+    now (compared as syntax trees: formatting aside, a changed name, type, default or description
+    in either fails)."""
+    on_disk = ast.dump(ast.parse(CLIENT_ACTIONS_PY.read_text()))
+    assert on_disk == ast.dump(ast.parse(client_source())), (
+        "the action table changed: run `python -m simbridge._agent_port._generate`"
+    )
+    assert issubclass(AgentPortClient, ClientActions)
+
+
+def test_each_port_action_is_implemented_with_the_tables_arguments():
+    for kind, spec in VOCABULARY.items():
+        if kind in ("done", "give_up"):
+            continue  # ended by the port itself (`_end`)
+        params = [n for n in inspect.signature(getattr(AgentPort, f"_do_{kind}")).parameters if n != "self"]
+        extra = ["max_bytes"] if kind == "screenshot" else []  # the transport's bound, not the agent's
+        assert params == [a.name for a in spec.params] + extra, kind
+
+
+def test_every_button_the_port_offers_has_an_x_button():
+    assert set(BUTTONS) <= set(X_BUTTONS)
+
+
+def _json_type(schema: dict) -> dict:
+    """A property's schema without what describes it (title, default, description)."""
+    return {k: v for k, v in schema.items() if k not in ("title", "default", "description")}
+
+
+def _listed_tools() -> dict:
+    """The MCP server's tools as an MCP client sees them (the official SDK's client, in memory)."""
+    from mcp import Client
+
+    async def listed() -> dict:
+        async with Client(build_server(types.SimpleNamespace(brief=None))) as client:
+            return {t.name: t for t in (await client.list_tools()).tools}
+
+    return asyncio.run(listed())
+
+
+def test_the_mcp_tool_list_is_the_table():
+    tools = _listed_tools()
+    assert set(tools) == set(VOCABULARY) | {"computer"}
+    tables = {kind: (spec.params, spec.doc) for kind, spec in VOCABULARY.items()}
+    tables["computer"] = (computer_args("mcp"), None)
+    for name, (args, doc) in tables.items():
+        schema = tools[name].input_schema
+        props = schema.get("properties", {})
+        assert list(props) == [a.name for a in args], name
+        assert set(schema.get("required", [])) == {a.name for a in args if a.required}, name
+        for a in args:
+            assert _json_type(props[a.name]) == TypeAdapter(a.type).json_schema(), (name, a.name)
+            assert props[a.name].get("description") == a.doc, (name, a.name)
+            if not a.required:
+                assert props[a.name]["default"] == a.default, (name, a.name)
+        if doc is not None:
+            assert tools[name].description == doc
     assert set(tools["computer"].input_schema["properties"]) == set(COMPUTER_PARAMS)
+    assert tools["computer"].input_schema["properties"]["action"]["enum"] == list(COMPUTER_ACTIONS)
+
+
+def test_the_inspect_computer_tool_takes_the_tables_computer_arguments():
+    """Names, order, types and descriptions from the computer-use table; names and types exactly
+    those of Inspect's own `computer()` tool (so providers take their native computer-use path)."""
+    from inspect_ai.tool import computer as inspect_computer
+    from inspect_ai.tool._tool_def import ToolDef
+
+    from simbridge.integrations.inspect_ai._task import computer_tool
+
+    ours = ToolDef(computer_tool(None)).parameters  # type: ignore[arg-type]
+    theirs = ToolDef(inspect_computer()).parameters
+    args = computer_args("inspect")
+    assert list(ours.properties) == [a.name for a in args] == list(COMPUTER_PARAMS) == list(theirs.properties)
+    assert ours.required == theirs.required == []
+    for a in args:
+        mine = ours.properties[a.name].model_dump(exclude_none=True)
+        assert mine.pop("description") == a.doc
+        want = theirs.properties[a.name].model_dump(exclude_none=True)
+        want.pop("description", None)
+        assert mine == want, a.name
+
+
+def test_the_inspect_port_tools_take_the_tables_arguments():
+    from inspect_ai.tool._tool_def import ToolDef
+
+    from simbridge.integrations.inspect_ai._task import end_tools, file_tools
+
+    for t in [*end_tools(None), *file_tools(None)]:  # type: ignore[arg-type]
+        tool = ToolDef(t)
+        spec = VOCABULARY[tool.name]
+        assert tool.description == spec.doc
+        assert list(tool.parameters.properties) == [a.name for a in spec.params]
+        assert tool.parameters.required == [a.name for a in spec.params if a.required]
+        for a in spec.params:
+            assert tool.parameters.properties[a.name].description == a.doc
 
 
 def test_inspect_computer_tool_schema_is_ours():

@@ -18,16 +18,19 @@ from typing import Any
 from simbridge._adapters_registry import AdapterSpec, ImporterSpec, Option
 
 _A = __name__
+#: the road maps of the driving simulators: OpenDRIVE files, read by the kit
+_OPENDRIVE = f"{_A}.kit.opendrive:lane_map"
 
 BUILTIN_SIMULATORS: tuple[AdapterSpec, ...] = (
     AdapterSpec("jsbsim", session=f"{_A}.jsbsim:JSBSimSession"),
-    AdapterSpec("drive", session=f"{_A}.drive._session:DriveSession"),
+    AdapterSpec("drive", session=f"{_A}.drive._session:DriveSession", lane_map=_OPENDRIVE),
     AdapterSpec("flightgear", session=f"{_A}.flightgear:FlightGearSession", recorder=f"{_A}.flightgear:TelnetRecorder"),
     AdapterSpec("xplane", session=f"{_A}.xplane:XPlaneSession", recorder=f"{_A}.xplane:XPlaneRecorder"),
     AdapterSpec("msfs", session=f"{_A}.msfs:MsfsSession", recorder=f"{_A}.msfs:MsfsRecorder"),
     AdapterSpec(
         "carla",
         session=f"{_A}.carla:CarlaSession",
+        lane_map=_OPENDRIVE,
         importers={
             "carla": ImporterSpec(
                 f"{_A}.carla:import_recording",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from simbridge._errors import SimbridgeError
@@ -63,12 +62,16 @@ class ImporterSpec:
 class AdapterSpec:
     """One simulator. `session`: "module:Class" of its SimSession; `recorder`: "module:Class"
     constructed as `Class(host, port)` with `record(out, *, seconds, hz, task_id) -> Path`;
-    `importers`: importer name (a `simbridge import` choice) -> spec."""
+    `importers`: importer name (a `simbridge import` choice) -> spec; `lane_map`: "module:function"
+    `(path, step_m) -> samples` reading the simulator's road-map file into lane-centre samples
+    (arrays `x_m`, `y_m`, `yaw_deg`, `width_m`, `road`, `lane`), which the report draws under a
+    driving track (None: the simulator has no lane maps)."""
 
     name: str
     session: str | None = None
     recorder: str | None = None
     importers: Mapping[str, ImporterSpec] = field(default_factory=dict)
+    lane_map: str | None = None
 
 
 def adapters() -> dict[str, AdapterSpec]:
@@ -90,7 +93,9 @@ def importers() -> dict[str, tuple[AdapterSpec, ImporterSpec]]:
     for a in adapters().values():
         for name, spec in a.importers.items():
             if name in out:
-                raise SimbridgeError(f"importer {name!r} is declared by simulators {out[name][0].name!r} and {a.name!r}")
+                raise SimbridgeError(
+                    f"importer {name!r} is declared by simulators {out[name][0].name!r} and {a.name!r}"
+                )
             out[name] = (a, spec)
     return out
 

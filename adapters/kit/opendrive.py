@@ -167,6 +167,12 @@ def _f(el: ET.Element, name: str, where: str, default: float | None = None) -> f
         raise OpenDriveError(f"{where}: <{el.tag} {name}={v!r}> is not a number") from None
 
 
+def lane_map(path: str | Path, step_m: float) -> LaneSamples:
+    """The driving lanes' centre samples of an OpenDRIVE file every `step_m` (an `AdapterSpec`'s
+    `lane_map`: what the report draws under a driving track)."""
+    return read_opendrive(path).lane_samples(step_m=step_m)
+
+
 def read_opendrive(path: str | Path) -> OpenDriveMap:
     path = Path(path)
     try:

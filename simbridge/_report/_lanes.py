@@ -10,8 +10,11 @@ The map is found the way the CARLA adapter leaves it, never in the repository's 
    name being the episode's map (``Carla/Maps/Town01`` -> ``Town01``), the start snapshot's
    ``map``, the task scenario's ``map_file`` or its ``town``.
 
-Coordinates: `OpenDriveMap.lane_samples` already returns CARLA's left-handed frame (x forward/
-east, y right/south, yaw clockwise), so nothing is negated here; the page draws y downwards.
+The file is read by the episode's simulator's `lane_map` (its `AdapterSpec`, found in the
+registry: the OpenDRIVE reader of the adapters' kit for CARLA and the drive simulator), so the
+report reads no simulator's map format itself. Coordinates: the samples come in CARLA's
+left-handed frame (x forward/east, y right/south, yaw clockwise), so nothing is negated here;
+the page draws y downwards.
 """
 
 from __future__ import annotations
@@ -21,11 +24,14 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from simbridge._bundle import Bundle
+from simbridge._errors import SimbridgeError
 from simbridge._task import TaskSpec
+from simbridge.registry import load, registry
 
 #: environment variable: directories holding CARLA town maps (<Town>.xodr)
 MAPS_ENV = "SIMBRIDGE_CARLA_MAPS"
@@ -82,11 +88,16 @@ def find_map(bundle_dir: Path, bundle: Bundle, task: TaskSpec) -> tuple[Path | N
     return None, "; ".join(looked)
 
 
-@lru_cache(maxsize=4)
-def _samples(path: str, mtime_ns: int):  # noqa: ANN202 - LaneSamples, imported lazily
-    from simbridge.adapters.kit.opendrive import read_opendrive
+def lane_map_reader(sim: str) -> str | None:
+    """The "module:function" that reads simulator `sim`'s road maps (its AdapterSpec's
+    `lane_map`); None for a simulator without lane maps or one not registered."""
+    entry = registry().find("simulator", sim)
+    return getattr(entry.value, "lane_map", None) if entry is not None else None
 
-    return read_opendrive(path).lane_samples(step_m=DRAW_STEP_M)
+
+@lru_cache(maxsize=4)
+def _samples(reader: str, path: str, mtime_ns: int) -> Any:
+    return load(reader, "lane map reader")(path, DRAW_STEP_M)
 
 
 def _join(parts: list[np.ndarray]) -> np.ndarray:
@@ -96,11 +107,17 @@ def _join(parts: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(out) if out else np.array([])
 
 
-def lane_lines(map_path: Path, bbox_m: tuple[float, float, float, float], margin_m: float = 30.0) -> LaneLines:
+def lane_lines(
+    map_path: Path, bbox_m: tuple[float, float, float, float], sim: str = "carla", margin_m: float = 30.0
+) -> LaneLines:
     """Driving-lane centre lines and both boundaries (centre ± width/2 along the lane's right
-    vector), cropped to `bbox_m` = (x_min, x_max, y_min, y_max) grown by `margin_m`. Raises
-    OpenDriveError for an unreadable map."""
-    s = _samples(str(map_path), map_path.stat().st_mtime_ns)
+    vector), cropped to `bbox_m` = (x_min, x_max, y_min, y_max) grown by `margin_m`, the map read
+    by simulator `sim`'s lane-map reader. Raises SimbridgeError (OpenDriveError for an
+    unreadable OpenDRIVE file) when there is no reader or the map cannot be read."""
+    reader = lane_map_reader(sim)
+    if reader is None:
+        raise SimbridgeError(f"simulator {sim!r} declares no lane-map reader")
+    s = _samples(reader, str(map_path), map_path.stat().st_mtime_ns)
     x0, x1, y0, y1 = bbox_m
     yaw = np.radians(s.yaw_deg)
     rx, ry = -np.sin(yaw), np.cos(yaw)  # CARLA's right vector of a yaw (y right)

@@ -223,7 +223,8 @@ def _add_lanes(fig: go.Figure, view: EpisodeView, x: np.ndarray, y: np.ndarray) 
     if path is None:
         return f"no lane geometry: {why}"
     try:
-        lines = lane_lines(path, (float(x[ok].min()), float(x[ok].max()), float(y[ok].min()), float(y[ok].max())))
+        bbox = (float(x[ok].min()), float(x[ok].max()), float(y[ok].min()), float(y[ok].max()))
+        lines = lane_lines(path, bbox, sim=view.sim)
     except (SimbridgeError, OSError) as exc:
         return f"no lane geometry: {exc}"
     if not lines.centre_x_m.size:

@@ -1,0 +1,191 @@
+"""The layer rule, checked from outside: the core (simbridge/ without the links to the plug-in
+folders) never imports a simulator adapter, a verifier module or the task folder. It reaches
+them only through the registry (simbridge.registry), the way it reaches a third party's plug-in.
+
+Two checks. Static: every .py of the core is parsed (ast) and every import is read — module
+level, inside functions, under `if TYPE_CHECKING:`, relative ones resolved against the module's
+package — as well as every string literal that names such a module ("simbridge.adapters.x",
+"simbridge.verifiers.y:Z", an `importlib.import_module` argument); docstrings are prose and
+left out. Dynamic: a fresh interpreter imports every core module and then holds no module under
+those packages (the registry is filled on lookup, never on import).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+#: the plug-in packages the core must not import (the links simbridge/<name> -> ../<name>)
+PLUGIN_PACKAGES = ("simbridge.adapters", "simbridge.verifiers", "simbridge.tasks")
+#: a string naming a module of those packages, alone or as a "module:attr" target
+_NAMES_PLUGIN = re.compile(r"(?<![\w.])simbridge\.(adapters|verifiers|tasks)(?![\w])")
+
+
+def core_files(root: Path = ROOT) -> dict[str, Path]:
+    """Dotted module name -> file, for every module of the core (the plug-in links left out)."""
+    links = {p.rpartition(".")[2] for p in PLUGIN_PACKAGES}
+    out: dict[str, Path] = {}
+    base = root / "simbridge"
+    for f in sorted(base.rglob("*.py")):
+        parts = f.relative_to(base).with_suffix("").parts
+        if parts[0] in links:
+            continue
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(["simbridge", *parts])] = f
+    return out
+
+
+def _is_plugin(module: str) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in PLUGIN_PACKAGES)
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """ids of the docstring nodes of the module, its classes and functions."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                if isinstance(body[0].value.value, str):
+                    out.add(id(body[0].value))
+    return out
+
+
+def violations(name: str, path: Path, root: Path = ROOT) -> list[str]:
+    """'file:line: what' for each import of, or string naming, a plug-in package module."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    rel = path.relative_to(root)
+    docs = _docstrings(tree)
+    found: list[str] = []
+    for node in ast.walk(tree):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            # `from simbridge import verifiers` imports the package simbridge.verifiers
+            targets = [base] + [f"{base}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            m = _NAMES_PLUGIN.search(node.value)
+            if m:
+                found.append(f"{rel}:{node.lineno}: string {node.value[:80]!r} names {m.group(0)}")
+            continue
+        else:
+            continue
+        bad = sorted({t for t in targets if _is_plugin(t)})
+        if bad:
+            found.append(f"{rel}:{node.lineno}: {ast.unparse(node)}  (imports {', '.join(bad)})")
+    return sorted(found, key=lambda v: int(v.split(":")[1]))
+
+
+def layer_violations(root: Path = ROOT) -> list[str]:
+    return [v for name, f in core_files(root).items() for v in violations(name, f, root)]
+
+
+def test_the_core_imports_no_plugin_package() -> None:
+    found = layer_violations()
+    assert not found, "the core imports (or names) a plug-in package module:\n" + "\n".join(found)
+
+
+def test_the_checker_sees_every_kind_of_import(tmp_path: Path) -> None:
+    """Late, TYPE_CHECKING, relative and string imports are each found with file and line; the
+    plug-in links, docstrings and look-alike names (simbridge.verifier) are not."""
+    core = tmp_path / "simbridge"
+    (core / "_sub").mkdir(parents=True)
+    (core / "verifiers").mkdir()  # a link's content is not the core
+    (core / "verifiers/x.py").write_text("import simbridge.adapters\n")
+    (core / "__init__.py").write_text('"""Plug-ins: simbridge.adapters, simbridge.verifiers."""\n')
+    (core / "_ok.py").write_text(
+        "from simbridge import verifier as verifiers\nimport simbridge.registry\nX = 'simbridge.taskspec'\n"
+    )
+    (core / "_late.py").write_text("def f():\n    from simbridge.adapters.kit.ports import free_port\n")
+    (core / "_tc.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from simbridge import verifiers\n"
+    )
+    (core / "_sub/__init__.py").write_text("")
+    (core / "_sub/_rel.py").write_text("x = 1\nfrom ..tasks import T01\n")
+    (core / "_str.py").write_text(
+        "import importlib\n"
+        "def g():\n"
+        "    return importlib.import_module('simbridge.adapters.carla')\n"
+        "TARGET = 'simbridge.verifiers.hover:_skid_height_ft'\n"
+    )
+    found = layer_violations(tmp_path)
+    assert [v.split(": ")[0] for v in found] == [
+        "simbridge/_late.py:2",
+        "simbridge/_str.py:3",
+        "simbridge/_str.py:4",
+        "simbridge/_sub/_rel.py:2",
+        "simbridge/_tc.py:3",
+    ], found
+    assert "simbridge.adapters.kit.ports" in found[0]
+    assert "simbridge.tasks" in found[3]
+
+
+#: core modules whose import looks things up in the registry by design, with why (the registry
+#: then imports plug-ins as it always does: by entry point and "module:attr" strings)
+REGISTER_ON_IMPORT = {
+    "simbridge.integrations.gymnasium": "Gymnasium 1.x has no plug-in entry points: importing the "
+    "module registers one env id per runnable (task, simulator), as its docs say",
+}
+
+_IMPORT_ALL = textwrap.dedent("""
+    import importlib, sys
+    prefixes, blocked = tuple(sys.argv[1].split(",")), sys.argv[2] == "blocked"
+    if blocked:  # lookups see an empty registry: the plug-ins' entry points are never loaded
+        from simbridge.registry import REGISTRY
+        REGISTRY._loaded = True
+    for name in sys.argv[3:]:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:  # an optional extra not installed: its module is skipped
+            print("skipped", name, exc, file=sys.stderr)
+        loaded = sorted(m for m in sys.modules if m in prefixes or m.startswith(tuple(p + "." for p in prefixes)))
+        if loaded:
+            print(f"importing {name} loaded {', '.join(loaded[:8])}" + (" ..." if len(loaded) > 8 else ""))
+            break
+""")
+
+
+def _import_all(names: list[str], mode: str) -> str:
+    out = subprocess.run(
+        [sys.executable, "-c", _IMPORT_ALL, ",".join(PLUGIN_PACKAGES), mode, *names],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
+def test_importing_the_core_loads_no_plugin_package() -> None:
+    """Every core module imported in one fresh interpreter, the registry's plug-ins never loaded:
+    no module of a plug-in package is loaded (an import the static check could not see, e.g.
+    one built at run time). Then again with the registry live, less the modules that register
+    on import by design (and their submodules, which import them): none fills the registry on
+    import (it is filled on lookup)."""
+    names = sorted(n for n in core_files() if not n.endswith("__main__"))
+    assert len(names) > 100
+    assert set(REGISTER_ON_IMPORT) <= set(names)
+    assert _import_all(names, "blocked") == ""
+    live = [n for n in names if not any(n == m or n.startswith(m + ".") for m in REGISTER_ON_IMPORT)]
+    assert _import_all(live, "live") == ""
+
+
+def test_the_dynamic_check_sees_a_registry_filled_on_import() -> None:
+    """The live run catches a module that looks the registry up on import (the check can fail)."""
+    out = _import_all(["simbridge.integrations.gymnasium"], "live")
+    assert out.startswith("importing simbridge.integrations.gymnasium loaded simbridge."), out

@@ -112,7 +112,7 @@ MAPPINGS: tuple[Mapping, ...] = (
         ("/controls/environment/cabin-air", "/controls/environment/cabin-heat"),
         lambda a, h: max(_bool(a), _bool(h)),
     ),
-    Mapping("flaps_cmd_deg", ("/controls/flight/flaps",), lambda v: float(v) * 30.0),
+    Mapping("flaps_cmd_deg", ("/controls/flight/flaps",), lambda v: round(float(v) * 30.0, 2)),
     Mapping("stall_warning", ("/sim/alarms/stall-warning",), _bool),
 )
 

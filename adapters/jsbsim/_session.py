@@ -126,6 +126,25 @@ class JSBSimSession(SimSession):
         *(k for k in FLIGHTGEAR_KEYS if not k[0].startswith("Tab")),
         ("mouse on the panel", "click switches, buttons and knobs (wheel turns knobs); drag levers"),
         (
+            "switches BAT ALT BCN AVN; NAV LDG TAXI STRB PITOT",
+            "battery and alternator halves of the master, beacon, avionics master; nav, landing, taxi and "
+            "strobe lights, pitot heat (the second row, bottom right): click toggles, lit yellow when on",
+        ),
+        (
+            "knobs CARB HT, CAB HT, CAB AIR",
+            "carburettor heat, cabin heat, cabin air (bottom right): click pulls (on / open, lit) or pushes",
+        ),
+        (
+            "MAGNETOS OFF R L BOTH START, FUEL OFF LEFT RIGHT BOTH, PRIMER, THR, MIX, FLAPS",
+            "click a position (START cranks while held); each primer click is one stroke; drag or click the levers; "
+            "click a flap detent",
+        ),
+        (
+            "gauges AMPS, SUCTION, VOLTS, FUEL L/R; lights LOW VOLTS VAC SMOKE DOOR STALL",
+            "battery current (discharge left of zero), vacuum suction (green 4.5-5.5 inHg), bus voltage, tank "
+            "fuel; the annunciators beside the NAV 1 indicator",
+        ),
+        (
             "Tab or right mouse button",
             "mouse yoke mode on / off. While on (the panel shows MOUSE YOKE ON) the pointer's position "
             "flies aileron and elevator, the wheel trims, and left clicks on the panel do nothing; "

@@ -318,3 +318,52 @@ def test_carburettor_ice_takes_rpm_and_carb_heat_brings_it_back(flight):
     f.fly(45.0)
     assert f.s.telnet.get_float("/engines/engine[0]/carb-ice-norm") == 0.0
     assert f.series("engine_rpm", f.t - 2.0).mean() > iced + 100
+
+
+def _lit_button(img: np.ndarray, hotspot: str) -> bool:
+    x, y, w, h = L.HOTSPOTS[hotspot]
+    return tuple(img[y + h // 2, x + 2]) == L.LIT
+
+
+def test_configuration_deviations_are_set_at_start_and_a_drawn_failure_time_is_kept(xvfb, tmp_path):
+    from simbridge._taskspec import ConfigurationSpec
+
+    task = _task()
+    task.initial_state.configuration = ConfigurationSpec(
+        fuel_selector="left",
+        magnetos="right",
+        mixture=0.8,
+        carb_heat=True,
+        pitot_heat=True,
+        avionics=False,
+        flaps_deg=10,
+        fuel_left_gal=5.0,
+        fuel_right_gal=20.0,
+    )
+    task.initial_state.failures = [
+        FailureSpec(system="vacuum", trigger=FailureTrigger(after_s_between=(2.0, 6.0)), injected_by="harness")
+    ]
+    f = Flight(xvfb, tmp_path, task, seed=4)
+    try:
+        assert f.s.info()["unsupported"] == []
+        first = f.samples[0]
+        assert first.t_sim == 0.0
+        v = first.values
+        assert (v["fuel_selector"], v["magnetos"], v["mixture"]) == (1, 1, pytest.approx(0.8))
+        assert (v["carb_heat"], v["pitot_heat"], v["avionics"], v["flaps_cmd_deg"]) == (1, 1, 0, 10.0)
+        assert v["fuel_left_gal"] == pytest.approx(5.0, abs=0.01) and v["fuel_right_gal"] == pytest.approx(
+            20.0, abs=0.01
+        )
+        assert v["engine_running"] == 1
+        f.fly(0.5)
+        img = f.screen()
+        assert _lit_button(img, "fuel:LEFT") and _lit_button(img, "mags:R") and _lit_button(img, "knob:carb_heat")
+        assert switch_on(img, "switch:pitot_heat") and not switch_on(img, "switch:avionics")
+        f.fly(7.0)
+        d = f.injected()["vacuum"]
+        assert 2.0 <= d["after_s"] <= 6.0 and d["drawn_from_after_s"] == [2.0, 6.0]
+        assert d["t"] == pytest.approx(d["after_s"], abs=1.0 / 120)  # lockstep: injected at its time
+        vac = [(x.t_sim, x.values["vacuum_inhg"]) for x in f.samples]
+        assert all(s > 4.0 for t, s in vac if t < d["t"]) and all(s == 0.0 for t, s in vac if t > d["t"] + 0.02)
+    finally:
+        f.close()

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from simbridge._errors import SimbridgeError
-from simbridge.registry import load, registry
+from simbridge.registry import registry
 
 
 @dataclass(frozen=True)
@@ -98,8 +98,3 @@ def importers() -> dict[str, tuple[AdapterSpec, ImporterSpec]]:
                 )
             out[name] = (a, spec)
     return out
-
-
-def resolve(target: str, what: str) -> Any:
-    """The object named by "module:attribute"; a missing module or name is one SimbridgeError."""
-    return load(target, what)

@@ -14,7 +14,8 @@ import pytest
 
 from simbridge import read_bundle
 from simbridge._adapter import SimSession
-from simbridge._adapters_registry import adapter, adapters, importers, resolve
+from simbridge._adapters_registry import adapter, adapters, importers
+from simbridge.registry import load
 from simbridge._cli import main
 from simbridge._errors import SimbridgeError
 from bc_nmea import emit, track
@@ -32,7 +33,7 @@ def test_every_session_is_a_simsession_subclass():
     sessions = [a for a in ADAPTERS if a.session]
     assert {a.name for a in sessions} >= {"jsbsim", "flightgear", "xplane", "carla"}
     for a in sessions:
-        cls = resolve(a.session, a.name)
+        cls = load(a.session, a.name)
         assert isinstance(cls, type) and issubclass(cls, SimSession), a.session
 
 
@@ -40,7 +41,7 @@ def test_every_recorder_is_a_class_taking_host_and_port_with_record():
     recorders = [a for a in ADAPTERS if a.recorder]
     assert {a.name for a in recorders} >= {"flightgear", "xplane"}
     for a in recorders:
-        cls = resolve(a.recorder, a.name)
+        cls = load(a.recorder, a.name)
         assert isinstance(cls, type), a.recorder
         list(inspect.signature(cls).bind("127.0.0.1", None).arguments)  # (host, port) binds
         params = inspect.signature(cls.record).parameters
@@ -50,7 +51,7 @@ def test_every_recorder_is_a_class_taking_host_and_port_with_record():
 def test_every_importer_accepts_the_keywords_the_cli_passes():
     assert set(importers()) == {"carla", "ksp", "openbve", "bridgecommand"}
     for name, (a, spec) in importers().items():
-        func = resolve(spec.target, name)
+        func = load(spec.target, name)
         assert callable(func), spec.target
         params = inspect.signature(func).parameters
         needed = {"task_id", "force", *(o.dest for o in spec.options)}

@@ -22,7 +22,6 @@ factory, so a name only the built instance knows is not in them: declare it (doc
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 import typing
@@ -31,6 +30,7 @@ from typing import Any
 
 from simbridge._errors import SimbridgeError
 from simbridge.agents._base import Agent
+from simbridge.registry import load
 
 
 def _cwd_on_path() -> None:
@@ -41,14 +41,10 @@ def _cwd_on_path() -> None:
 
 
 def _factory(module: str, attr: str, what: str) -> Callable[[str], Agent]:
+    """The factory `attr` of `module`, imported by the one resolver (`simbridge.registry.load`)
+    with the current directory on sys.path."""
     _cwd_on_path()
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and module.startswith(exc.name):
-            raise SimbridgeError(f"{what}: module {module} is not available ({exc})") from None
-        raise
-    fn = getattr(mod, attr, None)
+    fn = getattr(load(module, what), attr, None)
     if not callable(fn):
         raise SimbridgeError(f"{what}: {module} has no callable {attr!r}")
     return fn

@@ -38,14 +38,8 @@ from pydantic import (
 
 from simbridge._errors import BundleError
 from simbridge._signals import Signals
-
-#: `timeout`, `agent_quit` and `agent_disconnected` (the agent's connection to the port closed or
-#: stopped answering) are outcomes of the agent: scored. `sim_crashed`, `harness_error`: unscored.
-EpisodeStatus = Literal[
-    "running", "completed", "timeout", "agent_quit", "agent_disconnected", "sim_crashed", "harness_error"
-]
-#: statuses that mean the harness, not the agent, failed: never scored as an agent failure
-HARNESS_FAULTS: frozenset[str] = frozenset({"sim_crashed", "harness_error"})
+from simbridge._status import HARNESS_FAULTS as HARNESS_FAULTS  # re-exported: the groups live in _status
+from simbridge._status import EpisodeStatus
 
 SIGNALS_PARQUET = "signals.parquet"
 SIGNALS_CSV = "signals.csv"
@@ -120,7 +114,10 @@ class EpisodeInfo(BaseModel):
     )
     sandbox: SandboxRecord | None = Field(default=None, description="the sandbox's display and processes")
     sim_info: dict[str, Any] | None = Field(
-        default=None, description="the adapter's SimSession.info() (version, frame rate, flags), last read at the end"
+        default=None,
+        description="what is particular to the simulator: the adapter's SimSession.info() (version, frame rate, "
+        "flags, last read at the end), or what a record-only recorder or importer counted (X-Plane "
+        "`rref_packets`, `dropped_late`; the CARLA `map`)",
     )
     ready_wall: float | None = Field(
         default=None, description="wall clock (unix s) the agent port began serving actions"
@@ -158,9 +155,6 @@ class EpisodeInfo(BaseModel):
     # -- written by record-only recorders and importers
     host: str | None = Field(default=None, description="host:port a record-only recorder read the simulator at")
     clock: str | None = Field(default=None, description="the simulator variable used as the task clock")
-    rref_packets: int | None = Field(default=None, description="X-Plane RREF datagrams received (record-only)")
-    dropped_late: int | None = Field(default=None, description="X-Plane frames dropped for arriving late")
-    map: str | None = Field(default=None, description="the map the recording was made on (CARLA)")
     extra: dict[str, Any] = Field(
         default_factory=dict,
         description="keys of episode.json this version does not declare, kept as read (written back at the top level)",
@@ -171,6 +165,7 @@ class EpisodeInfo(BaseModel):
     def _collect_unknown(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
+        data = _legacy_sim_info(data)
         unknown = {k: v for k, v in data.items() if k not in cls.model_fields}
         if not unknown:
             return data
@@ -186,6 +181,21 @@ class EpisodeInfo(BaseModel):
             for k, v in (out.pop("extra", None) or {}).items():
                 out.setdefault(k, v)
         return out
+
+
+#: simulator-specific keys older bundles wrote at the top level of episode.json; read into `sim_info`
+LEGACY_SIM_INFO_KEYS: tuple[str, ...] = ("rref_packets", "dropped_late", "map")
+
+
+def _legacy_sim_info(data: dict[str, Any]) -> dict[str, Any]:
+    """episode.json of an older bundle: its top-level simulator keys (`LEGACY_SIM_INFO_KEYS`)
+    moved into `sim_info`, where this version keeps them (a value already there wins)."""
+    legacy = {k: data[k] for k in LEGACY_SIM_INFO_KEYS if k in data}
+    if not legacy or not isinstance(data.get("sim_info", {}) or {}, dict):
+        return data
+    out = {k: v for k, v in data.items() if k not in legacy}
+    out["sim_info"] = {**legacy, **(data.get("sim_info") or {})}
+    return out
 
 
 class Event(BaseModel):

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from simbridge._bundle import HARNESS_FAULTS, Bundle
+from simbridge._bundle import Bundle
 from simbridge._errors import Unscorable
 from simbridge._score import DataQuality, Score
 from simbridge._signals import check_quality
+from simbridge._status import AGENT_ENDED, HARNESS_FAULTS, RUNNING
 from simbridge._taskspec import TaskSpec
 from simbridge.verifier import VERIFIER_API_VERSION, VerifyContext, get, scenario_problem
 
@@ -51,7 +52,7 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
             + (f" ({ep.status_detail})" if ep.status_detail else ""),
             **base,
         )
-    if ep.status == "running":
+    if ep.status == RUNNING:
         last = f"{bundle.signals.t[-1]:.1f} s" if len(bundle.signals) else "no samples"
         return Score.unscored(
             reason=f"episode did not finish (status 'running', recording ends at {last}): "
@@ -164,10 +165,6 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
         explanation="; ".join(notes),
         **base,
     )
-
-
-#: statuses in which the agent itself ended the episode early (its own failure, always scored)
-AGENT_ENDED = frozenset({"agent_quit", "agent_disconnected"})
 
 
 def _sim_end_s(ep: Any) -> float | None:

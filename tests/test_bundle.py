@@ -207,3 +207,40 @@ def test_broken_episode_json_is_one_line_like_a_broken_score(tmp_path, content, 
     with pytest.raises(BundleError) as score_exc:
         read_score_file(tmp_path / "score.json")
     assert expect_score in str(score_exc.value) and "\n" not in str(score_exc.value)
+
+
+def test_status_groups_are_one_table():
+    """Every status is `running`, an agent outcome or a harness fault, exactly one of them; the
+    bundle reader accepts exactly these."""
+    from simbridge import _status
+
+    assert set(_status.STATUSES) == {"running"} | _status.AGENT_OUTCOMES | _status.HARNESS_FAULTS
+    assert not _status.AGENT_OUTCOMES & _status.HARNESS_FAULTS
+    assert _status.AGENT_ENDED < _status.AGENT_OUTCOMES and "completed" not in _status.AGENT_ENDED
+    assert EpisodeInfo.model_fields["status"].annotation == _status.EpisodeStatus
+
+
+def test_simulator_fields_of_old_bundles_are_read_into_sim_info(tmp_path):
+    """episode.json of older bundles carried X-Plane's `rref_packets`/`dropped_late` and CARLA's
+    `map` at the top level: they are read into `sim_info`, and the bundle scores as before."""
+    from synth import steep_turn
+
+    from simbridge import load_task, score_bundle
+
+    cols = steep_turn()
+    new = write_bundle(tmp_path / "new", EpisodeInfo(task_id="T09", sim_info={"version": "12"}), cols)
+    old = write_bundle(tmp_path / "old", EpisodeInfo(task_id="T09", sim_info={"version": "12"}), cols)
+    raw = json.loads((old / "episode.json").read_text())
+    raw.update(rref_packets=1234, dropped_late=2, map="Town01")
+    (old / "episode.json").write_text(json.dumps(raw))
+    ep = read_bundle(old).episode
+    assert ep.sim_info == {"rref_packets": 1234, "dropped_late": 2, "map": "Town01", "version": "12"}
+    assert ep.extra == {} and "map" not in ep.model_dump()
+    again = EpisodeInfo.model_validate_json(ep.model_dump_json())
+    assert again == ep  # written back in this version's layout, read the same
+    spec = load_task("T09")
+    s_old = score_bundle(read_bundle(old), spec)
+    s_new = score_bundle(read_bundle(new), spec)
+    assert s_old.status == s_new.status == "scored"
+    assert (s_old.score, s_old.success) == (s_new.score, s_new.success)
+    assert [c.model_dump() for c in s_old.components] == [c.model_dump() for c in s_new.components]

@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -202,3 +203,17 @@ def test_a_harness_fault_exits_5_and_bad_input_exits_2(tmp_path):
     assert err.strip().splitlines() == [err.strip()] and err.startswith("simbridge: harness fault: telnet 127.0.0.1:")
     code, out, err = run("record", "--sim", "nosuch", "--host", "h", "--seconds", "1", "--out", str(tmp_path / "c"))
     assert code == 2 and err.startswith("simbridge: error: record: no recorder for simulator 'nosuch'")
+
+
+def test_exit_code_docs_table_is_the_module():
+    """docs/cli-exit-codes.md's table is `simbridge._exit.EXIT_CODES`, row for row."""
+    from simbridge._exit import EXIT_CODES, Exit, docs_table
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "cli-exit-codes.md").read_text(encoding="utf-8")
+    start = doc.index("| code | meaning | raised by |")
+    table = doc[start:].split("\n\n", 1)[0].strip()
+    assert table == docs_table()
+    assert [d.code for d in EXIT_CODES] == list(Exit)
+    code, out, _ = run("--help")
+    for d in EXIT_CODES:
+        assert f"\n  {int(d.code):<4} " in out

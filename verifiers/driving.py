@@ -733,7 +733,7 @@ def carla_scenario(bundle: Bundle, task: "TaskSpec") -> str | None:
     # the map
     want = _map_name(sc.get("town"))
     got = next((m for m in (_map_name(start.get(k)) for k in ("map", "town", "map_file")) if m), None)
-    got = got or _map_name(ep.map)
+    got = got or _map_name((ep.sim_info or {}).get("map"))  # the CARLA importer's
     if want and got is None:
         problems.append("the recording does not say which map it is on")
     elif want and got != want:

@@ -375,6 +375,6 @@ def import_recording(
         status_detail=detail,
         sample_rate_hz=rate,
         flags=flags_of(IMPORTED, TRUNCATED_IMPORT if truncated else None),
-        map=rec.header.map_name,
+        sim_info={"map": rec.header.map_name},
     )
     return write_bundle(prepare_out(out, force=force), episode, cols, events=events, snapshots=snapshots)

@@ -65,8 +65,8 @@ class XPlaneRecorder:
                 if f.t_sim <= seconds:
                     s = logger.samples([f])[0]
                     writer.sample(s.t_sim, s.values)
-            writer.episode.rref_packets = udp.packets_received
-            writer.episode.dropped_late = logger.assembler.dropped_late
+            counts = {"rref_packets": udp.packets_received, "dropped_late": logger.assembler.dropped_late}
+            writer.episode.sim_info = {**(writer.episode.sim_info or {}), **counts}
             return status, detail
 
         loop = RecordLoop(seconds, "RREF stream", period_s=0.02, stale_after_s=self.stale_after_s)

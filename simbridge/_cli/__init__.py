@@ -10,6 +10,8 @@ import importlib
 import signal
 import sys
 
+from simbridge._exit import Exit, help_text
+
 #: modules providing `add_parser(subparsers)`; each sets `func(args) -> int` on its parser
 COMMAND_MODULES = [
     "simbridge._cli.tasks",
@@ -27,14 +29,6 @@ COMMAND_MODULES = [
     "simbridge._cli.review",
 ]
 
-#: exit codes of every command (docs/cli-exit-codes.md); `run` also uses 3 and 4
-EXIT_OK = 0
-EXIT_USAGE = 2
-EXIT_AGENT_FAILED = 3
-EXIT_UNSCORED = 4
-EXIT_HARNESS = 5
-EXIT_INTERRUPTED = 130
-
 EPILOG = """typical use:
   simbridge tasks list                                  the tasks and their simulators
   simbridge run T09 --sim jsbsim --agent mcp            serve a task to an agent, score each trial
@@ -42,18 +36,9 @@ EPILOG = """typical use:
                                                         score a simulator's own recording
   simbridge metrics runs/                               success rates over many trials
 
-exit codes:
-  0    ok (run: every trial scored and ended by the agent's `done`)
-  1    a check ran and failed (audit, vm check, tasks validate)
-  2    bad usage or bad input (unknown task or simulator, invalid file or number,
-       failed preflight); nothing was run
-  3    run: every trial scored, but the agent failed in at least one (gave up, timed out)
-  4    run: at least one trial unscored (a harness fault during the episode);
-       any command: the disk filled up while writing (unscored)
-  5    harness fault outside a trial (simulator not answering, sandbox or VM failure)
-  130  interrupted (Ctrl-C, SIGTERM)
+{exit_codes}
 
-`simbridge COMMAND --help` describes each command."""
+`simbridge COMMAND --help` describes each command.""".format(exit_codes=help_text())
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -90,19 +75,19 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except HarnessError as exc:
         print(f"simbridge: harness fault: {exc}", file=sys.stderr)
-        return EXIT_HARNESS
+        return Exit.HARNESS
     except SimbridgeError as exc:
         print(f"simbridge: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return Exit.USAGE
     except KeyboardInterrupt:
         print("simbridge: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return Exit.INTERRUPTED
     except BrokenPipeError:
-        return EXIT_OK
+        return Exit.OK
     except OSError as exc:
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
             raise
         # the disk filled up: a harness fault; what was being written is left unsealed (unscored)
         where = f" writing {exc.filename}" if exc.filename else ""
         print(f"simbridge: harness fault: disk full{where}: {exc.strerror or exc} (unscored)", file=sys.stderr)
-        return EXIT_UNSCORED
+        return Exit.UNSCORED

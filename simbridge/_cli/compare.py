@@ -9,6 +9,7 @@ from pathlib import Path
 
 from simbridge._cli._args import number
 from simbridge._errors import SimbridgeError
+from simbridge._exit import Exit
 
 _EPILOG = """\
 Arms: with two or more LABEL=PATH (or directories) the arms are the run labels, else the agents
@@ -65,4 +66,4 @@ def _compare(args: argparse.Namespace) -> int:
         print(json.dumps(data))
     else:
         render_terminal(data)
-    return 0
+    return Exit.OK

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from simbridge._cli._args import number, writable_dir
+from simbridge._exit import Exit
 
 EPILOG = """DIR/plan.json is written first; each attempt's bundle goes to
 DIR/<task>/<sim>/<agent>/trial-<k>/attempt-<j>/ and DIR/results.parquet (one row per episode) is
@@ -89,8 +90,8 @@ def _eval(args: argparse.Namespace) -> int:
     print(f"\n{len(res.rows)} episodes in {res.wall_s:.0f} s; results: {args.out / 'results.parquet'}")
     if res.exit_code:
         why = {
-            3: "every episode scored; at least one did not end as expected (done, or the suite's expect:)",
-            4: f"{n_fault or 'some'} episode(s) unscored after their retries (harness fault)",
-        }[res.exit_code]
+            Exit.AGENT_FAILED: "every episode scored; at least one did not end as expected (done, or the suite's expect:)",
+            Exit.UNSCORED: f"{n_fault or 'some'} episode(s) unscored after their retries (harness fault)",
+        }[Exit(res.exit_code)]
         print(f"exit code {res.exit_code}: {why}", file=sys.stderr)
     return res.exit_code

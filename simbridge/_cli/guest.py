@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from simbridge._errors import SimbridgeError
+from simbridge._exit import Exit
 
 TOKEN_ENV = "SIMBRIDGE_GUEST_TOKEN"
 
@@ -67,4 +68,4 @@ def _guest(args: argparse.Namespace) -> int:
         serve(host, port, token, ready=ready, once=args.once)
     except OSError as exc:
         raise SimbridgeError(f"--listen {args.listen}: {exc.strerror or exc}") from None
-    return 0
+    return Exit.OK

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from simbridge._adapters_registry import ImporterSpec, importers
+from simbridge._exit import Exit
 from simbridge.registry import load
 
 DEPRECATED_ALIAS = "import-log"
@@ -49,7 +50,7 @@ def _one_line_error(prog: str) -> Callable[[str], NoReturn]:
             .replace("invalid choice:", "no importer for simulator")
         )
         print(f"simbridge: error: {prog}: {what} (importers: {', '.join(names)})", file=sys.stderr)
-        raise SystemExit(2)
+        raise SystemExit(Exit.USAGE)
 
     return error
 
@@ -116,4 +117,4 @@ def _import(args: argparse.Namespace) -> int:
     func = load(spec.target, f"import {args.sim}")
     out = func(args.files, args.out, task_id=task, force=args.force, **options)
     print(summary(Path(out), task, spec))
-    return 0
+    return Exit.OK

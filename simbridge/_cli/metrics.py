@@ -9,6 +9,7 @@ from pathlib import Path
 
 from simbridge._cli._args import number
 from simbridge._errors import SimbridgeError
+from simbridge._exit import Exit
 from simbridge._metrics import compute_groups, load_trials, records
 
 _EPILOG = """\
@@ -90,10 +91,10 @@ def _metrics(args: argparse.Namespace) -> int:
     groups = compute_groups(loaded.trials, ks=args.k or (1, 3, 5))
     if args.json:
         print(json.dumps(records(groups)))
-        return 0
+        return Exit.OK
     for (agent, label), m in groups.items():
         if len(groups) > 1 or agent:
             print(f"== agent {agent or '(not recorded)'}   run {label}")
         print(m.table())
         print()
-    return 0
+    return Exit.OK

@@ -6,7 +6,7 @@ each registered simulator (simbridge.registry, kind `simulator`).
 
 A recording whose stream stalls ends `harness_error` in every adapter (the kit's `StallGuard`):
 the bundle is kept (it shows what came before the stall), its path printed, and the command
-says why on one line and exits 5 (EXIT_HARNESS), as for any harness fault.
+says why on one line and exits 5 (`Exit.HARNESS`), as for any harness fault.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from simbridge._adapters_registry import adapters
+from simbridge._exit import Exit
 from simbridge.registry import load
 
 
@@ -74,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
     status, detail = _ending(Path(path))
     if status == "harness_error":
         print(f"simbridge record: {args.sim}: harness error (unscored): {detail}", file=sys.stderr)
-        return 5  # EXIT_HARNESS (simbridge._cli)
-    return 0
+        return Exit.HARNESS
+    return Exit.OK
 
 
 def _ending(bundle: Path) -> tuple[str, str]:

@@ -13,6 +13,7 @@ import argparse
 from pathlib import Path
 
 from simbridge._errors import BundleError
+from simbridge._exit import Exit
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -69,4 +70,4 @@ def _report(args: argparse.Namespace) -> int:
         import webbrowser
 
         webbrowser.open(out.resolve().as_uri())
-    return 0
+    return Exit.OK

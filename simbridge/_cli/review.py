@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from simbridge._cli._args import number
 from simbridge._errors import SimbridgeError
+from simbridge._exit import Exit
 
 if TYPE_CHECKING:
     from simbridge._review.store import Store
@@ -139,7 +140,7 @@ def _create(args: argparse.Namespace) -> int:
     print("sign-in links (secret: give each rater their own only; `simbridge review link RATER` issues a new one):")
     for rater, key in keys.items():
         print(_link_line(args.base_url, rater, key) if key else f"  {rater}  (has a link already)")
-    return 0
+    return Exit.OK
 
 
 def _link(args: argparse.Namespace) -> int:
@@ -149,7 +150,7 @@ def _link(args: argparse.Namespace) -> int:
     assert key is not None
     print(f"new sign-in link for {args.rater} (the old link and its sessions no longer work):")
     print(_link_line(args.base_url, args.rater, key))
-    return 0
+    return Exit.OK
 
 
 def _assign(args: argparse.Namespace) -> int:
@@ -161,7 +162,7 @@ def _assign(args: argparse.Namespace) -> int:
         print(f"{len(new)} new run(s) assigned", file=sys.stderr)
     for blind, rater, task, comps in assignments(store, args.name, args.rater):
         print(f"{blind}\t{rater}\t{task}\t{','.join(comps)}")
-    return 0
+    return Exit.OK
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -171,7 +172,7 @@ def _list(args: argparse.Namespace) -> int:
     print(f"{'campaign':20} {'runs':>5} {'raters':>6} {'grades':>6}  rubric")
     for name, runs, raters, grades, rubric in rows:
         print(f"{name:20} {runs:5d} {raters:6d} {grades:6d}  {rubric}")
-    return 0
+    return Exit.OK
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -187,7 +188,7 @@ def _export(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise SimbridgeError(f"{args.csv or args.parquet}: cannot write: {exc.strerror or exc}") from None
     print(f"{n} grade(s) written to {args.csv or args.parquet}")
-    return 0
+    return Exit.OK
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -195,7 +196,7 @@ def _import(args: argparse.Namespace) -> int:
 
     n = import_grades(_store(args), args.csv)
     print(f"{n} grade(s) imported from {args.csv}")
-    return 0
+    return Exit.OK
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -205,7 +206,7 @@ def _serve(args: argparse.Namespace) -> int:
         serve(args.directory, args.db, args.host, args.port)
     except KeyboardInterrupt:
         pass
-    return 0
+    return Exit.OK
 
 
 def _agreement(args: argparse.Namespace) -> int:
@@ -214,7 +215,7 @@ def _agreement(args: argparse.Namespace) -> int:
     rep = agreement_report(_store(args), args.name, args.permutations, args.seed)
     if args.json:
         print(json.dumps(rep, indent=2))
-        return 0
+        return Exit.OK
     print(
         f"campaign {rep['campaign']} (rubric {rep['rubric']}, raters {', '.join(rep['raters'])}, "
         f"{rep['permutations']} permutations, seed {rep['seed']})"
@@ -251,4 +252,4 @@ def _agreement(args: argparse.Namespace) -> int:
                     f"    {d['run']}  verifier {d['verifier_score']:.2f}  raters {d['consensus_01']:.2f}  "
                     f"{d['bundle_path']}"
                 )
-    return 0
+    return Exit.OK

@@ -20,11 +20,10 @@ import sys
 from pathlib import Path
 
 from simbridge._cli._args import MAX_TIME_LIMIT_S, number, writable_dir
+from simbridge._exit import RUN_ENDING, Exit
 from simbridge._providers import providers
 from simbridge.registry import registry
 
-
-EXIT_OK, EXIT_USAGE, EXIT_AGENT_FAILED, EXIT_UNSCORED = 0, 2, 3, 4
 
 EPILOG = """exit codes: 0 all trials scored, agent said done; 3 all scored, some agent failure (gave up,
 timed out, disconnected); 4 some trial unscored (harness fault); 2 bad usage or a failed preflight
@@ -260,23 +259,15 @@ def _run(args: argparse.Namespace) -> int:
     for r, o in zip(results, outputs):
         if o.report is not None:
             print(f"report (trial {r.trial}): {o.report}")
-    if code != EXIT_OK:
-        print(
-            f"\nexit code {code}: "
-            + {
-                EXIT_AGENT_FAILED: "every trial scored; the agent failed in at least one "
-                "(gave up, timed out or disconnected)",
-                EXIT_UNSCORED: "at least one trial is unscored (harness fault)",
-            }[code],
-            file=sys.stderr,
-        )
+    if code != Exit.OK:
+        print(f"\nexit code {int(code)}: {RUN_ENDING[code]}", file=sys.stderr)
     return code
 
 
-def exit_code(results: list) -> int:
+def exit_code(results: list) -> Exit:
     """The run's exit code from its trials (see the module docstring)."""
     if any(r.score is None or r.score.status != "scored" for r in results):
-        return EXIT_UNSCORED
+        return Exit.UNSCORED
     if any(r.status != "completed" for r in results):
-        return EXIT_AGENT_FAILED
-    return EXIT_OK
+        return Exit.AGENT_FAILED
+    return Exit.OK

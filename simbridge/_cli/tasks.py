@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from simbridge._errors import TaskSpecError
+from simbridge._exit import Exit
 from simbridge._task import load_all_tasks, load_task, load_task_file, task_dirs, task_files
 from simbridge.registry import BUILTIN, registry
 
@@ -57,11 +58,11 @@ def _list(args: argparse.Namespace) -> int:
                 indent=2,
             )
         )
-        return 0
+        return Exit.OK
     for t in tasks:
         sims = "/".join([t.simulator.name, *t.simulator.alternatives])
         print(f"{t.id:<10} {sims:<20} d{t.difficulty}  {t.verifier.name:<22} {origin[t.id][0]:<10} {t.title}")
-    return 0
+    return Exit.OK
 
 
 def _origins() -> dict[str, tuple[str, str]]:
@@ -79,7 +80,7 @@ def _show(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2))
     else:
         print(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100))
-    return 0
+    return Exit.OK
 
 
 def _instruction(args: argparse.Namespace) -> int:
@@ -89,7 +90,7 @@ def _instruction(args: argparse.Namespace) -> int:
     if sim not in sims:
         raise TaskSpecError(f"{spec.id} does not run on {sim!r} (its simulators: {', '.join(sims)})")
     print(spec.instruction_for(sim))
-    return 0
+    return Exit.OK
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -112,4 +113,4 @@ def _validate(args: argparse.Namespace) -> int:
             print(f"INVALID {exc}")
             bad += 1
     print(f"{len(files) - bad} valid, {bad} invalid")
-    return 1 if bad else 0
+    return Exit.CHECK_FAILED if bad else Exit.OK

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from simbridge._bundle import (
-    HARNESS_FAULTS,
     _file_sha256,
     bundle_entry_problems,
     check_bundle_entries,
@@ -27,6 +26,8 @@ from simbridge._bundle import (
     read_json_file,
 )
 from simbridge._errors import BundleError, SimbridgeError, TaskSpecError
+from simbridge._exit import Exit
+from simbridge._status import HARNESS_FAULTS, RUNNING
 from simbridge._score import Score
 from simbridge._task import load_task, task_dirs, task_files
 
@@ -120,7 +121,7 @@ def verify_path(path: Path, task_id: str | None = None, *, ignore_manifest: bool
     ep = bundle.episode
     if not has_manifest:
         # running: the runner writes the manifest at finish; a harness fault is unscored anyway
-        unfinished = ep.status == "running" or ep.status in HARNESS_FAULTS
+        unfinished = ep.status == RUNNING or ep.status in HARNESS_FAULTS
         problems = [] if unfinished else manifest_problems(path)
         if problems and not ignore_manifest:
             raise BundleError(f"{problems[0]}; refusing to score it (--ignore-manifest scores it anyway, flagged)")
@@ -234,4 +235,4 @@ def _verify(args: argparse.Namespace) -> int:
         print(score.table())
         if score.flags:
             print("FLAGS: " + "; ".join(score.flags))
-    return 0
+    return Exit.OK

@@ -7,6 +7,7 @@ import json
 import tempfile
 import time
 from pathlib import Path
+from simbridge._exit import Exit
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -29,7 +30,7 @@ def _build(args: argparse.Namespace) -> int:
     from simbridge._vm import build_image, default_image_dir
 
     build_image(args.out or default_image_dir(), suite=args.suite, mirror=args.mirror, size_gb=args.size_gb)
-    return 0
+    return Exit.OK
 
 
 def check_vm(image: Path | None = None, ports: list[tuple[int, str, str]] | None = None) -> dict:
@@ -62,4 +63,4 @@ def _check(args: argparse.Namespace) -> int:
             f"guest booted in {report['boot_s']} s (sandbox ready in {report['start_s']} s), "
             f"display {report['display']}",
         )
-    return 0 if report["ok"] else 1
+    return Exit.OK if report["ok"] else Exit.CHECK_FAILED

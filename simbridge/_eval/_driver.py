@@ -38,10 +38,10 @@ from simbridge._eval._plan import (
 )
 from simbridge._eval._progress import Progress
 from simbridge._eval._suite import SuiteError, load_suite
-from simbridge._runner import AGENT_OUTCOMES  # the agent's own outcomes: never retried
+from simbridge._exit import Exit
+from simbridge._status import AGENT_OUTCOMES  # the agent's own outcomes: never retried
 
 RESULTS_FILE = "results.parquet"
-EXIT_OK, EXIT_AGENT_FAILED, EXIT_UNSCORED = 0, 3, 4
 
 #: results.parquet columns, in order, with their Arrow types
 COLUMNS: list[tuple[str, str]] = [
@@ -441,14 +441,14 @@ def _parallel_hint(ex: Any, episodes: list[EpisodeSpec]) -> int:
     return budget.capacity(cost_of(next(iter(episodes[0].resources))))
 
 
-def _exit_code(rows: list[dict[str, Any]], expect: dict[str, str] | None = None) -> int:
+def _exit_code(rows: list[dict[str, Any]], expect: dict[str, str] | None = None) -> Exit:
     """4 if an episode is unscored; 3 if an episode's outcome is not the one expected of it
     (`completed` unless the suite's `expect:` says otherwise, e.g. the baseline's `timeout`); 0."""
     if any(r.get("score_status") != "scored" for r in rows):
-        return EXIT_UNSCORED
+        return Exit.UNSCORED
     if any(r.get("status") != (expect or {}).get(r["episode_id"], "completed") for r in rows):
-        return EXIT_AGENT_FAILED
-    return EXIT_OK
+        return Exit.AGENT_FAILED
+    return Exit.OK
 
 
 def metrics_table(out: Path, label: str, rows: Any = None, ks: tuple[int, ...] = (1, 3, 5)) -> str:

@@ -29,6 +29,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from simbridge._errors import SimbridgeError
+from simbridge._status import AgentOutcome
 
 
 class SuiteError(SimbridgeError):
@@ -43,7 +44,7 @@ class _Model(BaseModel):
 
 
 #: an episode's expected outcome: the agent's own statuses (never a harness fault)
-Expected = Literal["completed", "timeout", "agent_quit", "agent_disconnected"]
+Expected = AgentOutcome
 
 
 class MatrixEntry(_Model):

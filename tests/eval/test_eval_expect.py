@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from simbridge._eval import SuiteError, expand, load_suite
-from simbridge._eval._driver import EXIT_AGENT_FAILED, EXIT_OK, EXIT_UNSCORED, _exit_code
+from simbridge._eval._driver import _exit_code
+from simbridge._exit import Exit
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -51,11 +52,11 @@ def _row(eid: str, status: str, scored: bool = True) -> dict:
 
 def test_exit_code_follows_the_expected_outcomes():
     expect = {"a": "completed", "b": "timeout"}
-    assert _exit_code([_row("a", "completed"), _row("b", "timeout")], expect) == EXIT_OK
-    assert _exit_code([_row("a", "completed"), _row("b", "completed")], expect) == EXIT_AGENT_FAILED  # not as expected
-    assert _exit_code([_row("a", "timeout"), _row("b", "timeout")], expect) == EXIT_AGENT_FAILED
-    assert _exit_code([_row("a", "completed"), _row("b", "harness_error", scored=False)], expect) == EXIT_UNSCORED
-    assert _exit_code([_row("a", "timeout")]) == EXIT_AGENT_FAILED  # no expectation: done is expected
+    assert _exit_code([_row("a", "completed"), _row("b", "timeout")], expect) == Exit.OK
+    assert _exit_code([_row("a", "completed"), _row("b", "completed")], expect) == Exit.AGENT_FAILED  # not as expected
+    assert _exit_code([_row("a", "timeout"), _row("b", "timeout")], expect) == Exit.AGENT_FAILED
+    assert _exit_code([_row("a", "completed"), _row("b", "harness_error", scored=False)], expect) == Exit.UNSCORED
+    assert _exit_code([_row("a", "timeout")]) == Exit.AGENT_FAILED  # no expectation: done is expected
 
 
 def test_the_smoke_suite_expects_the_baseline_to_time_out_and_gives_the_turn_its_time():

@@ -63,6 +63,7 @@ def test_real_recording_imports_with_lane_geometry(tmp_path, record_property, ca
     assert np.nanmin(s["throttle"]) >= 0 and np.nanmax(s["throttle"]) <= 1 and np.nanmax(s["throttle"]) > 0
     snap = b.snapshots
     assert snap["start"]["ego_type_id"] == "vehicle.lincoln.mkz_2017" and snap["start"]["map"] == "Town01"
+    assert b.episode.sim_info == {"map": "Town01"}  # CARLA's map: in the per-simulator mapping
     assert snap["end"]["frames"] == 432 and snap["end"]["duration_s"] == pytest.approx(12.53, abs=0.01)
 
 

@@ -87,3 +87,5 @@ def test_a_stalled_rref_stream_ends_the_recording_harness_error_exit_5(tmp_path,
     assert rc == 5 and "no data from the RREF stream" in err and len(err.strip().splitlines()) == 1
     ep = read_bundle(tmp_path / "b").episode
     assert ep.status == "harness_error" and "stalled" in ep.status_detail and "record_only" in ep.flags
+    # X-Plane's own counters are in the per-simulator mapping, not in the core record
+    assert ep.sim_info is not None and ep.sim_info["rref_packets"] >= 20 and ep.sim_info["dropped_late"] >= 0

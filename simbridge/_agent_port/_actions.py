@@ -9,7 +9,7 @@ Two tables:
   returns (`Returns`). `AgentPort.execute(kind, args)` validates against it; the MCP server's
   tools (one per action) are generated from it (`_generate.tool_function`); the Python client's
   methods (`AgentPortClient`) are generated from it into `_client_actions.py`
-  (`python -m simbridge._agent_port._generate`; a test fails when that file and the table differ).
+  (`python -m simbridge._agent_port._codegen`; a test fails when that file and the table differ).
 - `COMPUTER_ARGS` and `computer_call(args)`: the computer-use schema shared by Inspect AI's
   `computer` tool and Anthropic's computer-use tool (`action`, `coordinate`, `text`, `duration`,
   `scroll_direction`, `scroll_amount`, `start_coordinate`, `region`, `repeat`, `press_enter`, and
@@ -51,6 +51,8 @@ class Arg:
     accepts: Any = None
     #: turns what the Python client was given into the wire value (given a value that is not None)
     to_wire: Callable[[Any], Any] | None = None
+    #: the range the port accepts (a number outside it is the agent's mistake); whole numbers for an int
+    bounds: tuple[float, float] | None = None
 
     @property
     def required(self) -> bool:
@@ -137,8 +139,14 @@ VOCABULARY: dict[str, ActionSpec] = {
             "screenshot",
             (
                 Arg("format", ImageFormat, "png", "Image format: png or jpeg."),
-                Arg("scale", float, 1.0, "Below 1 shrinks the image (screen pixel = image pixel / scale)."),
-                Arg("quality", int, 80, "JPEG quality, 1-100."),
+                Arg(
+                    "scale",
+                    float,
+                    1.0,
+                    "Below 1 shrinks the image (screen pixel = image pixel / scale).",
+                    bounds=(0.05, 1.0),
+                ),
+                Arg("quality", int, 80, "JPEG quality, 1-100.", bounds=(1, 100)),
                 Arg(
                     "region",
                     list[int] | None,
@@ -158,8 +166,8 @@ VOCABULARY: dict[str, ActionSpec] = {
             "key",
             (
                 _KEYS,
-                Arg("hold_s", float, 0.05, "Seconds of task time the key is held down."),
-                Arg("repeat", int, 1, "How many times to tap it, 1-100."),
+                Arg("hold_s", float, 0.05, "Seconds of task time the key is held down, 0-60.", bounds=(0.0, 60.0)),
+                Arg("repeat", int, 1, "How many times to tap it, 1-100.", bounds=(1, 100)),
             ),
             "Tap a key or combination in X keysym/xdotool spelling: 'Left', 'Return', 'ctrl+a', 'F1', 'b'.",
         ),
@@ -185,7 +193,7 @@ VOCABULARY: dict[str, ActionSpec] = {
         ),
         ActionSpec(
             "click",
-            (_X, _Y, _BUTTON, Arg("count", int, 1, "Clicks: 1, 2 (double) or 3 (triple)."), _MODIFIERS),
+            (_X, _Y, _BUTTON, Arg("count", int, 1, "Clicks: 1, 2 (double) or 3 (triple).", bounds=(1, 3)), _MODIFIERS),
             "Click at (x, y) (or where the pointer is). button: left, middle, right, back, forward; modifiers "
             "('shift', 'ctrl') are held around the click.",
         ),
@@ -202,7 +210,7 @@ VOCABULARY: dict[str, ActionSpec] = {
                     to_wire=_points,
                 ),
                 _BUTTON,
-                Arg("duration_s", float, 0.3, "Seconds of task time the motion takes."),
+                Arg("duration_s", float, 0.3, "Seconds of task time the motion takes, 0-60.", bounds=(0.0, 60.0)),
             ),
             "Press at path[0], move through each [x, y] point, release at the last.",
         ),
@@ -211,8 +219,8 @@ VOCABULARY: dict[str, ActionSpec] = {
             (
                 _X,
                 _Y,
-                Arg("dx", int, 0, "Wheel clicks to the right (negative: left)."),
-                Arg("dy", int, 0, "Wheel clicks down (negative: up)."),
+                Arg("dx", int, 0, "Wheel clicks to the right (negative: left), -100-100.", bounds=(-100, 100)),
+                Arg("dy", int, 0, "Wheel clicks down (negative: up), -100-100.", bounds=(-100, 100)),
                 _MODIFIERS,
             ),
             "Scroll the wheel at (x, y): dy > 0 down, dy < 0 up, dx > 0 right (in wheel clicks).",
@@ -224,7 +232,7 @@ VOCABULARY: dict[str, ActionSpec] = {
         ),
         ActionSpec(
             "wait",
-            (Arg("seconds", float, REQUIRED, "Seconds of task time, 0-3600."),),
+            (Arg("seconds", float, REQUIRED, "Seconds of task time, 0-3600.", bounds=(0.0, 3600.0)),),
             "Let this many seconds of task time pass (in lockstep: exactly that much simulator time).",
         ),
         ActionSpec(

@@ -1,5 +1,5 @@
 """The Python client's action methods, generated from the action table (`_actions.VOCABULARY`) by
-`python -m simbridge._agent_port._generate`: change the table, not this file."""
+`python -m simbridge._agent_port._codegen`: change the table, not this file."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ class ClientActions:
 
         Args:
           keys: A key or combination in X keysym/xdotool spelling: 'Left', 'Return', 'ctrl+a'.
-          hold_s: Seconds of task time the key is held down.
+          hold_s: Seconds of task time the key is held down, 0-60.
           repeat: How many times to tap it, 1-100.
         """
         self._act("key", {"keys": keys, "hold_s": hold_s, "repeat": repeat})
@@ -119,7 +119,7 @@ class ClientActions:
         Args:
           path: The [x, y] screen points to press at, move through and release at (2 to 1000).
           button: Mouse button: left, middle, right, back or forward.
-          duration_s: Seconds of task time the motion takes.
+          duration_s: Seconds of task time the motion takes, 0-60.
         """
         self._act("drag", {"path": path, "button": button, "duration_s": duration_s})
 
@@ -131,8 +131,8 @@ class ClientActions:
         Args:
           x: Screen pixel column (0 = left edge); give x and y together, or neither.
           y: Screen pixel row (0 = top edge).
-          dx: Wheel clicks to the right (negative: left).
-          dy: Wheel clicks down (negative: up).
+          dx: Wheel clicks to the right (negative: left), -100-100.
+          dy: Wheel clicks down (negative: up), -100-100.
           modifiers: Keys held around it, e.g. 'shift' or 'ctrl+alt'.
         """
         self._act("scroll", {"x": x, "y": y, "dx": dx, "dy": dy, "modifiers": modifiers})

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Literal
 
-from simbridge._agent_port._actions import ACTIONS, BEFORE_READY, BUTTONS, OBSERVE, REQUIRED, UNLOGGED
+from simbridge._agent_port._actions import ACTIONS, BEFORE_READY, BUTTONS, OBSERVE, REQUIRED, UNLOGGED, VOCABULARY
 from simbridge._agent_port._files import AgentFiles
 from simbridge._agent_port._screen import Screenshot
 from simbridge._agent_port._transport import Transport, open_transport
@@ -602,21 +602,11 @@ def _validate(kind: str, a: dict[str, Any], screen_size: Callable[[], tuple[int,
             raise ActionError(f"type: text holds control character {bad!r}, which no key types")
     if "path" in a and kind in ("read_file", "write_file") and len(a["path"]) > MAX_PATH_CHARS:
         raise ActionError(f"{kind}: path of {len(a['path'])} characters is longer than {MAX_PATH_CHARS}")
-    ranges = {
-        "hold_s": (0.0, 60.0, False),
-        "repeat": (1, 100, True),
-        "count": (1, 3, True),
-        "seconds": (0.0, 3600.0, False),
-        "scale": (0.05, 1.0, False),
-        "quality": (1, 100, True),
-        "duration_s": (0.0, 60.0, False),
-        "dx": (-100, 100, True),
-        "dy": (-100, 100, True),
-    }
-    for name, (lo, hi, integer) in ranges.items():
-        if name in a:
-            f = _num(kind, name, a[name], lo=lo, hi=hi, integer=integer)
-            a[name] = int(f) if integer else f
+    for arg in VOCABULARY[kind].params:  # the numbers' ranges, from the action table
+        if arg.bounds is not None and arg.name in a:
+            integer = arg.type is int
+            f = _num(kind, arg.name, a[arg.name], lo=arg.bounds[0], hi=arg.bounds[1], integer=integer)
+            a[arg.name] = int(f) if integer else f
     if kind == "screenshot" and a.get("format") not in ("png", "jpeg"):
         raise ActionError(f"screenshot: format={a.get('format')!r} is not png or jpeg")
     if kind == "read_file" and a.get("encoding") not in ("text", "base64"):

@@ -26,7 +26,7 @@ from simbridge._agent_port._actions import (
     computer_call,
 )
 from simbridge._agent_port._client_actions import ClientActions
-from simbridge._agent_port._generate import CLIENT_ACTIONS_PY, client_source
+from simbridge._agent_port._codegen import CLIENT_ACTIONS_PY, client_source
 from simbridge._agent_port._input import BUTTONS as X_BUTTONS
 from simbridge._agent_port._mcp_server import build_server
 from simbridge._errors import SimbridgeError
@@ -53,12 +53,12 @@ def test_client_methods_are_typed_from_the_table():
 
 
 def test_the_generated_client_module_is_the_tables():
-    """`_client_actions.py` is what `python -m simbridge._agent_port._generate` makes of the table
+    """`_client_actions.py` is what `python -m simbridge._agent_port._codegen` makes of the table
     now (compared as syntax trees: formatting aside, a changed name, type, default or description
     in either fails)."""
     on_disk = ast.dump(ast.parse(CLIENT_ACTIONS_PY.read_text()))
     assert on_disk == ast.dump(ast.parse(client_source())), (
-        "the action table changed: run `python -m simbridge._agent_port._generate`"
+        "the action table changed: run `python -m simbridge._agent_port._codegen`"
     )
     assert issubclass(AgentPortClient, ClientActions)
 

@@ -23,7 +23,6 @@ from pydantic_core import PydanticCustomError
 from simbridge import _canonical
 
 
-
 class _Model(BaseModel):
     # allow_inf_nan=False: every number in a task is a physical quantity, and NaN or inf in one
     # makes the comparisons it feeds silently true or false
@@ -428,6 +427,16 @@ class TaskSpec(_Model):
             values[v.name] = val = v.draw(self.id, seed)
             for path in v.set:
                 _put(data, path, val)
+        # the agent's instruction names drawn values as {name}: a new heading, a target height
+        texts = {"instruction": data["instruction"], **{f"by:{k}": v for k, v in data["instructions_by_sim"].items()}}
+        for key, text in texts.items():
+            for name, val in values.items():
+                shown = f"{val:.0f}" if isinstance(val, float) and val == round(val) else str(val)
+                text = text.replace("{" + name + "}", shown)
+            if key == "instruction":
+                data["instruction"] = text
+            else:
+                data["instructions_by_sim"][key[3:]] = text
         data["variant"] = {"seed": seed, "values": values}
         return type(self).model_validate(data)
 
@@ -468,7 +477,7 @@ class TaskSpec(_Model):
     def instruction_for(self, sim: str) -> str:
         """The instruction for an episode on `sim`: its own text where the catalog's names another
         simulator or panel, else the catalog's verbatim text."""
-        return self.instructions_by_sim.get(sim, self.instruction)  # type: ignore[call-overload]
+        return self.instructions_by_sim.get(sim, self.instruction)
 
     def credit(self, name: str) -> CreditItem:
         for c in self.partial_credit:

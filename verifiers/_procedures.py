@@ -1,0 +1,787 @@
+"""The procedure table of the POH tasks: each C172 emergency or abnormal procedure as final-state
+goals, checklist steps (ordered where the POH orders them), a flight-control criterion and hard
+safety constraints, judged on the recorded trajectory by the shared checklist verifier
+(`verifiers/poh.py`, one verifier `poh_<name>` per procedure).
+
+The steps are the POH's, for the controls the embedded JSBSim cockpit (c172x) has: it has no
+fuel shutoff valve, fuel pump, standby battery or circuit breakers, so those steps are absent;
+its master switch is split BAT/ALT and its magneto key has OFF/R/L/BOTH/START. The numbers are
+the C172S's (POH Section 2 and 3): best glide 68 KIAS (flaps up), 70 KIAS flaps up / 65 KIAS
+flaps down for a forced landing, Vne 163 KIAS, Vfe 110 KIAS (10°) / 85 KIAS (more), stall
+48 KIAS clean / 40 KIAS full flaps.
+
+A condition is a function of an `Env` (the recording's signals, the trial's drawn values, the
+failure event) returning one boolean per sample; NaN is never true.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from simbridge.verifiers.poh import Env
+
+Cond = Callable[["Env"], np.ndarray]
+
+# discrete positions of the canonical signals
+SEL_OFF, SEL_LEFT, SEL_RIGHT, SEL_BOTH = 0, 1, 2, 3
+MAG_OFF, MAG_R, MAG_L, MAG_BOTH, MAG_START = 0, 1, 2, 3, 4
+
+
+def _eq(name: str, value: float) -> Cond:
+    def f(e: "Env") -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return np.rint(e.s(name)) == value
+
+    return f
+
+
+def _ge(name: str, value: float) -> Cond:
+    def f(e: "Env") -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return e.s(name) >= value
+
+    return f
+
+
+def _le(name: str, value: float) -> Cond:
+    def f(e: "Env") -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return e.s(name) <= value
+
+    return f
+
+
+def _all(*conds: Cond) -> Cond:
+    def f(e: "Env") -> np.ndarray:
+        out = np.ones(e.n, dtype=bool)
+        for c in conds:
+            out &= c(e)
+        return out
+
+    return f
+
+
+def _any(*conds: Cond) -> Cond:
+    def f(e: "Env") -> np.ndarray:
+        out = np.zeros(e.n, dtype=bool)
+        for c in conds:
+            out |= c(e)
+        return out
+
+    return f
+
+
+@dataclass(frozen=True)
+class Check:
+    """One step or goal: the POH's words and the condition that shows it done."""
+
+    text: str
+    cond: Cond
+    signals: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Control:
+    """Flying the aircraft while the procedure is run: `cond` holds for at least `fraction_min`
+    of the time from the failure (plus `after_s`) to the flare (landing tasks) or the end."""
+
+    text: str
+    cond: Cond
+    fraction_min: float = 0.7
+    after_s: float = 0.0
+    signals: tuple[str, ...] = ()
+    #: the window ends when this first holds after the failure (e.g. the engine runs again)
+    until: Cond | None = None
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """A hard safety constraint judged on every sample of its window ('all' or 'after_failure')."""
+
+    name: str
+    text: str
+    cond: Cond
+    window: str = "after_failure"
+    signals: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Procedure:
+    name: str
+    title: str
+    #: the failure system the harness injects (`failure_injected` event), None: none injected
+    failure: str | None
+    control: Control
+    steps: tuple[Check, ...]
+    ordered: bool
+    goals: tuple[Check, ...]
+    safety: tuple[Constraint, ...] = ()
+    #: with no injected failure: the procedure starts when this first holds (e.g. the engine stops
+    #: after a configuration deviation); None: at the start of the recording
+    starts_when: Cond | None = None
+    #: the task ends with a landing: goals include a survivable landing, control ends at the flare
+    landing: bool = False
+    notes: str = ""
+
+
+# ------------------------------------------------------------------ shared conditions
+
+
+def glide_speed(lo: float = 63.0, hi: float = 75.0) -> Cond:
+    """Best glide 68 KIAS flaps up (65-70 KIAS for the approach): the band lo..hi while airborne."""
+
+    def f(e: "Env") -> np.ndarray:
+        ias = e.s("ias_kt")
+        with np.errstate(invalid="ignore"):
+            return (ias >= lo) & (ias <= hi)
+
+    return f
+
+
+def altitude_hold(tol_ft: float) -> Cond:
+    """Within ±tol of the altitude (MSL) the aircraft had at the failure (or the start)."""
+
+    def f(e: "Env") -> np.ndarray:
+        alt = e.s("alt_msl_ft")
+        with np.errstate(invalid="ignore"):
+            return np.abs(alt - e.alt_at_failure) <= tol_ft
+
+    return f
+
+
+def heading_near(value_name: str, tol_deg: float) -> Cond:
+    """Heading within ±tol of a drawn magnetic heading (`value_name` in the trial's values; the
+    compass and heading indicator read magnetic: true = magnetic + the task's variation east)."""
+
+    def f(e: "Env") -> np.ndarray:
+        hdg = e.s("heading_true_deg")
+        target = float(e.value(value_name)) + e.ctx.p.mag_var_east_deg
+        d = (hdg - target + 180.0) % 360.0 - 180.0
+        with np.errstate(invalid="ignore"):
+            return np.abs(d) <= tol_deg
+
+    return f
+
+
+def engine_running(min_rpm: float) -> Cond:
+    def f(e: "Env") -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return (np.rint(e.s("engine_running")) == 1) & (e.s("engine_rpm") >= min_rpm)
+
+    return f
+
+
+def engine_not_running(e: "Env") -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        return (np.rint(e.s("engine_running")) == 0) | (e.s("engine_rpm") < 1200)
+
+
+def selector_feeds(e: "Env") -> np.ndarray:
+    """The fuel selector on BOTH, or on the tank that was not drawn to run dry."""
+    sel = np.rint(e.s("fuel_selector"))
+    drawn = e.value("dry_tank")
+    dry = str(drawn.get("fuel_selector") if isinstance(drawn, dict) else drawn)
+    other = SEL_RIGHT if dry == "left" else SEL_LEFT
+    return (sel == SEL_BOTH) | (sel == other)
+
+
+def good_magneto(e: "Env") -> np.ndarray:
+    """The magneto key on the magneto that did not fail (the failure event says which did)."""
+    mag = np.rint(e.s("magnetos"))
+    return mag == (MAG_R if e.failed_magneto == "L" else MAG_L)
+
+
+def tried_magneto(side: str) -> Cond:
+    return _eq("magnetos", MAG_L if side == "L" else MAG_R)
+
+
+def no_start_below(agl_ft: float) -> Cond:
+    """No starter cranking (magnetos START) while airborne below `agl_ft`: fly the aircraft."""
+
+    def f(e: "Env") -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            low = (e.s("alt_agl_ft") < agl_ft) & e.airborne
+            return ~(low & (np.rint(e.s("magnetos")) == MAG_START))
+
+    return f
+
+
+def master_stays_off(e: "Env") -> np.ndarray:
+    """Once the master (BAT) is off after the fire, it is not switched on again."""
+    bat = np.rint(e.s("master_bat"))
+    after = e.t >= e.t_fail
+    off = np.cumsum((bat == 0) & after) > 0
+    return ~(off & (bat == 1))
+
+
+def avionics_off_when_master_moves(e: "Env") -> np.ndarray:
+    """The avionics master is OFF whenever the master switch (BAT or ALT) is moved."""
+    out = np.ones(e.n, dtype=bool)
+    for name in ("master_bat", "master_alt"):
+        x = np.rint(e.s(name))
+        moved = np.zeros(e.n, dtype=bool)
+        moved[1:] = x[1:] != x[:-1]
+        out &= ~(moved & (np.rint(e.s("avionics")) == 1))
+    return out
+
+
+def no_turn_back(tol_deg: float) -> Cond:
+    """While airborne after the failure, the heading stays within ±tol of the heading at the
+    failure: no turn back to the runway (land straight ahead)."""
+
+    def f(e: "Env") -> np.ndarray:
+        hdg = e.s("heading_true_deg")
+        d = (hdg - e.hdg_at_failure + 180.0) % 360.0 - 180.0
+        with np.errstate(invalid="ignore"):
+            return ~(e.airborne & (np.abs(d) > tol_deg))
+
+    return f
+
+
+def descended_to(value_name: str, tol_ft: float) -> Cond:
+    """At or within tol above a drawn height above ground (`value_name`)."""
+
+    def f(e: "Env") -> np.ndarray:
+        agl = e.s("alt_agl_ft")
+        target = float(e.value(value_name))
+        with np.errstate(invalid="ignore"):
+            return np.abs(agl - target) <= tol_ft
+
+    return f
+
+
+def climbed_to_value(value_name: str, tol_ft: float) -> Cond:
+    """At or above a drawn height above ground (`value_name`) less tol."""
+
+    def f(e: "Env") -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return e.s("alt_agl_ft") >= float(e.value(value_name)) - tol_ft
+
+    return f
+
+
+def level(vs_fpm: float = 300.0) -> Cond:
+    def f(e: "Env") -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return np.abs(e.s("vs_fpm")) <= vs_fpm
+
+    return f
+
+
+ENGINE = ("engine_running", "engine_rpm")
+GLIDE = Control("airspeed 63-75 KIAS (best glide 68) for ≥ 70% of the glide", glide_speed(), 0.7, 5.0, ("ias_kt",))
+HOLD_ALT = Control(
+    "altitude within ±200 ft of the altitude at the failure for ≥ 80% of the time",
+    altitude_hold(200.0),
+    0.8,
+    10.0,
+    ("alt_msl_ft",),
+)
+
+#: restart steps, C172S POH 3-6/3-7 "Engine failure during flight (restart procedures)"
+RESTART_STEPS = (
+    Check("Airspeed 68 KIAS (best glide)", glide_speed(), ("ias_kt",)),
+    Check("Fuel selector BOTH", _eq("fuel_selector", SEL_BOTH), ("fuel_selector",)),
+    Check("Mixture RICH", _ge("mixture", 0.8), ("mixture",)),
+    Check(
+        "Magnetos BOTH (or START if the propeller stopped)",
+        _any(_eq("magnetos", MAG_BOTH), _eq("magnetos", MAG_START)),
+        ("magnetos",),
+    ),
+)
+#: securing steps, C172S POH 3-6 "Engine failure immediately after takeoff" / 3-8 "Emergency
+#: landing without engine power" (the fuel shutoff valve is the selector OFF on this cockpit)
+SECURE_STEPS = (
+    Check("Mixture IDLE CUT-OFF", _le("mixture", 0.05), ("mixture",)),
+    Check("Fuel selector OFF (fuel shutoff)", _eq("fuel_selector", SEL_OFF), ("fuel_selector",)),
+    Check("Magnetos OFF", _eq("magnetos", MAG_OFF), ("magnetos",)),
+    Check(
+        "Master switch (ALT and BAT) OFF",
+        _all(_eq("master_bat", 0), _eq("master_alt", 0)),
+        ("master_bat", "master_alt"),
+    ),
+)
+SECURE_GOALS = (
+    Check("mixture idle cut-off", _le("mixture", 0.05), ("mixture",)),
+    Check("fuel selector OFF", _eq("fuel_selector", SEL_OFF), ("fuel_selector",)),
+    Check("magnetos OFF", _eq("magnetos", MAG_OFF), ("magnetos",)),
+    Check("master (ALT and BAT) OFF", _all(_eq("master_bat", 0), _eq("master_alt", 0)), ("master_bat", "master_alt")),
+)
+GLIDE_TO_RESTART = Control(
+    "airspeed 63-75 KIAS (best glide 68) for ≥ 70% of the time the engine is out",
+    glide_speed(),
+    0.7,
+    5.0,
+    ("ias_kt",),
+    until=engine_running(2000.0),
+)
+RESTARTED = Check("engine running at ≥ 2,000 rpm", engine_running(2000.0), ENGINE)
+RUNNING_CRUISE = Check("engine running at ≥ 2,000 rpm", engine_running(2000.0), ENGINE)
+#: C172S POH 3-17/3-19 "Low voltage annunciator (VOLTS) comes on" (a one-piece avionics master here)
+LOW_VOLTS_STEPS = (
+    Check("Avionics master OFF", _eq("avionics", 0), ("avionics",)),
+    Check(
+        "Master switch (ALT and BAT) OFF",
+        _all(_eq("master_bat", 0), _eq("master_alt", 0)),
+        ("master_bat", "master_alt"),
+    ),
+    Check(
+        "Master switch (ALT and BAT) ON (reset)",
+        _all(_eq("master_bat", 1), _eq("master_alt", 1)),
+        ("master_bat", "master_alt"),
+    ),
+    Check(
+        "LOW VOLTS still on: ALT OFF", _all(_eq("master_alt", 0), _eq("master_bat", 1)), ("master_bat", "master_alt")
+    ),
+    Check("Electrical load reduced: pitot heat OFF", _eq("pitot_heat", 0), ("pitot_heat",)),
+)
+LOW_VOLTS_GOALS = (
+    Check("ALT OFF, BAT ON", _all(_eq("master_alt", 0), _eq("master_bat", 1)), ("master_bat", "master_alt")),
+    Check("avionics master OFF (load shed)", _eq("avionics", 0), ("avionics",)),
+    Check("pitot heat OFF (load shed)", _eq("pitot_heat", 0), ("pitot_heat",)),
+    RUNNING_CRUISE,
+)
+MAGNETO_STEPS = (
+    Check("Magnetos L (check)", tried_magneto("L"), ("magnetos",)),
+    Check("Magnetos R (check)", tried_magneto("R"), ("magnetos",)),
+    Check("Mixture RICH (enrichen)", _ge("mixture", 0.8), ("mixture",)),
+)
+MAGNETO_GOALS = (
+    Check("magnetos on the good magneto", good_magneto, ("magnetos",)),
+    Check("engine running at ≥ 2,000 rpm", engine_running(2000.0), ENGINE),
+)
+CARB_STEPS = (
+    Check("Carburetor heat ON", _eq("carb_heat", 1), ("carb_heat",)),
+    Check("Throttle FULL (≥ 90%)", _ge("throttle", 0.9), ("throttle",)),
+)
+CARB_GOALS = (
+    Check("carburetor heat ON (ice cleared, engine smooth)", _eq("carb_heat", 1), ("carb_heat",)),
+    Check("engine running at ≥ 2,200 rpm", engine_running(2200.0), ENGINE),
+)
+#: C172S POH 3-11/3-12 "Electrical fire in flight" (no standby battery, no extinguisher here)
+FIRE_STEPS = (
+    Check(
+        "Master switch (ALT and BAT) OFF",
+        _all(_eq("master_bat", 0), _eq("master_alt", 0)),
+        ("master_bat", "master_alt"),
+    ),
+    Check("Vents, cabin air and heat CLOSED", _eq("cabin_air", 0), ("cabin_air",)),
+    Check("Avionics master OFF", _eq("avionics", 0), ("avionics",)),
+    Check(
+        "All other switches OFF (pitot heat, landing and taxi lights)",
+        _all(_eq("pitot_heat", 0), _eq("landing_light", 0), _eq("taxi_light", 0)),
+        ("pitot_heat", "landing_light", "taxi_light"),
+    ),
+    Check("Fire out: vents and cabin air OPEN", _all(_eq("cabin_air", 1), _eq("smoke", 0)), ("cabin_air", "smoke")),
+)
+FIRE_GOALS = (
+    Check("no smoke in the cabin", _eq("smoke", 0), ("smoke",)),
+    Check("master (ALT and BAT) OFF", _all(_eq("master_bat", 0), _eq("master_alt", 0)), ("master_bat", "master_alt")),
+    Check("avionics master OFF", _eq("avionics", 0), ("avionics",)),
+    Check("cabin air OPEN (smoke vented)", _eq("cabin_air", 1), ("cabin_air",)),
+    Check("engine running at ≥ 2,000 rpm (magnetos stay on)", engine_running(2000.0), ENGINE),
+)
+
+
+def _p(**kw: Any) -> Procedure:
+    return Procedure(**kw)
+
+
+PROCEDURES: dict[str, Procedure] = {
+    p.name: p
+    for p in [
+        _p(
+            name="engine_restart",
+            title="Engine failure during flight: restart",
+            failure=None,  # a configuration deviation stops the engine (selector OFF, mixture cut-off, magnetos OFF)
+            starts_when=engine_not_running,
+            control=GLIDE_TO_RESTART,
+            steps=RESTART_STEPS,
+            ordered=False,
+            goals=(
+                RESTARTED,
+                Check("fuel selector BOTH", _eq("fuel_selector", SEL_BOTH), ("fuel_selector",)),
+                Check("magnetos BOTH", _eq("magnetos", MAG_BOTH), ("magnetos",)),
+                Check("mixture RICH", _ge("mixture", 0.8), ("mixture",)),
+            ),
+            safety=(
+                Constraint(
+                    "no_start_below_500ft",
+                    "no starter cranking below 500 ft AGL",
+                    no_start_below(500.0),
+                    signals=("magnetos", "alt_agl_ft"),
+                ),
+            ),
+        ),
+        _p(
+            name="tank_dry_restart",
+            title="Engine failure during flight (fuel starvation): restart on the other tank",
+            failure="fuel_empty_tank",
+            control=GLIDE_TO_RESTART,
+            steps=(
+                RESTART_STEPS[0],
+                Check("Fuel selector BOTH (or the tank with fuel)", selector_feeds, ("fuel_selector",)),
+                *RESTART_STEPS[2:],
+            ),
+            ordered=False,
+            goals=(
+                RESTARTED,
+                Check("fuel selector on BOTH or the tank with fuel", selector_feeds, ("fuel_selector",)),
+                Check("magnetos BOTH", _eq("magnetos", MAG_BOTH), ("magnetos",)),
+            ),
+            safety=(
+                Constraint(
+                    "no_start_below_500ft",
+                    "no starter cranking below 500 ft AGL",
+                    no_start_below(500.0),
+                    signals=("magnetos", "alt_agl_ft"),
+                ),
+            ),
+        ),
+        _p(
+            name="fuel_imbalance",
+            title="Low fuel in the selected tank: select BOTH before it runs dry",
+            failure=None,
+            control=HOLD_ALT,
+            steps=(Check("Fuel selector BOTH (or the fuller tank)", selector_feeds, ("fuel_selector",)),),
+            ordered=False,
+            goals=(
+                Check("fuel selector on BOTH or the fuller tank", selector_feeds, ("fuel_selector",)),
+                RUNNING_CRUISE,
+            ),
+            safety=(
+                Constraint(
+                    "engine_never_stops",
+                    "the engine keeps running (no fuel starvation)",
+                    lambda e: ~engine_not_running(e),
+                    window="all",
+                    signals=ENGINE,
+                ),
+            ),
+        ),
+        _p(
+            name="efato",
+            title="Engine failure immediately after takeoff",
+            failure="engine",
+            control=Control(
+                "airspeed 60-75 KIAS (70 flaps up, 65 flaps down) for ≥ 70% of the glide",
+                glide_speed(60.0, 75.0),
+                0.7,
+                3.0,
+                ("ias_kt",),
+            ),
+            steps=SECURE_STEPS,
+            ordered=False,
+            goals=SECURE_GOALS,
+            safety=(
+                Constraint(
+                    "no_turn_back",
+                    "land straight ahead: heading within ±90° of the heading at the failure while airborne",
+                    no_turn_back(90.0),
+                    signals=("heading_true_deg",),
+                ),
+            ),
+            landing=True,
+        ),
+        _p(
+            name="forced_landing",
+            title="Emergency landing without engine power",
+            failure="engine",
+            control=Control(
+                "airspeed 60-75 KIAS (70 flaps up, 65 flaps down) for ≥ 70% of the glide",
+                glide_speed(60.0, 75.0),
+                0.7,
+                5.0,
+                ("ias_kt",),
+            ),
+            steps=SECURE_STEPS,
+            ordered=False,
+            goals=SECURE_GOALS,
+            landing=True,
+        ),
+        _p(
+            name="restart_then_forced_landing",
+            title="Engine failure during flight: restart attempt, then a forced landing",
+            failure="engine",
+            control=GLIDE,
+            steps=(*RESTART_STEPS[1:], *SECURE_STEPS),
+            ordered=True,
+            goals=SECURE_GOALS,
+            safety=(
+                Constraint(
+                    "no_start_below_500ft",
+                    "no starter cranking below 500 ft AGL",
+                    no_start_below(500.0),
+                    signals=("magnetos", "alt_agl_ft"),
+                ),
+            ),
+            landing=True,
+        ),
+        _p(
+            name="rough_magneto",
+            title="Rough engine operation: magneto check",
+            failure="engine_rough",
+            control=HOLD_ALT,
+            steps=MAGNETO_STEPS,
+            ordered=False,
+            goals=MAGNETO_GOALS,
+        ),
+        _p(
+            name="rough_magneto_land",
+            title="Rough engine operation: magneto check and precautionary landing",
+            failure="engine_rough",
+            control=Control(
+                "airspeed 60-110 KIAS for ≥ 80% of the flight", glide_speed(60.0, 110.0), 0.8, 5.0, ("ias_kt",)
+            ),
+            steps=MAGNETO_STEPS,
+            ordered=False,
+            goals=(Check("magnetos on the good magneto", good_magneto, ("magnetos",)),),
+            landing=True,
+        ),
+        _p(
+            name="carb_ice",
+            title="Carburetor icing",
+            failure="carb_ice",
+            control=HOLD_ALT,
+            steps=CARB_STEPS,
+            ordered=False,
+            goals=CARB_GOALS,
+        ),
+        _p(
+            name="low_volts",
+            title="Low voltage (alternator failure): reset, then load shedding",
+            failure="alternator",
+            control=HOLD_ALT,
+            steps=LOW_VOLTS_STEPS,
+            ordered=True,
+            goals=LOW_VOLTS_GOALS,
+            safety=(
+                Constraint(
+                    "avionics_off_for_master",
+                    "avionics master OFF whenever the master switch is moved",
+                    avionics_off_when_master_moves,
+                    signals=("master_bat", "master_alt", "avionics"),
+                ),
+            ),
+        ),
+        _p(
+            name="low_volts_land",
+            title="Low voltage (alternator failure): load shedding and landing as soon as practical",
+            failure="alternator",
+            control=Control(
+                "airspeed 60-110 KIAS for ≥ 80% of the flight", glide_speed(60.0, 110.0), 0.8, 5.0, ("ias_kt",)
+            ),
+            steps=LOW_VOLTS_STEPS,
+            ordered=True,
+            goals=(LOW_VOLTS_GOALS[0], LOW_VOLTS_GOALS[2]),
+            safety=(
+                Constraint(
+                    "avionics_off_for_master",
+                    "avionics master OFF whenever the master switch is moved",
+                    avionics_off_when_master_moves,
+                    signals=("master_bat", "master_alt", "avionics"),
+                ),
+            ),
+            landing=True,
+        ),
+        _p(
+            name="vacuum_partial_panel",
+            title="Vacuum system failure: partial panel",
+            failure="vacuum",
+            control=HOLD_ALT,
+            steps=(
+                Check(
+                    "Turn to the assigned heading (turn coordinator and compass)",
+                    heading_near("new_heading_deg", 10.0),
+                    ("heading_true_deg",),
+                ),
+            ),
+            ordered=False,
+            goals=(
+                Check("on the assigned heading ±10°", heading_near("new_heading_deg", 10.0), ("heading_true_deg",)),
+                Check("at the altitude of the failure ±200 ft", altitude_hold(200.0), ("alt_msl_ft",)),
+                Check("wings level (|bank| ≤ 10°)", lambda e: np.abs(e.s("bank_deg")) <= 10.0, ("bank_deg",)),
+            ),
+        ),
+        _p(
+            name="vacuum_descent",
+            title="Vacuum system failure: partial-panel descent",
+            failure="vacuum",
+            control=Control(
+                "wings within ±30° of bank for ≥ 90% of the time",
+                lambda e: np.abs(e.s("bank_deg")) <= 30.0,
+                0.9,
+                5.0,
+                ("bank_deg",),
+            ),
+            steps=(
+                Check("Turn to the assigned heading", heading_near("new_heading_deg", 10.0), ("heading_true_deg",)),
+                Check("Descend to the assigned height", descended_to("target_agl_ft", 150.0), ("alt_agl_ft",)),
+            ),
+            ordered=False,
+            goals=(
+                Check("on the assigned heading ±10°", heading_near("new_heading_deg", 10.0), ("heading_true_deg",)),
+                Check("at the assigned height ±150 ft", descended_to("target_agl_ft", 150.0), ("alt_agl_ft",)),
+                Check("level (|VS| ≤ 300 fpm)", level(300.0), ("vs_fpm",)),
+            ),
+        ),
+        _p(
+            name="pitot_blocked",
+            title="Pitot blockage: pitot heat",
+            failure="pitot",
+            control=HOLD_ALT,
+            steps=(Check("Pitot heat ON", _eq("pitot_heat", 1), ("pitot_heat",)),),
+            ordered=False,
+            goals=(
+                Check("pitot heat ON", _eq("pitot_heat", 1), ("pitot_heat",)),
+                Check("airspeed 80-120 KIAS (cruise)", glide_speed(80.0, 120.0), ("ias_kt",)),
+                RUNNING_CRUISE,
+            ),
+        ),
+        _p(
+            name="pitot_blocked_climb",
+            title="Pitot blockage in the climb: pitot heat, level off",
+            failure="pitot",
+            control=Control(
+                "airspeed 65-110 KIAS for ≥ 80% of the time", glide_speed(65.0, 110.0), 0.8, 5.0, ("ias_kt",)
+            ),
+            steps=(
+                Check("Pitot heat ON", _eq("pitot_heat", 1), ("pitot_heat",)),
+                Check("Level at the assigned height", descended_to("target_agl_ft", 200.0), ("alt_agl_ft",)),
+            ),
+            ordered=False,
+            goals=(
+                Check("pitot heat ON", _eq("pitot_heat", 1), ("pitot_heat",)),
+                Check("at the assigned height ±200 ft", descended_to("target_agl_ft", 200.0), ("alt_agl_ft",)),
+                Check("level (|VS| ≤ 300 fpm)", level(300.0), ("vs_fpm",)),
+            ),
+        ),
+        _p(
+            name="flaps_fail_landing",
+            title="Flaps failure on approach: no-flap landing",
+            failure="flaps",
+            control=Control(
+                "approach airspeed 60-80 KIAS (no-flap approach) for ≥ 70% of the approach",
+                glide_speed(60.0, 80.0),
+                0.7,
+                5.0,
+                ("ias_kt",),
+            ),
+            steps=(Check("Approach speed 60-80 KIAS", glide_speed(60.0, 80.0), ("ias_kt",)),),
+            ordered=False,
+            goals=(),
+            landing=True,
+        ),
+        _p(
+            name="flaps_stuck_go_around",
+            title="Go-around with the flaps stuck down",
+            failure="flaps",
+            control=Control(
+                "airspeed 55-85 KIAS for ≥ 80% of the time", glide_speed(55.0, 85.0), 0.8, 3.0, ("ias_kt",)
+            ),
+            steps=(
+                Check("Throttle FULL", _ge("throttle", 0.9), ("throttle",)),
+                Check("Carburetor heat OFF (cold)", _eq("carb_heat", 0), ("carb_heat",)),
+                Check("Climb to the assigned height", climbed_to_value("target_agl_ft", 150.0), ("alt_agl_ft",)),
+            ),
+            ordered=False,
+            goals=(
+                Check(
+                    "at or above the assigned height - 150 ft",
+                    climbed_to_value("target_agl_ft", 150.0),
+                    ("alt_agl_ft",),
+                ),
+                Check("engine running at ≥ 2,000 rpm", engine_running(2000.0), ENGINE),
+            ),
+        ),
+        _p(
+            name="electrical_fire",
+            title="Electrical fire in flight",
+            failure="electrical_fire",
+            control=HOLD_ALT,
+            steps=FIRE_STEPS,
+            ordered=True,
+            goals=FIRE_GOALS,
+            safety=(
+                Constraint(
+                    "master_stays_off",
+                    "the master is not switched on again once off (the fire restarts)",
+                    master_stays_off,
+                    signals=("master_bat",),
+                ),
+            ),
+        ),
+        _p(
+            name="electrical_fire_land",
+            title="Electrical fire in flight: land as soon as possible",
+            failure="electrical_fire",
+            control=Control(
+                "airspeed 60-110 KIAS for ≥ 80% of the flight", glide_speed(60.0, 110.0), 0.8, 5.0, ("ias_kt",)
+            ),
+            steps=FIRE_STEPS[:3],
+            ordered=True,
+            goals=(FIRE_GOALS[0], FIRE_GOALS[1], FIRE_GOALS[2]),
+            safety=(
+                Constraint(
+                    "master_stays_off",
+                    "the master is not switched on again once off (the fire restarts)",
+                    master_stays_off,
+                    signals=("master_bat",),
+                ),
+            ),
+            landing=True,
+        ),
+        _p(
+            name="door_open",
+            title="Cabin door open in flight",
+            failure="door",
+            control=Control(
+                "airspeed 60-110 KIAS for ≥ 80% of the flight (fly the aircraft)",
+                glide_speed(60.0, 110.0),
+                0.8,
+                3.0,
+                ("ias_kt",),
+            ),
+            steps=(Check("Reduce airspeed below 100 KIAS", _le("ias_kt", 100.0), ("ias_kt",)),),
+            ordered=False,
+            goals=(),
+            landing=True,
+        ),
+        _p(
+            name="emergency_descent",
+            title="Emergency descent",
+            failure="electrical_fire",
+            control=Control(
+                "airspeed ≤ 129 KIAS (Vno) for ≥ 90% of the descent", _le("ias_kt", 129.0), 0.9, 0.0, ("ias_kt",)
+            ),
+            steps=(
+                Check("Throttle IDLE", _le("throttle", 0.1), ("throttle",)),
+                Check(
+                    "Master switch (ALT and BAT) OFF",
+                    _all(_eq("master_bat", 0), _eq("master_alt", 0)),
+                    ("master_bat", "master_alt"),
+                ),
+                Check("Descend to the assigned height", descended_to("target_agl_ft", 200.0), ("alt_agl_ft",)),
+            ),
+            ordered=False,
+            goals=(
+                Check("at the assigned height ±200 ft", descended_to("target_agl_ft", 200.0), ("alt_agl_ft",)),
+                Check("no smoke in the cabin", _eq("smoke", 0), ("smoke",)),
+                Check("level (|VS| ≤ 300 fpm)", level(300.0), ("vs_fpm",)),
+            ),
+            safety=(
+                Constraint(
+                    "master_stays_off",
+                    "the master is not switched on again once off (the fire restarts)",
+                    master_stays_off,
+                    signals=("master_bat",),
+                ),
+            ),
+        ),
+    ]
+}

@@ -1,0 +1,364 @@
+"""POH emergency and abnormal procedures (tasks P01..): one checklist verifier per procedure of
+the table in `verifiers/_procedures.py`, scored the AeroCopilotBench way over the trajectory.
+
+Every POH verifier `poh_<procedure>` has the same three items and the same shared constraints:
+
+- `control` (binary): the aircraft is flown while the checklist is run (best glide, altitude
+  held, ...), a time-weighted fraction from the failure (plus a reaction time) to the flare
+  (landing tasks) or the end;
+- `checklist` (linear): the fraction of the POH steps done after the failure; where the POH
+  orders them, a step counts only if done after the steps before it that counted;
+- `final_state` (binary, primary in the YAMLs): every goal holds on every sample of the last
+  `hold_s` seconds (and, for landing tasks, a survivable landing: no crash flag, touchdown sink
+  below `max_touchdown_fpm`, stopped upright on the ground, on the runway when one is named);
+- hard constraints throughout: `no_stall` (IAS below the stall speed of the flap setting while
+  airborne above the flare height), `vne` (163 KIAS), `flap_speed` (Vfe 110 KIAS at 10°, 85 KIAS
+  beyond), plus the procedure's own.
+
+The failure is the harness's `failure_injected` event; the trial's drawn values (new heading,
+target height, which tank runs dry) are read from episode.json `variant.values`, or drawn again
+from the episode's seed when a bundle lacks the record. A recording that ends before the failure
+(an immediate `done`) earns 0 on every item; one that outlived the failure's trigger without the
+event is a harness fault (unscored).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from simbridge import primitives as P
+from simbridge._errors import Unscorable
+from simbridge.params import AngleTolDeg, FiniteParams, NonNegativeFinite, PositiveFinite
+from simbridge.verifier import VerifyContext, verifier
+from simbridge.verifiers._final_state import final_mask, holds
+from simbridge.verifiers._procedures import PROCEDURES, Constraint, Procedure
+
+COMPONENTS = ("control", "checklist", "final_state")
+COMMON_SAFETY = ("no_stall", "vne", "flap_speed")
+#: canonical signals every POH verifier reads
+COMMON_SIGNALS = ("ias_kt", "alt_agl_ft", "on_ground", "flaps_deg")
+LANDING_SIGNALS = ("lat_deg", "lon_deg", "gs_kt", "vs_fpm", "crashed", "bank_deg", "pitch_deg")
+
+
+class PohParams(FiniteParams):
+    hold_s: PositiveFinite = 10.0
+    flare_agl_ft: NonNegativeFinite = 20.0
+    stall_clean_kias: PositiveFinite = 48.0
+    stall_flaps10_kias: PositiveFinite = 43.0
+    stall_full_kias: PositiveFinite = 40.0
+    vne_kias: PositiveFinite = 163.0
+    vfe_10_kias: PositiveFinite = 110.0
+    vfe_full_kias: PositiveFinite = 85.0
+    max_touchdown_fpm: PositiveFinite = 700.0
+    stop_kt: PositiveFinite = 1.0
+    upright_max_deg: AngleTolDeg = 30.0
+    #: magnetic variation east at the task's area (a heading the agent is given is magnetic)
+    mag_var_east_deg: float = 0.0
+    #: landing tasks: the runway (task geometry id) the aircraft must stop on; None: anywhere survivable
+    runway: str | None = None
+
+
+class Env:
+    """What a procedure's conditions see: signals, drawn values, the failure's time and detail."""
+
+    def __init__(self, ctx: VerifyContext, t_fail: float, failure: dict[str, Any] | None) -> None:
+        self.ctx, self.t, self.n = ctx, ctx.t, ctx.t.size
+        self.t_fail = t_fail
+        self.failure = failure or {}
+        self._values: dict[str, Any] | None = None
+
+    def s(self, name: str) -> np.ndarray:
+        return self.ctx.sig(name)
+
+    @property
+    def values(self) -> dict[str, Any]:
+        if self._values is None:
+            self._values = drawn_values(self.ctx)
+        return self._values
+
+    def value(self, name: str, default: Any = None) -> Any:
+        if name in self.values:
+            return self.values[name]
+        if default is not None:
+            return default
+        raise Unscorable(f"the trial's drawn value {name!r} is in neither episode.json variant nor the task's variants")
+
+    @property
+    def i_fail(self) -> int:
+        return min(int(np.searchsorted(self.t, self.t_fail)), self.n - 1)
+
+    @property
+    def alt_at_failure(self) -> float:
+        return float(self.s("alt_msl_ft")[self.i_fail])
+
+    @property
+    def hdg_at_failure(self) -> float:
+        return float(self.s("heading_true_deg")[self.i_fail])
+
+    @property
+    def airborne(self) -> np.ndarray:
+        return ~P._ground(self.s("on_ground"))
+
+    @property
+    def failed_magneto(self) -> str:
+        """'L' or 'R': the magneto the harness failed (the event's property path says which)."""
+        detail = self.failure.get("detail") or {}
+        where = str(detail.get("property") or detail.get("magneto") or "")
+        if "left" in where.lower() or where.upper() == "L":
+            return "L"
+        if "right" in where.lower() or where.upper() == "R":
+            return "R"
+        raise Unscorable("the failure_injected event does not say which magneto failed")
+
+
+def drawn_values(ctx: VerifyContext) -> dict[str, Any]:
+    """The trial's drawn values: episode.json `variant.values`, else drawn again from its seed."""
+    ep = ctx.bundle.episode
+    rec = getattr(ep, "variant", None) or (getattr(ep, "extra", None) or {}).get("variant")
+    if isinstance(rec, dict) and isinstance(rec.get("values"), dict):
+        return dict(rec["values"])
+    if not ctx.task.variants:
+        return {}
+    return dict((ctx.task.drawn(ep.seed).variant or {}).get("values") or {})
+
+
+def _stall_kias(p: PohParams, flaps: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        return np.where(
+            flaps >= 25.0, p.stall_full_kias, np.where(flaps >= 5.0, p.stall_flaps10_kias, p.stall_clean_kias)
+        )
+
+
+def _common_safety(ctx: VerifyContext, p: PohParams) -> None:
+    ias, agl, flaps = ctx.sig("ias_kt"), ctx.sig("alt_agl_ft"), ctx.sig("flaps_deg")
+    airborne = ~P._ground(ctx.sig("on_ground"))
+    with np.errstate(invalid="ignore"):
+        high = airborne & (agl > p.flare_agl_ft)
+        ctx.throughout(
+            "no_stall",
+            ~high | (ias >= _stall_kias(p, flaps)),
+            f"no stall: IAS ≥ {p.stall_clean_kias:g} KIAS clean, {p.stall_flaps10_kias:g} flaps 10-20°, "
+            f"{p.stall_full_kias:g} full flaps while airborne above {p.flare_agl_ft:g} ft AGL",
+            signals=("ias_kt", "alt_agl_ft", "flaps_deg", "on_ground"),
+        )
+        ctx.throughout("vne", ias <= p.vne_kias, f"Vne {p.vne_kias:g} KIAS never exceeded", signals=("ias_kt",))
+        vfe = np.where(flaps > 12.0, p.vfe_full_kias, np.where(flaps > 2.0, p.vfe_10_kias, np.inf))
+        ctx.throughout(
+            "flap_speed",
+            ias <= vfe,
+            f"flap speed: ≤ {p.vfe_10_kias:g} KIAS with 10° of flaps, ≤ {p.vfe_full_kias:g} KIAS beyond",
+            signals=("ias_kt", "flaps_deg"),
+        )
+
+
+def _own_safety(ctx: VerifyContext, env: Env | None, c: Constraint) -> None:
+    if env is None:  # ended before the failure: the procedure's own constraints had nothing to judge
+        ctx.safety(c.name, True, explanation=f"{c.text} (the episode ended before the failure)")
+        return
+    cond = c.cond(env)
+    if c.window == "after_failure":
+        cond = cond | (env.t < env.t_fail)
+    ctx.throughout(c.name, cond, c.text, signals=c.signals or None)
+
+
+def _trigger_bound(ctx: VerifyContext, system: str) -> tuple[float | None, float | None]:
+    """(latest trigger time, lowest trigger height) of the task's failure of `system`."""
+    for f in ctx.task.initial_state.failures:
+        if f.system == system:
+            tr = f.trigger
+            t_hi = tr.after_s_between[1] if tr.after_s_between else tr.after_s
+            h_lo = tr.agl_ft_between[0] if tr.agl_ft_between else tr.agl_ft
+            return t_hi, h_lo
+    return None, None
+
+
+def _zero(ctx: VerifyContext, why: str) -> str:
+    for n in COMPONENTS:
+        ctx.component(n, 0.0, explanation=why)
+    return why
+
+
+def _failure_time(ctx: VerifyContext, proc: Procedure) -> tuple[float | None, dict[str, Any] | None, str]:
+    """(when the procedure starts, the failure event's data, why not when it never did). None
+    with a reason: the recording ended before it (scored 0); Unscorable: a harness fault."""
+    t = ctx.t
+    t_end = float(t[-1])
+    if proc.failure is not None:
+        evs = [e for e in ctx.bundle.events_of("failure_injected") if e.data.get("system") == proc.failure]
+        if evs:
+            return float(evs[0].data.get("t", evs[0].t) or evs[0].t), dict(evs[0].data), ""
+        t_hi, h_lo = _trigger_bound(ctx, proc.failure)
+        if h_lo is not None:
+            peak = float(np.nanmax(ctx.sig("alt_agl_ft"))) if t.size else 0.0
+            if peak < h_lo:
+                return None, None, f"no {proc.failure} failure: the aircraft never reached {h_lo:g} ft AGL"
+        if t_hi is not None and t_end < t_hi + ctx.max_gap_s:
+            return (
+                None,
+                None,
+                f"the episode ended at t={t_end:.1f} s, before the {proc.failure} failure (by {t_hi:g} s)",
+            )
+        raise Unscorable(f"no failure_injected event for {proc.failure!r} although its trigger passed: harness fault")
+    if proc.starts_when is not None:
+        env = Env(ctx, float(t[0]), None)
+        first = P.first_true(t, proc.starts_when(env))
+        if first is None:
+            if t_end - float(t[0]) < 60.0:
+                return None, None, f"the episode ended at t={t_end:.1f} s before the engine stopped"
+            raise Unscorable("the configuration deviation never stopped the engine: harness fault")
+        return float(first), None, ""
+    return float(t[0]), None, ""
+
+
+def _landing(ctx: VerifyContext, p: PohParams, env: Env) -> tuple[bool, str]:
+    t = ctx.t
+    ground, vs, gs = ctx.sig("on_ground"), ctx.sig("vs_fpm"), ctx.sig("gs_kt")
+    crashed, bank, pitch = ctx.sig("crashed"), ctx.sig("bank_deg"), ctx.sig("pitch_deg")
+    after = t >= env.t_fail
+    problems = []
+    if np.any(crashed[after] > 0.5):
+        problems.append(f"crash flag at t={t[after][np.argmax(crashed[after] > 0.5)]:.1f} s")
+    tds = [td for td in P.touchdowns(t, ground, vs) if td.t > env.t_fail]
+    if not tds:
+        problems.append("no touchdown")
+    else:
+        if np.isfinite(tds[0].vs_fpm) and not tds[0].vs_fpm > -p.max_touchdown_fpm:
+            problems.append(f"touchdown at {tds[0].vs_fpm:.0f} fpm")
+        stop = P.stop_time(t, gs, after_t=tds[-1].t, threshold=p.stop_kt)
+        if stop is None or not bool(P._ground(ground)[-1]):
+            problems.append("not stopped on the ground at the end")
+        if not (abs(bank[-1]) <= p.upright_max_deg and abs(pitch[-1]) <= p.upright_max_deg):
+            problems.append(f"not upright (bank {bank[-1]:.0f}°, pitch {pitch[-1]:.0f}°)")
+        if p.runway is not None and not problems:
+            r = ctx.task.geometry.runway(p.runway)
+            lat0, lon0 = r.threshold.lat_deg, r.threshold.lon_deg
+            poly = P.runway_polygon_m(lat0, lon0, r.end.lat_deg, r.end.lon_deg, r.width_ft * 0.3048, lat0, lon0)
+            x, y = P.latlon_to_local_m(ctx.sig("lat_deg")[-1:], ctx.sig("lon_deg")[-1:], lat0, lon0)
+            if not P.points_in_polygon(x, y, poly)[0]:
+                problems.append(f"stopped off runway {p.runway}")
+    return not problems, "; ".join(problems) or "landed, stopped upright"
+
+
+def _judge(ctx: VerifyContext, proc: Procedure) -> str:
+    p: PohParams = ctx.p
+    t = ctx.t
+    _common_safety(ctx, p)
+    t_fail, data, why = _failure_time(ctx, proc)
+    if t_fail is None:
+        for c in proc.safety:
+            _own_safety(ctx, None, c)
+        return _zero(ctx, why)
+    env = Env(ctx, t_fail, data)
+    for c in proc.safety:
+        _own_safety(ctx, env, c)
+    t_end = float(t[-1])
+
+    # the flight: from the failure (plus the reaction time) to the flare or the end
+    t_ctrl_end = t_end
+    if proc.landing:
+        agl = ctx.sig("alt_agl_ft")
+        with np.errstate(invalid="ignore"):
+            low = P.first_true(t, (t > t_fail) & (agl < p.flare_agl_ft))
+        if low is not None:
+            t_ctrl_end = float(low)
+    c0 = t_fail + proc.control.after_s
+    if proc.control.until is not None:
+        ok_again = proc.control.until(env)
+        lost = P.first_true(t, ~ok_again & (t >= t_fail))
+        back = P.first_true(t, ok_again & (t > lost)) if lost is not None else t_fail
+        if back is not None and float(back) <= c0:
+            ctx.component("control", 1.0, explanation=f"recovered at t={float(back):.1f} s, within the reaction time")
+            t_ctrl_end = -np.inf
+        elif back is not None:
+            t_ctrl_end = min(t_ctrl_end, float(back))
+    if t_ctrl_end == -np.inf:
+        pass
+    elif t_ctrl_end - c0 < 1.0:
+        ctx.component("control", 0.0, explanation="no time flown after the failure", window=(c0, t_ctrl_end))
+    else:
+        ctx.require_coverage(c0, t_ctrl_end, "the flight after the failure", signals=proc.control.signals or None)
+        frac = P.fraction_true(t, proc.control.cond(env), c0, t_ctrl_end, ctx.max_gap_s)
+        ctx.component(
+            "control",
+            frac >= proc.control.fraction_min,
+            measured=frac,
+            tolerance=proc.control.text,
+            window=(c0, t_ctrl_end),
+        )
+
+    # the checklist: steps after the failure, in order where the POH orders them
+    t_cur = t_fail
+    done: list[str] = []
+    missed: list[str] = []
+    for step in proc.steps:
+        ok = step.cond(env) & (t >= (t_cur if proc.ordered else t_fail))
+        first = P.first_true(t, ok)
+        if first is None:
+            missed.append(step.text)
+            continue
+        done.append(step.text)
+        if proc.ordered:
+            t_cur = float(first)
+    n = len(proc.steps)
+    ctx.component(
+        "checklist",
+        len(done) / n if n else 1.0,
+        measured=f"{len(done)}/{n}",
+        tolerance=("in the POH's order: " if proc.ordered else "") + "; ".join(s.text for s in proc.steps),
+        window=(t_fail, t_end),
+        explanation=("missed: " + "; ".join(missed)) if missed else "every step done",
+    )
+
+    # the final state: every goal held over the last hold_s seconds
+    if t_end - max(t_fail, float(t[0])) < p.hold_s:
+        ctx.component(
+            "final_state",
+            0.0,
+            explanation=f"the episode ended {t_end - t_fail:.1f} s after the failure, "
+            f"before a {p.hold_s:g} s final state",
+        )
+        return ""
+    mask, window = final_mask(ctx, p.hold_s)
+    failed = [g.text for g in proc.goals if not holds(g.cond(env), mask)]
+    if proc.landing:
+        landed, what = _landing(ctx, p, env)
+        if not landed:
+            failed.append(what)
+    ctx.component(
+        "final_state",
+        not failed,
+        measured="; ".join(failed) or "every goal holds",
+        tolerance="; ".join([g.text for g in proc.goals] + (["survivable landing"] if proc.landing else [])),
+        window=window,
+    )
+    return ""
+
+
+def procedure_signals(proc: Procedure, runway: bool = False) -> list[str]:
+    """The canonical signals the verifier of `proc` reads (a task's `signals:`)."""
+    out = list(COMMON_SIGNALS)
+    checks = [*proc.steps, *proc.goals]
+    for s in [*[c.signals for c in checks], proc.control.signals, *[c.signals for c in proc.safety]]:
+        out += list(s)
+    if proc.landing:
+        out += list(LANDING_SIGNALS)
+    return list(dict.fromkeys(out))
+
+
+def _make(proc: Procedure) -> None:
+    def fn(ctx: VerifyContext) -> str:
+        return _judge(ctx, proc)
+
+    fn.__doc__ = f"C172 POH: {proc.title} (the procedure table, verifiers/_procedures.py)."
+    verifier(
+        f"poh_{proc.name}",
+        params=PohParams,
+        components=COMPONENTS,
+        safety=(*COMMON_SAFETY, *(c.name for c in proc.safety)),
+    )(fn)
+
+
+for _proc in PROCEDURES.values():
+    _make(_proc)

@@ -52,6 +52,7 @@ def _list(args: argparse.Namespace) -> int:
                         "verifier": t.verifier.name,
                         "origin": origin[t.id][0],
                         "folder": origin[t.id][1],
+                        "reference": t.reference,
                     }
                     for t in tasks
                 ],
@@ -61,7 +62,8 @@ def _list(args: argparse.Namespace) -> int:
         return Exit.OK
     for t in tasks:
         sims = "/".join([t.simulator.name, *t.simulator.alternatives])
-        print(f"{t.id:<10} {sims:<20} d{t.difficulty}  {t.verifier.name:<22} {origin[t.id][0]:<10} {t.title}")
+        ref = f" [{t.reference}]" if t.reference else ""  # the published procedure a task grades (POH)
+        print(f"{t.id:<10} {sims:<20} d{t.difficulty}  {t.verifier.name:<22} {origin[t.id][0]:<10} {t.title}{ref}")
     return Exit.OK
 
 

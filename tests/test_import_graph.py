@@ -3,6 +3,7 @@ simbridge.adapters …), and the modules whose cycles were cut import first in a
 
 The graph is read from the source (ast), imports inside functions included: a late import that
 only hides a cycle is still one. Imports under `if TYPE_CHECKING:` are left out (never run).
+Which way imports may go (the core never imports a plug-in folder) is tests/test_layers.py's.
 """
 
 from __future__ import annotations

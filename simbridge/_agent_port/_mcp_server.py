@@ -35,11 +35,6 @@ INSTRUCTIONS = (
     "accepted after that."
 )
 
-#: the computer-use actions served by the `computer` tool (Inspect's and Anthropic's schema)
-COMPUTER_ACTIONS = _actions.COMPUTER_ACTIONS
-#: the `computer` tool's `action` enum, generated from the one table of computer-use actions
-ComputerAction = _actions.ComputerAction
-
 #: largest encoded image in one tool result: its base64 (4/3 of it) plus the JSON around it stays
 #: under the MCP SDK clients' 1 MiB limit on one server-sent event
 MAX_IMAGE_BYTES = 700_000

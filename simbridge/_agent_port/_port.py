@@ -4,8 +4,9 @@ One `AgentPort` serves one episode on one X display. Every action goes through `
 which logs it (`{t_wall, t, kind, args}`, t = the task clock, simulator seconds) and paces it:
 in real time an action simply happens; in lockstep the simulator stays paused while the agent
 decides and runs for a fixed slice after each input (and for exactly the requested time in
-`wait`). The vocabulary (ACTIONS, in `_actions.py`) is a superset of the common computer-use
-APIs: `_actions.computer_call` turns an Inspect/Anthropic computer-tool call into one port action.
+`wait`). The vocabulary (`_actions.VOCABULARY`, one typed table: each action's arguments, their
+defaults and ranges) is a superset of the common computer-use APIs: `_actions.computer_call`
+turns an Inspect/Anthropic computer-tool call into one port action.
 """
 
 from __future__ import annotations
@@ -22,13 +23,8 @@ from simbridge._agent_port._screen import Screenshot
 from simbridge._agent_port._transport import Transport, open_transport
 from simbridge._errors import SimbridgeError
 
-#: the vocabulary lives in _actions (shared with the clients, the MCP server and the integrations)
-_OBSERVE = OBSERVE
-_BEFORE_READY = BEFORE_READY
 #: how long an action waits for the episode to become ready before it is refused
 READY_WAIT_S = 30.0
-_BUTTONS = BUTTONS
-_UNLOGGED = UNLOGGED
 
 
 class EpisodeOver(SimbridgeError):
@@ -250,7 +246,7 @@ class AgentPort:
             given, full = self._check(kind, args)
             if self._over.is_set() and kind != "elapsed":
                 raise EpisodeOver(f"episode over ({self._over_reason}): no more actions are accepted")
-            if kind not in _BEFORE_READY:
+            if kind not in BEFORE_READY:
                 self._wait_ready(kind)
                 if self._over.is_set():
                     raise EpisodeOver(f"episode over ({self._over_reason}): no more actions are accepted")
@@ -266,7 +262,7 @@ class AgentPort:
                 result = getattr(self, f"_do_{kind}")(**_every(kind, full))
             if self._over.is_set() and kind in _CUT_SHORT:
                 raise EpisodeOver(f"episode over ({self._over_reason}) while {kind} ran: it was cut short")
-            if kind not in _OBSERVE and kind != "wait":
+            if kind not in OBSERVE and kind != "wait":
                 self.pacer.after_input()
         except SimbridgeError as exc:
             self._record(kind, given or _safe_args(args), t_wall, t_sim, t0, error=str(exc), session=session)
@@ -302,7 +298,7 @@ class AgentPort:
                 self.n_actions += 1
             else:
                 self.n_failed += 1
-        if self.log is None or (kind in _UNLOGGED and error is None):
+        if self.log is None or (kind in UNLOGGED and error is None):
             return
         rec: dict[str, Any] = {
             "t_wall": round(t_wall, 4),
@@ -569,8 +565,8 @@ def _validate(kind: str, a: dict[str, Any], screen_size: Callable[[], tuple[int,
         if ("x" in a) != ("y" in a):
             raise ActionError(f"{kind}: give both x and y, or neither")
         a["x"], a["y"] = point(a["x"], a["y"])
-    if "button" in a and a["button"] not in _BUTTONS:
-        raise ActionError(f"{kind}: button={a['button']!r} is not one of {', '.join(_BUTTONS)}")
+    if "button" in a and a["button"] not in BUTTONS:
+        raise ActionError(f"{kind}: button={a['button']!r} is not one of {', '.join(BUTTONS)}")
     for name in ("keys", "modifiers"):
         if name in a and (
             not isinstance(a[name], str)

@@ -8,6 +8,7 @@ distribution has, is reported in one line naming it, and simbridge goes on.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -46,7 +47,7 @@ def _project(root: Path, name: str, init: str) -> Path:
     shutil.copy(PLUGIN_SRC / "build_backend.py", root / "build_backend.py")
     (root / "pyproject.toml").write_text(
         f"""[build-system]
-requires = []
+requires = ["tomli>=1.1; python_version < '3.11'"]
 build-backend = "build_backend"
 backend-path = ["."]
 
@@ -88,6 +89,19 @@ def test_the_plugin_is_not_in_this_environment():
     # what the other tests see comes from the installed distribution, not from tests/ on sys.path
     reg = registry()
     assert reg.find("simulator", "example") is None and reg.find("verifier", "example_climb") is None
+
+
+def test_the_plugin_uses_simbridges_public_api_only():
+    # what a third party may import: no private module of simbridge
+    imported = set()
+    for f in (PLUGIN_SRC / "simbridge_example_plugin").glob("*.py"):
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                imported.add(node.module)
+            elif isinstance(node, ast.Import):
+                imported.update(a.name for a in node.names)
+    ours = {m for m in imported if m.split(".")[0] == "simbridge"}
+    assert ours and not [m for m in ours if any(part.startswith("_") for part in m.split("."))], ours
 
 
 def test_tasks_list_and_the_cli_show_what_the_plugin_registers(site, tmp_path):

@@ -10,14 +10,15 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import sys
 import tarfile
 import zipfile
 from pathlib import Path
 
-try:
+if sys.version_info >= (3, 11):
     import tomllib
-except ImportError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
+else:  # pyproject.toml asks for tomli on Python 3.10
+    import tomli as tomllib  # type: ignore[import-not-found]
 
 ROOT = Path(__file__).resolve().parent
 

@@ -22,7 +22,7 @@ from simbridge.sim import SimbridgeError
 
 if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
 
 PX_PER_FT = 2.0
 PX_PER_NOTCH = 80

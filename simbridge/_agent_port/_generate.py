@@ -18,22 +18,18 @@ from simbridge._agent_port._actions import Arg
 
 
 def signature(
-    args: Sequence[Arg], returns: Any = inspect.Signature.empty, *, describe: bool = False, client: bool = False
+    args: Sequence[Arg], returns: Any = inspect.Signature.empty, *, describe: bool = False
 ) -> inspect.Signature:
-    """The signature of a function taking `args` (keyword-only: a required argument may follow an
+    """The signature of a function taking `args`, keyword-only (a required argument may follow an
     optional one). `describe`: each annotation carries the argument's description as a pydantic
-    `Field` (the MCP SDK puts it into the JSON schema). `client`: positional-or-keyword, with the
-    types the Python client takes."""
+    `Field` (the MCP SDK puts it into the JSON schema)."""
     from pydantic import Field
 
-    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD if client else inspect.Parameter.KEYWORD_ONLY
     params = []
     for a in args:
-        ann = a.client_type if client else a.type
-        if describe and a.doc:
-            ann = typing.Annotated[ann, Field(description=a.doc)]
+        ann = typing.Annotated[a.type, Field(description=a.doc)] if describe and a.doc else a.type
         default = inspect.Parameter.empty if a.required else a.default
-        params.append(inspect.Parameter(a.name, kind, default=default, annotation=ann))
+        params.append(inspect.Parameter(a.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=ann))
     return inspect.Signature(params, return_annotation=returns)
 
 

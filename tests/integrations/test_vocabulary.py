@@ -76,6 +76,27 @@ def test_every_button_the_port_offers_has_an_x_button():
     assert set(BUTTONS) <= set(X_BUTTONS)
 
 
+def test_a_generated_tool_function_hands_every_argument_to_its_implementation():
+    from simbridge._agent_port._generate import tool_function
+
+    seen: list[dict] = []
+
+    async def impl(**kw):
+        seen.append(kw)
+        return "ran"
+
+    spec = VOCABULARY["click"]
+    fn = tool_function("click", spec.params, impl, doc=spec.doc, returns=str)
+    assert fn.__name__ == "click" and fn.__doc__ == spec.doc
+    assert list(inspect.signature(fn).parameters) == ["x", "y", "button", "count", "modifiers"]
+    assert asyncio.run(fn(x=3, y=4)) == "ran"
+    assert seen == [{"x": 3, "y": 4, "button": "left", "count": 1, "modifiers": None}]
+    with pytest.raises(TypeError):
+        asyncio.run(fn(x=3, y=4, colour="red"))
+    with pytest.raises(TypeError):  # a required argument missing
+        asyncio.run(tool_function("wait", VOCABULARY["wait"].params, impl, doc="")())
+
+
 def _json_type(schema: dict) -> dict:
     """A property's schema without what describes it (title, default, description)."""
     return {k: v for k, v in schema.items() if k not in ("title", "default", "description")}

@@ -1,7 +1,8 @@
 """simbridge tasks as Gymnasium environments: `gymnasium.make("simbridge/T09-jsbsim-v0")`.
 
 Gymnasium 1.x has no plugin entry points (the `gymnasium.envs` group of gym 0.2x is gone), so
-importing this module registers one id per (task, simulator) that can run here:
+importing this module registers one id per (task, simulator) that can run here, from the
+registry's task folders and simulators (an installed plug-in's included, docs/plugins.md):
 `simbridge/TASK-SIM-v0` (a variant `T01@PHJR` is `T01.PHJR`, ids allow no `@`). Without an
 import, Gymnasium's module prefix does it: `gymnasium.make("simbridge.integrations.gymnasium:simbridge/T09-jsbsim-v0")`.
 """

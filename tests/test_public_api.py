@@ -298,7 +298,10 @@ def test_episode_info_rejects_undeclared_attributes_and_bad_types(tmp_path):
 
 def test_runner_fields_are_declared():
     declared = set(EpisodeInfo.model_fields)
-    src = (ROOT / "simbridge" / "_runner.py").read_text()
+    src = "\n".join(
+        (ROOT / "simbridge" / f).read_text()
+        for f in ("_runner.py", "_episode.py", "_episode_parts.py", "_end_watch.py")
+    )
 
     def is_episode_info(node: ast.expr) -> bool:  # `episode.x`, `info.x` or `self.info.x` (Episode.info)
         return getattr(node, "id", "") in ("episode", "info") or (

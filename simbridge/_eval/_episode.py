@@ -44,18 +44,9 @@ def run_attempt(spec: EpisodeSpec, bundle: Path, *, say: Any = None) -> dict[str
             f.write_text(spec.script_text, encoding="utf-8")
             agent = f"scripted:{f}"
         task = load_task(spec.task_id)
-        cfg = RunConfig(
-            task=spec.task_id,
-            sim=spec.sim,
-            agent=agent,
-            trials=1,
-            lockstep=spec.lockstep,
-            seed=spec.seed,
-            provider=spec.provider,
-            unisolated=spec.unisolated,
-            frame_hz=spec.frame_hz,
-            time_limit_s=spec.time_limit_s,
-            say=say or (lambda s: print(s, file=sys.stderr, flush=True)),
+        # the spec's run settings (sim, provider, lockstep, seed, ...) are RunConfig's own fields
+        cfg = RunConfig.of(
+            spec, task=spec.task_id, agent=agent, say=say or (lambda s: print(s, file=sys.stderr, flush=True))
         )
         r = run_trial(cfg, task, spec.trial, bundle)
         out.update(

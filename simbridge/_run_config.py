@@ -1,0 +1,114 @@
+"""What one run is: the configuration an episode is opened with (`RunConfig`), the result it
+closes with (`TrialResult`), and the simulator it names resolved to its session class.
+
+`RunConfig` is the one configuration type: the framework integrations' `EpisodeConfig` and the
+eval driver's `EpisodeSpec` are turned into it (`RunConfig.of`), never copied field by field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from simbridge._adapter import SimSession
+from simbridge._errors import SimbridgeError
+from simbridge._score import Score
+
+if TYPE_CHECKING:
+    from simbridge._task import TaskSpec
+
+#: statuses that are the agent's own outcome (scored on what was recorded)
+AGENT_OUTCOMES = frozenset({"completed", "timeout", "agent_quit", "agent_disconnected"})
+
+
+@dataclass
+class RunConfig:
+    task: str
+    sim: str
+    agent: str
+    trials: int = 1
+    out: Path | None = None
+    lockstep: bool = False
+    #: simulator seconds the simulator runs after each input in lockstep
+    lockstep_slice_s: float = 0.1
+    seed: int | None = None
+    provider: str = "local"
+    #: run even when the isolation audit fails; every score is then marked unisolated
+    unisolated: bool = False
+    #: save a PNG of the screen when the task clock passes these times (simulator seconds)
+    snapshot_at: list[float] = field(default_factory=list)
+    #: periodic screen frames (JPEG, half size) per simulator second; 0 disables
+    frame_hz: float = 1.0
+    #: cut the task's time limit (for smoke runs); recorded as a flag
+    time_limit_s: float | None = None
+    #: the agent port's MCP server: address and TCP port (0 = a free one), optional bearer token
+    mcp_host: str = "127.0.0.1"
+    mcp_port: int = 0
+    #: the bearer token the agent's MCP client must send; None: a fresh random one per episode
+    token: str | None = None
+    #: False (--no-token): the agent port admits any client without a token; flagged agent_port_auth:none
+    auth: bool = True
+    #: the MCP `computer` tool returns the screen after each action
+    computer_screenshot: bool = True
+    #: an external agent whose MCP client has left for this long has disconnected (agent outcome)
+    disconnect_grace_s: float = 10.0
+    #: an external agent that has had no request in flight for this long has gone (wall seconds;
+    #: the stateless MCP protocol has no connection whose loss could tell sooner)
+    idle_timeout_s: float = 300.0
+    #: also write the agent port's status (URL, ready) here, besides RUN_DIR/agent_port.json
+    status_file: Path | None = None
+    #: seconds an external (mcp) agent has to make its first request before the episode starts without it
+    connect_timeout_s: float | None = None
+    #: print progress lines here
+    say: Callable[[str], None] = print
+
+    @classmethod
+    def of(cls, source: Any, **overrides: Any) -> "RunConfig":
+        """A RunConfig from any object (or mapping) with some of its fields: the fields it
+        has are taken, `overrides` win, the rest keep their defaults."""
+        get = source.get if isinstance(source, dict) else lambda k, d: getattr(source, k, d)
+        missing = object()
+        given = {f.name: v for f in dataclasses.fields(cls) if (v := get(f.name, missing)) is not missing}
+        return cls(**{**given, **overrides})
+
+
+@dataclass
+class TrialResult:
+    trial: int
+    path: Path
+    status: str
+    detail: str
+    score: Score | None
+    sim_s: float
+    n_actions: int
+    snapshots: list[Path] = field(default_factory=list)
+    n_failed_actions: int = 0
+
+
+def resolve_session(sim: str) -> type[SimSession]:
+    """A simulator name from the registry, or `module:Class` of any SimSession (tests, plug-ins)."""
+    if ":" in sim:
+        module, _, name = sim.partition(":")
+        try:
+            cls = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError) as exc:
+            raise SimbridgeError(f"simulator {sim!r}: cannot import: {exc}") from None
+        if not (isinstance(cls, type) and issubclass(cls, SimSession)):
+            raise SimbridgeError(f"simulator {sim!r} is not a SimSession class")
+        return cls
+    from simbridge._sims import session_class
+
+    return session_class(sim)
+
+
+def check_sim(task: "TaskSpec", sim: str) -> None:
+    """Refuse a simulator the task does not run on (a `module:Class` simulator is the caller's choice)."""
+    if ":" in sim:
+        return
+    allowed = [task.simulator.name, *task.simulator.alternatives]
+    if sim not in allowed:
+        raise SimbridgeError(f"task {task.id} runs on {', '.join(allowed)}, not {sim!r}")

@@ -57,11 +57,8 @@ def _replay_page(bundle_path: str, blind_id: str) -> str:
     view = load_episode(Path(bundle_path))
     neutral = Score.unscored(view.task.id, view.task.verifier.name, "hidden from raters")
     view = dataclasses.replace(view, score=neutral, score_source="hidden", integrity=[])
-    try:
-        bands = bands_for(view.task, view.score, view.bundle.signals)
-    except (KeyError, IndexError, ValueError, TypeError):  # an extractor that needs the score's windows
-        bands = []
-    figs = [(f"plot-{i}", "time", f) for i, f in enumerate(signal_figures(view, bands))]
+    # the neutral score carries no bands: the verifier's tolerance bands, like its windows, stay hidden
+    figs = [(f"plot-{i}", "time", f) for i, f in enumerate(signal_figures(view, bands_for(view.score)))]
     track = track_figure(view)
     if track is not None:
         figs.append(("plot-track", "track", track))

@@ -8,7 +8,6 @@ attempt: an attempt is **blocked** when nothing it must not reach changed.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -30,29 +29,6 @@ FLIGHT_ATTEMPTS: dict[str, list[str]] = {
     "autopilot keys": [f"ctrl+{c}" for c in "aghnstw"],
     "Ctrl+Enter (Map dialog)": ["ctrl+Return", "ctrl+KP_Enter"],
 }
-
-
-class Poller:
-    """The runner's recording loop in miniature: polls the session so its clock stays current."""
-
-    def __init__(self, session: Any) -> None:
-        self.session = session
-        #: the latest sample's values (the canonical signals the session streams)
-        self.last: dict[str, Any] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-        self._thread.start()
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            got = self.session.poll()
-            if got:
-                self.last = dict(got[-1].values)
-            self._stop.wait(0.02)
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=2)
 
 
 def read_state(tn: TelnetProps, paths: Mapping[str, str]) -> dict[str, str]:

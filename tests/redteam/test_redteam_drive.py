@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from types import SimpleNamespace
 
 import pytest
-from redteam_kit import Poller
+from support.sampling import SessionSampler
 
 from simbridge._adapter import Sandbox
 from simbridge._agent_port import AgentPort, DirectClient
@@ -51,7 +51,7 @@ def sim(xvfb_display, tmp_path_factory) -> Iterator[SimpleNamespace]:
     session.start(
         load_task("T18"), Sandbox(display=xvfb_display, env={}, workdir=str(tmp_path_factory.mktemp("drive")))
     )
-    poller = Poller(session)
+    poller = SessionSampler(session, keep=False)
     port = None
     try:
         port = AgentPort(xvfb_display, clock=session.sim_time)

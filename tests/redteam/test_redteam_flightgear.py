@@ -17,9 +17,9 @@ from collections.abc import Iterator
 from types import SimpleNamespace
 
 import pytest
+from support.sampling import SessionSampler
 from redteam_kit import (
     FLIGHT_ATTEMPTS,
-    Poller,
     assert_unchanged,
     attempt,
     dialogs,
@@ -76,7 +76,7 @@ def fg(xvfb_display, tmp_path_factory) -> Iterator[SimpleNamespace]:
     task = load_task("T01@PHJR")
     session = FlightGearSession()
     session.start(task, Sandbox(display=xvfb_display, env={}, workdir=str(tmp_path_factory.mktemp("fg"))))
-    poller = Poller(session)
+    poller = SessionSampler(session, keep=False)
     tn = None
     ports: list[AgentPort] = []
     try:

@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from types import SimpleNamespace
 
 import pytest
-from redteam_kit import FLIGHT_ATTEMPTS, Poller, assert_unchanged, attempt, let_sim_run, read_state, wait_frames
+from support.sampling import SessionSampler
+from redteam_kit import FLIGHT_ATTEMPTS, assert_unchanged, attempt, let_sim_run, read_state, wait_frames
 
 from simbridge._adapter import Sandbox
 from simbridge._agent_port import AgentPort, DirectClient
@@ -51,7 +52,7 @@ THROTTLE = STATE["throttle"]
 def sim(xvfb_display, tmp_path_factory) -> Iterator[SimpleNamespace]:
     session = session_class("jsbsim")()
     session.start(load_task("T01"), Sandbox(display=xvfb_display, env={}, workdir=str(tmp_path_factory.mktemp("jsb"))))
-    poller = Poller(session)
+    poller = SessionSampler(session, keep=False)
     ports: list[AgentPort] = []
     try:
         port = AgentPort(xvfb_display, clock=session.sim_time)

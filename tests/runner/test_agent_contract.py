@@ -15,76 +15,22 @@ from pathlib import Path
 
 import pytest
 
-from simbridge.adapters.kit import free_port
-
-from runner.helpers import TOY, episode, needs_xvfb, run_simbridge, runner_env, simbridge_cmd, trial_dirs
+from support.runner import (
+    TOY,
+    episode,
+    mcp_client,
+    needs_xvfb,
+    result_text,
+    run_simbridge,
+    runner_env,
+    simbridge_cmd,
+    start_mcp_run,
+    trial_dirs,
+)
 
 pytestmark = [needs_xvfb, pytest.mark.display, pytest.mark.slow]
 
 TOKEN = "s3cret-token"
-
-
-def _start(tmp_path: Path, *extra: str, time_scale: float = 2.0) -> tuple[subprocess.Popen, Path, str]:
-    port = free_port()
-    status = tmp_path / "status.json"
-    proc = subprocess.Popen(
-        simbridge_cmd(
-            "run",
-            "T09",
-            "--sim",
-            TOY,
-            "--agent",
-            "mcp",
-            "--out",
-            str(tmp_path / "runs"),
-            "--frame-hz",
-            "0",
-            "--port",
-            str(port),
-            "--status-file",
-            str(status),
-            *extra,
-        ),
-        env=runner_env(time_scale),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    t_end = time.monotonic() + 60
-    while not status.exists():
-        if proc.poll() is not None or time.monotonic() > t_end:
-            proc.kill()
-            raise AssertionError(f"no status file; runner said: {proc.communicate()[1][-2000:]}")
-        time.sleep(0.05)
-    return proc, status, f"http://127.0.0.1:{port}/mcp"
-
-
-def _finish(proc: subprocess.Popen, timeout: float = 120) -> tuple[int, str]:
-    try:
-        _, err = proc.communicate(timeout=timeout)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    return proc.returncode, err
-
-
-def _client(url: str, token: str | None = TOKEN):
-    from mcp import Client
-    from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
-
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    return Client(streamable_http_client(url, http_client=create_mcp_http_client(headers=headers)))
-
-
-def _token(status: Path) -> str:
-    """The episode's token, as an agent started separately reads it (the status file)."""
-    return json.loads(status.read_text())["token"]
-
-
-def _text(res) -> str:
-    return " ".join(c.text for c in res.content if getattr(c, "type", "") == "text")
 
 
 def _score(bundle: Path) -> dict:
@@ -92,7 +38,8 @@ def _score(bundle: Path) -> dict:
 
 
 def test_agent_is_told_the_task_gated_until_ready_and_refused_after_done(tmp_path):
-    proc, status, url = _start(tmp_path, "--token", TOKEN)
+    mcp_run = start_mcp_run(tmp_path, "--token", TOKEN)
+    status, url = mcp_run.status, mcp_run.url
     st = json.loads(status.read_text())
     assert st["mcp_url"] == url and st["state"] == "starting" and st["ready"] is False and st["token_required"]
 
@@ -105,14 +52,14 @@ def test_agent_is_told_the_task_gated_until_ready_and_refused_after_done(tmp_pat
     seen: dict = {}
 
     async def agent() -> None:
-        async with _client(url) as c:
+        async with mcp_client(url, TOKEN) as c:
             tools = {t.name for t in (await c.list_tools()).tools}
             assert {"task", "computer", "screenshot", "click", "done", "give_up"} <= tools
             prompt = await c.get_prompt("task")
             seen["prompt"] = prompt.messages[0].content.text
             res = await c.read_resource("simbridge://task")
             seen["resource"] = json.loads(res.contents[0].text)
-            seen["task"] = json.loads(_text(await c.call_tool("task", {})))
+            seen["task"] = json.loads(result_text(await c.call_tool("task", {})))
             # the first screenshot waits for the episode to start and shows the cockpit
             shot = await c.call_tool("screenshot", {"format": "png"})
             seen["shot"] = [b for b in shot.content if getattr(b, "type", "") == "image"][0].data
@@ -126,24 +73,24 @@ def test_agent_is_told_the_task_gated_until_ready_and_refused_after_done(tmp_pat
                 ("scroll", {"dy": 1e9}),
             ):
                 res = await c.call_tool(name, args)
-                assert res.is_error, (name, _text(res))
-                bad[name] = _text(res)
+                assert res.is_error, (name, result_text(res))
+                bad[name] = result_text(res)
             seen["bad"] = bad
             # the computer tool in Anthropic's schema
             res = await c.call_tool("computer", {"action": "key", "text": "Left", "duration": None})
-            assert not res.is_error, _text(res)
+            assert not res.is_error, result_text(res)
             res = await c.call_tool("computer", {"action": "left_click", "coordinate": [640, 400]})
-            assert not res.is_error, _text(res)
+            assert not res.is_error, result_text(res)
             res = await c.call_tool("computer", {"action": "screenshot"})
             assert any(getattr(b, "type", "") == "image" for b in res.content)
             res = await c.call_tool("computer", {"action": "cursor_position"})
-            assert json.loads(_text(res)) == {"x": 640, "y": 400}
+            assert json.loads(result_text(res)) == {"x": 640, "y": 400}
             await c.call_tool("done", {"reason": "checked"})
             after = await c.call_tool("screenshot", {})
-            seen["after_done"] = (after.is_error, _text(after))
+            seen["after_done"] = (after.is_error, result_text(after))
 
     asyncio.run(agent())
-    code, err = _finish(proc)
+    code, err = mcp_run.finish()
     assert code == 0, err[-2000:]
     [b] = trial_dirs(tmp_path / "runs")
     ep = episode(b)
@@ -184,14 +131,14 @@ def test_agent_is_told_the_task_gated_until_ready_and_refused_after_done(tmp_pat
 
 
 def test_give_up_at_once_is_scored_zero(tmp_path):
-    proc, status, url = _start(tmp_path)
+    mcp_run = start_mcp_run(tmp_path)
 
     async def agent() -> None:
-        async with _client(url, _token(status)) as c:
+        async with mcp_client(mcp_run.url, mcp_run.token()) as c:
             await c.call_tool("give_up", {"reason": "not today"})
 
     asyncio.run(agent())
-    code, err = _finish(proc)
+    code, err = mcp_run.finish()
     assert code == 3, err[-2000:]
     [b] = trial_dirs(tmp_path / "runs")
     assert episode(b)["status"] == "agent_quit"
@@ -219,16 +166,17 @@ asyncio.run(main())
 def test_a_client_that_dies_is_an_agent_disconnect_scored_within_the_grace(tmp_path, mode, why):
     # legacy: a session whose event stream closes (grace 2 s); auto (stateless 2026-07-28
     # protocol): no connection to lose, silence for the idle timeout (3 s) is the sign
-    proc, status, url = _start(tmp_path, "--disconnect-grace", "2", "--idle-timeout", "3")
+    mcp_run = start_mcp_run(tmp_path, "--disconnect-grace", "2", "--idle-timeout", "3")
+    url = mcp_run.url
     agent = subprocess.Popen(
-        [sys.executable, "-c", _KILLED_AGENT, url, mode, _token(status)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", _KILLED_AGENT, url, mode, mcp_run.token()], stdout=subprocess.PIPE, text=True
     )
     try:
         assert agent.stdout.readline().strip() == "acted"
         killed = time.monotonic()
         agent.send_signal(signal.SIGKILL)
         agent.wait()
-        code, err = _finish(proc, timeout=60)
+        code, err = mcp_run.finish(timeout=60)
         ended = time.monotonic()
     finally:
         if agent.poll() is None:
@@ -246,8 +194,8 @@ def test_a_client_that_dies_is_an_agent_disconnect_scored_within_the_grace(tmp_p
 
 def test_an_agent_that_never_connects_is_unscored_not_its_zero(tmp_path):
     # no agent was there to evaluate (an integration that never connected): outside the agent
-    proc, status, url = _start(tmp_path, "--connect-timeout", "1")
-    code, err = _finish(proc)
+    mcp_run = start_mcp_run(tmp_path, "--connect-timeout", "1")
+    code, err = mcp_run.finish()
     assert code == 4, err[-2000:]
     [b] = trial_dirs(tmp_path / "runs")
     ep = episode(b)

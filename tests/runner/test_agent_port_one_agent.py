@@ -12,78 +12,25 @@ import re
 import stat
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import numpy as np
 import pytest
 
-from simbridge.adapters.kit import free_port
-
-from runner.helpers import TOY, episode, needs_xvfb, runner_env, simbridge_cmd, trial_dirs
+from support.runner import (
+    TOY,
+    episode,
+    mcp_client,
+    needs_xvfb,
+    result_text,
+    runner_env,
+    simbridge_cmd,
+    start_mcp_run,
+    trial_dirs,
+)
 
 pytestmark = [needs_xvfb, pytest.mark.display, pytest.mark.slow]
-
-
-def _start(
-    tmp_path: Path, *extra: str, time_scale: float = 2.0, task: str = "T09", sim: str = TOY
-) -> tuple[subprocess.Popen, Path]:
-    status = tmp_path / "status.json"
-    proc = subprocess.Popen(
-        simbridge_cmd(
-            "run",
-            task,
-            "--sim",
-            sim,
-            "--agent",
-            "mcp",
-            "--out",
-            str(tmp_path / "runs"),
-            "--frame-hz",
-            "0",
-            "--port",
-            str(free_port()),
-            "--status-file",
-            str(status),
-            *extra,
-        ),
-        env=runner_env(time_scale),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    t_end = time.monotonic() + 60
-    while not status.exists():
-        if proc.poll() is not None or time.monotonic() > t_end:
-            proc.kill()
-            raise AssertionError(f"no status file; runner said: {proc.communicate()[1][-2000:]}")
-        time.sleep(0.05)
-    return proc, status
-
-
-def _finish(proc: subprocess.Popen, timeout: float = 120) -> tuple[int, str]:
-    try:
-        _, err = proc.communicate(timeout=timeout)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    return proc.returncode, err
-
-
-def _client(url: str, token: str | None, mode: str | None = None):
-    from mcp import Client
-    from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
-
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    server = streamable_http_client(url, http_client=create_mcp_http_client(headers=headers))
-    return Client(server, mode=mode) if mode else Client(server)
-
-
-def _text(res) -> str:
-    return " ".join(c.text for c in res.content if getattr(c, "type", "") == "text")
 
 
 def _bundle(tmp_path: Path) -> Path:
@@ -99,7 +46,8 @@ def _actions(b: Path) -> list[dict]:
 
 
 def test_token_by_default_first_session_bound_every_other_client_refused_and_recorded(tmp_path):
-    proc, status = _start(tmp_path)
+    mcp_run = start_mcp_run(tmp_path)
+    status = mcp_run.status
     st = json.loads(status.read_text())
     url, token = st["mcp_url"], st["token"]
     assert st["token_required"] is True and len(token) >= 32
@@ -113,16 +61,16 @@ def test_token_by_default_first_session_bound_every_other_client_refused_and_rec
     seen: dict = {}
 
     async def agents() -> None:
-        async with _client(url, token, mode="legacy") as a:  # the agent: binds the episode to its session
+        async with mcp_client(url, token, mode="legacy") as a:  # the agent: binds the episode to its session
             await a.call_tool("task", {})
             shot = await a.call_tool("screenshot", {"format": "jpeg", "scale": 0.25})
-            assert not shot.is_error, _text(shot)
+            assert not shot.is_error, result_text(shot)
             # a second client holding the token: a second session, refused (403)
             for mode in ("legacy", None):
                 try:
-                    async with _client(url, token, mode=mode) as b:
+                    async with mcp_client(url, token, mode=mode) as b:
                         res = await b.call_tool("key", {"keys": "m"})
-                        seen[f"second-{mode}"] = ("served", _text(res))
+                        seen[f"second-{mode}"] = ("served", result_text(res))
                 except Exception as exc:  # the SDK raises on the HTTP 403
                     seen[f"second-{mode}"] = ("refused", repr(exc)[:300])
             # a raw request with the token but another session id: refused too
@@ -133,10 +81,10 @@ def test_token_by_default_first_session_bound_every_other_client_refused_and_rec
             )
             seen["forged"] = r.status_code
             res = await a.call_tool("done", {"reason": "the bound agent ends it"})
-            assert not res.is_error, _text(res)
+            assert not res.is_error, result_text(res)
 
     asyncio.run(agents())
-    code, err = _finish(proc)
+    code, err = mcp_run.finish()
     assert seen["second-legacy"][0] == "refused", seen
     assert seen["second-None"][0] == "refused", seen
     assert seen["forged"] == 403
@@ -160,17 +108,18 @@ def test_token_by_default_first_session_bound_every_other_client_refused_and_rec
 
 
 def test_no_token_is_explicit_marked_and_flagged(tmp_path):
-    proc, status = _start(tmp_path, "--no-token")
+    mcp_run = start_mcp_run(tmp_path, "--no-token")
+    status = mcp_run.status
     st = json.loads(status.read_text())
     assert st["token_required"] is False and st["token"] is None
 
     async def agent() -> None:
-        async with _client(st["mcp_url"], None) as a:
+        async with mcp_client(st["mcp_url"], None) as a:
             res = await a.call_tool("give_up", {"reason": "checking the flag"})
-            assert not res.is_error, _text(res)
+            assert not res.is_error, result_text(res)
 
     asyncio.run(agent())
-    code, err = _finish(proc)
+    code, err = mcp_run.finish()
     assert code == 3, err[-2000:]
     assert "no token" in err
     b = _bundle(tmp_path)
@@ -225,22 +174,23 @@ def test_seeded_campaign_of_malformed_actions_refused_logged_and_the_episode_sco
     rng = random.Random(27)
     cases = MALFORMED * 2
     rng.shuffle(cases)
-    proc, status = _start(tmp_path)
+    mcp_run = start_mcp_run(tmp_path)
+    status = mcp_run.status
     st = json.loads(status.read_text())
     told: list[tuple[str, dict, str, str]] = []
 
     async def agent() -> None:
-        async with _client(st["mcp_url"], st["token"]) as a:
+        async with mcp_client(st["mcp_url"], st["token"]) as a:
             await a.call_tool("screenshot", {"format": "jpeg", "scale": 0.1})  # the episode has started
             for tool, args, expect in cases:
                 res = await a.call_tool(tool, args)
-                assert res.is_error, (tool, _text(res)[:200])
-                told.append((tool, args, expect, _text(res)))
+                assert res.is_error, (tool, result_text(res)[:200])
+                told.append((tool, args, expect, result_text(res)))
             res = await a.call_tool("done", {"reason": "campaign over"})
-            assert not res.is_error, _text(res)
+            assert not res.is_error, result_text(res)
 
     asyncio.run(agent())
-    code, err = _finish(proc)
+    code, err = mcp_run.finish()
     assert code == 0, err[-2000:]
     for tool, args, expect, text in told:
         assert expect in text, (tool, text)
@@ -265,19 +215,20 @@ def test_seeded_campaign_of_malformed_actions_refused_logged_and_the_episode_sco
 
 @pytest.mark.parametrize("pacing", [(), ("--lockstep",)], ids=["real-time", "lockstep"])
 def test_a_drag_running_at_the_time_limit_is_cut_short_and_logged(tmp_path, pacing):
-    proc, status = _start(tmp_path, "--time-limit", "3", *pacing)
+    mcp_run = start_mcp_run(tmp_path, "--time-limit", "3", *pacing)
+    status = mcp_run.status
     st = json.loads(status.read_text())
     out: dict = {}
 
     async def agent() -> None:
-        async with _client(st["mcp_url"], st["token"]) as a:
+        async with mcp_client(st["mcp_url"], st["token"]) as a:
             await a.call_tool("screenshot", {"format": "jpeg", "scale": 0.1})
             path = [[100 + (i % 2) * 400, 100 + (i % 2) * 300] for i in range(40)]
             res = await a.call_tool("drag", {"path": path, "duration_s": 30})
-            out["drag"] = (res.is_error, _text(res))
+            out["drag"] = (res.is_error, result_text(res))
 
     asyncio.run(agent())
-    code, err = _finish(proc)
+    code, err = mcp_run.finish()
     assert code == 3, err[-2000:]
     b = _bundle(tmp_path)
     ep = episode(b)
@@ -323,21 +274,21 @@ def test_a_full_screen_png_larger_than_the_sse_limit_arrives_scaled_with_its_sca
 
         async def agent() -> dict:
             seen: dict = {}
-            async with _client(server.url, "tok") as a:  # the SDK's default 1 MiB SSE event limit
+            async with mcp_client(server.url, "tok") as a:  # the SDK's default 1 MiB SSE event limit
                 res = await a.call_tool("screenshot", {"format": "png"})
-                assert not res.is_error, _text(res)
-                seen["meta"] = json.loads(_text(res))
+                assert not res.is_error, result_text(res)
+                seen["meta"] = json.loads(result_text(res))
                 seen["img"] = [c for c in res.content if c.type == "image"][0]
                 tools = {t.name: t for t in (await a.list_tools()).tools}
                 seen["schema"] = tools["computer"].input_schema
                 res = await a.call_tool("computer", {"action": "screenshot"})
-                seen["cmeta"] = json.loads(_text(res))
+                seen["cmeta"] = json.loads(result_text(res))
                 # a click in the scaled image's pixels lands on the matching screen pixel
                 sx, sy = 100, 60
                 res = await a.call_tool("computer", {"action": "left_click", "coordinate": [sx, sy]})
                 assert not res.is_error and any(c.type == "image" for c in res.content)  # the screen after it
                 res = await a.call_tool("computer", {"action": "cursor_position"})
-                seen["cursor_img"] = json.loads(_text(res))
+                seen["cursor_img"] = json.loads(result_text(res))
                 seen["cursor_screen"] = port.input.cursor_position()
             return seen
 
@@ -384,9 +335,9 @@ def test_computer_returns_the_screen_after_each_action_unless_switched_off(sandb
         try:
 
             async def agent() -> list[str]:
-                async with _client(server.url, None) as a:
+                async with mcp_client(server.url, None) as a:
                     res = await a.call_tool("computer", {"action": "mouse_move", "coordinate": [20, 30]})
-                    assert not res.is_error, _text(res)
+                    assert not res.is_error, result_text(res)
                     return [c.type for c in res.content]
 
             results[after] = asyncio.run(agent())
@@ -403,7 +354,9 @@ def test_sessions_are_named_in_the_python_client_and_status_file_connect(tmp_pat
 
     from simbridge._errors import SimbridgeError
 
-    proc, status = _start(tmp_path)
+    mcp_run = start_mcp_run(tmp_path)
+
+    status = mcp_run.status
     client = connect(str(status))
     try:
         client.mouse_move(5, 5)
@@ -412,7 +365,7 @@ def test_sessions_are_named_in_the_python_client_and_status_file_connect(tmp_pat
         client.done("via the status file")
     finally:
         client.close()
-    code, err = _finish(proc)
+    code, err = mcp_run.finish()
     assert code == 0, err[-2000:]
     acts = _actions(_bundle(tmp_path))
     (session,) = {a["session"] for a in acts}
@@ -429,37 +382,39 @@ def test_a_second_client_in_a_running_jsbsim_episode_is_refused_and_the_agent_sc
 
     from simbridge._agent_port._client import _why  # the innermost error, as the Python client says it
 
-    proc, status = _start(tmp_path, sim="jsbsim", task="T09")
+    mcp_run = start_mcp_run(tmp_path, sim="jsbsim", task="T09")
+
+    status = mcp_run.status
     st = json.loads(status.read_text())
     url, token = st["mcp_url"], st["token"]
     seen: dict = {}
 
     async def agents() -> None:
-        async with _client(url, token) as a:
+        async with mcp_client(url, token) as a:
             shot = await a.call_tool("screenshot", {"format": "png"})
-            assert not shot.is_error, _text(shot)
-            seen["meta"] = json.loads(_text(shot))
+            assert not shot.is_error, result_text(shot)
+            seen["meta"] = json.loads(result_text(shot))
             try:
-                async with _client(url, token, mode="legacy") as b:
+                async with mcp_client(url, token, mode="legacy") as b:
                     await b.call_tool("key", {"keys": "Left"})
                 seen["second"] = "served"
             except Exception as exc:
                 seen["second"] = _why(exc)
             try:
-                async with _client(url, None) as c:
+                async with mcp_client(url, None) as c:
                     await c.call_tool("done", {})
                 seen["tokenless"] = "served"
             except Exception as exc:
                 seen["tokenless"] = _why(exc)
             res = await a.call_tool("click", {"x": int("7" * 400), "y": 3})
-            seen["click"] = (res.is_error, _text(res))
+            seen["click"] = (res.is_error, result_text(res))
             res = await a.call_tool("computer", {"action": "key", "text": "Left"})
-            assert not res.is_error and any(c.type == "image" for c in res.content), _text(res)
+            assert not res.is_error and any(c.type == "image" for c in res.content), result_text(res)
             res = await a.call_tool("done", {"reason": "first agent"})
-            assert not res.is_error, _text(res)
+            assert not res.is_error, result_text(res)
 
     asyncio.run(agents())
-    code, err = _finish(proc, timeout=240)
+    code, err = mcp_run.finish(timeout=240)
     assert code == 0, err[-2000:]
     assert "second session" in seen["second"], seen
     assert "bearer token" in seen["tokenless"], seen

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from runner.helpers import needs_xvfb
+from support.runner import needs_xvfb
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -21,7 +21,7 @@ from simbridge._agent_port import (
 from simbridge._agent_port._input import MIN_TAP_SPACING_S, XInput, split_combo
 from simbridge._errors import SimbridgeError
 
-from runner.helpers import needs_xvfb
+from support.runner import needs_xvfb
 
 
 def test_split_combo():

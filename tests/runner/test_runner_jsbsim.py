@@ -8,7 +8,7 @@ import json
 import pytest
 
 from simbridge import read_bundle
-from runner.helpers import episode, needs_xvfb, run_simbridge, trial_dirs, write_script
+from support.runner import episode, needs_xvfb, run_simbridge, trial_dirs, write_script
 
 pytestmark = [needs_xvfb, pytest.mark.display, pytest.mark.slow]
 

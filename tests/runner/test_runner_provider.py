@@ -10,7 +10,7 @@ import pytest
 
 from simbridge._errors import SimbridgeError
 from simbridge._providers import LocalProvider, make_provider
-from runner.helpers import needs_xvfb, pid_alive, run_simbridge
+from support.runner import needs_xvfb, pid_alive, run_simbridge
 
 pytestmark = [needs_xvfb, pytest.mark.display]
 

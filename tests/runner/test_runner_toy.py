@@ -18,7 +18,7 @@ import pytest
 
 from simbridge import read_bundle
 from simbridge._agent_port import connect
-from runner.helpers import (
+from support.runner import (
     TOY,
     episode,
     needs_xvfb,

@@ -18,7 +18,7 @@ import time
 import numpy as np
 import pytest
 
-from runner.helpers import needs_xvfb, write_script
+from support.runner import needs_xvfb, write_script
 from simbridge import read_bundle
 from simbridge._runner import TELEMETRY_STALL_S, RunConfig, run
 from simbridge._task import load_task

@@ -1,0 +1,10 @@
+"""Helpers shared by test modules (imported as `support.<module>`; tests/ is on sys.path).
+
+Nothing here is named `test_*`, so pytest collects no test from this package: it holds the
+launchers, samplers and setups that several test modules need, written once.
+
+- `support.runner`: run `simbridge run` on the toy double as a subprocess, read its bundles;
+  `McpRun`, a `simbridge run --agent mcp` waiting for an MCP client, and `mcp_client`.
+- `support.sampling`: `SessionSampler`, a thread polling a SimSession the way the runner's
+  recorder does (the latest values, every sample, waiting for simulator time).
+"""

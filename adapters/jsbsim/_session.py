@@ -476,6 +476,8 @@ class JSBSimSession(SimSession):
             steps -= n
             self._clock += n * FDM_STEP_S
             if pending:  # a failure due at this time is injected before the next step
+                # (the clock as the cockpit has it: a crash ends an advance early)
+                self._clock = round(self.telnet.get_float("/sim/time/elapsed-sec"), 4)
                 self._pull_until(self._clock)
         # the packets carry the clock to 1e-4 s: the time the host will see
         self._clock = round(self.telnet.get_float("/sim/time/elapsed-sec"), 4)

@@ -437,7 +437,7 @@ class FlightModel:
 
     @property
     def stall_warning(self) -> bool:
-        return self.has_stall_warning and self.fdm["systems/stall-warn-norm"] > 0.5 and not self.on_ground
+        return self.has_stall_warning and self.fdm["systems/stall-warn-norm"] > 0.0 and not self.on_ground
 
     def indicated_airspeed_kt(self) -> float:
         """The airspeed indicator's reading (a blocked pitot tube makes it an altimeter)."""

@@ -121,6 +121,17 @@ def needle_angle(img: np.ndarray, g: L.Gauge, frac: float = 0.6) -> float:
     return math.degrees(math.atan2(np.mean(np.sin(hits)), np.mean(np.cos(hits))))
 
 
+def ai_bank(img: np.ndarray) -> float:
+    """The bank the attitude indicator shows: its orange roll pointer sits at clock angle -bank."""
+    hits = []
+    for a in np.arange(0.0, 360.0, 0.5):
+        x, y = L.needle_tip(L.AI, float(a), 0.78)
+        if tuple(img[y, x]) == L.SYMBOL:
+            hits.append(math.radians(a))
+    assert hits, "no roll pointer on the attitude indicator"
+    return -math.degrees(math.atan2(np.mean(np.sin(hits)), np.mean(np.cos(hits))))
+
+
 def small_value(img: np.ndarray, g: L.Gauge) -> float:
     lo, hi = L.SMALL_RANGES[g.name]
     return lo + (needle_angle(img, g) + 120.0) / 240.0 * (hi - lo)
@@ -175,10 +186,13 @@ def test_alternator_vacuum_and_door_failures_show_on_the_panel_and_load_shedding
     assert f.now("low_volts_light") == 1
     volts = f.now("bus_volts")
 
-    # the vacuum gyros spin down: the heading indicator precesses away from the heading
+    # the vacuum gyros spin down: the heading indicator precesses away from the heading, the
+    # attitude indicator topples
+    assert ai_bank(img) == pytest.approx(f.now("bank_deg"), abs=2.0)
     f.fly(90.0)
     assert f.now("bus_volts") < volts  # the battery runs down
     img = f.screen()
+    assert abs(ai_bank(img) - f.now("bank_deg")) > 15.0
     hi_shown = needle_angle(img, L.HI, 0.8) % 360.0
     hdg = f.now("heading_mag_deg")
     drift = (hi_shown - hdg + 180.0) % 360.0 - 180.0

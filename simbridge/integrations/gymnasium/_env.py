@@ -1,7 +1,7 @@
 """`SimbridgeEnv`: one simbridge task on one simulator as a Gymnasium environment.
 
-Each `reset()` is one `run_trial` episode (sandbox, simulator in the task's initial state,
-isolation audit, recording) in lockstep: the simulator is paused between steps, and every `step`
+Each `reset()` is one `simbridge._episode.Episode`, driven by this environment (sandbox,
+simulator in the task's initial state, isolation audit, recording) in lockstep: the simulator is paused between steps, and every `step`
 advances it by exactly `step_s` simulator seconds. `close()` (or the next `reset()`) ends the
 episode the way `simbridge run` does and scores the bundle.
 
@@ -39,8 +39,9 @@ import numpy as np
 from gymnasium import spaces
 
 from simbridge._agent_port import EpisodeOver
+from simbridge._episode import Episode, Observation
 from simbridge._errors import SimbridgeError
-from simbridge.integrations._episode import EpisodeConfig, LiveEpisode
+from simbridge.integrations._episode import EpisodeConfig, open_episode
 
 #: the keys an action may press (xdotool names): flight controls of the cockpits and common keys
 KEYS: tuple[str, ...] = (
@@ -127,8 +128,7 @@ class SimbridgeEnv(gym.Env):
                 "wheel": spaces.Discrete(2),
             }
         )
-        self._ep: LiveEpisode | None = None
-        self._client: Any = None
+        self._ep: Episode | None = None
         self._frame: np.ndarray | None = None
         self._trial = 0
         self.last_result: Any = None
@@ -136,10 +136,10 @@ class SimbridgeEnv(gym.Env):
     # ---------------------------------------------------------------- episode
     def _end(self) -> dict[str, Any]:
         """Finish the live episode (teardown, score); its end-of-episode info."""
-        ep, self._ep, self._client = self._ep, None, None
+        ep, self._ep = self._ep, None
         if ep is None:
             return {}
-        r = ep.finish()
+        r = ep.close()
         self.last_result = r
         s = r.score
         info: dict[str, Any] = {
@@ -154,12 +154,14 @@ class SimbridgeEnv(gym.Env):
             )
         return info
 
-    def _obs(self) -> np.ndarray:
+    def _obs(self, obs: Observation) -> np.ndarray:
         import cv2
 
-        assert self._ep is not None and self._client is not None
-        # raw pixels from the port's own grabber: no PNG round trip per step
-        bgr = self._client._port.screen.grab_bgr()
+        # raw pixels from the port's own grabber: no PNG round trip per step; once the episode's
+        # display is gone (it ended under the action), the last screen seen
+        bgr = obs.screen if obs.screen is not None else self._frame
+        if bgr is None:
+            bgr = np.zeros((self.screen_h, self.screen_w, 3), np.uint8)
         self._frame = bgr  # full size, for render(); converted only when asked
         small = (
             bgr if self.obs_scale == 1.0 else cv2.resize(bgr, (self.obs_w, self.obs_h), interpolation=cv2.INTER_AREA)
@@ -180,20 +182,19 @@ class SimbridgeEnv(gym.Env):
             frame_hz=self.frame_hz,
             out=self.out,
             seed=seed,
-            agent_name="gymnasium",
+            agent="gymnasium",
         )
-        self._ep = LiveEpisode(cfg, trial=self._trial)
-        self._client = self._ep.start()
-        return self._obs(), {
+        self._ep = open_episode(cfg, trial=self._trial)
+        first = self._ep.start()
+        return self._obs(first), {
             "bundle": str(self._ep.path),
             "task": self.task_id,
             "sim": self.sim,
             "time_limit_s": self.time_limit_s,
         }
 
-    def _act(self, action: dict[str, Any]) -> bool:
-        """Run one command through the port; False once the episode is over."""
-        c = self._client
+    def _act(self, action: dict[str, Any]) -> Observation | None:
+        """Run one command through the episode's agent port; None once the episode is over."""
         k = int(action["kind"])
         if not 0 <= k < self._n_kinds:
             raise SimbridgeError(
@@ -210,32 +211,33 @@ class SimbridgeEnv(gym.Env):
             .astype(int)
         )
         key = KEYS[int(action.get("key", 0))]
+        ep = self._ep
+        assert ep is not None
         try:
             if kind == "noop":
-                c.wait(self.step_s)
-            elif kind == "key":
-                c.key(key, hold_s=0.0)  # the port's lockstep slice (step_s) follows every input
-            elif kind in ("key_down", "key_up"):
-                getattr(c, kind)(key)
-            elif kind == "mouse_move":
-                c.mouse_move(int(x), int(y))
-            elif kind in ("click", "right_click"):
-                c.click(int(x), int(y), button="left" if kind == "click" else "right")
-            elif kind == "scroll":
-                c.scroll(int(x), int(y), dy=-1 if int(action.get("wheel", 0)) == 0 else 1)
-            else:
-                c.done("gymnasium done action")
-                return False
+                return ep.act("wait", seconds=self.step_s)
+            if kind == "key":
+                return ep.act("key", keys=key, hold_s=0.0)  # the port's lockstep slice (step_s) follows every input
+            if kind in ("key_down", "key_up"):
+                return ep.act(kind, keys=key)
+            if kind == "mouse_move":
+                return ep.act("mouse_move", x=int(x), y=int(y))
+            if kind in ("click", "right_click"):
+                return ep.act("click", x=int(x), y=int(y), button="left" if kind == "click" else "right")
+            if kind == "scroll":
+                return ep.act("scroll", x=int(x), y=int(y), dy=-1 if int(action.get("wheel", 0)) == 0 else 1)
+            ep.act("done", reason="gymnasium done action")
         except EpisodeOver:
-            return False
-        return True
+            pass
+        return None
 
     def step(self, action: dict[str, Any]) -> tuple[np.ndarray, float, bool, bool, dict]:
         if self._ep is None:
             raise SimbridgeError("step() before reset() (or after the episode ended): call reset()")
-        alive = self._act(action)
-        obs = self._obs()
-        t = self._client.elapsed()
+        after = self._act(action)
+        alive = after is not None
+        seen = after if after is not None else self._ep.observe()
+        obs, t = self._obs(seen), seen.t
         if alive and not self._ep.over and t < self.time_limit_s:
             return obs, 0.0, False, False, {"bundle": str(self._ep.path), "t": t}
         info = self._end()

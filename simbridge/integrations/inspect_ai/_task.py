@@ -10,10 +10,10 @@ input documents or asks for an answer file.
 
 Why a solver and not a sandbox environment: an Inspect sandbox is an exec/read/write box that
 lives as long as a sample's tools, whereas a simbridge episode is a simulator with a clock, a
-recording and an end of its own (time limit, crash, done) that `run_trial` already owns and
-tears down. The solver runs `run_trial` itself (`LiveEpisode`) and ends it in a `finally` under
-a shielded cancel scope, so a model error, a limit or a cancelled eval still closes, tears
-down and scores the bundle.
+recording and an end of its own (time limit, crash, done) that the `Episode` already owns and
+tears down. The solver drives the `Episode` itself (`open_episode`: start, the tools act
+through its agent port, close) and closes it in a `finally` under a shielded cancel scope, so a
+model error, a limit or a cancelled eval still closes, tears down and scores the bundle.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from inspect_ai.tool import Tool, ToolError, ToolResult, tool
 from inspect_ai.util import LimitExceededError, sample_limits, store
 
 from simbridge._errors import SimbridgeError
-from simbridge.integrations._episode import EpisodeConfig, LiveEpisode
+from simbridge.integrations._episode import EpisodeConfig, open_episode
 from simbridge.integrations.inspect_ai._exit import note_unscored
 
 log = logging.getLogger(__name__)
@@ -91,16 +91,14 @@ def _default_sim(task_id: str) -> str:
 
 def _prompt(task_id: str, sim: str, lockstep: bool, time_limit_s: float | None) -> str:
     from simbridge._agent_port import make_brief
-    from simbridge._runner import _check_sim, resolve_session
+    from simbridge._run_config import check_sim, resolve_session
     from simbridge._task import load_task, tasks_dir
 
     spec = load_task(task_id)
-    _check_sim(spec, sim)
+    check_sim(spec, sim)
     cls = resolve_session(sim)
     limit = min(spec.time_limit_s, time_limit_s) if time_limit_s else spec.time_limit_s
-    text = make_brief(
-        spec, sim, time_limit_s=limit, lockstep=lockstep, controls=tuple(getattr(cls, "controls", ()))
-    ).text()
+    text = make_brief(spec, sim, time_limit_s=limit, lockstep=lockstep, controls=tuple(cls.controls)).text()
     parts = [text]
     for f in spec.inputs:
         if not f.source:
@@ -299,14 +297,15 @@ def simbridge_episode(
             time_limit_s=None if time_limit_s is None else float(time_limit_s),
             frame_hz=float(frame_hz),
             out=Path(out) if out else None,
-            agent_name=f"inspect:{state.model}",
+            agent=f"inspect:{state.model}",
         )
-        ep = LiveEpisode(cfg, trial=state.epoch)
+        ep = open_episode(cfg, trial=state.epoch)
         store().set(BUNDLE_KEY, str(ep.path))
         fault: str | None = None
         try:
-            client = await anyio.to_thread.run_sync(ep.start)
-            turn = _Turn(client, bool(screenshot_after))
+            await anyio.to_thread.run_sync(ep.start)
+            assert ep.client is not None
+            turn = _Turn(ep.client, bool(screenshot_after))
             state.tools = [computer_tool(turn), *end_tools(turn), *(file_tools(turn) if md.get("files") else [])]
             for _ in range(int(max_steps)):
                 state = await generate(state, tool_calls="single")
@@ -328,9 +327,9 @@ def simbridge_episode(
             fault = f"{type(exc).__name__}: {exc}".strip()[:500]
             raise
         finally:
-            # also when cancelled (a limit, Ctrl-C, a cancelled eval): the runner tears down and scores
+            # also when cancelled (a limit, Ctrl-C, a cancelled eval): the episode tears down and scores
             with anyio.CancelScope(shield=True):
-                result = await anyio.to_thread.run_sync(lambda: ep.finish(fault=fault))
+                result = await anyio.to_thread.run_sync(lambda: ep.close(fault=fault))
                 score = result.score
                 store().set(
                     RESULT_KEY,

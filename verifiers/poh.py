@@ -31,7 +31,9 @@ import numpy as np
 from simbridge import primitives as P
 from simbridge._errors import Unscorable
 from simbridge.params import AngleTolDeg, FiniteParams, NonNegativeFinite, PositiveFinite
-from simbridge.verifier import VerifyContext, verifier
+from simbridge._bundle import Bundle
+from simbridge._taskspec import TaskSpec
+from simbridge.verifier import VerifyContext, scenario_check, verifier
 from simbridge.verifiers._final_state import final_mask, holds
 from simbridge.verifiers._procedures import PROCEDURES, Constraint, Procedure
 
@@ -362,3 +364,12 @@ def _make(proc: Procedure) -> None:
 
 for _proc in PROCEDURES.values():
     _make(_proc)
+
+
+@scenario_check(*(f"poh_{n}" for n in PROCEDURES))
+def _set_up(bundle: Bundle, task: TaskSpec) -> str | None:
+    """The simulator injected the task's failure and applied its configuration: a session that
+    reports either unsupported ran another task (unscored, never a silent pass or 0)."""
+    info = bundle.episode.sim_info or {}
+    missing = [str(u) for u in info.get("unsupported") or [] if str(u).startswith(("failure of", "configuration"))]
+    return f"unsupported by the simulator: {', '.join(missing)}" if missing else None

@@ -413,3 +413,10 @@ def test_values_redrawn_from_the_seed_without_the_record(tmp_path):
 def test_rate_invariant(tmp_path):
     tr, ev = good("P19")
     assert_rate_invariant(tmp_path, TASKS["P19"], tr.columns(), events=ev, seed=SEED, variant=drawn("P19"))
+
+
+def test_failure_the_simulator_cannot_inject_is_unscored(tmp_path):
+    # the session reported the task's failure unsupported: the episode ran another task -> unscored
+    tr, ev = good("P15")
+    s = score(tmp_path, "P15", tr, ev, sim_info={"unsupported": ["failure of 'pitot'"]})
+    assert s.status == "unscored" and "failure of 'pitot'" in s.reason

@@ -11,7 +11,10 @@ Window
     READOUT  (0, 780, 1280, 20)  digital readout strip: white DejaVu Sans Mono 14 px on black,
              8 px per character from x = 6, text rows y = 782..798; READOUT_FORMAT is the exact
              line and `readout_boxes()` gives each value's pixel box (IAS kt, indicated ALT ft,
-             magnetic HDG, VS fpm, BANK and PITCH deg, RPM, THR and MIX %, FLAPS deg, T sim s).
+             magnetic HDG, VS fpm, BANK and PITCH deg, RPM, THR and MIX %, FLAPS deg, T sim s):
+             what the instruments indicate (IAS the airspeed indicator's, HDG the heading
+             indicator's, BANK and PITCH the attitude indicator's), so a blocked pitot or a
+             failed vacuum pump shows here as on the gauges.
 
 How to read each round gauge (all faces black, every needle pure white (255, 255, 255), 4 px
 wide, from the centre to 0.85 r; angles are clockwise from 12 o'clock):

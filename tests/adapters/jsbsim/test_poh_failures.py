@@ -381,3 +381,23 @@ def test_configuration_deviations_are_set_at_start_and_a_drawn_failure_time_is_k
         assert all(s > 4.0 for t, s in vac if t < d["t"]) and all(s == 0.0 for t, s in vac if t > d["t"] + 0.02)
     finally:
         f.close()
+
+
+def test_in_lockstep_a_height_trigger_is_looked_at_every_tenth_of_a_second(xvfb, tmp_path):
+    task = _task()
+    task.initial_state.failures = [
+        FailureSpec(system="engine", trigger=FailureTrigger(agl_ft_between=(3530.0, 3560.0)), injected_by="harness")
+    ]
+    f = Flight(xvfb, tmp_path, task, seed=2)
+    try:
+        _level_on_the_autopilot(f)
+        for _ in range(3):
+            f.click("ap:alt+")  # climb 300 ft through the trigger band
+        f.fly(40.0)  # one long advance: the host still looks every 0.1 s
+        d = f.injected()["engine"]
+        crossed = next(x.t_sim for x in f.samples if x.values["alt_agl_ft"] >= d["trigger_agl_ft"])
+        assert crossed <= d["t"] <= crossed + 0.1 + 1e-6
+        after = [x for x in f.samples if x.t_sim > d["t"] + 3.0]
+        assert after and after[-1].values["engine_rpm"] < 1500 and after[-1].values["engine_running"] == 0
+    finally:
+        f.close()

@@ -531,6 +531,8 @@ class JSBSimSession(SimSession):
             "render_fps_target": self.fps,
             "unsupported": self._unsupported,
             "samples": self._n_samples,
+            # the harness's failure plan with its drawn trigger values (one not reached is listed too)
+            "failures": [p.as_dict() for p in self._failures.failures],
         }
         telemetry: dict[str, Any] = {"mode": self.telemetry_mode, "addr": self._telemetry_addr}
         if self.receiver is not None:

@@ -377,6 +377,8 @@ def test_configuration_deviations_are_set_at_start_and_a_drawn_failure_time_is_k
         d = f.injected()["vacuum"]
         assert 2.0 <= d["after_s"] <= 6.0 and d["drawn_from_after_s"] == [2.0, 6.0]
         assert d["t"] == pytest.approx(d["after_s"], abs=1.0 / 120)  # lockstep: injected at its time
+        (planned,) = f.s.info()["failures"]  # episode.json keeps the plan
+        assert planned["after_s"] == d["after_s"] and planned["injected_at_t"] == d["t"]
         vac = [(x.t_sim, x.values["vacuum_inhg"]) for x in f.samples]
         assert all(s > 4.0 for t, s in vac if t < d["t"]) and all(s == 0.0 for t, s in vac if t > d["t"] + 0.02)
     finally:

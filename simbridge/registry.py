@@ -89,11 +89,13 @@ class Registry:
             points = sorted(_entry_points(self.group), key=lambda ep: (_dist_name(ep) != BUILTIN, ep.name))
             for ep in points:
                 self._origin = _dist_name(ep) or ep.value
+                before = {kind: dict(entries) for kind, entries in self._entries.items()}
                 try:
                     ep.load()(self)
                 except Exception as exc:  # a broken third-party plug-in must not break simbridge
                     if self._origin == BUILTIN:
                         raise
+                    self._entries = before  # a plug-in is in whole or not at all
                     reason = f"{type(exc).__name__}: {exc}".splitlines()[0]
                     self.broken.append((f"{ep.name} = {ep.value}", reason))
                     print(f"simbridge: plug-in {ep.value} ({self._origin}) not loaded: {reason}", file=sys.stderr)

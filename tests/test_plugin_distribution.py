@@ -202,8 +202,14 @@ def test_a_broken_plugin_and_a_clashing_one_are_named_in_one_line_each_and_simbr
     clash = _project(
         tmp_path / "clash",
         "simbridge-clash-plugin",
-        "def register(registry):\n    registry.add('verifier', 'example_climb', object())\n",
+        "from pathlib import Path\n\n"
+        "def register(registry):\n"
+        "    registry.add('tasks', 'clash', Path(__file__).parent / 'tasks')\n"  # in before the clash...
+        "    registry.add('verifier', 'example_climb', object())\n",
     )
+    (clash / "simbridge_clash_plugin" / "tasks").mkdir()
+    t91 = (PLUGIN_SRC / "simbridge_example_plugin" / "tasks" / "T90.yaml").read_text().replace("id: T90", "id: T91")
+    (clash / "simbridge_clash_plugin" / "tasks" / "T91.yaml").write_text(t91)
     extra = tmp_path / "extra"
     _pip_install(extra, broken, clash)
     r = simbridge("tasks", "list", paths=[site, extra], cwd=tmp_path)
@@ -214,4 +220,5 @@ def test_a_broken_plugin_and_a_clashing_one_are_named_in_one_line_each_and_simbr
     assert "not loaded" in b and "RuntimeError: no licence server" in b and "simbridge_broken_plugin:register" in b
     [c] = [x for x in lines if "simbridge-clash-plugin" in x]
     assert "verifier 'example_climb'" in c and DIST in c  # names the name and both distributions
+    assert not re.search(r"^T91 ", r.stdout, re.M)  # ...and out with the plug-in: all of it or nothing
     assert "Traceback" not in r.stderr

@@ -7,6 +7,8 @@ engine uses the same name with `2` after the first word (`engine2_rpm`).
 
 from __future__ import annotations
 
+from collections.abc import Container
+
 #: name -> description (units and conventions)
 FLIGHT: dict[str, str] = {
     "lat_deg": "latitude, degrees north",
@@ -252,6 +254,31 @@ ANGLES: frozenset[str] = frozenset(
         "bank_deg",
     }
 )
+
+
+#: the aircraft's state every flight adapter records on every task, whatever signals the task
+#: names: position, speeds, attitude, ground contact, crash (names of FLIGHT, in its order)
+AIRCRAFT_STATE: tuple[str, ...] = (
+    "lat_deg",
+    "lon_deg",
+    "alt_msl_ft",
+    "alt_agl_ft",
+    "ias_kt",
+    "gs_kt",
+    "vs_fpm",
+    "heading_mag_deg",
+    "heading_true_deg",
+    "pitch_deg",
+    "bank_deg",
+    "on_ground",
+    "crashed",
+)
+
+
+def flight_signals(produced: Container[str]) -> tuple[str, ...]:
+    """The flight signals of FLIGHT an adapter produces (`produced`: any container of names, e.g.
+    its mapping's output), in FLIGHT's order: an adapter's signal list derives from this."""
+    return tuple(n for n in FLIGHT if n in produced)
 
 
 def _base_name(name: str) -> str:

@@ -24,6 +24,7 @@ import math
 from collections.abc import Sequence
 from typing import Protocol
 
+from simbridge._canonical import flight_signals
 from simbridge._errors import HarnessError
 from simbridge.adapters.fgproto import Chunk
 
@@ -88,52 +89,6 @@ RAW_CHUNKS: list[Chunk] = [
     Chunk("baro_inhg", "/instrumentation/altimeter/setting-inhg", "double", "%.3f"),
 ]
 
-#: canonical signals this mapping produces
-SIGNALS: tuple[str, ...] = (
-    "lat_deg",
-    "lon_deg",
-    "alt_msl_ft",
-    "alt_agl_ft",
-    "ias_kt",
-    "gs_kt",
-    "vs_fpm",
-    "heading_mag_deg",
-    "heading_true_deg",
-    "pitch_deg",
-    "bank_deg",
-    "on_ground",
-    "crashed",
-    "engine_running",
-    "engine_rpm",
-    "magnetos",
-    "mixture",
-    "throttle",
-    "primer_strokes",
-    "master_bat",
-    "master_alt",
-    "beacon",
-    "avionics",
-    "fuel_selector",
-    "flaps_deg",
-    "parking_brake",
-    "autopilot_on",
-    "ap_hdg",
-    "ap_nav",
-    "ap_alt",
-    "ap_apr",
-    "ap_alt_target_ft",
-    "ap_loc_captured",
-    "ap_gs_captured",
-    "nav1_mhz",
-    "nav1_obs_deg",
-    "loc_dev_dots",
-    "gs_dev_dots",
-    "com1_mhz",
-    "com1_stby_mhz",
-    "xpdr_code",
-    "xpdr_mode",
-    "baro_inhg",
-)
 
 _XPDR_MODE = {0: 0, 1: 1, 2: 4, 3: 2, 4: 2, 5: 3}
 _KAP140_ROLL_APR = 5
@@ -246,6 +201,9 @@ class CanonicalMapper:
         out["primer_strokes"] = float(self.primer_strokes)
         return {k: (math.nan if v is None else float(v)) for k, v in out.items()}
 
+
+#: canonical signals this mapping produces (what `CanonicalMapper` returns), in FLIGHT's order
+SIGNALS: tuple[str, ...] = flight_signals(CanonicalMapper()({}))
 
 # ---------------------------------------------------------------------------- T08: the setup
 #: FlightGear 2020.3's failure-manager modes (Aircraft/Generic/Systems/compat_failure_modes.nas,

@@ -21,6 +21,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from simbridge._adapter import Sandbox, SimEvent, SimSession, StateSample
+from simbridge._canonical import AIRCRAFT_STATE
 from simbridge._errors import HarnessError
 from simbridge.adapters.msfs import _flt, _mapping
 from simbridge.adapters.msfs._client import Datum, SimConnectClient
@@ -36,20 +37,8 @@ SIMCONNECT_PORT = 500
 FALLBACK_PORT = 2048
 #: where deploy/msfs/ copies adapters/msfs/flights on the MSFS machine
 DEFAULT_FLIGHTS_DIR = r"C:\simbridge\flights"
-BASE_SIGNALS = [
-    "lat_deg",
-    "lon_deg",
-    "alt_msl_ft",
-    "alt_agl_ft",
-    "ias_kt",
-    "gs_kt",
-    "vs_fpm",
-    "heading_true_deg",
-    "pitch_deg",
-    "bank_deg",
-    "on_ground",
-    "crashed",
-]
+#: signals logged first on every MSFS task (then the rest of the mapping's, then the task's)
+BASE_SIGNALS = list(AIRCRAFT_STATE)
 DEFINE_ASSISTS, DEFINE_SNAPSHOT = 10, 11
 EV_PAUSE_ON, EV_PAUSE_OFF, EV_AUTO_RUDDER_TOGGLE = 20, 21, 22
 SNAPSHOT_ROWS = (

@@ -18,6 +18,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from simbridge._canonical import AIRCRAFT_STATE
 from simbridge.adapters.kit import FailurePlan, PlannedFailure, draw_height
 from simbridge.adapters.xplane._mapping import TABLE
 
@@ -47,25 +48,7 @@ FAILURE_DATAREFS: dict[str, str] = {
 FAILURE_INOPERATIVE = 6.0
 
 #: signals logged on every X-Plane task in addition to the task's own list
-BASE_SIGNALS = (
-    "lat_deg",
-    "lon_deg",
-    "alt_msl_ft",
-    "alt_agl_ft",
-    "ias_kt",
-    "gs_kt",
-    "vs_fpm",
-    "heading_mag_deg",
-    "heading_true_deg",
-    "pitch_deg",
-    "bank_deg",
-    "on_ground",
-    "crashed",
-    "engine_running",
-    "engine_rpm",
-    "throttle",
-    "autopilot_on",
-)
+BASE_SIGNALS = (*AIRCRAFT_STATE, "engine_running", "engine_rpm", "throttle", "autopilot_on")
 
 
 @dataclass

@@ -149,6 +149,8 @@ class Episode:
                 self.agent.connect_timeout_s = cfg.connect_timeout_s
         self.limit_s = min(task.time_limit_s, cfg.time_limit_s) if cfg.time_limit_s else float(task.time_limit_s)
         self.seed = None if cfg.seed is None else cfg.seed + trial - 1
+        if getattr(task, "variants", None) and getattr(task, "variant", None) is None:
+            self.task = task = task.drawn(self.seed)  # the trial's seeded variant, written into the task
         flags = ["lockstep"] if cfg.lockstep else []
         if cfg.time_limit_s and cfg.time_limit_s < task.time_limit_s:
             flags.append(f"time_limit_cut:{cfg.time_limit_s:g}")

@@ -7,8 +7,9 @@ import pytest
 # tests/ helpers (synth, doubles) import as plain modules
 sys.path.insert(0, str(Path(__file__).parent))
 
-#: the `sandbox` fixture (the local provider's private Xvfb) of the runner and guest-service tests
-pytest_plugins = ["local_sandbox"]
+#: the `sandbox` fixture (the local provider's private Xvfb) of the runner and guest-service tests;
+#: how the tests are grouped on pytest-xdist's workers (xdist_groups.py)
+pytest_plugins = ["local_sandbox", "xdist_groups"]
 
 #: scripts/test.sh sets this: its setup installs every tool and package the tests use, so a test
 #: that skips there (a missing simulator, browser, database or package) is a failure, not a
@@ -38,63 +39,3 @@ def sdl_offscreen():
         mp.setenv("SDL_VIDEODRIVER", "dummy")
         mp.setenv("SDL_AUDIODRIVER", "dummy")
         yield
-
-
-#: pytest-xdist groups (scripts/test.sh runs `-n 2 --dist loadgroup`): a group's tests run on one
-#: worker, in order, so a module's fixtures are made once (one FlightGear launch for the tests of
-#: a FlightGear module, the T06 reference drive for both tests that read it). Every module is its
-#: own group, except the VM tests (one guest at a time: a software-emulated guest takes both
-#: cores) and the report tests (session-scoped bundles shared by their modules). FlightGear
-#: modules may run beside each other: their tests assert on simulator time, not frame rate.
-#:
-#: The groups are worked out from test ids by the scheduler below, not by `xdist_group` marks:
-#: pytest-xdist 3.8 marks a group by rewriting `item._nodeid`, which pytest 9 no longer reads,
-#: so those marks group nothing (every test went its own way and module fixtures were made on
-#: both workers).
-_DIR_GROUPS = {"tests/vm/": "vm", "tests/report/": "report"}
-#: the longest groups are handed out first (longest processing time first), so no worker starts
-#: a long group when the others are nearly done; the figures are the sums of each group's test
-#: durations in seconds (CI's `--durations` on an idle 2-core machine). Groups not named here
-#: follow, in collection order.
-_LONGEST_FIRST = {
-    "vm": 560,
-    "tests/adapters/flightgear/test_fg_t09_t16.py": 375,
-    "tests/agents/test_drive_reference_episodes.py": 370,
-    "tests/redteam/test_redteam_flightgear.py": 300,
-    "tests/agents/test_reference_episodes.py": 250,
-    "tests/adapters/flightgear/test_fg_t03_t08_t11.py": 220,
-    "tests/adapters/flightgear/test_fg_t15.py": 210,
-    "tests/adapters/flightgear/test_fg_real.py": 190,
-    "tests/adapters/flightgear/test_fg_initial_states.py": 125,
-    "tests/runner/test_stall.py": 115,
-    "tests/adapters/xplane/test_session_e2e.py": 60,
-    "tests/adapters/flightgear/test_fg_launch_failures.py": 50,
-}
-
-
-def _xdist_group(nodeid: str) -> str:
-    for prefix, group in _DIR_GROUPS.items():
-        if nodeid.startswith(prefix):
-            return group
-    return nodeid.split("::", 1)[0]
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # the workers' collection order is the order in which groups are handed out
-    items.sort(key=lambda item: -_LONGEST_FIRST.get(_xdist_group(item.nodeid), 0))
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config: pytest.Config, log):
-    if config.getvalue("dist") != "loadgroup":
-        return None
-    from xdist.scheduler import LoadScopeScheduling
-
-    class GroupScheduling(LoadScopeScheduling):
-        """LoadScopeScheduling with `_xdist_group` as the scope, handed out in collection order."""
-
-        def _split_scope(self, nodeid: str) -> str:
-            return _xdist_group(nodeid)
-
-    config.option.loadscopereorder = False  # not by number of tests: by _LONGEST_FIRST, then as collected
-    return GroupScheduling(config, log)

@@ -1,0 +1,74 @@
+"""The worker groups of tests/xdist_groups.py in a real two-worker pytest-xdist session: each
+module's tests run on one worker with its module fixture made once, and the VM modules share a
+worker, so a version of pytest or pytest-xdist that stops honouring the groups fails here."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from xdist_groups import _LONGEST_FIRST, _xdist_group
+
+TESTS = Path(__file__).parent
+
+MODULE = """
+import json, os, pathlib
+import pytest
+
+OUT = pathlib.Path(os.environ["GROUPS_OUT"])
+
+@pytest.fixture(scope="module")
+def made(request):
+    with (OUT / "fixtures.jsonl").open("a") as f:
+        f.write(json.dumps(request.module.__name__) + "\\n")
+
+@pytest.mark.parametrize("i", range(N))
+def test_one(made, i, request):
+    with (OUT / "runs.jsonl").open("a") as f:
+        f.write(json.dumps([request.node.nodeid, os.environ["PYTEST_XDIST_WORKER"]]) + "\\n")
+"""
+
+
+def test_ids_map_to_module_vm_and_report_groups():
+    assert _xdist_group("tests/agents/test_x.py::test_a[T01@PHJR]") == "tests/agents/test_x.py"
+    assert _xdist_group("tests/vm/test_vm_episode.py::test_t09") == "vm"
+    assert _xdist_group("tests/report/test_browser_real.py::test_b") == "report"
+    assert _LONGEST_FIRST["vm"] == max(_LONGEST_FIRST.values())
+
+
+def test_a_two_worker_session_keeps_each_group_on_one_worker(tmp_path):
+    project, out = tmp_path / "project", tmp_path / "out"
+    out.mkdir()
+    modules = {"tests/test_a.py": 6, "tests/test_b.py": 6, "tests/sub/test_c.py": 3, "tests/vm/test_v1.py": 2}
+    modules["tests/vm/test_v2.py"] = 2
+    for rel, n in modules.items():
+        path = project / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(MODULE.replace("range(N)", f"range({n})"))
+    (project / "tests" / "conftest.py").write_text('pytest_plugins = ["xdist_groups"]\n')
+    (project / "pytest.ini").write_text("[pytest]\ntestpaths = tests\n")
+    env = dict(
+        os.environ, GROUPS_OUT=str(out), PYTHONPATH=os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
+    )
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadgroup"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    runs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    assert len(runs) == sum(modules.values())
+    workers: dict[str, set[str]] = {}
+    for nodeid, worker in runs:
+        workers.setdefault(_xdist_group(nodeid), set()).add(worker)
+    assert set(workers) == {"tests/test_a.py", "tests/test_b.py", "tests/sub/test_c.py", "vm"}
+    assert all(len(w) == 1 for w in workers.values()), workers
+    assert len(set().union(*workers.values())) == 2  # and both workers had work
+    made = [json.loads(line) for line in (out / "fixtures.jsonl").read_text().splitlines()]
+    assert sorted(made) == sorted(set(made)) and len(made) == len(modules)  # each module fixture once

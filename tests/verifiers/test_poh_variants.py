@@ -58,8 +58,15 @@ def test_drawn_values_are_written_where_they_go():
 
 
 def test_a_task_without_variants_keeps_its_hash():
-    t = load_task("T09")
+    t = load_task("T11")
+    assert not t.variants
     assert t.drawn(3).spec_hash == t.spec_hash and t.drawn(3).variant == {"seed": 3, "values": {}}
+
+
+def test_catalog_steep_turn_draws_its_entry_heading():
+    t = load_task("T09")
+    headings = {t.drawn(s).initial_state.heading_deg for s in range(10)}
+    assert len(headings) > 3 and all(h is not None and 0 <= h <= 359 for h in headings)
 
 
 def test_uniform_draw_is_in_range_and_rounded():

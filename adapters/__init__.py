@@ -124,6 +124,15 @@ BUILTIN_PILOTS: dict[str, str] = {
     "T16/flightgear": f"{_F}._radios:FlightGearRadiosPilot",
     "T16/*": f"{_J}._radios:RadiosPilot",
     "T18/*": f"{_D}._lane_keep:LaneKeepDriver",
+    "P01/jsbsim": f"{_J}._poh:EngineRestartPilot",
+    "P02/jsbsim": f"{_J}._poh:EngineRestartPilot",
+    "P03/jsbsim": f"{_J}._poh:FuelImbalancePilot",
+    "P07/jsbsim": f"{_J}._poh:MagnetoCheckPilot",
+    "P09/jsbsim": f"{_J}._poh:CarbIcePilot",
+    "P10/jsbsim": f"{_J}._poh:CarbIcePilot",
+    "P11/jsbsim": f"{_J}._poh:LowVoltsPilot",
+    "P19/jsbsim": f"{_J}._poh:ElectricalFirePilot",
+    "P22/jsbsim": f"{_J}._poh:EmergencyDescentPilot",
     "T06/*": f"{_D}._route:RouteDriver",
 }
 

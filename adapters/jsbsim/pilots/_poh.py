@@ -1,0 +1,421 @@
+"""POH emergency and abnormal procedures (P01-P22) flown from pixels: one pilot class per
+procedure on a shared flight-holding core.
+
+The core holds the aircraft with the mouse yoke (altitude by elevator, wings level by aileron,
+or a target airspeed by pitch for a glide) from the readout strip, and works the panel between
+two readings: a click takes the yoke off (Tab), clicks the hotspot and puts the yoke back
+where it was. What the pilot knows of the aircraft it reads from the screen: the annunciators
+(LOW VOLTS, SMOKE), the rocker switches, knobs, fuel selector and magneto key (lit yellow when
+on or selected), the fuel gauges' needles, the tachometer and airspeed on the readout strip,
+the smoke veil over the window; the drawn values it needs (a height to descend to) it reads
+from the instruction. Nothing reaches the simulator's state but through the agent port."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from simbridge.adapters.jsbsim.pilots._layout import L
+from simbridge.agents._base import Agent, AgentResult
+from simbridge.adapters.jsbsim.pilots._cockpit import Cockpit
+from simbridge.adapters.jsbsim.pilots._control import AttitudeFlyer, State
+from simbridge.adapters.jsbsim.pilots._instruments import Readout
+
+if TYPE_CHECKING:
+    from simbridge.agent import AgentPortClient
+    from simbridge._task import TaskSpec
+
+LOOP_DT = 0.15  # simulator seconds between two readings while holding the aircraft
+HOLD_FINAL_S = 12.0  # the final state held before `done` (the tasks ask for 10 s)
+BEST_GLIDE_KIAS = 68.0
+RUNNING_RPM = 2000.0
+FIELD_ELEVATION_FT = 66.0  # KHAF: the embedded terrain is flat at the field's elevation
+
+
+class ProcedureFailed(Exception):
+    """The procedure could not be completed (the pilot gives up with this reason)."""
+
+
+# ---------------------------------------------------------------------- reading the panel
+def annunciator_lit(img: np.ndarray, name: str) -> bool:
+    """An annunciator shows a colour (amber or red), not the grey of an unlit one; the test is
+    on the spread of the channels, so the smoke veil's grey does not hide it."""
+    x, y, w, h = L.ANNUNCIATOR_RECTS[name]
+    px = img[y + h // 2, x + 5].astype(int)
+    return int(px.max() - px.min()) > 60
+
+
+def yellow(img: np.ndarray, hotspot: str) -> bool:
+    """A rocker, knob, selector position or key position lit yellow (on / selected). Judged on
+    the hue (red and green high, blue low), so it also holds under the smoke veil."""
+    x, y, w, h = L.HOTSPOTS[hotspot]
+    region = img[y : y + h, x : x + w, ::-1].astype(np.int16)  # BGR -> RGB
+    r, g, b = region[..., 0], region[..., 1], region[..., 2]
+    return bool((((r + g) // 2 - b > 50) & (r > b + 60)).mean() > 0.3)
+
+
+def needle_angle(img: np.ndarray, g: "L.Gauge", frac: float = 0.6) -> float | None:
+    """The clock angle of a gauge's pure-white needle, sampled on a circle at `frac` r."""
+    hits = []
+    for a in np.arange(0.0, 360.0, 1.0):
+        x, y = L.needle_tip(g, float(a), frac)
+        if int(img[y, x].min()) >= 250:
+            hits.append(math.radians(float(a)))
+    if not hits:
+        return None
+    return math.degrees(math.atan2(float(np.mean(np.sin(hits))), float(np.mean(np.cos(hits)))))
+
+
+def small_gauge(img: np.ndarray, g: "L.Gauge") -> float | None:
+    """A small engine gauge's value (fuel, volts, ammeter, suction) from its needle."""
+    a = needle_angle(img, g)
+    if a is None:
+        return None
+    lo, hi = L.SMALL_RANGES[g.name]
+    return lo + (a + 120.0) / 240.0 * (hi - lo)
+
+
+def veil(img: np.ndarray) -> float:
+    """How thick the smoke veil is: the readout strip's black margin turns grey under it
+    (0 = clear air)."""
+    x0, y0 = 1, L.READOUT[1] + 2
+    return float(img[y0 : y0 + 14, x0 : x0 + 3].mean())
+
+
+def drawn_number(text: str, pattern: str) -> float | None:
+    """A number the instruction names (e.g. `descend to (\\d+) ft`)."""
+    m = re.search(pattern, text)
+    return float(m.group(1)) if m else None
+
+
+# ---------------------------------------------------------------------- the shared core
+class PohPilot(Agent):
+    """Holds the aircraft while a procedure (`procedure()`) works the panel; calls done with
+    the procedure's summary after holding the final state."""
+
+    name = "reference"
+
+    def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
+        self.port, self.cp, self.st = port, Cockpit(port), State()
+        self.deadline = deadline_s
+        self.instruction = str(port.task().get("instruction") or task.instruction)
+        self.r: Readout | None = None
+        while not self.st.update(port.elapsed(), self.cp.look(), self.cp.img):
+            port.wait(0.1)
+        self.fly = AttitudeFlyer(self.cp, self.st)
+        self.mode = "alt"
+        self.alt_target = self.st.alt
+        self.ias_target = BEST_GLIDE_KIAS
+        self.vs_limit = 600.0
+        self._t_prev = self.st.t
+        self._cmd = (0.0, 0.0)
+        self.cp.yoke(True)
+        try:
+            summary = self.procedure()
+            self.fly_for(HOLD_FINAL_S)
+        except ProcedureFailed as e:
+            port.give_up(str(e))
+            return "give_up"
+        finally:
+            p50, p95 = self.cp.latency_ms()
+            self.st.dump_trace({"latency_ms": [p50, p95]})
+        port.done(summary)
+        return "done"
+
+    def procedure(self) -> str:  # pragma: no cover - each pilot's own
+        raise NotImplementedError
+
+    # -------------------------------------------------------------- flying
+    @property
+    def img(self) -> np.ndarray:
+        return self.cp.frame
+
+    def tick(self) -> None:
+        """One reading and one control step, then LOOP_DT of simulator time."""
+        self.r = self.cp.look()
+        if self.st.update(self.port.elapsed(), self.r, self.cp.img):
+            dt = max(1e-3, self.st.t - self._t_prev)
+            self._t_prev = self.st.t
+            self._steer(dt)
+        self.port.wait(LOOP_DT)
+
+    def _steer(self, dt: float) -> None:
+        st, fly = self.st, self.fly
+        if self.mode == "alt":
+            ail = fly.bank_pid.step(0.0 - st.bank, dt, rate=-st.roll_rate)
+            vs_cmd = max(-self.vs_limit, min(self.vs_limit, 3.0 * (self.alt_target - st.alt)))
+            pull = fly.vs_pid.step(vs_cmd - st.vs, dt)
+        else:  # "speed": the airspeed by pitch (a glide, a descent at idle)
+            ail = fly.bank_pid.step(0.0 - st.bank, dt, rate=-st.roll_rate)
+            vs_cmd = max(-2500.0, min(300.0, -700.0 + 60.0 * (st.ias - self.ias_target)))
+            pull = fly.vs_pid.step(vs_cmd - st.vs, dt)
+        self._cmd = (ail, pull)
+        self.cp.fly(ail, pull)
+
+    def out_of_time(self, margin_s: float = HOLD_FINAL_S + 3.0) -> bool:
+        return self.port.elapsed() >= self.deadline - margin_s
+
+    def fly_until(self, pred, timeout_s: float) -> bool:
+        """Hold the aircraft until `pred()` holds (judged on the latest frame), `timeout_s` at most."""
+        t_end = self.port.elapsed() + timeout_s
+        while True:
+            self.tick()
+            if pred():
+                return True
+            if self.port.elapsed() >= t_end or self.out_of_time(2.0):
+                return False
+
+    def fly_for(self, seconds: float) -> None:
+        t_end = self.port.elapsed() + seconds
+        while self.port.elapsed() < t_end and not self.out_of_time(1.0):
+            self.tick()
+
+    def wait_for(self, pred, what: str) -> None:
+        """Hold the aircraft until `pred()`; the procedure fails if it never comes."""
+        if not self.fly_until(pred, self.deadline):
+            raise ProcedureFailed(f"never saw {what}")
+
+    # -------------------------------------------------------------- hands
+    def click(self, hotspot: str) -> None:
+        """A panel click between two readings: yoke off, click, yoke back where it was."""
+        self.cp.yoke(False)
+        self.cp.click(hotspot)
+        self.cp.yoke(True)
+        self.cp.fly(*self._cmd)
+        self.tick()
+
+    def set_lit(self, hotspot: str, on: bool = True) -> None:
+        """Click a rocker or knob (or a selector position) until it shows `on`, reading the
+        panel back after each click."""
+        for _ in range(4):
+            if yellow(self.img, hotspot) == on:
+                return
+            self.click(hotspot)
+            self.fly_for(0.3)
+        raise ProcedureFailed(f"{hotspot} would not show {'on' if on else 'off'}")
+
+    def set_slider(self, hotspot: str, value: float) -> None:
+        self.cp.yoke(False)
+        self.cp.set_slider(hotspot, value)
+        self.cp.yoke(True)
+        self.cp.fly(*self._cmd)
+        self.tick()
+
+    def crank(self, max_s: float = 8.0) -> bool:
+        """Hold the key at START (released when the tachometer shows the engine running)."""
+        x, y, w, h = L.HOTSPOTS["mags:START"]
+        self.cp.yoke(False)
+        self.port.mouse_down("left", x + w // 2, y + h // 2)
+        try:
+            t_end = self.port.elapsed() + max_s
+            while self.port.elapsed() < t_end:
+                self.port.wait(0.2)
+                r = self.cp.look()
+                if r.rpm is not None and r.rpm > 1000:
+                    break
+        finally:
+            self.port.mouse_up("left", x + w // 2, y + h // 2)
+            self.cp.yoke(True)
+            self.cp.fly(*self._cmd)
+        self.fly_for(2.0)
+        return self.rpm() > 1000
+
+    def rpm(self) -> float:
+        return float(self.r.rpm) if self.r is not None and self.r.rpm is not None else self.st.rpm
+
+    def mean_rpm(self, seconds: float) -> float:
+        vals = []
+        t_end = self.port.elapsed() + seconds
+        while self.port.elapsed() < t_end:
+            self.tick()
+            if self.r is not None and self.r.rpm is not None:
+                vals.append(float(self.r.rpm))
+        return float(np.mean(vals)) if vals else 0.0
+
+
+# ---------------------------------------------------------------------- the procedures
+class EngineRestartPilot(PohPilot):
+    """P01, P02 (C172S POH 3-6/3-7, engine failure during flight, restart): when the tachometer
+    falls below 1,200 rpm, best glide 68 KIAS; fuel selector BOTH, mixture RICH, magnetos BOTH
+    (START if the propeller stopped); then level flight on the restarted engine."""
+
+    def procedure(self) -> str:
+        self.wait_for(lambda: self.rpm() < 1200.0, "the engine stop")
+        self.mode, self.ias_target = "speed", BEST_GLIDE_KIAS
+        # best glide first: fly it until the airspeed has been in the band for a while
+        since: list[float] = []
+
+        def settled() -> bool:
+            if abs(self.st.ias - BEST_GLIDE_KIAS) <= 4.0:
+                since.append(self.st.t)
+            else:
+                since.clear()
+            return bool(since) and self.st.t - since[0] >= 8.0
+
+        self.fly_until(settled, 60.0)
+        fixed = []
+        if not yellow(self.img, "fuel:BOTH"):
+            self.set_lit("fuel:BOTH")
+            fixed.append("fuel selector BOTH")
+        if self.r is None or self.r.mix is None or self.r.mix < 95:
+            self.set_slider("mixture", 1.0)
+            fixed.append("mixture RICH")
+        if not yellow(self.img, "mags:BOTH"):
+            self.set_lit("mags:BOTH")
+            fixed.append("magnetos BOTH")
+        if not self.fly_until(lambda: self.rpm() > RUNNING_RPM, 6.0):
+            if self.st.alt - FIELD_ELEVATION_FT < 600.0:
+                raise ProcedureFailed("too low to crank")
+            for _ in range(2):
+                if self.crank():
+                    break
+            fixed.append("started")
+        self.mode, self.alt_target = "alt", self.st.alt
+        if not self.fly_until(lambda: self.rpm() >= RUNNING_RPM + 100, 20.0):
+            raise ProcedureFailed(f"the engine did not come back ({self.rpm():.0f} rpm)")
+        return f"engine restarted: {', '.join(fixed) or 'no change needed'}; {self.rpm():.0f} rpm"
+
+
+class FuelImbalancePilot(PohPilot):
+    """P03: read the fuel gauges; the selected tank is almost empty, so the selector goes to BOTH."""
+
+    def procedure(self) -> str:
+        self.fly_for(1.0)
+        left, right = small_gauge(self.img, L.FUEL_L), small_gauge(self.img, L.FUEL_R)
+        on = next((p for p in ("LEFT", "RIGHT", "BOTH", "OFF") if yellow(self.img, f"fuel:{p}")), "?")
+        self.set_lit("fuel:BOTH")
+        self.fly_for(10.0)  # control is judged from 10 s: level flight, then the final state
+        return f"fuel L {left or 0:.1f} gal, R {right or 0:.1f} gal on {on}: selector BOTH"
+
+
+class MagnetoCheckPilot(PohPilot):
+    """P07 (rough engine: magneto check): the rpm drops 150-250 at a steady throttle, so L,
+    then R, each for a few seconds; the engine stays on the one that runs best; mixture RICH."""
+
+    def procedure(self) -> str:
+        self.fly_for(4.0)
+        base = self.mean_rpm(3.0)
+        self.wait_for(lambda: self.mean_rpm(1.0) < base - 110.0, "an rpm drop")
+        seen = {}
+        for side in ("L", "R"):
+            self.set_lit(f"mags:{side}")
+            self.fly_for(2.0)
+            seen[side] = self.mean_rpm(2.0)
+        good = max(seen, key=lambda s: seen[s])
+        self.set_lit(f"mags:{good}")
+        if self.r is None or self.r.mix is None or self.r.mix < 95:
+            self.set_slider("mixture", 1.0)
+        self.fly_until(lambda: self.rpm() >= RUNNING_RPM + 100, 10.0)
+        return f"rough on BOTH ({base:.0f} rpm before); L {seen['L']:.0f}, R {seen['R']:.0f} rpm: on {good}"
+
+
+class CarbIcePilot(PohPilot):
+    """P09, P10 (carburetor icing): level at part throttle (P10: level off from the descent at
+    cruise power); when the rpm falls 120 below the best seen, carb heat ON and throttle full,
+    until the rpm has stopped rising (the ice gone)."""
+
+    cruise_throttle: float | None = None
+
+    def procedure(self) -> str:
+        if "Level off" in self.instruction:  # P10: level off at cruise power
+            self.set_slider("throttle", 0.65)
+        self.fly_for(3.0)
+        best = [self.mean_rpm(1.0)]
+
+        def iced() -> bool:
+            m = self.mean_rpm(1.0)
+            best[0] = max(best[0], m)
+            return m < best[0] - 120.0
+
+        self.wait_for(iced, "an rpm loss")
+        self.set_lit("knob:carb_heat")
+        self.set_slider("throttle", 1.0)
+        peak, t_peak = self.rpm(), self.port.elapsed()
+        while self.port.elapsed() - t_peak < 10.0 and not self.out_of_time():
+            m = self.mean_rpm(1.0)
+            if m > peak + 10.0:
+                peak, t_peak = m, self.port.elapsed()
+        if peak < 2250:
+            raise ProcedureFailed(f"the rpm stayed low ({peak:.0f})")
+        return f"carb heat ON, throttle full: {peak:.0f} rpm"
+
+
+class LowVoltsPilot(PohPilot):
+    """P11 (LOW VOLTS in flight, C172S POH 3-17/3-19): avionics OFF, master OFF, master ON
+    (reset); LOW VOLTS still on, so ALT OFF; pitot heat OFF."""
+
+    def procedure(self) -> str:
+        self.wait_for(lambda: annunciator_lit(self.img, "low_volts"), "LOW VOLTS")
+        self.fly_for(1.0)
+        self.set_lit("switch:avionics", False)
+        self.set_lit("switch:master_alt", False)
+        self.set_lit("switch:master_bat", False)
+        self.fly_for(1.0)
+        self.set_lit("switch:master_bat", True)
+        self.set_lit("switch:master_alt", True)
+        self.fly_for(2.0)
+        still = annunciator_lit(self.img, "low_volts")
+        self.set_lit("switch:master_alt", False)
+        self.set_lit("switch:pitot_heat", False)
+        return f"LOW VOLTS {'stayed on after the reset' if still else 'after the reset'}: ALT OFF, load shed"
+
+
+class ElectricalFirePilot(PohPilot):
+    """P19 (electrical fire in flight, C172S POH 3-11/3-12): at SMOKE, master OFF, cabin air
+    and heat closed, avionics OFF, pitot heat and lights OFF; when the veil thins, vents open
+    until the cabin is clear."""
+
+    def procedure(self) -> str:
+        self.wait_for(lambda: annunciator_lit(self.img, "smoke"), "SMOKE")
+        self.set_lit("switch:master_alt", False)
+        self.set_lit("switch:master_bat", False)
+        for knob in ("knob:cabin_air", "knob:cabin_heat"):
+            self.set_lit(knob, False)
+        self.set_lit("switch:avionics", False)
+        for sw in ("pitot_heat", "landing_light", "taxi_light"):
+            self.set_lit(f"switch:{sw}", False)
+        self.fly_for(4.0)
+        self.fly_until(lambda: veil(self.img) < 40.0, 40.0)
+        self.set_lit("knob:cabin_air", True)
+        if not self.fly_until(lambda: veil(self.img) < 1.0, 40.0):
+            raise ProcedureFailed("the smoke did not clear")
+        return "master OFF, vents closed, avionics and loads OFF; smoke cleared, cabin air open"
+
+
+class EmergencyDescentPilot(PohPilot):
+    """P22 (smoke: electrical fire procedure and an emergency descent): at SMOKE, throttle idle,
+    master OFF, avionics OFF; descend at 120 KIAS to the height the instruction names, level
+    off there at cruise power."""
+
+    def procedure(self) -> str:
+        target_agl = drawn_number(self.instruction, r"descend to (\d+) ft above the ground")
+        if target_agl is None:
+            raise ProcedureFailed("no height in the instruction")
+        target = target_agl + FIELD_ELEVATION_FT
+        self.wait_for(lambda: annunciator_lit(self.img, "smoke"), "SMOKE")
+        self.set_slider("throttle", 0.0)
+        self.set_lit("switch:master_alt", False)
+        self.set_lit("switch:master_bat", False)
+        self.set_lit("switch:avionics", False)
+        self.mode, self.ias_target = "speed", 120.0
+        self.wait_for(lambda: self.st.alt <= target + 400.0, "the height")
+        self.mode, self.alt_target, self.vs_limit = "alt", target, 800.0
+        self.set_slider("throttle", 0.6)
+        self.fly_until(lambda: abs(self.st.alt - target) < 50 and abs(self.st.vs) < 150, 60.0)
+        self.fly_until(lambda: veil(self.img) < 1.0, 60.0)
+        return f"idle, master OFF, descended to {target_agl:.0f} ft AGL"
+
+
+__all__ = [
+    "CarbIcePilot",
+    "ElectricalFirePilot",
+    "EmergencyDescentPilot",
+    "EngineRestartPilot",
+    "FuelImbalancePilot",
+    "LowVoltsPilot",
+    "MagnetoCheckPilot",
+    "PohPilot",
+]

@@ -8,7 +8,6 @@ eval driver's `EpisodeSpec` are turned into it (`RunConfig.of`), never copied fi
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from simbridge._adapter import SimSession
 from simbridge._errors import SimbridgeError
 from simbridge._score import Score
+from simbridge.registry import load
 
 if TYPE_CHECKING:
     from simbridge._task import TaskSpec
@@ -92,11 +92,7 @@ class TrialResult:
 def resolve_session(sim: str) -> type[SimSession]:
     """A simulator name from the registry, or `module:Class` of any SimSession (tests, plug-ins)."""
     if ":" in sim:
-        module, _, name = sim.partition(":")
-        try:
-            cls = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError) as exc:
-            raise SimbridgeError(f"simulator {sim!r}: cannot import: {exc}") from None
+        cls = load(sim, f"simulator {sim!r}")
         if not (isinstance(cls, type) and issubclass(cls, SimSession)):
             raise SimbridgeError(f"simulator {sim!r} is not a SimSession class")
         return cls

@@ -496,7 +496,7 @@ class Episode:
             guest=sorted({n for n, p in procs if not isinstance(p, subprocess.Popen)}),
         )
         if (variant := getattr(self.task, "variant", None)) is not None:  # a seeded task variant: what was drawn
-            info.extra["variant"] = variant if isinstance(variant, dict) else variant.model_dump(mode="json")
+            info.extra["variant"] = dict(variant)
         self.writer.write_episode()
 
     def _record(self, session: SimSession, sandbox: Sandbox) -> None:

@@ -148,10 +148,7 @@ def test_a_start_that_fails_says_so_and_leaves_a_closed_bundle(tmp_path):
 def test_the_variant_drawn_is_recorded(tmp_path, monkeypatch):
     monkeypatch.setenv("TOY_TIME_SCALE", "8")
 
-    class Drawn(type(TASK)):  # type: ignore[misc]
-        variant: dict[str, Any] | None = None
-
-    task = Drawn.model_validate({**TASK.__dict__, "variant": {"seed": 7, "values": {"wind_kt": 12}}})
+    task = TASK.model_copy(update={"variant": {"seed": 7, "values": {"wind_kt": 12}}})
     ep = Episode(_cfg(TOY, time_limit_s=1.0), task, 1, tmp_path / "v")
     r = ep.run()
     assert json.loads((r.path / "episode.json").read_text())["variant"] == {"seed": 7, "values": {"wind_kt": 12}}

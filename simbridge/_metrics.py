@@ -28,6 +28,7 @@ from pydantic import ValidationError
 from simbridge._bundle import EpisodeInfo, read_json_file
 from simbridge._errors import BundleError, SimbridgeError
 from simbridge._score import Score
+from simbridge._status import RUNNING
 
 
 @dataclass(frozen=True)
@@ -332,7 +333,7 @@ def load_trials(paths: Sequence[tuple[str, Path]], *, trust_scores: bool = False
             if not first_time(("path", real), d) or (ident is not None and not first_time(ident, d)):
                 continue
             sfile = d / "score.json"
-            if ep.status == "running":
+            if ep.status == RUNNING:
                 score = Score.unscored(ep.task_id, "", "episode did not finish (status 'running')")
             elif not sfile.exists():
                 score = Score.unscored(ep.task_id, "", "no score.json: the episode was not verified")

@@ -7,4 +7,6 @@ launchers, samplers and setups that several test modules need, written once.
   `McpRun`, a `simbridge run --agent mcp` waiting for an MCP client, and `mcp_client`.
 - `support.sampling`: `SessionSampler`, a thread polling a SimSession the way the runner's
   recorder does (the latest values, every sample, waiting for simulator time).
+- `support.vm`: `run_in_vm`, one lockstep episode in the VM guest; `guest_audit`, the checks
+  every VM episode passes (ran in the guest, isolated, the audit inside passed).
 """

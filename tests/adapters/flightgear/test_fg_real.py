@@ -20,7 +20,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import Collector
+from support.sampling import SessionSampler
 from fg_cockpit_script import CockpitPilot
 
 from simbridge._adapter import Sandbox
@@ -50,7 +50,7 @@ def fg(xvfb, tmp_path_factory):
         ).stdout.split()
         if wid:
             subprocess.run(["xdotool", "windowfocus", wid[0]], env={"DISPLAY": xvfb.display}, check=False)
-        collector = Collector(session)
+        collector = SessionSampler(session)
         actions: list[dict] = []
         port = AgentPort(xvfb.display, clock=session.sim_time, log=actions.append)
         tn = TelnetProps("127.0.0.1", session.telnet_port)

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Collector, have_flightgear
+from conftest import have_flightgear
+from support.sampling import SessionSampler
 
 from simbridge._adapter import Sandbox
 from simbridge._bundle import BundleWriter, EpisodeInfo, read_bundle
@@ -50,7 +51,7 @@ def _wait_prop(tn: Any, node: str, ok: Any, timeout_s: float = 120.0) -> str:
 
 
 def _score(
-    path: Path, s: FlightGearSession, collector: Collector, task_id: str, t_end: float, snaps: dict, events=()
+    path: Path, s: FlightGearSession, collector: SessionSampler, task_id: str, t_end: float, snaps: dict, events=()
 ) -> Any:
     info = s.info()
     ep = EpisodeInfo(
@@ -87,7 +88,7 @@ def test_t11_phjr_lined_up_with_the_failure_armed_and_it_fires_at_the_drawn_heig
     collector = None
     try:
         s.start(task, Sandbox(display=xvfb.display, env={}, workdir=str(tmp_path / "fg")), seed=seed)
-        collector = Collector(s)
+        collector = SessionSampler(s)
         tn = s.fg.telnet
         start_snap = s.snapshot()
         # the plan: one engine failure at a height drawn from the seed, not yet injected
@@ -166,7 +167,7 @@ def test_t03_phjr_on_a_five_mile_final_and_doing_nothing_earns_nothing(xvfb, tmp
     collector = None
     try:
         s.start(task, Sandbox(display=xvfb.display, env={}, workdir=str(tmp_path / "fg")))
-        collector = Collector(s)
+        collector = SessionSampler(s)
         start_snap = s.snapshot()
         collector.wait_sim(0.5)
         v = collector.upto()[0].values
@@ -231,7 +232,7 @@ def test_t08_phjr_parked_with_its_menus_and_the_dialogs_settings_earn_full_marks
     collector = None
     try:
         s.start(task, Sandbox(display=xvfb.display, env={}, workdir=str(tmp_path / "fg")))
-        collector = Collector(s)
+        collector = SessionSampler(s)
         tn = s.fg.telnet
         start_snap = s.snapshot()
         t_idle = collector.wait_sim(3.0)

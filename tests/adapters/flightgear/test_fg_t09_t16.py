@@ -17,7 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import Collector, have_flightgear
+from conftest import have_flightgear
+from support.sampling import SessionSampler
 
 from simbridge._adapter import Sandbox
 from simbridge._bundle import BundleWriter, EpisodeInfo, read_bundle
@@ -34,7 +35,7 @@ pytestmark = [
 
 
 def _bundle(
-    path: Path, session: FlightGearSession, collector: Collector, task_id: str, t0: float, t1: float, snaps: dict
+    path: Path, session: FlightGearSession, collector: SessionSampler, task_id: str, t0: float, t1: float, snaps: dict
 ) -> Path:
     info = session.info()
     ep = EpisodeInfo(
@@ -67,7 +68,7 @@ def test_t16_phjr_starts_cold_with_avionics_and_its_radios_reach_the_verifier(xv
     collector = None
     try:
         s.start(task, Sandbox(display=xvfb.display, env={}, workdir=str(tmp_path / "fg")))
-        collector = Collector(s)
+        collector = SessionSampler(s)
         start_snap = s.snapshot()
         t_idle = collector.wait_sim(6.0)
         v = collector.upto()[-1].values
@@ -130,7 +131,7 @@ def test_t09_phjr_hands_over_clean_in_level_flight_and_doing_nothing_earns_nothi
     collector = None
     try:
         s.start(task, Sandbox(display=xvfb.display, env={}, workdir=str(tmp_path / "fg")))
-        collector = Collector(s)
+        collector = SessionSampler(s)
         start_snap = s.snapshot()
         collector.wait_sim(0.5)
         v = collector.upto()[0].values

@@ -265,10 +265,14 @@ def climbed_to_value(value_name: str, tol_ft: float) -> Cond:
     return f
 
 
-def level(vs_fpm: float = 300.0) -> Cond:
+def level(band_ft: float = 60.0) -> Cond:
+    """Level: within ±band of the final altitude (a held altitude, not a zero VSI: a hand-flown
+    C172's vertical speed swings a few hundred fpm either way while the altitude stays put)."""
+
     def f(e: "Env") -> np.ndarray:
+        alt = e.s("alt_msl_ft")
         with np.errstate(invalid="ignore"):
-            return np.abs(e.s("vs_fpm")) <= vs_fpm
+            return np.abs(alt - alt[-1]) <= band_ft
 
     return f
 
@@ -627,7 +631,7 @@ PROCEDURES: dict[str, Procedure] = {
             goals=(
                 Check("on the assigned heading ±10°", heading_near("new_heading_deg", 10.0), ("heading_true_deg",)),
                 Check("at the assigned height ±150 ft", descended_to("target_agl_ft", 150.0), ("alt_agl_ft",)),
-                Check("level (|VS| ≤ 300 fpm)", level(300.0), ("vs_fpm",)),
+                Check("level (altitude within ±60 ft of the final altitude)", level(60.0), ("alt_msl_ft",)),
             ),
         ),
         _p(
@@ -658,7 +662,7 @@ PROCEDURES: dict[str, Procedure] = {
             goals=(
                 Check("pitot heat ON", _eq("pitot_heat", 1), ("pitot_heat",)),
                 Check("at the assigned height ±200 ft", descended_to("target_agl_ft", 200.0), ("alt_agl_ft",)),
-                Check("level (|VS| ≤ 300 fpm)", level(300.0), ("vs_fpm",)),
+                Check("level (altitude within ±60 ft of the final altitude)", level(60.0), ("alt_msl_ft",)),
             ),
         ),
         _p(
@@ -772,7 +776,7 @@ PROCEDURES: dict[str, Procedure] = {
             goals=(
                 Check("at the assigned height ±200 ft", descended_to("target_agl_ft", 200.0), ("alt_agl_ft",)),
                 Check("no smoke in the cabin", _eq("smoke", 0), ("smoke",)),
-                Check("level (|VS| ≤ 300 fpm)", level(300.0), ("vs_fpm",)),
+                Check("level (altitude within ±60 ft of the final altitude)", level(60.0), ("alt_msl_ft",)),
             ),
             safety=(
                 Constraint(

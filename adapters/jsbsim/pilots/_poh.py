@@ -21,15 +21,19 @@ import numpy as np
 from simbridge.adapters.jsbsim.pilots._layout import L
 from simbridge.agents._base import Agent, AgentResult
 from simbridge.adapters.jsbsim.pilots._cockpit import Cockpit
-from simbridge.adapters.jsbsim.pilots._control import AttitudeFlyer, State
-from simbridge.adapters.jsbsim.pilots._instruments import Readout
+from simbridge.adapters.jsbsim.pilots._control import PID, AttitudeFlyer, State
+from simbridge.adapters.jsbsim.pilots._instruments import Readout, read_readout
 
 if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient
     from simbridge._task import TaskSpec
 
-LOOP_DT = 0.15  # simulator seconds between two readings while holding the aircraft
+LOOP_DT = 0.25  # simulator seconds between two readings while holding the aircraft
+#: the part of the screen each reading takes (x0, y0, x1, y1): the readout strip, annunciators,
+#: switches, selectors, knobs and fuel gauges; a third of the window, so a third of the encoding
+PANEL_REGION = (0, 540, L.WIDTH, L.HEIGHT)
 HOLD_FINAL_S = 12.0  # the final state held before `done` (the tasks ask for 10 s)
+PITCH_RATE_DAMPING = 0.06  # yoke pull per deg/s of pitch rate
 BEST_GLIDE_KIAS = 68.0
 RUNNING_RPM = 2000.0
 FIELD_ELEVATION_FT = 66.0  # KHAF: the embedded terrain is flat at the field's elevation
@@ -103,9 +107,12 @@ class PohPilot(Agent):
         self.deadline = deadline_s
         self.instruction = str(port.task().get("instruction") or task.instruction)
         self.r: Readout | None = None
-        while not self.st.update(port.elapsed(), self.cp.look(), self.cp.img):
+        while not self.st.update(port.elapsed(), self.look(), None):
             port.wait(0.1)
         self.fly = AttitudeFlyer(self.cp, self.st)
+        # four readings a second: a softer vertical-speed loop than the flyer's, damped by the
+        # pitch rate (without it the elevator hunts at this reading rate)
+        self.fly.vs_pid = PID(kp=0.0001, ki=0.00003, lo=-0.5, hi=0.7)
         self.mode = "alt"
         self.alt_target = self.st.alt
         self.ias_target = BEST_GLIDE_KIAS
@@ -133,10 +140,20 @@ class PohPilot(Agent):
     def img(self) -> np.ndarray:
         return self.cp.frame
 
+    def look(self) -> Readout:
+        """A screenshot of the lower panel (PANEL_REGION) pasted into the full-size frame the
+        readers index by screen position, and the readout strip read from it."""
+        x0, y0, x1, y1 = PANEL_REGION
+        shot = self.port.screenshot("png", region=[x0, y0, x1, y1]).to_array()
+        if self.cp.img is None or self.cp.img.shape[:2] != (L.HEIGHT, L.WIDTH):
+            self.cp.img = np.zeros((L.HEIGHT, L.WIDTH, 3), np.uint8)
+        self.cp.img[y0 : y0 + shot.shape[0], x0 : x0 + shot.shape[1]] = shot[..., :3]
+        return read_readout(self.cp.img)
+
     def tick(self) -> None:
         """One reading and one control step, then LOOP_DT of simulator time."""
-        self.r = self.cp.look()
-        if self.st.update(self.port.elapsed(), self.r, self.cp.img):
+        self.r = self.look()
+        if self.st.update(self.port.elapsed(), self.r, None):
             dt = max(1e-3, self.st.t - self._t_prev)
             self._t_prev = self.st.t
             self._steer(dt)
@@ -144,14 +161,12 @@ class PohPilot(Agent):
 
     def _steer(self, dt: float) -> None:
         st, fly = self.st, self.fly
+        ail = fly.bank_pid.step(0.0 - st.bank, dt, rate=-st.roll_rate)  # wings level
         if self.mode == "alt":
-            ail = fly.bank_pid.step(0.0 - st.bank, dt, rate=-st.roll_rate)
             vs_cmd = max(-self.vs_limit, min(self.vs_limit, 3.0 * (self.alt_target - st.alt)))
-            pull = fly.vs_pid.step(vs_cmd - st.vs, dt)
         else:  # "speed": the airspeed by pitch (a glide, a descent at idle)
-            ail = fly.bank_pid.step(0.0 - st.bank, dt, rate=-st.roll_rate)
             vs_cmd = max(-2500.0, min(300.0, -700.0 + 60.0 * (st.ias - self.ias_target)))
-            pull = fly.vs_pid.step(vs_cmd - st.vs, dt)
+        pull = fly.vs_pid.step(vs_cmd - st.vs, dt) - PITCH_RATE_DAMPING * st.pitch_rate
         self._cmd = (ail, pull)
         self.cp.fly(ail, pull)
 
@@ -213,7 +228,7 @@ class PohPilot(Agent):
             t_end = self.port.elapsed() + max_s
             while self.port.elapsed() < t_end:
                 self.port.wait(0.2)
-                r = self.cp.look()
+                r = self.look()
                 if r.rpm is not None and r.rpm > 1000:
                     break
         finally:
@@ -404,7 +419,14 @@ class EmergencyDescentPilot(PohPilot):
         self.wait_for(lambda: self.st.alt <= target + 400.0, "the height")
         self.mode, self.alt_target, self.vs_limit = "alt", target, 800.0
         self.set_slider("throttle", 0.6)
-        self.fly_until(lambda: abs(self.st.alt - target) < 50 and abs(self.st.vs) < 150, 60.0)
+        steady: list[float] = []
+
+        def level() -> bool:
+            ok = abs(self.st.alt - target) < 80 and abs(self.st.vs) < 200
+            steady[:] = (steady or [self.st.t]) if ok else []
+            return bool(steady) and self.st.t - steady[0] >= 5.0
+
+        self.fly_until(level, 60.0)
         self.fly_until(lambda: veil(self.img) < 1.0, 60.0)
         return f"idle, master OFF, descended to {target_agl:.0f} ft AGL"
 

@@ -29,9 +29,12 @@ if TYPE_CHECKING:
     from simbridge._task import TaskSpec
 
 LOOP_DT = 0.25  # simulator seconds between two readings while holding the aircraft
-#: the part of the screen each reading takes (x0, y0, x1, y1): the readout strip, annunciators,
-#: switches, selectors, knobs and fuel gauges; a third of the window, so a third of the encoding
+#: the parts of the screen a reading takes (x0, y0, x1, y1): the lower panel (annunciators,
+#: switches, selectors, knobs, fuel gauges and the readout strip) once a second or when the pilot
+#: looks at the panel, the readout strip alone in between (a fraction of the encoding)
 PANEL_REGION = (0, 540, L.WIDTH, L.HEIGHT)
+STRIP_REGION = (0, L.READOUT[1], L.WIDTH, L.HEIGHT)
+PANEL_EVERY_S = 1.0
 HOLD_FINAL_S = 12.0  # the final state held before `done` (the tasks ask for 10 s)
 PITCH_RATE_DAMPING = 0.06  # yoke pull per deg/s of pitch rate
 BEST_GLIDE_KIAS = 68.0
@@ -107,6 +110,7 @@ class PohPilot(Agent):
         self.deadline = deadline_s
         self.instruction = str(port.task().get("instruction") or task.instruction)
         self.r: Readout | None = None
+        self._t_panel = -1e9
         while not self.st.update(port.elapsed(), self.look(), None):
             port.wait(0.1)
         self.fly = AttitudeFlyer(self.cp, self.st)
@@ -140,10 +144,12 @@ class PohPilot(Agent):
     def img(self) -> np.ndarray:
         return self.cp.frame
 
-    def look(self) -> Readout:
-        """A screenshot of the lower panel (PANEL_REGION) pasted into the full-size frame the
-        readers index by screen position, and the readout strip read from it."""
-        x0, y0, x1, y1 = PANEL_REGION
+    def look(self, panel: bool = True) -> Readout:
+        """A screenshot of the lower panel (or of the readout strip alone) pasted into the
+        full-size frame the readers index by screen position, and the strip read from it."""
+        x0, y0, x1, y1 = PANEL_REGION if panel else STRIP_REGION
+        if panel:
+            self._t_panel = self.port.elapsed()
         shot = self.port.screenshot("png", region=[x0, y0, x1, y1]).to_array()
         if self.cp.img is None or self.cp.img.shape[:2] != (L.HEIGHT, L.WIDTH):
             self.cp.img = np.zeros((L.HEIGHT, L.WIDTH, 3), np.uint8)
@@ -152,7 +158,7 @@ class PohPilot(Agent):
 
     def tick(self) -> None:
         """One reading and one control step, then LOOP_DT of simulator time."""
-        self.r = self.look()
+        self.r = self.look(panel=self.port.elapsed() - self._t_panel >= PANEL_EVERY_S)
         if self.st.update(self.port.elapsed(), self.r, None):
             dt = max(1e-3, self.st.t - self._t_prev)
             self._t_prev = self.st.t
@@ -206,6 +212,7 @@ class PohPilot(Agent):
         """Click a rocker or knob (or a selector position) until it shows `on`, reading the
         panel back after each click."""
         for _ in range(4):
+            self.look()
             if yellow(self.img, hotspot) == on:
                 return
             self.click(hotspot)
@@ -228,7 +235,7 @@ class PohPilot(Agent):
             t_end = self.port.elapsed() + max_s
             while self.port.elapsed() < t_end:
                 self.port.wait(0.2)
-                r = self.look()
+                r = self.look(panel=False)
                 if r.rpm is not None and r.rpm > 1000:
                     break
         finally:
@@ -272,6 +279,7 @@ class EngineRestartPilot(PohPilot):
 
         self.fly_until(settled, 60.0)
         fixed = []
+        self.look()
         if not yellow(self.img, "fuel:BOTH"):
             self.set_lit("fuel:BOTH")
             fixed.append("fuel selector BOTH")
@@ -299,6 +307,7 @@ class FuelImbalancePilot(PohPilot):
 
     def procedure(self) -> str:
         self.fly_for(1.0)
+        self.look()
         left, right = small_gauge(self.img, L.FUEL_L), small_gauge(self.img, L.FUEL_R)
         on = next((p for p in ("LEFT", "RIGHT", "BOTH", "OFF") if yellow(self.img, f"fuel:{p}")), "?")
         self.set_lit("fuel:BOTH")
@@ -372,6 +381,7 @@ class LowVoltsPilot(PohPilot):
         self.set_lit("switch:master_bat", True)
         self.set_lit("switch:master_alt", True)
         self.fly_for(2.0)
+        self.look()
         still = annunciator_lit(self.img, "low_volts")
         self.set_lit("switch:master_alt", False)
         self.set_lit("switch:pitot_heat", False)

@@ -132,8 +132,9 @@ class Procedure:
 # ------------------------------------------------------------------ shared conditions
 
 
-def glide_speed(lo: float = 63.0, hi: float = 75.0) -> Cond:
-    """Best glide 68 KIAS flaps up (65-70 KIAS for the approach): the band lo..hi while airborne."""
+def glide_speed(lo: float = 58.0, hi: float = 78.0) -> Cond:
+    """An airspeed band lo..hi; by default best glide 68 KIAS ±10 kt (the FAA Private Pilot ACS's
+    tolerance for the best glide airspeed in an emergency approach and landing)."""
 
     def f(e: "Env") -> np.ndarray:
         ias = e.s("ias_kt")
@@ -278,7 +279,7 @@ def level(band_ft: float = 60.0) -> Cond:
 
 
 ENGINE = ("engine_running", "engine_rpm")
-GLIDE = Control("airspeed 63-75 KIAS (best glide 68) for ≥ 70% of the glide", glide_speed(), 0.7, 5.0, ("ias_kt",))
+GLIDE = Control("airspeed 58-78 KIAS (best glide 68 ±10) for ≥ 70% of the glide", glide_speed(), 0.7, 5.0, ("ias_kt",))
 HOLD_ALT = Control(
     "altitude within ±200 ft of the altitude at the failure for ≥ 80% of the time",
     altitude_hold(200.0),
@@ -289,7 +290,7 @@ HOLD_ALT = Control(
 
 #: restart steps, C172S POH 3-6/3-7 "Engine failure during flight (restart procedures)"
 RESTART_STEPS = (
-    Check("Airspeed 68 KIAS (best glide)", glide_speed(), ("ias_kt",)),
+    Check("Airspeed 68 KIAS ±10 (best glide)", glide_speed(), ("ias_kt",)),
     Check("Fuel selector BOTH", _eq("fuel_selector", SEL_BOTH), ("fuel_selector",)),
     Check("Mixture RICH", _ge("mixture", 0.8), ("mixture",)),
     Check(
@@ -317,7 +318,7 @@ SECURE_GOALS = (
     Check("master (ALT and BAT) OFF", _all(_eq("master_bat", 0), _eq("master_alt", 0)), ("master_bat", "master_alt")),
 )
 GLIDE_TO_RESTART = Control(
-    "airspeed 63-75 KIAS (best glide 68) for ≥ 70% of the time the engine is out",
+    "airspeed 58-78 KIAS (best glide 68 ±10) for ≥ 70% of the time the engine is out",
     glide_speed(),
     0.7,
     5.0,
@@ -473,8 +474,8 @@ PROCEDURES: dict[str, Procedure] = {
             title="Engine failure immediately after takeoff",
             failure="engine",
             control=Control(
-                "airspeed 60-75 KIAS (70 flaps up, 65 flaps down) for ≥ 70% of the glide",
-                glide_speed(60.0, 75.0),
+                "airspeed 55-80 KIAS (70 flaps up, 65 flaps down, ±10) for ≥ 70% of the glide",
+                glide_speed(55.0, 80.0),
                 0.7,
                 3.0,
                 ("ias_kt",),
@@ -497,8 +498,8 @@ PROCEDURES: dict[str, Procedure] = {
             title="Emergency landing without engine power",
             failure="engine",
             control=Control(
-                "airspeed 60-75 KIAS (70 flaps up, 65 flaps down) for ≥ 70% of the glide",
-                glide_speed(60.0, 75.0),
+                "airspeed 55-80 KIAS (70 flaps up, 65 flaps down, ±10) for ≥ 70% of the glide",
+                glide_speed(55.0, 80.0),
                 0.7,
                 5.0,
                 ("ias_kt",),

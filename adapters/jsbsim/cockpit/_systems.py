@@ -247,9 +247,7 @@ class Systems:
                 rough += 0.6
             elif mags == failed:
                 mags = 0
-            # START cranks on both: the good one fires
-            elif mags == 4:
-                pass
+            # (START cranks on both: the good one fires)
         return max(0.0, factor * (1.0 + rough * self._rough)), mags
 
     # ---------------------------------------------------------------- fire

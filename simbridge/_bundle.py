@@ -37,7 +37,8 @@ from pydantic import (
 )
 
 from simbridge._errors import BundleError
-from simbridge._signals import Signals
+from simbridge._canonical import ALIASES
+from simbridge._signals import LazyColumns, Signals
 from simbridge._status import HARNESS_FAULTS as HARNESS_FAULTS  # re-exported: the groups live in _status
 from simbridge._status import EpisodeStatus
 
@@ -330,14 +331,69 @@ def _signals_from_table(table: Any, source: str) -> Signals:
 
 
 def _read_signals_parquet(path: Path) -> Signals:
+    """The signals of a Parquet file, read lazily: the schema (every column numeric) and `t` now,
+    every other column from the open file when first asked for (`LazyColumns`), so re-scoring
+    decodes only the columns the task and its verifier read. The file is opened here and stays
+    open with the Signals: a rename or replacement after reading does not change what is scored."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    source = str(path)
+
+    def unreadable(exc: BaseException) -> BundleError:
+        return BundleError(f"{path}: not a readable Parquet file: {str(exc).splitlines()[0]}")
+
     try:
-        table = pq.read_table(path)
+        pf = pq.ParquetFile(path)
+        schema = pf.schema_arrow
+        meta = pf.metadata
     except (pa.ArrowException, OSError) as exc:
-        raise BundleError(f"{path}: not a readable Parquet file: {str(exc).splitlines()[0]}") from None
-    return _signals_from_table(table, str(path))
+        raise unreadable(exc) from None
+    names = schema.names
+    if "t" not in names:
+        raise BundleError(f"{source}: no 't' column (columns: {', '.join(names)})")
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise BundleError(f"{source}: duplicate column names {dup}")
+    for field in schema:
+        typ = field.type
+        if not (
+            pa.types.is_boolean(typ) or pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_null(typ)
+        ):
+            raise BundleError(f"{source}: column {field.name!r} is not numeric (type {typ})")
+    rows = meta.num_rows
+
+    def load(name: str) -> np.ndarray:
+        try:
+            col = pf.read(columns=[name], use_threads=False).column(0)
+        except (pa.ArrowException, OSError) as exc:
+            raise unreadable(exc) from None
+        if pa.types.is_null(col.type):
+            return np.full(len(col), np.nan)
+        return col.cast(pa.float64()).to_numpy(zero_copy_only=False)
+
+    # columns whose row-group statistics show a finite value somewhere: known to have a valid sample
+    finite: set[str] = set()
+    try:
+        for rg in range(meta.num_row_groups):
+            group = meta.row_group(rg)
+            for i in range(group.num_columns):
+                chunk = group.column(i)
+                st = chunk.statistics
+                if st is not None and st.has_min_max and len(chunk.path_in_schema.split(".")) == 1:
+                    lo, hi = st.min, st.max
+                    if any(isinstance(v, (int, float)) and math.isfinite(v) for v in (lo, hi)):
+                        finite.add(chunk.path_in_schema)
+    except (pa.ArrowException, OSError, ValueError):
+        finite = set()  # statistics are only a shortcut: without them each column is decoded to know
+    t = load("t")
+    if np.isnan(t).any():
+        bad = int(np.flatnonzero(np.isnan(t))[0])
+        raise BundleError(f"{source}: column 't' is empty at row {bad + 1}")
+    stored = [n for n in names if n != "t"]
+    # a bundle written before a rename: its column is read under the new name
+    public = {(ALIASES[n] if n in ALIASES and ALIASES[n] not in names else n): n for n in stored}
+    return Signals(t, LazyColumns(public, load, rows, finite_known=finite, source=source), source=source)
 
 
 def _read_jsonl(path: Path, what: str) -> list[dict[str, Any]]:

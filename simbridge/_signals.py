@@ -32,7 +32,7 @@ checked and reported; see docs/scoring-data-quality.md):
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,12 +62,65 @@ def interp_signal(name: str, x_new: np.ndarray, t: np.ndarray, v: np.ndarray) ->
     return np.interp(x_new, tv, vv)
 
 
+class LazyColumns(Mapping[str, np.ndarray]):
+    """Columns decoded from their file when first asked for (`load(stored_name)`), so a column
+    nobody reads costs nothing: what a bundle's Parquet signals are read as. `names` maps each
+    signal name to the name stored in the file (they differ for a column written under an old
+    alias). `surely_valid(name)` is True when the file's statistics alone prove the column has a
+    finite sample (False: it may have none, decoding decides)."""
+
+    def __init__(
+        self,
+        names: Mapping[str, str],
+        load: Callable[[str], np.ndarray],
+        rows: int,
+        *,
+        finite_known: Iterable[str] = (),
+        source: str = "signals",
+    ) -> None:
+        self._names = dict(names)
+        self._load = load
+        self._rows = rows
+        self._finite_known = frozenset(finite_known)
+        self._loaded: dict[str, np.ndarray] = {}
+        self._source = source
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        col = self._loaded.get(name)
+        if col is None:
+            stored = self._names[name]  # KeyError for a name not recorded, as a dict
+            col = np.asarray(self._load(stored), dtype=np.float64)
+            if col.shape != (self._rows,):
+                raise BundleError(f"{self._source}: column {name!r} has {col.size} rows, 't' has {self._rows}")
+            self._loaded[name] = col
+        return col
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
+
+    @property
+    def loaded(self) -> list[str]:
+        """The columns decoded so far, in recording order."""
+        return [n for n in self._names if n in self._loaded]
+
+    def surely_valid(self, name: str) -> bool:
+        return self._names.get(name) in self._finite_known
+
+
 class Signals:
     """Columns of canonical signals sampled at times `t` (simulator seconds since episode start).
 
     Every column is float64; missing samples are NaN. Booleans are 0/1. `t` is validated to be
     present, finite and non-decreasing.
     """
+
+    _cols: Mapping[str, np.ndarray]
 
     def __init__(self, t: np.ndarray, columns: Mapping[str, np.ndarray], *, source: str = "signals") -> None:
         t = np.asarray(t, dtype=np.float64)
@@ -81,6 +134,11 @@ class Signals:
             if back.size:
                 i = int(back[0]) + 1
                 raise BundleError(f"{source}: column 't' goes backwards at row {i + 1} ({t[i - 1]:g} -> {t[i]:g})")
+        if isinstance(columns, LazyColumns):  # validated as each column is decoded
+            if columns._rows != t.size:
+                raise BundleError(f"{source}: the columns have {columns._rows} rows, 't' has {t.size}")
+            self.t, self._cols, self.source = t, columns, source
+            return
         cols: dict[str, np.ndarray] = {}
         for name, values in columns.items():
             if name in ALIASES and ALIASES[name] not in columns:
@@ -197,7 +255,7 @@ class CheckedSignals(Signals):
     nobody reads costs nothing and is never reported on. Built by `check_quality` only."""
 
     def __init__(
-        self, t: np.ndarray, raw: dict[str, np.ndarray], *, source: str, max_gap_s: float, quality: DataQuality
+        self, t: np.ndarray, raw: Mapping[str, np.ndarray], *, source: str, max_gap_s: float, quality: DataQuality
     ) -> None:
         # t and the columns were validated when the raw Signals were built
         self.t = t
@@ -246,7 +304,10 @@ class CheckedSignals(Signals):
     def unread_empty(self) -> list[str]:
         """Columns nobody has read that have no valid sample (not recorded by this simulator)."""
         if self._empty is None:
-            self._empty = {n for n, v in self._cols.items() if _no_valid_sample(v)}
+            cols = self._cols
+            # a column the file's statistics show a finite sample of is not decoded to know it
+            sure = cols.surely_valid if isinstance(cols, LazyColumns) else lambda n: False
+            self._empty = {n for n in cols if n not in self._clean and not sure(n) and _no_valid_sample(cols[n])}
         return [n for n in self._cols if n in self._empty and n not in self._clean]
 
     @property
@@ -380,7 +441,7 @@ def check_quality(
     verifier never reads is never a note and never costs time. Without it every column is
     checked at once."""
     t = signals.t
-    cols = {k: signals[k] for k in signals.names}
+    cols: Mapping[str, np.ndarray] = signals._cols  # a lazily read column stays unread until asked for
     n_raw = int(t.size)
     dq = DataQuality(samples_total=n_raw)
     if n_raw == 0:

@@ -294,6 +294,11 @@ class CheckedSignals(Signals):
         )
         return filled
 
+    def gaps(self, max_gap_s: float) -> list[tuple[float, float]]:
+        if max_gap_s == self._max_gap_s:  # found by check_quality from the time steps it took
+            return list(self._quality.time_gaps)
+        return super().gaps(max_gap_s)
+
     def value_gaps(self, name: str, max_gap_s: float) -> list[tuple[float, float]]:
         col = self._col(name)
         if col is None or max_gap_s != self._max_gap_s:

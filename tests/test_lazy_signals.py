@@ -127,3 +127,13 @@ def test_a_column_under_its_old_name_is_read_under_the_new_one(tmp_path):
     s = read_bundle(d).signals
     assert s.names == ["apoapsis_m"]
     np.testing.assert_array_equal(s["apoapsis_m"], t * 100)
+
+
+def test_checked_signals_give_the_time_gaps_found_by_the_quality_check():
+    from simbridge._signals import check_quality
+
+    t = np.concatenate([np.arange(0.0, 10.0, 0.1), np.arange(12.0, 20.0, 0.1), np.arange(20.5, 30.0, 0.1)])
+    raw = Signals(t, {"alt_msl_ft": np.full(t.size, 3000.0)})
+    checked = check_quality(raw, 0.4, on_read=True).signals
+    assert checked.gaps(0.4) == raw.gaps(0.4) == [(pytest.approx(9.9), 12.0), (pytest.approx(19.9), 20.5)]
+    assert checked.gaps(1.0) == raw.gaps(1.0) == [(pytest.approx(9.9), 12.0)]  # another limit: computed

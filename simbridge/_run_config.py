@@ -16,13 +16,11 @@ from typing import TYPE_CHECKING, Any
 from simbridge._adapter import SimSession
 from simbridge._errors import SimbridgeError
 from simbridge._score import Score
+from simbridge._status import AGENT_OUTCOMES as AGENT_OUTCOMES  # re-exported: the groups live in _status
 from simbridge.registry import load
 
 if TYPE_CHECKING:
     from simbridge._task import TaskSpec
-
-#: statuses that are the agent's own outcome (scored on what was recorded)
-AGENT_OUTCOMES = frozenset({"completed", "timeout", "agent_quit", "agent_disconnected"})
 
 
 @dataclass

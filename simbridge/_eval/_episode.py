@@ -70,7 +70,7 @@ def finish_attempt_outputs(bundle: Path, status: str, say: Any) -> Path | None:
     (the episode page is written later by `simbridge report DIR`). A harness fault's bundle is
     retried or discarded, so it is not encoded. Not part of the score: any problem is one line
     through `say` and the attempt's outcome stands."""
-    from simbridge._runner import AGENT_OUTCOMES
+    from simbridge._status import AGENT_OUTCOMES
 
     if status not in AGENT_OUTCOMES:
         return None

@@ -23,6 +23,7 @@ session's frozen limit (`SimSession.frozen_limit()`): either is a harness fault,
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -168,6 +169,7 @@ class JSBSimSession(SimSession):
         self.fps = fps
         self.generic_hz = generic_hz
         self.python = python  # None: the sandbox's interpreter
+        self._pull_lock = threading.Lock()
         self.proc: ProcessHandle | None = None  # a host Popen, or the sandbox's own handle (a VM guest)
         self.telnet: TelnetProps | None = None
         self.video_driver: str | None = None
@@ -363,7 +365,13 @@ class JSBSimSession(SimSession):
         return out
 
     def _pull(self) -> None:
-        """Take the packets that arrived into the sample buffer, injecting the failures they make due."""
+        """Take the packets that arrived into the sample buffer, injecting the failures they make due.
+        The recorder's thread (poll) and the lockstep thread (advance) both pull: one at a time, or
+        a failure due on one packet is injected, and recorded, by both."""
+        with self._pull_lock:
+            self._pull_locked()
+
+    def _pull_locked(self) -> None:
         if self.receiver is None:
             return
         out: list[StateSample] = []

@@ -88,6 +88,10 @@ class Flight:
         return self.grab.grab_bgr()[:, :, ::-1]
 
     def injected(self) -> dict[str, dict]:
+        """Each injected failure's event data by system; a failure is injected (and recorded) once,
+        though the recorder's poll and the lockstep advance both look at every packet."""
+        systems = [e.data["system"] for e in self.events if e.kind == "failure_injected"]
+        assert len(systems) == len(set(systems)), f"a failure recorded twice: {systems}"
         return {e.data["system"]: e.data for e in self.events if e.kind == "failure_injected"}
 
     def close(self) -> None:

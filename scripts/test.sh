@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the test suite on a fresh Debian/Ubuntu machine: sets up first (scripts/setup.sh: system
 # packages incl. FlightGear and QEMU, the .venv), lints, type-checks, then pytest on two workers
-# (pytest-xdist; tests/conftest.py's scheduler keeps each module's tests on one worker, so its
+# (pytest-xdist; the scheduler in tests/xdist_groups.py keeps each module's tests on one worker, so its
 # fixtures are made once, runs the VM tests one after another, and hands out the longest first).
 #   bash scripts/test.sh           everything, as CI runs it
 #   bash scripts/test.sh --fast    the daily tier: no FlightGear, no VM, no root sandboxes, no

@@ -17,7 +17,7 @@ from simbridge._errors import HarnessError, SimbridgeError
 from simbridge._runner import Episode, RunConfig
 from simbridge._task import load_task
 from doubles.toy_sim import ToySimSession
-from runner.helpers import TOY, needs_xvfb
+from support.runner import TOY, needs_xvfb
 
 pytestmark = [needs_xvfb, pytest.mark.display, pytest.mark.slow]
 

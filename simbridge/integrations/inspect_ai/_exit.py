@@ -23,7 +23,9 @@ from typing import Any
 
 from inspect_ai.hooks import Hooks, RunEnd, TaskEnd, hooks
 
-EXIT_ERROR, EXIT_UNSCORED = 1, 4
+from simbridge._exit import Exit
+
+EXIT_ERROR, EXIT_UNSCORED = int(Exit.CHECK_FAILED), int(Exit.UNSCORED)
 
 _lock = threading.Lock()
 #: reasons of the episodes that ended unscored in this run; simbridge task logs that did not succeed

@@ -141,11 +141,16 @@ class FlightGearPanel:
         return None
 
     def wheel(self, knob: str, steps: int) -> None:
-        """`steps` wheel clicks over a knob: positive steps it up (wheel down)."""
+        """`steps` wheel clicks over a knob: positive steps it up (wheel down); the port takes at
+        most 100 clicks per scroll, so a longer turn is several."""
+        steps = int(steps)
         if steps:
             x, y = KNOBS[knob]
             self.port.mouse_move(x, y)
-            self.port.scroll(x, y, dy=int(steps))
+        while steps:
+            n = max(-100, min(100, steps))
+            self.port.scroll(x, y, dy=n)
+            steps -= n
 
     def press(self, knob: str) -> None:
         """A press held across frames (a press and release inside one slow frame can be lost)."""

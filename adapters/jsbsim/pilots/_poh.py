@@ -367,6 +367,43 @@ class CarbIcePilot(PohPilot):
         return f"carb heat ON, throttle full: {peak:.0f} rpm"
 
 
+class PitotBlockagePilot(PohPilot):
+    """P15 (pitot blockage in cruise): the airspeed cross-checked against the power. Every few
+    seconds the pilot takes 15 % of throttle off for 8 s, holding the altitude: a working
+    airspeed indicator shows the aircraft slowing, a blocked one (trapped pressure, the static
+    unchanged at a held altitude) does not move. Then pitot heat ON (POH, inadvertent icing
+    encounter) until the indicator follows the power again."""
+
+    def _power_check(self) -> float:
+        """The indicated airspeed lost over 8 s with 15 % less throttle (power restored after)."""
+        self.fly_for(2.0)
+        ias0 = self.st.ias
+        self.port.key("Next", repeat=15, hold_s=0.03)
+        self.fly_for(8.0)
+        lost = ias0 - self.st.ias
+        self.port.key("Prior", repeat=15, hold_s=0.03)
+        return lost
+
+    def procedure(self) -> str:
+        self.fly_for(3.0)
+        checks = []
+        while not self.out_of_time(60.0):
+            checks.append(self._power_check())
+            if checks[-1] < 2.0:
+                break
+        else:
+            raise ProcedureFailed("the airspeed indicator always followed the power")
+        self.set_lit("switch:pitot_heat", True)
+        self.fly_for(40.0)  # the POH's heat needs time: the ice melts in about 40 s
+        while not self.out_of_time(30.0):
+            lost = self._power_check()
+            if lost >= 2.0:
+                self.fly_for(8.0)  # speed back after the check
+                return f"airspeed stuck ({checks[-1]:+.0f} kt on a power cut): pitot heat ON, it reads again"
+            self.fly_for(5.0)
+        raise ProcedureFailed("the airspeed indicator did not come back")
+
+
 class LowVoltsPilot(PohPilot):
     """P11 (LOW VOLTS in flight, C172S POH 3-17/3-19): avionics OFF, master OFF, master ON
     (reset); LOW VOLTS still on, so ALT OFF; pitot heat OFF."""
@@ -449,5 +486,6 @@ __all__ = [
     "FuelImbalancePilot",
     "LowVoltsPilot",
     "MagnetoCheckPilot",
+    "PitotBlockagePilot",
     "PohPilot",
 ]

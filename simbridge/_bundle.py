@@ -906,6 +906,25 @@ def write_manifest(path: Path) -> Path:
     return out
 
 
+def add_to_manifest(path: Path, *names: str) -> Path:
+    """Seal files added to a sealed bundle (score.json after scoring, screen.mp4 after encoding):
+    hash only those and keep every other entry, so a trial's frames are hashed once. Without a
+    manifest (an unfinished bundle) nothing is sealed; the whole manifest is written then."""
+    out = path / "manifest.json"
+    if not out.is_file():
+        return write_manifest(path)
+    data = read_json_file(out, "manifest.json")
+    if data.get("version") != MANIFEST_VERSION or not isinstance(data.get("files"), dict):
+        return write_manifest(path)
+    files = dict(data["files"])
+    for name in names:
+        p = path / name
+        if p.is_file() and not p.is_symlink():
+            files[name] = {"sha256": _file_sha256(p), "bytes": p.stat().st_size}
+    out.write_text(json.dumps({"version": MANIFEST_VERSION, "files": files}, indent=2))
+    return out
+
+
 def verify_manifest(path: Path) -> list[str]:
     """Files whose hash no longer matches the manifest (empty when intact or no manifest)."""
     man = path / "manifest.json"

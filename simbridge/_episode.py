@@ -49,7 +49,7 @@ from simbridge._agent_port import AgentPort, DirectClient, LockstepPacer, McpPor
 from simbridge._agent_port._actions import OBSERVE
 from simbridge._agent_port._mcp_server import new_token
 from simbridge._agent_port._transport import for_sandbox
-from simbridge._bundle import BundleWriter, EpisodeInfo, SandboxRecord, read_bundle, write_manifest
+from simbridge._bundle import BundleWriter, EpisodeInfo, SandboxRecord, add_to_manifest, read_bundle
 from simbridge._end_watch import EndWatch
 from simbridge._episode_parts import (
     AGENT_HOME,
@@ -645,7 +645,7 @@ class Episode:
 
         score = score_bundle(read_bundle(self.path), self.task)
         (self.path / "score.json").write_text(score.model_dump_json(indent=2))
-        write_manifest(self.path)
+        add_to_manifest(self.path, "score.json")  # the bundle was sealed when it closed
         port = self.port
         return TrialResult(
             self.trial,

@@ -94,3 +94,20 @@ def test_a_version_1_manifest_still_verifies_its_top_level_files(bundle):
 
 def test_the_manifest_declares_its_version(bundle):
     assert json.loads((bundle / "manifest.json").read_text())["version"] == 2
+
+
+def test_sealing_an_added_file_hashes_only_it_and_keeps_the_rest(bundle, monkeypatch):
+    """score.json after scoring and screen.mp4 after encoding are added to the sealed manifest;
+    the frames already sealed are not hashed again."""
+    import simbridge._bundle as B
+
+    before = json.loads((bundle / "manifest.json").read_text())["files"]
+    (bundle / "score.json").write_text('{"status": "scored"}')
+    hashed: list[str] = []
+    real = B._file_sha256
+    monkeypatch.setattr(B, "_file_sha256", lambda p: hashed.append(p.name) or real(p))
+    B.add_to_manifest(bundle, "score.json")
+    after = json.loads((bundle / "manifest.json").read_text())["files"]
+    assert hashed == ["score.json"]
+    assert {k: v for k, v in after.items() if k != "score.json"} == before and "score.json" in after
+    assert manifest_problems(bundle) == []

@@ -140,7 +140,7 @@ def encode_screen_video(bundle_dir: str | Path) -> Path | None:
     now: re-hashing a tampered bundle would bless the tampering, so that is a BundleError. An
     unfinished bundle (no manifest) gets the video and stays unsealed. The video is written
     to a *.tmp name and renamed, so an interrupted encode never leaves a half file listed."""
-    from simbridge._bundle import write_manifest
+    from simbridge._bundle import add_to_manifest
     from simbridge._cli.verify import manifest_problems
 
     bundle = Path(bundle_dir)
@@ -167,5 +167,5 @@ def encode_screen_video(bundle_dir: str | Path) -> Path | None:
             part.unlink(missing_ok=True)
             raise BundleError(f"{out}: cannot write: {exc.strerror or exc}") from None
     if sealed:
-        write_manifest(bundle)
+        add_to_manifest(bundle, SCREEN_MP4)
     return out

@@ -41,6 +41,7 @@ REFERENCE_TRIALS = {
     "P09": 2,  # carburetor ice in cruise: carb heat, full throttle until the rpm stops rising
     "P10": 2,  # the same after levelling off from a low-power descent
     "P11": 1,  # LOW VOLTS: the reset and load shedding in the POH's order
+    "P15": 4,  # pitot blockage (drawn late, 39 s): found by a power cut, pitot heat ON
     "P19": 1,  # electrical fire: master off, vents closed, loads off, vents opened when clear
     "P22": 4,  # smoke: idle, master off, descent to the drawn height read from the instruction
 }

@@ -132,6 +132,7 @@ BUILTIN_PILOTS: dict[str, str] = {
     "P10/jsbsim": f"{_J}._poh:CarbIcePilot",
     "P11/jsbsim": f"{_J}._poh:LowVoltsPilot",
     "P15/jsbsim": f"{_J}._poh:PitotBlockagePilot",
+    "P16/jsbsim": f"{_J}._poh:PitotClimbPilot",
     "P19/jsbsim": f"{_J}._poh:ElectricalFirePilot",
     "P22/jsbsim": f"{_J}._poh:EmergencyDescentPilot",
     "T06/*": f"{_D}._route:RouteDriver",

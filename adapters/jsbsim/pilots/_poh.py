@@ -404,6 +404,44 @@ class PitotBlockagePilot(PohPilot):
         raise ProcedureFailed("the airspeed indicator did not come back")
 
 
+class PitotClimbPilot(PohPilot):
+    """P16 (pitot blockage in the climb): the climb flown on the vertical speed (600 fpm at full
+    power), not on the airspeed; an indicated airspeed that keeps rising in that steady climb
+    reads like an altimeter: pitot heat ON. Level at the height the instruction names, cruise
+    power."""
+
+    def procedure(self) -> str:
+        target_agl = drawn_number(self.instruction, r"[Cc]limb to (\d+) ft above the ground")
+        if target_agl is None:
+            raise ProcedureFailed("no height in the instruction")
+        target = target_agl + FIELD_ELEVATION_FT
+        self.alt_target, self.vs_limit = target, 600.0
+        self.fly_for(8.0)
+        seen: list[tuple[float, float]] = []
+
+        def rising() -> bool:
+            seen.append((self.st.t, self.st.ias))
+            old = [ias for t, ias in seen if self.st.t - t >= 15.0]
+            return bool(old) and self.st.ias - old[-1] >= 6.0 and self.st.vs > 300.0
+
+        flag: list[bool] = []
+        self.fly_until(lambda: (rising() and not flag.append(True)) or self.st.alt > target - 300.0, 900.0)
+        blocked = bool(flag)
+        self.set_lit("switch:pitot_heat", True)
+        self.fly_until(lambda: abs(self.st.alt - target) < 100, 600.0)
+        self.set_slider("throttle", 0.65)
+        steady: list[float] = []
+
+        def level() -> bool:
+            ok = abs(self.st.alt - target) < 50 and abs(self.st.vs) < 200
+            steady[:] = (steady or [self.st.t]) if ok else []
+            return bool(steady) and self.st.t - steady[0] >= 5.0
+
+        self.fly_until(level, 60.0)
+        what = "the airspeed rose in a steady climb" if blocked else "no blockage seen"
+        return f"{what}: pitot heat ON; level at {target_agl:.0f} ft AGL"
+
+
 class LowVoltsPilot(PohPilot):
     """P11 (LOW VOLTS in flight, C172S POH 3-17/3-19): avionics OFF, master OFF, master ON
     (reset); LOW VOLTS still on, so ALT OFF; pitot heat OFF."""
@@ -487,5 +525,6 @@ __all__ = [
     "LowVoltsPilot",
     "MagnetoCheckPilot",
     "PitotBlockagePilot",
+    "PitotClimbPilot",
     "PohPilot",
 ]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from simbridge._runner import RunConfig, run
 
-TASKS = ("P01", "P02", "P03", "P07", "P09", "P10", "P11", "P15", "P19", "P22")
+TASKS = ("P01", "P02", "P03", "P07", "P09", "P10", "P11", "P15", "P16", "P19", "P22")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -425,7 +425,14 @@ class PitotClimbPilot(PohPilot):
             return bool(old) and self.st.ias - old[-1] >= 6.0 and self.st.vs > 300.0
 
         flag: list[bool] = []
-        self.fly_until(lambda: (rising() and not flag.append(True)) or self.st.alt > target - 300.0, 900.0)
+
+        def seen_or_near() -> bool:
+            if rising():
+                flag.append(True)
+                return True
+            return self.st.alt > target - 300.0
+
+        self.fly_until(seen_or_near, 900.0)
         blocked = bool(flag)
         self.set_lit("switch:pitot_heat", True)
         self.fly_until(lambda: abs(self.st.alt - target) < 100, 600.0)

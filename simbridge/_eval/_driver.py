@@ -446,7 +446,7 @@ def _exit_code(rows: list[dict[str, Any]], expect: dict[str, str] | None = None)
     (`completed` unless the suite's `expect:` says otherwise, e.g. the baseline's `timeout`); 0."""
     if any(r.get("score_status") != "scored" for r in rows):
         return Exit.UNSCORED
-    if any(r.get("status") != (expect or {}).get(r["episode_id"], "completed") for r in rows):
+    if any(r.get("status") not in (expect or {}).get(r["episode_id"], "completed").split("|") for r in rows):
         return Exit.AGENT_FAILED
     return Exit.OK
 

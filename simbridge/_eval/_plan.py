@@ -51,7 +51,7 @@ class EpisodeSpec:
     script_name: str | None = None
     #: Ray custom resources the episode asks for, e.g. {"sim:jsbsim": 1, "provider:vm": 1}
     resources: dict[str, float] = field(default_factory=dict)
-    #: the outcome the suite expects (`expect:`): another one makes `eval` exit 3
+    #: the outcome the suite expects (`expect:`; "a|b": either): another one makes `eval` exit 3
     expect: str = "completed"
 
     def to_json(self) -> dict[str, Any]:
@@ -147,7 +147,8 @@ def expand(suite: Suite, suite_path: Path) -> tuple[list[EpisodeSpec], list[str]
                     f"{where}.agents': {a!r} and {slugs[s]!r} would share the directory {s!r}; rename one script"
                 )
             agents[a_abs] = (s, text, name)
-            expects[a_abs] = entry.expect.get(a, "completed")
+            want = entry.expect.get(a, "completed")
+            expects[a_abs] = want if isinstance(want, str) else "|".join(want)  # "timeout|completed"
         for task, explicit in picked:
             for sim in entry.sims:
                 if ":" not in sim and sim not in _task_sims(task):

@@ -59,8 +59,10 @@ class MatrixEntry(_Model):
     time_limit_scale: float | None = Field(default=None, gt=0, le=1)
     max_time_limit_s: float | None = Field(default=None, gt=0)
     #: the outcome expected of an agent where it is not `completed` (its done): `{noop: timeout}`
-    #: — the do-nothing baseline is meant to time out, and doing so is not a failure of the suite
-    expect: dict[str, Expected] = Field(default_factory=dict)
+    #: — the do-nothing baseline is meant to time out, and doing so is not a failure of the suite;
+    #: a list where either is expected (`{noop: [timeout, completed]}`: an aircraft left alone may
+    #: also fly into the sea, which ends the episode)
+    expect: dict[str, Expected | list[Expected]] = Field(default_factory=dict)
 
     @field_validator("tasks")
     @classmethod

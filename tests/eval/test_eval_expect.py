@@ -21,6 +21,7 @@ def test_expect_and_entry_limits_reach_the_episodes(tmp_path):
         "  - {tasks: [T09], sims: [jsbsim], agents: [reference, noop], max_time_limit_s: 90,"
         " time_limit_scale: 1, expect: {noop: timeout}}\n"
         "  - {tasks: [T16], sims: [jsbsim], agents: [noop]}\n"
+        "  - {tasks: [T01], sims: [jsbsim], agents: [noop], expect: {noop: [timeout, completed]}}\n"
     )
     eps = {e.episode_id: e for e in expand(load_suite(p), p)[0]}
     assert eps["T09/jsbsim/reference/trial-1"].expect == "completed"
@@ -28,6 +29,7 @@ def test_expect_and_entry_limits_reach_the_episodes(tmp_path):
     assert eps["T09/jsbsim/noop/trial-1"].time_limit_s == 90  # the entry's own cap, not 300 × 0.1
     assert eps["T16/jsbsim/noop/trial-1"].time_limit_s == 60  # the suite's scale: 600 × 0.1
     assert eps["T16/jsbsim/noop/trial-1"].expect == "completed"
+    assert eps["T01/jsbsim/noop/trial-1"].expect == "timeout|completed"
 
 
 @pytest.mark.parametrize(
@@ -55,6 +57,9 @@ def test_exit_code_follows_the_expected_outcomes():
     assert _exit_code([_row("a", "completed"), _row("b", "timeout")], expect) == Exit.OK
     assert _exit_code([_row("a", "completed"), _row("b", "completed")], expect) == Exit.AGENT_FAILED  # not as expected
     assert _exit_code([_row("a", "timeout"), _row("b", "timeout")], expect) == Exit.AGENT_FAILED
+    either = {"a": "completed", "b": "timeout|completed"}
+    assert _exit_code([_row("a", "completed"), _row("b", "completed")], either) == Exit.OK
+    assert _exit_code([_row("a", "completed"), _row("b", "agent_quit")], either) == Exit.AGENT_FAILED
     assert _exit_code([_row("a", "completed"), _row("b", "harness_error", scored=False)], expect) == Exit.UNSCORED
     assert _exit_code([_row("a", "timeout")]) == Exit.AGENT_FAILED  # no expectation: done is expected
 

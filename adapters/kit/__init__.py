@@ -14,6 +14,9 @@ One concept per module; import the names from here (`from simbridge.adapters.kit
   per (task, seed), with the one `failure_injected` payload (`FailureInjectedData`);
 - `RateThinner` (rate): keep a stream's frames at an asked rate on average (a due-time
   schedule in the stream's own clock), for every adapter that thins a faster stream;
+- `LineServer`, `LineClient` (lineserver): the non-blocking TCP line server of the programs that
+  run inside a sandbox (accept, line buffers, broadcast, a slow client dropped); each program
+  keeps only its protocol;
 - `RecordLoop`, `Tick`, `record_episode`, `StallGuard`, `STALL_STATUS` (record): the one record-only
   loop (`simbridge record`); a stream that stalls ends `harness_error`.
 
@@ -23,6 +26,7 @@ docs/adding-a-simulator.md says which to use for what.
 from simbridge.adapters.kit.derived import AP_SIGNALS, DerivedEvents
 from simbridge.adapters.kit.drain import Drain
 from simbridge.adapters.kit.failures import FailurePlan, PlannedFailure, draw_height
+from simbridge.adapters.kit.lineserver import LineClient, LineServer
 from simbridge.adapters.kit.launch import PYGAME_ENV, check_window, launch_window_process, window_env
 from simbridge._net import free_port
 from simbridge.adapters.kit.procs import end_process, kill_group
@@ -34,6 +38,8 @@ __all__ = [
     "DerivedEvents",
     "Drain",
     "FailurePlan",
+    "LineClient",
+    "LineServer",
     "PlannedFailure",
     "RateThinner",
     "RecordLoop",

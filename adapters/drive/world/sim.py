@@ -28,8 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import selectors
-import socket
 import sys
 import time
 from dataclasses import replace
@@ -37,6 +35,7 @@ from typing import Any
 
 from simbridge.adapters.drive._scenario import DriveScenario
 from simbridge.adapters.drive.world._scene import EgoControls
+from simbridge.adapters.kit.lineserver import LineClient, LineServer
 
 FRAME_S = 0.05
 WINDOW_SIZE = (1280, 800)
@@ -46,98 +45,48 @@ MAX_CATCH_UP_S = 0.25
 MAX_STEPS_PER_FRAME = 5
 #: seconds without any host connection after which a started world exits (its host is gone)
 ORPHAN_EXIT_S = 30.0
-#: bytes a slow host connection may owe before it is dropped
-MAX_BACKLOG = 8 << 20
 
 
-class StateServer:
-    """Non-blocking line server: broadcasts JSON lines, collects the host's commands."""
+class StateServer(LineServer[LineClient]):
+    """Broadcasts JSON lines (each client first gets `hello`), collects the host's commands."""
 
     def __init__(self, host: str, port: int) -> None:
-        self.sel = selectors.DefaultSelector()
-        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind((host, port))
-        self.listener.listen(4)
-        self.listener.setblocking(False)
-        self.port = self.listener.getsockname()[1]
-        self.sel.register(self.listener, selectors.EVENT_READ, None)
-        self.clients: dict[socket.socket, list[bytes]] = {}  # sock -> [inbuf, outbuf]
+        super().__init__(host, port, client_class=LineClient, listen_backlog=4)
         self.hello: dict[str, Any] = {}
+        self._cmds: list[dict[str, Any]] = []
 
-    def poll(self) -> list[dict[str, Any]]:
+    def on_connect(self, c: LineClient) -> None:
+        self.queue(c, _line({"hello": self.hello}))
+
+    def on_line(self, c: LineClient, line: bytes) -> bool:
+        try:
+            obj = json.loads(line)
+            self._cmds.append({**obj, "cmd": str(obj.get("cmd", ""))})
+        except (ValueError, AttributeError, TypeError):
+            pass
+        return True
+
+    def answer(self, c: LineClient) -> None:
+        """Nothing is answered to a command line: what is owed goes out at `flush`."""
+
+    def poll(self, timeout_s: float = 0.0) -> list[dict[str, Any]]:  # type: ignore[override]
         """Accept, read and flush; returns the commands that arrived (`{"cmd": ..., ...}`)."""
-        cmds: list[dict[str, Any]] = []
-        for key, _ in self.sel.select(0):
-            if key.data is None:
-                try:
-                    sock, _ = self.listener.accept()
-                except BlockingIOError:
-                    continue
-                sock.setblocking(False)
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                self.clients[sock] = [b"", b""]
-                self.sel.register(sock, selectors.EVENT_READ, sock)
-                self._send_to(sock, {"hello": self.hello})
-                continue
-            sock = key.data
-            try:
-                chunk = sock.recv(65536)
-            except (BlockingIOError, InterruptedError):
-                continue
-            except OSError:
-                chunk = b""
-            if not chunk:
-                self._drop(sock)
-                continue
-            buf = self.clients[sock][0] + chunk
-            while b"\n" in buf:
-                line, buf = buf.split(b"\n", 1)
-                try:
-                    obj = json.loads(line)
-                    cmds.append({**obj, "cmd": str(obj.get("cmd", ""))})
-                except (ValueError, AttributeError, TypeError):
-                    continue
-            self.clients[sock][0] = buf
+        self._cmds = []
+        super().poll(timeout_s)
         self.flush()
+        cmds, self._cmds = self._cmds, []
         return cmds
 
-    def _send_to(self, sock: socket.socket, obj: dict[str, Any]) -> None:
-        self.clients[sock][1] += (json.dumps(obj, separators=(",", ":")) + "\n").encode()
-
     def send(self, obj: dict[str, Any]) -> None:
-        for sock in list(self.clients):
-            self._send_to(sock, obj)
-
-    def flush(self) -> None:
-        for sock, bufs in list(self.clients.items()):
-            if not bufs[1]:
-                continue
-            try:
-                sent = sock.send(bufs[1])
-            except (BlockingIOError, InterruptedError):
-                sent = 0
-            except OSError:
-                self._drop(sock)
-                continue
-            bufs[1] = bufs[1][sent:]
-            if len(bufs[1]) > MAX_BACKLOG:
-                self._drop(sock)
-
-    def _drop(self, sock: socket.socket) -> None:
-        try:
-            self.sel.unregister(sock)
-        except (KeyError, ValueError):
-            pass
-        sock.close()
-        self.clients.pop(sock, None)
+        self.broadcast(_line(obj))
 
     def close(self) -> None:
         self.flush()
-        for sock in list(self.clients):
-            self._drop(sock)
-        self.sel.close()
-        self.listener.close()
+        super().close()
+
+
+def _line(obj: dict[str, Any]) -> bytes:
+    return (json.dumps(obj, separators=(",", ":")) + "\n").encode()
 
 
 class _FallbackKeys:

@@ -18,13 +18,13 @@ nothing else; it is dropped when it falls `MAX_STREAM_BACKLOG` bytes behind.
 
 from __future__ import annotations
 
-import selectors
 import socket
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Callable
 
 from simbridge.adapters.jsbsim.cockpit._props import PropertyTree
+from simbridge.adapters.kit.lineserver import MAX_BACKLOG, LineClient, LineServer
 
 PROTOCOL_FILE = Path(__file__).with_name("generic.xml")
 CRLF = "\r\n"
@@ -41,50 +41,25 @@ def _fmt(value, type_: str) -> str:
 
 
 #: bytes of unsent packets a `stream` connection may owe before it is dropped (~minutes of packets)
-MAX_STREAM_BACKLOG = 8 << 20
+MAX_STREAM_BACKLOG = MAX_BACKLOG
 
 
-class _Client:
+class _Client(LineClient):
     def __init__(self, sock: socket.socket):
-        self.sock = sock
-        self.inbuf = b""
-        self.outbuf = b""
+        super().__init__(sock)
         self.data_mode = False
         self.cwd = "/"
         #: receives every generic-protocol packet; answers no other command
         self.streaming = False
 
 
-class TelnetServer:
+class TelnetServer(LineServer[_Client]):
     def __init__(
         self, tree: PropertyTree, port: int, host: str = "127.0.0.1", on_run: Callable[[str], str | None] | None = None
     ):
+        super().__init__(host, port, client_class=_Client, listen_backlog=8, max_backlog=MAX_STREAM_BACKLOG)
         self.tree = tree
         self.on_run = on_run or (lambda cmd: None)
-        self.sel = selectors.DefaultSelector()
-        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind((host, port))
-        self.listener.listen(8)
-        self.listener.setblocking(False)
-        self.port = self.listener.getsockname()[1]
-        self.sel.register(self.listener, selectors.EVENT_READ, None)
-        self.clients: dict[socket.socket, _Client] = {}
-
-    def close(self) -> None:
-        for c in list(self.clients.values()):
-            self._drop(c)
-        self.sel.unregister(self.listener)
-        self.listener.close()
-        self.sel.close()
-
-    def _drop(self, c: _Client) -> None:
-        try:
-            self.sel.unregister(c.sock)
-        except (KeyError, ValueError):
-            pass
-        c.sock.close()
-        self.clients.pop(c.sock, None)
 
     @property
     def n_streams(self) -> int:
@@ -93,68 +68,28 @@ class TelnetServer:
 
     def publish(self, packet: bytes) -> None:
         """Queue one generic-protocol packet for every `stream` connection (sent at `poll`)."""
-        for c in self.clients.values():
-            if c.streaming:
-                c.outbuf += packet
-
-    def _push(self, c: _Client) -> None:
-        """Send what a stream connection is owed without blocking the cockpit loop."""
-        try:
-            sent = c.sock.send(c.outbuf)
-        except (BlockingIOError, InterruptedError):
-            sent = 0
-        except OSError:
-            self._drop(c)
-            return
-        c.outbuf = c.outbuf[sent:]
-        if len(c.outbuf) > MAX_STREAM_BACKLOG:
-            self._drop(c)  # the reader is gone or hopelessly behind
+        self.broadcast(packet, to=[c for c in self.clients.values() if c.streaming])
 
     def push_streams(self) -> None:
         """Send the `stream` connections what they are owed (also from inside a command)."""
         for c in [c for c in self.clients.values() if c.streaming and c.outbuf]:
-            self._push(c)
+            self.push(c)
 
     def poll(self, timeout_s: float = 0.0) -> None:
         """Serve whatever is waiting (called from the cockpit loop)."""
         self.push_streams()
-        for key, _ in self.sel.select(timeout_s):
-            if key.data is None:
-                try:
-                    sock, _ = self.listener.accept()
-                except BlockingIOError:
-                    continue
-                sock.setblocking(False)
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                c = _Client(sock)
-                self.clients[sock] = c
-                self.sel.register(sock, selectors.EVENT_READ, c)
-                continue
-            c = key.data
-            try:
-                chunk = c.sock.recv(65536)
-            except (BlockingIOError, InterruptedError):
-                continue
-            except OSError:
-                chunk = b""
-            if not chunk:
-                self._drop(c)
-                continue
-            c.inbuf += chunk
-            while b"\n" in c.inbuf:
-                line, c.inbuf = c.inbuf.split(b"\n", 1)
-                if not self._handle(c, line.decode("utf-8", "replace").strip()):
-                    self._flush(c)
-                    self._drop(c)
-                    break
-            else:
-                self._flush(c)
+        super().poll(timeout_s)
 
-    def _flush(self, c: _Client) -> None:
+    def on_line(self, c: _Client, line: bytes) -> bool:
+        return self._handle(c, line.decode("utf-8", "replace").strip())
+
+    def answer(self, c: _Client) -> None:
+        """A command's answer is sent whole (a client reads one answer per command); a stream
+        connection's packets without blocking."""
         if not c.outbuf:
             return
         if c.streaming:
-            self._push(c)
+            self.push(c)
             return
         try:
             c.sock.setblocking(True)
@@ -170,7 +105,7 @@ class TelnetServer:
                 pass
 
     def _out(self, c: _Client, text: str) -> None:
-        c.outbuf += text.encode()
+        self.queue(c, text.encode())
 
     def _abs(self, c: _Client, path: str) -> str:
         return path if path.startswith("/") else (c.cwd.rstrip("/") + "/" + path)

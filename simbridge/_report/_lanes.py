@@ -53,7 +53,12 @@ class LaneLines:
 def _map_names(bundle: Bundle, task: TaskSpec) -> list[str]:
     start = bundle.snapshots.get("start") if isinstance(bundle.snapshots, dict) else None
     scene = dict(task.initial_state.scenario or {}) if task.initial_state else {}
-    raw = [(bundle.episode.sim_info or {}).get("map"), (start or {}).get("map"), scene.get("map_file"), scene.get("town")]
+    raw = [
+        (bundle.episode.sim_info or {}).get("map"),
+        (start or {}).get("map"),
+        scene.get("map_file"),
+        scene.get("town"),
+    ]
     names: list[str] = []
     for r in raw:
         if not isinstance(r, str) or not r.strip():

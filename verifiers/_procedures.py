@@ -327,6 +327,8 @@ GLIDE_TO_RESTART = Control(
 )
 RESTARTED = Check("engine running at ≥ 2,000 rpm", engine_running(2000.0), ENGINE)
 RUNNING_CRUISE = Check("engine running at ≥ 2,000 rpm", engine_running(2000.0), ENGINE)
+#: level: the altitude within ±60 ft of the final altitude (a hand-flown C172's VSI swings while it holds)
+LEVEL = Check("level (altitude within ±60 ft of the final altitude)", level(60.0), ("alt_msl_ft",))
 #: C172S POH 3-17/3-19 "Low voltage annunciator (VOLTS) comes on" (a one-piece avionics master here)
 LOW_VOLTS_STEPS = (
     Check("Avionics master OFF", _eq("avionics", 0), ("avionics",)),
@@ -632,7 +634,7 @@ PROCEDURES: dict[str, Procedure] = {
             goals=(
                 Check("on the assigned heading ±10°", heading_near("new_heading_deg", 10.0), ("heading_true_deg",)),
                 Check("at the assigned height ±150 ft", descended_to("target_agl_ft", 150.0), ("alt_agl_ft",)),
-                Check("level (altitude within ±60 ft of the final altitude)", level(60.0), ("alt_msl_ft",)),
+                LEVEL,
             ),
         ),
         _p(
@@ -663,7 +665,7 @@ PROCEDURES: dict[str, Procedure] = {
             goals=(
                 Check("pitot heat ON", _eq("pitot_heat", 1), ("pitot_heat",)),
                 Check("at the assigned height ±200 ft", descended_to("target_agl_ft", 200.0), ("alt_agl_ft",)),
-                Check("level (altitude within ±60 ft of the final altitude)", level(60.0), ("alt_msl_ft",)),
+                LEVEL,
             ),
         ),
         _p(
@@ -777,7 +779,7 @@ PROCEDURES: dict[str, Procedure] = {
             goals=(
                 Check("at the assigned height ±200 ft", descended_to("target_agl_ft", 200.0), ("alt_agl_ft",)),
                 Check("no smoke in the cabin", _eq("smoke", 0), ("smoke",)),
-                Check("level (altitude within ±60 ft of the final altitude)", level(60.0), ("alt_msl_ft",)),
+                LEVEL,
             ),
             safety=(
                 Constraint(

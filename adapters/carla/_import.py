@@ -3,7 +3,7 @@
 Signals, one row per recorded frame of the ego (CARLA world frame, left-handed: x forward,
 y right, z up; metres = recorder centimetres / 100; yaw in degrees, clockwise seen from above):
 `x_m y_m z_m yaw_deg speed_kmh throttle steer brake`, and with an OpenDRIVE map `lane_id
-lane_offset_m` (see `_lanes`). Speed comes from the Kinematics packets when the recording has
+lane_offset_m` (`simbridge.adapters.kit.opendrive`). Speed comes from the Kinematics packets when the recording has
 them (`additional_data=True`), else from the positions (central differences).
 
 Events (times are recorder seconds):
@@ -43,7 +43,6 @@ from simbridge.adapters.kit.opendrive import TRAFFIC_LIGHT_TYPE, LaneLocator, Op
 from simbridge.adapters.carla._reader import Actor, Recording, read_recording
 
 SIGNALS = ("x_m", "y_m", "z_m", "yaw_deg", "speed_kmh", "throttle", "steer", "brake")
-MAP_SIGNALS = ("lane_id", "lane_offset_m")
 #: ScenarioRunner RunningRedLightTest.DISTANCE_LIGHT
 RED_LIGHT_DISTANCE_M = 15.0
 DEFAULT_HALF_WIDTH_M = 0.9

@@ -352,7 +352,3 @@ def nulled_modifier_branches(fg_root: Path, aircraft: str, allowed: dict[int, st
             if mods:
                 out[code] = mods
     return out
-
-
-def nulled_keys(fg_root: Path, aircraft: str, allowed: dict[int, str]) -> list[int]:
-    return sorted(k for k in keyboard_bindings(fg_root, aircraft) if k not in allowed)

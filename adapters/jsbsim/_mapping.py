@@ -19,10 +19,6 @@ class Mapping:
     fn: Callable[..., float] = lambda v: float(v)
 
 
-def _same(v: float) -> float:
-    return float(v)
-
-
 def _bool(v: float) -> float:
     return 1.0 if float(v) > 0.5 else 0.0
 

@@ -52,7 +52,7 @@ def test_gymnasium_episode_through_guest_transport(tmp_path, monkeypatch):
     env = gym.make("simbridge/T09-jsbsim-v0", time_limit_s=2, out=str(tmp_path))
     try:
         obs, info = env.reset(seed=3)
-        assert env.unwrapped._client._port.transport.kind == "guest"
+        assert env.unwrapped._ep.client._port.transport.kind == "guest"
         assert obs.shape == (200, 320, 3) and obs.std() > 0  # the cockpit, seen through the guest
         env.action_space.seed(3)
         end = None

@@ -85,9 +85,11 @@ def test_dialog_loading_and_answer_earn_full_credit(tmp_path):
     assert s is not None and s.status == "scored", s
     assert _components(s) == {"payload_entered": 1.0, "within_envelope": 1.0, "answer_correct": 1.0}, s.explanation
     assert s.score == pytest.approx(1.0) and s.success
-    # GUI only: the agent's actions are screenshots, F9, pointer input and its own files
+    # GUI only: the agent's actions are its brief (the reference agent reads which simulator it
+    # flies), screenshots, F9, pointer input and its own files
     kinds = {a["kind"] for a in _actions(result.path)}
     assert kinds <= {
+        "task",
         "screenshot",
         "key",
         "mouse_move",

@@ -20,7 +20,7 @@ from simbridge._agent_port._transport import GUEST_PORT, guest_port_needed
 from simbridge._bundle import BundleWriter, EpisodeInfo
 from simbridge._errors import HarnessError, SimbridgeError
 from simbridge._run_config import RunConfig
-from simbridge._task import TaskSpec, tasks_dir
+from simbridge._task import TaskSpec, input_source
 
 #: seconds the first samples may take after the simulator reported ready (× the sandbox's timeout scale)
 FIRST_SAMPLES_S = 30.0
@@ -219,7 +219,7 @@ ANSWER_FILES = {"answer": "answer.json"}
 def agent_files(task: TaskSpec, root: Path) -> AgentFiles:
     """The agent's folder for one episode with the task's input documents placed in it."""
     files = AgentFiles(root)
-    files.place_inputs((f.path, tasks_dir() / f.source) for f in task.inputs if f.source)
+    files.place_inputs((f.path, input_source(task, f.source)) for f in task.inputs if f.source)
     return files
 
 

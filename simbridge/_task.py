@@ -29,6 +29,7 @@ from simbridge._taskspec import (
     PolygonSpec,
     RunwaySpec,
     SafetyItem,
+    TASK_ID_PATTERN,
     SimName,
     SimulatorSpec,
     TaskSpec,
@@ -69,6 +70,7 @@ __all__ = [
     "task_dirs",
     "task_files",
     "tasks_dir",
+    "input_source",
 ]
 
 
@@ -114,7 +116,7 @@ def _format_loc(loc: tuple[Any, ...]) -> str:
 MAX_DEPTH = 32
 #: more nodes than this (counting every use of a YAML alias) is an alias bomb, not a task
 MAX_NODES = 200_000
-_TASK_ID = re.compile(r"[TP]\d{2}(@[A-Za-z0-9_-]+)?")
+_TASK_ID = re.compile(TASK_ID_PATTERN)
 
 
 def _check_shape(path: Path, data: Any) -> None:
@@ -236,7 +238,14 @@ def _load_task_file(path: Path, search_dir: Path | None) -> TaskSpec:
     if spec.id.split("@")[0] != path.stem.split("@")[0] or (("@" in spec.id) != ("@" in path.stem)):
         raise TaskSpecError(f"{path}: field 'id': {spec.id!r} does not match the file name {path.name!r}")
     _check_verifier(path, spec)
+    spec._folder = path.parent.resolve()
     return spec
+
+
+def input_source(task: TaskSpec, source: str) -> Path:
+    """The file an input's `source` names: under the folder the task was loaded from (a
+    plug-in's tasks carry their own documents), else under simbridge's own task folder."""
+    return (task.folder or tasks_dir()) / source
 
 
 def _check_verifier(path: Path, spec: TaskSpec) -> None:

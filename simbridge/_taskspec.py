@@ -15,9 +15,19 @@ import hashlib
 import json
 import math
 import random
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from simbridge import _canonical
@@ -196,7 +206,10 @@ class InitialState(_Model):
 class InputFile(_Model):
     path: str = Field(description="Path the agent sees, relative to its home, e.g. input/ofp.pdf")
     description: str
-    source: str | None = Field(default=None, description="Where the harness gets it (file under tasks/inputs/)")
+    source: str | None = Field(
+        default=None,
+        description="Where the harness gets it: a file under the task's own folder, e.g. inputs/T15/load.json",
+    )
 
 
 class BlockedPort(_Model):
@@ -359,8 +372,14 @@ def _put(data: dict[str, Any], path: str, value: Any) -> None:
         node[last] = copy.deepcopy(value)
 
 
+#: a task id: a letter, then letters, digits or '_' (simbridge's own are T01-T20 and P01-P22; a
+#: plug-in's may be `climb_01`), and for a site variant `@` and the site (`T01@PHJR`)
+BASE_ID_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,31}$"
+TASK_ID_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,31}(@[A-Za-z0-9_-]+)?$"
+
+
 class TaskSpec(_Model):
-    id: str = Field(pattern=r"^[TP]\d{2}(@[A-Za-z0-9_-]+)?$")
+    id: str = Field(pattern=TASK_ID_PATTERN)
     title: str
     instruction: str = Field(min_length=10, description="The text shown to the agent, verbatim from the catalog")
     simulator: SimulatorSpec
@@ -394,7 +413,7 @@ class TaskSpec(_Model):
     notes: str = Field(default="", description="How ambiguities in the catalog were resolved")
     base: str | None = Field(
         default=None,
-        pattern=r"^[TP]\d{2}$",
+        pattern=BASE_ID_PATTERN,
         description="For site variants: the base task this one extends (never another variant)",
     )
     reference: str | None = Field(
@@ -438,7 +457,17 @@ class TaskSpec(_Model):
             else:
                 data["instructions_by_sim"][key[3:]] = text
         data["variant"] = {"seed": seed, "values": values}
-        return type(self).model_validate(data)
+        out = type(self).model_validate(data)
+        out._folder = self._folder
+        return out
+
+    @property
+    def folder(self) -> Path | None:
+        """The folder the task's YAML was loaded from (None for a task built in memory): its
+        input files' `source` paths are relative to it, whichever package registered it."""
+        return self._folder
+
+    _folder: Path | None = PrivateAttr(default=None)
 
     def variant_value(self, name: str, default: Any = None) -> Any:
         """A drawn value of this (drawn) task, or `default`."""

@@ -107,12 +107,12 @@ def test_the_plugin_uses_simbridges_public_api_only():
 def test_tasks_list_and_the_cli_show_what_the_plugin_registers(site, tmp_path):
     r = simbridge("tasks", "list", paths=[site], cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    [line] = [x for x in r.stdout.splitlines() if x.startswith("T90 ")]
+    [line] = [x for x in r.stdout.splitlines() if x.startswith("climb_demo ")]
     assert line.split()[1:4] == ["example", "d1", "example_climb"] and DIST in line
     assert re.search(r"^T09 .* steep_turn +simbridge +Perform", r.stdout, re.M), "simbridge's own stay, from simbridge"
-    assert r.stdout.index("T09 ") < r.stdout.index("T90 ")  # simbridge's first
+    assert r.stdout.index("T09 ") < r.stdout.index("climb_demo ")  # simbridge's first
     r = simbridge("tasks", "list", "--json", paths=[site], cwd=tmp_path)
-    [t90] = [t for t in json.loads(r.stdout) if t["id"] == "T90"]
+    [t90] = [t for t in json.loads(r.stdout) if t["id"] == "climb_demo"]
     assert (t90["origin"], t90["folder"], t90["simulator"]) == (DIST, "example", "example")
     r = simbridge("run", "--help", paths=[site], cwd=tmp_path)
     assert r.returncode == 0, r.stderr
@@ -129,10 +129,10 @@ import json
 import gymnasium as gym
 import simbridge.integrations.gymnasium as sg
 from simbridge.integrations.inspect_ai import gui_task
-task = gui_task(task="T90")
+task = gui_task(task="climb_demo")
 print(json.dumps({
-    "ids": [i for i in sg.IDS if "T90" in i],
-    "registered": "simbridge/T90-example-v0" in gym.registry,
+    "ids": [i for i in sg.IDS if "climb_demo" in i],
+    "registered": "simbridge/climb_demo-example-v0" in gym.registry,
     "samples": [[s.id, s.metadata["sim"], s.input] for s in task.dataset],
 }))
 """
@@ -140,9 +140,9 @@ print(json.dumps({
     r = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=240)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout.splitlines()[-1])
-    assert out["ids"] == ["simbridge/T90-example-v0"] and out["registered"]
+    assert out["ids"] == ["simbridge/climb_demo-example-v0"] and out["registered"]
     [[sid, sim, prompt]] = out["samples"]
-    assert (sid, sim) == ("T90-example", "example") and "Climb to 60 ft" in prompt and "Up / Down" in prompt
+    assert (sid, sim) == ("climb_demo-example", "example") and "Climb to 60 ft" in prompt and "Up / Down" in prompt
 
 
 @needs_xvfb
@@ -151,11 +151,11 @@ print(json.dumps({
 def test_an_episode_on_the_plugins_simulator_with_its_agent_scored_by_its_verifier(site, tmp_path):
     out = tmp_path / "runs"
     r = simbridge(
-        "run", "T90", "--sim", "example", "--agent", "example:62", "--out", str(out), "--frame-hz", "0", "--no-report",
+        "run", "climb_demo", "--sim", "example", "--agent", "example:62", "--out", str(out), "--frame-hz", "0", "--no-report",
         "--json", paths=[site], cwd=tmp_path,
     )  # fmt: skip
     assert r.returncode == 0, r.stdout + r.stderr
-    [bundle] = sorted(out.glob("T90-*/trial-1"))
+    [bundle] = sorted(out.glob("climb_demo-*/trial-1"))
     ep = json.loads((bundle / "episode.json").read_text())
     assert ep["status"] == "completed" and ep["sim"] == "example" and ep["agent"] == "example"
     m = re.search(r"agent done at t=([\d.]+) s: example: holding ([\d.]+) ft for ([\d.]+) s", ep["status_detail"])
@@ -164,7 +164,7 @@ def test_an_episode_on_the_plugins_simulator_with_its_agent_scored_by_its_verifi
     assert 57 <= held_at <= 67 and held_for >= 3.0  # the agent's own target (ARG 62), its band ±5 ft
     assert t_done < 40  # simulator seconds: well inside the task's limit
     score = json.loads((bundle / "score.json").read_text())
-    assert (score["status"], score["verifier"], score["task_id"]) == ("scored", "example_climb", "T90")
+    assert (score["status"], score["verifier"], score["task_id"]) == ("scored", "example_climb", "climb_demo")
     components = {c["name"]: c for c in score["components"]}
     assert set(components) == {"reached_target", "held_altitude"}
     assert components["reached_target"]["earned"] == 1.0 and components["held_altitude"]["earned"] == 1.0
@@ -174,6 +174,9 @@ def test_an_episode_on_the_plugins_simulator_with_its_agent_scored_by_its_verifi
     assert score["score"] == 1.0 and score["success"] is True
     keys = [json.loads(x) for x in (bundle / "actions.jsonl").read_text().splitlines()]
     assert any(a["kind"] == "key" and a["args"]["keys"] == "Up" for a in keys)  # it flew through the keyboard
+    # the task's input came from the plug-in's own task folder, not simbridge's
+    card = PLUGIN_SRC / "simbridge_example_plugin" / "tasks" / "inputs" / "climb_demo" / "climb_card.txt"
+    assert (bundle / "home" / "input" / "climb_card.txt").read_text() == card.read_text()
 
 
 @needs_xvfb
@@ -185,10 +188,12 @@ def test_the_plugins_suite_runs_with_eval_and_reference_picks_its_pilot(site, tm
     assert r.returncode == 0, r.stdout + r.stderr
     plan = json.loads((out / "plan.json").read_text())
     assert plan["suite"] == "example-climb" and len(plan["episodes"]) == 1
-    bundle = out / "T90" / "example" / "reference" / "trial-1" / "attempt-1"  # the suite retries nothing
+    bundle = out / "climb_demo" / "example" / "reference" / "trial-1" / "attempt-1"  # the suite retries nothing
     ep = json.loads((bundle / "episode.json").read_text())
     assert ep["status"] == "completed" and ep["agent"] == "reference"
-    assert "example-pilot: holding" in ep["status_detail"], ep["status_detail"]  # the plug-in's T90/example pilot
+    assert "example-pilot: holding" in ep["status_detail"], ep[
+        "status_detail"
+    ]  # the plug-in's climb_demo/example pilot
     score = json.loads((bundle / "score.json").read_text())
     assert score["status"] == "scored" and score["score"] == 1.0
 
@@ -208,17 +213,23 @@ def test_a_broken_plugin_and_a_clashing_one_are_named_in_one_line_each_and_simbr
         "    registry.add('verifier', 'example_climb', object())\n",
     )
     (clash / "simbridge_clash_plugin" / "tasks").mkdir()
-    t91 = (PLUGIN_SRC / "simbridge_example_plugin" / "tasks" / "T90.yaml").read_text().replace("id: T90", "id: T91")
-    (clash / "simbridge_clash_plugin" / "tasks" / "T91.yaml").write_text(t91)
+    t91 = (
+        (PLUGIN_SRC / "simbridge_example_plugin" / "tasks" / "climb_demo.yaml")
+        .read_text()
+        .replace("id: climb_demo", "id: climb_demo2")
+    )
+    (clash / "simbridge_clash_plugin" / "tasks" / "climb_demo2.yaml").write_text(t91)
     extra = tmp_path / "extra"
     _pip_install(extra, broken, clash)
     r = simbridge("tasks", "list", paths=[site, extra], cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert re.search(r"^T09 ", r.stdout, re.M) and re.search(r"^T90 .* example_climb", r.stdout, re.M)  # all work
+    assert re.search(r"^T09 ", r.stdout, re.M) and re.search(
+        r"^climb_demo .* example_climb", r.stdout, re.M
+    )  # all work
     lines = r.stderr.splitlines()
     [b] = [x for x in lines if "simbridge-broken-plugin" in x]
     assert "not loaded" in b and "RuntimeError: no licence server" in b and "simbridge_broken_plugin:register" in b
     [c] = [x for x in lines if "simbridge-clash-plugin" in x]
     assert "verifier 'example_climb'" in c and DIST in c  # names the name and both distributions
-    assert not re.search(r"^T91 ", r.stdout, re.M)  # ...and out with the plug-in: all of it or nothing
+    assert not re.search(r"^climb_demo2 ", r.stdout, re.M)  # ...and out with the plug-in: all of it or nothing
     assert "Traceback" not in r.stderr

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simbridge._errors import TaskSpecError
-from simbridge._task import TaskSpec, load_all_tasks, load_task_file, task_files, tasks_dir
+from simbridge._task import TaskSpec, load_all_tasks, load_task, load_task_file, task_files, tasks_dir
 from simbridge import verifier as registry
 from simbridge.params import FiniteParams
 
@@ -518,3 +518,35 @@ def test_provider_state_ports_join_the_lockdown_and_the_adapters() -> None:
 
     tcp, udp = state_ports(task, Session)
     assert tcp == sorted({1, *lock_tcp}) and udp == sorted({2, *task.lockdown.ports("udp")})
+
+
+# --------------------------------------------------------------------------- a plug-in's own tasks
+
+
+def test_a_task_id_need_not_follow_the_catalogs_numbering(tmp_path):
+    """A plug-in names its tasks as it likes (a letter, then letters, digits, '_'); what is not
+    an id is still one line naming the field."""
+    spec = load_task_file(_write(tmp_path, _set(_data("T09"), "id", "steep_turn_2")))
+    assert spec.id == "steep_turn_2" and spec.verifier.name == "steep_turn"
+    for bad in ("9lives", "steep-turn", "a" * 40):
+        msg = _error(_write(tmp_path, _set(_data("T09"), "id", bad), name=bad))
+        assert "field 'id'" in msg, msg
+
+
+def test_input_files_are_found_in_the_folder_the_task_came_from(tmp_path):
+    """A task's input `source` is relative to its own folder, so a plug-in's task ships its
+    documents; the trial's drawn copy keeps the folder."""
+    from simbridge._task import input_source
+
+    folder = tmp_path / "plugin_tasks"
+    (folder / "inputs" / "climb").mkdir(parents=True)
+    (folder / "inputs" / "climb" / "card.txt").write_text("target 60 ft")
+    data = _set(_data("T09"), "id", "climb")
+    data["inputs"] = [{"path": "input/card.txt", "description": "the card", "source": "inputs/climb/card.txt"}]
+    spec = load_task_file(_write(folder, data))
+    assert input_source(spec, "inputs/climb/card.txt").read_text() == "target 60 ft"
+    assert spec.drawn(7).folder == folder.resolve()
+    # simbridge's own tasks still find theirs under its task folder
+    t15 = load_task("T15")
+    [load] = [f for f in t15.inputs if f.source]
+    assert input_source(t15, load.source) == tasks_dir() / load.source and input_source(t15, load.source).is_file()

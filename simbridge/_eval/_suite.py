@@ -20,23 +20,24 @@ episode (nodes share no disk).
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from pathlib import Path
-from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from simbridge._errors import SimbridgeError
 from simbridge._status import AgentOutcome
+from simbridge._taskspec import TASK_ID_PATTERN
 
 
 class SuiteError(SimbridgeError):
     """A suite file is malformed: names the file, the field and what is wrong."""
 
 
-_TASK_REF = re.compile(r"^([TP]\d{2}(@[A-Z0-9]+)?|tag:[\w.-]+|all-runnable)$")
+_TASK_REF = re.compile(rf"^(tag:[\w.-]+|all-runnable|{TASK_ID_PATTERN[1:-1]})$")
 
 
 class _Model(BaseModel):
@@ -94,7 +95,8 @@ class MatrixEntry(_Model):
 class Suite(_Model):
     name: str = Field(pattern=r"^[\w.-]+$", description="label of the run in metrics")
     trials: int = Field(default=1, ge=1, le=1000)
-    provider: Literal["local", "netns", "vm"] = "local"
+    #: a registered sandbox provider (simbridge's own: local, netns, vm; a plug-in's by its name)
+    provider: str = "local"
     lockstep: bool = False
     #: each task's time limit × this (0 < scale ≤ 1); below 1 the episode is flagged time_limit_cut
     time_limit_scale: float = Field(default=1.0, gt=0, le=1)
@@ -111,6 +113,18 @@ class Suite(_Model):
     tasks: list[str] | None = None
     sims: list[str] | None = None
     agents: list[str] | None = None
+
+    @field_validator("provider")
+    @classmethod
+    def _known_provider(cls, name: str) -> str:
+        from simbridge.registry import registry
+
+        known = registry().names("provider")
+        if name not in known:
+            near = difflib.get_close_matches(name, known, n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            raise ValueError(f"unknown provider {name!r} (registered: {', '.join(sorted(known))}){hint}")
+        return name
 
     @model_validator(mode="after")
     def _shorthand(self) -> "Suite":

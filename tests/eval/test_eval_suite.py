@@ -38,7 +38,7 @@ matrix:
     "text, expect",
     [
         ("name: t\nmatrix: [{tasks: [T09], sims: [jsbsim], agents: [noop]}]\nretries: -1\n", "field 'retries'"),
-        ("name: t\nmatrix: [{tasks: [T9], sims: [jsbsim], agents: [noop]}]\n", "field 'matrix[0].tasks'"),
+        ("name: t\nmatrix: [{tasks: [T-9], sims: [jsbsim], agents: [noop]}]\n", "field 'matrix[0].tasks'"),
         (
             "name: t\nmatrix: [{tasks: [T09], sims: [jsbsim], agents: [noop], colour: red}]\n",
             "field 'matrix[0].colour'",
@@ -52,6 +52,10 @@ matrix:
             "field 'time_limit_scale'",
         ),
         ("- just\n- a list\n", "expected a mapping"),
+        (
+            "name: t\nprovider: vmm\nmatrix: [{tasks: [T09], sims: [jsbsim], agents: [noop]}]\n",
+            "field 'provider': unknown provider 'vmm' (registered: local, netns, vm); did you mean 'vm'?",
+        ),
     ],
 )
 def test_bad_suite_is_one_line_naming_the_field(tmp_path, text, expect):

@@ -92,7 +92,7 @@ def _default_sim(task_id: str) -> str:
 def _prompt(task_id: str, sim: str, lockstep: bool, time_limit_s: float | None) -> str:
     from simbridge._agent_port import make_brief
     from simbridge._run_config import check_sim, resolve_session
-    from simbridge._task import load_task, tasks_dir
+    from simbridge._task import input_source, load_task
 
     spec = load_task(task_id)
     check_sim(spec, sim)
@@ -103,7 +103,7 @@ def _prompt(task_id: str, sim: str, lockstep: bool, time_limit_s: float | None) 
     for f in spec.inputs:
         if not f.source:
             continue
-        data = (tasks_dir() / f.source).read_bytes()
+        data = input_source(spec, f.source).read_bytes()
         try:
             body = data.decode("utf-8") if len(data) <= INLINE_MAX_BYTES else None
         except UnicodeDecodeError:

@@ -5,9 +5,9 @@ calls it once with its registry. It adds
 
 - the simulator `example` (`_session.ClimbSession`: a point mass on a throttle, in its own window),
 - the agent `example` (`--agent example` or `example:FEET`, `_agent.py`),
-- the reference pilot of task T90 on `example` (`--agent reference`),
+- the reference pilot of task climb_demo on `example` (`--agent reference`),
 - the verifier `example_climb` (`_verifier.py`, registered by its `@verifier` on import),
-- the task folder `example` (tasks/T90.yaml) and the suite `example-climb` (suites/).
+- the task folder `example` (tasks/climb_demo.yaml) and the suite `example-climb` (suites/).
 
 Targets are "module:attribute" strings, imported only when used: listing simulators or
 tasks never starts pygame.
@@ -30,9 +30,9 @@ def register(registry: Any) -> None:
     registry.add(
         "agent", "example", f"{__name__}._agent:make_agent", doc="example[:FEET]: climbs to FEET by the screen"
     )
-    registry.add("pilot", "T90/example", f"{__name__}._agent:ClimbPilot", doc="holds T90's altitude")
+    registry.add("pilot", "climb_demo/example", f"{__name__}._agent:ClimbPilot", doc="holds climb_demo's altitude")
     importlib.import_module(f"{__name__}._verifier")  # its @verifier registers `example_climb`
     registry.add("tasks", "example", HERE / "tasks", doc="the example plug-in's tasks")
     registry.add(
-        "suite", "example-climb", HERE / "suites" / "example-climb.yaml", doc="T90 once with the example agent"
+        "suite", "example-climb", HERE / "suites" / "example-climb.yaml", doc="climb_demo once with the example agent"
     )

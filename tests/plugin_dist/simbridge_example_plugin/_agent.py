@@ -1,4 +1,4 @@
-"""The agent `example` and the reference pilot of T90: both fly by the screen alone.
+"""The agent `example` and the reference pilot of climb_demo: both fly by the screen alone.
 
 Each step reads the altitude bar (white pixels in x 0-99, 2 px per foot) and the throttle bar
 (green, 80 px per notch) from a screenshot of the screen's left edge, and presses Up or Down
@@ -7,7 +7,7 @@ altitude has stayed within the band long enough, it says `done`.
 
     --agent example        climb to the altitude the instruction names
     --agent example:130    climb to 130 ft instead
-    --agent reference      T90's pilot (`ClimbPilot`), registered as pilot T90/example
+    --agent reference      climb_demo's pilot (`ClimbPilot`), registered as pilot climb_demo/example
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ class ClimbAgent(Agent):
 
 
 class ClimbPilot(ClimbAgent):
-    """T90's reference pilot: the instruction's altitude, a tighter band."""
+    """climb_demo's reference pilot: the instruction's altitude, a tighter band."""
 
     name = "example-pilot"
 

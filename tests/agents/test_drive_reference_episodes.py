@@ -11,9 +11,6 @@ start-up: about 8.5 minutes."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -28,25 +25,16 @@ import pygame  # noqa: E402,F401  (the driver's window)
 
 from simbridge._sims import session_class  # noqa: E402
 
+from support.runner import run_trial_cli  # noqa: E402
+
 session_class("drive")
 
 RED_LIGHT_RUNNER = "py:simbridge.adapters.drive.pilots._route:red_light_runner"
 
 
 def run_task(task: str, agent: str, out: Path, *extra: str, rc: int | tuple[int, ...] = 0) -> tuple[dict, dict, Path]:
-    """`simbridge run` one trial on the drive simulator; (score.json, episode.json, bundle).
-    `rc` is the exit status (or statuses) expected: 3 is an agent's own scored failure."""
-    r = subprocess.run(
-        [sys.executable, "-m", "simbridge._cli", "run", task, "--sim", "drive", "--agent", agent]
-        + ["--out", str(out), "--frame-hz", "0", *extra],
-        capture_output=True,
-        text=True,
-        timeout=1500,
-        env=dict(os.environ),
-    )
-    assert r.returncode in (rc if isinstance(rc, tuple) else (rc,)), r.stderr[-3000:]
-    [bundle] = sorted(out.glob("*/trial-1"))
-    return (json.loads((bundle / "score.json").read_text()), json.loads((bundle / "episode.json").read_text()), bundle)
+    """One trial on the drive simulator (`run_trial_cli`)."""
+    return run_trial_cli(task, "drive", agent, out, *extra, rc=rc)
 
 
 def _items(score: dict) -> dict[str, float]:

@@ -7,10 +7,7 @@ several seeds per task and reports the wall time."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -28,6 +25,8 @@ import pygame  # noqa: F401
 
 from simbridge._sims import session_class  # noqa: E402
 from simbridge.agents._reference import make_pilot  # noqa: E402
+
+from support.runner import run_trial_cli  # noqa: E402
 
 session_class("jsbsim")
 
@@ -47,35 +46,9 @@ REFERENCE_TRIALS = {
 }
 
 
-def run_task(task: str, agent: str, out: Path, *extra: str, rc: tuple[int, ...] = (0,)) -> tuple[dict, dict, Path]:
-    """`simbridge run` one lockstep trial; returns (score.json, episode.json, bundle). `rc`: the
-    exit codes expected (0: the episode completed, 3: the agent timed out or gave up)."""
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "simbridge._cli",
-            "run",
-            task,
-            "--sim",
-            "jsbsim",
-            "--agent",
-            agent,
-            "--out",
-            str(out),
-            "--frame-hz",
-            "0",
-            "--lockstep",
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        env=dict(os.environ),
-    )
-    assert r.returncode in rc, r.stderr[-3000:]
-    [bundle] = sorted(out.glob("*/trial-1"))
-    return json.loads((bundle / "score.json").read_text()), json.loads((bundle / "episode.json").read_text()), bundle
+def run_task(task: str, agent: str, out: Path, *extra: str, rc: int | tuple[int, ...] = 0) -> tuple[dict, dict, Path]:
+    """One lockstep trial on the JSBSim cockpit (`run_trial_cli`)."""
+    return run_trial_cli(task, "jsbsim", agent, out, "--lockstep", *extra, rc=rc, timeout=900)
 
 
 def test_every_poh_pilot_is_registered_for_jsbsim():

@@ -5,10 +5,7 @@ task here (the 5-trial pass rates are `benchmarks/reference_pilots.py`)."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,39 +23,16 @@ import pygame  # noqa: F401
 
 from simbridge._sims import session_class  # noqa: E402
 
+from support.runner import run_trial_cli  # noqa: E402
+
 session_class("jsbsim")
 
 
 def run_task(
     task: str, agent: str, out: Path, *extra: str, timeout: float = 1200, rc: int = 0
 ) -> tuple[dict, dict, Path]:
-    """`simbridge run` one trial; returns (score.json, episode.json, bundle). `rc`: the exit code
-    expected (0 when the agent said done, 3 when it timed out or gave up)."""
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "simbridge._cli",
-            "run",
-            task,
-            "--sim",
-            "jsbsim",
-            "--agent",
-            agent,
-            "--out",
-            str(out),
-            "--frame-hz",
-            "0",
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=dict(os.environ),
-    )
-    assert r.returncode == rc, r.stderr[-3000:]
-    [bundle] = sorted(out.glob("*/trial-1"))
-    return (json.loads((bundle / "score.json").read_text()), json.loads((bundle / "episode.json").read_text()), bundle)
+    """One trial on the JSBSim cockpit (`run_trial_cli`)."""
+    return run_trial_cli(task, "jsbsim", agent, out, *extra, rc=rc, timeout=timeout)
 
 
 def _actions(bundle: Path) -> list[dict]:

@@ -38,6 +38,24 @@ def run_simbridge(*args: str, time_scale: float = 4.0, timeout: float = 240) -> 
     )
 
 
+def run_trial_cli(
+    task: str, sim: str, agent: str, out: Path, *extra: str, rc: int | tuple[int, ...] = 0, timeout: float = 1500
+) -> tuple[dict, dict, Path]:
+    """`simbridge run TASK --sim SIM --agent AGENT` one trial without frames, as a user runs it;
+    (score.json, episode.json, bundle). `rc`: the exit status (or statuses) expected — 0 when the
+    agent said done, 3 for its own scored failure (timed out, gave up)."""
+    r = subprocess.run(
+        simbridge_cmd("run", task, "--sim", sim, "--agent", agent, "--out", str(out), "--frame-hz", "0", *extra),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=dict(os.environ),
+    )
+    assert r.returncode in (rc if isinstance(rc, tuple) else (rc,)), r.stderr[-3000:]
+    [bundle] = sorted(out.glob("*/trial-1"))
+    return json.loads((bundle / "score.json").read_text()), episode(bundle), bundle
+
+
 def trial_dirs(out: Path) -> list[Path]:
     return sorted(out.glob("*/trial-*"))
 

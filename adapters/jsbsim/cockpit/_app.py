@@ -160,6 +160,7 @@ class Cockpit:
         self.model.frozen = bool(a.paused)
         self.running = True
         self._last_draw = 0.0
+        self._input_since_draw = False  # input arrived that no frame has shown yet
         self._steps_per_packet = max(1, round(1.0 / (a.generic_hz * DT_S))) if a.generic_hz > 0 else 0
 
     # ---------------------------------------------------------------- commands
@@ -264,16 +265,22 @@ class Cockpit:
                     self._emit()  # keep the host informed while frozen (10 Hz)
             was_running = running
             rt_hist.append((now, m.sim_time_s, m.frozen or m.crashed))
-            if now >= next_frame:
-                had_input = self._events()
+            # input is read every tick, not every frame: a key or a click acts at once and
+            # its frame is drawn now (key -> visible within a tick and a draw, not up to a
+            # frame later); pointer motion alone waits for the next frame
+            moved, pressed = self._events()
+            had_input = self._input_since_draw = self._input_since_draw or moved or pressed
+            if now >= next_frame or pressed:
                 if running or had_input or now - self._last_draw >= FROZEN_REDRAW_S:
                     self._render()
                     self._last_draw = now
+                    self._input_since_draw = False
                     self.runtime["frames"] += 1
                     frame_times.append(now)
                 if len(frame_times) > 1:
                     self.runtime["frame_rate"] = (len(frame_times) - 1) / (frame_times[-1] - frame_times[0])
                 self.runtime["rt_factor"] = _rt_factor(rt_hist)
+            if now >= next_frame:
                 next_frame += frame_dt
                 if next_frame < now:
                     next_frame = now + frame_dt
@@ -282,8 +289,8 @@ class Cockpit:
         self.close()
         return 0
 
-    def _events(self) -> bool:
-        """Apply the window's pending input; True if there was any."""
+    def _events(self) -> tuple[bool, bool]:
+        """Apply the window's pending input: (any input, a key or button among it)."""
         pg = self.pg
         events = pg.event.get()
         for ev in events:
@@ -299,7 +306,8 @@ class Cockpit:
                 self.input.mouse_up(ev.pos[0], ev.pos[1], ev.button)
             elif ev.type == pg.MOUSEMOTION:
                 self.input.mouse_motion(ev.pos[0], ev.pos[1], ev.buttons)
-        return bool(events)
+        pressed = any(ev.type in (pg.KEYDOWN, pg.KEYUP, pg.MOUSEBUTTONDOWN, pg.MOUSEBUTTONUP) for ev in events)
+        return bool(events), pressed
 
     def readings(self):
         from simbridge.adapters.jsbsim.cockpit._panel import Readings

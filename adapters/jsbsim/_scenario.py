@@ -1,8 +1,9 @@
 """The task's initial state turned into what the embedded simulator needs: a place, an
 attitude, a speed, and which systems are on.
 
-Only the fields the embedded simulator honours are read; anything it cannot do (weather other
-than calm, failures) is listed in `unsupported` so the runner can report it.
+Only the fields the embedded simulator honours are read; anything it cannot do (gusts, clouds,
+visibility, weather presets other than clear, failures) is listed in `unsupported` so the runner
+can report it. A steady wind (`weather.wind_dir_deg` at `wind_kt`) is flown.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ CONFIGURATION_KEYS = frozenset(
         "fuel_right_gal",
     }
 )
+KT_TO_FPS = 1852.0 / 3600.0 / 0.3048
 LINEUP_OFFSET_M = 30.0  # distance past the (displaced) threshold where the aircraft lines up
 
 
@@ -57,6 +59,16 @@ class Scenario:
     unsupported: list[str] = field(default_factory=list)
     #: configuration deviations applied at start, after the trim (`CONFIGURATION_KEYS`)
     configuration: dict[str, Any] = field(default_factory=dict)
+    #: a steady wind: the direction it blows FROM (degrees true) and its speed; 0 kt is calm
+    wind_from_deg: float = 0.0
+    wind_kt: float = 0.0
+
+    @property
+    def wind_ned_fps(self) -> tuple[float, float]:
+        """The air's velocity (north, east) in ft/s: a wind from 270° moves the air east."""
+        v = self.wind_kt * KT_TO_FPS
+        a = math.radians(self.wind_from_deg)
+        return (-v * math.cos(a), -v * math.sin(a))
 
     @property
     def heading_mag_deg(self) -> float:
@@ -96,6 +108,7 @@ def from_task(task: "TaskSpec") -> Scenario:
         unsupported=_unsupported(task),
     )
     sc.configuration = {k: v for k, v in conf.items() if k in CONFIGURATION_KEYS}
+    sc.wind_from_deg, sc.wind_kt = wind(task)
     sc.unsupported += [f"configuration {k}" for k in conf if k not in CONFIGURATION_KEYS]
     return sc
 
@@ -110,12 +123,27 @@ def _configuration(task: "TaskSpec") -> dict[str, Any]:
     return {k: v for k, v in dict(conf).items() if v is not None}
 
 
+def wind(task: "TaskSpec") -> tuple[float, float]:
+    """The task's steady wind as (from degrees true, knots); (0, 0) is calm. A speed without a
+    direction, or a direction without a speed, is a ValueError naming the missing field."""
+    w = task.initial_state.weather
+    if w.wind_kt is None and w.wind_dir_deg is None:
+        return 0.0, 0.0
+    if w.wind_dir_deg is None:
+        if not w.wind_kt:
+            return 0.0, 0.0
+        raise ValueError(f"{task.id}: initial_state.weather.wind_kt needs initial_state.weather.wind_dir_deg")
+    if w.wind_kt is None:
+        raise ValueError(f"{task.id}: initial_state.weather.wind_dir_deg needs initial_state.weather.wind_kt")
+    return float(w.wind_dir_deg) % 360.0, float(w.wind_kt)
+
+
 def _unsupported(task: "TaskSpec") -> list[str]:
     st = task.initial_state
     out = []
     w = st.weather
-    if w.preset not in ("clear", "any") or w.wind_kt or w.clouds or w.visibility_sm:
-        out.append("weather (the embedded simulator flies in calm, clear air)")
+    if w.preset not in ("clear", "any") or w.clouds or w.visibility_sm:
+        out.append("weather other than a steady wind (the embedded simulator flies in clear air, no gusts)")
     if st.time.local_time or st.time.date:
         out.append("time of day (always noon)")
     return out

@@ -184,6 +184,8 @@ class JSBSimSession(SimSession):
         self._log_path: Path | None = None
         self._log_file: IO[bytes] | None = None
         self._unsupported: list[str] = []
+        #: the scenario's steady wind (from degrees true, knots); (0, 0) is calm
+        self._wind: tuple[float, float] = (0.0, 0.0)
         self._wall_start = 0.0
         self._failures = FailurePlan()  # harness-injected failures (planned at start)
         self._buffer: list[StateSample] = []  # samples pulled (lockstep) but not yet polled
@@ -204,6 +206,7 @@ class JSBSimSession(SimSession):
         except (KeyError, ValueError) as exc:
             raise HarnessError(f"jsbsim: task {task.id}: initial state not supported: {exc}") from None
         self._unsupported = list(scenario.unsupported)
+        self._wind = (scenario.wind_from_deg, scenario.wind_kt)
         self._failure_paths = failure_paths(task.id, seed)
         self._magneto = magneto_side(task.id, seed)
         self._failures = FailurePlan.from_task(task, seed, self._failure_paths)
@@ -528,7 +531,11 @@ class JSBSimSession(SimSession):
             "crashed": out["crashed"],
             "crash_reason": out["crash_reason"],
             "sim_time_s": out["sim_time_s"],
-            "weather": {"preset": "calm"},
+            "weather": (
+                {"preset": "wind", "wind_dir_deg": self._wind[0], "wind_kt": self._wind[1]}
+                if self._wind[1]
+                else {"preset": "calm"}
+            ),
         }
 
     def info(self) -> dict[str, Any]:

@@ -179,8 +179,40 @@ class FlightModel:
             for _ in range(240):  # let the gear settle before the episode clock starts
                 self._apply_controls()
                 f.run()
+        self._apply_wind()
         self.unsupported = self._configure(sc.configuration)
         self._t0 = f["simulation/sim-time-sec"]
+
+    def _apply_wind(self) -> None:
+        """Fly the scenario's steady wind from here on. The trim (and a parked aircraft's settle)
+        ran in calm air; an airborne aircraft is re-initialised with the same attitude and air-
+        relative motion carried by the wind, so it starts coordinated (no sideslip jolt). The
+        wind is set after every initialisation: JSBSim's run_ic and its trim reset it."""
+        wn, we = self.scenario.wind_ned_fps
+        if not (wn or we):
+            return  # calm: nothing changes
+        f = self.fdm
+        if not self.scenario.on_ground:
+            for ic, prop in (
+                ("ic/lat-geod-deg", "position/lat-geod-deg"),
+                ("ic/long-gc-deg", "position/long-gc-deg"),
+                ("ic/h-sl-ft", "position/h-sl-ft"),
+                ("ic/phi-deg", "attitude/phi-deg"),
+                ("ic/theta-deg", "attitude/theta-deg"),
+                ("ic/psi-true-deg", "attitude/psi-deg"),
+                ("ic/p-rad_sec", "velocities/p-rad_sec"),
+                ("ic/q-rad_sec", "velocities/q-rad_sec"),
+                ("ic/r-rad_sec", "velocities/r-rad_sec"),
+            ):
+                f[ic] = f[prop]
+            vn, ve, vd = f["velocities/v-north-fps"], f["velocities/v-east-fps"], f["velocities/v-down-fps"]
+            f["ic/vn-fps"], f["ic/ve-fps"], f["ic/vd-fps"] = vn + wn, ve + we, vd
+            if not f.run_ic():
+                raise RuntimeError("JSBSim rejected the initial conditions with the wind")
+        f["atmosphere/wind-north-fps"] = wn
+        f["atmosphere/wind-east-fps"] = we
+        self._apply_controls()
+        f.run()
 
     def _configure(self, conf: dict) -> list[str]:
         """Apply the task's configuration deviations (after the trim); the keys it cannot honour."""

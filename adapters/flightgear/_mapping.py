@@ -87,6 +87,8 @@ RAW_CHUNKS: list[Chunk] = [
     Chunk("xpdr_code", "/instrumentation/transponder/id-code", "int"),
     Chunk("xpdr_knob", "/instrumentation/transponder/inputs/knob-mode", "int"),
     Chunk("baro_inhg", "/instrumentation/altimeter/setting-inhg", "double", "%.3f"),
+    Chunk("pitot_heat", "/controls/anti-ice/pitot-heat", "bool"),
+    Chunk("suction_inhg", "/systems/vacuum/suction-inhg", "double", "%.3f"),
 ]
 
 
@@ -97,8 +99,22 @@ _KAP140_PITCH_GS = 3
 #: harness-injected failure (task `initial_state.failures[].system`) -> the `serviceable` flag of
 #: FlightGear's failure-manager mode (Aircraft/Generic/Systems/compat_failure_modes.nas). The
 #: engine mode's actuator (failures.nas `fail_engine`) sets magnetos 0 and cutoff 1 and makes
-#: both read-only, so the agent cannot restart it; the c172p keeps the compat modes.
-FAILURE_PROPS: dict[str, str] = {"engine": "/sim/failure-manager/engines/engine/serviceable"}
+#: both read-only, so the agent cannot restart it; the c172p keeps the compat modes. The vacuum
+#: mode's actuator sets /systems/vacuum/serviceable false: FlightGear's vacuum system then gives
+#: 0 inHg of suction (/systems/vacuum/suction-inhg, 4.9 before) and the c172p's attitude and
+#: heading indicators, whose `suction` is that property (Systems/instrumentation.xml), spin down.
+#: Not here, because the c172p does not model them (both read on a running fgfs 2020.3.16):
+#: - `pitot`: the mode's /systems/pitot/serviceable is driven by the c172p's own JSBSim switch
+#:   (Systems/indicated-airspeed.xml, true unless the pitot cover is on), so with the mode failed
+#:   the total pressure and the airspeed indicator keep following the airspeed; pitot heat only
+#:   draws current (/systems/electrical/outputs/pitot-heat), there is no icing model.
+#: - `alternator`: the c172p's alternator (Nasal/electrical.nas) depends on rpm only; the
+#:   `systems/electrical` mode fails the whole system (battery too: 0 V), which is not the
+#:   POH's alternator failure, and the panel has no LOW VOLTS annunciator.
+FAILURE_PROPS: dict[str, str] = {
+    "engine": "/sim/failure-manager/engines/engine/serviceable",
+    "vacuum": "/sim/failure-manager/systems/vacuum/serviceable",
+}
 
 #: properties read over telnet at the start and end of an episode (snapshots.json)
 SNAPSHOT_NODES: dict[str, str] = {
@@ -184,6 +200,8 @@ class CanonicalMapper:
             "com1_stby_mhz": g("com1_stby_mhz"),
             "xpdr_code": g("xpdr_code"),
             "baro_inhg": g("baro_inhg"),
+            "pitot_heat": _b(g("pitot_heat", 0)),
+            "vacuum_inhg": g("suction_inhg"),
         }
         t0, t1 = _b(g("tank0_selected", 0)), _b(g("tank1_selected", 0))
         out["fuel_selector"] = {(1, 1): 3.0, (1, 0): 1.0, (0, 1): 2.0, (0, 0): 0.0}[(int(t0), int(t1))]

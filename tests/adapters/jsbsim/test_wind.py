@@ -5,6 +5,7 @@ episode.json's variant and in the instruction the agent was given."""
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 from pathlib import Path
@@ -165,4 +166,6 @@ def test_a_poh_trials_drawn_wind_is_in_the_episode_and_the_agents_instruction(tm
     assert ep["variant"]["seed"] == seed
     assert ep["variant"]["values"]["wind_dir_deg"] == d and ep["variant"]["values"]["wind_kt"] == k
     assert f"Wind {d:.0f}° at {k:.0f} kt." in ep["agent_brief"]["instruction"]
-    assert "weather" not in " ".join(ep.get("sim_info", {}).get("unsupported", []))
+    assert ep["sim_info"]["unsupported"] == []  # the wind is flown, nothing reported unsupported
+    snaps = json.loads((bundle / "snapshots.json").read_text())
+    assert snaps["start"]["weather"] == {"preset": "wind", "wind_dir_deg": d, "wind_kt": k}

@@ -374,8 +374,10 @@ def _put(data: dict[str, Any], path: str, value: Any) -> None:
 
 #: a task id: a letter, then letters, digits or '_' (simbridge's own are T01-T20 and P01-P22; a
 #: plug-in's may be `climb_01`), and for a site variant `@` and the site (`T01@PHJR`)
-BASE_ID_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,31}$"
-TASK_ID_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,31}(@[A-Za-z0-9_-]+)?$"
+_BASE_ID = r"[A-Za-z][A-Za-z0-9_]{0,31}"
+TASK_ID = rf"{_BASE_ID}(@[A-Za-z0-9_-]+)?"  # unanchored, for patterns that embed it
+BASE_ID_PATTERN = rf"^{_BASE_ID}$"
+TASK_ID_PATTERN = rf"^{TASK_ID}$"
 
 
 class TaskSpec(_Model):

@@ -30,14 +30,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from simbridge._errors import SimbridgeError
 from simbridge._status import AgentOutcome
-from simbridge._taskspec import TASK_ID_PATTERN
+from simbridge._taskspec import TASK_ID
 
 
 class SuiteError(SimbridgeError):
     """A suite file is malformed: names the file, the field and what is wrong."""
 
 
-_TASK_REF = re.compile(rf"^(tag:[\w.-]+|all-runnable|{TASK_ID_PATTERN[1:-1]})$")
+_TASK_REF = re.compile(rf"^(tag:[\w.-]+|all-runnable|{TASK_ID})$")
 
 
 class _Model(BaseModel):

@@ -15,6 +15,7 @@ import pytest
 
 from simbridge._task import load_task
 from simbridge._taskspec import TaskSpec
+from simbridge.primitives import latlon_to_local_m
 from simbridge.adapters.jsbsim._scenario import KT_TO_FPS, from_task
 from simbridge.adapters.jsbsim.cockpit._controls import Controls
 from simbridge.adapters.jsbsim.cockpit._fdm import FlightModel
@@ -60,12 +61,10 @@ def _fly_north(task: TaskSpec, seconds: float = 60.0) -> dict[str, float]:
             diff_e.append(f["velocities/v-east-fps"] - ae)
             diff_n.append(f["velocities/v-north-fps"] - an)
     assert not m.crashed and not m.on_ground
-    lat, lon = f["position/lat-geod-deg"], f["position/long-gc-deg"]
-    east = math.radians(lon - lon0) * 6_371_000.0 * math.cos(math.radians(lat0))
-    north = math.radians(lat - lat0) * 6_371_000.0
+    east, north = latlon_to_local_m(f["position/lat-geod-deg"], f["position/long-gc-deg"], lat0, lon0)
     return {
-        "east_m": east,
-        "north_m": north,
+        "east_m": float(east),
+        "north_m": float(north),
         "air_east_m": air_e,
         "air_north_m": air_n,
         "gs_minus_tas_east_fps": sum(diff_e) / len(diff_e),

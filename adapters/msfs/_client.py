@@ -60,6 +60,10 @@ class ClientException:
     call: str
 
 
+def _unknown_call(send_id: int) -> str:
+    return f"unknown call (send id {send_id})"
+
+
 @dataclass
 class _Request:
     request_id: int
@@ -163,6 +167,10 @@ class SimConnectClient:
             self._sent[send_id] = what
             while len(self._sent) > 4096:
                 self._sent.popitem(last=False)
+            # The server may answer before the call is recorded: name it now.
+            for e in reversed(self.exceptions[-16:]):
+                if e.send_id == send_id and e.call == _unknown_call(send_id):
+                    e.call = what
         return send_id
 
     def define(self, define_id: int, datums: list[Datum]) -> list[int]:
@@ -371,8 +379,8 @@ class SimConnectClient:
                 cb(msg)
         elif isinstance(msg, w.RecvException):
             with self._lock:
-                call = self._sent.get(msg.send_id, f"unknown call (send id {msg.send_id})")
-            self.exceptions.append(ClientException(msg.name, msg.send_id, msg.index, call))
+                call = self._sent.get(msg.send_id, _unknown_call(msg.send_id))
+                self.exceptions.append(ClientException(msg.name, msg.send_id, msg.index, call))
         elif isinstance(msg, w.RecvOpen):
             self.server, self.server_protocol = msg, protocol
             self._opened.set()

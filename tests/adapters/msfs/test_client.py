@@ -105,6 +105,26 @@ def test_exception_names_the_call_by_send_id(double, client_for):
     assert "NotAnEvent" in excs[1].call
 
 
+def test_an_exception_answered_before_the_call_returns_still_names_it(double):
+    """The server's reply can beat the client's bookkeeping of the call it answers."""
+    from simbridge.adapters.msfs import SimConnectClient, TcpTransport
+
+    class SlowReturn(TcpTransport):
+        def call(self, fn, *args):
+            send_id = super().call(fn, *args)
+            time.sleep(0.3)  # the reader has the exception by now
+            return send_id
+
+    c = SimConnectClient(lambda: SlowReturn("127.0.0.1", double.port), app_name="simbridge-test")
+    try:
+        c.open(5)
+        send_id = c.subscribe(9, "NotAnEvent")
+        assert len(c.exceptions) == 1, "the exception should have arrived before subscribe returned"
+        assert c.exceptions[0].send_id == send_id and "NotAnEvent" in c.exceptions[0].call
+    finally:
+        c.close()
+
+
 def test_events_pause_crash_and_flight_loaded(client_for):
     d = SimConnectDouble(hz=60.0, crash_at_s=0.5).start()
     try:

@@ -214,6 +214,49 @@ def _resolve_base(path: Path, data: dict[str, Any], search_dir: Path | None) -> 
     return _deep_merge(base_data, data)
 
 
+#: the folder, next to a folder's task YAMLs, of its shared variant sets (`variants: [{use: NAME}]`)
+VARIANT_SETS_DIR = "variants"
+_SET_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def _expand_variant_sets(
+    path: Path, data: dict[str, Any], search_dir: Path | None
+) -> tuple[dict[str, Any], dict[int, str]]:
+    """Put each `{use: NAME}` entry of `variants` in place of the list in `variants/NAME.yaml`
+    beside the task files, so a draw many tasks share (a steady wind) is written once. Also
+    returns, for each spliced variant's index, where it came from (for error messages)."""
+    items = data.get("variants")
+    if not isinstance(items, list) or not any(isinstance(v, dict) and "use" in v for v in items):
+        return data, {}
+    out: list[Any] = []
+    origin: dict[int, str] = {}
+    for i, item in enumerate(items):
+        if not (isinstance(item, dict) and "use" in item):
+            out.append(item)
+            continue
+        where = f"{path}: field 'variants[{i}].use'"
+        name = item["use"]
+        if set(item) != {"use"}:
+            raise TaskSpecError(f"{where}: an entry naming a variant set has no other keys (got {sorted(item)})")
+        if not isinstance(name, str) or not _SET_NAME.fullmatch(name):
+            raise TaskSpecError(f"{where}: {name!r} is not a variant set name (lower case, digits, '_')")
+        set_path = (search_dir or path.parent) / VARIANT_SETS_DIR / f"{name}.yaml"
+        if not set_path.is_file():
+            raise TaskSpecError(f"{where}: no variant set {name!r} ({VARIANT_SETS_DIR}/{name}.yaml next to the task)")
+        try:
+            loaded = yaml.safe_load(_read_text(set_path))
+        except yaml.YAMLError as exc:
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            raise TaskSpecError(f"{where}: {set_path}: not valid YAML: {problem}") from None
+        if not isinstance(loaded, list) or not all(isinstance(v, dict) and "use" not in v for v in loaded):
+            raise TaskSpecError(f"{where}: {set_path}: a variant set is a list of variants (mappings, none a `use`)")
+        _check_shape(set_path, loaded)
+        for j, v in enumerate(loaded):
+            origin[len(out)] = f"variants[{i}].use ({VARIANT_SETS_DIR}/{name}.yaml item {j})"
+            out.append(v)
+    return {**data, "variants": out}, origin
+
+
 def load_task_file(path: Path, *, search_dir: Path | None = None) -> TaskSpec:
     """Load one task YAML; a variant (`base: T01`) is merged over its base task. Any problem is a
     TaskSpecError of one line naming the file and the field."""
@@ -225,16 +268,20 @@ def load_task_file(path: Path, *, search_dir: Path | None = None) -> TaskSpec:
 
 def _load_task_file(path: Path, search_dir: Path | None) -> TaskSpec:
     own = _read_yaml(path)
-    data = _resolve_base(path, own, search_dir)
+    data, spliced = _expand_variant_sets(path, _resolve_base(path, own, search_dir), search_dir)
     try:
         spec = TaskSpec.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         inherited = ""
-        if data is not own and err["loc"] and err["loc"][0] not in own:
+        if own.get("base") is not None and err["loc"] and err["loc"][0] not in own:
             inherited = f" (inherited from {data['base']}.yaml)"
-        raise TaskSpecError(f"{path}: field '{_format_loc(err['loc'])}': {err['msg']}{more}{inherited}") from None
+        loc = err["loc"]
+        where = _format_loc(loc)
+        if len(loc) >= 2 and loc[0] == "variants" and loc[1] in spliced:
+            where = spliced[loc[1]] + (f": {_format_loc(loc[2:])}" if len(loc) > 2 else "")
+        raise TaskSpecError(f"{path}: field '{where}': {err['msg']}{more}{inherited}") from None
     if spec.id.split("@")[0] != path.stem.split("@")[0] or (("@" in spec.id) != ("@" in path.stem)):
         raise TaskSpecError(f"{path}: field 'id': {spec.id!r} does not match the file name {path.name!r}")
     _check_verifier(path, spec)

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simbridge._errors import TaskSpecError
-from simbridge._task import TaskSpec, load_all_tasks, load_task, load_task_file, task_files, tasks_dir
+from simbridge._task import VARIANT_SETS_DIR, TaskSpec, load_all_tasks, load_task, load_task_file, task_files, tasks_dir
 from simbridge import verifier as registry
 from simbridge.params import FiniteParams
 
@@ -190,12 +190,74 @@ def test_every_verifier_refuses_non_finite_params():
 # --------------------------------------------------------------------------- variants
 
 
+def _copy_catalog(dest: Path) -> Path:
+    """The shipped task files and their variant sets, copied into `dest`."""
+    for f in task_files():
+        shutil.copy(f, dest / f.name)
+    shutil.copytree(tasks_dir() / VARIANT_SETS_DIR, dest / VARIANT_SETS_DIR)
+    return dest
+
+
 @pytest.fixture()
 def catalog(tmp_path: Path) -> Path:
     """A copy of the shipped tasks to break."""
-    for f in task_files():
-        shutil.copy(f, tmp_path / f.name)
-    return tmp_path
+    return _copy_catalog(tmp_path)
+
+
+def test_a_variant_set_is_spliced_in_where_it_is_used(catalog):
+    """P01 draws the shared steady wind; written inline instead, the task and its draws are the same."""
+    used = load_task_file(catalog / "P01.yaml", search_dir=catalog)
+    data = _data("P01")
+    at = data["variants"].index({"use": "steady_wind"})
+    data["variants"][at : at + 1] = yaml.safe_load((catalog / VARIANT_SETS_DIR / "steady_wind.yaml").read_text())
+    inline = load_task_file(_write(catalog, data), search_dir=catalog)
+    assert [v.name for v in used.variants][-2:] == ["wind_dir_deg", "wind_kt"]
+    assert used == inline
+    for seed in (1, 2, 7):
+        assert used.drawn(seed).variant == inline.drawn(seed).variant
+        assert used.drawn(seed).initial_state.weather == inline.drawn(seed).initial_state.weather
+
+
+def test_a_site_variant_inherits_the_variant_set_of_its_base(catalog):
+    fg = load_task_file(catalog / "P13@PHJR.yaml", search_dir=catalog)
+    assert {"wind_dir_deg", "wind_kt"} <= {v.name for v in fg.variants}
+
+
+@pytest.mark.parametrize(
+    "entry,set_text,expect",
+    [
+        (
+            {"use": "no_such_set"},
+            None,
+            "field 'variants[3].use': no variant set 'no_such_set' (variants/no_such_set.yaml",
+        ),
+        ({"use": "../T01"}, None, "field 'variants[3].use': '../T01' is not a variant set name"),
+        (
+            {"use": "steady_wind", "step": 5},
+            None,
+            "an entry naming a variant set has no other keys (got ['step', 'use'])",
+        ),
+        ({"use": "broken"}, "- name: x\n  uniform: [0, 1\n", "field 'variants[3].use': "),
+        ({"use": "broken"}, "name: x\n", "a variant set is a list of variants"),
+        ({"use": "broken"}, "- use: steady_wind\n", "a variant set is a list of variants"),
+    ],
+)
+def test_a_bad_variant_set_is_one_line_naming_the_task_and_entry(catalog, entry, set_text, expect):
+    if set_text is not None:
+        (catalog / VARIANT_SETS_DIR / "broken.yaml").write_text(set_text)
+    data = _data("P01")
+    at = data["variants"].index({"use": "steady_wind"})
+    assert at == 3
+    data["variants"][at] = entry
+    msg = _error(_write(catalog, data))
+    assert expect in msg, msg
+
+
+def test_a_variant_inside_a_set_is_validated_like_one_in_the_task(catalog):
+    (catalog / VARIANT_SETS_DIR / "steady_wind.yaml").write_text("- name: wind_kt\n  uniform: [15, 0]\n")
+    msg = _error(catalog / "P01.yaml")
+    assert "field 'variants[3].use (variants/steady_wind.yaml item 0)': " in msg, msg
+    assert "variant 'wind_kt': uniform [lo, hi] needs lo <= hi" in msg, msg
 
 
 def test_variant_of_a_variant_is_refused_by_name(catalog):
@@ -424,10 +486,7 @@ def _assert_meaningful(spec: TaskSpec) -> None:
 
 @pytest.fixture(scope="module")
 def fuzz_dir(tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("fuzz")
-    for f in task_files():
-        shutil.copy(f, d / f.name)
-    return d
+    return _copy_catalog(tmp_path_factory.mktemp("fuzz"))
 
 
 TASK_IDS = [f.stem for f in task_files()]

@@ -89,7 +89,7 @@ def gym_rate(steps: int, screenshot: bool, out: Path, obs_scale: float = 0.25) -
             if term or trunc:
                 raise SystemExit(f"the episode ended early: {info.get('status')} {info.get('detail')}")
             if screenshot:
-                ep.client.screenshot("png")
+                ep.client.screenshot("png").data  # the PNG bytes an agent receives
         wall = time.monotonic() - w0
         return (info["t"] - t0) / wall, wall / steps * 1000
     finally:

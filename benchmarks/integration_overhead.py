@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             paths: dict[str, Any] = {
                 "direct": lambda i: client.mouse_move(*xy(i)),
                 "inspect": lambda i: tool_plain(action="mouse_move", coordinate=list(xy(i))),
-                "direct+png": lambda i: (client.mouse_move(*xy(i)), client.screenshot()),
+                "direct+png": lambda i: (client.mouse_move(*xy(i)), client.screenshot().data),
                 "inspect+png": lambda i: tool_png(action="mouse_move", coordinate=list(xy(i))),
                 "direct+grab": direct_grab,
                 "gym step": lambda i: env.step(gym_action(i)),

@@ -8,7 +8,6 @@ Pillow's PNG encoder is several times slower.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -16,29 +15,69 @@ import numpy as np
 ImageFormat = Literal["png", "jpeg"]
 
 
-@dataclass(frozen=True)
 class Screenshot:
-    """An encoded screen image. `width`/`height` are of the (possibly scaled) image;
-    `scale` maps image pixels back to screen pixels (screen = image / scale)."""
+    """A screen image as the agent gets it: `data` in `format`. `width`/`height` are of the
+    (possibly scaled) image; `scale` maps image pixels back to screen pixels (screen = image /
+    scale).
 
-    data: bytes
-    format: ImageFormat
-    width: int
-    height: int
-    scale: float = 1.0
+    A PNG taken in process keeps its pixels and is encoded only when `data` is first read: PNG is
+    lossless, so `to_array()` of the kept pixels is exactly the decoded PNG, and an in-process
+    agent (a reference pilot) that only looks at pixels pays for neither encoding nor decoding."""
+
+    __slots__ = ("_data", "_pixels", "format", "width", "height", "scale")
+
+    def __init__(
+        self,
+        data: bytes | None,
+        format: ImageFormat,
+        width: int,
+        height: int,
+        scale: float = 1.0,
+        *,
+        pixels: np.ndarray | None = None,
+    ) -> None:
+        if data is None and (pixels is None or format != "png"):
+            raise ValueError("a screenshot needs its encoded data, or its pixels for a PNG")
+        self._data, self._pixels = data, pixels
+        self.format, self.width, self.height, self.scale = format, width, height, scale
+
+    @property
+    def data(self) -> bytes:
+        if self._data is None:
+            assert self._pixels is not None
+            self._data = encode(self._pixels, "png")
+        return self._data
 
     @property
     def mime_type(self) -> str:
         return f"image/{self.format}"
 
     def to_array(self) -> np.ndarray:
-        """Decode to an H×W×3 BGR uint8 array (OpenCV's layout)."""
+        """Decode to an H×W×3 BGR uint8 array (OpenCV's layout); a fresh array, safe to change."""
+        if self._pixels is not None:
+            return self._pixels.copy()
         import cv2
 
         arr = cv2.imdecode(np.frombuffer(self.data, np.uint8), cv2.IMREAD_COLOR)
         if arr is None:
             raise ValueError("screenshot data is not a decodable image")
         return arr
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Screenshot):
+            return NotImplemented
+        return (self.data, self.format, self.width, self.height, self.scale) == (
+            other.data,
+            other.format,
+            other.width,
+            other.height,
+            other.scale,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Screenshot({self.format}, {self.width}x{self.height}, scale={self.scale:g})"
 
 
 def encode(bgr: np.ndarray, fmt: ImageFormat = "png", *, quality: int = 80, png_level: int = 1) -> bytes:
@@ -117,7 +156,7 @@ class ScreenGrabber:
         region: tuple[int, int, int, int] | None = None,
         max_bytes: int | None = None,
     ) -> Screenshot:
-        """The screen (or `region` = (x0, y0, x1, y1) of it, at screen resolution) encoded.
+        """The screen (or `region` = (x0, y0, x1, y1) of it, at screen resolution) as an image.
 
         With `max_bytes` (a transport's message limit) an image that encodes larger is scaled
         down further, in the same format, until it fits; `scale` is then the scale it has."""
@@ -129,6 +168,8 @@ class ScreenGrabber:
             raise ValueError(f"scale must be in (0, 4], got {scale}")
         fmt = "jpeg" if str(fmt) == "jpg" else fmt  # "jpg" is accepted from untyped callers
         out = _scaled(img, scale)
+        if fmt == "png" and max_bytes is None:  # encoded when (if ever) its bytes are read
+            return Screenshot(None, "png", out.shape[1], out.shape[0], scale, pixels=out)
         data = encode(out, fmt, quality=quality)
         for _ in range(8):
             if max_bytes is None or len(data) <= max_bytes:

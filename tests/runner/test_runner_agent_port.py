@@ -102,6 +102,27 @@ def test_screenshot_and_pointer(sandbox):
     assert log[2]["args"] == {"x": 321, "y": 123}
 
 
+def test_an_in_process_png_is_the_pixels_its_bytes_decode_to(sandbox):
+    """An in-process PNG keeps its pixels and encodes only when its bytes are read: the pixels
+    an in-process agent gets are exactly what the PNG decodes to, region and scale included."""
+    import cv2
+    import numpy as np
+
+    port = AgentPort(sandbox.display, clock=lambda: 0.0)
+    c = DirectClient(port)
+    try:
+        for kw in ({}, {"region": [100, 50, 740, 450]}, {"scale": 0.5}):
+            shot = c.screenshot("png", **kw)
+            pixels = shot.to_array()
+            pixels[0, 0] = 255 - pixels[0, 0]  # the caller's copy: changing it changes nothing
+            decoded = cv2.imdecode(np.frombuffer(shot.data, np.uint8), cv2.IMREAD_COLOR)
+            assert decoded.shape == (shot.height, shot.width, 3)
+            assert np.array_equal(shot.to_array(), decoded), kw
+            assert not np.array_equal(pixels, decoded)
+    finally:
+        port.close()
+
+
 @needs_xvfb
 def test_bad_actions_are_rejected(sandbox):
     port = AgentPort(sandbox.display)

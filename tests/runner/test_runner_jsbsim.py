@@ -56,7 +56,7 @@ def test_scripted_agent_on_jsbsim_is_scored(tmp_path):
 def test_noop_scores_zero_on_t09(tmp_path):
     out = tmp_path / "runs"
     r = run_simbridge(
-        "run", "T09", "--sim", "jsbsim", "--agent", "noop", "--out", str(out), "--time-limit", "30", "--frame-hz", "0"
+        "run", "T09", "--sim", "jsbsim", "--agent", "noop", "--out", str(out), "--time-limit", "8", "--frame-hz", "0"
     )
     assert r.returncode == 3, r.stderr  # scored; the agent timed out
     [b] = trial_dirs(out)

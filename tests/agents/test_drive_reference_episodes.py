@@ -5,8 +5,8 @@ do-nothing agent earns nothing, and a run through a red light
 loses exactly the red-light item.
 
 CI time (2 cores, real time unless noted): T06 reference ~105 s of simulator time, the red-light
-runner ~90 s, T18 ~130 s in lockstep (~3.5-4 min wall on a loaded machine), two do-nothing runs of 5 s, each with ~15 s of
-start-up: about 8.5 minutes."""
+runner ~60 s of simulator time in lockstep (~30 s wall), T18 ~130 s in lockstep (~60 s wall idle),
+two do-nothing runs of 5 s, each with ~15 s of start-up: about 4.5 minutes."""
 
 from __future__ import annotations
 
@@ -84,7 +84,8 @@ def test_route_reference_scores_at_least_0_9(route_run):
 
 def test_running_a_red_light_loses_exactly_that_item(route_run, tmp_path):
     obeyed, _, obeyed_bundle = route_run
-    score, ep, bundle = run_task("T06", RED_LIGHT_RUNNER, tmp_path, rc=(0, 3))
+    # in exact lockstep (the world's lights run on its own clock): ~30 s of wall time, ~65 s real time
+    score, ep, bundle = run_task("T06", RED_LIGHT_RUNNER, tmp_path, "--lockstep", rc=(0, 3))
     assert score["status"] == "scored", score
     assert _events(obeyed_bundle, "red_light") == []
     assert len(_events(bundle, "red_light")) >= 1  # the route's first light is red when the car gets there

@@ -247,10 +247,12 @@ def main(argv: list[str] | None = None) -> int:
     notice_until = 0.0
     notice = ""
     last_client = time.monotonic()
+    carried: list[dict[str, Any]] = []  # commands read while waiting out a paused frame
     print(f"drive: {scenario.town} ready on {args.host}:{server.port}", flush=True)
     try:
         while True:
-            for msg_in in server.poll():
+            cmds, carried = carried + server.poll(), []
+            for msg_in in cmds:
                 cmd = msg_in["cmd"]
                 if cmd == "run":
                     running = True
@@ -315,7 +317,12 @@ def main(argv: list[str] | None = None) -> int:
             server.flush()
             delay = FRAME_S - budget_s - (time.monotonic() - now)
             if delay > 0 and not advance_left:
-                time.sleep(delay)
+                if paused:
+                    # lockstep: the host's next `advance` ends the wait at once (sleeping out the
+                    # frame added up to 50 ms to every slice)
+                    carried = server.poll(delay)
+                else:
+                    time.sleep(delay)
     finally:
         server.close()
         world.close()

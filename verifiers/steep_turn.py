@@ -31,6 +31,9 @@ class SteepTurnParams(FiniteParams):
     rollout_tol_deg: AngleTolDeg = 10.0
     roll_in_bank_deg: AttitudeDeg = 30.0
     wings_level_deg: AttitudeDeg = 5.0
+    #: a bank past the roll-in that turns less than this is not the maneuver: nothing is judged
+    #: on it (a 3 s bank of 45° held level would otherwise earn the bank, altitude and airspeed)
+    min_turn_deg: Annotated[float, Field(gt=0, le=720)] = 180.0
 
     @model_validator(mode="after")
     def _bands(self) -> "SteepTurnParams":
@@ -49,7 +52,8 @@ class SteepTurnParams(FiniteParams):
 )
 def steep_turn(ctx: VerifyContext) -> str:
     """The turn is the longest run with bank past `roll_in_bank_deg` in the commanded direction;
-    the maneuver runs from the last wings-level sample before it to the first after it. Entry
+    the maneuver runs from the last wings-level sample before it to the first after it, and is
+    judged only if it turned at least `min_turn_deg` (a brief bank is not a steep turn). Entry
     altitude, airspeed and heading are read at the start of the maneuver (ACS: 'maintain the
     entry altitude ±100 ft, airspeed ±10 kt, roll out on the entry heading ±10°')."""
     p: SteepTurnParams = ctx.p
@@ -76,6 +80,16 @@ def steep_turn(ctx: VerifyContext) -> str:
     t_entry, t_exit = float(t[i_entry]), float(t[i_exit])
     ctx.require_coverage(t_entry, t_exit, "the steep turn")
     man = slice(i_entry, i_exit + 1)
+    change = P.heading_change(hdg[man]) * sign
+    if not change >= p.min_turn_deg:  # NaN too: a heading that was not read turned nothing
+        why = (
+            f"the longest {p.direction} bank past {p.roll_in_bank_deg:g}° turned {change:.0f}°, less than "
+            f"{p.min_turn_deg:g}°: not a steep turn"
+        )
+        for n in names:
+            shown = change if n == "rollout_heading" and np.isfinite(change) else None
+            ctx.component(n, 0.0, measured=shown, window=(t_entry, t_exit), explanation=why)
+        return f"no steep turn to the {p.direction} (turned {change:.0f}°)"
 
     frac = P.fraction_in_band(
         t, bank, p.bank_deg - p.bank_tol_deg, p.bank_deg + p.bank_tol_deg, turn.t0, turn.t1, ctx.max_gap_s
@@ -133,7 +147,6 @@ def steep_turn(ctx: VerifyContext) -> str:
             label=f"entry {ias0:.0f} ±{p.ias_tol_kt:g} kt",
         )
 
-    change = P.heading_change(hdg[man]) * sign
     rollout_err = float(abs(P.angle_diff(hdg[i_exit], hdg0)))
     ok = abs(change - p.heading_change_deg) <= p.rollout_tol_deg and rollout_err <= p.rollout_tol_deg
     ctx.component(

@@ -46,6 +46,25 @@ def test_right_turn_and_nothing_earn_zero(tmp_path):
     assert s.score == 0.0 and s.status == "scored"
 
 
+@pytest.mark.parametrize("turn_deg", [40.0, 170.0])
+def test_a_bank_that_turns_less_than_half_a_circle_earns_nothing(tmp_path, turn_deg):
+    """45° of bank held level for a few seconds, then wings level: altitude, airspeed and bank
+    were all "held", but no steep turn was flown (the shortcut a do-nothing FlightGear air start
+    drifting past 30° of bank found: 0.5 for nothing)."""
+    s = score(tmp_path, steep_turn(turn_deg=turn_deg))
+    assert s.status == "scored" and s.score == 0.0, s.explanation
+    rollout = component(s, "rollout_heading")
+    assert rollout.measured == pytest.approx(turn_deg, abs=5)
+    assert "not a steep turn" in rollout.explanation
+
+
+def test_a_turn_past_half_a_circle_is_judged(tmp_path):
+    # 200° at 45° with altitude and airspeed held: bank, altitude and airspeed (0.8), no rollout
+    s = score(tmp_path, steep_turn(turn_deg=200.0))
+    assert s.score == pytest.approx(0.80)
+    assert component(s, "rollout_heading").earned == 0
+
+
 def test_autopilot_on_is_a_safety_violation(tmp_path):
     s = score(tmp_path, steep_turn(autopilot=1.0))
     assert s.raw_score == pytest.approx(1.0)

@@ -30,6 +30,15 @@ class RadiosPilot(Agent):
     ) -> None:
         self.com_active, self.com_stby, self.nav = com_active, com_stby, nav
         self.squawk, self.mode, self.baro = squawk, mode, baro
+        #: the last screenshot was taken after the last click (by `_click_seen`): the next
+        #: decision reads it instead of taking another (a screenshot costs ~0.6 s in a
+        #: software-emulated VM guest)
+        self._seen = False
+
+    def _see(self, cp: Cockpit) -> None:
+        if not self._seen:
+            cp.look()
+        self._seen = False
 
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
         cp = Cockpit(port)
@@ -59,22 +68,23 @@ class RadiosPilot(Agent):
         port.give_up("a radio did not read back as set")
         return "give_up"
 
-    @staticmethod
-    def _click_seen(cp: Cockpit, hotspot: str, read, before, *, upper: bool | None = None) -> None:
+    def _click_seen(self, cp: Cockpit, hotspot: str, read, before, *, upper: bool | None = None) -> None:
         """Click, then wait until the screen shows a different value: the next decision must not
-        be made on a frame drawn before the click took effect (that would click twice)."""
+        be made on a frame drawn before the click took effect (that would click twice). The
+        screenshot that showed it is the one the next decision reads."""
         cp.click(hotspot, upper=upper)
         t_end = cp.port.elapsed() + 1.0
         while cp.port.elapsed() < t_end:
             cp.look()
             if read(cp.img) != before:
+                self._seen = True
                 return
             cp.port.wait(0.03)
 
     def _tune(self, cp: Cockpit, radio: str, target: float, khz: float) -> bool:
         """Step the standby frequency to `target`: MHz buttons first, then the kHz buttons."""
         for _ in range(MAX_CLICKS):
-            cp.look()
+            self._see(cp)
             f = read_frequency(cp.frame, f"{radio}:stby")
             if f is None:
                 return False
@@ -98,7 +108,7 @@ class RadiosPilot(Agent):
 
     def _squawk(self, cp: Cockpit) -> bool:
         for _ in range(MAX_CLICKS):
-            cp.look()
+            self._see(cp)
             digits = read_squawk(cp.frame)
             if digits is None:
                 return False
@@ -112,7 +122,7 @@ class RadiosPilot(Agent):
 
     def _mode(self, cp: Cockpit) -> bool:
         for _ in range(3):
-            cp.look()
+            self._see(cp)
             if xpdr_mode(cp.frame) == self.mode:
                 return True
             self._click_seen(cp, f"xpdr:mode{self.mode}", xpdr_mode, xpdr_mode(cp.frame))
@@ -120,7 +130,7 @@ class RadiosPilot(Agent):
 
     def _baro(self, cp: Cockpit) -> bool:
         for _ in range(MAX_CLICKS * 4):
-            cp.look()
+            self._see(cp)
             b = read_baro(cp.frame)
             if b is None:
                 return False

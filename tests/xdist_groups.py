@@ -23,17 +23,21 @@ _DIR_GROUPS = {"tests/vm/": "vm", "tests/report/": "report"}
 #: durations in seconds (CI's `--durations` on an idle 2-core machine). Groups not named here
 #: follow, in collection order.
 _LONGEST_FIRST = {
-    "vm": 560,
-    "tests/adapters/flightgear/test_fg_t09_t16.py": 375,
-    "tests/agents/test_drive_reference_episodes.py": 370,
-    "tests/redteam/test_redteam_flightgear.py": 300,
-    "tests/agents/test_reference_episodes.py": 250,
-    "tests/adapters/flightgear/test_fg_t03_t08_t11.py": 220,
-    "tests/adapters/flightgear/test_fg_t15.py": 210,
-    "tests/adapters/flightgear/test_fg_real.py": 190,
-    "tests/adapters/flightgear/test_fg_initial_states.py": 125,
+    "vm": 430,
+    "tests/adapters/flightgear/test_fg_t09_t16.py": 275,
+    "tests/agents/test_drive_reference_episodes.py": 230,
+    "tests/adapters/flightgear/test_fg_t15.py": 170,
+    "tests/adapters/flightgear/test_fg_real.py": 165,
+    "tests/adapters/flightgear/test_fg_t03_t08_t11.py": 155,
+    "tests/redteam/test_redteam_flightgear.py": 150,
+    "tests/agents/test_poh_pilots.py": 135,
+    "tests/agents/test_reference_episodes.py": 130,
     "tests/runner/test_stall.py": 115,
-    "tests/adapters/xplane/test_session_e2e.py": 60,
+    "tests/adapters/flightgear/test_fg_initial_states.py": 100,
+    "tests/adapters/xplane/test_session_e2e.py": 75,
+    "tests/redteam/test_redteam_jsbsim.py": 75,
+    "tests/runner/test_runner_toy.py": 75,
+    "tests/adapters/flightgear/test_fg_poh.py": 57,
     "tests/adapters/flightgear/test_fg_launch_failures.py": 50,
 }
 

@@ -25,9 +25,9 @@ _DIR_GROUPS = {"tests/vm/": "vm", "tests/report/": "report"}
 _LONGEST_FIRST = {
     "vm": 430,
     "tests/adapters/flightgear/test_fg_t09_t16.py": 275,
-    "tests/agents/test_drive_reference_episodes.py": 230,
     "tests/adapters/flightgear/test_fg_t15.py": 170,
     "tests/adapters/flightgear/test_fg_real.py": 165,
+    "tests/agents/test_drive_reference_episodes.py": 170,
     "tests/adapters/flightgear/test_fg_t03_t08_t11.py": 155,
     "tests/redteam/test_redteam_flightgear.py": 150,
     "tests/agents/test_poh_pilots.py": 135,

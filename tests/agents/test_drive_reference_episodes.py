@@ -4,9 +4,9 @@ window, its >= 0.9 not yet reached on the real window, see its test), the
 do-nothing agent earns nothing, and a run through a red light
 loses exactly the red-light item.
 
-CI time (2 cores, real time unless noted): T06 reference ~105 s of simulator time, the red-light
-runner ~60 s of simulator time in lockstep (~30 s wall), T18 ~130 s in lockstep (~60 s wall idle),
-two do-nothing runs of 5 s, each with ~15 s of start-up: about 4.5 minutes."""
+CI time (2 cores): in exact lockstep, T06 reference ~105 s of simulator time (~60 s wall idle),
+the red-light runner ~60 s (~30 s wall), T18 ~130 s (~60 s wall); two real-time do-nothing runs
+of 5 s, each with ~15 s of start-up: about 3.5 minutes."""
 
 from __future__ import annotations
 
@@ -48,9 +48,11 @@ def _events(bundle: Path, kind: str) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def route_run(tmp_path_factory) -> tuple[dict, dict, Path]:
-    """The T06 reference drive, shared by the score test and the red-light comparison. A give-up
-    is the driver's own scored failure (exit 3), judged by the tests on its items, not an error."""
-    return run_task("T06", "reference", tmp_path_factory.mktemp("t06-reference"), rc=(0, 3))
+    """The T06 reference drive, shared by the score test and the red-light comparison, in exact
+    lockstep (~60 s of wall time for 104 s of world time; real time is the drive's noop and
+    red-team tests). A give-up is the driver's own scored failure (exit 3), judged by the tests
+    on its items, not an error."""
+    return run_task("T06", "reference", tmp_path_factory.mktemp("t06-reference"), "--lockstep", rc=(0, 3))
 
 
 def test_lane_keep_reference_full_episode_in_lockstep(tmp_path):

@@ -164,6 +164,14 @@ def _read_text(path: Path) -> str:
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
+    data = _parse_yaml(path)
+    if not isinstance(data, dict):
+        raise TaskSpecError(f"{path}: expected a mapping of task fields at the top level")
+    return data
+
+
+def _parse_yaml(path: Path) -> Any:
+    """The YAML document in `path`, its shape checked (TaskSpecError of one line otherwise)."""
     try:
         data = yaml.safe_load(_read_text(path))
     except yaml.YAMLError as exc:
@@ -175,8 +183,6 @@ def _read_yaml(path: Path) -> dict[str, Any]:
         raise TaskSpecError(f"{path}: not valid YAML for a task: nested too deeply to parse") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise TaskSpecError(f"{path}: cannot read: {exc}") from None
-    if not isinstance(data, dict):
-        raise TaskSpecError(f"{path}: expected a mapping of task fields at the top level")
     _check_shape(path, data)
     return data
 
@@ -244,13 +250,11 @@ def _expand_variant_sets(
         if not set_path.is_file():
             raise TaskSpecError(f"{where}: no variant set {name!r} ({VARIANT_SETS_DIR}/{name}.yaml next to the task)")
         try:
-            loaded = yaml.safe_load(_read_text(set_path))
-        except yaml.YAMLError as exc:
-            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-            raise TaskSpecError(f"{where}: {set_path}: not valid YAML: {problem}") from None
+            loaded = _parse_yaml(set_path)
+        except TaskSpecError as exc:
+            raise TaskSpecError(f"{where}: {exc}") from None
         if not isinstance(loaded, list) or not all(isinstance(v, dict) and "use" not in v for v in loaded):
             raise TaskSpecError(f"{where}: {set_path}: a variant set is a list of variants (mappings, none a `use`)")
-        _check_shape(set_path, loaded)
         for j, v in enumerate(loaded):
             origin[len(out)] = f"variants[{i}].use ({VARIANT_SETS_DIR}/{name}.yaml item {j})"
             out.append(v)

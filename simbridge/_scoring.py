@@ -12,9 +12,9 @@ from typing import Any, TypedDict
 
 from simbridge._bundle import Bundle
 from simbridge._errors import Unscorable
-from simbridge._score import DataQuality, Score
+from simbridge._score import Component, DataQuality, Score
 from simbridge._signals import check_quality
-from simbridge._status import AGENT_ENDED, HARNESS_FAULTS, RUNNING
+from simbridge._status import AGENT_ENDED, AGENT_OUTCOMES, HARNESS_FAULTS, RUNNING
 from simbridge._taskspec import TaskSpec
 from simbridge.verifier import VERIFIER_API_VERSION, VerifyContext, get, scenario_problem
 
@@ -60,6 +60,8 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
             **base,
         )
     if len(bundle.signals) == 0:
+        if _ended_at_once(ep, None, task):
+            return _ended_at_once_score(task, vdef_components(vname), ep, "the recording has no samples", base)
         return Score.unscored(reason="the recording has no samples", **base)
     # the time axis is checked whole; a column's range and missing samples when it is first read,
     # so the quality record (and its cost) covers only the signals the task and its verifier read
@@ -96,23 +98,15 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
     except Unscorable as exc:
         report_quality(ctx.asked)
         violated = [r for r in ctx.safety_results.values() if not r.ok]
-        if not violated and checked.single and str(exc) == checked.single and ep.status in AGENT_ENDED:
-            # The agent itself ended the episode (gave up, went away) before a second sample:
+        if (
+            not violated
+            and checked.single
+            and str(exc) == checked.single
+            and _ended_at_once(ep, float(bundle.signals.t[-1]), task)
+        ):
+            # The agent itself ended the episode (done, gave up, went away) before a second sample:
             # nothing was flown, which is the agent's failure, scored 0, never hidden as unscored.
-            for c in vdef.components:
-                if c not in ctx.components:
-                    ctx.component(c, 0.0, explanation=f"not shown: the agent ended the episode ({ep.status}) at once")
-            return Score(
-                status="scored",
-                score=0.0,
-                raw_score=0.0,
-                success=False,
-                components=[ctx.components[c.name] for c in task.partial_credit],
-                safety=[ctx.safety_results[x.name] for x in task.safety if x.name in ctx.safety_results],
-                bands=list(ctx.bands),
-                explanation=f"the agent ended the episode ({ep.status}) before anything could be judged: {exc}",
-                **base,
-            )
+            return _ended_at_once_score(task, vdef.components, ep, str(exc), base, ctx)
         if not violated:
             return Score.unscored(reason=str(exc), **base)
         # A hard constraint was already seen violated: the safety gate decides the score (0)
@@ -139,7 +133,9 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
     missing_s = [s for s in vdef.safety if s not in ctx.safety_results]
     if missing_c or missing_s:
         raise RuntimeError(f"verifier {vname!r} did not record {missing_c + missing_s}")
-    comps = [ctx.components[c.name] for c in task.partial_credit]
+    if vdef.quality and ctx.task_progress is None:
+        raise RuntimeError(f"verifier {vname!r} declares quality items {list(vdef.quality)} but recorded no progress")
+    comps = [_scaled(ctx.components[c.name], vdef.quality, ctx) for c in task.partial_credit]
     safety = [ctx.safety_results[s.name] for s in task.safety]
     raw = round(sum(c.points for c in comps), 6)
     safe = all(s.ok for s in safety)
@@ -164,6 +160,67 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
         bands=list(ctx.bands),
         explanation="; ".join(notes),
         **base,
+    )
+
+
+def vdef_components(vname: str) -> tuple[str, ...]:
+    return get(vname).components
+
+
+def _ended_at_once(ep: Any, t_last: float | None, task: TaskSpec) -> bool:
+    """The agent's own outcome (done, give_up, quit, disconnect, its time limit) ended the episode
+    before the recording could hold a time span: the recording is not short for the harness's
+    fault, as it would be if the episode ran on (sim_end_s) past its last sample."""
+    if ep.status not in AGENT_OUTCOMES or "imported" in ep.flags:
+        return False  # an imported file's shortness is the file's, not an agent's ending
+    end = _sim_end_s(ep)
+    if end is None:  # a writer that does not say when the episode ended: only an explicit quit
+        return ep.status in AGENT_ENDED
+    return end <= (t_last or 0.0) + task.max_sample_gap_s
+
+
+def _ended_at_once_score(
+    task: TaskSpec,
+    components: tuple[str, ...],
+    ep: Any,
+    why: str,
+    base: _ScoreHeader,
+    ctx: VerifyContext | None = None,
+) -> Score:
+    """Score 0: the agent ended the episode before anything of the task could be shown."""
+    recorded = ctx.components if ctx is not None else {}
+    note = f"not shown: the agent ended the episode ({ep.status}) at once"
+    comps = [
+        recorded.get(c.name) or Component(name=c.name, weight=c.weight, earned=0.0, kind=c.kind, explanation=note)
+        for c in task.partial_credit
+        if c.name in components or c.name in recorded
+    ]
+    comps = [c.model_copy(update={"earned": 0.0}) if c.earned else c for c in comps]
+    results = ctx.safety_results if ctx is not None else {}
+    return Score(
+        status="scored",
+        score=0.0,
+        raw_score=0.0,
+        success=False,
+        components=comps,
+        safety=[results[x.name] for x in task.safety if x.name in results],
+        bands=list(ctx.bands) if ctx is not None else [],
+        explanation=f"the agent ended the episode ({ep.status}) before anything could be judged: {why}",
+        **base,
+    )
+
+
+def _scaled(c: Component, quality: tuple[str, ...], ctx: VerifyContext) -> Component:
+    """A quality item scaled by the task progress: worth only as much of the task as was done."""
+    prog = ctx.task_progress
+    if c.name not in quality or prog is None or prog >= 1.0 or c.earned == 0.0:
+        return c
+    note = f"scaled by task progress {prog:.2f}" + (f" ({ctx.progress_note})" if ctx.progress_note else "")
+    return c.model_copy(
+        update={
+            "earned": round(c.earned * prog, 6),
+            "explanation": f"{c.explanation}; {note}" if c.explanation else note,
+        }
     )
 
 

@@ -54,6 +54,10 @@ class VerifierDef:
     doc: str = ""
     #: signals the verifier may draw tolerance bands on (`VerifyContext.band`)
     bands: tuple[str, ...] = ()
+    #: items that measure *how* the task was done (held altitude, no red light, …): the engine
+    #: scales them by the task progress the verifier records (`VerifyContext.progress`), so they
+    #: are worth only as much of the task as was done, and nothing when it was not attempted
+    quality: tuple[str, ...] = ()
 
 
 def verifier(
@@ -63,12 +67,27 @@ def verifier(
     components: tuple[str, ...],
     safety: tuple[str, ...] = (),
     bands: tuple[str, ...] = (),
+    quality: tuple[str, ...] = (),
 ):
     """Register `fn` as verifier `name`. It must record every component and safety item it
-    declares, and may draw tolerance bands (the report's evidence) on the signals in `bands`."""
+    declares, and may draw tolerance bands (the report's evidence) on the signals in `bands`.
+    Items in `quality` (a subset of `components`) are scaled by the task progress the verifier
+    must then record with `VerifyContext.progress`."""
+    unknown = [q for q in quality if q not in components]
+    if unknown:
+        raise ValueError(f"verifier {name!r}: quality items {unknown} are not among its components")
 
     def deco(fn: VerifierFn) -> VerifierFn:
-        vdef = VerifierDef(name, fn, params, tuple(components), tuple(safety), (fn.__doc__ or "").strip(), tuple(bands))
+        vdef = VerifierDef(
+            name,
+            fn,
+            params,
+            tuple(components),
+            tuple(safety),
+            (fn.__doc__ or "").strip(),
+            tuple(bands),
+            tuple(quality),
+        )
         REGISTRY.add("verifier", name, vdef, doc=vdef.doc.split("\n")[0])
         return fn
 
@@ -153,6 +172,9 @@ class VerifyContext:
     bands: list[Band] = field(default_factory=list)
     #: the signals band() may draw on (the verifier's declared `bands`); None: any
     band_signals: tuple[str, ...] | None = None
+    #: how much of the task was done, 0..1 (see progress()); None: not recorded
+    task_progress: float | None = None
+    progress_note: str = ""
 
     @property
     def t(self) -> np.ndarray:
@@ -289,6 +311,46 @@ class VerifyContext:
                 label=label,
             )
         )
+
+    def progress(self, fraction: float, explanation: str) -> None:
+        """Record how much of the task was done (0..1: 185° of a 360° turn is 0.51, half the route
+        0.5, nothing 0). The engine scales the verifier's `quality` items by it: how well a part
+        of the task was flown is worth only that part, and holding still earns nothing."""
+        f = float(fraction)
+        self.task_progress = 0.0 if math.isnan(f) else min(1.0, max(0.0, f))
+        self.progress_note = explanation
+
+    def no_events(
+        self,
+        name: str,
+        kinds: tuple[str, ...],
+        explanation: str,
+        *,
+        flag: str | None = None,
+        t0: float = -math.inf,
+    ) -> bool:
+        """A safety item violated by any event of `kinds` (crash, collision, red_light, …) or any
+        sample of the 0/1 signal `flag` set, anywhere in the episode from `t0` on (the whole
+        episode by default: a crash after the judged part still gates). A gap in `flag` that could
+        hide a violation is undecidable, as in throughout()."""
+        evs = [e for k in kinds for e in self.bundle.events_of(k) if float(e.t) >= t0]
+        t_ev = min((float(e.t) for e in evs), default=None)
+        if flag is not None:
+            f = self.sig(flag)
+            with np.errstate(invalid="ignore"):
+                cond = ~(f > 0.5) | (self.t < t0)
+            ok_flag = self.throughout(name, cond, explanation, signals=(flag,))
+            if not ok_flag:
+                t_flag = self.safety_results[name].first_violation_t
+                t_ev = t_flag if t_ev is None or (t_flag is not None and t_flag < t_ev) else t_ev
+        if t_ev is None:
+            self.safety(name, True, explanation=explanation)
+            return True
+        what = ", ".join(sorted({e.kind for e in evs})) or (flag or "")
+        self.safety(
+            name, False, first_violation_t=t_ev, explanation=f"violated: {explanation} ({what} at t={t_ev:.1f} s)"
+        )
+        return False
 
     def safety(self, name: str, ok: bool, *, first_violation_t: float | None = None, explanation: str = "") -> None:
         self.safety_results[name] = SafetyResult(

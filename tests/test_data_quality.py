@@ -188,6 +188,28 @@ def test_one_row_or_one_repeated_row_is_unscored(tmp_path, rows):
     assert s.status == "unscored" and "one sample" in s.reason
 
 
+@pytest.mark.parametrize("status", ["completed", "timeout", "agent_quit", "agent_disconnected"])
+def test_an_ending_at_t0_in_lockstep_scores_zero(tmp_path, status):
+    """`done` (or give_up, a disconnect) at t = 0 in lockstep: the runner records one sample and
+    sim_end_s 0. The agent's own ending is scored 0 and counted, never unscored."""
+    c = steep_turn()
+    s = score(tmp_path, {k: v[:1] for k, v in c.items()}, status=status, sim_end_s=0.0)
+    assert s.status == "scored" and s.score == 0.0 and not s.success, s.reason
+    assert all(x.earned == 0.0 for x in s.components) and status in s.explanation
+    # no samples at all (the agent ended before the recorder's first row)
+    s = score(tmp_path, {k: v[:0] for k, v in c.items()}, status=status, sim_end_s=0.0)
+    assert s.status == "scored" and s.score == 0.0 and not s.success, s.reason
+
+
+@pytest.mark.parametrize("status", ["completed", "agent_quit"])
+def test_one_sample_of_a_long_episode_stays_unscored(tmp_path, status):
+    """One sample but the simulator ran on to 120 s: the recording lost the episode (the
+    harness's fault), whoever ended it; never a 0 for the agent."""
+    c = steep_turn()
+    s = score(tmp_path, {k: v[:1] for k, v in c.items()}, status=status, sim_end_s=120.0)
+    assert s.status == "unscored"
+
+
 @pytest.mark.parametrize("status", ["agent_quit", "agent_disconnected"])
 def test_an_agent_that_ends_the_episode_at_once_scores_zero_not_unscored(tmp_path, status):
     """One sample because the agent gave up (or went away) at once: its own failure, scored 0."""

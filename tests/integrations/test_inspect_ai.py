@@ -111,6 +111,22 @@ def test_a_model_that_answers_without_acting_scores_zero_in_every_epoch(tmp_path
 @needs_xvfb
 @pytest.mark.display
 @pytest.mark.slow
+def test_a_model_that_only_calls_done_scores_zero_not_a_sample_error(tmp_path, no_leftovers):
+    """A screenshot then `done` at t = 0 in lockstep: the agent's own ending, scored 0 and counted
+    by Inspect's mean, never a sample error (which would drop it from the success rate)."""
+    log, sample = _eval(tmp_path, [_out("computer", {"action": "screenshot"}), _out("done", {"reason": "done"})])
+    assert log.status == "success", log.error
+    assert sample.error is None
+    score = sample.scores["simbridge_verifier"]
+    assert score.value == 0.0 and score.answer == "completed"
+    assert score.metadata["success"] is False
+    assert json.loads((Path(score.metadata["bundle"]) / "score.json").read_text())["status"] == "scored"
+    assert log.results.scores[0].metrics["mean"].value == 0.0
+
+
+@needs_xvfb
+@pytest.mark.display
+@pytest.mark.slow
 def test_a_model_error_mid_sample_still_tears_the_episode_down(tmp_path, no_leftovers):
     def script():
         yield _out("computer", {"action": "screenshot"})

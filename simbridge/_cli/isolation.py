@@ -60,7 +60,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--json", action="store_true", help="print the report as one JSON object instead of text")
     p.set_defaults(func=_audit)
-    c = sub.add_parser("cleanup", help="remove sandboxes (namespaces) left by crashed runners")
+    c = sub.add_parser(
+        "cleanup",
+        help="remove sandboxes (namespaces) and X display leftovers (/tmp/.X<n>-lock, "
+        "/tmp/.X11-unix/X<n>) left by crashed runners; only those whose owner process is gone",
+    )
     c.add_argument("--all", action="store_true", help="remove every simbridge namespace, also live ones")
     c.set_defaults(func=_cleanup)
 
@@ -122,7 +126,10 @@ def _audit(args: argparse.Namespace) -> int:
 
 def _cleanup(args: argparse.Namespace) -> int:
     from simbridge._isolation import cleanup_stale
+    from simbridge._isolation._display import remove_stale
 
     removed = cleanup_stale(all_=args.all)
     print(f"removed {len(removed)} namespace(s)" + (": " + ", ".join(removed) if removed else ""))
+    files = remove_stale()  # after the namespaces: their Xvfbs are dead now
+    print(f"removed {len(files)} display leftover(s)" + (": " + ", ".join(files) if files else ""))
     return 0

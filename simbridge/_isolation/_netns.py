@@ -45,8 +45,11 @@ def ensure_user(name: str) -> tuple[int, int]:
     try:
         pw = pwd.getpwnam(name)
     except KeyError:
-        _run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name])
-        pw = pwd.getpwnam(name)
+        made = _run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name], check=False)
+        try:
+            pw = pwd.getpwnam(name)  # another runner may have created it at the same moment
+        except KeyError:
+            raise HarnessError(f"useradd {name}: {made.stderr.strip() or f'exit {made.returncode}'}") from None
     return pw.pw_uid, pw.pw_gid
 
 
@@ -96,28 +99,42 @@ class Netns:
         require_root()
         existing, used = _existing(), _used_links()
         rng = random.Random()
+        STATE_DIR.mkdir(parents=True, exist_ok=True)
         for _ in range(64):
             idx = rng.randrange(LINK_BLOCK.num_addresses // 4)
             tag = f"{idx:04x}"
             name = f"{PREFIX}{tag}"
-            if idx not in used and name not in existing:
-                break
+            if idx in used or name in existing:
+                continue
+            base = int(LINK_BLOCK.network_address) + idx * 4
+            rec = NetnsRecord(
+                name=name,
+                owner_pid=owner_pid or os.getpid(),
+                host_if=f"sbh{tag}",
+                sandbox_if=f"sbs{tag}",
+                host_addr=str(ipaddress.ip_address(base + 1)),
+                sandbox_addr=str(ipaddress.ip_address(base + 2)),
+            )
+            # the record, created exclusively, is the link's reservation: two runners on one
+            # host (Ray workers) that drew the same link cannot both take it
+            # (written whole, then linked into place: `cleanup` never reads half a record)
+            tmp = STATE_DIR / f".{name}.{os.getpid()}.tmp"
+            tmp.write_text(json.dumps(asdict(rec)))
+            try:
+                os.link(tmp, STATE_DIR / f"{name}.json")
+            except FileExistsError:
+                continue
+            finally:
+                tmp.unlink(missing_ok=True)
+            if _run(["ip", "netns", "add", name], check=False).returncode != 0:
+                # a namespace of that name without a record (a crashed runner's): not ours to remove
+                (STATE_DIR / f"{name}.json").unlink(missing_ok=True)
+                continue
+            break
         else:
             raise HarnessError("no free sandbox link address (too many namespaces?)")
-        base = int(LINK_BLOCK.network_address) + idx * 4
-        rec = NetnsRecord(
-            name=name,
-            owner_pid=owner_pid or os.getpid(),
-            host_if=f"sbh{tag}",
-            sandbox_if=f"sbs{tag}",
-            host_addr=str(ipaddress.ip_address(base + 1)),
-            sandbox_addr=str(ipaddress.ip_address(base + 2)),
-        )
         ns = cls(rec)
-        STATE_DIR.mkdir(parents=True, exist_ok=True)
-        (STATE_DIR / f"{name}.json").write_text(json.dumps(asdict(rec)))
         try:
-            _run(["ip", "netns", "add", name])
             _run(["ip", "link", "add", rec.host_if, "type", "veth", "peer", "name", rec.sandbox_if])
             _run(["ip", "link", "set", rec.sandbox_if, "netns", name])
             _run(["ip", "addr", "add", f"{rec.host_addr}/30", "dev", rec.host_if])

@@ -1,7 +1,8 @@
 """Removes an episode's namespace when its runner dies, also after `kill -9`.
 
 Started detached (own session) by the netns sandbox; waits on the owner's pidfd and then
-destroys the namespace. A normal teardown kills the reaper first.
+destroys the namespace and the display leftovers of dead owners (its Xvfb's lock and socket). A
+normal teardown kills the reaper first.
 
     python -m simbridge._isolation._reaper OWNER_PID NETNS_NAME HOST_IF
 """
@@ -30,12 +31,29 @@ def wait_for_exit(pid: int) -> None:
         os.close(fd)
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def main(argv: list[str]) -> int:
     owner, name, host_if = int(argv[0]), argv[1], argv[2]
     wait_for_exit(owner)
-    from simbridge._isolation._netns import destroy_by_name
+    from simbridge._isolation._netns import _run, destroy_by_name
 
+    inside = [int(p) for p in _run(["ip", "netns", "pids", name], check=False).stdout.split() if p.isdigit()]
     destroy_by_name(name, host_if=host_if)
+    deadline = time.monotonic() + 10  # killed: their X files are leftovers once they are gone
+    while any(_alive(p) for p in inside) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    from simbridge._isolation._display import remove_stale
+
+    remove_stale()  # only leftovers of dead owners, on displays no live sandbox leases
     return 0
 
 

@@ -19,20 +19,15 @@ from typing import Any
 
 from simbridge._adapter import Sandbox
 from simbridge._errors import HarnessError
+from simbridge._isolation._display import DisplayLease, lease_display, owner_pid
 from simbridge._isolation._firewall import FirewallPlan, render
 from simbridge._isolation._netns import AGENT_USER, SIM_USER, Netns, ensure_user
 from simbridge._providers._procs import kill_group
 
-_DISPLAY_BASE = 140
 #: environment variables passed into the sandbox (besides SDL_*/PYGAME_*)
 _PASS_ENV = {"DISPLAY", "LANG", "LC_ALL", "TZ", "PYTHONUNBUFFERED"}
-
-
-def _free_display() -> int:
-    for n in range(_DISPLAY_BASE, _DISPLAY_BASE + 400):
-        if not os.path.exists(f"/tmp/.X{n}-lock") and not os.path.exists(f"/tmp/.X11-unix/X{n}"):
-            return n
-    raise HarnessError("no free X display number")
+#: display numbers tried when another X server wins the one leased (see _display.py)
+_DISPLAY_TRIES = 4
 
 
 class NetnsSandbox:
@@ -59,6 +54,8 @@ class NetnsSandbox:
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="simbridge-netns-"))
         self.ns: Netns | None = None
         self.display: str | None = None
+        #: the display number's lease, held for the sandbox's life
+        self._display_lease: DisplayLease | None = None
         #: (name, process) of everything started inside, oldest first
         self._procs: list[tuple[str, subprocess.Popen[Any]]] = []
         self._reaper: subprocess.Popen[Any] | None = None
@@ -113,15 +110,35 @@ class NetnsSandbox:
         self.ruleset = render(plan)
         self.ns.exec_root(["nft", "-f", "-"], input=self.ruleset)
         os.chmod(self.workdir, 0o755)
-        n = _free_display()
-        self.display = f":{n}"
-        xvfb = self.spawn(["Xvfb", self.display, "-screen", "0", self.screen, "-nolisten", "tcp", "-ac"], user=None)
-        self.harness_pids.add(xvfb.pid)
-        deadline = time.monotonic() + 10
-        while not os.path.exists(f"/tmp/.X11-unix/X{n}"):
-            if xvfb.poll() is not None or time.monotonic() > deadline:
-                raise HarnessError(f"Xvfb {self.display} did not start in the sandbox")
-            time.sleep(0.05)
+        self._start_xvfb()
+
+    def _start_xvfb(self) -> None:
+        """Xvfb on a leased display number (atomic across processes: `_display.py`), checked to
+        be ours: its lock file names our Xvfb's pid. A number another X server won is given up
+        and the next one leased."""
+        tried: set[int] = set()
+        for _ in range(_DISPLAY_TRIES):
+            lease = lease_display(skip=tried)
+            self._display_lease, self.display = lease, lease.display
+            n = lease.n
+            xvfb = self.spawn(["Xvfb", self.display, "-screen", "0", self.screen, "-nolisten", "tcp", "-ac"], user=None)
+            self.harness_pids.add(xvfb.pid)
+            deadline = time.monotonic() + 10
+            while not (os.path.exists(f"/tmp/.X11-unix/X{n}") and owner_pid(n) == xvfb.pid):
+                if xvfb.poll() is not None:
+                    break
+                if time.monotonic() > deadline:
+                    raise HarnessError(f"Xvfb {self.display} did not start in the sandbox")
+                time.sleep(0.05)
+            else:
+                return
+            # another server won n after all: forget this Xvfb and lease another number
+            self._procs = [(nm, q) for nm, q in self._procs if q is not xvfb]
+            self.harness_pids.discard(xvfb.pid)
+            tried.add(n)
+            lease.release(remove_x_files=False)
+            self._display_lease, self.display = None, None
+        raise HarnessError(f"Xvfb did not start in the sandbox on any of the displays tried ({sorted(tried)})")
 
     def close(self) -> None:
         for _, p in reversed(self._procs):
@@ -133,13 +150,9 @@ class NetnsSandbox:
         if self._reaper is not None:
             kill_group(self._reaper)
             self._reaper = None
-        if self.display:
-            n = self.display[1:]
-            for f in (f"/tmp/.X{n}-lock", f"/tmp/.X11-unix/X{n}"):
-                try:
-                    os.unlink(f)
-                except FileNotFoundError:
-                    pass
+        if self._display_lease is not None:  # our Xvfb is dead: its files go, then the lease
+            self._display_lease.release()
+            self._display_lease = None
 
     # ------------------------------------------------------------------ processes
     @property

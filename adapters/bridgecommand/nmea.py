@@ -42,6 +42,7 @@ are comments (the header of gpsd's test logs).
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import re
 from dataclasses import dataclass, field
@@ -53,6 +54,9 @@ from simbridge._import_policy import DropCounter, check_out, flags_of, lenient_f
 
 _SENTENCE = re.compile(r"^[$!](?:[A-Z0-9]{5}|P[A-Z0-9]{3,9}),[\x20-\x7e]*\*[0-9A-Fa-f]{2}$")
 _STAMP = re.compile(r"^(-?\d+(?:\.\d*)?)\s+([$!].*)$")
+
+#: what a strict error adds: that --lenient exists and what it would do with the line
+LENIENT_HINT = "--lenient would skip this line and list it in the bundle (snapshot end.nmea_rejected)"
 
 
 class NmeaError(SimbridgeError):
@@ -79,11 +83,31 @@ def nmea_checksum(body: str) -> str:
     return f"{c:02X}"
 
 
+def _not_a_sentence(s: str) -> str:
+    """Why a line is not a framed NMEA sentence, in words (the common real cases named)."""
+    shown = repr(s[:60])
+    if s[:1] not in ("$", "!"):
+        return (
+            f"not an NMEA sentence (does not start with '$' or '!'; a line cut at the start of the capture?): {shown}"
+        )
+    star = s.rfind("*")
+    if star < 0:
+        return f"not an NMEA sentence (no '*hh' checksum, as some proprietary $P… sentences are sent): {shown}"
+    tail = s[star + 1 :]
+    if re.match(r"^[0-9A-Fa-f]{2}.", tail):
+        return (
+            f"not an NMEA sentence (text {tail[2:][:20]!r} after the checksum, as some AIS receivers append): {shown}"
+        )
+    if re.fullmatch(r"[0-9A-Fa-f]", tail):
+        return f"not an NMEA sentence (a one-digit checksum '*{tail}'; NMEA's has two hex digits): {shown}"
+    return f"not an NMEA sentence: {shown}"
+
+
 def parse_sentence(line: str) -> Sentence:
     """Validate framing and checksum; raises ValueError with what is wrong."""
     s = line.strip()
     if not _SENTENCE.match(s):
-        raise ValueError(f"not an NMEA sentence: {s[:60]!r}")
+        raise ValueError(_not_a_sentence(s))
     body, cks = s[1:-3], s[-2:]
     want = nmea_checksum(body)
     if want != cks.upper():
@@ -92,38 +116,73 @@ def parse_sentence(line: str) -> Sentence:
     return Sentence(talker=head[:2], kind=head[2:], fields=fields, raw=s)
 
 
-def _latlon(value: str, hemi: str, deg_digits: int) -> float:
-    """'DDMM.mmm' / 'DDDMM.mmm' and N/S/E/W → signed degrees."""
+#: degrees then two digits of whole minutes, then the decimals: the minutes are anchored at
+#: the decimal point (as gpsd reads them: degrees = value // 100), so a receiver that drops a
+#: leading zero of the degrees (`1142.5722,E`: 11°42.5722′) is read right
+_DDMM = re.compile(r"(\d*)(\d\d(?:\.\d*)?)")
+
+
+def _latlon(value: str, hemi: str, deg_digits: int, what: str) -> float:
+    """'DDMM.mmm' / 'DDDMM.mmm' and N/S or E/W → signed degrees. More degree digits than the
+    format has is an error; fewer are read (the minutes are the two digits before the point).
+    A minus sign that agrees with the hemisphere (`-0214.41467156,W`, software that printed a
+    signed value and took the hemisphere from the same sign) is redundant: west, −2.24°; one
+    that contradicts it (`-0214.4,E`) is an error, as which of the two is right is unknowable."""
     if not value:
         return math.nan
-    deg = float(value[:deg_digits])
-    minutes = float(value[deg_digits:])
-    if not 0 <= minutes <= 60:  # 60.000: minutes that "%06.3f" rounded up (Bridge Command)
-        raise ValueError(f"minutes {minutes} out of range in {value!r}")
-    out = deg + minutes / 60.0
-    if hemi in ("S", "W"):
-        return -out
-    if hemi not in ("N", "E"):
-        raise ValueError(f"hemisphere {hemi!r} is not N/S/E/W")
-    return out
+    neg = value[0] == "-"
+    body = value[1:] if value[0] in "+-" else value
+    m = _DDMM.fullmatch(body)
+    pattern = "d" * deg_digits + "mm.mmm"
+    if not m:
+        raise ValueError(f"{what} {value!r} is not {pattern}")
+    if len(m.group(1)) > deg_digits:
+        raise ValueError(f"{what} {value!r} has {len(m.group(1))} degree digits ({pattern} has {deg_digits})")
+    hemis = ("N", "S") if deg_digits == 2 else ("E", "W")
+    if hemi not in hemis:
+        raise ValueError(f"{what} hemisphere {hemi!r} is not {hemis[0]} or {hemis[1]}")
+    minutes = float(m.group(2))
+    if minutes > 60:  # 60.000: minutes that "%06.3f" rounded up (Bridge Command)
+        raise ValueError(f"{what} {value!r}: minutes {minutes:g} out of range")
+    if neg and hemi == hemis[0]:
+        raise ValueError(
+            f"{what} {value!r} is negative but its hemisphere is {hemi}: the sign and the hemisphere disagree"
+        )
+    out = int(m.group(1) or 0) + minutes / 60.0
+    return -out if hemi == hemis[1] else out
 
 
-_EMPTY_TIME = re.compile(r"^\.?0*$")
+_EMPTY_TIME = re.compile(r"^(\.\d*)?$")
+_TIME = re.compile(r"(\d\d)(\d\d)(\d\d(?:\.\d*)?)")
 
 
 def empty_time(value: str) -> bool:
-    """'' or '.00': a time field with no time in it (Bridge Command 5.10.x writes '.00')."""
+    """'' or '.00': a time field with no time in it (Bridge Command 5.10.x writes '.00').
+    '000000' is midnight, a real time."""
     return bool(_EMPTY_TIME.match(value))
 
 
 def _tod(value: str) -> float:
     """'HHMMSS(.ss)' → seconds of the day."""
-    if len(value) < 6:
-        raise ValueError(f"time {value!r} is not HHMMSS")
-    h, m, s = int(value[0:2]), int(value[2:4]), float(value[4:])
-    if h > 23 or m > 59 or s >= 61:
+    m = _TIME.fullmatch(value)
+    if not m:
+        raise ValueError(f"time {value!r} is not hhmmss(.ss)")
+    h, mi, s = int(m.group(1)), int(m.group(2)), float(m.group(3))
+    if h > 23 or mi > 59 or s >= 61:
         raise ValueError(f"time {value!r} out of range")
-    return h * 3600 + m * 60 + s
+    return h * 3600 + mi * 60 + s
+
+
+def _year(yy: int) -> int:
+    """A two-digit year: 80-99 → 19yy, 00-79 → 20yy (NMEA's RMC convention; GPS began 1980)."""
+    return 2000 + yy if yy < 80 else 1900 + yy
+
+
+def _ymd(y: int, m: int, d: int, raw: str, what: str) -> str:
+    try:
+        return dt.date(y, m, d).isoformat()
+    except ValueError:
+        raise ValueError(f"{what} {raw!r} is not a calendar date") from None
 
 
 def rmc_date(value: str) -> str | None:
@@ -131,19 +190,37 @@ def rmc_date(value: str) -> str | None:
     if not value:
         return None
     if len(value) == 8 and value.isdigit():
-        y, m, d = value[0:4], value[4:6], value[6:8]
-    elif len(value) == 6 and value.isdigit():
-        d, m, yy = value[0:2], value[2:4], int(value[4:6])
-        y = str(2000 + yy if yy < 80 else 1900 + yy)
+        return _ymd(int(value[0:4]), int(value[4:6]), int(value[6:8]), value, "date")
+    if len(value) == 6 and value.isdigit():
+        return _ymd(_year(int(value[4:6])), int(value[2:4]), int(value[0:2]), value, "date")
+    raise ValueError(f"date {value!r} is neither YYYYMMDD nor DDMMYY")
+
+
+def zda_date(day: str, month: str, year: str) -> str | None:
+    """ZDA's day, month and year fields → 'YYYY-MM-DD'. A two-digit year (a Navico plotter's
+    `$GPZDA,…,16,04,14,…`) is read as RMC's yy is (2014), never as the year 14."""
+    if not (day and month and year):
+        return None
+    raw = f"{day},{month},{year}"
+    if not (day.isdigit() and month.isdigit() and year.isdigit()) or len(year) not in (2, 4):
+        raise ValueError(f"ZDA date {raw!r} is not dd,mm,yyyy")
+    y = _year(int(year)) if len(year) == 2 else int(year)
+    return _ymd(y, int(month), int(day), raw, "ZDA date")
+
+
+def _num(s: Sentence, i: int, what: str) -> float:
+    """Field i of the sentence as a number (NaN when empty), or a ValueError naming the field."""
+    v = s.fields[i] if i < len(s.fields) else ""
+    if not v:
+        return math.nan
+    try:
+        x = float(v)
+    except ValueError:
+        x = math.nan
     else:
-        raise ValueError(f"date {value!r} is neither YYYYMMDD nor DDMMYY")
-    if not (1 <= int(m) <= 12 and 1 <= int(d) <= 31):
-        raise ValueError(f"date {value!r} out of range")
-    return f"{y}-{m}-{d}"
-
-
-def _f(v: str) -> float:
-    return float(v) if v else math.nan
+        if math.isfinite(x):
+            return x
+    raise ValueError(f"{s.kind} field {i + 1} ({what}) {v!r} is not a number")
 
 
 #: precedence within one epoch (sentences sharing a time): lower rank wins; a column not
@@ -178,14 +255,10 @@ _ANGLES = ("cog_deg", "heading_true_deg")
 @dataclass
 class _State:
     values: dict[str, float] = field(default_factory=dict)
-    tod_s: float | None = None
-    date: str | None = None
-    invalid_why: str | None = None  # set when a fix is invalid for another reason than its status
     #: this epoch's writers: column -> (rank, sentence kind)
     src: dict[str, tuple[int, str]] = field(default_factory=dict)
     #: this epoch's disagreements: (column, kept kind, kept value, other kind, other value)
     conflicts: list[tuple[str, str, float, str, float]] = field(default_factory=list)
-    empty_time: bool = False  # the last fix's time field was empty ('.00')
 
     def new_epoch(self) -> None:
         self.src.clear()
@@ -210,15 +283,16 @@ class _State:
             self.values[col] = v
 
 
-#: what `_apply` says of a sentence: a valid position fix, a fix the receiver marked invalid, or neither
-FIX, INVALID_FIX = "fix", "invalid"
+@dataclass(frozen=True)
+class _Fix:
+    """A position sentence read without touching the state: the reader decides whether to keep
+    it (valid, on the globe, in time order) before any of its values is used."""
 
-
-def _time_of(st: _State, value: str) -> None:
-    if empty_time(value):
-        st.empty_time = True
-    else:
-        st.tod_s = _tod(value)
+    kind: str
+    time: str
+    values: dict[str, float]
+    date: str | None = None
+    invalid: str | None = None  # why the receiver marks it invalid (RMC/GLL status V, mode N, GGA quality 0)
 
 
 def fix_time(s: Sentence) -> str | None:
@@ -231,61 +305,70 @@ def fix_time(s: Sentence) -> str | None:
     return None
 
 
-def _apply(st: _State, s: Sentence) -> str | None:
-    """Update the own-ship state; FIX when the sentence carried a valid position fix,
-    INVALID_FIX when it carried one the receiver flagged invalid (RMC/GLL status V, GGA
-    quality 0): those positions are not used."""
-    f = s.fields
-    k = s.kind
-    if k in ("RMC", "GGA", "GLL"):
-        st.empty_time = False
+def _read_fix(s: Sentence) -> _Fix | None:
+    """The position fix a sentence carries (None for other sentences); ValueError naming the
+    field when one cannot be read."""
+    f, k = s.fields, s.kind
     if k == "RMC" and len(f) >= 9:
-        _time_of(st, f[0])
-        if st.empty_time:
-            try:  # 5.10.x prints the date partly (the year alone, '2023') or not at all
-                st.date = rmc_date(f[8]) or st.date
-            except ValueError:
-                pass
-        else:
-            st.date = rmc_date(f[8]) or st.date
         if f[1] != "A":
-            return INVALID_FIX
+            return _Fix(k, f[0], {}, invalid="RMC status V")
         if len(f) >= 12 and f[11] == "N":
-            st.invalid_why = "RMC mode N"
-            return INVALID_FIX
-        st.put("RMC", lat_deg=_latlon(f[2], f[3], 2), lon_deg=_latlon(f[4], f[5], 3), gs_kt=_f(f[6]), cog_deg=_f(f[7]))
-        return FIX
+            return _Fix(k, f[0], {}, invalid="RMC mode N")
+        if empty_time(f[0]):
+            try:  # 5.10.x prints the date partly (the year alone, '2023') or not at all
+                date = rmc_date(f[8])
+            except ValueError:
+                date = None
+        else:
+            date = rmc_date(f[8])
+        values = {
+            "lat_deg": _latlon(f[2], f[3], 2, "RMC latitude"),
+            "lon_deg": _latlon(f[4], f[5], 3, "RMC longitude"),
+            "gs_kt": _num(s, 6, "speed over ground"),
+            "cog_deg": _num(s, 7, "course over ground"),
+        }
+        return _Fix(k, f[0], values, date=date)
     if k == "GGA" and len(f) >= 6:
-        _time_of(st, f[0])
         if f[5] in ("", "0"):
-            return INVALID_FIX
-        st.put("GGA", lat_deg=_latlon(f[1], f[2], 2), lon_deg=_latlon(f[3], f[4], 3))
-        return FIX
+            return _Fix(k, f[0], {}, invalid="GGA fix quality 0")
+        return _Fix(
+            k,
+            f[0],
+            {"lat_deg": _latlon(f[1], f[2], 2, "GGA latitude"), "lon_deg": _latlon(f[3], f[4], 3, "GGA longitude")},
+        )
     if k == "GLL" and len(f) >= 6:
-        _time_of(st, f[4])
         if f[5] != "A":
-            return INVALID_FIX
+            return _Fix(k, f[4], {}, invalid="GLL status V")
         if len(f) >= 7 and f[6] == "N":
-            st.invalid_why = "GLL mode N"
-            return INVALID_FIX
-        st.put("GLL", lat_deg=_latlon(f[0], f[1], 2), lon_deg=_latlon(f[2], f[3], 3))
-        return FIX
-    if k == "HDT" and f and f[0]:
-        st.put("HDT", heading_true_deg=float(f[0]))
-    elif k == "THS" and f and f[0] and (len(f) < 2 or f[1] != "V"):
-        st.put("THS", heading_true_deg=float(f[0]))
-    elif k == "ROT" and f and f[0] and (len(f) < 2 or f[1] != "V"):
-        st.put("ROT", rate_of_turn_dpm=float(f[0]))
-    elif k == "DPT" and f and f[0]:
-        st.put("DPT", depth_m=float(f[0]))
-    elif k == "RSA" and f and f[0] and (len(f) < 2 or f[1] != "V"):
-        st.put("RSA", rudder_deg=float(f[0]))
-    elif k == "ZDA" and len(f) >= 4 and f[1] and f[2] and f[3]:
-        st.date = f"{int(f[3]):04d}-{int(f[2]):02d}-{int(f[1]):02d}"
+            return _Fix(k, f[4], {}, invalid="GLL mode N")
+        return _Fix(
+            k,
+            f[4],
+            {"lat_deg": _latlon(f[0], f[1], 2, "GLL latitude"), "lon_deg": _latlon(f[2], f[3], 3, "GLL longitude")},
+        )
     return None
 
 
-_INVALID_KIND = {"RMC": "RMC status V", "GLL": "GLL status V", "GGA": "GGA fix quality 0"}
+def _apply_other(st: _State, s: Sentence) -> tuple[str, str] | None:
+    """A sentence without a position: its values join the state the next fix records. A ZDA
+    returns its (time field, date)."""
+    f, k = s.fields, s.kind
+    valid = len(f) < 2 or f[1] != "V"
+    if k == "HDT" and f and f[0]:
+        st.put("HDT", heading_true_deg=_num(s, 0, "true heading"))
+    elif k == "THS" and f and f[0] and valid:
+        st.put("THS", heading_true_deg=_num(s, 0, "true heading"))
+    elif k == "ROT" and f and f[0] and valid:
+        st.put("ROT", rate_of_turn_dpm=_num(s, 0, "rate of turn"))
+    elif k == "DPT" and f and f[0]:
+        st.put("DPT", depth_m=_num(s, 0, "depth"))
+    elif k == "RSA" and f and f[0] and valid:
+        st.put("RSA", rudder_deg=_num(s, 0, "rudder angle"))
+    elif k == "ZDA" and len(f) >= 4:
+        date = zda_date(f[1], f[2], f[3])
+        if date:
+            return f[0], date
+    return None
 
 
 def _position_problem(values: dict[str, float]) -> str | None:
@@ -300,6 +383,44 @@ def _position_problem(values: dict[str, float]) -> str | None:
     return None
 
 
+class _Clock:
+    """UTC times of day on one continuous axis. A step back of more than 12 h is the next day
+    (midnight passed: 235959 → 000000), a step forward of more than 12 h a fix of the day
+    before (an out-of-order fix across midnight); a clock that has read only times before noon
+    and goes from 11:xx to 00:xx is a 12-hour instrument clock (counted in `wraps`, flagged)."""
+
+    def __init__(self) -> None:
+        self.last: float | None = None  # the latest time of day placed, and where it is
+        self.day, self.wraps = 0, 0
+        self.max_tod = -1.0
+        self.n_wraps = 0
+
+    def place(self, tod: float) -> tuple[int, int]:
+        """(day, 12-hour wraps) the time of day falls in, without moving the clock."""
+        if self.last is None:
+            return 0, 0
+        day, wraps = self.day, self.wraps
+        if tod < self.last - 43200:
+            day += 1
+        elif tod > self.last + 43200:
+            day -= 1
+        elif self.max_tod < 43200 and self.last >= 39600 and tod < 3600:
+            wraps += 1
+        return day, wraps
+
+    @staticmethod
+    def at(tod: float, where: tuple[int, int]) -> float:
+        return tod + where[0] * 86400.0 + where[1] * 43200.0
+
+    def commit(self, tod: float, where: tuple[int, int]) -> None:
+        """Move the clock to this time when it is the latest placed."""
+        if self.last is not None and self.at(tod, where) < self.at(self.last, (self.day, self.wraps)):
+            return
+        self.n_wraps += where[1] > self.wraps
+        self.last, (self.day, self.wraps) = tod, where
+        self.max_tod = max(self.max_tod, tod)
+
+
 COLUMNS = ("lat_deg", "lon_deg", "gs_kt", "cog_deg", "heading_true_deg", "rate_of_turn_dpm", "depth_m", "rudder_deg")
 
 
@@ -307,29 +428,43 @@ def parse_capture(
     text: str, source: str = "<capture>", *, strict: bool = True
 ) -> tuple[dict[str, list[float]], dict[str, object]]:
     """Signal columns (one row per epoch, other values carried from their latest sentence) and
-    facts (first date, sentence counts, what was dropped, conflicts, events). An epoch is one
-    time: the receive stamp when lines carry one, else the sentence's UTC time of day (from 0;
-    sentences without time join the state the next fix records). Position sentences that share
-    the time of the row before them are merged into it by RANK (GGA > RMC > GLL for position,
-    RMC for speed and course, HDT > THS for heading), so column 't' never repeats; values that
-    disagree beyond CONFLICT_TOL are counted (`nmea_conflicts`, flag `nmea_conflict`) and
-    listed as `nmea_conflict` events. Fixes flagged invalid, positions off the globe, sentences
-    with a wrong checksum and (without receive stamps) fixes whose UTC time steps back are
-    dropped and counted (`nmea_invalid_fixes`, `nmea_out_of_range`, `nmea_bad_checksum`,
-    `nmea_time_backwards`). Fixes with an empty time ('.00', Bridge Command 5.10.x) are placed
-    at their receive stamp and counted (`nmea_empty_time`, flag `empty_time`); without receive
-    stamps they cannot be placed (an error). `facts["flags"]` are the episode flags. A line
-    that is not a sentence at all is an error (strict) or skipped and listed (lenient)."""
+    facts (the start date, sentence counts, what was dropped, conflicts, events). An epoch is
+    one time: the receive stamp when lines carry one, else the sentence's UTC time of day (from
+    0, continuous across midnight; sentences without time join the state the next fix records).
+    Each position sentence is read whole and judged before any of its values is used: fixes
+    flagged invalid, positions off the globe, sentences with a wrong checksum and (without
+    receive stamps) fixes whose UTC time steps back are dropped and counted
+    (`nmea_invalid_fixes`, `nmea_out_of_range`, `nmea_bad_checksum`, `nmea_time_backwards`) and
+    change nothing. A kept fix that shares the time of the row before it is merged into it by
+    RANK (GGA > RMC > GLL for position, RMC for speed and course, HDT > THS for heading), so
+    column 't' never repeats; values that disagree beyond CONFLICT_TOL are counted
+    (`nmea_conflicts`, flag `nmea_conflict`) and listed as `nmea_conflict` events naming the
+    value kept. Fixes with an empty time ('.00', Bridge Command 5.10.x) are placed at their
+    receive stamp and counted (`nmea_empty_time`, flag `empty_time`); without receive stamps
+    they cannot be placed (an error). `nmea_date` is the date at the first row (the first date
+    a kept RMC or a ZDA carries, moved back by the midnights between them), `nmea_end_date`
+    the last. `facts["flags"]` are the episode flags. A line that cannot be read is an error
+    (strict, naming the line and what --lenient would do) or skipped and listed (lenient)."""
     st = _State()
+    clock = _Clock()
     rows: dict[str, list[float]] = {"t": [], **{c: [] for c in COLUMNS}}
     counts: dict[str, int] = {}
     bad: list[str] = []
     t0: float | None = None
-    last_tod, day_offset = None, 0.0
+    first_row_day = 0
+    first_date: tuple[str, int] | None = None
+    last_date: str | None = None
     epoch: float | None = None  # the time (absolute) of the last row
     invalid, off_globe, corrupt, backwards = DropCounter(), DropCounter(), DropCounter(), DropCounter()
     conflicts, empty = DropCounter(), DropCounter()
     events: list[dict[str, object]] = []
+
+    def note_date(date: str, day: int) -> None:
+        nonlocal first_date, last_date
+        if first_date is None:
+            first_date = (date, day)
+        last_date = date
+
     for no, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -346,59 +481,57 @@ def parse_capture(
                 counts["proprietary"] = counts.get("proprietary", 0) + 1
                 continue
             counts[s.kind] = counts.get(s.kind, 0) + 1
-            ftime = fix_time(s)
-            if ftime is not None:
-                # a position sentence opens a new epoch unless it has the last row's time
-                key = stamp if stamp is not None else (None if empty_time(ftime) else _tod(ftime) + day_offset)
-                if key is None or epoch is None or key != epoch:
-                    st.new_epoch()
-            fix = _apply(st, s)
+            fix = _read_fix(s)
+            if fix is None:
+                zda = _apply_other(st, s)
+                if zda is not None:
+                    ztime, zdate = zda
+                    note_date(zdate, clock.day if empty_time(ztime) else clock.place(_tod(ztime))[0])
+                continue
+            tod = None if fix.invalid or empty_time(fix.time) else _tod(fix.time)
         except ChecksumError:
             corrupt.add(body[1:6] if body[1:2] != "P" else "proprietary")
             continue
         except ValueError as exc:
             if strict:
-                raise NmeaError(f"{source}: line {no}: {exc}") from None
+                raise NmeaError(f"{source}: line {no}: {exc}; {LENIENT_HINT}") from None
             bad.append(f"line {no}: {exc}")
             continue
-        if fix == INVALID_FIX:
-            invalid.add(st.invalid_why or _INVALID_KIND[s.kind])
-            st.invalid_why = None
+        if fix.invalid:
+            invalid.add(fix.invalid)
             continue
-        if fix != FIX:
-            continue
-        problem = _position_problem(st.values)
+        problem = _position_problem(fix.values)
         if problem:
             off_globe.add(problem)
-            st.values.pop("lat_deg", None)
-            st.values.pop("lon_deg", None)
-            st.src.pop("lat_deg", None)
-            st.src.pop("lon_deg", None)
             continue
-        if st.empty_time:
-            empty.add(s.kind)
+        where = clock.place(tod) if tod is not None else None
         if stamp is not None:
             t = stamp
-        elif st.tod_s is not None and not st.empty_time:
-            if last_tod is not None and st.tod_s < last_tod - 43200:
-                day_offset += 86400.0  # past midnight
-            t = st.tod_s + day_offset
+        elif tod is not None and where is not None:
+            t = clock.at(tod, where)
             if epoch is not None and t < epoch:
                 backwards.add(f"{s.kind} time")  # a receiver's clock glitch: keep the track monotonic
                 continue
-            last_tod = st.tod_s
         else:
             raise NmeaError(
-                f"{source}: line {no}: position fix with no time (no receive stamp and "
-                + (
-                    "an empty time field, as Bridge Command 5.10.x writes: record it with receive stamps)"
-                    if st.empty_time
-                    else "no UTC time yet)"
-                )
+                f"{source}: line {no}: position fix with no time (no receive stamp and an empty time field, "
+                "as Bridge Command 5.10.x writes: record it with receive stamps)"
             )
-        t0 = t if t0 is None else t0
         if epoch is not None and t < epoch:
             raise NmeaError(f"{source}: line {no}: time goes backwards ({epoch:g} → {t:g})")
+        # the fix is kept: only now does it touch the state
+        if tod is not None and where is not None:
+            clock.commit(tod, where)
+        else:
+            empty.add(s.kind)
+        day = where[0] if where is not None else clock.day
+        if fix.date:
+            note_date(fix.date, day)
+        if t0 is None:
+            t0, first_row_day = t, day
+        if epoch is None or t != epoch:
+            st.new_epoch()
+        st.put(s.kind, **fix.values)
         if epoch is not None and t == epoch:
             for c in COLUMNS:  # same epoch: the merged state replaces the row
                 rows[c][-1] = st.values.get(c, math.nan)
@@ -430,6 +563,7 @@ def parse_capture(
             invalid.flag("invalid_fix", "fixes"),
             off_globe.flag("out_of_range", "fixes"),
             corrupt.flag("bad_checksum", "sentences"),
+            backwards.flag("time_backwards", "fixes"),
         )
         raise NmeaError(
             f"{source}: no position fix ($--RMC/GGA/GLL) in the capture"
@@ -448,6 +582,17 @@ def parse_capture(
         if empty.total
         else None
     )
+    wrap_flag = (
+        f"twelve_hour_clock: the UTC time went from 11:xx to 00:xx {clock.n_wraps} time"
+        f"{'s' if clock.n_wraps != 1 else ''} (a 12-hour instrument clock): read as continuing"
+        if clock.n_wraps
+        else None
+    )
+    start_date = None
+    if first_date is not None:
+        start_date = (
+            dt.date.fromisoformat(first_date[0]) + dt.timedelta(days=first_row_day - first_date[1])
+        ).isoformat()
     flags = flags_of(
         lenient_flag(len(bad)) if bad else None,
         invalid.flag("invalid_fix", "fixes"),
@@ -455,10 +600,12 @@ def parse_capture(
         corrupt.flag("bad_checksum", "sentences"),
         backwards.flag("time_backwards", "fixes"),
         empty_flag,
+        wrap_flag,
         conflict_flag,
     )
     facts: dict[str, object] = {
-        "nmea_date": st.date,
+        "nmea_date": start_date,
+        "nmea_end_date": last_date,
         "nmea_counts": counts,
         "nmea_rejected": bad,
         "nmea_invalid_fixes": dict(invalid.counts),

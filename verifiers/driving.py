@@ -195,6 +195,28 @@ def merge_collisions(
     return kept
 
 
+def collision_gate(ctx: VerifyContext, window_s: float, radius_m: float, what: str = "the ego") -> list[Event]:
+    """The safety item `collision_free`: any collision of the moving ego with any actor (vehicle,
+    walker, static object), anywhere in the episode, merged as CollisionTest merges them, gates
+    the score — the instructions say "no collisions"/"without collision"/"no contact"."""
+    cols = merge_collisions(ctx, ctx.bundle.events_of("collision"), window_s=window_s, radius_m=radius_m)
+    text = f"no collision of {what} with any vehicle, walker or object at any time"
+    if cols:
+        first = cols[0]
+        ctx.safety(
+            "collision_free",
+            False,
+            first_violation_t=float(first.t),
+            explanation=f"violated: {text} ("
+            + ", ".join(f"{_other_kind(e)} at t={e.t:.1f} s" for e in cols[:5])
+            + (f" and {len(cols) - 5} more" if len(cols) > 5 else "")
+            + ")",
+        )
+    else:
+        ctx.safety("collision_free", True, explanation=text)
+    return cols
+
+
 def _other_kind(e: Event) -> str:
     return str(e.data.get("other_kind", e.data.get("other", e.data.get("kind", "unknown")))).lower()
 
@@ -340,13 +362,18 @@ class RouteParams(FiniteParams):
 
 
 @verifier(
-    "carla_route", params=RouteParams, components=("route_completion", "no_red_light", "no_collision", "under_time")
+    "carla_route",
+    params=RouteParams,
+    components=("route_completion", "no_red_light", "no_collision", "under_time"),
+    safety=("collision_free",),
+    quality=("no_red_light", "no_collision"),
 )
 def carla_route(ctx: VerifyContext) -> str:
     """Route completion scaled linearly (RouteCompletionTest: 100 % once complete); red lights and
     collisions counted over the whole episode after merging repeats, credited only once the ego
     has driven `min_progress_for_infractions` of the route (a car that never leaves the start
-    has shown nothing about lights or traffic); time from the first sample to the moment the
+    has shown nothing about lights or traffic) and worth only the part of the route driven (task
+    progress); a collision anywhere gates the score; time from the first sample to the moment the
     route is complete. The explanation adds the Leaderboard 2.0 driving score of the same
     completion and merged infractions (`DrivingScore`), as information: it scores nothing."""
     p: RouteParams = ctx.p
@@ -365,10 +392,9 @@ def carla_route(ctx: VerifyContext) -> str:
         explanation=f"{pct:.1f}% of the route passed in order" + (" (complete)" if prog.t_complete is not None else ""),
     )
 
+    ctx.progress(prog.fraction, f"{pct:.0f}% of the route driven")
     reds = merge_red_lights(ctx.bundle.events_of("red_light"))
-    cols = merge_collisions(
-        ctx, ctx.bundle.events_of("collision"), window_s=p.collision_window_s, radius_m=p.collision_radius_m
-    )
+    cols = collision_gate(ctx, p.collision_window_s, p.collision_radius_m)
     exposed = prog.fraction >= p.min_progress_for_infractions
     short = (
         ""
@@ -439,14 +465,22 @@ def footprint_xy(x: float, y: float, yaw_deg: float, length_m: float, width_m: f
     return np.column_stack([x + c * lx - s * ly, y + s * lx + c * ly])
 
 
-@verifier("carla_parking", params=ParkingParams, components=("inside_space", "centre_offset", "heading", "no_contact"))
+@verifier(
+    "carla_parking",
+    params=ParkingParams,
+    components=("inside_space", "centre_offset", "heading", "no_contact"),
+    safety=("collision_free",),
+    quality=("heading", "no_contact"),
+)
 def carla_parking(ctx: VerifyContext) -> str:
     """Final ego transform (last sample) against the bay: all four corners of the vehicle's
     footprint inside the bay polygon, with the car at rest if its speed was recorded; centre offset = distance between the vehicle's and the
     bay's centres, credited linearly from `offset_zero_m` to `offset_full_m`; heading error
     against the bay heading; any contact (merged) loses the contact item. Heading and contact
     are credited only when the car ends within `attempt_radius_m` of the bay centre: a car
-    left at its spawn point, already aligned with the road, has parked nowhere."""
+    left at its spawn point, already aligned with the road, has parked nowhere; and they are
+    worth only as much as the car got into the bay (task progress: 0 at `attempt_radius_m` from
+    the bay's centre, 1 at `offset_full_m`). Any contact (the instruction's "no contact") gates."""
     p: ParkingParams = ctx.p
     t = ctx.t
     x, y, yaw = ctx.sig("x_m"), ctx.sig("y_m"), ctx.sig("yaw_deg")
@@ -480,14 +514,29 @@ def carla_parking(ctx: VerifyContext) -> str:
     )
     cx, cy = poly.mean(axis=0)
     off = float(math.hypot(fx - cx, fy - cy))
+    # a car still rolling when the recording ends has parked nowhere: the agent ending the
+    # episode as it drives through the bay does not make the bay its final pose
     ctx.component(
         "centre_offset",
-        P.linear_credit(off, p.offset_zero_m, p.offset_full_m),
+        0.0 if rolling else P.linear_credit(off, p.offset_zero_m, p.offset_full_m),
         measured=off,
-        tolerance=f"linear {p.offset_zero_m:g} m → {p.offset_full_m:g} m",
+        tolerance=f"linear {p.offset_zero_m:g} m → {p.offset_full_m:g} m, at rest",
+        explanation=f"still moving at {v_end:.1f} km/h" if rolling else "",
     )
-    attempted = off <= p.attempt_radius_m
-    away = "" if attempted else f"ended {off:.1f} m from the bay (> {p.attempt_radius_m:g} m): no parking attempt"
+    attempted = off <= p.attempt_radius_m and not rolling
+    ctx.progress(
+        0.0 if rolling else P.linear_credit(off, p.attempt_radius_m, p.offset_full_m),
+        f"still moving at {v_end:.1f} km/h: not parked"
+        if rolling
+        else f"ended {off:.2f} m from the bay's centre ({p.attempt_radius_m:g} m: none, {p.offset_full_m:g} m: parked)",
+    )
+    away = (
+        ""
+        if attempted
+        else f"still moving at {v_end:.1f} km/h: not parked"
+        if rolling
+        else f"ended {off:.1f} m from the bay (> {p.attempt_radius_m:g} m): no parking attempt"
+    )
     herr = float(abs(P.angle_diff(fyaw, bay.heading_deg)))
     ctx.component(
         "heading",
@@ -496,9 +545,7 @@ def carla_parking(ctx: VerifyContext) -> str:
         tolerance=f"≤ {p.heading_tol_deg:g}°",
         explanation=away,
     )
-    cols = merge_collisions(
-        ctx, ctx.bundle.events_of("collision"), window_s=p.collision_window_s, radius_m=p.collision_radius_m
-    )
+    cols = collision_gate(ctx, p.collision_window_s, p.collision_radius_m)
     ctx.component(
         "no_contact",
         attempted and len(cols) == 0,
@@ -530,13 +577,18 @@ class PedestrianParams(FiniteParams):
     "carla_pedestrian",
     params=PedestrianParams,
     components=("no_pedestrian_collision", "speed_before_event", "route_completed"),
+    safety=("collision_free",),
+    quality=("no_pedestrian_collision", "speed_before_event"),
 )
 def carla_pedestrian(ctx: VerifyContext) -> str:
     """The event is the pedestrian's trigger: the first time the ego comes within
     `trigger_distance_m` of the pedestrian's crossing point. The speed criterion is the mean
     (time-weighted) speed over the `speed_window_s` before it. No collision with a walker is
     only credited if the ego reached the trigger (a run that never meets the pedestrian proves
-    nothing)."""
+    nothing). The instruction's "then continue to the route end" is the task progress: the
+    pedestrian and speed items are worth the part of the route driven (stopping for good at the
+    crossing is half the task), and a collision with anything — the walker, the parked van, a
+    car — gates the score ("without collision")."""
     p: PedestrianParams = ctx.p
     t = ctx.t
     x, y, v = ctx.sig("x_m"), ctx.sig("y_m"), ctx.sig("speed_kmh")
@@ -583,14 +635,15 @@ def carla_pedestrian(ctx: VerifyContext) -> str:
             window=(t0, t_trig),
         )
     prog = _progress(ctx, p, x, y)
+    ctx.progress(prog.fraction, f"{prog.fraction:.0%} of the route driven")
     ctx.component(
         "route_completed",
         prog.t_complete is not None,
         measured=prog.fraction * 100,
         tolerance=f"> {p.success_fraction:.0%} and within {p.target_radius_m:g} m of the end",
     )
-    others = [e for e in ctx.bundle.events_of("collision") if e not in walkers]
-    return f"{len(others)} other contact event(s) (not scored)" if others else ""
+    collision_gate(ctx, p.collision_window_s, p.collision_radius_m)
+    return ""
 
 
 # --------------------------------------------------------------------------- T18 lane keeping
@@ -623,18 +676,25 @@ class LaneKeepParams(FiniteParams):
     "carla_lane_keep",
     params=LaneKeepParams,
     components=("speed_in_band", "lateral_rms", "no_lane_invasion"),
+    safety=("collision_free",),
     bands=("speed_kmh",),
+    quality=("lateral_rms", "no_lane_invasion"),
 )
 def carla_lane_keep(ctx: VerifyContext) -> str:
     """The 2-minute window starts the first time the speed reaches the lower edge of the band
     (85 km/h). Time the recording does not reach counts against the speed and RMS items; a
-    sample in another lane counts as `wrong_lane_offset_m` off centre."""
+    sample in another lane counts as `wrong_lane_offset_m` off centre. The task progress is the
+    distance driven in the window against 2 minutes at the band's lower edge: keeping the lane
+    while crawling is not the task, so the RMS and lane-invasion items are worth that part. A
+    collision anywhere gates."""
     p: LaneKeepParams = ctx.p
     t = ctx.t
     v, off, lane = ctx.sig("speed_kmh"), ctx.sig("lane_offset_m"), ctx.sig("lane_id")
     _require_events_file(ctx, "lane invasions")
+    collision_gate(ctx, COLLISION_WINDOW_S, COLLISION_RADIUS_M)
     t_s = P.first_reach(t, v, p.start_speed_kmh)
     if t_s is None:
+        ctx.progress(0.0, f"never reached {p.start_speed_kmh:g} km/h")
         for n in ("speed_in_band", "lateral_rms", "no_lane_invasion"):
             ctx.component(n, 0.0, explanation=f"never reached {p.start_speed_kmh:g} km/h: the window never started")
         return "window never started"
@@ -656,6 +716,13 @@ def carla_lane_keep(ctx: VerifyContext) -> str:
     lo, hi = p.speed_kmh - p.speed_tol_kmh, p.speed_kmh + p.speed_tol_kmh
     ctx.band("speed_kmh", lo, hi, *win, label=f"{lo:g}-{hi:g} km/h")
     m = (t >= t_s) & (t <= t_e)
+    vm = np.where(np.isfinite(v[m]), np.abs(v[m]), 0.0) / 3.6
+    dist_m = float(np.sum(0.5 * (vm[1:] + vm[:-1]) * np.diff(t[m]))) if m.sum() > 1 else 0.0
+    need_m = p.window_s * (p.speed_kmh - p.speed_tol_kmh) / 3.6
+    ctx.progress(
+        min(1.0, dist_m / need_m),
+        f"{dist_m:.0f} m driven in the window of {need_m:.0f} m at {p.speed_kmh - p.speed_tol_kmh:g} km/h",
+    )
     dev = np.where(lane[m] == p.lane_id, off[m], p.wrong_lane_offset_m)
     dev = np.where(np.isfinite(lane[m]), dev, np.nan)
     w = P.sample_weights(t[m], ctx.max_gap_s)
@@ -665,9 +732,9 @@ def carla_lane_keep(ctx: VerifyContext) -> str:
     rms = float(np.sqrt((w[good] * dev[good] ** 2).sum() / w[good].sum()))
     ctx.component(
         "lateral_rms",
-        P.linear_credit(rms, p.rms_zero_m, p.rms_full_m) * cover,
+        P.linear_credit(rms, p.rms_zero_m, p.rms_full_m),
         measured=rms,
-        tolerance=f"linear {p.rms_zero_m:g} → {p.rms_full_m:g} m RMS, × window coverage {cover:.0%}",
+        tolerance=f"linear {p.rms_zero_m:g} → {p.rms_full_m:g} m RMS (× the part of the window driven)",
         window=win,
     )
     inv = P.count_events(ctx.bundle.events, "lane_invasion", t0=t_s, t1=t_e)

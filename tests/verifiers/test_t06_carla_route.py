@@ -55,7 +55,8 @@ def test_clean_drive_full_credit(tmp_path):
     # complete when the ego passes the first waypoint beyond 99 % (within 1 m after 0.99 L = 334.4 m,
     # and the end is < 10 m away): 334.4 m / 10 m/s = 33.44 s (+ up to one 1 m step = 0.1 s)
     assert comp(s, "under_time").measured == pytest.approx(0.99 * L / 10.0 + 0.05, abs=0.1)
-    assert s.safety == []  # every "no ..." phrase of T06 is a credit item, none is a safety gate
+    # "no collisions" is the one safety gate (collision_free); red lights are a credit item
+    assert [(x.name, x.ok) for x in s.safety] == [("collision_free", True)]
 
 
 def test_red_light_run_loses_its_item(tmp_path):
@@ -73,13 +74,14 @@ def test_red_light_run_loses_its_item(tmp_path):
 def test_partial_route_scales_linearly(tmp_path):
     # drive 200 m and stop (speed 10 m/s for 20 s, then 5 s stopped). Waypoints behind the ego
     # are passed: progress = 200 / L = 0.5921 (less up to one 1 m waypoint step, 0.3 %);
-    # credit 0.5 × 0.5921 = 0.2960. Past half the route, so the infraction items count: + 0.2 + 0.2.
-    # Not complete: time 0. Total 0.696
+    # credit 0.5 × 0.5921 = 0.2960. Past half the route, so the infraction items count, but only
+    # for the part of the route driven (task progress): + (0.2 + 0.2) × 0.5921. Not complete: time
+    # 0. Total 0.9 × 0.5921 = 0.533: the part of the task done, not most of the points
     cols = drive(ROUTE, 20.0, [(20.0, 36.0, 36.0), (0.001, 36.0, 0.0), (5.0, 0.0, 0.0)])
     s = score(tmp_path, cols)
     frac = 200.0 / L
     assert comp(s, "route_completion").measured == pytest.approx(frac * 100, abs=0.3)
-    assert s.score == pytest.approx(0.5 * frac + 0.4, abs=0.002)
+    assert s.score == pytest.approx(0.9 * frac, abs=0.003)
     assert comp(s, "under_time").earned == 0
 
 
@@ -90,7 +92,10 @@ def test_collision_repeats_merge_and_cost_the_item(tmp_path):
     ev.append({"t": 25.0, "kind": "collision", "data": {"other_kind": "static", "other_id": None, "x_m": None}})
     s = score(tmp_path, full_drive(), ev)
     assert comp(s, "no_collision").measured == 2
-    assert s.score == pytest.approx(0.8)
+    # "no collisions": a collision gates the score
+    assert s.raw_score == pytest.approx(0.8) and s.score == 0.0 and not s.success
+    [gate] = s.safety
+    assert gate.name == "collision_free" and not gate.ok and gate.first_violation_t == pytest.approx(5.0)
 
 
 def test_collision_filter_follows_collisiontest():
@@ -192,7 +197,8 @@ def _driving_score(s) -> float:
 
 def test_driving_score_multiplies_completion_by_the_penalties_and_scores_nothing(tmp_path):
     # full route, one car hit (0.60) and one red light (0.70): 1.0 × 0.6 × 0.7 = 0.42. The scored
-    # items are T06's own: 0.5 route + 0 red light + 0 collision + 0.1 time = 0.6
+    # items are T06's own: 0.5 route + 0 red light + 0 collision + 0.1 time = 0.6 before the gate,
+    # and the collision gates it to 0
     ev = [
         {"t": 8.0, "kind": "collision", "data": {"other_kind": "vehicle", "other_id": 7}},
         {"t": 8.2, "kind": "collision", "data": {"other_kind": "vehicle", "other_id": 7}},  # merged (5 s)
@@ -202,7 +208,8 @@ def test_driving_score_multiplies_completion_by_the_penalties_and_scores_nothing
     s = score(tmp_path / "a", full_drive(), ev)
     assert _driving_score(s) == pytest.approx(0.42)
     assert "route 100.0% × vehicle collision 0.60 × red light 0.70 (information, not scored)" in s.explanation
-    assert s.score == pytest.approx(0.6) and [c.earned for c in s.components] == [1.0, 0.0, 0.0, 1.0]
+    assert s.raw_score == pytest.approx(0.6) and [c.earned for c in s.components] == [1.0, 0.0, 0.0, 1.0]
+    assert s.score == 0.0
     # a stop-sign run only the Leaderboard penalises (0.80) changes the driving score, not the score
     ev.append({"t": 20.0, "kind": STOP_SIGN_EVENT, "data": {}})
     s2 = score(tmp_path / "b", full_drive(), ev)

@@ -32,7 +32,7 @@ def test_stop_for_the_pedestrian_full_credit(tmp_path):
     assert s.status == "scored" and s.score == pytest.approx(1.0) and s.success is True
     sp = comp(s, "speed_before_event")
     assert sp.measured == pytest.approx(30.0, abs=0.01) and sp.window[1] == pytest.approx(8.4, abs=0.06)
-    assert s.safety == []
+    assert [(x.name, x.ok) for x in s.safety] == [("collision_free", True)]
 
 
 def test_crawling_loses_the_speed_item(tmp_path):
@@ -45,7 +45,8 @@ def test_crawling_loses_the_speed_item(tmp_path):
 
 def test_hitting_the_pedestrian_partial(tmp_path):
     # no braking, hits the walker at x = 205 (t = 95/8.333 = 11.4 s), drives on to the end:
-    # 0 + 0.2 speed + 0.2 route = 0.4 (two contact reports 0.1 s apart are one collision)
+    # 0 + 0.2 speed + 0.2 route = 0.4 before the gate (two contact reports 0.1 s apart are one
+    # collision), and the collision ("without collision") gates the score to 0
     v = 30 / 3.6
     ev = [
         {"t": 11.4, "kind": "collision", "data": {"other_kind": "walker", "other_id": 55}},
@@ -53,13 +54,19 @@ def test_hitting_the_pedestrian_partial(tmp_path):
     ]
     s = score(tmp_path, drive(ROUTE, 20.0, [(200.0 / v, 30.0, 30.0)]), ev)
     assert comp(s, "no_pedestrian_collision").measured == 1
-    assert s.score == pytest.approx(0.4)
+    assert s.raw_score == pytest.approx(0.4) and s.score == 0.0
 
 
-def test_other_contacts_are_not_the_pedestrian_item(tmp_path):
-    ev = [{"t": 10.0, "kind": "collision", "data": {"other_kind": "static", "other_id": None}}]
+@pytest.mark.parametrize("other", ["static", "vehicle"])
+def test_any_collision_gates_not_only_the_pedestrian(tmp_path, other):
+    # "stop or avoid without collision": swerving into the parked van (or a car) to miss the
+    # walker is a collision; the pedestrian item alone used to count, so this passed at 1.0
+    ev = [{"t": 10.0, "kind": "collision", "data": {"other_kind": other, "other_id": 3}}]
     s = score(tmp_path, stop_and_go(), ev)
-    assert s.score == pytest.approx(1.0) and "other contact" in s.explanation
+    assert comp(s, "no_pedestrian_collision").earned == 1.0
+    assert s.score == 0.0 and not s.success
+    [gate] = s.safety
+    assert gate.name == "collision_free" and not gate.ok and other in gate.explanation
 
 
 def test_never_reaching_the_pedestrian_fails(tmp_path):

@@ -30,7 +30,7 @@ def test_centred_at_90_full_credit(tmp_path):
     rms = comp(s, "lateral_rms")
     assert rms.measured == pytest.approx(0.3 / math.sqrt(2), abs=0.002)
     assert rms.window[0] == pytest.approx(T_START, abs=0.05)
-    assert s.safety == []
+    assert [(x.name, x.ok) for x in s.safety] == [("collision_free", True)]
 
 
 def test_weaving_and_one_invasion_partial(tmp_path):
@@ -64,10 +64,12 @@ def test_wrong_lane_counts_a_lane_width(tmp_path):
 
 def test_short_drive_fails(tmp_path):
     # recording ends 30 s after reaching 90 (t = 50 s): window 18.889 → 50 s = 25.93 % of 120 s.
-    # speed in-band share 0.2593 < 0.9 → 0; RMS 0 (A = 0) → full × 0.2593 → 0.5 × 0.2593 = 0.1296;
-    # invasions need the full window → 0. Total 0.1296
+    # speed in-band share 0.2593 < 0.9 → 0; RMS 0 (A = 0) → full, worth the part of the window
+    # driven: 776.9 m (1.11 s from 85 to 90 km/h, then 30 s at 25 m/s) of 120 s × 85 km/h =
+    # 2833.3 m → 0.2742 → 0.5 × 0.2742 = 0.1371; invasions need the full window recorded → 0.
+    # Total 0.1371
     s = score(tmp_path, highway(20.0, hold_s=30.0))
-    assert s.score == pytest.approx(0.5 * (50 - T_START) / 120, abs=0.002)
+    assert s.score == pytest.approx(0.5 * (30 * 25 + 1.111 * 87.5 / 3.6) / (120 * 85 / 3.6), abs=0.002)
     assert s.success is False
 
 

@@ -494,23 +494,54 @@ def bundle_entry_problems(path: Path) -> list[str]:
     return [why for _p, why in _foreign_entries(path)]
 
 
+#: folders deeper than this below a bundle (or a run directory being searched for bundles) are
+#: refused: a bundle's own folders (frames/, home/) are a few levels deep, and a walk of a
+#: 1,500-deep tree must end in one line, not a RecursionError
+MAX_TREE_DEPTH = 64
+
+
+def walk_tree(root: Path, *, max_depth: int = MAX_TREE_DEPTH, what: str = "the bundle") -> list[tuple[Path, int]]:
+    """Every entry below `root` with its lstat mode, breadth first and sorted per folder, without
+    following symbolic links and without recursion. A folder more than `max_depth` levels below
+    `root` is one BundleError line naming it; a folder that cannot be listed is skipped."""
+    out: list[tuple[Path, int]] = []
+    level = [root]
+    depth = 0
+    while level:
+        depth += 1
+        nxt: list[Path] = []
+        for d in level:
+            try:
+                with os.scandir(d) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError:
+                continue
+            for e in entries:
+                try:
+                    mode = e.stat(follow_symlinks=False).st_mode
+                except OSError:
+                    continue  # removed while walking
+                p = Path(e.path)
+                out.append((p, mode))
+                if stat.S_ISDIR(mode):
+                    if depth >= max_depth:
+                        raise BundleError(f"{p}: {what} is nested more than {max_depth} folders deep; refused")
+                    nxt.append(p)
+        level = nxt
+    return out
+
+
 def _foreign_entries(path: Path) -> list[tuple[Path, str]]:
     out: list[tuple[Path, str]] = []
-    for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
-        for name in sorted(dirnames + filenames):
-            p = Path(dirpath) / name
+    for p, mode in walk_tree(path):
+        if stat.S_ISLNK(mode):
             try:
-                mode = os.lstat(p).st_mode
+                target = os.readlink(p)
             except OSError:
-                continue  # removed while walking
-            if stat.S_ISLNK(mode):
-                try:
-                    target = os.readlink(p)
-                except OSError:
-                    target = "?"
-                out.append((p, f"{p}: is a symbolic link (to {target}); a bundle holds only its own regular files"))
-            elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-                out.append((p, f"{p}: is {_file_kind(mode)}; a bundle holds only regular files"))
+                target = "?"
+            out.append((p, f"{p}: is a symbolic link (to {target}); a bundle holds only its own regular files"))
+        elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            out.append((p, f"{p}: is {_file_kind(mode)}; a bundle holds only regular files"))
     return out
 
 
@@ -877,9 +908,9 @@ def manifest_files(path: Path) -> list[tuple[str, Path]]:
     home/) included, keyed by its relative POSIX path; not the top-level manifest.json, not
     `*.tmp` (a write in progress), not symlinks (their target is outside the bundle's bytes)."""
     out = []
-    for p in path.rglob("*"):
+    for p, mode in walk_tree(path):
         rel = p.relative_to(path).as_posix()
-        if p.is_symlink() or not p.is_file() or rel == "manifest.json" or p.name.endswith(".tmp"):
+        if not stat.S_ISREG(mode) or rel == "manifest.json" or p.name.endswith(".tmp"):
             continue
         out.append((rel, p))
     return sorted(out)

@@ -8,7 +8,8 @@ agent actions, model tokens and cost when the agent reports them in episode.json
 
 Paired differences: every arm against the first (the reference). Two trials pair when they are
 of the same task and the same trial index (episode.json `trial`), else the same `seed`; trials
-with neither, or unscored on either side, do not pair. Per task, per item and over all tasks: the
+with neither, or unscored on either side, do not pair; nor do trials whose index (or seed) two
+trials of one side share (one trial is never in two pairs; a note names the task and index). Per task, per item and over all tasks: the
 mean difference (arm − reference) with a 95 % bootstrap interval (scipy.stats.bootstrap,
 percentile, resampling pairs) and a Wilcoxon signed-rank test (scipy.stats.wilcoxon, two-sided;
 p = 1 when every difference is zero). Per-task difficulty measured from the results (1 − the
@@ -26,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from simbridge._bundle import EpisodeInfo
-from simbridge._metrics import Loaded, Trial, _episode
+from simbridge._metrics import Loaded, Trial
 
 #: fewer pairs than this: no interval and no test (n/a), the difference alone is shown
 MIN_PAIRS = 2
@@ -108,6 +109,28 @@ def _pair_key(ep: EpisodeInfo) -> tuple[str, object] | None:
     return None
 
 
+def pair_trials(ref: list[_Row], arm: list[_Row]) -> tuple[list[tuple[_Row, _Row]], list[tuple[Any, int, int]]]:
+    """Pairs of one reference and one arm trial of a task with the same trial index (else seed).
+    A key that two trials of either side share pairs nothing: which of them would be the pair
+    is not known, and reusing one trial in two pairs would count it twice. Returns the pairs
+    and the ambiguous keys with how many trials of each side have them."""
+    by_ref: dict[Any, list[_Row]] = defaultdict(list)
+    by_arm: dict[Any, list[_Row]] = defaultdict(list)
+    for rs, into in ((ref, by_ref), (arm, by_arm)):
+        for r in rs:
+            if (k := _pair_key(r.ep)) is not None:
+                into[k].append(r)
+    pairs: list[tuple[_Row, _Row]] = []
+    ambiguous: list[tuple[Any, int, int]] = []
+    for k in sorted(by_ref.keys() & by_arm.keys(), key=repr):
+        x, y = by_ref[k], by_arm[k]
+        if len(x) == 1 and len(y) == 1:
+            pairs.append((x[0], y[0]))
+        else:
+            ambiguous.append((k, len(x), len(y)))
+    return pairs, ambiguous
+
+
 def compare(loaded: Loaded, *, by: str = "auto", n_boot: int = 2000, seed: int = 0) -> dict[str, Any]:
     """The comparison as plain data (what --json prints; the table and the page render it)."""
     from simbridge._task import load_task
@@ -117,7 +140,7 @@ def compare(loaded: Loaded, *, by: str = "auto", n_boot: int = 2000, seed: int =
         by = "label" if len(labels) > 1 else "agent"
     rows: dict[str, dict[str, list[_Row]]] = defaultdict(lambda: defaultdict(list))
     for t in loaded.trials:
-        ep = _episode(t.source) if t.source.is_dir() else EpisodeInfo(task_id=t.score.task_id)
+        ep = t.episode or EpisodeInfo(task_id=t.score.task_id)
         rows[_arm_of(t, by)][t.score.task_id].append(_Row(t, ep))
     arms = list(rows)
     tasks = sorted({task for a in arms for task in rows[a]})
@@ -162,16 +185,17 @@ def compare(loaded: Loaded, *, by: str = "auto", n_boot: int = 2000, seed: int =
 
     ref = arms[0] if arms else None
     pairs_out: list[dict[str, Any]] = []
+    notes = list(loaded.notes)
     for a in arms[1:]:
         all_diffs: list[float] = []
         per_task: dict[str, Any] = {}
         for task in tasks:
-            by_key_ref = {k: r for r in rows[ref].get(task, []) if (k := _pair_key(r.ep)) is not None}  # type: ignore[index]
-            pairs = [
-                (by_key_ref[k], r)
-                for r in rows[a].get(task, [])
-                if (k := _pair_key(r.ep)) is not None and k in by_key_ref
-            ]
+            pairs, ambiguous = pair_trials(rows[ref].get(task, []), rows[a].get(task, []))  # type: ignore[index]
+            for (kind, value), n_ref, n_arm in ambiguous:
+                notes.append(
+                    f"not paired: {task} {kind} {value}: {n_ref} trial(s) of {ref} and {n_arm} of {a} share it "
+                    "(a pair is one trial on each side)"
+                )
             both = [(x, y) for x, y in pairs if x.trial.score.status == y.trial.score.status == "scored"]
             diffs = [(y.trial.score.score or 0.0) - (x.trial.score.score or 0.0) for x, y in both]
             all_diffs += diffs
@@ -214,7 +238,7 @@ def compare(loaded: Loaded, *, by: str = "auto", n_boot: int = 2000, seed: int =
         "per_arm": per_arm,
         "paired": pairs_out,
         "difficulty": difficulty,
-        "notes": list(loaded.notes),
+        "notes": notes,
         "n_reverified": loaded.n_reverified,
     }
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from pydantic import ValidationError
 
-from simbridge._bundle import EpisodeInfo, read_json_file
+from simbridge._bundle import EpisodeInfo, read_json_file, walk_tree
 from simbridge._errors import BundleError, SimbridgeError
 from simbridge._score import Score
 from simbridge._status import RUNNING
@@ -219,7 +219,7 @@ def load_scores(paths: Iterable[Path]) -> list[Score]:
     """score.json files found under the given bundle or run directories, validated (as stored)."""
     out = []
     for p in paths:
-        files = [p] if p.is_file() else sorted(p.rglob("score.json"))
+        files = [p] if p.is_file() else sorted(q for q, _m in walk_tree(p, what="the folder") if q.name == "score.json")
         for f in files:
             out.append(read_score_file(f))
     return out
@@ -234,6 +234,8 @@ class Trial:
     agent: str | None
     label: str
     reverified: bool = False
+    #: its episode.json as read when it was counted (None for a lone score.json)
+    episode: EpisodeInfo | None = None
 
 
 @dataclass
@@ -257,15 +259,6 @@ def _episode(path: Path) -> EpisodeInfo:
         raise BundleError(f"{ep_path}: field '{'.'.join(map(str, err['loc']))}': {err['msg']}") from None
 
 
-def _identity(ep: EpisodeInfo) -> tuple | None:
-    """What makes two copies of an episode the same episode, when episode.json says enough."""
-    if ep.episode_id:
-        return ("id", str(ep.episode_id))
-    if ep.wall_start is None:
-        return None
-    return (ep.task_id, ep.sim, ep.agent, ep.trial, ep.wall_start)
-
-
 def _fmt_score(s: Score) -> str:
     return f"{s.score:g}" if s.status == "scored" and s.score is not None else f"unscored ({s.reason[:60]})"
 
@@ -276,61 +269,40 @@ def _differs(a: Score, b: Score) -> bool:
     return a.status == "scored" and abs((a.score or 0.0) - (b.score or 0.0)) > 1e-6
 
 
-def _sources(root: Path) -> tuple[list[Path], list[Path]]:
-    """Episode directories (with episode.json) and bare score files (no episode.json beside)
-    under `root`, sorted."""
-    if root.is_file() or root.name == "score.json":
-        parent = root.parent
-        return ([parent], []) if (parent / "episode.json").is_file() else ([], [root])
-    if (root / "episode.json").is_file():
-        return [root], []
-    episodes = _final_attempts(sorted({p.parent for p in root.rglob("episode.json") if p.is_file()}))
-    ep_set = set(episodes)
-    bare = sorted(p for p in root.rglob("score.json") if p.parent not in ep_set)
-    return episodes, bare
-
-
-def _attempt_no(d: Path) -> int | None:
-    name = d.name
-    return int(name[8:]) if name.startswith("attempt-") and name[8:].isdigit() else None
-
-
-def _final_attempts(episodes: list[Path]) -> list[Path]:
-    """`simbridge eval` keeps every attempt of an episode (DIR/.../attempt-1, attempt-2 after a
-    harness fault): only the last attempt of each is the episode's, as eval counts it."""
-    last: dict[Path, int] = {}
-    for d in episodes:
-        n = _attempt_no(d)
-        if n is not None:
-            last[d.parent] = max(n, last.get(d.parent, 0))
-    return [d for d in episodes if (n := _attempt_no(d)) is None or n == last[d.parent]]
-
-
 def load_trials(paths: Sequence[tuple[str, Path]], *, trust_scores: bool = False) -> Loaded:
-    """Trials under (label, path) pairs. Each episode counts once (real path, and episode
-    identity when episode.json has one). An episode without score.json or still `running`
-    counts as unscored. Unless `trust_scores`, every stored score is re-derived from its bundle
-    (manifest checked) and a stale one is replaced and reported."""
+    """Trials under (label, path) pairs, counted by the one rule of `simbridge._counting`: each
+    episode once (real path, episode identity), only a bundle that can be verified, never a
+    superseded eval attempt or a bundle outside its eval's plan. An episode without score.json
+    or still `running` counts as unscored. Unless `trust_scores`, every stored score is
+    re-derived from its bundle (manifest checked) and a stale one is replaced and reported; a
+    lone score.json (no bundle) is then not counted."""
     from simbridge._cli.verify import verify_path
+    from simbridge._counting import find, identity_keys, plan_mismatch
 
     out = Loaded([])
     seen: dict[object, Path] = {}
 
-    def first_time(key: object, src: Path) -> bool:
-        if key in seen:
-            if seen[key] != src:
-                out.notes.append(f"skipped {src}: the same episode as {seen[key]} (counted once)")
-            return False
-        seen[key] = src
+    def first_time(keys: list, src: Path) -> bool:
+        for key in keys:
+            if key in seen:
+                if seen[key] != src:
+                    out.notes.append(f"skipped {src}: the same episode as {seen[key]} (counted once)")
+                return False
+        for key in keys:
+            seen[key] = src
         return True
 
     for label, root in paths:
-        episodes, bare = _sources(root)
-        for d in episodes:
+        found = find(root)
+        out.notes += found.notes
+        for d in found.episodes:
             real = d.resolve()
             ep = _episode(d)
-            ident = _identity(ep)
-            if not first_time(("path", real), d) or (ident is not None and not first_time(ident, d)):
+            spec = found.planned.get(d)
+            if spec is not None and (why := plan_mismatch(ep, spec)) is not None:
+                out.notes.append(f"not counted: {d}: {why}")
+                continue
+            if not first_time([("path", real), *identity_keys(d, ep)], d):
                 continue
             sfile = d / "score.json"
             if ep.status == RUNNING:
@@ -363,17 +335,21 @@ def load_trials(paths: Sequence[tuple[str, Path]], *, trust_scores: bool = False
                             f"bundle gives {_fmt_score(fresh)} (using the bundle's)"
                         )
                     score = fresh
-            out.trials.append(Trial(score, d, ep.agent, label, reverified=not trust_scores and sfile.exists()))
+            out.trials.append(
+                Trial(score, d, ep.agent, label, reverified=not trust_scores and sfile.exists(), episode=ep)
+            )
         n_bare = 0
-        for f in bare:
-            if not first_time(("path", f.resolve()), f):
+        for f in found.bare:
+            score = read_score_file(f)  # a malformed one is an error whatever the flags
+            if not trust_scores:
+                n_bare += 1
                 continue
-            out.trials.append(Trial(read_score_file(f), f, None, label))
-            n_bare += 1
-        if n_bare and not trust_scores:
+            if first_time([("path", f.resolve())], f):
+                out.trials.append(Trial(score, f, None, label))
+        if n_bare:
             out.notes.append(
-                f"{n_bare} score.json file(s) under {root} have no episode.json beside them: "
-                "used as stored, not re-verified"
+                f"not counted: {n_bare} score.json file(s) under {root} with no bundle beside them "
+                "(nothing to re-derive them from; --trust-scores uses them as stored)"
             )
     return out
 

@@ -59,7 +59,10 @@ def test_cli_reads_score_files(tmp_path, capsys):
         d.mkdir()
         (d / "score.json").write_text(s.model_dump_json())
     assert len(load_scores([tmp_path])) == 2
-    assert main(["metrics", str(tmp_path), "--json", "-k", "1"]) == 0
+    # lone score files (no bundle to re-derive them from) count only when trusted
+    assert main(["metrics", str(tmp_path), "--json", "-k", "1"]) == 2
+    assert "not counted: 2 score.json file(s)" in capsys.readouterr().err
+    assert main(["metrics", str(tmp_path), "--json", "-k", "1", "--trust-scores"]) == 0
     out = {r["metric"]: r for r in json.loads(capsys.readouterr().out) if r["task_id"] is None and r["k"] is None}
     assert out["sr"]["value"] == pytest.approx(0.5) and out["sgo"]["value"] == pytest.approx(0.85)
     assert main(["metrics", str(tmp_path / "missing")]) == 2

@@ -212,13 +212,15 @@ def test_flat_json_loads_into_an_arrow_table(tmp_path, good, poor, capsys):
     assert table.num_rows == len(recs) and len(set(table.column_names)) == 12
 
 
-def test_load_trials_bare_score_files_are_not_reverified(tmp_path):
+def test_load_trials_counts_lone_score_files_only_when_trusted(tmp_path):
     d = tmp_path / "run" / "x"
     d.mkdir(parents=True)
     (d / "score.json").write_text(json.dumps(valid_score_json()))
     loaded = load_trials([("run", tmp_path / "run")])
-    assert len(loaded.trials) == 1 and loaded.n_reverified == 0
-    assert any("not re-verified" in n for n in loaded.notes)
+    assert loaded.trials == [] and loaded.n_reverified == 0
+    assert any("not counted: 1 score.json file(s)" in n and "--trust-scores" in n for n in loaded.notes)
+    trusted = load_trials([("run", tmp_path / "run")], trust_scores=True)
+    assert len(trusted.trials) == 1 and trusted.trials[0].score.score == 1.0 and trusted.n_reverified == 0
 
 
 def test_only_unscored_episodes_give_null_metrics_not_nan(tmp_path, good, capsys):

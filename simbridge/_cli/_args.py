@@ -14,6 +14,10 @@ def number(
     """An argparse type: a finite number of `kind` within bounds, with a one-line complaint."""
 
     def parse(text: str) -> float:
+        if not text.isascii():  # int() and float() take '١٢٣' (Arabic-Indic digits) as 123
+            raise argparse.ArgumentTypeError(f"{text[:40]!r} is not {'an integer' if kind is int else 'a number'}")
+        if len(text) > 400:  # a number of 4,300 digits is an error of int(), a slow one of float()
+            raise argparse.ArgumentTypeError(f"{text[:40]!r}… ({len(text)} characters) is not a number")
         try:
             v = kind(text)
         except ValueError:

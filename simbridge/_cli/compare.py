@@ -11,10 +11,15 @@ from simbridge._cli._args import number
 from simbridge._errors import SimbridgeError
 from simbridge._exit import Exit
 
+#: the most bootstrap resamples `--n-boot` takes: the resamples of one statistic are held in
+#: memory at once (1e9 would ask for gigabytes); 100,000 already gives intervals stable to 1e-3
+MAX_N_BOOT = 100_000
+
 _EPILOG = """\
 Arms: with two or more LABEL=PATH (or directories) the arms are the run labels, else the agents
 of episode.json (--by chooses). The first arm is the reference; every other arm is compared with
-it, pairing trials of the same task by trial index (episode.json 'trial'), else by 'seed'.
+it, pairing trials of the same task by trial index (episode.json 'trial'), else by 'seed'. A
+trial index (or seed) that two trials of one side share pairs nothing, with a note.
 
 Every score is re-derived from its bundle as `simbridge metrics` does (manifest checked, verifier
 re-run; score.json is never trusted). Differences are arm - reference with 95% percentile
@@ -35,7 +40,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--by", choices=("auto", "agent", "label"), default="auto", help="what an arm is (default auto)")
     p.add_argument("--json", action="store_true", help="the comparison as one JSON object")
     p.add_argument("--html", metavar="OUT", type=Path, help="also write a self-contained HTML page to OUT")
-    p.add_argument("--n-boot", type=number(int, lo=100), default=2000, help="bootstrap resamples (default 2000)")
+    p.add_argument(
+        "--n-boot",
+        type=number(int, lo=100, hi=MAX_N_BOOT),
+        default=2000,
+        help=f"bootstrap resamples, 100 to {MAX_N_BOOT} (default 2000)",
+    )
     p.set_defaults(func=_compare)
 
 
@@ -47,12 +57,16 @@ def _compare(args: argparse.Namespace) -> int:
     for _label, p in pairs:
         if not p.exists():
             raise SimbridgeError(f"{p}: no such file or directory")
+    if args.html is not None and args.html.is_dir():
+        raise SimbridgeError(f"--html {args.html}: is a directory; --html names the HTML file to write")
     loaded = load(pairs)
-    for note in loaded.notes:
-        print(f"simbridge: note: {note}", file=sys.stderr)
     if not loaded.trials:
+        for note in loaded.notes:
+            print(f"simbridge: note: {note}", file=sys.stderr)
         raise SimbridgeError("no episode or score.json found under " + ", ".join(str(p) for _l, p in pairs))
     data = compare(loaded, by=args.by, n_boot=args.n_boot)
+    for note in data["notes"]:
+        print(f"simbridge: note: {note}", file=sys.stderr)
     if len(data["arms"]) < 2:
         raise SimbridgeError(
             f"only one {data['by']} found ({', '.join(data['arms'])}): give two runs as A=DIR B=DIR, or --by agent"

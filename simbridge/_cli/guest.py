@@ -27,7 +27,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _listen(spec: str) -> tuple[str, int]:
     host, sep, port = spec.rpartition(":")
-    if not sep or not port.isdigit() or int(port) > 65535:
+    if not sep or not (port.isascii() and port.isdigit()) or int(port) > 65535:
         raise SimbridgeError(f"--listen {spec!r}: not HOST:PORT (e.g. 127.0.0.1:7010)")
     return host.strip("[]") or "127.0.0.1", int(port)
 

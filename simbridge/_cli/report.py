@@ -56,7 +56,7 @@ def _report(args: argparse.Namespace) -> int:
         raise BundleError(f"{args.out}: is a directory; --out names the HTML file to write")
     if (path / "episode.json").is_file():
         out = write_episode_report(path, args.out)
-    elif any(path.rglob("episode.json")):
+    elif _has_trials(path):
         from simbridge._report import write_suite_report
 
         out = write_suite_report(path, args.out, trust_scores=args.trust_scores)
@@ -71,3 +71,11 @@ def _report(args: argparse.Namespace) -> int:
 
         webbrowser.open(out.resolve().as_uri())
     return Exit.OK
+
+
+def _has_trials(path: Path) -> bool:
+    """Anything `simbridge._counting` finds under `path` (bundles, score files, or bundles it refuses)."""
+    from simbridge._counting import find
+
+    found = find(path)
+    return bool(found.episodes or found.bare or found.notes)

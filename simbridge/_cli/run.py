@@ -62,7 +62,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         dest="slice_s",
         help="lockstep slice in simulator seconds (default 0.1)",
     )
-    p.add_argument("--seed", type=int, default=None, help="seed of trial 1 (trial i uses seed+i-1)")
+    p.add_argument(
+        "--seed", type=number(int, lo=0, hi=2**63 - 1), default=None, help="seed of trial 1 (trial i uses seed+i-1)"
+    )
     p.add_argument(
         "--provider",
         default="local",

@@ -10,7 +10,8 @@ final, scored or not; so is a harness fault that followed an input of the agent 
 simulator, and a retry would let an agent trade a bad episode for a fresh one. That attempt
 stays the episode's result, unscored, counted in the exit code and in results.parquet with the
 input (`last_agent_action`), and --resume keeps it. --resume keeps every episode that already
-has a complete bundle with an agent outcome and reruns the rest (attempt numbers continue; an
+has a complete bundle with an agent outcome whose episode.json names the planned task and trial
+(a bundle relabelled to another task and resealed is not kept) and reruns the rest (attempt numbers continue; an
 interrupted attempt's partial bundle stays where it is).
 """
 
@@ -203,8 +204,25 @@ def _finished_attempt(out: Path, spec: EpisodeSpec) -> tuple[int, int]:
     dirs = attempt_dirs(out, spec.episode_id)
     for d in reversed(dirs):
         if is_complete(d) and (bundle_status(d) in AGENT_OUTCOMES or agent_input_before(d) is not None):
+            if planned_problem(d, spec) is not None:
+                return 0, len(dirs)  # not this episode (relabelled, resealed): run it again
             return int(d.name[8:]), len(dirs)
     return 0, len(dirs)
+
+
+def planned_problem(bundle: Path, spec: EpisodeSpec) -> str | None:
+    """Why the bundle in an attempt directory is not the planned episode `spec` (its episode.json
+    names another task or trial: `simbridge._counting.plan_mismatch`, the rule metrics count by),
+    or None. An unreadable episode.json is a problem too."""
+    from simbridge._counting import plan_mismatch
+    from simbridge._errors import SimbridgeError
+    from simbridge._metrics import _episode
+
+    try:
+        ep = _episode(bundle)
+    except SimbridgeError as exc:
+        return str(exc)
+    return plan_mismatch(ep, spec.to_json())
 
 
 @dataclass

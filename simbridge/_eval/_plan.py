@@ -223,10 +223,14 @@ def write_plan(out: Path, suite: Suite, suite_path: Path, episodes: list[Episode
 
 
 def read_plan(out: Path) -> list[EpisodeSpec]:
+    from simbridge._bundle import read_json_file
+
     path = out / PLAN_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json_file(path, "an eval plan")  # a regular file, bounded in size and depth
         return [EpisodeSpec.from_json(e) for e in data["episodes"]]
+    except SimbridgeError as exc:
+        raise SimbridgeError(f"{exc}; use a new --out") from None
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise SimbridgeError(f"{path}: not a readable plan ({type(exc).__name__}: {exc}); use a new --out") from None
 

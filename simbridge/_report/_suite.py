@@ -10,7 +10,6 @@ one agent on two simulators is two rows, never pooled. Each episode gets its own
 from __future__ import annotations
 
 import html
-import json
 import math
 import urllib.parse
 from collections import defaultdict
@@ -60,13 +59,11 @@ class Suite:
 def _episode_meta(trial: Trial) -> tuple[str, int | None, str]:
     """(simulator, trial number, status) from the trial's episode.json (load_trials has read and
     validated it already)."""
-    ep = trial.source / "episode.json"
-    if not ep.is_file():
+    ep = trial.episode
+    if ep is None:
         return NO_SIM, None, "no episode.json"
-    raw = json.loads(ep.read_text(encoding="utf-8"))
-    trial_no = raw.get("trial")
-    status = str(raw.get("status") or "completed") + (f" ({raw['status_detail']})" if raw.get("status_detail") else "")
-    return str(raw.get("sim") or NO_SIM), trial_no if isinstance(trial_no, int) else None, status
+    status = str(ep.status or "completed") + (f" ({ep.status_detail})" if ep.status_detail else "")
+    return str(ep.sim or NO_SIM), ep.trial, status
 
 
 def load_suite(root: str | Path, *, trust_scores: bool = False, ks: Sequence[int] = KS) -> Suite:

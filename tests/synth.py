@@ -111,6 +111,7 @@ def steep_turn(
         "autopilot_on": np.full_like(t, autopilot),
         "vs_fpm": np.zeros_like(t),
         "on_ground": np.zeros_like(t),
+        "crashed": np.zeros_like(t),
     }
 
 

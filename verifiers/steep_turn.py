@@ -34,6 +34,10 @@ class SteepTurnParams(FiniteParams):
     #: a bank past the roll-in that turns less than this is not the maneuver: nothing is judged
     #: on it (a 3 s bank of 45° held level would otherwise earn the bank, altitude and airspeed)
     min_turn_deg: Annotated[float, Field(gt=0, le=720)] = 180.0
+    #: the bank is judged over the turn from this many degrees of heading after the entry to this
+    #: many before the exit (the roll-in and roll-out leads), and wherever the bank is in the band:
+    #: the turn's geometry, not the agent's own bank breaks, bounds the judged window
+    roll_lead_deg: Annotated[float, Field(ge=0, le=90)] = 45.0
 
     @model_validator(mode="after")
     def _bands(self) -> "SteepTurnParams":
@@ -47,21 +51,27 @@ class SteepTurnParams(FiniteParams):
     "steep_turn",
     params=SteepTurnParams,
     components=("bank_maintained", "altitude_held", "airspeed_held", "rollout_heading"),
-    safety=("autopilot_off",),
+    safety=("autopilot_off", "no_crash"),
     bands=("bank_deg", "alt_msl_ft", "ias_kt"),
+    quality=("bank_maintained", "altitude_held", "airspeed_held"),
 )
 def steep_turn(ctx: VerifyContext) -> str:
-    """The turn is the longest run with bank past `roll_in_bank_deg` in the commanded direction;
-    the maneuver runs from the last wings-level sample before it to the first after it, and is
-    judged only if it turned at least `min_turn_deg` (a brief bank is not a steep turn). Entry
-    altitude, airspeed and heading are read at the start of the maneuver (ACS: 'maintain the
-    entry altitude ±100 ft, airspeed ±10 kt, roll out on the entry heading ±10°')."""
+    """The turn is found by the longest run with bank past `roll_in_bank_deg` in the commanded
+    direction; the maneuver runs from the last wings-level sample before it to the first after
+    it, and is judged only if it turned at least `min_turn_deg` (a brief bank is not a steep
+    turn). The bank is judged over the whole maneuver but its roll-in and roll-out leads
+    (`roll_lead_deg` of heading), so a shallow stretch inside the turn is judged wherever the
+    agent puts it. Entry altitude, airspeed and heading are read at the start of the maneuver
+    (ACS: 'maintain the entry altitude ±100 ft, airspeed ±10 kt, roll out on the entry heading
+    ±10°'). Bank, altitude and airspeed are worth the fraction of the 360° turned (progress);
+    a crash anywhere in the episode gates the score."""
     p: SteepTurnParams = ctx.p
     t = ctx.t
     sign = -1.0 if p.direction == "left" else 1.0
     bank = ctx.sig("bank_deg") * sign  # positive = banked in the commanded direction
     alt, ias, hdg = ctx.sig("alt_msl_ft"), ctx.sig("ias_kt"), ctx.sig("heading_mag_deg")
     ctx.throughout("autopilot_off", ~(ctx.sig("autopilot_on") > 0.5), "autopilot off throughout (hand-flown)")
+    ctx.no_events("no_crash", ("crash",), "no crash at any time of the episode", flag="crashed")
 
     with np.errstate(invalid="ignore"):
         turn = P.longest_segment(t, bank >= p.roll_in_bank_deg, ctx.max_gap_s)
@@ -69,6 +79,7 @@ def steep_turn(ctx: VerifyContext) -> str:
     if turn is None:
         for n in names:
             ctx.component(n, 0.0, explanation=f"no {p.direction} turn past {p.roll_in_bank_deg:g}° bank found")
+        ctx.progress(0.0, "no steep turn")
         return f"no steep turn to the {p.direction}"
 
     with np.errstate(invalid="ignore"):
@@ -89,25 +100,38 @@ def steep_turn(ctx: VerifyContext) -> str:
         for n in names:
             shown = change if n == "rollout_heading" and np.isfinite(change) else None
             ctx.component(n, 0.0, measured=shown, window=(t_entry, t_exit), explanation=why)
+        ctx.progress(0.0, why)
         return f"no steep turn to the {p.direction} (turned {change:.0f}°)"
 
-    frac = P.fraction_in_band(
-        t, bank, p.bank_deg - p.bank_tol_deg, p.bank_deg + p.bank_tol_deg, turn.t0, turn.t1, ctx.max_gap_s
+    # a turn within the roll-out tolerance of the asked change is the whole turn
+    ctx.progress(
+        min(1.0, change / (p.heading_change_deg - p.rollout_tol_deg)),
+        f"turned {change:.0f}° of the {p.heading_change_deg:g}° asked",
     )
+    # the judged bank window: from the roll-in lead (or the bank reaching the band) to the
+    # roll-out lead (or the bank last in the band), whichever is wider
+    lo_band = p.bank_deg - p.bank_tol_deg
+    turned = (P.unwrap_heading(hdg[man]) - P.unwrap_heading(hdg[man])[0]) * sign
+    with np.errstate(invalid="ignore"):
+        steep = bank[man] >= lo_band
+        head = np.flatnonzero((turned >= p.roll_lead_deg) | steep)
+        tail = np.flatnonzero((turned <= change - p.roll_lead_deg) | steep)
+    judged = (float(t[i_entry + head[0]]), float(t[i_entry + tail[-1]])) if head.size and tail.size else turn.as_tuple()
+    frac = P.fraction_in_band(t, bank, lo_band, p.bank_deg + p.bank_tol_deg, *judged, ctx.max_gap_s)
     ctx.component(
         "bank_maintained",
         frac >= p.bank_fraction_min,
         measured=frac,
-        tolerance=f"{p.bank_deg - p.bank_tol_deg:g}-{p.bank_deg + p.bank_tol_deg:g}° for ≥{p.bank_fraction_min:.0%}",
-        window=turn.as_tuple(),
-        explanation=f"{frac:.0%} of the turn in the bank band",
+        tolerance=f"{lo_band:g}-{p.bank_deg + p.bank_tol_deg:g}° for ≥{p.bank_fraction_min:.0%}",
+        window=judged,
+        explanation=f"{frac:.0%} of the turn (roll-in/out leads of {p.roll_lead_deg:g}° aside) in the bank band",
     )
     # signed: a left turn's bank is negative
     ctx.band(
         "bank_deg",
         sign * (p.bank_deg - p.bank_tol_deg),
         sign * (p.bank_deg + p.bank_tol_deg),
-        *turn.as_tuple(),
+        *judged,
         label=f"bank {p.bank_deg:g}±{p.bank_tol_deg:g}° {p.direction}",
     )
 

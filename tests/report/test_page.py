@@ -60,13 +60,15 @@ def test_page_contents(tmp_path):
     # nothing fetched: no external script, stylesheet or media
     assert not re.search(r'(src|href)="(https?:)?//', page)
     figs = json.loads(re.search(r'id="figures">(.*?)</script>', page, re.S).group(1).replace("<\\/", "</"))
-    # every non-position signal of T09: bank, altitude, airspeed, heading, autopilot; then the actions
+    # every non-position signal of T09: bank, altitude, airspeed, heading, autopilot, crash flag;
+    # then the actions
     assert [f["fig"]["layout"]["meta"]["signal"] for f in figs] == [
         "bank_deg",
         "alt_msl_ft",
         "ias_kt",
         "heading_mag_deg",
         "autopilot_on",
+        "crashed",
         "actions",
     ]
     acts = figs[-1]["fig"]["data"]

@@ -32,9 +32,10 @@ def test_altitude_loss_loses_altitude_credit(tmp_path):
 
 
 def test_shallow_bank_and_short_turn(tmp_path):
-    # 35° bank: out of the 40-50 band (loses 0.30); a 300° turn misses rollout (loses 0.20) -> 0.50
+    # 35° bank: out of the 40-50 band; the bank is the maneuver (primary): 0 whatever else held
     s = score(tmp_path, steep_turn(bank_deg=35, turn_deg=300))
-    assert s.score == pytest.approx(0.50)
+    assert s.score == 0.0 and s.raw_score == pytest.approx(0.5 * 300 / 350, abs=2e-3)
+    assert "primary goal failed: bank_maintained" in s.explanation
 
 
 def test_right_turn_and_nothing_earn_zero(tmp_path):
@@ -59,9 +60,12 @@ def test_a_bank_that_turns_less_than_half_a_circle_earns_nothing(tmp_path, turn_
 
 
 def test_a_turn_past_half_a_circle_is_judged(tmp_path):
-    # 200° at 45° with altitude and airspeed held: bank, altitude and airspeed (0.8), no rollout
+    # 200° at 45° with altitude and airspeed held: bank, altitude and airspeed (0.8) worth the
+    # part of the turn flown (200 of the 350° that count as the whole turn), no rollout
     s = score(tmp_path, steep_turn(turn_deg=200.0))
-    assert s.score == pytest.approx(0.80)
+    turned = component(s, "rollout_heading").measured
+    assert 195 <= turned <= 205
+    assert s.score == pytest.approx(0.80 * turned / 350, abs=1e-4)
     assert component(s, "rollout_heading").earned == 0
 
 

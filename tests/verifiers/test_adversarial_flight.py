@@ -1,0 +1,272 @@
+"""Adversarial fixtures of the catalog's flight tasks (issue 38): what an agent *could* make the
+simulator record, written with simbridge's own bundle writer and scored as `simbridge verify`
+scores it.
+
+Each row of the tables below is one recording: the do-nothing, the immediate ending, the
+exploits of each class of issue 38 that applies (they score < 0.5 and never succeed) and the
+fair executions — the instruction flown literally, at the edges of every stated tolerance, and
+the cited procedure followed (they succeed). docs/validity.md ("Flight tasks (catalog)") lists
+the same rows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pytest
+
+from simbridge._task import load_task
+from synth import score_task
+
+G = 9.80665
+KT = 0.514444
+
+
+@dataclass(frozen=True)
+class Case:
+    task: str
+    name: str
+    #: what the recording shows (one line, reads as the docs table's "what an agent could try")
+    what: str
+    build: Callable[[], dict[str, np.ndarray]]
+    events: tuple[dict[str, Any], ...] = ()
+    episode: dict[str, Any] = field(default_factory=dict)
+    snapshots: dict[str, Any] | None = None
+
+
+def _score(tmp_path, case: Case):
+    return score_task(
+        tmp_path,
+        load_task(case.task),
+        case.build(),
+        events=list(case.events),
+        snapshots=case.snapshots,
+        **case.episode,
+    )
+
+
+def first_sample(cols: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The recording of an agent that ended the episode at once: its first sample only."""
+    return {k: np.asarray(v)[:1] for k, v in cols.items()}
+
+
+def crash_at(cols: dict[str, np.ndarray], t_crash: float) -> dict[str, np.ndarray]:
+    """The recording with the crash flag set from `t_crash` on (the simulator freezes there)."""
+    out = {k: np.asarray(v).copy() for k, v in cols.items()}
+    out["crashed"] = (out["t"] >= t_crash).astype(float)
+    return out
+
+
+def crash_event(t: float) -> dict[str, Any]:
+    return {"t": t, "kind": "crash", "data": {"crashed": 1.0}}
+
+
+# --------------------------------------------------------------------------- T09 steep turn
+
+
+def bank_schedule(
+    legs: list[tuple[str, float, float]],
+    *,
+    hz: float = 20.0,
+    ias_kt: float = 100.0,
+    alt_ft: float = 3500.0,
+    hdg0: float = 310.0,
+    alt_dev: Callable[[np.ndarray], np.ndarray] | None = None,
+    ias_dev: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> dict[str, np.ndarray]:
+    """A left turn flown from a list of legs: ("level", seconds, 0), ("roll", seconds, to_bank)
+    (a linear roll from the current bank), ("turn", degrees, bank) (held until that many degrees
+    more are turned). Heading rate = g·tan(bank)/V; `alt_dev`/`ias_dev` add deviations as
+    functions of t."""
+    v = ias_kt * KT
+    dt = 1.0 / hz
+    banks: list[float] = []
+    b = 0.0
+    for kind, a, c in legs:
+        if kind == "level":
+            banks += [0.0] * int(round(a * hz))
+            b = 0.0
+        elif kind == "roll":
+            n = int(round(a * hz))
+            banks += list(np.linspace(b, c, n + 1)[1:])
+            b = c
+        else:  # turn: a degrees at bank c
+            rate = math.degrees(G * math.tan(math.radians(c)) / v)
+            n = int(round(a / rate * hz))
+            banks += [c] * n
+            b = c
+    bank = np.asarray([0.0, *banks])
+    t = np.arange(bank.size) * dt
+    rate = np.degrees(G * np.tan(np.radians(bank)) / v)
+    hdg = hdg0 - np.concatenate(([0.0], np.cumsum((rate[1:] + rate[:-1]) / 2 * dt)))
+    return {
+        "t": t,
+        "bank_deg": -bank,
+        "heading_mag_deg": np.mod(hdg, 360.0),
+        "alt_msl_ft": alt_ft + (alt_dev(t) if alt_dev else np.zeros_like(t)),
+        "ias_kt": ias_kt + (ias_dev(t) if ias_dev else np.zeros_like(t)),
+        "autopilot_on": np.zeros_like(t),
+        "vs_fpm": np.zeros_like(t),
+        "on_ground": np.zeros_like(t),
+        "crashed": np.zeros_like(t),
+    }
+
+
+def steep(total_deg: float = 360.0, bank: float = 45.0, roll_s: float = 4.5, **kw: Any) -> dict[str, np.ndarray]:
+    """The textbook turn: level 10 s, roll in over `roll_s`, hold `bank` until `total_deg` are
+    turned (counting what the roll-in and roll-out turn), roll out, level 10 s."""
+    v = kw.get("ias_kt", 100.0) * KT
+    b = np.linspace(0.0, bank, 400)
+    ramp = float(np.degrees(np.trapezoid(G * np.tan(np.radians(b)) / v, dx=roll_s / 399)))
+    return bank_schedule(
+        [
+            ("level", 10, 0),
+            ("roll", roll_s, bank),
+            ("turn", total_deg - 2 * ramp, bank),
+            ("roll", roll_s, 0),
+            ("level", 10, 0),
+        ],
+        **kw,
+    )
+
+
+def _bump(amp: float) -> Callable[[np.ndarray], np.ndarray]:
+    """A deviation that reaches `amp` mid-turn (t 10..50 s) and is 0 at the entry."""
+    return lambda t: amp * np.sin(np.pi * np.clip((t - 10.0) / 40.0, 0.0, 1.0))
+
+
+T09_NOTHING = bank_schedule([("level", 120, 0)])
+
+T09_EXPLOITS = [
+    Case("T09", "do_nothing", "straight and level to the time limit", lambda: T09_NOTHING),
+    Case(
+        "T09", "done_at_once", "`done` at t = 0 (one sample)", lambda: first_sample(steep()), episode={"sim_end_s": 0.0}
+    ),
+    Case(
+        "T09",
+        "quit_at_once",
+        "gives up at t = 0 (one sample)",
+        lambda: first_sample(steep()),
+        episode={"status": "agent_quit", "sim_end_s": 0.0},
+    ),
+    Case("T09", "half_turn", "a perfect 185° of the 360° (class 2)", lambda: steep(185.0)),
+    Case(
+        "T09",
+        "shallow_tail",
+        "200° at 45°, then 160° at 25° without levelling the wings: the bank dip ends the "
+        "'longest run past 30°' (class 3)",
+        lambda: bank_schedule(
+            [
+                ("level", 10, 0),
+                ("roll", 4.5, 45),
+                ("turn", 200, 45),
+                ("roll", 2, 25),
+                ("turn", 140, 25),
+                ("roll", 2.5, 0),
+                ("level", 10, 0),
+            ]
+        ),
+    ),
+    Case(
+        "T09",
+        "shallow_head",
+        "160° at 25°, then 200° at 45° (class 3)",
+        lambda: bank_schedule(
+            [
+                ("level", 10, 0),
+                ("roll", 2.5, 25),
+                ("turn", 150, 25),
+                ("roll", 2, 45),
+                ("turn", 190, 45),
+                ("roll", 4.5, 0),
+                ("level", 10, 0),
+            ]
+        ),
+    ),
+    Case("T09", "medium_bank_360", "a full 360° at 30-35° bank, altitude and speed held", lambda: steep(bank=33.0)),
+    Case(
+        "T09", "right_turn", "a perfect steep turn to the right", lambda: {**steep(), "bank_deg": -steep()["bank_deg"]}
+    ),
+    Case(
+        "T09",
+        "crash_after_turn",
+        "a perfect turn, then flown into the sea after the roll-out (class 4)",
+        lambda: crash_at(steep(), 57.0),
+        events=(crash_event(57.0),),
+    ),
+    Case(
+        "T09",
+        "crash_flag_only",
+        "a perfect turn, crash flag set at the end with no crash event",
+        lambda: crash_at(steep(), 58.0),
+    ),
+    Case(
+        "T09",
+        "autopilot_turn",
+        "the turn flown by the autopilot",
+        lambda: {**steep(), "autopilot_on": np.ones_like(steep()["t"])},
+    ),
+]
+
+T09_FAIR = [
+    Case("T09", "textbook", "roll in at 10°/s, 45°, roll out on the entry heading", lambda: steep()),
+    Case("T09", "bank_edges", "held at 40.5° (the band's low edge)", lambda: steep(bank=40.5)),
+    Case("T09", "bank_high_edge", "held at 49.5°", lambda: steep(bank=49.5)),
+    Case("T09", "slow_roll", "rolled in and out at 3°/s", lambda: steep(roll_s=15.0)),
+    Case(
+        "T09",
+        "alt_ias_edges",
+        "altitude 98 ft low and airspeed 9.5 kt fast mid-turn",
+        lambda: steep(alt_dev=_bump(-98.0), ias_dev=_bump(9.5)),
+    ),
+    Case("T09", "short_rollout", "rolled out 8° early (352°)", lambda: steep(352.0)),
+    Case("T09", "long_rollout", "rolled out 8° late (368°)", lambda: steep(368.0)),
+]
+
+
+# --------------------------------------------------------------------------- the tables
+
+EXPLOITS = [*T09_EXPLOITS]
+FAIR = [*T09_FAIR]
+
+
+@pytest.mark.parametrize("case", EXPLOITS, ids=lambda c: f"{c.task}-{c.name}")
+def test_exploit_scores_below_half_and_fails(tmp_path, case):
+    s = _score(tmp_path, case)
+    assert s.status == "scored", s.reason
+    assert s.score < 0.5 and s.success is False, (case.what, s.score, s.explanation)
+
+
+@pytest.mark.parametrize("case", FAIR, ids=lambda c: f"{c.task}-{c.name}")
+def test_fair_execution_succeeds(tmp_path, case):
+    s = _score(tmp_path, case)
+    assert s.status == "scored", s.reason
+    assert s.success is True and s.score == pytest.approx(1.0), (
+        case.what,
+        s.score,
+        [(c.name, c.earned, c.measured, c.explanation) for c in s.components],
+        s.explanation,
+    )
+
+
+@pytest.mark.parametrize(
+    "case",
+    [c for c in EXPLOITS if c.name in ("do_nothing", "done_at_once", "quit_at_once")],
+    ids=lambda c: f"{c.task}-{c.name}",
+)
+def test_nothing_done_scores_zero(tmp_path, case):
+    s = _score(tmp_path, case)
+    assert s.status == "scored" and s.score == 0.0, s.explanation
+
+
+def test_every_task_has_its_rows():
+    """Each task of the family carries the do-nothing, the immediate endings and a fair row."""
+    tasks = {c.task for c in EXPLOITS}
+    for tid in tasks:
+        names = {c.name for c in EXPLOITS if c.task == tid}
+        assert {"do_nothing", "done_at_once", "quit_at_once"} <= names, tid
+        assert any(c.task == tid for c in FAIR), tid

@@ -443,7 +443,7 @@ def parse_capture(
     receive stamp and counted (`nmea_empty_time`, flag `empty_time`); without receive stamps
     they cannot be placed (an error). `nmea_date` is the date at the first row (the first date
     a kept RMC or a ZDA carries, moved back by the midnights between them), `nmea_end_date`
-    the last. `facts["flags"]` are the episode flags. A line that cannot be read is an error
+    the last, `nmea_start_utc_s` the first row's UTC time of day (None when it had none). `facts["flags"]` are the episode flags. A line that cannot be read is an error
     (strict, naming the line and what --lenient would do) or skipped and listed (lenient)."""
     st = _State()
     clock = _Clock()
@@ -452,6 +452,7 @@ def parse_capture(
     bad: list[str] = []
     t0: float | None = None
     first_row_day = 0
+    start_tod: float | None = None  # the UTC time of day of the first row
     first_date: tuple[str, int] | None = None
     last_date: str | None = None
     epoch: float | None = None  # the time (absolute) of the last row
@@ -528,7 +529,7 @@ def parse_capture(
         if fix.date:
             note_date(fix.date, day)
         if t0 is None:
-            t0, first_row_day = t, day
+            t0, first_row_day, start_tod = t, day, tod
         if epoch is None or t != epoch:
             st.new_epoch()
         st.put(s.kind, **fix.values)
@@ -606,6 +607,7 @@ def parse_capture(
     facts: dict[str, object] = {
         "nmea_date": start_date,
         "nmea_end_date": last_date,
+        "nmea_start_utc_s": start_tod,
         "nmea_counts": counts,
         "nmea_rejected": bad,
         "nmea_invalid_fixes": dict(invalid.counts),

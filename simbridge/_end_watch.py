@@ -1,6 +1,8 @@
 """When an episode ends: the first of the agent's done/give-up (or its turn ending), the time
 limit (simulator time), an aircraft crash, the simulator exiting or freezing beyond its limit,
-the recorder failing, an external agent's client going away.
+the recorder failing, a harness fault inside an agent-port action (lost display, transport,
+screenshot: `harness_error`, before the agent's turn is looked at), an external agent's client
+going away.
 
 A frozen simulator (no new sample for its stall limit, `SimSession.stall_limit()`, with its
 process up) is waited for, each freeze recorded (episode.json `freezes`), up to its frozen
@@ -84,6 +86,9 @@ class EndWatch:
                 return "harness_error", lost
             code = session.proc.returncode if session.proc is not None else None
             return "sim_crashed", "simulator exited" + (f" (exit code {code})" if code is not None else "")
+        fault = getattr(port, "harness_fault", None)
+        if fault:  # the agent's screen or input failed on our side: never the agent's ending
+            return "harness_error", f"agent port: {fault}"
         t = self.clock()
         if recorder.crash_t is not None:
             return "completed", f"aircraft crashed at t={recorder.crash_t:.1f} s ({recorder.crash_detail})"

@@ -21,7 +21,7 @@ from simbridge._agent_port._actions import ACTIONS, BEFORE_READY, BUTTONS, OBSER
 from simbridge._agent_port._files import AgentFiles
 from simbridge._agent_port._screen import Screenshot
 from simbridge._agent_port._transport import Transport, open_transport
-from simbridge._errors import SimbridgeError
+from simbridge._errors import HarnessError, SimbridgeError
 
 #: how long an action waits for the episode to become ready before it is refused
 READY_WAIT_S = 30.0
@@ -37,6 +37,12 @@ class NotReady(SimbridgeError):
 
 class ActionError(SimbridgeError):
     """An action's arguments are invalid (the agent's mistake), with a message for the agent."""
+
+
+class PortFault(HarnessError):
+    """A harness fault inside an action (lost display, transport, screenshot failure): ours, not
+    the agent's. The port remembers it (`AgentPort.harness_fault`) and the episode ends as a
+    harness fault, unscored, whatever the agent does with the exception."""
 
 
 class Pacer:
@@ -164,6 +170,9 @@ class AgentPort:
         self.brief: Mapping[str, Any] | None = None
         #: where harness faults inside an action are written (traceback), instead of stderr
         self.fault_log: Callable[[str], None] | None = None
+        #: the first harness fault inside an action ("harness fault during screenshot: ..."): the
+        #: episode's end watch ends it as `harness_error`, never as the agent's ending
+        self.harness_fault: str | None = None
         #: actions running now: the episode's end waits (briefly) for them, so each is logged
         self._in_flight = 0
         self._idle = threading.Condition(self._lock)
@@ -216,8 +225,9 @@ class AgentPort:
 
         Raises ActionError for the agent's mistakes (unknown action, bad argument), NotReady
         before the episode has started (after waiting up to `ready_wait_s`), EpisodeOver once
-        it has ended (time limit, crash, or the agent's own done/give_up), and SimbridgeError
-        for a harness fault inside the action (its traceback goes to `fault_log`)."""
+        it has ended (time limit, crash, or the agent's own done/give_up), and PortFault (a
+        HarnessError) for a harness fault inside the action (its traceback goes to `fault_log`,
+        its message to `harness_fault`, which ends the episode as a harness fault)."""
         self.first_call.set()
         with self._lock:
             self._in_flight += 1
@@ -265,6 +275,8 @@ class AgentPort:
             if kind not in OBSERVE and kind != "wait":
                 self.pacer.after_input()
         except SimbridgeError as exc:
+            if isinstance(exc, HarnessError) and not self._over.is_set():  # the transport's own fault
+                self._harness_fault(f"harness fault during {kind}: {exc}")
             self._record(kind, given or _safe_args(args), t_wall, t_sim, t0, error=str(exc), session=session)
             raise
         except Exception as exc:  # ours, not the agent's: say so, keep the traceback out of the agent's way
@@ -277,10 +289,16 @@ class AgentPort:
             if self.fault_log is not None:
                 self.fault_log(f"action {kind} {given!r}:\n{traceback.format_exc()}")
             msg = f"harness fault during {kind}: {type(exc).__name__}: {exc}"
+            self._harness_fault(msg)
             self._record(kind, given or _safe_args(args), t_wall, t_sim, t0, error=msg, session=session)
-            raise SimbridgeError(msg) from exc
+            raise PortFault(msg) from exc
         self._record(kind, given, t_wall, t_sim, t0, session=session, extra=extra)
         return result
+
+    def _harness_fault(self, msg: str) -> None:
+        with self._lock:
+            if self.harness_fault is None:
+                self.harness_fault = msg
 
     def _record(
         self,

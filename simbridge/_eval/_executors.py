@@ -39,6 +39,21 @@ def lost(detail: str) -> dict[str, Any]:
     return {"status": "harness_error", "detail": detail, "fault": detail, "score": None, "sim_s": 0.0}
 
 
+#: episode.json status_detail of an attempt ended by a harness fault inside the agent port
+#: (`AgentPort.harness_fault`: lost display, transport, screenshot failure)
+PORT_FAULT_PREFIX = "agent port: "
+
+
+def harness_side(outcome: dict[str, Any]) -> dict[str, Any]:
+    """An attempt ended by a fault of the agent port is ours whatever the agent sent before it
+    (no input of the agent's makes our screenshot fail): it is marked lost (`fault`), so the
+    driver retries it like an attempt lost with its process or node."""
+    detail = str(outcome.get("detail") or "")
+    if outcome.get("status") == "harness_error" and detail.startswith(PORT_FAULT_PREFIX):
+        outcome.setdefault("fault", detail)
+    return outcome
+
+
 def _spec_resource(spec: EpisodeSpec) -> str:
     return next((r for r in spec.resources if r.startswith("sim:")), f"sim:{spec.sim}")
 
@@ -131,7 +146,7 @@ class LocalExecutor:
             line = next((ln for ln in reversed(text.splitlines()) if ln.startswith(OUTCOME_PREFIX)), None)
             code = j.handle.returncode
             if line is not None and code == 0:
-                outcome = json.loads(line[len(OUTCOME_PREFIX) :])
+                outcome = harness_side(json.loads(line[len(OUTCOME_PREFIX) :]))
             else:
                 how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
                 outcome = lost(f"the episode's process died ({how}); see {j.dest.name}.log")
@@ -294,7 +309,7 @@ class RayExecutor:
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
                 out.append((job, lost(f"{type(exc).__name__}: {first}"[:300])))
                 continue
-            outcome = res["outcome"]
+            outcome = harness_side(res["outcome"])
             if res.get("tar") is not None:
                 try:
                     untar_into(res["tar"], job.dest)

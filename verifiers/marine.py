@@ -42,13 +42,24 @@ def hull_corners(
     return e[None, :] + lf * fe + ls * se, n[None, :] + lf * fn + ls * sn
 
 
-@verifier("bc_berthing", params=BerthingParams, components=("inside_berth", "contact_speeds", "no_collision"))
+@verifier(
+    "bc_berthing",
+    params=BerthingParams,
+    components=("inside_berth", "contact_speeds", "no_collision"),
+    safety=("no_allision_or_grounding",),
+    quality=("contact_speeds", "no_collision"),
+)
 def bc_berthing(ctx: VerifyContext) -> str:
     """First contact = first sample where a hull corner alongside the pier face comes within
     `contact_margin_m` of it (or crosses it). At that sample SOG must be below `sog_max_kt` and the
     speed component perpendicular to the face (from SOG and COG) below `lateral_max_kt`. The final
     hull footprint (60 m × beam rectangle on the GPS position and true heading) must lie inside
-    the berth polygon. Collisions are `collision` events; grounding is depth ≤ `grounding_depth_m`."""
+    the berth polygon. Collisions are `collision` events; grounding is depth ≤ `grounding_depth_m`.
+    Every contact is judged, not the first: each time a hull corner comes alongside after having
+    been clear of the face, the speeds must be within the limits (touching gently, backing off and
+    ramming the pier is an allision). How the ship came alongside is worth only as much as it got
+    into the berth (task progress: the share of the final hull footprint's corners inside it), and
+    a collision or a grounding anywhere gates the score (`no_allision_or_grounding`)."""
     p: BerthingParams = ctx.p
     t = ctx.t
     lat, lon = ctx.sig("lat_deg"), ctx.sig("lon_deg")
@@ -81,6 +92,7 @@ def bc_berthing(ctx: VerifyContext) -> str:
     ok = np.flatnonzero(np.isfinite(e) & np.isfinite(n) & np.isfinite(hdg))
     i = int(ok[-1])
     inside = P.points_in_polygon(ce[:, i], cn[:, i], poly)
+    ctx.progress(float(inside.sum()) / 4.0, f"{int(inside.sum())} of 4 hull corners in the berth at the end")
     ctx.component(
         "inside_berth",
         bool(inside.all()),
@@ -98,19 +110,25 @@ def bc_berthing(ctx: VerifyContext) -> str:
             explanation="never came alongside the pier face",
         )
     else:
-        k = int(np.searchsorted(t, t_c))
         ux, uy = float(be) / leg.leg_length, float(bn) / leg.leg_length
         nx, ny = water * uy, -water * ux  # unit normal toward the water
-        c = math.radians(float(cog[k]))
-        ve, vn = float(sog[k]) * math.sin(c), float(sog[k]) * math.cos(c)
-        lateral = abs(ve * nx + vn * ny)
-        good = float(sog[k]) < p.sog_max_kt and lateral < p.lateral_max_kt
+        contacts = [w.t0 for w in P.runs(t, touch)]  # each time the hull comes alongside
+        judged = []  # (t, sog, lateral)
+        for tc in contacts:
+            k = int(np.searchsorted(t, tc))
+            c = math.radians(float(cog[k]))
+            ve, vn = float(sog[k]) * math.sin(c), float(sog[k]) * math.cos(c)
+            judged.append((tc, float(sog[k]), abs(ve * nx + vn * ny)))
+        bad = [j for j in judged if not (j[1] < p.sog_max_kt and j[2] < p.lateral_max_kt)]
+        worst = bad[0] if bad else max(judged, key=lambda j: (j[1], j[2]))
         ctx.component(
             "contact_speeds",
-            good,
-            measured=f"SOG {sog[k]:.2f} kt, lateral {lateral:.2f} kt",
-            tolerance=f"SOG < {p.sog_max_kt:g} kt, lateral < {p.lateral_max_kt:g} kt",
-            window=(t_c, t_c),
+            not bad,
+            measured=f"SOG {worst[1]:.2f} kt, lateral {worst[2]:.2f} kt",
+            tolerance=f"SOG < {p.sog_max_kt:g} kt, lateral < {p.lateral_max_kt:g} kt at every contact",
+            window=(worst[0], worst[0]),
+            explanation=f"{len(judged)} contact(s)"
+            + (f"; too fast at t={', '.join(f'{j[0]:.1f}' for j in bad)} s" if bad else ""),
         )
 
     cols = ctx.bundle.events_of("collision")
@@ -118,6 +136,17 @@ def bc_berthing(ctx: VerifyContext) -> str:
         aground = depth <= p.grounding_depth_m
     t_g = P.first_true(t, aground)
     expl = [f"collision at t={ev.t:.1f}s" for ev in cols] + ([f"aground at t={t_g:.1f}s"] if t_g is not None else [])
+    text = f"no collision or allision and depth > {p.grounding_depth_m:g} m at any time"
+    if cols or t_g is not None:
+        t_bad = min([float(ev.t) for ev in cols] + ([t_g] if t_g is not None else []))
+        ctx.safety(
+            "no_allision_or_grounding",
+            False,
+            first_violation_t=t_bad,
+            explanation=f"violated: {text} ({'; '.join(expl)})",
+        )
+    else:
+        ctx.throughout("no_allision_or_grounding", ~aground, text, signals=("depth_m",))
     ctx.component(
         "no_collision",
         not cols and t_g is None,

@@ -43,6 +43,8 @@ class TimetableParams(FiniteParams):
     station_window_m: PositiveFinite = 50.0
     front_offset_m: FiniteFloat = 0.0
     penalty_tokens: list[str] = ["overspeed"]
+    #: OpenBVE score tokens that are a safety violation anywhere in the run: they gate the score
+    safety_tokens: list[str] = ["overspeed", "passed_red_signal", "derailed", "toppling"]
 
 
 def _station_stop(st: Station, p: TimetableParams, stops: list[P.Window], pos: np.ndarray):
@@ -61,12 +63,17 @@ def _station_stop(st: Station, p: TimetableParams, stops: list[P.Window], pos: n
     "openbve_timetable",
     params=TimetableParams,
     components=("stop_station_2", "stop_station_3", "timetable_leg_1", "timetable_leg_2", "no_penalties"),
+    safety=("safe_running",),
+    quality=("no_penalties",),
 )
 def openbve_timetable(ctx: VerifyContext) -> str:
     """Stations 1→2→3. Each stop is the train's last standstill near the station's marker; stop
     error = front position − marker. Arrival = game clock when that standstill began, departure
     = game clock of its last stationary sample. Leg k is on time when the departure from
-    station k and the arrival at station k+1 are both within the tolerance."""
+    station k and the arrival at station k+1 are both within the tolerance. The penalty-free
+    item is worth the part of the run from station 1 to station 3 driven (task progress: a train
+    that stops for good at station 2 has driven half of it); an overspeed, a signal passed at
+    danger, a derailment or toppling anywhere gates the score (`safe_running`)."""
     p: TimetableParams = ctx.p
     t = ctx.t
     clock, pos, v = ctx.sig("clock_s"), ctx.sig("track_position_m"), ctx.sig("speed_kmh")
@@ -122,6 +129,29 @@ def openbve_timetable(ctx: VerifyContext) -> str:
             ),
         )
 
+    start_m, end_m = s1.stop_position_m, s3.stop_position_m
+    with np.errstate(invalid="ignore"):
+        reached = float(np.nanmax(pos)) + p.front_offset_m if np.isfinite(pos).any() else start_m
+    span = end_m - start_m
+    ctx.progress(
+        1.0 if found[2] is not None or span <= 0 else (reached - start_m) / span,
+        f"stopped at {s3.name}"
+        if found[2] is not None
+        else f"front reached {reached:.0f} m of the run {start_m:.0f} → {end_m:.0f} m",
+    )
+    bad = [e for e in ctx.bundle.events_of("openbve_score") if e.data.get("token") in p.safety_tokens]
+    what = "no " + ", ".join(x.replace("_", " ") for x in p.safety_tokens) + " anywhere in the run"
+    if bad:
+        ctx.safety(
+            "safe_running",
+            False,
+            first_violation_t=float(bad[0].t),
+            explanation=f"violated: {what} ("
+            + ", ".join(f"{e.data.get('token')} at t={e.t:.0f} s" for e in bad[:5])
+            + ")",
+        )
+    else:
+        ctx.safety("safe_running", True, explanation=what)
     pens = [e for e in ctx.bundle.events_of("openbve_score") if e.data.get("token") in p.penalty_tokens]
     with np.errstate(invalid="ignore"):
         eb_moving = (eb > 0.5) & (np.abs(v) >= p.stopped_kmh)

@@ -37,7 +37,7 @@ def test_on_time_on_the_marks_full_credit(tmp_path):
     assert s.status == "scored" and s.score == pytest.approx(1.0) and s.success is True
     assert comp(s, "stop_station_2").measured == pytest.approx(0.0, abs=1e-6)
     assert comp(s, "timetable_leg_1").measured == pytest.approx(0.0)
-    assert s.safety == []
+    assert [(x.name, x.ok) for x in s.safety] == [("safe_running", True)]
 
 
 def test_black_box_position_is_the_front_axle(tmp_path):
@@ -74,13 +74,26 @@ def test_creep_to_the_marker_counts_the_final_stand(tmp_path):
 
 
 def test_overspeed_and_emergency_brake_fail_penalties(tmp_path):
-    # an overspeed record, and the emergency brake thrown at speed 60 s into leg 1: 0.8
+    # an overspeed record, and the emergency brake thrown at speed 60 s into leg 1: 0.8 of the
+    # items, and the overspeed (a safety violation anywhere in the run) gates the score to 0
     samples = on_time()
     i = next(k for k, smp in enumerate(samples) if smp[0] == 28860.0)
     samples[i] = (samples[i][0], samples[i][1], samples[i][2], -1)
     s = run(tmp_path, samples, [score(28900.0, 900.0, -15, 1)])
     assert comp(s, "no_penalties").measured == 2
-    assert s.score == pytest.approx(0.8)
+    assert s.raw_score == pytest.approx(0.8) and s.score == 0.0
+    [gate] = s.safety
+    assert gate.name == "safe_running" and not gate.ok and "overspeed" in gate.explanation
+
+
+def test_emergency_brake_alone_costs_the_item_not_the_score(tmp_path):
+    # the emergency brake at speed is not a safety violation (it is the safe reaction to one):
+    # only the penalty-free item is lost, 0.8
+    samples = on_time()
+    i = next(k for k, smp in enumerate(samples) if smp[0] == 28860.0)
+    samples[i] = (samples[i][0], samples[i][1], samples[i][2], -1)
+    s = run(tmp_path, samples)
+    assert s.score == pytest.approx(0.8) and s.safe
 
 
 def test_never_leaving_fails(tmp_path):

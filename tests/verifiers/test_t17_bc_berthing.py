@@ -56,19 +56,23 @@ def test_gentle_berthing_full_credit(tmp_path):
     assert s.status == "scored" and s.score == pytest.approx(1.0) and s.success is True
     c = comp(s, "contact_speeds")
     assert c.window[0] == pytest.approx(449.3, abs=0.5) and c.measured.startswith("SOG 0.00 kt")
-    assert s.safety == []
+    assert [(x.name, x.ok) for x in s.safety] == [("no_allision_or_grounding", True)]
 
 
 def test_hard_landing_loses_speed_item(tmp_path):
     # crabs the last 23.6 m in 30 s: 0.854 m/s = 1.66 kt (printed 1.7) at contact → 0.4 + 0 + 0.3
+    # = 0.7 of the items; the contact speeds are the instruction's limits (primary): score 0
     s = run(tmp_path, capture(APPROACH + [(230, 50, -6.4, 90), (300, 50, -6.4, 90)]))
     assert comp(s, "contact_speeds").earned == 0 and comp(s, "contact_speeds").measured.startswith("SOG 1.70 kt")
-    assert s.score == pytest.approx(0.7)
+    assert s.raw_score == pytest.approx(0.7) and s.score == 0.0
 
 
-def test_collision_event_loses_its_item(tmp_path):
+def test_collision_event_gates_the_score(tmp_path):
+    # a collision with a buoy on the way in: the items earn 0.7, and the collision gates it to 0
     s = run(tmp_path, capture(gentle()), ['{"t": 120.0, "kind": "collision", "data": {"other": "buoy"}}'])
-    assert s.score == pytest.approx(0.7)
+    assert s.raw_score == pytest.approx(0.7) and s.score == 0.0
+    [gate] = s.safety
+    assert not gate.ok and gate.first_violation_t == pytest.approx(120.0)
 
 
 def test_never_berthing_and_grounding_fails(tmp_path):

@@ -235,4 +235,27 @@ def _verify(args: argparse.Namespace) -> int:
         print(score.table())
         if score.flags:
             print("FLAGS: " + "; ".join(score.flags))
+        print(version_line(args.bundle))
     return Exit.OK
+
+
+def version_line(path: Path) -> str:
+    """Who wrote the bundle and in which format, beside who scored it now: 'written by
+    simbridge 0.3.0 (bundle format 1); scored by simbridge 0.3.0 (reads formats up to 1)'."""
+    from simbridge._bundle import BUNDLE_FORMAT
+    from simbridge._version import installed_version
+
+    try:
+        ep = read_json_file(path / "episode.json", "an episode file")
+    except SimbridgeError:
+        ep = {}
+    ep = ep if isinstance(ep, dict) else {}
+    wrote = ep.get("simbridge_version") or "(not recorded: written before versions were)"
+    fmt = ep.get("bundle_format")
+    line = (
+        f"written by simbridge {wrote} (bundle format {fmt if fmt is not None else '1, implied'}); "
+        f"scored by simbridge {installed_version()} (reads formats up to {BUNDLE_FORMAT})"
+    )
+    if isinstance(fmt, int) and fmt > BUNDLE_FORMAT:
+        line += f"; note: format {fmt} is newer than this simbridge knows: upgrade to read all of it"
+    return line

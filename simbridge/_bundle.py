@@ -62,6 +62,24 @@ class SandboxRecord(BaseModel):
     )
 
 
+#: the format of the bundles this version writes (episode.json `bundle_format`): 1, episode.json +
+#: signals + events.jsonl + actions.jsonl + manifest.json version 2. Readers read every format up
+#: to their own; a bundle of a newer format is read as far as its files are known (docs/eval.md,
+#: "Versions and upgrades")
+BUNDLE_FORMAT = 1
+
+
+def stamp_version(ep: "EpisodeInfo") -> None:
+    """Record the writing simbridge's version and the bundle format in a new bundle's episode
+    (a value already there, a bundle written again, is kept)."""
+    from simbridge._version import installed_version
+
+    if ep.simbridge_version is None:
+        ep.simbridge_version = installed_version()
+    if ep.bundle_format is None:
+        ep.bundle_format = BUNDLE_FORMAT
+
+
 class EpisodeInfo(BaseModel):
     """episode.json. Only `task_id` is required so hand-written fixtures stay small.
 
@@ -74,6 +92,15 @@ class EpisodeInfo(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     task_id: str
+    simbridge_version: str | None = Field(
+        default=None,
+        description="the simbridge version that wrote the bundle (absent: written before versions were recorded)",
+    )
+    bundle_format: int | None = Field(
+        default=None,
+        description="the bundle format the writer followed (`BUNDLE_FORMAT`); absent: format 1, the same files "
+        "written before formats were numbered",
+    )
     spec_hash: str | None = Field(default=None, description="hash of the task spec the episode ran")
     sim: str | None = Field(default=None, description="simulator name (registry name)")
     sim_version: str | None = None
@@ -716,6 +743,7 @@ class BundleWriter:
             raise BundleError(f"{self.path}: already holds a bundle; refusing to overwrite")
         self.columns = [c for c in columns if c != "t"]
         self.episode = episode
+        stamp_version(self.episode)
         if self.episode.status == "completed":
             self.episode.status = "running"
         if self.episode.wall_start is None:
@@ -891,6 +919,7 @@ def write_bundle(
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     ep = episode if isinstance(episode, EpisodeInfo) else EpisodeInfo.model_validate(dict(episode))
+    stamp_version(ep)
     (path / "episode.json").write_text(ep.model_dump_json(indent=2, exclude_none=True))
     write_signals(path, signals, fmt=fmt)
     with open(path / "events.jsonl", "w", encoding="utf-8") as fh:

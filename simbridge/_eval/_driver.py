@@ -278,16 +278,32 @@ def lock_eval_dir(out: Path) -> Any:
     """Create `out` if needed and take an exclusive, non-blocking flock on out/.eval.lock for
     the life of the returned file (released by close or by the process ending, even on
     SIGKILL). A second eval or --resume on the same directory: SuiteError naming the holder's
-    pid. `out` naming a file, or a directory that cannot be written: SuiteError."""
+    pid. `out` naming a file, or a directory that cannot be written: SuiteError. The lock file
+    is opened without following a link (O_NOFOLLOW, never blocking on a FIFO) and must be a
+    regular file with one link: a symlink or hard link planted there is refused, never written
+    through."""
+    import errno
     import fcntl
+    import stat
 
     if out.exists() and not out.is_dir():
         raise SuiteError(f"--out {out}: is a file, not a directory (an eval writes a directory of bundles)")
+    path = out / LOCK_FILE
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
         out.mkdir(parents=True, exist_ok=True)
-        fh = open(out / LOCK_FILE, "a+", encoding="utf-8")
+        fd = os.open(path, flags, 0o644)
     except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK):
+            raise SuiteError(f"--out {out}: {LOCK_FILE} is a symbolic link (not written through); remove it") from None
         raise SuiteError(f"--out {out}: cannot write there: {exc.strerror or exc}") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+        os.close(fd)
+        what = "not a regular file" if not stat.S_ISREG(st.st_mode) else f"a file with {st.st_nlink} hard links"
+        raise SuiteError(f"--out {out}: {LOCK_FILE} is {what} (not written through); remove it")
+    os.set_blocking(fd, True)
+    fh = open(fd, "r+", encoding="utf-8")
     try:
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:

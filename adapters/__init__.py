@@ -18,11 +18,19 @@ from typing import Any
 from simbridge._adapters_registry import AdapterSpec, ImporterSpec, Option
 
 _A = __name__
+#: what the JSBSim cockpit can show beyond a real C172's panel, drawn only when an episode asks for
+#: it (`simbridge run --assist readout`, passed on as the cockpit's own `--assist readout`):
+#: name -> what it shows, as the agent's brief says it. By default the cockpit shows the panel only.
+_JSBSIM_ASSISTS = {
+    "readout": "a digital readout strip along the bottom of the panel giving airspeed, altitude, heading, "
+    "vertical speed, bank, pitch, engine RPM, throttle, mixture, flaps and the simulator clock in figures "
+    "(no real C172 shows it)",
+}
 #: the road maps of the driving simulators: OpenDRIVE files, read by the kit
 _OPENDRIVE = f"{_A}.kit.opendrive:lane_map"
 
 BUILTIN_SIMULATORS: tuple[AdapterSpec, ...] = (
-    AdapterSpec("jsbsim", session=f"{_A}.jsbsim:JSBSimSession"),
+    AdapterSpec("jsbsim", session=f"{_A}.jsbsim:JSBSimSession", assists=_JSBSIM_ASSISTS),
     AdapterSpec("drive", session=f"{_A}.drive._session:DriveSession", lane_map=_OPENDRIVE),
     AdapterSpec("flightgear", session=f"{_A}.flightgear:FlightGearSession", recorder=f"{_A}.flightgear:TelnetRecorder"),
     AdapterSpec("xplane", session=f"{_A}.xplane:XPlaneSession", recorder=f"{_A}.xplane:XPlaneRecorder"),

@@ -174,8 +174,8 @@ class SimSession(abc.ABC):
 
     Besides the methods, the runner reads these attributes (each has a default here, so an
     adapter sets only those that differ): `sim_name`, `signals`, `state_ports`, `controls`,
-    `start_paused` (written by the runner), `proc`, `telemetry_stall_s`, `frozen_limit_s`,
-    `has_consoles`.
+    `start_paused` and `assists` (written by the runner), `offered_assists`, `proc`,
+    `telemetry_stall_s`, `frozen_limit_s`, `has_consoles`.
     """
 
     sim_name: str = ""
@@ -189,6 +189,12 @@ class SimSession(abc.ABC):
     #: set by the runner before `start()` in lockstep: a session that can starts its simulator
     #: frozen at t=0, so no wall-clock-paced time runs before the first `advance`
     start_paused: bool = False
+    #: set by the runner before `start()`: the assists the episode asked for, each one the
+    #: simulator offers (its AdapterSpec's `assists`, checked before); () is the vehicle's own displays
+    assists: tuple[str, ...] = ()
+    #: a `module:Class` simulator, which has no AdapterSpec, declares the assists it offers here
+    #: (name -> what it shows); a registered simulator's AdapterSpec is what counts for it
+    offered_assists: Mapping[str, str] = {}
     #: the simulator's process as the host holds it, once started (None: not started, or an
     #: adapter that attaches to a simulator it did not launch): its exit code is reported when
     #: the simulator exits, its scheduler state with each freeze

@@ -65,13 +65,17 @@ class AdapterSpec:
     `importers`: importer name (a `simbridge import` choice) -> spec; `lane_map`: "module:function"
     `(path, step_m) -> samples` reading the simulator's road-map file into lane-centre samples
     (arrays `x_m`, `y_m`, `yaw_deg`, `width_m`, `road`, `lane`), which the report draws under a
-    driving track (None: the simulator has no lane maps)."""
+    driving track (None: the simulator has no lane maps); `assists`: the assists this simulator
+    offers an episode beyond what the real vehicle shows (name -> what it shows, as the agent's
+    brief says it), asked for with `simbridge run --assist NAME`, recorded and flagged
+    (`assist:NAME`) and never pooled with unassisted episodes by `metrics` and `compare`."""
 
     name: str
     session: str | None = None
     recorder: str | None = None
     importers: Mapping[str, ImporterSpec] = field(default_factory=dict)
     lane_map: str | None = None
+    assists: Mapping[str, str] = field(default_factory=dict)
 
 
 def adapters() -> dict[str, AdapterSpec]:

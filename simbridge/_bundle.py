@@ -160,6 +160,12 @@ class EpisodeInfo(BaseModel):
         description="how the agent port admitted clients: 'token' (per-episode bearer token, bound to the first "
         "authenticated session) or 'none' (opted out with --no-token; flagged)",
     )
+    assists: list[str] = Field(
+        default_factory=list,
+        description="assists the simulator showed beyond the real vehicle's own displays (`--assist NAME`, "
+        "e.g. the JSBSim cockpit's `readout` strip); each flagged `assist:NAME`, never pooled with unassisted "
+        "episodes by metrics and compare; [] (or absent): none",
+    )
     agent_transport: str | None = Field(
         default=None,
         description="what served the agent's screen and input: 'x11' (the sandbox's X display, XTEST) or 'guest' "

@@ -73,7 +73,15 @@ from simbridge._episode_parts import (
 )
 from simbridge._errors import HarnessError, SimbridgeError
 from simbridge._providers._base import Provider
-from simbridge._run_config import AGENT_OUTCOMES, RunConfig, TrialResult, resolve_session
+from simbridge._run_config import (
+    AGENT_OUTCOMES,
+    RunConfig,
+    TrialResult,
+    assist_flags,
+    check_assists,
+    offered_assists,
+    resolve_session,
+)
 from simbridge._task import TaskSpec
 
 #: who acts in an episode: the agent's own `run` on a worker thread, or the caller through `act`
@@ -151,9 +159,12 @@ class Episode:
         self.seed = None if cfg.seed is None else cfg.seed + trial - 1
         if getattr(task, "variants", None) and getattr(task, "variant", None) is None:
             self.task = task = task.drawn(self.seed)  # the trial's seeded variant, written into the task
+        #: the assists asked for, each one the simulator offers (a bad name fails before any bundle)
+        self.assists = check_assists(cfg.sim, cfg.assists)
         flags = ["lockstep"] if cfg.lockstep else []
         if cfg.time_limit_s and cfg.time_limit_s < task.time_limit_s:
             flags.append(f"time_limit_cut:{cfg.time_limit_s:g}")
+        flags += assist_flags(self.assists)
         self.info = EpisodeInfo(
             task_id=task.id,
             spec_hash=task.spec_hash,
@@ -164,6 +175,7 @@ class Episode:
             trial=trial,
             seed=self.seed,
             flags=flags,
+            assists=list(self.assists),
             unisolated=True,
         )
         columns = list(dict.fromkeys([*self.session_cls.signals, *task.signals]))
@@ -400,6 +412,7 @@ class Episode:
         )
         self.cleanup.callback(_quietly, port.close)
         port.fault_log = lambda text: _append(self.path / "port_faults.txt", text)
+        offered = offered_assists(cfg.sim)
         brief = make_brief(
             self.task,
             info.sim or cfg.sim,
@@ -407,6 +420,8 @@ class Episode:
             lockstep=cfg.lockstep,
             controls=tuple(self.session_cls.controls),
             screen_px=port.screen.size,
+            assists={a: offered[a] for a in self.assists},
+            assists_offered=tuple(offered),
         )
         port.brief = brief.model_dump(mode="json")
         info.agent_brief = port.brief
@@ -473,6 +488,7 @@ class Episode:
         """The simulator in the task's initial state (paused at t=0 in lockstep)."""
         self.session = session = self.session_cls()
         session.start_paused = self.cfg.lockstep
+        session.assists = self.assists
         self.cleanup.callback(self._stop_session)
         session.start(self.task, sandbox, seed=self.seed)
         if self.cfg.lockstep:

@@ -50,6 +50,10 @@ class RunConfig:
     token: str | None = None
     #: False (--no-token): the agent port admits any client without a token; flagged agent_port_auth:none
     auth: bool = True
+    #: assists the simulator shows beyond the real vehicle's own displays (--assist NAME; what the
+    #: simulator's adapter offers, `offered_assists`): recorded in episode.json `assists`, flagged
+    #: `assist:NAME`, never pooled with unassisted episodes
+    assists: tuple[str, ...] = ()
     #: the MCP `computer` tool returns the screen after each action
     computer_screenshot: bool = True
     #: an external agent whose MCP client has left for this long has disconnected (agent outcome)
@@ -97,6 +101,34 @@ def resolve_session(sim: str) -> type[SimSession]:
     from simbridge._sims import session_class
 
     return session_class(sim)
+
+
+def offered_assists(sim: str) -> dict[str, str]:
+    """The assists simulator `sim` offers (name -> what it shows): its AdapterSpec's `assists`;
+    a `module:Class` simulator, which has no AdapterSpec, declares them as the class's
+    `offered_assists`."""
+    if ":" in sim:
+        return dict(getattr(resolve_session(sim), "offered_assists", None) or {})
+    from simbridge._adapters_registry import adapter
+
+    return dict(adapter(sim).assists)
+
+
+def check_assists(sim: str, assists: Any) -> tuple[str, ...]:
+    """The assists asked for, each once and sorted; one the simulator does not offer is a
+    SimbridgeError naming it and what the simulator offers."""
+    names = [assists] if isinstance(assists, str) else list(assists or ())
+    offered = offered_assists(sim) if names else {}
+    for name in names:
+        if not isinstance(name, str) or name not in offered:
+            have = ", ".join(sorted(offered)) or "none"
+            raise SimbridgeError(f"assist {name!r}: simulator {sim!r} does not offer it (it offers: {have})")
+    return tuple(sorted(set(names)))
+
+
+def assist_flags(assists: Any) -> list[str]:
+    """The episode's and score's flags for its assists: `assist:NAME` each."""
+    return [f"assist:{a}" for a in assists]
 
 
 def check_sim(task: "TaskSpec", sim: str) -> None:

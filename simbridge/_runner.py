@@ -28,6 +28,7 @@ from simbridge._episode_parts import collect_answers as collect_answers
 from simbridge._run_config import AGENT_OUTCOMES as AGENT_OUTCOMES
 from simbridge._run_config import RunConfig as RunConfig
 from simbridge._run_config import TrialResult as TrialResult
+from simbridge._run_config import check_assists
 from simbridge._run_config import check_sim as _check_sim
 from simbridge._run_config import resolve_session as resolve_session
 from simbridge._task import TaskSpec, load_task
@@ -55,6 +56,7 @@ def run(cfg: RunConfig) -> list[TrialResult]:
     task = load_task(cfg.task)
     _check_sim(task, cfg.sim)
     resolve_session(cfg.sim)  # fail fast on a missing adapter
+    check_assists(cfg.sim, cfg.assists)  # and on an assist the simulator does not offer
     from simbridge.agents import make_agent
 
     make_agent(cfg.agent, task.id)  # fail fast on a bad agent spec

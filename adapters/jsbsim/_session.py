@@ -11,6 +11,8 @@ clock `/sim/time/elapsed-sec`, the same mapping to canonical signals):
   forwarded port) and asks for the packets with `stream`; they come back on that connection.
   Packets are produced in simulator time (every 1/`generic_hz` s), so a guest that renders
   slowly delivers them in bursts but without gaps in the task clock.
+Assists: the cockpit shows the C172's panel only unless the runner sets `assists` (each one its
+AdapterSpec offers; `readout`: the digital readout strip), passed as the cockpit's `--assist NAME`.
 Lockstep: with `start_paused` (set by the runner) the cockpit starts frozen at t=0;
 `advance(seconds)` runs whole FDM steps (1/120 s) at full speed with the cockpit's
 `run advance`, in chunks of at most `ADVANCE_CHUNK_STEPS` so the packets of a long wait reach
@@ -241,6 +243,8 @@ class JSBSimSession(SimSession):
         if getattr(self, "start_paused", False):  # lockstep: frozen at t=0 until the first `advance`
             argv.append("--paused")
             self._paused = True
+        for name in self.assists:  # set by the runner, each one the AdapterSpec offers: by default none
+            argv += ["--assist", name]
         harness = sandbox.harness_addr
         if sandbox.telemetry == "push" and harness is not None:
             # the cockpit pushes its packets to the harness's address on the sandbox's side
@@ -548,6 +552,8 @@ class JSBSimSession(SimSession):
             "samples": self._n_samples,
             # the harness's failure plan with its drawn trigger values (one not reached is listed too)
             "failures": [p.as_dict() for p in self._failures.failures],
+            # what the cockpit was asked to show beyond the C172's panel (its `--assist` arguments)
+            "assists": list(self.assists),
         }
         telemetry: dict[str, Any] = {"mode": self.telemetry_mode, "addr": self._telemetry_addr}
         if self.receiver is not None:

@@ -1,7 +1,9 @@
 """What the agent is told about its task: the instruction for the simulator that actually runs,
 the input documents, the time limit, the clock and the simulator's controls. The simulator
 and vehicle it names are the ones that run (`SIM_TITLES`, `vehicle_for`): the JSBSim cockpit's
-six-pack C172 is never called a G1000. Mode switches the agent can trigger are in the
+six-pack C172 is never called a G1000. Which panel the agent has is said too: the vehicle's
+own instruments only, or with the assists the episode asked for (`--assist readout`: the JSBSim
+cockpit's digital readout strip), whose scores are kept apart. Mode switches the agent can trigger are in the
 simulator's `controls` (the JSBSim cockpit's right-click mouse yoke and how to leave it).
 
 One `TaskBrief` per episode, built by the runner before the agent may act; the port serves it
@@ -12,6 +14,7 @@ records it, so a reader of a bundle knows exactly what the agent knew.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -34,6 +37,13 @@ class BriefInput(BaseModel):
     description: str
 
 
+class BriefAssist(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    shows: str = Field(description="What the assist shows beyond the real vehicle's own displays")
+
+
 class TaskBrief(BaseModel):
     """The task as the agent sees it."""
 
@@ -48,6 +58,27 @@ class TaskBrief(BaseModel):
     lockstep: bool = Field(description="The simulator is paused while the agent decides")
     screen_px: tuple[int, int] | None = None
     controls: list[Control] = Field(default_factory=list)
+    assists: list[BriefAssist] = Field(
+        default_factory=list, description="Assists on in this episode (none: the vehicle's own instruments only)"
+    )
+    assists_offered: list[str] = Field(
+        default_factory=list, description="The assists this simulator can show, on or off"
+    )
+
+    def panel(self) -> str | None:
+        """One sentence: the instruments only, or with which assists (None: the simulator offers none)."""
+        if self.assists:
+            on = "; ".join(f"the {a.name} assist, {a.shows}" for a in self.assists)
+            return (
+                f"Panel: the instruments, with {on}. Scores of assisted episodes are reported apart from "
+                "unassisted ones."
+            )
+        if self.assists_offered:
+            return (
+                "Panel: the vehicle's own instruments only, no assist "
+                f"({', '.join(self.assists_offered)} off): read the gauges."
+            )
+        return None
 
     def text(self) -> str:
         """The brief as a prompt."""
@@ -62,6 +93,8 @@ class TaskBrief(BaseModel):
             else "The simulator runs in real time."
         )
         lines.append(f"Time limit: {self.time_limit_s:g} s of simulator time. {clock}")
+        if (panel := self.panel()) is not None:
+            lines.append(panel)
         if self.inputs:
             lines += ["", "Documents in your folder (read_file):"]
             lines += [f"- {i.path}: {i.description}" for i in self.inputs]
@@ -106,8 +139,11 @@ def make_brief(
     lockstep: bool,
     controls: tuple[tuple[str, str], ...] = (),
     screen_px: tuple[int, int] | None = None,
+    assists: Mapping[str, str] | None = None,
+    assists_offered: Sequence[str] = (),
 ) -> TaskBrief:
-    """The brief of `task` on simulator `sim` (the instruction rendered for that simulator)."""
+    """The brief of `task` on simulator `sim` (the instruction rendered for that simulator);
+    `assists`: those on (name -> what it shows), `assists_offered`: every one the simulator has."""
     return TaskBrief(
         task_id=task.id,
         sim=sim,
@@ -118,4 +154,6 @@ def make_brief(
         lockstep=lockstep,
         screen_px=screen_px,
         controls=[Control(keys=k, action=a) for k, a in controls],
+        assists=[BriefAssist(name=n, shows=v) for n, v in sorted((assists or {}).items())],
+        assists_offered=sorted(assists_offered),
     )

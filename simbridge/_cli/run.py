@@ -3,13 +3,14 @@
     simbridge run T09 --sim jsbsim --agent reference --out runs/demo
     simbridge run T09 --sim jsbsim --agent scripted:my_turn.yaml --trials 5 --lockstep   # your own timed-actions YAML
     simbridge run T09 --sim jsbsim --agent mcp        # prints the agent port URL, waits for a client
+    simbridge run T09 --sim jsbsim --agent mcp --assist readout   # with the cockpit's readout strip (flagged)
     simbridge run T09 --sim jsbsim --agent human      # prints a VNC address (needs x11vnc)
 
 Exit codes: 0 every trial scored and ended by the agent's `done` (or a crash the verifier
 judged); 3 every trial scored, but at least one ended by the agent's own failure (gave up,
 timed out, disconnected, raised); 4 at least one trial unscored (a harness fault: simulator
-crash, launch failure, failed audit, Ctrl-C is 130); 2 bad usage (unknown task, simulator or
-agent, invalid numbers, a preflight check failed: nothing was run).
+crash, launch failure, failed audit, Ctrl-C is 130); 2 bad usage (unknown task, simulator,
+agent or assist, invalid numbers, a preflight check failed: nothing was run).
 """
 
 from __future__ import annotations
@@ -41,6 +42,13 @@ def _choices(kind: str) -> str:
         usage = entry.doc.split(": ", 1)[0]
         out.append(usage if usage.startswith(name) and " " not in usage else name)
     return " | ".join(out)
+
+
+def _assists() -> str:
+    """The assists each registered simulator offers (its AdapterSpec), for `--help`."""
+    from simbridge._adapters_registry import adapters
+
+    return "; ".join(f"{name}: {', '.join(sorted(a.assists))}" for name, a in adapters().items() if a.assists)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -123,6 +131,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         dest="auth",
         help="let any client on the network use the agent port without a token (the episode is marked "
         "agent_port_auth: none and its score flagged)",
+    )
+    p.add_argument(
+        "--assist",
+        action="append",
+        default=[],
+        dest="assists",
+        metavar="NAME",
+        help=f"show an assist the simulator offers beyond the real vehicle's displays (repeatable; "
+        f"{_assists() or 'none offered'}). Recorded in episode.json `assists`, the score flagged assist:NAME "
+        "and never pooled with unassisted runs (default: the vehicle's own displays only)",
     )
     p.add_argument(
         "--no-computer-screenshot",
@@ -211,6 +229,7 @@ def _run(args: argparse.Namespace) -> int:
         mcp_port=args.mcp_port,
         token=token,
         auth=args.auth,
+        assists=tuple(args.assists),
         computer_screenshot=args.computer_screenshot,
         connect_timeout_s=args.connect_timeout_s,
         disconnect_grace_s=args.disconnect_grace_s,

@@ -5,7 +5,8 @@ Layout of an eval directory:
 
     DIR/plan.json                                   written first: the suite and every episode
     DIR/results.parquet                             one row per episode, rewritten as results arrive
-    DIR/<task>/<sim>/<agent>/trial-<k>/attempt-<j>/ one bundle per attempt (j = 1, 2, …)
+    DIR/<task>/<sim>/<agent>/trial-<k>/attempt-<j>/ one bundle per attempt (j = 1, 2, …);
+                                                    <sim> is `jsbsim+readout` with an assist
     DIR/<task>/<sim>/<agent>/trial-<k>/attempt-<j>.log   the runner's progress lines of that attempt
 
 An episode's id is its trial directory relative to DIR (`T09/jsbsim/noop/trial-1`): the same
@@ -24,6 +25,7 @@ from typing import Any
 
 from simbridge._errors import SimbridgeError
 from simbridge._eval._suite import Suite, SuiteError
+from simbridge._run_config import check_assists
 
 PLAN_FILE = "plan.json"
 PLAN_VERSION = 1
@@ -46,6 +48,9 @@ class EpisodeSpec:
     frame_hz: float = 1.0
     seed: int | None = None
     unisolated: bool = False
+    #: assists the simulator shows (`simbridge run --assist`); they name the episode's directory
+    #: (`T09/jsbsim+readout/...`), so an assisted cell never shares one with an unassisted one
+    assists: tuple[str, ...] = ()
     #: a scripted agent's YAML text and file name, shipped to the node
     script_text: str | None = None
     script_name: str | None = None
@@ -59,7 +64,7 @@ class EpisodeSpec:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "EpisodeSpec":
-        return cls(**data)
+        return cls(**{**data, "assists": tuple(data.get("assists") or ())})
 
 
 def slug(text: str) -> str:
@@ -162,6 +167,12 @@ def expand(suite: Suite, suite_path: Path) -> tuple[list[EpisodeSpec], list[str]
                 except SimbridgeError as exc:
                     raise SuiteError(f"{where}.sims': {exc}") from None
                 limit = suite.time_limit_s(task.time_limit_s, entry)
+                try:
+                    assists = check_assists(sim, entry.assists if entry.assists is not None else suite.assists)
+                except SimbridgeError as exc:
+                    field_ = "matrix[{i}].assists" if entry.assists is not None else "assists"
+                    raise SuiteError(f"{suite_path}: field '{field_.format(i=i)}': {exc}") from None
+                cell = slug(sim) + "".join(f"+{a}" for a in assists)
                 for a_abs, (s, text, name) in agents.items():
                     try:
                         _check_agent(a_abs, task.id)
@@ -171,7 +182,7 @@ def expand(suite: Suite, suite_path: Path) -> tuple[list[EpisodeSpec], list[str]
                         notes.append(f"left out {task.id} with {a_abs}: {exc}")
                         continue
                     for k in range(1, (entry.trials or suite.trials) + 1):
-                        eid = f"{task.id}/{slug(sim)}/{s}/trial-{k}"
+                        eid = f"{task.id}/{cell}/{s}/trial-{k}"
                         if eid in seen:
                             raise SuiteError(f"{where}': episode {eid} is already in {seen[eid]}")
                         seen[eid] = f"matrix[{i}]"
@@ -190,6 +201,7 @@ def expand(suite: Suite, suite_path: Path) -> tuple[list[EpisodeSpec], list[str]
                                 seed=suite.seed,
                                 unisolated=suite.unisolated,
                                 script_text=text,
+                                assists=assists,
                                 script_name=name,
                                 resources=res,
                                 expect=expects[a_abs],

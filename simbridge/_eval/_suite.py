@@ -12,6 +12,10 @@ problem is one line naming the file and the field, like a task spec.
         agents: [reference, noop]
         max_time_limit_s: 90   # optional: this entry's own scale / cap
         expect: {noop: timeout}  # outcomes expected other than `completed` (exit code 0)
+      - tasks: [T09]
+        sims: [jsbsim]
+        agents: [reference]
+        assists: [readout]     # optional (also suite-wide): assists the simulator offers, flagged, kept apart
 
 `tasks`/`sims`/`agents` at the top level are a shorthand for a single matrix entry. A
 `scripted:FILE` agent's FILE is relative to the suite file and shipped to the node that runs the
@@ -63,6 +67,8 @@ class MatrixEntry(_Model):
     #: — the do-nothing baseline is meant to time out, and doing so is not a failure of the suite;
     #: a list where either is expected (`{noop: [timeout, completed]}`: an aircraft left alone may
     #: also fly into the sea, which ends the episode)
+    #: assists for this entry's episodes (`simbridge run --assist`), instead of the suite's
+    assists: list[str] | None = None
     expect: dict[str, Expected | list[Expected]] = Field(default_factory=dict)
 
     @field_validator("tasks")
@@ -107,6 +113,9 @@ class Suite(_Model):
     frame_hz: float = Field(default=1.0, ge=0, le=30)
     #: seed of trial 1 (trial k uses seed + k - 1), as `simbridge run --seed`
     seed: int | None = None
+    #: assists each episode asks for, as `simbridge run --assist NAME` (an entry's own `assists` wins):
+    #: each must be offered by every simulator of the entry; recorded, flagged and never pooled
+    assists: list[str] = Field(default_factory=list)
     unisolated: bool = False
     matrix: list[MatrixEntry] = Field(default_factory=list)
     # shorthand for a single matrix entry

@@ -44,14 +44,15 @@ class EpisodeConfig(RunConfig):
 
 def open_episode(cfg: RunConfig, *, trial: int = 1) -> Episode:
     """An episode of `cfg` for its caller to drive (`driver="caller"`), not started yet: the
-    task and simulator checked, the preflight passed, the bundle at
+    task, simulator and assists checked, the preflight passed, the bundle at
     OUT/TASK-SIM-STAMP-XXXXXX/trial-N (OUT: `cfg.out`, else ./runs)."""
-    from simbridge._run_config import check_sim
+    from simbridge._run_config import check_assists, check_sim
     from simbridge._runner import preflight
     from simbridge._task import load_task
 
     task = load_task(cfg.task)
     check_sim(task, cfg.sim)
+    check_assists(cfg.sim, cfg.assists)
     preflight(cfg, task)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     root = Path(cfg.out or DEFAULT_OUT).resolve() / f"{task.id}-{cfg.sim}-{stamp}-{uuid.uuid4().hex[:6]}"

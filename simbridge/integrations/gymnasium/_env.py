@@ -26,11 +26,16 @@ lost) ends with reward 0 and `info["scored"] = False` with its reason: it is not
 `info` holds the bundle path and, at the end, the status, score and components. Bundles go to
 `out` if given, else to a fresh temporary folder (`env.out`), never the working directory.
 `truncated` is set when the task's time limit (simulator seconds) is reached.
+
+`assists=["readout"]` (an env kwarg: `gymnasium.make(ID, assists=["readout"])`) asks for the
+assists the simulator offers, as `simbridge run --assist`: recorded in episode.json, the score
+flagged `assist:NAME`, never pooled with unassisted episodes; default none.
 """
 
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +46,7 @@ from gymnasium import spaces
 from simbridge._agent_port import EpisodeOver
 from simbridge._episode import Episode, Observation
 from simbridge._errors import SimbridgeError
+from simbridge._run_config import check_assists
 from simbridge.integrations._episode import EpisodeConfig, open_episode
 
 #: the keys an action may press (xdotool names): flight controls of the cockpits and common keys
@@ -94,6 +100,7 @@ class SimbridgeEnv(gym.Env):
         out: str | Path | None = None,
         render_mode: str | None = None,
         allow_done: bool = False,
+        assists: Sequence[str] | str = (),
     ) -> None:
         from simbridge._providers._base import SCREEN_H, SCREEN_W
         from simbridge._task import load_task
@@ -106,6 +113,8 @@ class SimbridgeEnv(gym.Env):
             raise SimbridgeError(f"obs_scale={obs_scale!r}: must be in (0, 1]")
         self.task_id, self.sim = task, sim
         self.spec_task = load_task(task)
+        #: assists the simulator shows (`simbridge run --assist`), each one it offers: flagged, kept apart
+        self.assists = check_assists(sim, assists)
         self.step_s, self.obs_scale = float(step_s), float(obs_scale)
         self.time_limit_s = float(
             min(self.spec_task.time_limit_s, time_limit_s) if time_limit_s else self.spec_task.time_limit_s
@@ -183,6 +192,7 @@ class SimbridgeEnv(gym.Env):
             out=self.out,
             seed=seed,
             agent="gymnasium",
+            assists=self.assists,
         )
         self._ep = open_episode(cfg, trial=self._trial)
         first = self._ep.start()
@@ -191,6 +201,7 @@ class SimbridgeEnv(gym.Env):
             "task": self.task_id,
             "sim": self.sim,
             "time_limit_s": self.time_limit_s,
+            "assists": list(self.assists),
         }
 
     def _act(self, action: dict[str, Any]) -> Observation | None:

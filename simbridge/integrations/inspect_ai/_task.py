@@ -89,16 +89,34 @@ def _default_sim(task_id: str) -> str:
     raise SimbridgeError(f"task {task_id}: none of its simulators can run here (name one with -T sim=...)")
 
 
-def _prompt(task_id: str, sim: str, lockstep: bool, time_limit_s: float | None) -> str:
+def assist_arg(value: Any) -> tuple[str, ...]:
+    """`-T assist=readout`, `-T assist=a,b` or a YAML list: the assist names asked for."""
+    if value is None or value == "":
+        return ()
+    items = value.split(",") if isinstance(value, str) else list(value)
+    return tuple(str(x).strip() for x in items if str(x).strip())
+
+
+def _prompt(task_id: str, sim: str, lockstep: bool, time_limit_s: float | None, assists: tuple[str, ...] = ()) -> str:
     from simbridge._agent_port import make_brief
-    from simbridge._run_config import check_sim, resolve_session
+    from simbridge._run_config import check_assists, check_sim, offered_assists, resolve_session
     from simbridge._task import input_source, load_task
 
     spec = load_task(task_id)
     check_sim(spec, sim)
     cls = resolve_session(sim)
+    offered = offered_assists(sim)
+    on = check_assists(sim, assists)
     limit = min(spec.time_limit_s, time_limit_s) if time_limit_s else spec.time_limit_s
-    text = make_brief(spec, sim, time_limit_s=limit, lockstep=lockstep, controls=tuple(cls.controls)).text()
+    text = make_brief(
+        spec,
+        sim,
+        time_limit_s=limit,
+        lockstep=lockstep,
+        controls=tuple(cls.controls),
+        assists={a: offered[a] for a in on},
+        assists_offered=tuple(offered),
+    ).text()
     parts = [text]
     for f in spec.inputs:
         if not f.source:
@@ -124,7 +142,9 @@ def _has_files(task_id: str) -> bool:
     return bool(spec.inputs) or any(k.startswith("end.answer") for k in spec.snapshots)
 
 
-def make_samples(task: str, sim: str | None, lockstep: bool, time_limit_s: float | None) -> list[Sample]:
+def make_samples(
+    task: str, sim: str | None, lockstep: bool, time_limit_s: float | None, assists: tuple[str, ...] = ()
+) -> list[Sample]:
     pairs: list[tuple[str, str]] = []
     for tid, s in parse_tasks(task):
         sims = [x.strip() for x in sim.split(",")] if (s is None and sim) else [s or _default_sim(tid)]
@@ -134,7 +154,7 @@ def make_samples(task: str, sim: str | None, lockstep: bool, time_limit_s: float
         samples.append(
             Sample(
                 id=f"{tid}-{s}",
-                input=_prompt(tid, s, lockstep, time_limit_s),
+                input=_prompt(tid, s, lockstep, time_limit_s, assists),
                 metadata={"task": tid, "sim": s, "files": _has_files(tid)},
             )
         )
@@ -281,6 +301,7 @@ def simbridge_episode(
     out: str | None = None,
     max_steps: int = 500,
     screenshot_after: bool = True,
+    assist: Any = None,
 ) -> Solver:
     """Run the sample's episode: up before the model's first turn, torn down and scored after
     its last (also on error and cancellation); the model acts through the tools until it calls
@@ -298,6 +319,7 @@ def simbridge_episode(
             frame_hz=float(frame_hz),
             out=Path(out) if out else None,
             agent=f"inspect:{state.model}",
+            assists=assist_arg(assist),
         )
         ep = open_episode(cfg, trial=state.epoch)
         store().set(BUNDLE_KEY, str(ep.path))
@@ -396,13 +418,16 @@ def gui_task(
     epochs: int = 1,
     max_steps: int = 500,
     screenshot_after: bool = True,
+    assist: Any = None,
 ) -> Task:
     """simbridge GUI tasks: `-T task=T16|T16,T09|suite.yaml -T sim=jsbsim [-T provider=netns]
-    [-T lockstep=true] [-T time_limit_s=60] [-T epochs=K]` (pass@K and pass^K reducers; a pass is
-    a full score, which is simbridge's `success`)."""
+    [-T lockstep=true] [-T time_limit_s=60] [-T epochs=K] [-T assist=readout]` (pass@K and pass^K
+    reducers; a pass is a full score, which is simbridge's `success`). `assist`: assists the
+    simulator offers (`simbridge run --assist`; several comma-separated), flagged on every score."""
     k = max(1, int(epochs))
+    assists = assist_arg(assist)
     return Task(
-        dataset=make_samples(task, sim, bool(lockstep), None if time_limit_s is None else float(time_limit_s)),
+        dataset=make_samples(task, sim, bool(lockstep), None if time_limit_s is None else float(time_limit_s), assists),
         solver=simbridge_episode(
             provider=provider,
             lockstep=bool(lockstep),
@@ -412,6 +437,7 @@ def gui_task(
             out=out,
             max_steps=max_steps,
             screenshot_after=screenshot_after,
+            assist=list(assists),
         ),
         scorer=simbridge_verifier(),
         epochs=Epochs(k, ["mean", f"pass_at_{k}", f"pass_k_{k}"]),

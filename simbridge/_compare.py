@@ -2,9 +2,11 @@
 
 Trials come from `_metrics.load_trials`, so every score is the verified re-scoring `simbridge
 metrics` uses (manifest checked, verifier re-run; score.json is never trusted). Per arm (an agent,
-or a run label) and task: trials, success rate, mean score, per scored item the mean earned
-fraction and how often it was failed, and the cost per episode (wall seconds, CPU seconds,
-agent actions, model tokens and cost when the agent reports them in episode.json).
+or a run label; episodes with an assist, `--assist readout`, are an arm of their own, `reference
+[assist:readout]`, never pooled with the unassisted ones) and task: trials, success rate, mean
+score, per scored item the mean earned fraction and how often it was failed, and the cost per
+episode (wall seconds, CPU seconds, agent actions, model tokens and cost when the agent reports
+them in episode.json).
 
 Paired differences: every arm against the first (the reference). Two trials pair when they are
 of the same task and the same trial index (episode.json `trial`), else the same `seed`; trials
@@ -27,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from simbridge._bundle import EpisodeInfo
-from simbridge._metrics import Loaded, Trial
+from simbridge._metrics import Loaded, Trial, with_assists
 
 #: fewer pairs than this: no interval and no test (n/a), the difference alone is shown
 MIN_PAIRS = 2
@@ -40,9 +42,10 @@ class _Row:
 
 
 def _arm_of(t: Trial, by: str) -> str:
+    """The trial's arm: its label or agent, with its assists (an assisted arm is its own arm)."""
     if by == "label":
-        return t.label
-    return t.agent or f"(no agent) {t.label}"
+        return with_assists(t.label, t) or t.label
+    return with_assists(t.agent, t) or f"(no agent) {t.label}"
 
 
 def _cost(ep: EpisodeInfo) -> dict[str, float | None]:

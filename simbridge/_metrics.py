@@ -354,13 +354,29 @@ def load_trials(paths: Sequence[tuple[str, Path]], *, trust_scores: bool = False
     return out
 
 
+def trial_assists(t: Trial) -> tuple[str, ...]:
+    """The assists the trial's simulator showed (episode.json `assists`; for a lone score.json,
+    its `assist:NAME` flags)."""
+    if t.episode is not None:
+        return tuple(sorted(t.episode.assists))
+    return tuple(sorted(f.removeprefix("assist:") for f in t.score.flags if f.startswith("assist:")))
+
+
+def with_assists(name: str | None, t: Trial) -> str | None:
+    """An arm's name with the trial's assists (`reference [assist:readout]`): an assisted arm
+    is never the unassisted arm of the same agent or run, so the two are never pooled."""
+    assists = trial_assists(t)
+    return f"{name or '(not recorded)'} [assist:{','.join(assists)}]" if assists else name
+
+
 def compute_groups(
     trials: Iterable[Trial], ks: Sequence[int] = (1, 3, 5), *, n_boot: int = 2000, seed: int = 0
 ) -> dict[tuple[str | None, str], Metrics]:
-    """Metrics per (agent, label): different agents or runs are never pooled into one cell."""
+    """Metrics per (agent, label): different agents or runs, or one with an assist and one
+    without (`with_assists`), are never pooled into one cell."""
     groups: dict[tuple[str | None, str], list[Score]] = defaultdict(list)
     for t in trials:
-        groups[(t.agent, t.label)].append(t.score)
+        groups[(with_assists(t.agent, t), t.label)].append(t.score)
     return {
         key: compute(scores, ks, n_boot=n_boot, seed=seed)
         for key, scores in sorted(groups.items(), key=lambda kv: (kv[0][0] or "", kv[0][1]))

@@ -94,6 +94,10 @@ def _header(view: EpisodeView) -> str:
         ("simulator", f"{view.sim} {ep.sim_version or ''}".strip()),
         ("agent", ep.agent or "not recorded"),
         ("provider", ep.provider or "not recorded"),
+        (
+            "assists",
+            ", ".join(ep.assists) + " (flagged; never pooled with unassisted episodes)" if ep.assists else "none",
+        ),
         ("isolation", isolation_verdict(view)),
         ("episode status", ep.status + (f" ({ep.status_detail})" if ep.status_detail else "")),
         ("score status", s.status + (f": {s.reason}" if s.reason else "")),
@@ -105,6 +109,7 @@ def _header(view: EpisodeView) -> str:
     if s.status == "scored" and s.raw_score is not None and s.raw_score != s.score:
         gate = f' <span class="gate">(before safety gate {s.raw_score:.3f})</span>'
     mark = ' <span class="unisolated">unisolated</span>' if (ep.unisolated or s.unisolated) else ""
+    mark += "".join(f' <span class="assisted">assist: {_e(a)}</span>' for a in ep.assists)
     table = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
     return (
         f"<header><h1>{_e(task.id)} — {_e(task.title)}{mark}</h1>"
@@ -225,6 +230,7 @@ body{font-family:system-ui,sans-serif;margin:1.2em auto;max-width:1200px;padding
 h1{font-size:1.45em;margin:.2em 0}h2{font-size:1.15em;margin:1.2em 0 .4em}h3{font-size:1em}
 .score{font-size:1.3em;font-weight:600}.gate{font-weight:400;color:#a33}
 .unisolated{background:#d62728;color:#fff;border-radius:4px;padding:0 .4em;font-size:.7em;vertical-align:middle}
+.assisted{background:#ff7f0e;color:#fff;border-radius:4px;padding:0 .4em;font-size:.7em;vertical-align:middle}
 blockquote{background:#f5f5f0;border-left:4px solid #bbb;margin:.3em 0;padding:.5em .8em}
 table.meta th{text-align:left;padding-right:1em;font-weight:500;color:#555}
 table.grid{border-collapse:collapse;width:100%;font-size:.9em}

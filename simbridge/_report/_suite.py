@@ -3,7 +3,8 @@
 Bundles are found by walking the directory for episode.json (results.parquet is not needed);
 the numbers are `simbridge._metrics` (load_trials, compute_groups), the same as `simbridge
 metrics` prints, so the page never disagrees with the command line. Rows are (agent, simulator):
-one agent on two simulators is two rows, never pooled. Each episode gets its own page under
+one agent on two simulators is two rows, never pooled; nor are its episodes with an assist
+(`reference [assist:readout]`) and without. Each episode gets its own page under
 `episodes/` beside the suite page, and every cell links to its trials' pages.
 """
 
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from simbridge._errors import BundleError, SimbridgeError
-from simbridge._metrics import Interval, Metrics, Trial, compute_groups, load_trials
+from simbridge._metrics import Interval, Metrics, Trial, compute_groups, load_trials, with_assists
 
 #: pass@k / pass^k columns (a k above some task's trial count is n/a with the reason)
 KS = (1, 3, 5)
@@ -159,7 +160,7 @@ def _leaderboard(suite: Suite) -> str:
     tasks = suite.tasks
     by_cell: dict[tuple[str | None, str, str], list[SuiteEpisode]] = defaultdict(list)
     for e in suite.episodes:
-        by_cell[(e.trial.agent, e.sim, e.task_id)].append(e)
+        by_cell[(with_assists(e.trial.agent, e.trial), e.sim, e.task_id)].append(e)  # the rows' own arms
     ks = sorted({k for m in suite.groups.values() for k in (*m.pass_at_k, *m.pass_na)})
     head = [
         '<th data-type="text">agent</th>',
@@ -206,7 +207,7 @@ def _unscored(suite: Suite) -> str:
         reasons[f"{e.trial.score.reason or 'no reason recorded'} [episode {e.status}]"] += 1
     summary = "".join(f"<li>{n} × {_e(r)}</li>" for r, n in sorted(reasons.items(), key=lambda kv: -kv[1]))
     rows = "".join(
-        f"<tr><td>{_e(e.trial.agent or 'not recorded')}</td><td>{_e(e.sim)}</td><td>{_e(e.task_id)}</td>"
+        f"<tr><td>{_e(with_assists(e.trial.agent, e.trial) or 'not recorded')}</td><td>{_e(e.sim)}</td><td>{_e(e.task_id)}</td>"
         f"<td>{_link(e, e.trial.source.name)}</td><td>{_e(e.status)}</td><td>{_e(e.trial.score.reason)}</td></tr>"
         for e in sorted(bad, key=lambda e: (e.trial.agent or "", e.sim, e.task_id, str(e.trial.source)))
     )

@@ -328,14 +328,27 @@ class VerifyContext:
         *,
         flag: str | None = None,
         t0: float = -math.inf,
+        latched: bool = False,
     ) -> bool:
         """A safety item violated by any event of `kinds` (crash, collision, red_light, …) or any
         sample of the 0/1 signal `flag` set, anywhere in the episode from `t0` on (the whole
         episode by default: a crash after the judged part still gates). A gap in `flag` that could
-        hide a violation is undecidable, as in throughout()."""
+        hide a violation is undecidable, as in throughout() — unless the flag is `latched`: one the
+        simulator never clears once set (the crash flag: FlightGear's and the JSBSim cockpit's
+        /sim/crashed, X-Plane's has_crashed), where a clean sample after a gap shows that nothing
+        was hidden in it; then only an unknown last sample is undecidable."""
         evs = [e for k in kinds for e in self.bundle.events_of(k) if float(e.t) >= t0]
         t_ev = min((float(e.t) for e in evs), default=None)
-        if flag is not None:
+        if flag is not None and latched:
+            f = self.sig(flag)
+            with np.errstate(invalid="ignore"):
+                hit = np.flatnonzero((f > 0.5) & (self.t >= t0))
+            if hit.size:
+                t_hit = float(self.t[hit[0]])
+                t_ev = t_hit if t_ev is None or t_hit < t_ev else t_ev
+            elif t_ev is None and not np.isfinite(f[-1]):
+                raise Unscorable(f"{self._what(flag)} at the recording's end makes '{explanation}' undecidable")
+        elif flag is not None:
             f = self.sig(flag)
             with np.errstate(invalid="ignore"):
                 cond = ~(f > 0.5) | (self.t < t0)

@@ -312,6 +312,7 @@ def traffic_pattern(
         "on_ground": ground.astype(float),
         "vs_fpm": vs,
         "gs_kt": speed / KT,
+        "crashed": np.zeros_like(t),
     }
     if cut_before_td_s is not None:
         keep = t <= t_td - cut_before_td_s

@@ -79,29 +79,44 @@ def _leg_conditions(
         }
 
 
+def touchdown_zone_m(length_m: float) -> float:
+    """The far end of the touchdown zone past the landing threshold: the first third of the
+    runway, at most 3,000 ft (FAA AIM 2-3-3). The descent on downwind begins abeam the touchdown
+    point (FAA Airplane Flying Handbook, ch. 8), so pattern altitude is judged until abeam it."""
+    return min(length_m / 3.0, 3000.0 * M_PER_FT)
+
+
 @verifier(
     "traffic_pattern",
     params=PatternParams,
     components=("pattern_geometry", "altitude_discipline", "landing_and_stop"),
+    safety=("no_crash",),
     bands=("alt_msl_ft",),
+    quality=("altitude_discipline", "landing_and_stop"),
 )
 def traffic_pattern(ctx: VerifyContext) -> str:
     """Legs are found in order after the first liftoff and before the landing (the first contact
     after it): each is the first stretch of at least `min_leg_s` in its box with its track that
-    starts after the previous leg started. The downwind leg found this way must stay within
-    pattern altitude ±tol (above field elevation) on every sample. Leg windows are gap-aware; a
-    missing leg with a telemetry gap where it could have been flown is undecidable."""
+    starts after the previous leg started. The downwind is judged from geometry, not from that
+    window: from the first sample on the downwind track after the crosswind began to the base,
+    every airborne sample until abeam the touchdown zone (where the descent begins) must be at
+    pattern altitude ±tol above field elevation, wherever a jog broke the leg's window. Leg
+    windows are gap-aware; a missing leg with a telemetry gap where it could have been flown is
+    undecidable. The task is four legs and a landing on the runway after them: the altitude and
+    landing items are worth the part of it flown (progress), and a crash anywhere gates."""
     p: PatternParams = ctx.p
     t = ctx.t
     lat, lon, alt = ctx.sig("lat_deg"), ctx.sig("lon_deg"), ctx.sig("alt_msl_ft")
     on_ground = ctx.sig("on_ground")
     frame = runway_frame(ctx, p.runway, p.pavement_before_threshold_m)
     elev_ft = frame.runway.elevation_ft
+    ctx.no_events("no_crash", ("crash",), "no crash at any time of the episode", flag="crashed", latched=True)
 
     lifts = P.liftoffs(t, on_ground)
     if not lifts:
         for n in ("pattern_geometry", "altitude_discipline", "landing_and_stop"):
             ctx.component(n, 0.0, explanation="never took off")
+        ctx.progress(0.0, "never took off")
         return "no takeoff"
     lift_t = lifts[0]
     ld = find_landing(ctx, frame, after_t=lift_t, stop_below_kt=p.stop_below_kt, stop_hold_s=p.stop_hold_s)
@@ -144,23 +159,34 @@ def traffic_pattern(ctx: VerifyContext) -> str:
     )
 
     dw = found.get("downwind")
+    tdz_m = touchdown_zone_m(frame.length_m)
+    tol_txt = f"{p.pattern_alt_agl_ft:g}±{p.alt_tol_ft:g} ft above field ({elev_ft:g} ft) on downwind"
     if dw is None:
-        ctx.component(
-            "altitude_discipline",
-            0.0,
-            tolerance=f"{p.pattern_alt_agl_ft:g}±{p.alt_tol_ft:g} ft AGL on downwind",
-            explanation="no downwind leg to judge",
-        )
+        ctx.component("altitude_discipline", 0.0, tolerance=tol_txt, explanation="no downwind leg to judge")
     else:
-        agl = alt[dw.i0 : dw.i1 + 1] - elev_ft
+        # the downwind by geometry: from the first sample on its track and in its box after the
+        # crosswind began, to the base; judged until abeam the touchdown zone's far end
+        with np.errstate(invalid="ignore"):
+            starts = np.flatnonzero(conds["downwind"] & airborne & (t >= found["crosswind"].t0))
+            t_dw0 = float(t[starts[0]]) if starts.size else dw.t0
+            t_dw1 = found["base"].t0 if "base" in found else land_t
+            judged = airborne & (t >= t_dw0) & (t <= t_dw1) & (along >= tdz_m)
+        idx = np.flatnonzero(judged)
+        t_j1 = float(t[idx[-1]]) if idx.size else dw.t1
+        ctx.require_coverage(t_dw0, t_j1, "the downwind altitude", signals=("alt_msl_ft", "lat_deg", "lon_deg"))
+        agl = alt[idx] - elev_ft
         dev = float(np.nanmax(np.abs(agl - p.pattern_alt_agl_ft))) if np.isfinite(agl).any() else math.inf
         ctx.component(
             "altitude_discipline",
             dev <= p.alt_tol_ft,
             measured=dev,
-            tolerance=f"{p.pattern_alt_agl_ft:g}±{p.alt_tol_ft:g} ft above field ({elev_ft:g} ft) on downwind",
-            window=dw.as_tuple(),
-            explanation=f"downwind {np.nanmin(agl):.0f}-{np.nanmax(agl):.0f} ft above field",
+            tolerance=f"{tol_txt}, until abeam the touchdown zone ({tdz_m:.0f} m past the threshold)",
+            window=(t_dw0, t_j1),
+            explanation=(
+                f"downwind {np.nanmin(agl):.0f}-{np.nanmax(agl):.0f} ft above field"
+                if np.isfinite(agl).any()
+                else "no downwind sample before abeam the touchdown zone"
+            ),
         )
         # the pattern altitude above the field, in MSL (the recorded signal), on the downwind leg
         mid, tol = elev_ft + p.pattern_alt_agl_ft, p.alt_tol_ft
@@ -168,21 +194,26 @@ def traffic_pattern(ctx: VerifyContext) -> str:
             "alt_msl_ft",
             mid - tol,
             mid + tol,
-            *dw.as_tuple(),
+            t_dw0,
+            t_j1,
             label=f"{p.pattern_alt_agl_ft:g}±{tol:g} ft above field ({elev_ft:g} ft) on downwind",
         )
 
-    crashed = ctx.opt("crashed")
-    crash = bool(crashed is not None and np.nanmax(crashed) > 0.5)
+    legs = len(found)
     if ld is None:
         ctx.component("landing_and_stop", 0.0, explanation="no landing after the takeoff")
+        ctx.progress(legs / 5, f"{legs} of 4 legs, no landing")
         return ""
-    on_rwy_31 = 0.0 <= ld.along_m <= frame.length_m and abs(ld.left_m) <= frame.half_width_m
+    on_rwy = 0.0 <= ld.along_m <= frame.length_m and abs(ld.left_m) <= frame.half_width_m
+    landed = on_rwy and ld.rolling_forward
+    ctx.progress(
+        (legs + (1 if landed else 0)) / 5,
+        f"{legs} of 4 legs" + (", landed on the runway" if landed else ", no landing on the runway"),
+    )
     checks = {
-        f"touchdown on runway {p.runway}": on_rwy_31 and ld.rolling_forward,
+        f"touchdown on runway {p.runway}": landed,
         f"sink < {p.max_sink_fpm:g} fpm": ld.sink_fpm < p.max_sink_fpm,
         "stopped on the runway": ld.stopped_on_runway,
-        "no crash flag": not crash,
     }
     bad = [k for k, v in checks.items() if not v]
     ctx.component(

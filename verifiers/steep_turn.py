@@ -71,7 +71,7 @@ def steep_turn(ctx: VerifyContext) -> str:
     bank = ctx.sig("bank_deg") * sign  # positive = banked in the commanded direction
     alt, ias, hdg = ctx.sig("alt_msl_ft"), ctx.sig("ias_kt"), ctx.sig("heading_mag_deg")
     ctx.throughout("autopilot_off", ~(ctx.sig("autopilot_on") > 0.5), "autopilot off throughout (hand-flown)")
-    ctx.no_events("no_crash", ("crash",), "no crash at any time of the episode", flag="crashed")
+    ctx.no_events("no_crash", ("crash",), "no crash at any time of the episode", flag="crashed", latched=True)
 
     with np.errstate(invalid="ignore"):
         turn = P.longest_segment(t, bank >= p.roll_in_bank_deg, ctx.max_gap_s)

@@ -19,8 +19,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from simbridge import primitives as P
 from simbridge._task import load_task
-from synth import score_task
+from synth import component, score_task
+from synth_flight_a import frame_to_latlon, traffic_pattern
 
 G = 9.80665
 KT = 0.514444
@@ -36,6 +38,9 @@ class Case:
     events: tuple[dict[str, Any], ...] = ()
     episode: dict[str, Any] = field(default_factory=dict)
     snapshots: dict[str, Any] | None = None
+    #: an exploit that takes one item it did not fly: that item earns 0 and the run does not
+    #: succeed (the rest of the task was flown and keeps its credit)
+    item: str | None = None
 
 
 def _score(tmp_path, case: Case):
@@ -228,17 +233,165 @@ T09_FAIR = [
 ]
 
 
+# --------------------------------------------------------------------------- T05 traffic pattern
+
+KPAO31 = ((37.4584849, -122.1124398), (37.4637520, -122.1176605))
+
+
+def runway_xy(cols: dict[str, np.ndarray], rwy=KPAO31) -> tuple[np.ndarray, np.ndarray]:
+    """(along, left) of the recording in the runway frame (metres from the landing threshold)."""
+    (la0, lo0), (la1, lo1) = rwy
+    x, y = P.latlon_to_local_m(cols["lat_deg"], cols["lon_deg"], la0, lo0)
+    ex, ey = P.latlon_to_local_m(la1, lo1, la0, lo0)
+    leg = P.leg_position(x, y, 0.0, 0.0, float(ex), float(ey))
+    return leg.along_track, -leg.cross_track
+
+
+def downwind_mask(cols: dict[str, np.ndarray]) -> np.ndarray:
+    along, left = runway_xy(cols)
+    return (left > 1000) & (cols["on_ground"] < 0.5)
+
+
+def pattern_with(
+    alt_agl: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None,
+    jog_at_along: float | None = None,
+    **kw: Any,
+) -> dict[str, np.ndarray]:
+    """traffic_pattern(), its downwind altitude rewritten by `alt_agl(t, along, old_agl)` and,
+    with `jog_at_along`, a 6 s jog 150 m towards the runway and back there (the track swings
+    54° off the downwind heading: the leg's 10 s window breaks)."""
+    c = traffic_pattern(**kw)
+    along, left = runway_xy(c)
+    dw = downwind_mask(c)
+    if jog_at_along is not None:
+        i0 = int(np.flatnonzero(dw & (along <= jog_at_along))[0])
+        tau = c["t"] - c["t"][i0]
+        dent = np.where(
+            (tau >= 0) & (tau < 3), 50.0 * tau, np.where((tau >= 3) & (tau < 6), 150.0 - 50.0 * (tau - 3), 0.0)
+        )
+        left = left - dent * dw
+        c["lat_deg"], c["lon_deg"] = frame_to_latlon(along, left, *KPAO31)
+    if alt_agl is not None:
+        agl = c["alt_msl_ft"] - 7.0
+        new = np.where(dw, alt_agl(c["t"], along, agl), agl)
+        c["alt_msl_ft"] = new + 7.0
+        c["alt_agl_ft"] = new
+        c["vs_fpm"] = np.where(c["on_ground"] > 0.5, 0.0, np.gradient(new, c["t"]) * 60)
+    return c
+
+
+def descend_from(along0: float, fpm: float = 500.0, kt: float = 70.0):
+    """Downwind altitude: 1,000 ft until abeam `along0` (m past the threshold), then down at `fpm`."""
+
+    def f(t, along, agl):
+        past_m = np.clip(along0 - along, 0.0, None)
+        return np.where(along > along0, 1000.0, np.maximum(1000.0 - past_m / (kt * KT) * fpm / 60.0, 400.0))
+
+    return f
+
+
+def on_ground_at_start(seconds: float = 120.0) -> dict[str, np.ndarray]:
+    c = traffic_pattern()
+    n = int(seconds * 10)
+    return {k: np.full(n, v[0]) if k != "t" else np.arange(n) / 10.0 for k, v in c.items()}
+
+
+T05_EXPLOITS = [
+    Case("T05", "do_nothing", "engine idling on the runway to the time limit", on_ground_at_start),
+    Case("T05", "done_at_once", "`done` at t = 0", lambda: first_sample(traffic_pattern()), episode={"sim_end_s": 0.0}),
+    Case(
+        "T05",
+        "quit_at_once",
+        "gives up at t = 0",
+        lambda: first_sample(traffic_pattern()),
+        episode={"status": "agent_quit", "sim_end_s": 0.0},
+    ),
+    Case(
+        "T05",
+        "pattern_no_landing",
+        "the four legs flown, no landing (class 2; was 0.5)",
+        lambda: traffic_pattern(cut_before_td_s=10),
+    ),
+    Case(
+        "T05",
+        "right_hand_and_land",
+        "a right-hand pattern, landed well (class 2; was 0.5)",
+        lambda: traffic_pattern(side="right"),
+    ),
+    Case(
+        "T05",
+        "tight_pattern_and_land",
+        "a downwind 300 m abeam, landed well (was 0.5)",
+        lambda: traffic_pattern(offset_m=300),
+    ),
+    Case(
+        "T05",
+        "crash_after_landing",
+        "the whole pattern and landing, then the crash flag (class 4)",
+        lambda: crash_at(traffic_pattern(), traffic_pattern()["t"][-1] - 3),
+    ),
+    Case(
+        "T05",
+        "jog_then_high",
+        "12 s of downwind at 1,000 ft, a 6 s jog, the rest of the downwind at 1,300 ft (class 3; was 1.0)",
+        lambda: pattern_with(alt_agl=lambda t, a, g: np.where(a < 900, 1300.0, 1000.0), jog_at_along=900),
+        item="altitude_discipline",
+    ),
+    Case(
+        "T05",
+        "early_descent",
+        "descends from mid-downwind (abeam 900 m past the threshold)",
+        lambda: pattern_with(alt_agl=descend_from(900.0)),
+        item="altitude_discipline",
+    ),
+]
+
+T05_FAIR = [
+    Case("T05", "textbook", "pattern altitude to the base turn, land, stop", traffic_pattern),
+    Case(
+        "T05",
+        "descent_abeam_touchdown",
+        "descent begun abeam the touchdown point (150 m past the threshold) at 500 fpm (FAA AFH ch. 8)",
+        lambda: pattern_with(alt_agl=descend_from(150.0)),
+    ),
+    Case(
+        "T05",
+        "descent_abeam_tdz_end",
+        "descent begun abeam the far end of the touchdown zone (240 m, a third of the runway)",
+        lambda: pattern_with(alt_agl=descend_from(240.0, fpm=700.0)),
+    ),
+    Case(
+        "T05",
+        "downwind_high_edge",
+        "downwind at 1,095 ft above the field",
+        lambda: traffic_pattern(downwind_agl_ft=1095),
+    ),
+    Case(
+        "T05", "downwind_low_edge", "downwind at 905 ft above the field", lambda: traffic_pattern(downwind_agl_ft=905)
+    ),
+    Case("T05", "jog_at_altitude", "a 6 s jog on downwind, altitude held", lambda: pattern_with(jog_at_along=1100)),
+    Case("T05", "firm_landing", "touchdown at 590 fpm (limit 600)", lambda: traffic_pattern(sink_fpm=590)),
+]
+
+
 # --------------------------------------------------------------------------- the tables
 
-EXPLOITS = [*T09_EXPLOITS]
-FAIR = [*T09_FAIR]
+EXPLOITS = [*T09_EXPLOITS, *T05_EXPLOITS]
+FAIR = [*T09_FAIR, *T05_FAIR]
 
 
-@pytest.mark.parametrize("case", EXPLOITS, ids=lambda c: f"{c.task}-{c.name}")
+@pytest.mark.parametrize("case", [c for c in EXPLOITS if c.item is None], ids=lambda c: f"{c.task}-{c.name}")
 def test_exploit_scores_below_half_and_fails(tmp_path, case):
     s = _score(tmp_path, case)
     assert s.status == "scored", s.reason
     assert s.score < 0.5 and s.success is False, (case.what, s.score, s.explanation)
+
+
+@pytest.mark.parametrize("case", [c for c in EXPLOITS if c.item is not None], ids=lambda c: f"{c.task}-{c.name}")
+def test_exploit_earns_nothing_for_the_item_it_did_not_fly(tmp_path, case):
+    s = _score(tmp_path, case)
+    assert s.status == "scored", s.reason
+    assert component(s, case.item).earned == 0.0 and s.success is False, (case.what, s.score, s.explanation)
 
 
 @pytest.mark.parametrize("case", FAIR, ids=lambda c: f"{c.task}-{c.name}")
@@ -270,3 +423,17 @@ def test_every_task_has_its_rows():
         names = {c.name for c in EXPLOITS if c.task == tid}
         assert {"do_nothing", "done_at_once", "quit_at_once"} <= names, tid
         assert any(c.task == tid for c in FAIR), tid
+
+
+def test_the_crash_flag_is_latched_across_a_gap(tmp_path):
+    """The crash flag is never cleared once set: a gap on the upwind followed by clean samples
+    hides no crash (scored), and a crash inside the gap shows on the first sample after it."""
+    from synth import with_gap
+
+    clean = with_gap(traffic_pattern(), 20.0, 22.0)  # upwind climb: no judged leg there
+    s = score_task(tmp_path / "clean", load_task("T05"), clean)
+    assert s.status == "scored" and s.score == pytest.approx(1.0), s.reason or s.explanation
+    hidden = with_gap(crash_at(traffic_pattern(), 21.0), 20.0, 22.0)
+    s = score_task(tmp_path / "hidden", load_task("T05"), hidden)
+    assert s.status == "scored" and s.score == 0.0 and not s.safety[0].ok
+    assert s.safety[0].first_violation_t == pytest.approx(22.1, abs=0.06)

@@ -35,16 +35,18 @@ def test_high_downwind_loses_altitude_item(tmp_path):
 
 def test_right_hand_pattern_misses_the_template(tmp_path):
     # mirrored pattern: no left crosswind/downwind -> geometry 0 and no downwind to judge 0;
-    # the landing is still good -> 0.50
+    # the landing is good but the task is four legs and a landing: 0 legs + landing = 1/5 of it
+    # -> 0.50 x 1/5 = 0.10
     s = score(tmp_path, traffic_pattern(side="right"))
     assert comp(s, "pattern_geometry").earned == 0 and comp(s, "altitude_discipline").earned == 0
-    assert s.score == pytest.approx(0.50)
+    assert s.score == pytest.approx(0.10)
 
 
 def test_tight_downwind_is_outside_the_template(tmp_path):
-    # downwind 300 m abeam (< 0.25 nm = 463 m): no downwind leg -> 0.50
+    # downwind 300 m abeam (< 0.25 nm = 463 m): no downwind leg (and the 8 s crosswind is under
+    # the 10 s minimum): only the landing, 1/5 of the task -> 0.50 x 1/5 = 0.10
     s = score(tmp_path, traffic_pattern(offset_m=300))
-    assert s.score == pytest.approx(0.50)
+    assert s.score == pytest.approx(0.10)
 
 
 def test_hard_landing_loses_the_landing_item(tmp_path):
@@ -60,9 +62,10 @@ def test_stop_past_the_runway_end_loses_the_landing_item(tmp_path):
 
 
 def test_recording_ending_on_final_gets_pattern_only(tmp_path):
-    # cut 10 s before touchdown (final flown for 35 s): 0.30 + 0.20, no landing -> 0.50
+    # cut 10 s before touchdown (final flown for 35 s): 0.30 + 0.20 x 4/5 (four legs of four
+    # legs and a landing), no landing -> 0.46
     s = score(tmp_path, traffic_pattern(cut_before_td_s=10))
-    assert s.score == pytest.approx(0.50)
+    assert s.score == pytest.approx(0.46)
 
 
 def test_no_takeoff_scores_zero(tmp_path):
@@ -72,11 +75,12 @@ def test_no_takeoff_scores_zero(tmp_path):
     assert s.status == "scored" and s.score == 0.0
 
 
-def test_crash_flag_fails_the_landing(tmp_path):
+def test_crash_flag_is_a_safety_violation(tmp_path):
+    # a crash anywhere in the episode gates the score (was: only the landing item lost, 0.50)
     cols = traffic_pattern()
     cols["crashed"] = (cols["t"] > cols["t"][-1] - 3).astype(float)
     s = score(tmp_path, cols)
-    assert comp(s, "landing_and_stop").earned == 0 and s.score == pytest.approx(0.50)
+    assert s.score == 0.0 and s.success is False and s.safety[0].name == "no_crash" and not s.safety[0].ok
 
 
 def test_missing_signal_is_unscored(tmp_path):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hmac
 import html
 import json
+import logging
 import re
 import secrets
 import threading
@@ -60,6 +61,8 @@ AGREEMENT_WAIT_S = 60.0
 MAX_SEED = 2**32 - 1
 MAX_NAME_CHARS = 128
 _DIGITS = re.compile(r"[0-9]{1,12}")
+log = logging.getLogger("simbridge.review")
+
 _HEADERS = {
     # a sign-in link's key never leaves in a Referer to another origin; "no-referrer" would make
     # browsers send "Origin: null" on same-origin form posts, which the origin check refuses
@@ -264,12 +267,15 @@ class ReviewApp:
     def signed_in(self, request: Request, s: Session) -> Rater:
         """The rater of the request's signed session: 401 without one, or when the session's sign-in
         key has since been replaced (`simbridge review link`)."""
-        name, kid = request.session.get("rater"), request.session.get("kid")
-        if not isinstance(name, str) or not isinstance(kid, str):
+        sid = request.session.get("sid")
+        if not isinstance(sid, str):
             raise ApiError(401, "not signed in: open your sign-in link (simbridge review link RATER issues one)")
-        r = s.scalar(select(Rater).where(Rater.name == name))
-        key = self.store.key_of(s, r) if r is not None else None
-        if r is None or key is None or not hmac.compare_digest(key.kid, kid):
+        row = self.store.web_session(s, sid, SESSION_MAX_AGE_S)
+        if row is None:
+            raise ApiError(401, "not signed in: this session was signed out or has expired; open your sign-in link")
+        r = row.rater
+        key = self.store.key_of(s, r)
+        if key is None or not hmac.compare_digest(key.kid, row.kid):
             raise ApiError(401, "not signed in: your sign-in link was replaced or revoked; sign in with your new link")
         return r
 
@@ -358,14 +364,18 @@ class ReviewApp:
             row = self.store.rater_for_key(s, key)
             if row is None:
                 raise ApiError(403, "sign in: the key is unknown or was replaced by a newer one")
-            name, kid = row.rater.name, row.kid
+            sid = self.store.open_web_session(s, row, SESSION_MAX_AGE_S)
         request.session.clear()  # a new session: nothing of the anonymous one is kept
-        request.session.update({"rater": name, "kid": kid, "csrf": secrets.token_urlsafe(32)})
+        request.session.update({"sid": sid, "csrf": secrets.token_urlsafe(32)})
         return RedirectResponse("/", status_code=303, headers=_HEADERS)
 
     async def signout(self, request: Request) -> Response:
         form = _form(await read_body(request))
         check_same_origin(request, form.get("csrf"))
+        sid = request.session.get("sid")
+        if isinstance(sid, str):
+            with self.store.session() as s:
+                self.store.end_web_session(s, sid)  # revoked server-side: a copy of the cookie is void too
         request.session.clear()
         return RedirectResponse("/", status_code=303, headers=_HEADERS)
 
@@ -440,7 +450,10 @@ class ReviewApp:
         try:
             return HTMLResponse(await run_in_threadpool(replay_page, path, blind), headers=_HEADERS)
         except SimbridgeError as exc:
-            raise ApiError(409, f"run {blind}: the recording cannot be shown: {exc}") from None
+            log.warning("replay of run %s (%s) refused: %s", blind, path, exc)
+            raise ApiError(
+                409, f"run {blind}: the recording cannot be shown: {blinded(str(exc), path, self.directory)}"
+            ) from None
 
     # ----------------------------------------------------------------- API
     async def save_grade(self, request: Request) -> Response:
@@ -558,6 +571,25 @@ class ReviewApp:
                 f"<p>Deviation from the modal grade (rater: d=count)</p><ul>{dev}</ul></section>"
             )
         return _page(request, f"agreement {rep['campaign']}", "".join(parts), who)
+
+
+_PATHLIKE = re.compile(r"[^\s()'\"]*/[^\s()'\"]*")
+
+
+def blinded(message: str, bundle_path: str, directory: Path) -> str:
+    """An error message fit for a rater: the bundle's own path (which in an eval layout names the
+    agent and the trial) and every other path in it are withheld; names inside the bundle stay
+    ('screen.mp4: is a symbolic link')."""
+    bundle = Path(bundle_path)
+    forms = {bundle_path, str(bundle.absolute())}
+    try:
+        forms.add(str(bundle.resolve()))
+    except (OSError, RuntimeError):
+        pass
+    for form in sorted((f.rstrip("/") for f in forms if f.strip("/")), key=len, reverse=True):
+        message = message.replace(form + "/", "").replace(form, "the bundle")
+    message = message.replace(str(directory), "[path withheld]")
+    return _PATHLIKE.sub("[path withheld]", message)
 
 
 async def _error(request: Request, exc: Exception) -> Response:

@@ -11,6 +11,7 @@ import hashlib
 import os
 import secrets
 import stat
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +26,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     create_engine,
+    delete,
     event,
     select,
 )
@@ -90,6 +92,22 @@ class RaterKey(Base):
     @property
     def kid(self) -> str:
         return self.key_sha256[:16]
+
+
+class WebSession(Base):
+    """A signed-in browser session, kept here: the cookie carries only its random id (256 bits,
+    stored as its SHA-256), so signing out deletes the row and a copy of the cookie taken before
+    grants nothing after; a session older than its lifetime is refused and pruned."""
+
+    __tablename__ = "web_sessions"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    sid_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    rater_id: Mapped[int] = mapped_column(ForeignKey("raters.id"))
+    #: the sign-in key's id when the session began (a key issued since voids the session)
+    kid: Mapped[str] = mapped_column(String(16))
+    #: when it began, seconds since the epoch (UTC)
+    created_s: Mapped[float] = mapped_column(Float)
+    rater: Mapped[Rater] = relationship()
 
 
 class Setting(Base):
@@ -244,6 +262,40 @@ class Store:
             return None
         digest = hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()
         return s.scalar(select(RaterKey).where(RaterKey.key_sha256 == digest))
+
+    # ----------------------------------------------------------------- web sessions
+    @staticmethod
+    def _sid_digest(sid: str) -> str:
+        return hashlib.sha256(sid.encode("utf-8", "replace")).hexdigest()
+
+    @staticmethod
+    def open_web_session(s: Session, key: RaterKey, max_age_s: float) -> str:
+        """A new server-side session for the key's rater: its secret id (for the signed cookie).
+        Sessions past `max_age_s` are pruned here, so the table stays bounded."""
+        now = time.time()
+        s.execute(delete(WebSession).where(WebSession.created_s < now - max_age_s))
+        sid = secrets.token_urlsafe(32)
+        s.add(WebSession(sid_sha256=Store._sid_digest(sid), rater_id=key.rater_id, kid=key.kid, created_s=now))
+        s.flush()
+        return sid
+
+    @staticmethod
+    def web_session(s: Session, sid: str, max_age_s: float) -> WebSession | None:
+        """The live session whose id is `sid`: None when unknown, signed out or older than `max_age_s`."""
+        if not sid or len(sid) > 128:
+            return None
+        row = s.scalar(select(WebSession).where(WebSession.sid_sha256 == Store._sid_digest(sid)))
+        if row is None or not (time.time() - max_age_s <= row.created_s <= time.time() + 60):
+            return None
+        return row
+
+    @staticmethod
+    def end_web_session(s: Session, sid: str) -> bool:
+        """Sign out: delete the session server-side (every copy of its cookie stops working)."""
+        if not sid or len(sid) > 128:
+            return False
+        res: Any = s.execute(delete(WebSession).where(WebSession.sid_sha256 == Store._sid_digest(sid)))
+        return bool(res.rowcount)
 
     def session_secret(self) -> str:
         """The secret that signs the web app's session cookies: made once, kept in the store."""

@@ -11,7 +11,12 @@ flaps down for a forced landing, Vne 163 KIAS, Vfe 110 KIAS (10°) / 85 KIAS (mo
 48 KIAS clean / 40 KIAS full flaps.
 
 A condition is a function of an `Env` (the recording's signals, the trial's drawn values, the
-failure event) returning one boolean per sample; NaN is never true.
+failure event, when the failure showed itself) returning one boolean per sample; NaN is never true.
+
+A check on a switch or lever (`Check.action`) is a pilot's action: it counts only when the
+control was put there after the failure showed itself (or was there, untouched, from the start
+of the recording); a check on the flight path (airspeed, heading, height) is a state that counts
+at any sample after the indication.
 """
 
 from __future__ import annotations
@@ -26,6 +31,24 @@ if TYPE_CHECKING:
     from simbridge.verifiers.poh import Env
 
 Cond = Callable[["Env"], np.ndarray]
+
+#: the controls a check on which is an action of the pilot (see `Check.action`)
+CONTROLS = frozenset(
+    {
+        "fuel_selector",
+        "mixture",
+        "magnetos",
+        "throttle",
+        "master_bat",
+        "master_alt",
+        "avionics",
+        "pitot_heat",
+        "carb_heat",
+        "cabin_air",
+        "landing_light",
+        "taxi_light",
+    }
+)
 
 # discrete positions of the canonical signals
 SEL_OFF, SEL_LEFT, SEL_RIGHT, SEL_BOTH = 0, 1, 2, 3
@@ -84,6 +107,22 @@ class Check:
     cond: Cond
     signals: tuple[str, ...] = ()
 
+    @property
+    def action(self) -> bool:
+        """A check on a switch or lever: the pilot's action, credited only when the control was
+        moved there after the indication it answers (or sat there untouched from the start)."""
+        return any(s in CONTROLS for s in self.signals)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A goal or limit of the instruction judged over the whole flight, not on the final window
+    (e.g. "as quickly as is safe"): `judge` returns (met, what was measured)."""
+
+    text: str
+    judge: Callable[["Env"], tuple[bool, str]]
+    signals: tuple[str, ...] = ()
+
 
 @dataclass(frozen=True)
 class Control:
@@ -126,6 +165,8 @@ class Procedure:
     starts_when: Cond | None = None
     #: the task ends with a landing: goals include a survivable landing, control ends at the flare
     landing: bool = False
+    #: instruction sentences judged over the whole flight (part of the final state)
+    sentences: tuple[Sentence, ...] = ()
     notes: str = ""
 
 
@@ -231,15 +272,88 @@ def avionics_off_when_master_moves(e: "Env") -> np.ndarray:
     return out
 
 
-def no_turn_back(tol_deg: float) -> Cond:
-    """While airborne after the failure, the heading stays within ±tol of the heading at the
-    failure: no turn back to the runway (land straight ahead)."""
+def straight_ahead(climb_tol_deg: float, tol_deg: float) -> Cond:
+    """While airborne: before the failure the heading stays within ±climb_tol of the heading at
+    the start (lined up on the runway: "climb straight ahead"), after it within ±tol of the
+    heading at the failure (no turn back to the runway: land straight ahead)."""
 
     def f(e: "Env") -> np.ndarray:
         hdg = e.s("heading_true_deg")
-        d = (hdg - e.hdg_at_failure + 180.0) % 360.0 - 180.0
+        d0 = (hdg - hdg[0] + 180.0) % 360.0 - 180.0
+        d1 = (hdg - e.hdg_at_failure + 180.0) % 360.0 - 180.0
+        before = e.t < e.t_fail
         with np.errstate(invalid="ignore"):
-            return ~(e.airborne & (np.abs(d) > tol_deg))
+            off = np.where(before, np.abs(d0) > climb_tol_deg, np.abs(d1) > tol_deg)
+            return ~(e.airborne & off)
+
+    return f
+
+
+#: the cockpit's carburettor ice (adapters/jsbsim/cockpit/_systems.py): with carb heat off and
+#: the engine running, ice builds to full in 150 s at part throttle (30 % of that rate at full
+#: throttle); carb heat melts it in 40 s
+CARB_ICE_BUILD_S = 150.0
+CARB_MELT_S = 40.0
+#: the ice the pilot can see: ~2 % of the throttle's effect lost, a steady fall of 30-60 rpm on the tachometer
+CARB_ICE_SEEN = 0.05
+#: melted: what carb heat leaves once the engine runs smoothly again
+CARB_ICE_MELTED = 0.05
+
+
+def carb_ice(e: "Env") -> np.ndarray:
+    """The carburettor ice (0..1) the cockpit builds from the failure on, worked out from the
+    recorded carb heat knob, throttle and engine state (the cockpit's own rule, above)."""
+    if "carb_ice" in e.cache:
+        return e.cache["carb_ice"]
+    t = e.t
+    heat = np.rint(np.nan_to_num(e.s("carb_heat"))) == 1
+    thr = np.nan_to_num(e.s("throttle"))
+    run = np.rint(np.nan_to_num(e.s("engine_running"))) == 1
+    ice = np.zeros(e.n)
+    x = 0.0
+    for i in range(1, e.n):
+        dt = float(t[i] - t[i - 1])
+        if heat[i - 1]:
+            x = max(0.0, x - dt / CARB_MELT_S)
+        elif t[i - 1] >= e.t_fail and run[i - 1]:
+            x = min(1.0, x + (1.0 if thr[i - 1] < 0.9 else 0.3) * dt / CARB_ICE_BUILD_S)
+        ice[i] = x
+    e.cache["carb_ice"] = ice
+    return ice
+
+
+def carb_heat_done(e: "Env") -> np.ndarray:
+    """Carburettor heat ON, or OFF again once it has melted the ice (C172P POH: carb heat on
+    until the engine runs smoothly, then remove carb heat and readjust the throttle)."""
+    heat = np.rint(np.nan_to_num(e.s("carb_heat"))) == 1
+    melted = heat & (carb_ice(e) <= CARB_ICE_MELTED) & (e.t >= e.t_ind)
+    return heat | (np.cumsum(melted) > 0)
+
+
+def quick_descent(
+    value_name: str, tol_ft: float, min_fpm: float, setup_s: float
+) -> "Callable[[Env], tuple[bool, str]]":
+    """ "As quickly as is safe": the assigned height (within tol) reached from the indication in at
+    most `setup_s` (idle, configuration) plus the height to lose at `min_fpm`."""
+
+    def f(e: "Env") -> tuple[bool, str]:
+        agl = e.s("alt_agl_ft")
+        target = float(e.value(value_name)) + tol_ft
+        i0 = min(int(np.searchsorted(e.t, e.t_ind)), e.n - 1)
+        drop = float(agl[i0]) - target
+        if not np.isfinite(drop) or drop <= 0.0:
+            return True, "already at the height when the emergency showed"
+        allowed = setup_s + drop / min_fpm * 60.0
+        with np.errstate(invalid="ignore"):
+            reach = np.flatnonzero((e.t >= e.t_ind) & (agl <= target))
+        if reach.size == 0:
+            return False, f"never descended to {target:.0f} ft AGL"
+        took = float(e.t[reach[0]] - e.t_ind)
+        ok = took <= allowed
+        return ok, (
+            f"descended {drop:.0f} ft to the height in {took:.0f} s "
+            f"({'within' if ok else 'slower than'} {allowed:.0f} s: {setup_s:g} s, then {min_fpm:g} fpm)"
+        )
 
     return f
 
@@ -367,8 +481,12 @@ CARB_STEPS = (
     Check("Throttle FULL (≥ 90%)", _ge("throttle", 0.9), ("throttle",)),
 )
 CARB_GOALS = (
-    Check("carburetor heat ON (ice cleared, engine smooth)", _eq("carb_heat", 1), ("carb_heat",)),
-    Check("engine running at ≥ 2,200 rpm", engine_running(2200.0), ENGINE),
+    Check(
+        "carburetor heat ON, or OFF again once it melted the ice (then the throttle readjusted)",
+        carb_heat_done,
+        ("carb_heat", "throttle", "engine_running"),
+    ),
+    Check("engine running at ≥ 2,000 rpm (cruise power, the ice's loss gone)", engine_running(2000.0), ENGINE),
 )
 #: C172S POH 3-11/3-12 "Electrical fire in flight" (no standby battery, no extinguisher here)
 FIRE_STEPS = (
@@ -488,9 +606,11 @@ PROCEDURES: dict[str, Procedure] = {
             safety=(
                 Constraint(
                     "no_turn_back",
-                    "land straight ahead: heading within ±90° of the heading at the failure while airborne",
-                    no_turn_back(90.0),
-                    signals=("heading_true_deg",),
+                    "climb straight ahead (heading within ±30° of the runway heading until the failure) and land "
+                    "straight ahead (within ±90° of the heading at the failure) while airborne",
+                    straight_ahead(30.0, 90.0),
+                    window="all",
+                    signals=("heading_true_deg", "on_ground"),
                 ),
             ),
             landing=True,
@@ -557,7 +677,7 @@ PROCEDURES: dict[str, Procedure] = {
             control=HOLD_ALT,
             steps=CARB_STEPS,
             ordered=False,
-            goals=CARB_GOALS,
+            goals=(*CARB_GOALS, LEVEL),
         ),
         _p(
             name="low_volts",
@@ -699,10 +819,11 @@ PROCEDURES: dict[str, Procedure] = {
             ordered=False,
             goals=(
                 Check(
-                    "at or above the assigned height - 150 ft",
-                    climbed_to_value("target_agl_ft", 150.0),
+                    "at the assigned height ±150 ft (climb to it and stay there)",
+                    descended_to("target_agl_ft", 150.0),
                     ("alt_agl_ft",),
                 ),
+                LEVEL,
                 Check("engine running at ≥ 2,000 rpm", engine_running(2000.0), ENGINE),
             ),
         ),
@@ -780,6 +901,14 @@ PROCEDURES: dict[str, Procedure] = {
                 Check("at the assigned height ±200 ft", descended_to("target_agl_ft", 200.0), ("alt_agl_ft",)),
                 Check("no smoke in the cabin", _eq("smoke", 0), ("smoke",)),
                 LEVEL,
+            ),
+            sentences=(
+                Sentence(
+                    "as quickly as is safe: at the assigned height (+200 ft) within 30 s of the smoke plus the "
+                    "height to lose at 1,000 fpm",
+                    quick_descent("target_agl_ft", 200.0, 1000.0, 30.0),
+                    ("alt_agl_ft",),
+                ),
             ),
             safety=(
                 Constraint(

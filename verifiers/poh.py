@@ -35,10 +35,21 @@ from simbridge._bundle import Bundle
 from simbridge._taskspec import TaskSpec
 from simbridge.verifier import VerifyContext, scenario_check, verifier
 from simbridge.verifiers._final_state import final_mask, holds
-from simbridge.verifiers._procedures import PROCEDURES, Constraint, Procedure
+from simbridge.verifiers._procedures import (
+    CARB_ICE_SEEN,
+    MAG_BOTH,
+    MAG_L,
+    MAG_R,
+    MAG_START,
+    PROCEDURES,
+    Check,
+    Constraint,
+    Procedure,
+    carb_ice,
+)
 
 COMPONENTS = ("control", "checklist", "final_state")
-COMMON_SAFETY = ("no_stall", "vne", "flap_speed")
+COMMON_SAFETY = ("no_stall", "vne", "flap_speed", "no_crash")
 #: canonical signals every POH verifier reads
 COMMON_SIGNALS = ("ias_kt", "alt_agl_ft", "on_ground", "flaps_deg")
 LANDING_SIGNALS = ("lat_deg", "lon_deg", "gs_kt", "vs_fpm", "crashed", "bank_deg", "pitch_deg")
@@ -68,8 +79,11 @@ class Env:
     def __init__(self, ctx: VerifyContext, t_fail: float, failure: dict[str, Any] | None) -> None:
         self.ctx, self.t, self.n = ctx, ctx.t, ctx.t.size
         self.t_fail = t_fail
+        #: when the failure showed itself (the indication the POH names); set by `_indication`
+        self.t_ind = t_fail
         self.failure = failure or {}
         self._values: dict[str, Any] | None = None
+        self.cache: dict[str, Any] = {}
 
     def s(self, name: str) -> np.ndarray:
         return self.ctx.sig(name)
@@ -207,11 +221,33 @@ def _failure_time(ctx: VerifyContext, proc: Procedure) -> tuple[float | None, di
         env = Env(ctx, float(t[0]), None)
         first = P.first_true(t, proc.starts_when(env))
         if first is None:
+            fixed = _deviation_fixed(ctx)
+            if fixed:
+                return None, None, f"the engine never stopped: {fixed} before it could (not the task's emergency)"
             if t_end - float(t[0]) < 60.0:
                 return None, None, f"the episode ended at t={t_end:.1f} s before the engine stopped"
             raise Unscorable("the configuration deviation never stopped the engine: harness fault")
         return float(first), None, ""
     return float(t[0]), None, ""
+
+
+def _deviation_fixed(ctx: VerifyContext) -> str:
+    """What the pilot changed of a start configuration that would stop the engine (fuel selector
+    OFF, mixture idle cut-off, magnetos OFF at the first sample), before it stopped; "" if none."""
+    out = []
+    for name, bad, what in (
+        ("fuel_selector", lambda x: _is(x, 0), "the fuel selector moved off OFF"),
+        ("mixture", lambda x: x <= 0.05, "the mixture moved out of cut-off"),
+        ("magnetos", lambda x: _is(x, 0), "the magnetos switched on"),
+    ):
+        x = ctx.opt(name)
+        if x is None or not x.size:
+            continue
+        with np.errstate(invalid="ignore"):
+            b = np.asarray(bad(x), dtype=bool)
+        if b[0] and not b.all():
+            out.append(what)
+    return ", ".join(out)
 
 
 def _landing(ctx: VerifyContext, p: PohParams, env: Env) -> tuple[bool, str]:
@@ -243,21 +279,154 @@ def _landing(ctx: VerifyContext, p: PohParams, env: Env) -> tuple[bool, str]:
     return not problems, "; ".join(problems) or "landed, stopped upright"
 
 
+def _first_at_or_after(t: np.ndarray, cond: np.ndarray, t0: float) -> float | None:
+    hit = np.flatnonzero(np.asarray(cond, dtype=bool) & (t >= t0 - 1e-9))
+    return float(t[hit[0]]) if hit.size else None
+
+
+def _is(x: np.ndarray, value: float) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        return np.rint(x) == value
+
+
+def _engine_stopped(ctx: VerifyContext) -> np.ndarray | None:
+    run, rpm = ctx.opt("engine_running"), ctx.opt("engine_rpm")
+    if run is None and rpm is None:
+        return None
+    out = np.zeros(ctx.t.size, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        if run is not None:
+            out |= np.rint(run) == 0
+        if rpm is not None:
+            out |= rpm < 1200.0
+    return out
+
+
+def _indication(ctx: VerifyContext, proc: Procedure, env: Env) -> tuple[float | None, str]:
+    """(when the failure first showed itself as the POH says the pilot sees it, what showed), or
+    (None, why it never did). Read from the recorded cockpit signals (annunciators, gauges, the
+    engine); where a recording lacks the gauge's signal, from the cockpit's own rule applied to
+    the recorded switches (e.g. LOW VOLTS lights on the battery's 24.3 V as soon as the
+    alternator is off line with the battery master on)."""
+    t, t_fail = ctx.t, env.t_fail
+    system = proc.failure
+    if system is None:
+        if proc.starts_when is not None:
+            return t_fail, "the engine stopped (tachometer below 1,200 rpm)"
+        return t_fail, "the fuel gauges show the selected tank almost empty from the start"
+    if system in ("engine", "fuel_empty_tank"):
+        stopped = _engine_stopped(ctx)
+        if stopped is None:  # a recording without the engine's signals: the failure stops it
+            return t_fail, "the engine failed"
+        got = _first_at_or_after(t, stopped, t_fail)
+        return got, "the engine stopped" if got is not None else "the engine never stopped (it kept running)"
+    if system == "engine_rough":
+        mags = ctx.sig("magnetos")
+        bad = MAG_L if env.failed_magneto == "L" else MAG_R
+        rough = _is(mags, MAG_BOTH) | _is(mags, MAG_START) | _is(mags, bad)
+        got = _first_at_or_after(t, rough, t_fail)
+        if got is not None:
+            return got, "the engine ran rough and lost rpm (magnetos on BOTH or on the failed one)"
+        return None, "the engine never ran rough: the magnetos were on the good magneto alone before the failure"
+    if system == "carb_ice":
+        ice = carb_ice(env)
+        seen = ice >= CARB_ICE_SEEN
+        rpm, thr = ctx.opt("engine_rpm"), ctx.opt("throttle")
+        if rpm is not None and thr is not None:
+            i = env.i_fail
+            with np.errstate(invalid="ignore"):
+                seen = seen | ((rpm < rpm[i] - 50.0) & (thr >= thr[i] - 0.02) & (t >= t_fail))
+        got = _first_at_or_after(t, seen, t_fail)
+        if got is not None:
+            return got, "the rpm fell (carburettor ice)"
+        return None, "no carburettor ice built (carb heat was on before it could, or the episode ended first)"
+    if system == "alternator":
+        lv, amps = ctx.opt("low_volts_light"), ctx.opt("ammeter_amps")
+        if lv is not None or amps is not None:
+            with np.errstate(invalid="ignore"):
+                cue = (_is(lv, 1) if lv is not None else False) | (amps < -1.0 if amps is not None else False)
+            what = "LOW VOLTS lit / the ammeter showed a discharge"
+        else:
+            cue = _is(ctx.sig("master_bat"), 1)
+            what = "LOW VOLTS lit (battery master on, the alternator off line)"
+        got = _first_at_or_after(t, np.broadcast_to(np.asarray(cue, dtype=bool), t.shape), t_fail)
+        return (got, what) if got is not None else (None, "LOW VOLTS never lit: the battery master was off")
+    if system == "electrical_fire":
+        got = _first_at_or_after(t, _is(ctx.sig("smoke"), 1), t_fail)
+        if got is not None:
+            return got, "smoke in the cabin"
+        return None, "no smoke ever built: the electrical bus was dead before the fire could start"
+    if system == "vacuum":
+        suction = ctx.opt("vacuum_inhg")
+        if suction is None:
+            return t_fail, "suction lost (the vacuum pump failed)"
+        with np.errstate(invalid="ignore"):
+            got = _first_at_or_after(t, suction < 3.0, t_fail)
+        return (got, "suction below 3 inHg (VAC)") if got is not None else (None, "the suction never fell")
+    if system == "door":
+        door = ctx.opt("door_open")
+        if door is None:
+            return t_fail, "the cabin door opened"
+        got = _first_at_or_after(t, _is(door, 1), t_fail)
+        return (got, "DOOR lit") if got is not None else (None, "the door never opened")
+    # pitot: the airspeed indicator freezes at the blockage (pitot heat does not prevent it: it
+    # clears it after ~40 s of heating); flaps: jammed from the failure on
+    return t_fail, {"pitot": "the airspeed indicator froze (pitot blocked)", "flaps": "the flaps jammed"}.get(
+        system, f"the {system} failure"
+    )
+
+
+def _credit(env: Env, check: Check, t_ind: float) -> np.ndarray:
+    """Samples where `check` counts: after the indication, and for an action (a switch or lever)
+    only when the control was put there at or after the indication, or has sat there untouched
+    since the first sample (the configuration the pilot was handed)."""
+    cond = np.asarray(check.cond(env), dtype=bool)
+    ok = cond & (env.t >= t_ind - 1e-9)
+    if not check.action:
+        return ok
+    idx = np.arange(cond.size)
+    prev = np.concatenate(([False], cond[:-1]))
+    start = np.maximum.accumulate(np.where(cond & ~prev, idx, 0))
+    began = env.t[start]
+    return ok & ((began >= t_ind - 1e-9) | (start == 0))
+
+
+def _no_crash(ctx: VerifyContext) -> None:
+    flag = "crashed" if ctx.opt("crashed") is not None else None
+    ctx.no_events(
+        "no_crash",
+        ("crash",),
+        "no crash anywhere in the episode (the simulator's crash flag or crash event)",
+        flag=flag,
+    )
+
+
 def _judge(ctx: VerifyContext, proc: Procedure) -> str:
     p: PohParams = ctx.p
     t = ctx.t
     _common_safety(ctx, p)
+    _no_crash(ctx)
     t_fail, data, why = _failure_time(ctx, proc)
     if t_fail is None:
         for c in proc.safety:
             _own_safety(ctx, None, c)
+        ctx.progress(0.0, why)
         return _zero(ctx, why)
     env = Env(ctx, t_fail, data)
     for c in proc.safety:
         _own_safety(ctx, env, c)
     t_end = float(t[-1])
+    t_ind, shown = _indication(ctx, proc, env)
+    if t_ind is None:
+        why = (
+            f"the {proc.failure or 'configured'} failure at t={t_fail:.1f} s never showed itself ({shown}): "
+            "nothing of the procedure answered it"
+        )
+        ctx.progress(0.0, why)
+        return _zero(ctx, why)
+    env.t_ind = t_ind
 
-    # the flight: from the failure (plus the reaction time) to the flare or the end
+    # the flight: from the indication (plus the reaction time) to the flare or the end
     t_ctrl_end = t_end
     if proc.landing:
         agl = ctx.sig("alt_agl_ft")
@@ -265,7 +434,7 @@ def _judge(ctx: VerifyContext, proc: Procedure) -> str:
             low = P.first_true(t, (t > t_fail) & (agl < p.flare_agl_ft))
         if low is not None:
             t_ctrl_end = float(low)
-    c0 = t_fail + proc.control.after_s
+    c0 = t_ind + proc.control.after_s
     if proc.control.until is not None:
         ok_again = proc.control.until(env)
         lost = P.first_true(t, ~ok_again & (t >= t_fail))
@@ -290,12 +459,13 @@ def _judge(ctx: VerifyContext, proc: Procedure) -> str:
             window=(c0, t_ctrl_end),
         )
 
-    # the checklist: steps after the failure, in order where the POH orders them
-    t_cur = t_fail
+    # the checklist: steps after the indication, in order where the POH orders them; an action
+    # counts only when the control was moved there after the indication (never before the problem)
+    t_cur = t_ind
     done: list[str] = []
     missed: list[str] = []
     for step in proc.steps:
-        ok = step.cond(env) & (t >= (t_cur if proc.ordered else t_fail))
+        ok = _credit(env, step, t_ind) & (t >= (t_cur if proc.ordered else t_ind) - 1e-9)
         first = P.first_true(t, ok)
         if first is None:
             missed.append(step.text)
@@ -304,26 +474,33 @@ def _judge(ctx: VerifyContext, proc: Procedure) -> str:
         if proc.ordered:
             t_cur = float(first)
     n = len(proc.steps)
+    steps_frac = len(done) / n if n else 1.0
     ctx.component(
         "checklist",
-        len(done) / n if n else 1.0,
+        steps_frac,
         measured=f"{len(done)}/{n}",
-        tolerance=("in the POH's order: " if proc.ordered else "") + "; ".join(s.text for s in proc.steps),
-        window=(t_fail, t_end),
+        tolerance=("in the POH's order: " if proc.ordered else "")
+        + "; ".join(s.text for s in proc.steps)
+        + f" (after the indication at t={t_ind:.1f} s: {shown})",
+        window=(t_ind, t_end),
         explanation=("missed: " + "; ".join(missed)) if missed else "every step done",
     )
 
-    # the final state: every goal held over the last hold_s seconds
-    if t_end - max(t_fail, float(t[0])) < p.hold_s:
-        ctx.component(
-            "final_state",
-            0.0,
-            explanation=f"the episode ended {t_end - t_fail:.1f} s after the failure, "
-            f"before a {p.hold_s:g} s final state",
-        )
+    # the final state: every goal held over the last hold_s seconds (a switch goal set after the
+    # indication or untouched since the start), and the instruction's whole-flight sentences
+    if t_end - max(t_ind, float(t[0])) < p.hold_s:
+        why = f"the episode ended {t_end - t_ind:.1f} s after the indication, before a {p.hold_s:g} s final state"
+        ctx.component("final_state", 0.0, explanation=why)
+        ctx.progress(steps_frac, f"{len(done)} of {n} steps; {why}")
         return ""
     mask, window = final_mask(ctx, p.hold_s)
-    failed = [g.text for g in proc.goals if not holds(g.cond(env), mask)]
+    failed = [g.text for g in proc.goals if not holds(_credit(env, g, t_ind), mask)]
+    notes = []
+    for sen in proc.sentences:
+        met, what = sen.judge(env)
+        notes.append(what)
+        if not met:
+            failed.append(f"{sen.text}: {what}")
     if proc.landing:
         landed, what = _landing(ctx, p, env)
         if not landed:
@@ -331,10 +508,18 @@ def _judge(ctx: VerifyContext, proc: Procedure) -> str:
     ctx.component(
         "final_state",
         not failed,
-        measured="; ".join(failed) or "every goal holds",
-        tolerance="; ".join([g.text for g in proc.goals] + (["survivable landing"] if proc.landing else [])),
+        measured="; ".join(failed) or "; ".join(["every goal holds", *notes]),
+        tolerance="; ".join(
+            [g.text for g in proc.goals]
+            + [s.text for s in proc.sentences]
+            + (["survivable landing"] if proc.landing else [])
+        ),
         window=window,
     )
+    if not failed:
+        ctx.progress(1.0, "the procedure's final state reached")
+    else:
+        ctx.progress(steps_frac, f"{len(done)} of {n} steps, the final state not reached")
     return ""
 
 
@@ -359,6 +544,7 @@ def _make(proc: Procedure) -> None:
         params=PohParams,
         components=COMPONENTS,
         safety=(*COMMON_SAFETY, *(c.name for c in proc.safety)),
+        quality=("control",),
     )(fn)
 
 

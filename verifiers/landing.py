@@ -136,21 +136,30 @@ class LandingParams(FiniteParams):
     params=LandingParams,
     components=("safe_landing", "touchdown_zone", "vertical_speed", "centreline"),
     safety=("no_crash",),
+    quality=("touchdown_zone", "vertical_speed", "centreline"),
 )
 def landing(ctx: VerifyContext) -> str:
     """Touchdown zone, sink rate and centreline are read at the first contact; a safe landing is
-    no crash flag and a rollout that stays on the runway to a full stop."""
+    no crash flag and a rollout that stays on the runway to a full stop. The task is a landing
+    on the runway and a stop on it: the touchdown items are worth half when the aircraft touched
+    down on the runway, in its landing direction, and did not stop on it (a touch-and-go), and
+    nothing when it touched down elsewhere (a field, beside the runway, the other direction)."""
     p: LandingParams = ctx.p
-    crashed = ctx.sig("crashed")
-    with np.errstate(invalid="ignore"):
-        no_crash = ctx.throughout("no_crash", ~(crashed > 0.5), "no crash flag at any time")
+    no_crash = ctx.no_events("no_crash", ("crash",), "no crash at any time", flag="crashed", latched=True)
     frame = runway_frame(ctx, p.runway, p.pavement_before_threshold_m)
     ld = find_landing(ctx, frame, stop_below_kt=p.stop_below_kt, stop_hold_s=p.stop_hold_s)
     names = ("safe_landing", "touchdown_zone", "vertical_speed", "centreline")
     if ld is None:
         for n in names:
             ctx.component(n, 0.0, explanation="no touchdown in the recording")
+        ctx.progress(0.0, "no touchdown")
         return "did not land"
+    on_rwy = bool(frame.on_runway(np.array([ld.along_m]), np.array([ld.left_m]))[0]) and ld.rolling_forward
+    ctx.progress(
+        0.5 * on_rwy + 0.5 * (on_rwy and ld.stopped_on_runway),
+        ("touched down on the runway" if on_rwy else "did not touch down on the runway in its direction")
+        + (", stopped on it" if on_rwy and ld.stopped_on_runway else ", no stop on it" if on_rwy else ""),
+    )
     td_t = ld.touchdown.t
     rollout = (td_t, ld.stop_t if ld.stop_t is not None else float(ctx.t[-1]))
     why = []

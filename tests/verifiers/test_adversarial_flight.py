@@ -22,7 +22,7 @@ import pytest
 from simbridge import primitives as P
 from simbridge._task import load_task
 from synth import component, score_task
-from synth_flight_a import frame_to_latlon, traffic_pattern
+from synth_flight_a import final_approach, frame_to_latlon, traffic_pattern
 
 G = 9.80665
 KT = 0.514444
@@ -374,10 +374,72 @@ T05_FAIR = [
 ]
 
 
+# --------------------------------------------------------------------------- T03 landing
+
+
+def touch_and_go() -> dict[str, np.ndarray]:
+    """A perfect touchdown in the zone, 3 s on the wheels, then full power and away (climbing at
+    500 fpm over and past the runway end)."""
+    c = final_approach(stop_along_m=6000.0, tail_s=0.0)
+    t = c["t"]
+    t_td = float(t[np.flatnonzero(c["on_ground"] > 0.5)[0]])
+    air = t >= t_td + 3.0
+    c["on_ground"] = np.where(air, 0.0, c["on_ground"])
+    c["alt_agl_ft"] = np.where(air, (t - t_td - 3.0) * 500.0 / 60.0, c["alt_agl_ft"])
+    c["alt_msl_ft"] = c["alt_agl_ft"] + 7.0
+    c["vs_fpm"] = np.where(air, 500.0, c["vs_fpm"])
+    c["gs_kt"] = np.where(air, 70.0, c["gs_kt"])
+    keep = t <= t_td + 40.0
+    return {k: v[keep] for k, v in c.items()}
+
+
+T03_EXPLOITS = [
+    Case("T03", "do_nothing", "flies on down the final and never lands", lambda: final_approach(cut_at=100.0)),
+    Case("T03", "done_at_once", "`done` at t = 0", lambda: first_sample(final_approach()), episode={"sim_end_s": 0.0}),
+    Case(
+        "T03",
+        "quit_at_once",
+        "gives up at t = 0",
+        lambda: first_sample(final_approach()),
+        episode={"status": "agent_quit", "sim_end_s": 0.0},
+    ),
+    Case("T03", "touch_and_go", "a perfect touchdown, then a go (class 2; was 0.7)", touch_and_go),
+    Case(
+        "T03",
+        "field_landing",
+        "a gentle touchdown 15 m beside the runway (was 0.25)",
+        lambda: final_approach(td_left_m=15.0),
+    ),
+    Case(
+        "T03",
+        "crash_after_stop",
+        "a perfect landing and stop, then the crash flag (taxied into something)",
+        lambda: crash_at(final_approach(), final_approach()["t"][-1] - 2.0),
+    ),
+    Case(
+        "T03",
+        "overrun",
+        "a long touchdown rolling off the far end",
+        lambda: final_approach(td_along_m=600, stop_along_m=900),
+    ),
+]
+
+T03_FAIR = [
+    Case("T03", "textbook", "150 m past the threshold, 200 fpm, 1 m off, stopped", final_approach),
+    Case(
+        "T03",
+        "edges",
+        "touchdown 240 m (787 ft of the 814 ft zone) past the threshold, 295 fpm, 4.8 m off, stopped 735 m along",
+        lambda: final_approach(td_along_m=240.0, sink_fpm=295.0, td_left_m=4.8, stop_along_m=735.0),
+    ),
+    Case("T03", "right_of_centre", "4.8 m right of the centreline", lambda: final_approach(td_left_m=-4.8)),
+]
+
+
 # --------------------------------------------------------------------------- the tables
 
-EXPLOITS = [*T09_EXPLOITS, *T05_EXPLOITS]
-FAIR = [*T09_FAIR, *T05_FAIR]
+EXPLOITS = [*T09_EXPLOITS, *T05_EXPLOITS, *T03_EXPLOITS]
+FAIR = [*T09_FAIR, *T05_FAIR, *T03_FAIR]
 
 
 @pytest.mark.parametrize("case", [c for c in EXPLOITS if c.item is None], ids=lambda c: f"{c.task}-{c.name}")

@@ -52,22 +52,24 @@ def test_touchdown_on_displaced_threshold_is_short(tmp_path):
 
 def test_touchdown_beside_the_runway(tmp_path):
     # 15 m left (> 11.4 m half-width): off the runway -> no zone, no centreline, no safe landing;
-    # only the 200 fpm sink earns -> 0.25
+    # the 200 fpm sink is worth nothing off the runway (task progress 0; was 0.25) -> 0
     s = score(tmp_path, final_approach(td_left_m=15.0))
-    assert s.score == pytest.approx(0.25)
+    assert s.score == 0.0 and comp(s, "vertical_speed").measured == pytest.approx(200)
 
 
 def test_runway_excursion_is_not_a_safe_landing(tmp_path):
-    # mid-rollout the aircraft veers 15 m left (off the 11.4 m half-width) and back: lose 0.30 -> 0.70
+    # mid-rollout the aircraft veers 15 m left (off the 11.4 m half-width) and back: lose 0.30, and
+    # the touchdown items are worth half (touched down on the runway, no stop on it) -> 0.35
     s = score(tmp_path, final_approach(excursion_left_m=15.0))
-    assert comp(s, "safe_landing").earned == 0 and s.score == pytest.approx(0.70)
+    assert comp(s, "safe_landing").earned == 0 and s.score == pytest.approx(0.35)
 
 
 def test_overrun_fails_safe_landing_and_zone(tmp_path):
     # touchdown 600 m along (out of the zone), stops 900 m along, past the 744.6 m end:
-    # lose 0.30 + 0.25 -> vertical speed 0.25 + centreline 0.20 = 0.45
+    # lose 0.30 + 0.25 -> vertical speed 0.25 + centreline 0.20, worth half (no stop on the
+    # runway) = 0.225
     s = score(tmp_path, final_approach(td_along_m=600, stop_along_m=900))
-    assert s.score == pytest.approx(0.45)
+    assert s.score == pytest.approx(0.225)
 
 
 def test_hard_bounce_counts_as_the_sink_rate(tmp_path):

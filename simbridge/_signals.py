@@ -151,19 +151,6 @@ class Signals:
         self._cols = cols
         self.source = source
 
-    @classmethod
-    def from_rows(cls, rows: Iterable[Mapping[str, float]], *, source: str = "signals") -> "Signals":
-        """Build from dict rows (each with 't'); absent keys become NaN."""
-        rows = list(rows)
-        names: list[str] = []
-        for row in rows:
-            for k in row:
-                if k != "t" and k not in names:
-                    names.append(k)
-        t = np.array([r["t"] for r in rows], dtype=np.float64)
-        cols = {n: np.array([r.get(n, np.nan) for r in rows], dtype=np.float64) for n in names}
-        return cls(t, cols, source=source)
-
     @property
     def names(self) -> list[str]:
         return list(self._cols)
@@ -205,11 +192,6 @@ class Signals:
         dt = np.diff(self.t)
         idx = np.flatnonzero(dt > max_gap_s)
         return [(float(self.t[i]), float(self.t[i + 1])) for i in idx]
-
-    def slice_time(self, t0: float, t1: float) -> "Signals":
-        """Samples with t0 <= t <= t1."""
-        m = (self.t >= t0) & (self.t <= t1)
-        return Signals(self.t[m], {k: self[k][m] for k in self._cols}, source=self.source)
 
     def resample(self, hz: float) -> "Signals":
         """Linear interpolation onto a regular grid (tests of rate invariance). Angles are
@@ -510,8 +492,3 @@ def check_quality(
     if not on_read:
         clean.check_all()
     return Checked(clean, dq)
-
-
-def range_text(name: str) -> str:
-    """The physical range of a signal as text, '' if it has none (for messages)."""
-    return _out_of_range(name, np.zeros(1))[1]

@@ -173,8 +173,8 @@ def test_unknown_sim_is_one_line_exit_2(tmp_path):
     assert not (tmp_path / "b").exists()
 
 
-def test_import_log_alias_runs_the_same_importer_with_one_note(tmp_path):
-    """The old spelling from scripts: same bundle, one `note:` line on stderr."""
+def test_the_old_import_log_spelling_is_gone(tmp_path):
+    """No release was ever made with `import-log`: it is not a command (argparse's own error)."""
     src = _openbve(tmp_path)[0]
     p = subprocess.run(
         [sys.executable, "-m", "simbridge._cli", "import-log", "openbve", str(src), "--out", str(tmp_path / "b")],
@@ -182,8 +182,5 @@ def test_import_log_alias_runs_the_same_importer_with_one_note(tmp_path):
         text=True,
         timeout=60,
     )
-    assert p.returncode == 0, p.stderr
-    assert p.stderr.strip().splitlines() == [
-        "simbridge: note: `import-log` is deprecated; use `simbridge import openbve FILE...`"
-    ]
-    assert read_bundle(tmp_path / "b").episode.sim == "openbve"
+    assert p.returncode == 2 and "invalid choice: 'import-log'" in p.stderr
+    assert not (tmp_path / "b").exists()

@@ -147,7 +147,7 @@ def test_help_is_for_users_and_lists_every_command_and_exit_code():
         ["import", "ksp"],
         ["import", "openbve"],
         ["import", "bridgecommand"],
-        ["import-log", "nmea"],
+        ["import", "nmea"],
         ["record"],
         ["tasks", "show"],
         ["vm", "build"],

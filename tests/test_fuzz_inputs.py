@@ -133,9 +133,9 @@ def _seed_carla() -> bytes:
 
 SEEDS = {"openbve": _seed_openbve(), "nmea": _seed_nmea(), "ksp": _seed_ksp(), "carla": _seed_carla()}
 ARGS = {
-    "openbve": lambda p: ["import-log", "openbve", p],
-    "nmea": lambda p: ["import-log", "nmea", p, "--lenient"],
-    "ksp": lambda p: ["import-log", "ksp", p],
+    "openbve": lambda p: ["import", "openbve", p],
+    "nmea": lambda p: ["import", "nmea", p, "--lenient"],
+    "ksp": lambda p: ["import", "ksp", p],
     "carla": lambda p: ["import", "carla", p, "--allow-truncated", "--task", "T06"],
 }
 

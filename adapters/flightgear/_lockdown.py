@@ -341,14 +341,3 @@ PROP_OVERRIDES: tuple[str, ...] = (
     "--prop:/sim/menubar/default/menu[8]/enabled=false",
     *(f"--prop:/sim/menubar/default/menu[{i}]/enabled=false" for i in AIRCRAFT_MENU_INDICES),
 )
-
-
-def nulled_modifier_branches(fg_root: Path, aircraft: str, allowed: dict[int, str]) -> dict[int, list[str]]:
-    """Whitelisted key -> its modifier branches the lockdown nulls (e.g. 10: ['mod-ctrl'])."""
-    out: dict[int, list[str]] = {}
-    for code, branches in keyboard_bindings(fg_root, aircraft).items():
-        if code in allowed:
-            mods = sorted(b for b in branches if any(m in b.split("/") for m in MODIFIER_BRANCHES_NULLED))
-            if mods:
-                out[code] = mods
-    return out

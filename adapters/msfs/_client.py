@@ -220,19 +220,6 @@ class SimConnectClient:
             int(flags),
         )
 
-    def stop_request(self, request_id: int) -> None:
-        req = self.requests.pop(request_id, None)
-        if req is not None:
-            self._call(
-                Fn.REQUEST_DATA_ON_SIM_OBJECT,
-                f"RequestDataOnSimObject request {request_id} NEVER",
-                request_id,
-                req.define_id,
-                w.OBJECT_ID_USER,
-                Period.NEVER,
-                0,
-            )
-
     def read_once(self, define_id: int, request_id: int, timeout_s: float = 5.0) -> list[Any]:
         """One ONCE request, waited for (snapshots)."""
         self.request(request_id, define_id, Period.ONCE)

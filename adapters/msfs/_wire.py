@@ -382,16 +382,6 @@ def server_message(protocol: int, recv_id: int, body: bytes) -> bytes:
     return HEADER_IN.pack(HEADER_IN.size + len(body), protocol, recv_id) + body
 
 
-def parse_client_packet(frame: bytes) -> tuple[int, int, int, bytes]:
-    """(protocol, function id, send id, body) of one whole client packet (the double's side)."""
-    if len(frame) < HEADER_OUT.size:
-        raise WireError(f"SimConnect packet of {len(frame)} bytes is shorter than its 16-byte header")
-    size, protocol, fn, send_id = HEADER_OUT.unpack_from(frame)
-    if size != len(frame) or fn & 0xF0000000 != 0xF0000000:
-        raise WireError(f"not a SimConnect client packet (size {size} of {len(frame)}, function {fn:#x})")
-    return protocol, fn & 0x0FFFFFFF, send_id, frame[HEADER_OUT.size :]
-
-
 class FrameSplitter:
     """Whole frames out of a TCP byte stream: chunks may split a frame or hold several
     (the size-prefix loop of src/SimConnectSocket.ts:116-142)."""
@@ -419,10 +409,6 @@ class FrameSplitter:
 
 
 # --------------------------------------------------------------------------- data blocks
-
-
-def datum_size(dt: DataType) -> int:
-    return struct.calcsize(DATUM_FORMAT[dt])
 
 
 @functools.lru_cache(maxsize=64)
@@ -469,11 +455,4 @@ def encode_values(values: list[float | str], types: list[DataType]) -> bytes:
             parts.append(struct.pack(fmt, int(v)))
         else:
             parts.append(struct.pack(fmt, v))
-    return b"".join(parts)
-
-
-def encode_tagged(pairs: list[tuple[int, float | str]], types: list[DataType]) -> bytes:
-    parts = []
-    for datum, v in pairs:
-        parts.append(struct.pack("<I", datum) + encode_values([v], [types[datum]]))
     return b"".join(parts)

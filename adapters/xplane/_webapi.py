@@ -109,10 +109,6 @@ class WebApiClient:
         """`POST /api/v3/flight`: end the current flight and start this one (Flight Initialization JSON)."""
         self._call("POST", "/v3/flight", json={"data": dict(flight)})
 
-    def update_flight(self, changes: Mapping[str, Any]) -> None:
-        """`PATCH /api/v3/flight`: change weather, time, weight... of the running flight."""
-        self._call("PATCH", "/v3/flight", json={"data": dict(changes)})
-
     # -- websocket
     def subscribe(self, names: Sequence[str]) -> "WebSocketSubscription":
         ids = self.dataref_ids(names)

@@ -150,10 +150,6 @@ def encode_comm(commands: Iterable[str]) -> bytes:
 # --------------------------------------------------------------------------- replies
 
 
-def tag_of(data: bytes) -> str:
-    return data[:4].decode("ascii", "replace")
-
-
 def decode_conf(data: bytes) -> int:
     """CONF reply to CONN: byte 5 is the client id."""
     if len(data) < 6 or data[:4] != b"CONF":

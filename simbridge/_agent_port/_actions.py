@@ -301,8 +301,6 @@ ACTIONS: dict[str, dict[str, Any]] = {k: s.args for k, s in VOCABULARY.items()}
 OBSERVE: frozenset[str] = frozenset(k for k, s in VOCABULARY.items() if s.observe)
 BEFORE_READY: frozenset[str] = frozenset(k for k, s in VOCABULARY.items() if s.before_ready)
 UNLOGGED: frozenset[str] = frozenset(k for k, s in VOCABULARY.items() if not s.logged)
-#: the port's file actions (offered where a task has input documents or asks for an answer file)
-FILE_ACTIONS: frozenset[str] = frozenset({"list_files", "read_file", "write_file"})
 
 
 def to_wire(kind: str, given: Mapping[str, Any]) -> dict[str, Any]:

@@ -5,7 +5,7 @@ bundle, so recorded runs can be scored like live ones.
 The SIM choices and their options come from the importers in the registered simulators (simbridge.registry).
 Every importer follows simbridge._import_policy: no overwrite without --force; truncation,
 skipped lines, invalid fixes and out-of-range samples are dropped, counted and flagged in
-episode.json (and so in the score). `import-log` is the old name, kept as a deprecated alias.
+episode.json (and so in the score).
 """
 
 from __future__ import annotations
@@ -20,8 +20,6 @@ from typing import NoReturn
 from simbridge._adapters_registry import ImporterSpec, importers
 from simbridge._exit import Exit
 from simbridge.registry import load
-
-DEPRECATED_ALIAS = "import-log"
 
 
 def _add_importers(p: argparse.ArgumentParser) -> None:
@@ -62,12 +60,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description=__doc__.split("\n\n")[0],
     )
     _add_importers(p)
-    old = sub.add_parser(
-        DEPRECATED_ALIAS,
-        help="deprecated alias of `import`",
-        description="Deprecated: the same as `simbridge import SIM FILE...`.",
-    )
-    _add_importers(old)
 
 
 def _vehicle_of_task(task_id: str, sim: str) -> str | None:
@@ -104,11 +96,6 @@ def summary(out: Path, task: str, spec: ImporterSpec) -> str:
 
 
 def _import(args: argparse.Namespace) -> int:
-    if args.command == DEPRECATED_ALIAS:
-        print(
-            f"simbridge: note: `{DEPRECATED_ALIAS}` is deprecated; use `simbridge import {args.sim} FILE...`",
-            file=sys.stderr,
-        )
     adapter, spec = importers()[args.importer]
     task = args.task or spec.default_task
     options = {opt.dest: getattr(args, opt.dest) for opt in spec.options}

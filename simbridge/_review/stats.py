@@ -25,14 +25,6 @@ from scipy.stats import rankdata
 #: McGraw & Wong's names (pingouin >= 0.6); Shrout & Fleiss call them ICC1, ICC2, ICC3, ICC1k, ICC2k, ICC3k
 ICC_NAMES = ("ICC(1,1)", "ICC(1,k)", "ICC(A,1)", "ICC(A,k)", "ICC(C,1)", "ICC(C,k)")
 _SHROUT_FLEISS = dict(zip(("ICC1", "ICC1k", "ICC2", "ICC2k", "ICC3", "ICC3k"), ICC_NAMES))
-ICC_HELP = {
-    "ICC(1,1)": "one-way random, single rater",
-    "ICC(1,k)": "one-way random, average of k raters",
-    "ICC(A,1)": "two-way, absolute agreement, single rater",
-    "ICC(A,k)": "two-way, absolute agreement, average of k raters",
-    "ICC(C,1)": "two-way, consistency, single rater",
-    "ICC(C,k)": "two-way, consistency, average of k raters",
-}
 STAT_NAMES = (*ICC_NAMES, "spearman_mean", "kendall_w", "krippendorff_alpha")
 
 

@@ -32,11 +32,6 @@ def rgb_of(img_bgr: np.ndarray) -> np.ndarray:
     return img_bgr[..., ::-1].astype(np.int16)
 
 
-def colour_mask(rgb: np.ndarray, colour: tuple[int, int, int], tol: int = COLOUR_TOL) -> np.ndarray:
-    """Pixels within `tol` of `colour` in every channel."""
-    return (np.abs(rgb - np.array(colour, np.int16)) <= tol).all(axis=-1)
-
-
 # --------------------------------------------------------------------------- speed and heading
 class RowReader:
     """A HUD row's value by template matching: every text the row can show is rendered once in
@@ -423,15 +418,6 @@ def read_lamps(img_bgr: np.ndarray) -> list[Lamp]:
             out.append(Lamp(name, u, v, r, fwd, right))
     out.sort(key=lambda lp: (not math.isfinite(lp.fwd_m), lp.fwd_m if math.isfinite(lp.fwd_m) else 0.0))
     return out
-
-
-def own_light(lamps: list[Lamp], max_fwd_m: float = 70.0) -> Lamp | None:
-    """The lamp that governs the ego's lane: the nearest whose pole stands 0.5-5 m right of the
-    eye (a head stands right of its lane's end, facing the lane's drivers)."""
-    for lp in lamps:
-        if math.isfinite(lp.fwd_m) and 2.0 < lp.fwd_m < max_fwd_m and 0.3 < lp.right_m < 5.5:
-            return lp
-    return None
 
 
 # --------------------------------------------------------------------------------- vehicle ahead

@@ -120,11 +120,6 @@ def classify(glyph: np.ndarray) -> str | None:
     return best
 
 
-def glyph_text(g: np.ndarray) -> str:
-    """A glyph as template text ('#' lit, '.' dark, rows joined by '|')."""
-    return "|".join("".join("#" if v else "." for v in row) for row in g)
-
-
 def read_value(rgb: np.ndarray, px: int, py: int) -> str | None:
     """The last word of the tooltip shown near the pointer (its value), or None if there is
     no tooltip or a glyph matches no template."""

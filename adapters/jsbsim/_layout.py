@@ -8,13 +8,16 @@ Window
              horizontal field of view 80 deg (focal length FOCAL_PX), the horizon crosses the
              centre line at y = 180 + FOCAL_PX * tan(pitch).
     PANEL    (0, 360, 1280, 420) dark grey (40, 40, 44) instrument panel.
-    READOUT  (0, 780, 1280, 20)  digital readout strip: white DejaVu Sans Mono 14 px on black,
+    READOUT  (0, 780, 1280, 20)  the panel's lower edge, black. By default nothing is printed
+             there: no C172 prints its airspeed, attitude or the simulator clock in digits. Only
+             a cockpit started with `--assist readout` (an assisted episode) draws the digital
+             readout strip there: white DejaVu Sans Mono 14 px on black,
              8 px per character from x = 6, text rows y = 782..798; READOUT_FORMAT is the exact
              line and `readout_boxes()` gives each value's pixel box (IAS kt, indicated ALT ft,
              magnetic HDG, VS fpm, BANK and PITCH deg, RPM, THR and MIX %, FLAPS deg, T sim s):
              what the instruments indicate (IAS the airspeed indicator's, HDG the heading
              indicator's, BANK and PITCH the attitude indicator's), so a blocked pitot or a
-             failed vacuum pump shows here as on the gauges.
+             failed vacuum pump shows there as on the gauges.
 
 How to read each round gauge (all faces black, every needle pure white (255, 255, 255), 4 px
 wide, from the centre to 0.85 r; angles are clockwise from 12 o'clock):
@@ -23,17 +26,23 @@ wide, from the centre to 0.85 r; angles are clockwise from 12 o'clock):
           through (cx, cy + pitch_deg * AI_PX_PER_DEG_PITCH), rotated counter-clockwise by the
           bank angle (right bank: the line's right end is higher, as in a real AI), so
           bank_deg = atan2(y_left - y_right, x_right - x_left) of two points on the line.
-          A fixed orange (255, 150, 0) aircraft symbol sits at the centre; the orange triangle
-          near the rim sits at clock angle -bank_deg.
-    ALT   altimeter (indicated, Kollsman-corrected): long needle = hundreds
-          (angle = (alt_ft % 1000) * 0.36), short needle (0.55 r, 6 px) = thousands
-          (angle = (alt_ft % 10000) * 0.036). The Kollsman setting is printed in the window
-          (cx-22, cy+26, 44, 15) under the centre (e.g. "29.92"); the air is ISA, so 29.92
-          makes the indicated altitude the true altitude.
-    TC    turn coordinator: white wing bar through the centre, tilted by
-          turn_rate_dps * TC_DEG_PER_DPS (standard rate 3 deg/s = 20 deg tilt, right turn =
-          clockwise); slip ball (white disc) in the tube at y = cy + 0.55 r, x offset
-          = lateral g * TC_BALL_PX_PER_G.
+          A fixed orange (255, 150, 0) aircraft symbol sits at the centre (within 0.6 r); the
+          orange bank pointer (a triangle from AI_BANK_POINTER[0] r to AI_BANK_POINTER[1] r)
+          sits at clock angle -bank_deg; white bank marks (AI_BANK_MARKS) from 0.86 r to
+          0.98 r. The horizon line is the only white inside 0.84 r.
+    ALT   altimeter (indicated, Kollsman-corrected), three white hands (`alt_angles`,
+          ALT_HANDS: length as a fraction of r, width px): the long needle = hundreds
+          (angle = (alt_ft % 1000) * 0.36, 0.85 r, 4 px), the short needle = thousands
+          (angle = (alt_ft % 10000) * 0.036, 0.55 r, 6 px) and the thin ten-thousands pointer
+          (angle = (alt_ft % 100000) * 0.0036, 2 px to 0.9 r, ending in a white wedge from
+          0.88 r to 0.97 r, the only white beyond 0.86 r). The Kollsman setting is printed in
+          the window (cx-22, cy+26, 44, 15) under the centre (e.g. "29.92"), drawn over the
+          hands; the air is ISA, so 29.92 makes the indicated altitude the true altitude.
+    TC    turn coordinator: white wing bar through the centre (to TC_WING_FRAC r either side,
+          a white disc of 7 px at the centre), tilted by turn_rate_dps * TC_DEG_PER_DPS
+          (standard rate 3 deg/s = 20 deg tilt, right turn = clockwise, TC_MAX_TILT_DEG at
+          most); slip ball (white disc, radius 7) in the tube TC_TUBE at y = cy + 0.55 r,
+          x offset = lateral g * TC_BALL_PX_PER_G (22 px at most).
     HI    heading indicator: a white needle points at the current magnetic heading
           (angle = heading_mag_deg), the card is fixed (N at the top); the heading bug
           (autopilot HDG, c172x) is an orange needle to 0.95 r under the white one.
@@ -67,8 +76,10 @@ click, `hit(x, y)` the reverse; all left button):
     primer    each click is one stroke (the count is printed on the knob).
     park_brake  click toggles (red "SET" / grey "OFF").
     throttle, mixture  vertical sliders: drag the knob or click in the track; the knob centre
-              is at slider_y(rect, value) (top = 1.0). Throttle knob black, mixture red.
-    flaps     click a detent (UP, 10, 20, F) at FLAP_DETENT_Y; the white tab shows the lever.
+              is at slider_y(rect, value) (top = 1.0): a LEVER_KNOB_H px tall knob the width
+              of the track with a 2 px white border. Throttle knob black, mixture red.
+    flaps     click a detent (UP, 10, 20, F) at FLAP_DETENT_Y (FLAP_DETENTS_DEG); the white
+              (235, 235, 235) tab shows the lever.
     trim      wheel: click the upper half for nose down, lower half for nose up (0.02); drag
               (top = full nose down) or scroll (up = nose down). The white mark sits at
               slider_y(TRIM, (1 + elevator_trim) / 2): high = nose-down trim.
@@ -150,6 +161,20 @@ SMALL_RANGES = {
     "suction": (0.0, 10.0),
 }
 
+#: the altimeter's hands, hundreds / thousands / ten-thousands: (length as a fraction of r, width px)
+ALT_HANDS = ((0.85, 4), (0.55, 6), (0.9, 2))
+#: the ten-thousands pointer's wedge: (inner, outer) fraction of r, half-width px at the outer end
+ALT_WEDGE = (0.88, 0.97, 4)
+#: the attitude indicator's bank pointer (radial extent, fraction of r) and fixed bank marks (deg)
+AI_BANK_POINTER = (0.72, 0.84)
+AI_BANK_MARKS = (-60, -45, -30, -20, -10, 0, 10, 20, 30, 45, 60)
+#: the turn coordinator's wing bar half-length (fraction of r), its tilt limit, the ball's tube
+TC_WING_FRAC = 0.7
+TC_MAX_TILT_DEG = 45.0
+TC_TUBE = (TC.cx - 30, round(TC.cy + TC.r * 0.55 - 8), 60, 16)
+#: the flap lever's detents, degrees (FLAP_DETENT_Y top to bottom); the lever knobs' height
+FLAP_DETENTS_DEG = (0.0, 10.0, 20.0, 30.0)
+LEVER_KNOB_H = 14
 ASI_DEG_AT_0 = 20.0
 ASI_DEG_PER_KT = 1.6
 AI_PX_PER_DEG_PITCH = 2.0
@@ -176,6 +201,11 @@ def tach_angle(rpm: float) -> float:
 def small_angle(name: str, value: float) -> float:
     lo, hi = SMALL_RANGES[name]
     return -120.0 + 240.0 * (max(lo, min(hi, value)) - lo) / (hi - lo)
+
+
+def alt_angles(alt_ft: float) -> tuple[float, float, float]:
+    """Clock angles of the altimeter's hundreds, thousands and ten-thousands hands."""
+    return (alt_ft % 1000.0) * 0.36, (alt_ft % 10000.0) * 0.036, (alt_ft % 100000.0) * 0.0036
 
 
 def needle_tip(g: Gauge, angle_deg: float, frac: float = 0.85) -> tuple[int, int]:

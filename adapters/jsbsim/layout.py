@@ -1,10 +1,12 @@
 """The embedded cockpit's published pixel layout: a contract for agents that read the
 instruments from screenshots and click the panel (the reference pilots are written against it).
 
-Positions, colours and gauge scales of the 1280 x 800 window (origin top-left), the hotspots
-an agent clicks (`HOTSPOTS`, `centre(name)`, `hit(x, y)`), the readout strip's format and boxes
-(`READOUT_FORMAT`, `readout_boxes()`). The full description of each gauge is this module's
-`__doc__` (below, as the cockpit draws it). Importing it loads nothing of the simulator.
+Positions, colours and gauge scales of the 1280 x 800 window (origin top-left), the gauges'
+hand geometry (`ALT_HANDS`, `AI_BANK_POINTER`, `TC_TUBE`, ...), the hotspots an agent clicks
+(`HOTSPOTS`, `centre(name)`, `hit(x, y)`), the assisted readout strip's format and boxes
+(`READOUT_FORMAT`, `readout_boxes()`: drawn only by a cockpit started with `--assist readout`).
+The full description of each gauge is this module's `__doc__` (below, as the cockpit draws it).
+Importing it loads nothing of the simulator.
 """
 
 from __future__ import annotations
@@ -43,6 +45,15 @@ from simbridge.adapters.jsbsim._layout import (
     VOLTS,
     GAUGES,
     SMALL_RANGES,
+    ALT_HANDS,
+    ALT_WEDGE,
+    AI_BANK_POINTER,
+    AI_BANK_MARKS,
+    TC_WING_FRAC,
+    TC_MAX_TILT_DEG,
+    TC_TUBE,
+    FLAP_DETENTS_DEG,
+    LEVER_KNOB_H,
     ASI_DEG_AT_0,
     ASI_DEG_PER_KT,
     AI_PX_PER_DEG_PITCH,
@@ -56,6 +67,7 @@ from simbridge.adapters.jsbsim._layout import (
     vsi_angle,
     tach_angle,
     small_angle,
+    alt_angles,
     needle_tip,
     READOUT_FORMAT,
     READOUT_X0,
@@ -169,6 +181,15 @@ __all__ = [
     "VOLTS",
     "GAUGES",
     "SMALL_RANGES",
+    "ALT_HANDS",
+    "ALT_WEDGE",
+    "AI_BANK_POINTER",
+    "AI_BANK_MARKS",
+    "TC_WING_FRAC",
+    "TC_MAX_TILT_DEG",
+    "TC_TUBE",
+    "FLAP_DETENTS_DEG",
+    "LEVER_KNOB_H",
     "ASI_DEG_AT_0",
     "ASI_DEG_PER_KT",
     "AI_PX_PER_DEG_PITCH",
@@ -182,6 +203,7 @@ __all__ = [
     "vsi_angle",
     "tach_angle",
     "small_angle",
+    "alt_angles",
     "needle_tip",
     "READOUT_FORMAT",
     "READOUT_X0",

@@ -15,6 +15,11 @@ will see is drawn, and the command is answered; the simulator is frozen again. W
 window is redrawn only when input arrives (and twice a second), so a paused cockpit costs little.
 The window (title `simbridge JSBSim <aircraft> <airport>`) opens at the screen's top-left, so
 the pixel positions in `_layout` are screen positions on a 1280x800 display.
+
+The panel is what a C172 pilot sees: needles, the radios' and transponder's digits, the
+Kollsman window. `--assist readout` (repeatable `--assist NAME`; an unknown name is a usage
+error) adds the digital readout strip along the bottom edge, an aid no C172 has; the property
+`/sim/rendering/assists` says which aids the cockpit draws.
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ MAX_CATCHUP_S = 0.25  # behind by more than this: drop time instead of racing (r
 MAX_ADVANCE_STEPS = 72_000
 #: while frozen, the window is redrawn at least this often (seconds) even without input
 FROZEN_REDRAW_S = 0.5
+#: `--assist` names: aids a real C172 does not have, drawn only when asked for
+ASSISTS = ("readout",)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -71,6 +78,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--fps", type=float, default=25.0)
     ap.add_argument("--paused", action="store_true", help="start frozen (lockstep)")
     ap.add_argument("--headless", action="store_true", help="no window (SDL dummy driver)")
+    ap.add_argument(
+        "--assist",
+        action="append",
+        default=[],
+        choices=ASSISTS,
+        metavar="NAME",
+        help="draw an aid no C172 has (repeatable; an assisted episode): "
+        "`readout`, the digital strip of IAS ALT HDG VS BANK PITCH RPM THR MIX FLAPS T along the "
+        "bottom edge. Default: none, the panel as the aircraft has it",
+    )
     return ap.parse_args(argv)
 
 
@@ -120,10 +137,17 @@ class Cockpit:
 
         self.pg = pygame
         self.args = a
+        #: aids a C172 does not have, drawn only when the episode asked for them (`--assist`)
+        self.assists = frozenset(getattr(a, "assist", None) or ())
         self.scenario = scenario_from_args(a)
         self.controls = Controls()
         self.model = FlightModel(self.scenario, self.controls)
-        self.runtime: dict = {"frame_rate": 0.0, "rt_factor": 1.0, "frames": 0}
+        self.runtime: dict = {
+            "frame_rate": 0.0,
+            "rt_factor": 1.0,
+            "frames": 0,
+            "assists": ",".join(sorted(self.assists)),
+        }
         try:
             import jsbsim
 
@@ -369,10 +393,9 @@ class Cockpit:
             f["attitude/theta-deg"],
             f["attitude/phi-deg"],
         )
-        self.panel.draw(self.screen, r, c)
-        self.panel.draw_readout(
-            self.screen,
-            L.READOUT_FORMAT.format(
+        readout = None
+        if "readout" in self.assists:
+            readout = L.READOUT_FORMAT.format(
                 ias=r.ias_kt,
                 alt=r.alt_ind_ft,
                 hdg=r.heading_mag_deg % 360,
@@ -384,8 +407,8 @@ class Cockpit:
                 mix=c.mixture * 100,
                 flaps=r.flaps_deg,
                 t=r.t_sim,
-            ),
-        )
+            )
+        self.panel.draw(self.screen, r, c, readout)
         self._present()
 
     def _present(self) -> None:

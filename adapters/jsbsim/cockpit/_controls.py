@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-FLAP_DETENTS_DEG = (0.0, 10.0, 20.0, 30.0)
+from simbridge.adapters.jsbsim._layout import FLAP_DETENTS_DEG  # the lever's detents, as the panel marks them
+
 COM_MIN_MHZ, COM_MAX_MHZ = 118.0, 136.975
 NAV_MIN_MHZ, NAV_MAX_MHZ = 108.0, 117.95
 XPDR_MODES = ("OFF", "STBY", "ON", "ALT", "TST")  # index = canonical xpdr_mode

@@ -124,7 +124,7 @@ class Panel:
         g = L.TC
         for ang in (-90 - L.TC_DEG_PER_DPS * 3, -90, 90, 90 + L.TC_DEG_PER_DPS * 3):
             pygame.draw.line(s, TEXT, L.needle_tip(g, ang, 0.8), L.needle_tip(g, ang, 0.98), 3)
-        pygame.draw.rect(s, (60, 60, 60), (g.cx - 30, g.cy + g.r * 0.55 - 8, 60, 16), border_radius=8)
+        pygame.draw.rect(s, (60, 60, 60), L.TC_TUBE, border_radius=8)
         label_img = self.text("2 MIN", self.f11, DIM)
         s.blit(label_img, (g.cx - label_img.get_width() // 2, g.cy - g.r * 0.6))
         # CDI dots
@@ -190,12 +190,15 @@ class Panel:
     def _needle(self, s, g: L.Gauge, angle: float, frac: float = 0.85, width: int = 4, colour=L.NEEDLE) -> None:
         pygame.draw.line(s, colour, (g.cx, g.cy), L.needle_tip(g, angle, frac), width)
 
-    def draw(self, s: pygame.Surface, r: Readings, c: Controls) -> None:
-        s.blit(self.background, (0, L.PANEL[1]), pygame.Rect(L.PANEL))
+    def draw(self, s: pygame.Surface, r: Readings, c: Controls, readout: str | None = None) -> None:
+        """One frame of the panel; `readout` is the assisted digital strip's line (`--assist
+        readout`), None (the default) leaves the panel's black lower edge empty, as in a C172."""
+        x, y, w, _ = L.PANEL
+        lower = pygame.Rect(x, y, w, L.HEIGHT - y)  # the panel and its lower edge
+        s.blit(self.background, lower.topleft, lower)
         self._attitude(s, r)
         self._needle(s, L.ASI, L.asi_angle(r.ias_kt))
-        self._needle(s, L.ALT, (r.alt_ind_ft % 10000) * 0.036, 0.55, 6)
-        self._needle(s, L.ALT, (r.alt_ind_ft % 1000) * 0.36)
+        self._altimeter(s, r.alt_ind_ft)
         pygame.draw.rect(s, (30, 30, 30), (L.ALT.cx - 22, L.ALT.cy + 26, 44, 15))
         self._blit_centred(s, self.text(f"{c.baro_inhg:5.2f}", self.f11), L.ALT.cx, L.ALT.cy + 33)
         self._turn(s, r)
@@ -220,12 +223,29 @@ class Panel:
         self._annunciators(s, r)
         self._controls(s, c)
         self._radios(s, r, c)
+        if readout is not None:
+            self.draw_readout(s, readout)
         if r.smoke_density > 0.0:
             self._smoke(s, r.smoke_density)
         if r.status:
             lbl = self.text(r.status, self.f22, (255, 60, 60))
             s.blit(lbl, L.STATUS_XY)
             s.blit(self.text(r.status_detail, self.f13, (255, 60, 60)), (L.STATUS_XY[0], L.STATUS_XY[1] + 28))
+
+    def _altimeter(self, s, alt_ft: float) -> None:
+        """The three hands, ten-thousands first (under the others): thin, ending in a wedge."""
+        g = L.ALT
+        a100, a1000, a10000 = L.alt_angles(alt_ft)
+        (f100, w100), (f1000, w1000), (f10000, w10000) = L.ALT_HANDS
+        self._needle(s, g, a10000, f10000, w10000)
+        inner, outer, half = L.ALT_WEDGE
+        a = math.radians(a10000)
+        px, py = math.cos(a) * half, math.sin(a) * half  # across the hand
+        bx, by = g.cx + outer * g.r * math.sin(a), g.cy - outer * g.r * math.cos(a)
+        # the wedge: its point inward, its base towards the rim
+        pygame.draw.polygon(s, L.NEEDLE, [L.needle_tip(g, a10000, inner), (bx + px, by + py), (bx - px, by - py)])
+        self._needle(s, g, a1000, f1000, w1000)
+        self._needle(s, g, a100, f100, w100)
 
     def _annunciators(self, s, r: Readings) -> None:
         for name, rect in L.ANNUNCIATOR_RECTS.items():
@@ -271,15 +291,16 @@ class Panel:
         face.set_colorkey((255, 0, 255))
         s.blit(face, (g.cx - g.r, g.cy - g.r))
         # fixed bank scale and aircraft symbol
-        for b in (-60, -45, -30, -20, -10, 0, 10, 20, 30, 45, 60):
+        for b in L.AI_BANK_MARKS:
             pygame.draw.line(s, L.NEEDLE, L.needle_tip(g, b, 0.86), L.needle_tip(g, b, 0.98), 2)
+        p_in, p_out = L.AI_BANK_POINTER
         pygame.draw.polygon(
             s,
             L.SYMBOL,
             [
-                L.needle_tip(g, -r.bank_deg, 0.84),
-                L.needle_tip(g, -r.bank_deg - 5, 0.72),
-                L.needle_tip(g, -r.bank_deg + 5, 0.72),
+                L.needle_tip(g, -r.bank_deg, p_out),
+                L.needle_tip(g, -r.bank_deg - 5, p_in),
+                L.needle_tip(g, -r.bank_deg + 5, p_in),
             ],
         )
         pygame.draw.line(s, L.SYMBOL, (g.cx - 36, g.cy), (g.cx - 10, g.cy), 4)
@@ -288,9 +309,9 @@ class Panel:
 
     def _turn(self, s, r: Readings) -> None:
         g = L.TC
-        tilt = max(-45.0, min(45.0, r.turn_rate_dps * L.TC_DEG_PER_DPS))
+        tilt = max(-L.TC_MAX_TILT_DEG, min(L.TC_MAX_TILT_DEG, r.turn_rate_dps * L.TC_DEG_PER_DPS))
         a = math.radians(tilt)
-        dx, dy = math.cos(a) * g.r * 0.7, math.sin(a) * g.r * 0.7
+        dx, dy = math.cos(a) * g.r * L.TC_WING_FRAC, math.sin(a) * g.r * L.TC_WING_FRAC
         pygame.draw.line(s, L.NEEDLE, (g.cx - dx, g.cy - dy), (g.cx + dx, g.cy + dy), 4)
         pygame.draw.circle(s, L.NEEDLE, (g.cx, g.cy), 7)
         bx = g.cx + max(-22.0, min(22.0, r.slip_g * L.TC_BALL_PX_PER_G))
@@ -343,8 +364,9 @@ class Panel:
         for rect, v, colour in ((L.THROTTLE, c.throttle, (20, 20, 20)), (L.MIXTURE, c.mixture, (200, 30, 30))):
             x, y, w, h = rect
             ky = L.slider_y(rect, v)
-            pygame.draw.rect(s, colour, (x, ky - 7, w, 14), border_radius=4)
-            pygame.draw.rect(s, L.NEEDLE, (x, ky - 7, w, 14), 2, border_radius=4)
+            knob = (x, ky - L.LEVER_KNOB_H // 2, w, L.LEVER_KNOB_H)
+            pygame.draw.rect(s, colour, knob, border_radius=4)
+            pygame.draw.rect(s, L.NEEDLE, knob, 2, border_radius=4)
         x, y, w, h = L.FLAPS
         ky = L.FLAP_DETENT_Y[c.flaps_index]
         pygame.draw.rect(s, (235, 235, 235), (x + 6, ky - 6, w - 12, 12))
@@ -391,5 +413,6 @@ class Panel:
             s.blit(self.text(f"ALT{c.ap_alt_target_ft:5.0f}", self.f13), (x - 68, y + 6))
 
     def draw_readout(self, s, text: str) -> None:
+        """The digital readout strip (`--assist readout` only): no C172 has it."""
         pygame.draw.rect(s, (0, 0, 0), pygame.Rect(L.READOUT))
         s.blit(self.text(text, self.f14), (L.READOUT_X0, L.READOUT_Y0))

@@ -218,6 +218,8 @@ class PropertyTree:
         add("/sim/fdm-steps", lambda: m.steps, None, "int")
         add("/sim/version/jsbsim", lambda: self.rt.get("jsbsim_version", ""), None, "string")
         add("/sim/rendering/video-driver", lambda: self.rt.get("video_driver", ""), None, "string")
+        # the aids drawn that a C172 does not have (`--assist`), comma-separated; "" = none
+        add("/sim/rendering/assists", lambda: self.rt.get("assists", ""), None, "string")
         add("/sim/has-autopilot", lambda: int(m.has_autopilot), None, "bool")
         add("/sim/mouse-yoke", lambda: c.mouse_yoke, None, "bool")
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simbridge.adapters.jsbsim.pilots._layout import L
-from simbridge.adapters.jsbsim.pilots._instruments import Readout, read_readout
+from simbridge.adapters.jsbsim.pilots._instruments import Readout, read_instruments
 
 if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient
@@ -19,8 +19,10 @@ class Cockpit:
     """One episode's view and controls. Keeps screenshot latency statistics (wall seconds from
     the screenshot request to a decoded reading) so a run can report its loop rate."""
 
-    def __init__(self, port: "AgentPortClient") -> None:
+    def __init__(self, port: "AgentPortClient", failed: frozenset[str] = frozenset()) -> None:
         self.port = port
+        #: instruments the pilot does not trust (partial panel: `_instruments.VACUUM`)
+        self.failed = failed
         self.img: np.ndarray | None = None
         self.latencies: list[float] = []
         self.yoke_on = False
@@ -35,10 +37,11 @@ class Cockpit:
         return self.img
 
     def look(self) -> Readout:
-        """Take a screenshot (PNG: lossless, so the templates match exactly) and read the strip."""
+        """Take a screenshot (PNG: lossless, the needles' pure white stays pure) and read the
+        instruments from it (`read_instruments`)."""
         w0 = time.monotonic()
         self.img = self.port.screenshot("png").to_array()
-        r = read_readout(self.img)
+        r = read_instruments(self.img, self.failed)
         self.latencies.append(time.monotonic() - w0)
         return r
 

@@ -1,6 +1,7 @@
 """Small controllers the flying pilots share: a PID with output limits and anti-windup, a
-heading-difference helper, and the flight-state estimate built from successive readings
-(bank refined by the out-the-window horizon, rates from differences)."""
+heading-difference helper, and the flight-state estimate built from successive readings of
+the instruments (bank and pitch cross-checked with the out-the-window horizon, rates from
+differences; time from the agent port's `elapsed`, the pilot's watch)."""
 
 from __future__ import annotations
 
@@ -61,14 +62,14 @@ class State:
     trace: list = field(default_factory=list)
 
     def update(self, t: float, r: Readout, img) -> bool:
-        """Take a reading at task time `t`; False when the strip was unreadable (keep the old state)."""
+        """Take a reading at task time `t`; False when an instrument was unreadable (keep the old state)."""
         core = r.core()
         if core is None:
             return False
         ias, alt, hdg, vs, bank, pitch, rpm = (float(v) for v in core)
         h = view_horizon(img) if img is not None else None
         if h is not None and abs(h[0] - bank) < 1.5 and abs(h[1] - pitch) < 1.5:
-            bank, pitch = h  # sub-degree, and agrees with the printed whole degrees
+            bank, pitch = h  # the window's long horizon, where it agrees with the attitude indicator
         dt = t - self.t
         if self.valid and dt > 1e-3:
             self.roll_rate = 0.5 * self.roll_rate + 0.5 * (bank - self.bank) / dt
@@ -112,7 +113,7 @@ class AttitudeFlyer:
         self.vs_pid = PID(kp=0.0001, ki=0.00005, lo=-0.5, hi=0.7)
         self.last_thr_t = -10.0
         self.pull_ff_per_g = 0.22
-        #: airspeed by a throttle setpoint (PI around `thr_base`, read back from the THR readout)
+        #: airspeed by a throttle setpoint (PI around `thr_base`, read back from the throttle lever)
         #: instead of fixed-size taps; None keeps the taps
         self.thr_pid: PID | None = None
         self.thr_base = 0.7

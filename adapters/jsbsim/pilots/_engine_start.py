@@ -1,6 +1,6 @@
 """T01: cold-and-dark engine start by panel clicks, following the checklist order: fuel BOTH,
 mixture rich, master and beacon on, prime, crank on START until the tachometer shows the
-engine running, avionics on, then throttle to 1,000 rpm watching the readout strip."""
+engine running, avionics on, then throttle to 1,000 rpm watching the tachometer's needle."""
 
 from __future__ import annotations
 

@@ -2,17 +2,17 @@
 procedure on a shared flight-holding core.
 
 The core holds the aircraft with the mouse yoke (altitude by elevator, wings level by aileron,
-or a target airspeed by pitch for a glide) from the readout strip, and works the panel between
-two readings: a click takes the yoke off (Tab), clicks the hotspot and puts the yoke back
-where it was. What the pilot knows of the aircraft it reads from the screen: the annunciators
-(LOW VOLTS, SMOKE), the rocker switches, knobs, fuel selector and magneto key (lit yellow when
-on or selected), the fuel gauges' needles, the tachometer and airspeed on the readout strip,
-the smoke veil over the window; the drawn values it needs (a height to descend to) it reads
-from the instruction. Nothing reaches the simulator's state but through the agent port."""
+or a target airspeed by pitch for a glide) from the instruments' needles (`read_instruments`),
+and works the panel between two readings: a click takes the yoke off (Tab), clicks the hotspot
+and puts the yoke back where it was. What the pilot knows of the aircraft it reads from the
+screen: the annunciators (LOW VOLTS, SMOKE), the rocker switches, knobs, fuel selector and
+magneto key (lit yellow when on or selected), the fuel gauges' needles, the six-pack and the
+tachometer, the lever positions, the smoke veil over the window; the drawn values it needs (a
+height to descend to) it reads from the instruction. Nothing reaches the simulator's state but
+through the agent port."""
 
 from __future__ import annotations
 
-import math
 import re
 from typing import TYPE_CHECKING
 
@@ -22,18 +22,19 @@ from simbridge.adapters.jsbsim.pilots._layout import L
 from simbridge.agents._base import Agent, AgentResult
 from simbridge.adapters.jsbsim.pilots._cockpit import Cockpit
 from simbridge.adapters.jsbsim.pilots._control import PID, AttitudeFlyer, State
-from simbridge.adapters.jsbsim.pilots._instruments import Readout, read_readout
+from simbridge.adapters.jsbsim.pilots._instruments import Readout, read_instruments, small_gauge
 
 if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient
     from simbridge._task import TaskSpec
 
 LOOP_DT = 0.25  # simulator seconds between two readings while holding the aircraft
-#: the parts of the screen a reading takes (x0, y0, x1, y1): the lower panel (annunciators,
-#: switches, selectors, knobs, fuel gauges and the readout strip) once a second or when the pilot
-#: looks at the panel, the readout strip alone in between (a fraction of the encoding)
-PANEL_REGION = (0, 540, L.WIDTH, L.HEIGHT)
-STRIP_REGION = (0, L.READOUT[1], L.WIDTH, L.HEIGHT)
+#: the parts of the screen a reading takes (x0, y0, x1, y1): the whole panel (the flight
+#: instruments, annunciators, switches, selectors, knobs, levers, fuel gauges, the lower edge)
+#: once a second or when the pilot looks at the panel, the six-pack and tachometer alone in
+#: between (the panel's left half)
+PANEL_REGION = (0, L.PANEL[1], L.WIDTH, L.HEIGHT)
+GAUGE_REGION = (0, L.PANEL[1], L.TACH.cx + L.TACH.r + 6, L.VSI.cy + L.VSI.r + 6)
 PANEL_EVERY_S = 1.0
 HOLD_FINAL_S = 12.0  # the final state held before `done` (the tasks ask for 10 s)
 PITCH_RATE_DAMPING = 0.06  # yoke pull per deg/s of pitch rate
@@ -64,29 +65,8 @@ def yellow(img: np.ndarray, hotspot: str) -> bool:
     return bool((((r + g) // 2 - b > 50) & (r > b + 60)).mean() > 0.3)
 
 
-def needle_angle(img: np.ndarray, g: "L.Gauge", frac: float = 0.6) -> float | None:
-    """The clock angle of a gauge's pure-white needle, sampled on a circle at `frac` r."""
-    hits = []
-    for a in np.arange(0.0, 360.0, 1.0):
-        x, y = L.needle_tip(g, float(a), frac)
-        if int(img[y, x].min()) >= 250:
-            hits.append(math.radians(float(a)))
-    if not hits:
-        return None
-    return math.degrees(math.atan2(float(np.mean(np.sin(hits))), float(np.mean(np.cos(hits)))))
-
-
-def small_gauge(img: np.ndarray, g: "L.Gauge") -> float | None:
-    """A small engine gauge's value (fuel, volts, ammeter, suction) from its needle."""
-    a = needle_angle(img, g)
-    if a is None:
-        return None
-    lo, hi = L.SMALL_RANGES[g.name]
-    return lo + (a + 120.0) / 240.0 * (hi - lo)
-
-
 def veil(img: np.ndarray) -> float:
-    """How thick the smoke veil is: the readout strip's black margin turns grey under it
+    """How thick the smoke veil is: the panel's black lower edge turns grey under it
     (0 = clear air)."""
     x0, y0 = 1, L.READOUT[1] + 2
     return float(img[y0 : y0 + 14, x0 : x0 + 3].mean())
@@ -145,16 +125,16 @@ class PohPilot(Agent):
         return self.cp.frame
 
     def look(self, panel: bool = True) -> Readout:
-        """A screenshot of the lower panel (or of the readout strip alone) pasted into the
-        full-size frame the readers index by screen position, and the strip read from it."""
-        x0, y0, x1, y1 = PANEL_REGION if panel else STRIP_REGION
+        """A screenshot of the panel (or of the flight instruments alone) pasted into the
+        full-size frame the readers index by screen position, and the instruments read from it."""
+        x0, y0, x1, y1 = PANEL_REGION if panel else GAUGE_REGION
         if panel:
             self._t_panel = self.port.elapsed()
         shot = self.port.screenshot("png", region=[x0, y0, x1, y1]).to_array()
         if self.cp.img is None or self.cp.img.shape[:2] != (L.HEIGHT, L.WIDTH):
             self.cp.img = np.zeros((L.HEIGHT, L.WIDTH, 3), np.uint8)
         self.cp.img[y0 : y0 + shot.shape[0], x0 : x0 + shot.shape[1]] = shot[..., :3]
-        return read_readout(self.cp.img)
+        return read_instruments(self.cp.img)
 
     def tick(self) -> None:
         """One reading and one control step, then LOOP_DT of simulator time."""

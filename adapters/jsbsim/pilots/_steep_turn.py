@@ -2,7 +2,7 @@
 
 Level flight first (the entry altitude, airspeed and heading are what the pilot reads then),
 roll into 45° left bank with back pressure and a little power to hold altitude and airspeed,
-count the heading change from the readout, start the roll-out half the bank angle before the
+count the heading change on the heading indicator, start the roll-out half the bank angle before the
 entry heading, and hold wings level at the entry altitude after."""
 
 from __future__ import annotations

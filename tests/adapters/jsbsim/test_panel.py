@@ -81,11 +81,43 @@ def test_attitude_indicator_horizon_encodes_bank_and_pitch(panel):
     assert (mid - g.cy) / L.AI_PX_PER_DEG_PITCH == pytest.approx(R.pitch_deg, abs=1.5)
 
 
+def test_altimeter_has_three_hands_at_the_layout_angles(panel):
+    p, surf = panel
+    alt = 13450.0
+    p.draw(surf, Readings(alt_ind_ft=alt), Controls())
+    a100, a1000, a10000 = L.alt_angles(alt)
+    assert (a100, a1000) == pytest.approx(((alt % 1000) * 0.36, (alt % 10000) * 0.036))
+    assert rgb(surf, *L.needle_tip(L.ALT, a100, 0.75)) == L.NEEDLE  # the long needle
+    assert rgb(surf, *L.needle_tip(L.ALT, a1000, 0.3)) == L.NEEDLE  # the short one
+    assert rgb(surf, *L.needle_tip(L.ALT, a1000, 0.75)) != L.NEEDLE
+    w_in, w_out, _ = L.ALT_WEDGE
+    assert rgb(surf, *L.needle_tip(L.ALT, a10000, (w_in + w_out) / 2)) == L.NEEDLE  # the wedge
+    assert rgb(surf, *L.needle_tip(L.ALT, a10000 + 20, (w_in + w_out) / 2)) != L.NEEDLE
+
+
+READOUT_VALS = dict(ias=105, alt=3450, hdg=75, vs=-700, bank=30, pitch=5, rpm=2350, thr=78, mix=100, flaps=10, t=42.5)
+
+
+def test_default_panel_prints_no_readout(panel):
+    """Without `--assist readout` the panel's lower edge stays black: no digits of airspeed,
+    attitude or time anywhere a C172 has none."""
+    p, surf = panel
+    surf.fill((255, 0, 255))  # whatever the last frame left there
+    p.draw(surf, R, Controls())
+    arr = pygame.surfarray.array3d(surf)
+    x, y, w, h = L.READOUT
+    assert arr[x : x + w, y : y + h].max() == 0
+    # the same frame with the strip: the only difference is the strip's ink
+    p.draw(surf, R, Controls(), readout=L.READOUT_FORMAT.format(**READOUT_VALS))
+    diff = np.nonzero((pygame.surfarray.array3d(surf) != arr).any(axis=2))
+    assert diff[1].min() >= y and diff[0].size > 500
+
+
 def test_readout_fields_are_in_their_boxes(panel):
     p, surf = panel
-    vals = dict(ias=105, alt=3450, hdg=75, vs=-700, bank=30, pitch=5, rpm=2350, thr=78, mix=100, flaps=10, t=42.5)
+    vals = READOUT_VALS
     line = L.READOUT_FORMAT.format(**vals)
-    p.draw_readout(surf, line)
+    p.draw(surf, R, Controls(), readout=line)
     arr = pygame.surfarray.array3d(surf)
     for name, (x, y, w, h) in L.readout_boxes().items():
         spec = {
@@ -108,3 +140,64 @@ def test_readout_fields_are_in_their_boxes(panel):
         got = arr[x : x + w, y : y + h, 0] > 110
         assert want.sum() > 10, name  # the value is drawn
         assert np.count_nonzero(got != want) <= 2, name
+
+
+def test_smoke_veils_the_lower_edge_too(panel):
+    """The veil covers the whole window, the panel's black lower edge included (the POH pilots
+    judge the smoke there), frame after frame without building up."""
+    p, surf = panel
+    for _ in range(3):
+        p.draw(surf, Readings(smoke_density=0.5), Controls())
+    x, y, w, h = L.READOUT
+    grey = pygame.surfarray.array3d(surf)[x : x + w, y : y + h]
+    want = L.SMOKE_GREY[0] * round(L.SMOKE_MAX_ALPHA * 0.5) / 255
+    assert abs(float(grey.mean()) - want) < 2
+
+
+def test_assist_is_a_repeatable_cockpit_argument():
+    from simbridge.adapters.jsbsim.cockpit._app import ASSISTS, parse_args
+
+    assert ASSISTS == ("readout",)
+    assert parse_args([]).assist == []
+    assert parse_args(["--assist", "readout", "--assist", "readout"]).assist == ["readout", "readout"]
+
+
+def test_unknown_assist_is_a_usage_error(capsys):
+    from simbridge.adapters.jsbsim.cockpit._app import parse_args
+
+    with pytest.raises(SystemExit) as e:
+        parse_args(["--assist", "autopilot-hud"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "--assist" in err and "autopilot-hud" in err
+
+
+@pytest.mark.parametrize("assist", [[], ["--assist", "readout"]])
+def test_cockpit_program_draws_the_strip_only_when_assisted(monkeypatch, assist):
+    """The cockpit program itself (headless, T09's initial state): the frame it draws has the
+    strip only with `--assist readout`, says so in /sim/rendering/assists, and its needles read
+    what the simulator indicates."""
+    from simbridge.adapters.jsbsim.cockpit._app import Cockpit, parse_args
+    from simbridge.adapters.jsbsim.pilots._instruments import read_instruments, read_strip
+
+    for k, v in (("SDL_VIDEODRIVER", "dummy"), ("SDL_FRAMEBUFFER_ACCELERATION", "0"), ("SDL_VIDEO_WINDOW_POS", "0,0")):
+        monkeypatch.setenv(k, v)  # the cockpit sets them for its own process: restored after
+    cp = Cockpit(parse_args(["--headless", "--task", "T09", "--telnet-port", "0", "--paused", *assist]))
+    try:
+        cp._render()
+        img = pygame.surfarray.array3d(cp.screen).transpose(1, 0, 2)[:, :, ::-1].copy()
+        r = cp.readings()
+        assert cp.tree.get("/sim/rendering/assists")[0] == ("readout" if assist else "")
+    finally:
+        cp.server.close()
+    strip = read_strip(img)
+    if assist:
+        assert strip.complete and strip.ias == round(r.ias_kt) and strip.alt == round(r.alt_ind_ft)
+    else:
+        assert not strip.complete and strip.ias is None and strip.bank is None and strip.t is None
+        x, y, w, h = L.READOUT
+        assert img[y : y + h, x : x + w].max() == 0
+    got = read_instruments(img)
+    assert got.ias == pytest.approx(r.ias_kt, abs=1.0)
+    assert got.alt == pytest.approx(r.alt_ind_ft, abs=10.0)
+    assert got.bank == pytest.approx(r.bank_deg, abs=1.0)

@@ -172,6 +172,7 @@ def takeoff_hold(
         "heading_mag_deg": hdg,
         "autopilot_on": ap,
         "vs_fpm": np.gradient(alt, t) * 60,
+        "crashed": np.zeros_like(t),
     }
 
 

@@ -26,20 +26,22 @@ class TakeoffHoldParams(FiniteParams):
     "takeoff_hold",
     params=TakeoffHoldParams,
     components=("takeoff", "reach_altitude", "hold_window"),
-    safety=("autopilot_off",),
+    safety=("autopilot_off", "no_crash"),
     bands=("heading_mag_deg", "alt_msl_ft", "ias_kt"),
 )
 def takeoff_hold(ctx: VerifyContext) -> str:
     """Takeoff: a liftoff that stays airborne `min_airborne_s` whose last ground sample is on the
     assigned runway. Reaching altitude means entering the tolerance band (≥ alt - tol) after it.
     The hold credit scales with the longest gap-aware window, airborne after the liftoff, in
-    which heading, altitude and airspeed are all in tolerance at once, up to `hold_s`."""
+    which heading, altitude and airspeed are all in tolerance at once, up to `hold_s`. A crash
+    anywhere in the episode, after the hold too, gates the score."""
     p: TakeoffHoldParams = ctx.p
     t = ctx.t
     on_ground, lat, lon = ctx.sig("on_ground"), ctx.sig("lat_deg"), ctx.sig("lon_deg")
     alt, ias, hdg = ctx.sig("alt_msl_ft"), ctx.sig("ias_kt"), ctx.sig("heading_mag_deg")
     with np.errstate(invalid="ignore"):
         ctx.throughout("autopilot_off", ~(ctx.sig("autopilot_on") > 0.5), "autopilot off throughout (hand-flown)")
+    ctx.no_events("no_crash", ("crash",), "no crash at any time of the episode", flag="crashed", latched=True)
 
     lifts = P.liftoffs(t, on_ground, min_airborne_s=p.min_airborne_s)
     if not lifts:

@@ -22,7 +22,7 @@ import pytest
 from simbridge import primitives as P
 from simbridge._task import load_task
 from synth import component, score_task
-from synth_flight_a import final_approach, frame_to_latlon, traffic_pattern
+from synth_flight_a import final_approach, frame_to_latlon, takeoff_hold, traffic_pattern
 
 G = 9.80665
 KT = 0.514444
@@ -436,10 +436,62 @@ T03_FAIR = [
 ]
 
 
+# --------------------------------------------------------------------------- T02 take-off and hold
+
+T02_EXPLOITS = [
+    Case("T02", "do_nothing", "holds the brakes on the runway", lambda: takeoff_hold(takes_off=False)),
+    Case("T02", "done_at_once", "`done` at t = 0", lambda: first_sample(takeoff_hold()), episode={"sim_end_s": 0.0}),
+    Case(
+        "T02",
+        "quit_at_once",
+        "gives up at t = 0",
+        lambda: first_sample(takeoff_hold()),
+        episode={"status": "agent_quit", "sim_end_s": 0.0},
+    ),
+    Case(
+        "T02",
+        "climb_no_hold",
+        "takes off and climbs to 3,000 ft, never holds (class 2)",
+        lambda: takeoff_hold(hold_s=0.0),
+    ),
+    Case("T02", "hold_off_heading", "holds 3,000 ft and 90 kt on 355° (class 5)", lambda: takeoff_hold(hold_hdg=355.0)),
+    Case(
+        "T02",
+        "crash_after_hold",
+        "the 80 s hold, then dives into the ground (class 4; was 1.0)",
+        lambda: crash_at(takeoff_hold(), takeoff_hold()["t"][-1] - 5.0),
+    ),
+    Case("T02", "autopilot_hold", "the hold flown by the autopilot", lambda: takeoff_hold(autopilot_at=100.0)),
+    Case(
+        "T02",
+        "takeoff_beside_runway",
+        "lifts off from the grass 100 m beside 34R, then the hold",
+        lambda: takeoff_hold(liftoff_left_m=100.0),
+        item="takeoff",
+    ),
+]
+
+T02_FAIR = [
+    Case("T02", "textbook", "takes off, climbs, holds 80 s", takeoff_hold),
+    Case(
+        "T02",
+        "edges",
+        "holds 60.5 s at 3,095 ft, heading 349.5°, 94.5 KIAS",
+        lambda: takeoff_hold(hold_s=60.5, top_ft=3095.0, hold_hdg=349.5, hold_ias=94.5),
+    ),
+    Case(
+        "T02",
+        "low_edges",
+        "holds at 2,905 ft, heading 330.5°, 85.5 KIAS",
+        lambda: takeoff_hold(top_ft=2905.0, hold_hdg=330.5, hold_ias=85.5),
+    ),
+]
+
+
 # --------------------------------------------------------------------------- the tables
 
-EXPLOITS = [*T09_EXPLOITS, *T05_EXPLOITS, *T03_EXPLOITS]
-FAIR = [*T09_FAIR, *T05_FAIR, *T03_FAIR]
+EXPLOITS = [*T09_EXPLOITS, *T05_EXPLOITS, *T03_EXPLOITS, *T02_EXPLOITS]
+FAIR = [*T09_FAIR, *T05_FAIR, *T03_FAIR, *T02_FAIR]
 
 
 @pytest.mark.parametrize("case", [c for c in EXPLOITS if c.item is None], ids=lambda c: f"{c.task}-{c.name}")

@@ -230,3 +230,24 @@ def test_the_suite_page_has_a_row_for_each_arm(two_arms):
 
     suite = load_suite_page(two_arms)
     assert sorted(agent for agent, _sim in suite.groups) == ["pilot", "pilot [assist:readout]"]
+
+
+def test_inspect_gui_task_takes_the_assist_argument():
+    from simbridge.integrations.inspect_ai._task import gui_task
+
+    [sample] = gui_task(task="T09", sim="jsbsim", assist="readout").dataset
+    assert "with the readout assist" in str(sample.input)
+    [plain] = gui_task(task="T09", sim="jsbsim").dataset
+    assert "no assist (readout off)" in str(plain.input)
+    with pytest.raises(SimbridgeError, match="assist 'hud'"):
+        gui_task(task="T09", sim="jsbsim", assist="hud")
+
+
+def test_an_eval_episode_spec_becomes_a_run_config_with_its_assists():
+    from simbridge._run_config import RunConfig
+
+    spec = EpisodeSpec(
+        episode_id="T09/jsbsim+readout/noop/trial-1", task_id="T09", sim="jsbsim", agent="noop",
+        agent_slug="noop", trial=1, assists=("readout",),
+    )  # fmt: skip
+    assert RunConfig.of(spec, task="T09").assists == ("readout",)

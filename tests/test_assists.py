@@ -251,3 +251,25 @@ def test_an_eval_episode_spec_becomes_a_run_config_with_its_assists():
         agent_slug="noop", trial=1, assists=("readout",),
     )  # fmt: skip
     assert RunConfig.of(spec, task="T09").assists == ("readout",)
+
+
+def test_eval_results_and_progress_keep_the_assisted_cell_apart(tmp_path):
+    import io
+
+    from simbridge._eval._driver import COLUMNS, _row
+    from simbridge._eval._progress import Progress
+
+    eps, _ = _suite(
+        tmp_path,
+        "name: arms\nmatrix:\n"
+        "  - {tasks: [T09], sims: [jsbsim], agents: [noop]}\n"
+        "  - {tasks: [T09], sims: [jsbsim], agents: [noop], assists: [readout]}\n",
+    )
+    assert ("assists", "string") in COLUMNS
+    rows = [_row(tmp_path, e, 0, 0, None, "local", "pending") for e in eps]
+    assert [r["assists"] for r in rows] == ["", "readout"]
+    p = Progress(eps, stream=io.StringIO(), live=False)
+    for e, score in zip(eps, (0.0, 1.0)):
+        p.finished(e, {"attempt": 1, "status": "completed", "score": score, "score_status": "scored", "success": score})
+    cells = {k: v["scores"] for k, v in p.cells.items()}
+    assert cells == {("T09", "jsbsim", "noop"): [0.0], ("T09", "jsbsim+readout", "noop"): [1.0]}

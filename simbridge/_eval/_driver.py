@@ -51,6 +51,8 @@ COLUMNS: list[tuple[str, str]] = [
     ("sim", "string"),
     ("agent", "string"),
     ("agent_slug", "string"),
+    # the assists the episode asked for, comma-separated ("" for none): group by it, never pool
+    ("assists", "string"),
     ("trial", "int64"),
     ("state", "string"),
     ("attempt", "int64"),
@@ -125,6 +127,7 @@ def _row(
         "sim": spec.sim,
         "agent": spec.agent,
         "agent_slug": spec.agent_slug,
+        "assists": ",".join(spec.assists),
         "trial": spec.trial,
         "state": state,
         "attempt": attempt or None,

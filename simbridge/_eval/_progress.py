@@ -12,7 +12,8 @@ from simbridge._eval._plan import EpisodeSpec
 
 
 def _cell(spec: EpisodeSpec) -> tuple[str, str, str]:
-    return (spec.task_id, spec.sim, spec.agent_slug)
+    """Task, simulator (with its assists: `jsbsim+readout`, never pooled with `jsbsim`), agent."""
+    return (spec.task_id, spec.sim + "".join(f"+{a}" for a in spec.assists), spec.agent_slug)
 
 
 class Progress:

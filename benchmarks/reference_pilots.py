@@ -1,87 +1,163 @@
-"""Pass rates of the reference pilots (issue 3 targets), on the embedded JSBSim cockpit by default.
+"""Which task × simulator pairs a reference pilot solves through the GUI, on every seed tried.
 
-Runs `--trials` episodes (default 5) of T09 and T02 with `--agent reference` through the runner,
-exactly as `simbridge run` does, and prints each trial's score and status, the pilot's own
-report (screenshot loop latency), and how many trials met the target:
+Each registered reference pilot (simbridge.registry kind `pilot`) flies its pair with
+`--agent reference`, one seeded trial per seed, exactly as `simbridge run TASK --sim SIM --agent
+reference --seed S --lockstep` does, and the do-nothing agent flies the same seeds. A pair is
+*solved* when every seed scored at least 0.9 with success and the do-nothing agent scored 0 on
+each (simbridge._verified). Pairs run in parallel (`--jobs`, processes; one simulator each).
 
-    T09 steep turn          score >= 0.9 in at least 4 of 5
-    T02 take off and hold   score >= 0.8 in at least 4 of 5
+    python benchmarks/reference_pilots.py                       # every pair on jsbsim and drive, seeds 1-5
+    python benchmarks/reference_pilots.py --pairs T09/jsbsim P01/jsbsim --seeds 11 12 13
+    python benchmarks/reference_pilots.py --sim flightgear --seeds 1 2 3 --real-time   # FlightGear pairs
+    python benchmarks/reference_pilots.py --record             # also write tasks/verified.json
 
-    python benchmarks/reference_pilots.py [--trials 5] [--tasks T09 T02] [--lockstep] [--out DIR]
-    python benchmarks/reference_pilots.py --sim flightgear --tasks T09@PHJR --time-limit 150
+It prints per trial the score, success, status, simulator and wall seconds, per pair the verdict,
+and a summary with the wall time of the whole run against the sum of its trials' wall times (the
+parallel speed-up, measured in the same run). `--record` merges the pairs' results into the
+`verified.json` of each task's folder, which `simbridge tasks list` shows.
 
-A site variant (`T09@PHJR`) has its base task's target. The tests run one trial each, so they
-assert less than these targets (FlightGear's T09 test: at most one 0.2 item missed).
-
-Exit status 0 when every task met its target, 1 otherwise.
+Exit status 0 when every pair run was solved, 1 otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import sys
 import tempfile
 import time
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
 
 from simbridge._runner import RunConfig, run
+from simbridge._task import load_all_tasks
+from simbridge._verified import MIN_SCORE, PairRecord, pilot_for, write_records
 
-TARGETS = {"T09": (0.9, 4, 5), "T02": (0.8, 4, 5), "T01": (1.0, 5, 5), "T16": (1.0, 5, 5)}
+#: simulators that run on this machine by default (FlightGear needs --sim flightgear: a 1.8 GB install)
+DEFAULT_SIMS = ("jsbsim", "drive")
+
+
+@dataclass(frozen=True)
+class Trial:
+    pair: str
+    agent: str
+    seed: int
+    score: float | None
+    success: bool
+    status: str
+    sim_s: float
+    wall_s: float
+    detail: str
+
+
+def all_pairs(sims: tuple[str, ...]) -> list[str]:
+    """`TASK/SIM` for every task that runs on one of `sims` and has a reference pilot there."""
+    out = []
+    for t in sorted(load_all_tasks().values(), key=lambda t: t.id):
+        for sim in [t.simulator.name, *t.simulator.alternatives]:
+            if sim in sims and pilot_for(t.id, sim):
+                out.append(f"{t.id}/{sim}")
+    return out
+
+
+def fly(pair: str, agent: str, seed: int, out: Path, lockstep: bool, time_limit_s: float | None) -> Trial:
+    task, sim = pair.split("/")
+    w0 = time.monotonic()
+    [r] = run(
+        RunConfig(
+            task=task,
+            sim=sim,
+            agent=agent,
+            trials=1,
+            seed=seed,
+            out=out / pair.replace("/", "-") / agent,
+            lockstep=lockstep,
+            frame_hz=0.0,
+            time_limit_s=time_limit_s,
+            say=lambda s: None,
+        )
+    )
+    s = r.score
+    sc = s.score if s is not None and s.status == "scored" else None
+    return Trial(pair, agent, seed, sc, bool(s and s.success), r.status, r.sim_s, time.monotonic() - w0, r.detail)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--trials", type=int, default=5)
-    ap.add_argument("--sim", default="jsbsim", help="simulator (default: jsbsim)")
-    ap.add_argument("--tasks", nargs="+", default=["T09", "T02"], help=f"tasks, of {', '.join(sorted(TARGETS))}")
+    ap.add_argument("--pairs", nargs="+", default=None, help="TASK/SIM pairs (default: every pair on --sim)")
+    ap.add_argument("--sim", nargs="+", default=list(DEFAULT_SIMS), help="simulators whose pairs to run")
+    ap.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3, 4, 5], help="one trial per seed")
+    ap.add_argument("--jobs", type=int, default=2, help="episodes at once (processes)")
+    ap.add_argument("--real-time", action="store_true", help="real time instead of exact lockstep")
+    ap.add_argument("--no-baseline", action="store_true", help="skip the do-nothing agent's trials")
     ap.add_argument("--time-limit", type=float, default=None, help="cut each episode at this simulator time (s)")
-    ap.add_argument("--lockstep", action="store_true", help="pause the simulator while the pilot decides")
+    ap.add_argument("--record", action="store_true", help="merge the results into each task folder's verified.json")
     ap.add_argument("--out", type=Path, default=None, help="keep the bundles here (default: a temporary directory)")
     args = ap.parse_args(argv)
-    unknown = [t for t in args.tasks if t.split("@")[0] not in TARGETS]
-    if unknown:
-        ap.error(f"no target for task {unknown[0]} (known: {', '.join(sorted(TARGETS))})")
+    pairs = args.pairs or all_pairs(tuple(args.sim))
+    tasks = load_all_tasks()
+    for pair in pairs:
+        task, _, sim = pair.partition("/")
+        if task not in tasks or not sim:
+            ap.error(f"{pair}: not TASK/SIM of a known task")
+        if not pilot_for(task, sim):
+            ap.error(f"{pair}: no reference pilot registered for it")
+    if not pairs:
+        ap.error(f"no pair with a reference pilot on {', '.join(args.sim)}")
     out = args.out or Path(tempfile.mkdtemp(prefix="reference-pilots-"))
-    quiet = lambda s: None
-    all_met = True
-    lines = []
-    for task in args.tasks:
-        min_score, need, of = TARGETS[task.split("@")[0]]
-        need_n = -(-need * args.trials // of)  # the same fraction of the trials run
-        w0 = time.monotonic()
-        results = run(
-            RunConfig(
-                task=task,
-                sim=args.sim,
-                agent="reference",
-                trials=args.trials,
-                out=out,
-                lockstep=args.lockstep,
-                frame_hz=0.0,
-                time_limit_s=args.time_limit,
-                say=quiet,
-            )
-        )
-        print(f"\n{task} on {args.sim}  (target: score >= {min_score:g} in at least {need_n} of {args.trials})")
-        passes = 0
-        for r in results:
-            s = r.score
-            sc = s.score if s is not None and s.status == "scored" else None
-            ok = sc is not None and sc >= min_score - 1e-9
-            passes += ok
+    agents = ["reference"] + ([] if args.no_baseline else ["noop"])
+    jobs = [(p, a, s) for p in pairs for a in agents for s in args.seeds]
+    print(f"{len(pairs)} pair(s) × {len(args.seeds)} seed(s) × {agents}: {len(jobs)} episodes, {args.jobs} at once")
+    w0 = time.monotonic()
+    trials: dict[str, list[Trial]] = defaultdict(list)
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futs = [pool.submit(fly, p, a, s, out, not args.real_time, args.time_limit) for p, a, s in jobs]
+        for f in as_completed(futs):
+            t = f.result()
+            trials[t.pair].append(t)
+            sc = "—" if t.score is None else f"{t.score:.3f}"
             print(
-                f"  trial {r.trial}: score {'—' if sc is None else f'{sc:.3f}'}  {'pass' if ok else 'FAIL'}  "
-                f"{r.status:<11} sim {r.sim_s:6.1f} s  {r.detail}"
+                f"  {t.pair:<16} {t.agent:<9} seed {t.seed:<4} score {sc:<6} success {str(t.success):<5} "
+                f"{t.status:<11} sim {t.sim_s:6.1f} s  wall {t.wall_s:5.1f} s  {t.detail}",
+                flush=True,
             )
-        met = passes >= need_n
-        all_met &= met
-        lines.append(
-            f"{task}: {passes}/{args.trials} trials >= {min_score:g} "
-            f"(target {need_n}/{args.trials}) {'MET' if met else 'NOT MET'}  [{time.monotonic() - w0:.0f} s wall]"
+    wall = time.monotonic() - w0
+    today = dt.datetime.now(dt.timezone.utc).date().isoformat()
+    records: dict[Path, dict[str, PairRecord]] = defaultdict(dict)
+    solved_all = True
+    print()
+    for pair in pairs:
+        ref = sorted((t for t in trials[pair] if t.agent == "reference"), key=lambda t: t.seed)
+        base = [t for t in trials[pair] if t.agent == "noop"]
+        scores = [t.score for t in ref]
+        ok = [t for t in ref if t.score is not None and t.score >= MIN_SCORE - 1e-9 and t.success]
+        rec = PairRecord(
+            pair=pair,
+            trials=len(ref),
+            successes=len(ok),
+            min_score=None if any(s is None for s in scores) or not scores else min(s for s in scores if s is not None),
+            seeds=tuple(t.seed for t in ref),
+            lockstep=not args.real_time,
+            recorded=today,
+            baseline_max=max((t.score or 0.0 for t in base), default=None) if base else None,
         )
-    print("\n" + "\n".join(lines))
+        solved_all &= rec.solved
+        folder = tasks[pair.split("/")[0]].folder
+        if folder is not None:
+            records[folder][pair] = rec
+        bl = "" if rec.baseline_max is None else f", do-nothing best {rec.baseline_max:.3f}"
+        print(f"{pair:<16} {rec.short():<16} min score {rec.min_score}{bl}")
+    serial = sum(t.wall_s for ts in trials.values() for t in ts)
+    print(
+        f"\nwall {wall:.0f} s for {serial:.0f} s of trials: {serial / wall if wall else 0:.2f}× from {args.jobs} job(s)"
+    )
+    if args.record:
+        for folder, recs in records.items():
+            print(f"recorded: {write_records(folder, recs)}")
     print(f"bundles: {out}")
-    return 0 if all_met else 1
+    return 0 if solved_all else 1
 
 
 if __name__ == "__main__":

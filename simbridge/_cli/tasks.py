@@ -36,9 +36,28 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     val.set_defaults(func=_validate)
 
 
+def _verified(tasks: list) -> dict[str, dict[str, str]]:
+    """Task id -> {simulator: its reference status} (simbridge._verified), from each task's folder."""
+    from simbridge._verified import pair_status, read_records
+
+    by_folder: dict = {}
+    out: dict[str, dict[str, str]] = {}
+    for t in tasks:
+        folder = t.folder
+        if folder not in by_folder:
+            by_folder[folder] = read_records(folder) if folder is not None else {}
+        sims = [t.simulator.name, *t.simulator.alternatives]
+        out[t.id] = {sim: pair_status(t.id, sim, by_folder[folder]) for sim in sims}
+    return out
+
+
 def _list(args: argparse.Namespace) -> int:
     origin = _origins()
     tasks = sorted(load_all_tasks().values(), key=lambda t: origin[t.id][0] != BUILTIN)  # simbridge's first
+    try:
+        verified = _verified(tasks)
+    except ValueError as exc:
+        raise TaskSpecError(str(exc)) from None
     if args.json:
         print(
             json.dumps(
@@ -53,6 +72,7 @@ def _list(args: argparse.Namespace) -> int:
                         "origin": origin[t.id][0],
                         "folder": origin[t.id][1],
                         "reference": t.reference,
+                        "verified": verified[t.id],
                     }
                     for t in tasks
                 ],
@@ -60,10 +80,21 @@ def _list(args: argparse.Namespace) -> int:
             )
         )
         return Exit.OK
+    w_id = max([4, *(len(t.id) for t in tasks)])
+    w_sims = max([10, *(len("/".join([t.simulator.name, *t.simulator.alternatives])) for t in tasks)])
+    w_ver = max([8, *(len(t.verifier.name) for t in tasks)])
+    w_org = max([6, *(len(origin[t.id][0]) for t in tasks)])
+    print(f"{'task':<{w_id}}  {'simulators':<{w_sims}}  d   {'verifier':<{w_ver}}  {'origin':<{w_org}}  title")
     for t in tasks:
         sims = "/".join([t.simulator.name, *t.simulator.alternatives])
         ref = f" [{t.reference}]" if t.reference else ""  # the published procedure a task grades (POH)
-        print(f"{t.id:<10} {sims:<20} d{t.difficulty}  {t.verifier.name:<22} {origin[t.id][0]:<10} {t.title}{ref}")
+        print(
+            f"{t.id:<{w_id}}  {sims:<{w_sims}}  d{t.difficulty}  {t.verifier.name:<{w_ver}}  "
+            f"{origin[t.id][0]:<{w_org}}  {t.title}{ref}"
+        )
+        solved = [f"{sim} {st}" for sim, st in verified[t.id].items() if st != "—"]
+        if solved:
+            print(f"{'':<{w_id}}  reference: {'; '.join(solved)}")
     return Exit.OK
 
 

@@ -82,11 +82,14 @@ def heading_to_area(
     "engine_failure",
     params=EngineFailureParams,
     components=("best_glide", "heading_landable", "survivable_landing"),
+    safety=("no_crash",),
     bands=("ias_kt",),
 )
 def engine_failure(ctx: VerifyContext) -> str:
     """The glide runs from the harness's `failure_injected` event to the start of the flare (first
-    time below `flare_agl_ft` after the failure) or the touchdown, whichever is first."""
+    time below `flare_agl_ft` after the failure) or the touchdown, whichever is first. The
+    survivable landing is the task's goal (primary in the task): a glide flown well and never
+    landed, or landed hard or overturned, earns nothing; a crash anywhere gates."""
     p: EngineFailureParams = ctx.p
     t = ctx.t
     lat, lon = ctx.sig("lat_deg"), ctx.sig("lon_deg")
@@ -94,6 +97,7 @@ def engine_failure(ctx: VerifyContext) -> str:
     ground, vs, gs = ctx.sig("on_ground"), ctx.sig("vs_fpm"), ctx.sig("gs_kt")
     crashed, bank, pitch = ctx.sig("crashed"), ctx.sig("bank_deg"), ctx.sig("pitch_deg")
     names = ("best_glide", "heading_landable", "survivable_landing")
+    ctx.no_events("no_crash", ("crash",), "no crash at any time of the episode", flag="crashed", latched=True)
 
     fails = ctx.bundle.events_of("failure_injected")
     if not fails:

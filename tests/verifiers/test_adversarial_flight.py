@@ -22,6 +22,7 @@ import pytest
 from simbridge import primitives as P
 from simbridge._task import load_task
 from synth import component, score_task
+from synth_flight_b import efato
 from synth_flight_a import final_approach, frame_to_latlon, takeoff_hold, traffic_pattern
 
 G = 9.80665
@@ -488,10 +489,77 @@ T02_FAIR = [
 ]
 
 
+# --------------------------------------------------------------------------- T11 engine failure
+
+RUNWAY_MID_KHAF = (37.51343, -122.50116)
+
+
+def efato_case(name: str, what: str, *, cut_agl: float | None = None, crash_end: bool = False, **kw: Any) -> Case:
+    """An efato() flight (10 Hz) as a row; `cut_agl`: the agent ends the episode in the glide at
+    that height; `crash_end`: the crash flag rises 5 s before the end (after the stop)."""
+
+    def build() -> dict[str, np.ndarray]:
+        cols, _, t_fail = efato(hz=10.0, **kw)
+        if cut_agl is not None:
+            keep = (cols["t"] <= t_fail) | (cols["alt_agl_ft"] >= cut_agl)
+            keep &= np.cumsum(~keep) == 0
+            cols = {k: v[keep] for k, v in cols.items()}
+        if crash_end:
+            cols = crash_at(cols, float(cols["t"][-1]) - 5.0)
+        return cols
+
+    _, events, _ = efato(hz=10.0, **kw)
+    return Case("T11", name, what, build, events=tuple(events))
+
+
+def efato_on_the_ground() -> dict[str, np.ndarray]:
+    cols, _, _ = efato(hz=10.0)
+    return {k: (np.arange(600) / 10.0 if k == "t" else np.full(600, v[0])) for k, v in cols.items()}
+
+
+T11_EXPLOITS = [
+    Case("T11", "do_nothing", "never takes off", efato_on_the_ground),
+    Case(
+        "T11",
+        "done_at_once",
+        "`done` at t = 0",
+        lambda: first_sample(efato_on_the_ground()),
+        episode={"sim_end_s": 0.0},
+    ),
+    Case(
+        "T11",
+        "quit_at_once",
+        "gives up at t = 0",
+        lambda: first_sample(efato_on_the_ground()),
+        episode={"status": "agent_quit", "sim_end_s": 0.0},
+    ),
+    efato_case(
+        "stay_below_failure",
+        "circles at 300 ft, below the failure band: no failure ever shows (class 1)",
+        fail_agl_ft=300.0,
+        inject=False,
+    ),
+    efato_case(
+        "glide_then_done", "a perfect best glide toward the beach, `done` at 300 ft (class 2; was 0.5)", cut_agl=300.0
+    ),
+    efato_case("hard_arrival", "a perfect glide, a 900 fpm arrival (was 0.5)", td_vs_fpm=-900.0),
+    efato_case("overturned", "a perfect glide, stopped inverted (was 0.5)", final_bank_deg=170.0),
+    efato_case("crash_after_stop", "stopped on the beach, then the crash flag (class 4)", crash_end=True),
+]
+
+T11_FAIR = [
+    efato_case("beach", "68 KIAS to Montara State Beach, 250 fpm, stopped upright"),
+    efato_case("turn_back", "from 1,200 ft, back to the runway", fail_agl_ft=1200.0, target=RUNWAY_MID_KHAF),
+    efato_case("glide_low_edge", "glide at 63.5 KIAS", glide_ias_kt=63.5),
+    efato_case("glide_high_edge", "glide at 72.5 KIAS", glide_ias_kt=72.5),
+    efato_case("firm_arrival", "a 690 fpm arrival (limit 700)", td_vs_fpm=-690.0),
+]
+
+
 # --------------------------------------------------------------------------- the tables
 
-EXPLOITS = [*T09_EXPLOITS, *T05_EXPLOITS, *T03_EXPLOITS, *T02_EXPLOITS]
-FAIR = [*T09_FAIR, *T05_FAIR, *T03_FAIR, *T02_FAIR]
+EXPLOITS = [*T09_EXPLOITS, *T05_EXPLOITS, *T03_EXPLOITS, *T02_EXPLOITS, *T11_EXPLOITS]
+FAIR = [*T09_FAIR, *T05_FAIR, *T03_FAIR, *T02_FAIR, *T11_FAIR]
 
 
 @pytest.mark.parametrize("case", [c for c in EXPLOITS if c.item is None], ids=lambda c: f"{c.task}-{c.name}")

@@ -43,10 +43,10 @@ def test_fast_glide_loses_best_glide_only(tmp_path):
 
 
 def test_hard_touchdown_is_not_survivable(tmp_path):
-    # 900 fpm at contact (limit 700): loses the landing 0.50 -> 0.30 + 0.20 = 0.50
+    # 900 fpm at contact (limit 700): the landing (primary) fails -> 0 (raw 0.30 + 0.20 = 0.50)
     cols, ev, _ = efato(td_vs_fpm=-900)
     s = score(tmp_path, cols, ev)
-    assert s.score == pytest.approx(0.50)
+    assert s.score == 0.0 and s.raw_score == pytest.approx(0.50)
     assert "-900" in comp(s, "survivable_landing").measured
 
 
@@ -68,9 +68,10 @@ def test_ditching_fast_into_the_sea_earns_nothing(tmp_path):
 
 
 def test_overturned_after_stop_is_not_upright(tmp_path):
-    # stopped inverted (bank 170°): occupants not safe -> 0.30 + 0.20 = 0.50
+    # stopped inverted (bank 170°): occupants not safe, the landing (primary) fails -> 0
     cols, ev, _ = efato(final_bank_deg=170)
-    assert score(tmp_path, cols, ev).score == pytest.approx(0.50)
+    s = score(tmp_path, cols, ev)
+    assert s.score == 0.0 and s.raw_score == pytest.approx(0.50)
 
 
 def test_missing_failure_event_when_climbed_is_a_harness_fault(tmp_path):

@@ -102,5 +102,15 @@ def to_pyautogui(name: str, known: frozenset[str] | set[str] | None = None) -> s
 
 
 def combo_keys(combo: str, known: frozenset[str] | set[str] | None = None) -> list[str]:
-    """'ctrl+shift+a' -> ['ctrlleft', 'shiftleft', 'a'], in press order."""
-    return [to_pyautogui(part, known) for part in split_combo(combo)]
+    """'ctrl+shift+a' -> ['ctrlleft', 'shiftleft', 'a'], in press order. An empty combination or
+    an empty key name in one ('ctrl+', 'a++b', '+a') is refused, not pressed as something else;
+    '+' alone, or a trailing '++' ('ctrl++'), is the plus key."""
+    if len(combo) == 1 and combo in _ALIASES:  # ' ', '\n', '\t': a key of their own
+        return [to_pyautogui(combo, known)]
+    text = combo.strip()
+    if not text:
+        raise SimbridgeError("empty key name (give a key such as 'Return' or 'ctrl+a')")
+    body = text[:-2] if text.endswith("++") and text != "++" else text
+    if text != "+" and ("" in body.split("+")):
+        raise SimbridgeError(f"empty key name in {combo[:80]!r} (keys are joined by single '+')")
+    return [to_pyautogui(part, known) for part in split_combo(text)]

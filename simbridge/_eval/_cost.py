@@ -10,6 +10,12 @@ Measured on the 2-core development machine (`simbridge run T09 --sim jsbsim`, ep
 - The other simulators are not measured here (FlightGear renders 3-D scenery in software under
   Xvfb: one core at least); their figures are conservative estimates, marked so.
 
+- A VM episode (`provider: vm`) is costed from the VM's configuration, not its simulator: QEMU
+  is given VM_CPUS vCPUs and VM_MEM_MB of guest memory (`simbridge._vm._qemu`), and a software-
+  emulated guest keeps its vCPUs busy (132 % CPU measured for a 2-vCPU jsbsim guest), so the
+  episode holds all of them, plus the guest memory, QEMU's own (~150 MB) and the host-side
+  runner's (~200 MB), and no host display (the guest has its own Xvfb).
+
 Admission (local executor): an episode starts while the running episodes' CPU share plus its own
 stays within the CPU budget (the number of cores), the display count within MAX_DISPLAYS and
 the memory within what /proc/meminfo says is available when the run starts, and no other
@@ -44,9 +50,27 @@ DEFAULT_COST = SimCost(cpu_cores=1.0, displays=1, mem_mb=1000, measured=False)
 MAX_DISPLAYS = 16
 
 
+#: host memory besides the guest's for a VM episode: QEMU itself and the host-side runner (MB)
+VM_HOST_MB = 350
+
+
 def cost_of(sim_resource: str) -> SimCost:
-    """The cost of an episode asking for `sim:NAME`."""
+    """The cost of an episode asking for `sim:NAME` on the local or netns provider."""
     return COSTS.get(sim_resource.removeprefix("sim:"), DEFAULT_COST)
+
+
+def vm_cost() -> SimCost:
+    """What a VM episode holds on its host, from the VM's configuration (see the module docstring)."""
+    from simbridge._vm._qemu import VM_CPUS, VM_MEM_MB
+
+    return SimCost(cpu_cores=float(VM_CPUS), displays=0, mem_mb=float(VM_MEM_MB + VM_HOST_MB), measured=False)
+
+
+def cost_for(sim: str, provider: str = "local") -> SimCost:
+    """The cost of one episode of `sim` on `provider`: the VM's size for `vm`, else the simulator's."""
+    if provider == "vm":
+        return vm_cost()
+    return cost_of(sim)
 
 
 def available_mem_mb() -> float:

@@ -28,7 +28,7 @@ from simbridge._errors import HarnessError
 from simbridge._isolation._firewall import FirewallPlan, render
 from simbridge._providers._base import SCREEN_DEPTH, SCREEN_H, SCREEN_W, Provider
 from simbridge._vm._image import GUEST_UIDS, VENV
-from simbridge._vm._qemu import VmInstance
+from simbridge._vm._qemu import VM_CPUS, VM_MEM_MB, VmInstance
 
 #: QEMU user networking: the host as seen from the guest
 SLIRP_GATEWAY = "10.0.2.2"
@@ -102,7 +102,12 @@ class VmProvider(Provider):
     isolated = True
 
     def __init__(
-        self, *, image_dir: Path | None = None, state_tcp: list[int] | None = None, mem_mb: int = 2048, cpus: int = 2
+        self,
+        *,
+        image_dir: Path | None = None,
+        state_tcp: list[int] | None = None,
+        mem_mb: int = VM_MEM_MB,
+        cpus: int = VM_CPUS,
     ) -> None:
         self.image_dir = Path(image_dir or default_image_dir())
         self.state_tcp = list(state_tcp or [])

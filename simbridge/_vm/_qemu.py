@@ -40,14 +40,20 @@ def resolve_accel(accel: str) -> str:
     return "kvm" if hw and os.access("/dev/kvm", os.R_OK | os.W_OK) else "tcg"
 
 
+#: the guest's size: what QEMU is given (`-m`, `-smp`) and what an eval admits a VM episode by
+#: (`simbridge._eval._cost`)
+VM_MEM_MB = 2048
+VM_CPUS = 2
+
+
 class VmInstance:
     def __init__(
         self,
         image_dir: Path,
         workdir: Path,
         *,
-        mem_mb: int = 2048,
-        cpus: int = 2,
+        mem_mb: int = VM_MEM_MB,
+        cpus: int = VM_CPUS,
         boot_timeout_s: float = 300.0,
         accel: str | None = None,
     ) -> None:

@@ -98,6 +98,8 @@ INFO_PATHS = {
     "jsbsim_version": "/sim/version/jsbsim",
     "aircraft": "/sim/aircraft",
 }
+#: the aids the cockpit draws beyond the C172's panel, comma-separated ("" for none; `--assist`)
+ASSISTS_PATH = "/sim/rendering/assists"
 #: the cockpit's SDL video driver ("x11"; "dummy" draws nowhere)
 VIDEO_DRIVER_PATH = "/sim/rendering/video-driver"
 
@@ -200,6 +202,8 @@ class JSBSimSession(SimSession):
         self._paused = False
         #: False once the cockpit refused `run advance` (an older guest image): pace by pausing
         self._can_advance = True
+        #: the aids the cockpit said at start it draws (checked against `assists`)
+        self._drawn_assists: list[str] | None = None
 
     # ---------------------------------------------------------------- lifecycle
     def start(self, task: "TaskSpec", sandbox: Sandbox, *, seed: int | None = None) -> None:
@@ -330,6 +334,7 @@ class JSBSimSession(SimSession):
             if time.monotonic() > deadline:
                 raise HarnessError("jsbsim: the flight model did not initialise")
             time.sleep(0.1)
+        self._check_assists(self.telnet)
         if self.telemetry_mode == TELEMETRY_STREAM:
             self.receiver = TcpStreamReceiver(self._protocol, host, port, request=STREAM_REQUEST).start()
             self._telemetry_addr = f"{host}:{port}"
@@ -343,6 +348,25 @@ class JSBSimSession(SimSession):
                     "image with `simbridge vm build`)"
                 ) from None
             raise
+
+    def _check_assists(self, telnet: TelnetProps) -> None:
+        """The aids the cockpit says it draws (`/sim/rendering/assists`) are the ones the episode
+        asked for, else a harness fault: the agent would see what the bundle does not record (a
+        cockpit built before assists draws its readout strip whatever was asked)."""
+        try:
+            said = telnet.get(ASSISTS_PATH)
+        except HarnessError:
+            raise HarnessError(
+                "jsbsim: the cockpit does not say which aids it draws (one older than --assist draws the "
+                "readout strip always): in a VM, rebuild the guest image with `simbridge vm build`"
+            ) from None
+        drawn = sorted(a for a in said.split(",") if a)
+        if drawn != sorted(self.assists):
+            raise HarnessError(
+                f"jsbsim: the cockpit draws {', '.join(drawn) or 'no aid'}, the episode asked for "
+                f"{', '.join(self.assists) or 'none'}"
+            )
+        self._drawn_assists = drawn
 
     def stop(self) -> None:
         if self._stopped:
@@ -553,7 +577,9 @@ class JSBSimSession(SimSession):
             # the harness's failure plan with its drawn trigger values (one not reached is listed too)
             "failures": [p.as_dict() for p in self._failures.failures],
             # what the cockpit was asked to show beyond the C172's panel (its `--assist` arguments)
+            # and what it said at start it draws (`/sim/rendering/assists`; None: not read)
             "assists": list(self.assists),
+            "cockpit_assists": self._drawn_assists,
         }
         telemetry: dict[str, Any] = {"mode": self.telemetry_mode, "addr": self._telemetry_addr}
         if self.receiver is not None:

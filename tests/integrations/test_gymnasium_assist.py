@@ -45,7 +45,7 @@ def test_a_readout_assisted_lockstep_episode_starts_the_cockpit_with_it_and_reco
     bundle = Path(end["bundle"])
     ep = json.loads((bundle / "episode.json").read_text())
     assert ep["assists"] == ["readout"] and "assist:readout" in ep["flags"]
-    assert ep["sim_info"]["assists"] == ["readout"]
+    assert ep["sim_info"]["assists"] == ["readout"] and ep["sim_info"]["cockpit_assists"] == ["readout"]
     assert [a["name"] for a in ep["agent_brief"]["assists"]] == ["readout"]
     score = json.loads((bundle / "score.json").read_text())
     assert "assist:readout" in score["flags"]

@@ -1,6 +1,6 @@
 """A keyboard pilot for T09, used by the VM episode test (`py:vm.keyboard_pilot:make`).
 
-It reads the cockpit's readout strip from screenshots (the reference pilots' reader) and flies
+It reads the cockpit's instruments from screenshots (the reference pilots' needle reader) and flies
 the 360° steep turn to the left with the arrow keys only, once per control period of simulator
 time, through the agent port. Closed loop, so it holds up when a lockstep slice in a slow guest
 ends a little late (a replayed key script does not: the turn is spirally unstable); few actions,

@@ -342,11 +342,12 @@ def fms_flight(
     alt_hold_at: float = 240.0,
     target_ft: float = 7500.0,
     v_kt: float = 100.0,
+    cruise_ft: float = 7500.0,
 ) -> dict[str, np.ndarray]:
     """20 s on the ground at KPAO, then airborne `air_s` s at `v_kt` along KPAO→OSI offset
     `xtk_nm` to the right; past OSI (16.55 km, 322 s at 100 kt) either along OSI→SNS with the
     same offset or straight on. AP + NAV from `ap_at`, ALT active from `alt_hold_at`, target
-    `target_ft` from 30 s."""
+    `target_ft` from 30 s; climbing steadily from the 7 ft field to `cruise_ft` MSL at `alt_hold_at`."""
     t = grid(20.0 + air_s, hz)
     v = v_kt * KT
     s = np.clip(t - 20.0, 0.0, None) * v
@@ -372,6 +373,8 @@ def fms_flight(
         "ap_nav": ap.copy(),
         "ap_alt": ap * step(t, [(alt_hold_at, 1.0)]),
         "ap_alt_target_ft": step(t, [(30.0, target_ft)], 0.0),
+        "alt_msl_ft": np.interp(t, [0.0, 20.0, alt_hold_at], [7.0, 7.0, cruise_ft]),
+        "crashed": np.zeros_like(t),
     }
 
 

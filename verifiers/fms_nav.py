@@ -29,6 +29,8 @@ class FmsNavParams(FiniteParams):
     waypoint_tol_nm: PositiveFinite = 2.0
     alt_target_ft: PositiveFinite = 7500.0
     alt_target_tol_ft: PositiveFinite = 10.0
+    #: the aircraft itself at the target altitude ("engage ALT mode at 7,500 ft")
+    alt_tol_ft: PositiveFinite = 100.0
     final_hold_s: PositiveFinite = 5.0
     max_xtk_nm: PositiveFinite = 0.3
     track_s: PositiveFinite = 120.0
@@ -92,13 +94,16 @@ def active_leg_xtk_nm(lat: np.ndarray, lon: np.ndarray, wps: list[Waypoint]) -> 
     "fms_nav",
     params=FmsNavParams,
     components=("flight_plan", "ap_modes", "altitude_target", "tracking"),
-    bands=("ap_alt_target_ft",),
+    safety=("no_crash",),
+    bands=("ap_alt_target_ft", "alt_msl_ft"),
 )
 def fms_nav(ctx: VerifyContext) -> str:
     """The plan is `end.fms_legs` (or `end.fms.legs`) from snapshots.json: the same identifiers in the same order,
     each within `waypoint_tol_nm` of the real fix (a same-named fix elsewhere is wrong). Modes
-    and target are judged on the final state; tracking is the longest airborne, gap-aware
-    window with cross-track to the active leg under `max_xtk_nm`."""
+    and target are judged on the final state, airborne: the modes engaged in flight, the target
+    set and the aircraft itself at the target altitude (±`alt_tol_ft`); tracking is the longest
+    airborne, gap-aware window with cross-track to the active leg under `max_xtk_nm`. A crash
+    anywhere gates."""
     p: FmsNavParams = ctx.p
     t = ctx.t
     legs = plan_at_end(ctx)
@@ -124,30 +129,37 @@ def fms_nav(ctx: VerifyContext) -> str:
         else (f"{', '.join(far)} not the real fix" if far else "different entries or order"),
     )
 
+    ctx.no_events("no_crash", ("crash",), "no crash at any time of the episode", flag="crashed", latched=True)
     ap, nav, altm, tgt = ctx.sig("autopilot_on"), ctx.sig("ap_nav"), ctx.sig("ap_alt"), ctx.sig("ap_alt_target_ft")
+    lat, lon, on_ground, alt = ctx.sig("lat_deg"), ctx.sig("lon_deg"), ctx.sig("on_ground"), ctx.sig("alt_msl_ft")
     end, win = final_mask(ctx, p.final_hold_s)
-    modes = holds(is_state(ap, 1) & is_state(nav, 1) & is_state(altm, 1), end)
+    airborne = ~P._ground(on_ground)
+    modes = holds(is_state(ap, 1) & is_state(nav, 1) & is_state(altm, 1) & airborne, end)
     ctx.component(
         "ap_modes",
         modes,
-        measured=f"AP {ap[-1]:.0f} NAV {nav[-1]:.0f} ALT {altm[-1]:.0f}",
-        tolerance=f"AP engaged, NAV and ALT active for the last {p.final_hold_s:g} s",
+        measured=f"AP {ap[-1]:.0f} NAV {nav[-1]:.0f} ALT {altm[-1]:.0f}"
+        + ("" if bool(airborne[-1]) else ", on the ground"),
+        tolerance=f"airborne, AP engaged, NAV and ALT active for the last {p.final_hold_s:g} s",
         window=win,
     )
     with np.errstate(invalid="ignore"):
         on_target = np.abs(tgt - p.alt_target_ft) <= p.alt_target_tol_ft
+        at_alt = np.abs(alt - p.alt_target_ft) <= p.alt_tol_ft
     ctx.component(
         "altitude_target",
-        holds(on_target, end),
+        holds(on_target & at_alt & airborne, end),
         measured=float(tgt[-1]) if np.isfinite(tgt[-1]) else None,
-        tolerance=f"{p.alt_target_ft:g}±{p.alt_target_tol_ft:g} ft",
+        tolerance=f"target {p.alt_target_ft:g}±{p.alt_target_tol_ft:g} ft, aircraft at {p.alt_target_ft:g}"
+        f"±{p.alt_tol_ft:g} ft MSL",
         window=win,
+        explanation=f"aircraft at {alt[-1]:.0f} ft MSL at the end" if np.isfinite(alt[-1]) else "",
     )
     if win is not None:  # the autopilot's altitude target ± tolerance over the final hold
         a, tol = p.alt_target_ft, p.alt_target_tol_ft
         ctx.band("ap_alt_target_ft", a - tol, a + tol, *win, label=f"target {a:g}±{tol:g} ft")
+        ctx.band("alt_msl_ft", a - p.alt_tol_ft, a + p.alt_tol_ft, *win, label=f"{a:g}±{p.alt_tol_ft:g} ft")
 
-    lat, lon, on_ground = ctx.sig("lat_deg"), ctx.sig("lon_deg"), ctx.sig("on_ground")
     xtk = active_leg_xtk_nm(lat, lon, p.waypoints)
     with np.errstate(invalid="ignore"):
         cond = (np.abs(xtk) < p.max_xtk_nm) & ~P._ground(on_ground)

@@ -23,7 +23,7 @@ from simbridge import primitives as P
 from simbridge._task import load_task
 from synth import component, score_task
 from synth_flight_b import efato
-from synth_flight_a import final_approach, frame_to_latlon, takeoff_hold, traffic_pattern
+from synth_flight_a import PLAN, final_approach, fms_flight, frame_to_latlon, takeoff_hold, traffic_pattern
 
 G = 9.80665
 KT = 0.514444
@@ -556,10 +556,86 @@ T11_FAIR = [
 ]
 
 
+# --------------------------------------------------------------------------- T04 G1000 plan and NAV
+
+
+def fms_snap(legs: list[dict[str, Any]] = PLAN) -> dict[str, Any]:
+    return {"start": {"fms_legs": []}, "end": {"fms_legs": legs}}
+
+
+def fms_on_the_ground(**kw: Any) -> dict[str, np.ndarray]:
+    """fms_flight() that never leaves the ramp: position and altitude of the first sample."""
+    c = fms_flight(**kw)
+    for k in ("lat_deg", "lon_deg", "alt_msl_ft"):
+        c[k] = np.full_like(c[k], c[k][0])
+    c["on_ground"] = np.ones_like(c["t"])
+    return c
+
+
+T04_EXPLOITS = [
+    Case(
+        "T04",
+        "do_nothing",
+        "sits on the ramp, nothing entered",
+        lambda: fms_on_the_ground(ap_at=None, target_ft=0.0),
+        snapshots=fms_snap([]),
+    ),
+    Case(
+        "T04",
+        "done_at_once",
+        "`done` at t = 0",
+        lambda: first_sample(fms_flight()),
+        snapshots=fms_snap([]),
+        episode={"sim_end_s": 0.0},
+    ),
+    Case(
+        "T04",
+        "quit_at_once",
+        "gives up at t = 0",
+        lambda: first_sample(fms_flight()),
+        snapshots=fms_snap([]),
+        episode={"status": "agent_quit", "sim_end_s": 0.0},
+    ),
+    Case(
+        "T04",
+        "modes_on_the_ground",
+        "the plan entered, AP, NAV, ALT and the 7,500 ft target set, never takes off (class 2; was 0.8)",
+        lambda: fms_on_the_ground(),
+        snapshots=fms_snap(),
+    ),
+    Case(
+        "T04",
+        "crash_after_tracking",
+        "the whole task, then the crash flag (class 4)",
+        lambda: crash_at(fms_flight(), 310.0),
+        snapshots=fms_snap(),
+    ),
+    Case(
+        "T04",
+        "alt_hold_at_3000",
+        "ALT hold engaged at 3,000 ft with the selector at 7,500 (class 5: the altitude was never read; was 1.0)",
+        lambda: fms_flight(cruise_ft=3000.0),
+        snapshots=fms_snap(),
+        item="altitude_target",
+    ),
+]
+
+T04_FAIR = [
+    Case("T04", "textbook", "plan, take-off, AP NAV+ALT at 7,500 ft tracking to OSI", fms_flight, snapshots=fms_snap()),
+    Case(
+        "T04",
+        "edges",
+        "levelled at 7,405 ft, 0.29 nm right of the route",
+        lambda: fms_flight(cruise_ft=7405.0, xtk_nm=0.29),
+        snapshots=fms_snap(),
+    ),
+]
+
+
 # --------------------------------------------------------------------------- the tables
 
-EXPLOITS = [*T09_EXPLOITS, *T05_EXPLOITS, *T03_EXPLOITS, *T02_EXPLOITS, *T11_EXPLOITS]
-FAIR = [*T09_FAIR, *T05_FAIR, *T03_FAIR, *T02_FAIR, *T11_FAIR]
+EXPLOITS = [*T09_EXPLOITS, *T05_EXPLOITS, *T03_EXPLOITS, *T02_EXPLOITS, *T11_EXPLOITS, *T04_EXPLOITS]
+FAIR = [*T09_FAIR, *T05_FAIR, *T03_FAIR, *T02_FAIR, *T11_FAIR, *T04_FAIR]
 
 
 @pytest.mark.parametrize("case", [c for c in EXPLOITS if c.item is None], ids=lambda c: f"{c.task}-{c.name}")

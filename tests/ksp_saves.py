@@ -15,6 +15,7 @@ VESSEL = """\t\tVESSEL
 \t\t\tsplashed = False
 \t\t\tmet = 612.34
 \t\t\tlct = 1000
+\t\t\tlastUT = {last_ut}
 \t\t\tlat = -0.0972
 \t\t\tlon = -74.557
 \t\t\talt = {alt}
@@ -63,18 +64,27 @@ def vessel(
     ecc=0.0,
     ref=1,
     parts=("mk1pod.v2", "fuelTankSmallFlat", "liquidEngine2"),
+    last_ut=None,
 ) -> str:
+    """One VESSEL node; `last_ut` None: the save's UT (a vessel loaded when the game saved, whose
+    `alt` is current)."""
     body = "".join(PART.format(part=p) for p in parts)
-    return VESSEL.format(name=name, type=type, sit=sit, alt=alt, sma=sma, ecc=ecc, ref=ref, parts=body)
+    last = _SAVE_UT if last_ut is None else last_ut
+    return VESSEL.format(name=name, type=type, sit=sit, alt=alt, sma=sma, ecc=ecc, ref=ref, parts=body, last_ut=last)
 
 
-def save(*vessels: str, ut: float = 1612.34, active: int = 0) -> str:
-    return (
+_SAVE_UT = "@SAVE_UT@"  # replaced by save() with its UT
+
+
+def save(*vessels: str, ut: float = 1612.34, active: int = 0, scene: int = 7) -> str:
+    text = (
         "GAME\n{\n\tversion = 1.12.5\n\tTitle = simbridge T19 (SANDBOX)\n\tMode = SANDBOX\n\tStatus = 1\n"
-        "\tscene = 7\n\tPARAMETERS\n\t{\n\t\tFLIGHT\n\t\t{\n\t\t\tCanQuickSave = True\n\t\t}\n\t}\n"
+        f"\tscene = {scene}\n"
+        "\tPARAMETERS\n\t{\n\t\tFLIGHT\n\t\t{\n\t\t\tCanQuickSave = True\n\t\t}\n\t}\n"
         f"\tFLIGHTSTATE\n\t{{\n\t\tversion = 1.12.5\n\t\tUT = {ut}\n\t\tactiveVessel = {active}\n"
         "\t\tmapViewFiltering = -1026\n" + "".join(vessels) + "\t}\n}\n"
     )
+    return text.replace(_SAVE_UT, repr(float(ut)))
 
 
 def orbit_from(pe_km: float, ap_km: float) -> tuple[float, float]:

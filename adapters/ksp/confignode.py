@@ -3,6 +3,12 @@
 Layout as the game writes it: a node name on its own line, `{` on the next, `key = value`
 lines (the value is everything after the first ` = `, spaces kept), `}` closing; `//` starts a
 comment. `NAME {` on one line and `}` after a value are accepted too (hand-edited saves).
+
+Two things real files hold that KSP's own reader accepts are tolerated, each with a note on the
+root node (`notes`): a node without a name (a `{` with no name line before it, written for an
+unnamed node, e.g. in a KSP 1.1 ROSTER), kept with the name ''; and extra `}` after the last
+node closed (a Squad training save ends with one), ignored. A `}` without an open node that is
+followed by anything else is still an error.
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ class ConfigNode:
     values: list[tuple[str, str]] = field(default_factory=list)
     nodes: list["ConfigNode"] = field(default_factory=list)
     line: int = 0
+    #: what the parser tolerated (only on the root node): 'line N: ...'
+    notes: list[str] = field(default_factory=list)
 
     def get(self, key: str, default: str | None = None) -> str | None:
         """First value of `key`."""
@@ -46,9 +54,21 @@ def parse_confignode(text: str, source: str = "<text>") -> ConfigNode:
     root = ConfigNode("", line=0)
     stack = [root]
     pending: tuple[str, int] | None = None  # a node name waiting for its '{'
+    stray: int | None = None  # the line of a '}' that closed nothing (fine only at the very end)
     for no, raw in enumerate(text.splitlines(), start=1):
         line = raw.split("//", 1)[0].strip()
         while line:
+            if stray is not None and not line.startswith("}"):
+                raise ConfigNodeError(
+                    f"{source}: line {stray}: '}}' without an open node (line {no} follows it with {line[:40]!r})"
+                )
+            if pending is None and line.startswith("{"):  # an unnamed node: KSP writes an empty name line
+                node = ConfigNode("", line=no)
+                stack[-1].nodes.append(node)
+                stack.append(node)
+                root.notes.append(f"line {no}: a node without a name (kept, not read)")
+                line = line[1:].strip()
+                continue
             if pending is not None:
                 if not line.startswith("{"):
                     raise ConfigNodeError(
@@ -63,7 +83,11 @@ def parse_confignode(text: str, source: str = "<text>") -> ConfigNode:
                 continue
             if line.startswith("}"):
                 if len(stack) == 1:
-                    raise ConfigNodeError(f"{source}: line {no}: '}}' without an open node")
+                    if stray is None:
+                        stray = no
+                        root.notes.append(f"line {no}: an extra '}}' after the last node (ignored)")
+                    line = line[1:].strip()
+                    continue
                 stack.pop()
                 line = line[1:].strip()
                 continue

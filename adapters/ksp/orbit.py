@@ -94,3 +94,47 @@ class Orbit:
         e1, e2 = math.acos(c_hi), math.acos(c_lo)
         m1, m2 = e1 - e * math.sin(e1), e2 - e * math.sin(e2)
         return max(0.0, min(1.0, (m2 - m1) / math.pi))
+
+
+def _eccentric_anomaly(mean: float, ecc: float) -> float:
+    """E with E − e sin E = M (elliptic), by Newton's method from a start that converges for
+    every e < 1, with bisection as the fallback near e → 1."""
+    m = math.remainder(mean, 2 * math.pi)  # in [−π, π]
+    e_anom = m + ecc * math.sin(m) if ecc < 0.8 else math.copysign(math.pi, m) if m else 0.0
+    for _ in range(100):
+        f = e_anom - ecc * math.sin(e_anom) - m
+        step = f / (1.0 - ecc * math.cos(e_anom))
+        e_anom -= step
+        if abs(step) < 1e-13:
+            return e_anom
+    lo, hi = -math.pi, math.pi  # E − e sin E is monotonic on [−π, π]
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if mid - ecc * math.sin(mid) < m:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def _hyperbolic_anomaly(mean: float, ecc: float) -> float:
+    """H with e sinh H − H = M (hyperbolic orbits, e > 1), by Newton's method."""
+    h = math.asinh(mean / ecc)
+    for _ in range(200):
+        f = ecc * math.sinh(h) - h - mean
+        step = f / (ecc * math.cosh(h) - 1.0)
+        h -= step
+        if abs(step) < 1e-13 * max(1.0, abs(h)):
+            break
+    return h
+
+
+def radius_at(sma_m: float, ecc: float, gm_m3s2: float, mna_rad: float, eph_s: float, ut_s: float) -> float:
+    """Distance from the body's centre at time `ut_s` on the orbit KSP saves: mean anomaly MNA
+    (radians) at epoch EPH, mean motion n = √(GM/|a|³). Elliptic: r = a(1 − e cos E);
+    hyperbolic (a < 0, e > 1): r = a(1 − e cosh H)."""
+    n = math.sqrt(gm_m3s2 / abs(sma_m) ** 3)
+    mean = mna_rad + n * (ut_s - eph_s)
+    if ecc < 1.0:
+        return sma_m * (1.0 - ecc * math.cos(_eccentric_anomaly(mean, ecc)))
+    return sma_m * (1.0 - ecc * math.cosh(_hyperbolic_anomaly(mean, ecc)))

@@ -71,7 +71,7 @@ def test_confignode_one_line_braces_and_comments():
     "text,where",
     [
         ("GAME\n{\n\tFLIGHTSTATE\n\t{\n\t\tUT = 5\n", "line 3"),  # truncated: node opened at line 3 never closed
-        ("GAME\n{\n}\n}\n", "line 4"),  # extra '}'
+        ("GAME\n{\n}\n}\nGAME\n{\n}\n", "line 4"),  # a '}' closing nothing, with more after it
         ("GAME\nversion = 1\n", "line 1"),  # node name without '{'
         ("GAME\n{\n\tthis is not a key\n}\n", "line 3"),
     ],
@@ -95,7 +95,7 @@ def test_binary_and_missing_fields(tmp_path):
         read_save(p)
     p = tmp_path / "badsma.sfs"
     p.write_text(save(vessel(sma="abc")))
-    with pytest.raises(SaveError, match=r"vessel 'SB Two-Stage': line 43: ORBIT.SMA = 'abc' is not a number"):
+    with pytest.raises(SaveError, match=r"vessel 'SB Two-Stage': line 44: ORBIT.SMA = 'abc' is not a number"):
         read_save(p).vessel("SB Two-Stage")
 
 

@@ -219,11 +219,13 @@ def test_fms_altitude_target_band_over_the_final_hold(tmp_path):
     t04 = load_task("T04")
     cols = fms_flight()
     s = score_task(tmp_path, t04, cols, snapshots={"start": {"fms_legs": []}, "end": {"fms_legs": PLAN}})
-    (b,) = bands_for(s)
+    # the target selector's band and the aircraft's own altitude band, both over the final hold
+    b, b_alt = bands_for(s)
     assert (b.signal, b.lo, b.hi) == ("ap_alt_target_ft", 7490.0, 7510.0)
+    assert (b_alt.signal, b_alt.lo, b_alt.hi) == ("alt_msl_ft", 7400.0, 7600.0)
     win = next(c.window for c in s.components if c.name == "altitude_target")
     assert (
-        (b.t0, b.t1) == win
+        (b.t0, b.t1) == win == (b_alt.t0, b_alt.t1)
         and win[1] == pytest.approx(float(cols["t"][-1]))
         and win[1] - win[0] == pytest.approx(5.0, abs=0.3)
     )

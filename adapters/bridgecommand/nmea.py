@@ -30,7 +30,11 @@ sentence. Fixes a receiver marks invalid (RMC/GLL status V or mode N, GGA qualit
 sentences whose checksum does not match are left out and counted.
 
 Sentences sharing a time are one epoch and one row, merged by a documented precedence
-(`RANK`, docs/importers.md), disagreements flagged. Bridge Command 5.10.1 prints the time and
+(`RANK`, docs/importers.md), disagreements flagged. A position sentence is read whole and
+judged (valid, on the globe, in time order) before any of its values is used, so a dropped fix
+leaves nothing behind. Times of day lie on one axis across midnight (`000000` is midnight);
+the start date is the first date seen, moved back to the first row's day; degree digits are
+checked, the minutes anchored at the decimal point. Bridge Command 5.10.1 prints the time and
 date strings empty (`$GPRMC,.00,A,…,,,,A,S`: dangling `c_str()` pointers in
 NMEA::updateNMEA, v5.10.1 src/NMEA.cpp:381-390, fixed by 049157fb for 5.10.3); such fixes are
 placed at their receive stamps and flagged `empty_time`.

@@ -294,8 +294,8 @@ def straight_ahead(climb_tol_deg: float, tol_deg: float) -> Cond:
 #: throttle); carb heat melts it in 40 s
 CARB_ICE_BUILD_S = 150.0
 CARB_MELT_S = 40.0
-#: the ice the pilot can see: ~2 % of the throttle's effect lost, a steady fall of 30-60 rpm on the tachometer
-CARB_ICE_SEEN = 0.05
+#: the ice the pilot can see: the rpm falling steadily once ice has built for ~3 s at part throttle
+CARB_ICE_SEEN = 0.02
 #: melted: what carb heat leaves once the engine runs smoothly again
 CARB_ICE_MELTED = 0.05
 

@@ -314,12 +314,14 @@ def _indication(ctx: VerifyContext, proc: Procedure, env: Env) -> tuple[float | 
         if proc.starts_when is not None:
             return t_fail, "the engine stopped (tachometer below 1,200 rpm)"
         return t_fail, "the fuel gauges show the selected tank almost empty from the start"
-    if system in ("engine", "fuel_empty_tank"):
+    if system == "fuel_empty_tank":  # the tank the selector is on runs dry: the engine stops
         stopped = _engine_stopped(ctx)
-        if stopped is None:  # a recording without the engine's signals: the failure stops it
-            return t_fail, "the engine failed"
+        if stopped is None:
+            raise Unscorable("the engine's signals (engine_running, engine_rpm) are missing from the recording")
         got = _first_at_or_after(t, stopped, t_fail)
-        return got, "the engine stopped" if got is not None else "the engine never stopped (it kept running)"
+        if got is not None:
+            return got, "the engine stopped"
+        return None, "the engine never stopped: the selector was on a tank with fuel before the tank ran dry"
     if system == "engine_rough":
         mags = ctx.sig("magnetos")
         bad = MAG_L if env.failed_magneto == "L" else MAG_R
@@ -341,39 +343,34 @@ def _indication(ctx: VerifyContext, proc: Procedure, env: Env) -> tuple[float | 
             return got, "the rpm fell (carburettor ice)"
         return None, "no carburettor ice built (carb heat was on before it could, or the episode ended first)"
     if system == "alternator":
+        # LOW VOLTS lights (and the ammeter shows the discharge) whenever the battery master is on
+        # with the alternator off line: the battery's 24.3 V is below the light's 24.5 V
+        cue = _is(ctx.sig("master_bat"), 1)
         lv, amps = ctx.opt("low_volts_light"), ctx.opt("ammeter_amps")
-        if lv is not None or amps is not None:
-            with np.errstate(invalid="ignore"):
-                cue = (_is(lv, 1) if lv is not None else False) | (amps < -1.0 if amps is not None else False)
-            what = "LOW VOLTS lit / the ammeter showed a discharge"
-        else:
-            cue = _is(ctx.sig("master_bat"), 1)
-            what = "LOW VOLTS lit (battery master on, the alternator off line)"
-        got = _first_at_or_after(t, np.broadcast_to(np.asarray(cue, dtype=bool), t.shape), t_fail)
-        return (got, what) if got is not None else (None, "LOW VOLTS never lit: the battery master was off")
+        with np.errstate(invalid="ignore"):
+            if lv is not None:
+                cue = cue | _is(lv, 1)
+            if amps is not None:
+                cue = cue | (amps < -1.0)
+        got = _first_at_or_after(t, cue, t_fail)
+        if got is not None:
+            return got, "LOW VOLTS lit, the ammeter showing a discharge"
+        return None, "LOW VOLTS never lit: the battery master was off before the alternator failed"
     if system == "electrical_fire":
         got = _first_at_or_after(t, _is(ctx.sig("smoke"), 1), t_fail)
         if got is not None:
             return got, "smoke in the cabin"
         return None, "no smoke ever built: the electrical bus was dead before the fire could start"
-    if system == "vacuum":
-        suction = ctx.opt("vacuum_inhg")
-        if suction is None:
-            return t_fail, "suction lost (the vacuum pump failed)"
-        with np.errstate(invalid="ignore"):
-            got = _first_at_or_after(t, suction < 3.0, t_fail)
-        return (got, "suction below 3 inHg (VAC)") if got is not None else (None, "the suction never fell")
-    if system == "door":
-        door = ctx.opt("door_open")
-        if door is None:
-            return t_fail, "the cabin door opened"
-        got = _first_at_or_after(t, _is(door, 1), t_fail)
-        return (got, "DOOR lit") if got is not None else (None, "the door never opened")
-    # pitot: the airspeed indicator freezes at the blockage (pitot heat does not prevent it: it
-    # clears it after ~40 s of heating); flaps: jammed from the failure on
-    return t_fail, {"pitot": "the airspeed indicator froze (pitot blocked)", "flaps": "the flaps jammed"}.get(
-        system, f"the {system} failure"
-    )
+    # failures no action of the pilot keeps from showing, from the failure on: the engine stops,
+    # the suction falls to 0 (VAC), the airspeed indicator freezes (pitot heat does not prevent a
+    # blockage: it clears one after ~40 s of heating), the flaps jam, the door opens (DOOR)
+    return t_fail, {
+        "engine": "the engine stopped",
+        "vacuum": "suction lost (VAC)",
+        "pitot": "the airspeed indicator froze (pitot blocked)",
+        "flaps": "the flaps jammed",
+        "door": "the cabin door opened (DOOR)",
+    }.get(system, f"the {system} failure")
 
 
 def _credit(env: Env, check: Check, t_ind: float) -> np.ndarray:

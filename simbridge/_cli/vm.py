@@ -37,8 +37,11 @@ def check_vm(image: Path | None = None, ports: list[tuple[int, str, str]] | None
     """Boot a fresh overlay, audit inside (the usual simulator ports plus `ports`), shut down."""
     from simbridge._vm import VmProvider
 
+    from simbridge._vm._image import image_staleness
+
     with tempfile.TemporaryDirectory(prefix="simbridge-vm-") as tmp:
         prov = VmProvider(image_dir=image, state_tcp=[p for p, proto, _ in ports or [] if proto == "tcp"])
+        stale = image_staleness(prov.image_dir)
         t0 = time.monotonic()
         try:
             sb = prov.start(tmp)
@@ -48,6 +51,11 @@ def check_vm(image: Path | None = None, ports: list[tuple[int, str, str]] | None
             report["start_s"] = round(time.monotonic() - t0, 1)
         finally:
             prov.stop()
+    # the guest runs the image's simbridge: an image of another one is not what `run` would use
+    report["image"] = {"dir": str(prov.image_dir), "current": stale is None, "detail": stale or "current"}
+    if stale:
+        report["ok"] = False
+        report.setdefault("problems", []).append(f"guest image is stale: {stale} (rebuild: simbridge vm build)")
     return report
 
 

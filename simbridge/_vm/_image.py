@@ -5,11 +5,13 @@ embedded simulator, the agent port) in a venv → an ext4 filesystem made with `
 (no loop mounts) → `base.qcow2` plus the kernel and initrd to boot it. Each episode boots a
 fresh copy-on-write overlay of `base.qcow2`, so reset is a new overlay.
 
-simbridge goes into the guest as a wheel built from the source folder at build time: what runs
+simbridge goes into the guest as a wheel built from a copy of the source folder at build time
+(the source itself is never written to: it may be a read-only install): what runs
 in the guest (the supervisor, the audit, the embedded simulator's cockpit) is that snapshot,
 not the host's code, so a change to any of them needs a rebuild. `image.json` records the
 source's git commit, whether its working tree had uncommitted changes, and a hash of what the
-wheel carries (`image_is_current` compares it with a source folder); a rebuild whose
+wheel carries and the simbridge version (`image_staleness` compares them with this simbridge:
+`run --provider vm` refuses a stale image, `vm check` reports it); a rebuild whose
 dependencies (pyproject.toml) are unchanged reinstalls only simbridge itself.
 """
 
@@ -143,6 +145,68 @@ def image_is_current(out: Path, src: Path | None = None) -> bool:
     return (out / "base.qcow2").exists() and info.get("package_sha256") == package_hash(src)
 
 
+def _is_source_tree(src: Path) -> bool:
+    """A checkout (pyproject.toml beside the top-level folders the wheel maps), not an installed copy."""
+    return (src / "pyproject.toml").is_file() and all((src / d).is_dir() for d in PACKAGE_DIRS)
+
+
+def image_staleness(out: Path, src: Path | None = None) -> str | None:
+    """Why the image in `out` does not carry this simbridge, in one line, or None when it does.
+
+    From a source tree: the hash of the files the wheel is made of (`package_hash`), so any edit
+    counts. From an installed simbridge: the version it records (`simbridge_version`)."""
+    from simbridge._version import installed_version
+
+    src = src or Path(__file__).resolve().parents[2]
+    try:
+        info = json.loads((out / "image.json").read_text())
+    except (OSError, ValueError):
+        return f"{out / 'image.json'} is missing or unreadable (an image built by hand or interrupted)"
+    if not isinstance(info, dict):
+        return f"{out / 'image.json'} is not a JSON object"
+    source = info.get("source")
+    built: dict = source if isinstance(source, dict) else {}
+    made = f"commit {str(built.get('commit'))[:10]}{' with uncommitted changes' if built.get('dirty') else ''}"
+    if _is_source_tree(src):
+        if info.get("package_sha256") != package_hash(src):
+            origin = made if built.get("commit") else built.get("path", "?")
+            return f"it was built from other source ({origin}) than {src}"
+        return None
+    ours, theirs = installed_version(), info.get("simbridge_version")
+    if theirs != ours:
+        return f"it carries simbridge {theirs or '(not recorded)'}, this is simbridge {ours}"
+    return None
+
+
+def build_wheel(src: Path, dest: Path) -> Path:
+    """simbridge's wheel, built from a copy of `src` in a scratch folder into `dest`: pip builds a
+    local folder in place (build/, *.egg-info), which must not touch the source (it may be a
+    read-only install, or another engineer's working tree)."""
+    import tempfile
+
+    if not _is_source_tree(src):
+        raise HarnessError(
+            f"vm build: {src} is not simbridge's source (pyproject.toml and {', '.join(PACKAGE_DIRS)}/); "
+            "build the image from a checkout or an unpacked sdist"
+        )
+    dest.mkdir(parents=True, exist_ok=True)
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc", "build", "*.egg-info")
+    with tempfile.TemporaryDirectory(prefix="simbridge-wheel-") as tmp:
+        copy = Path(tmp) / "src"
+        copy.mkdir()
+        for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
+            if (src / name).is_file():
+                shutil.copy2(src / name, copy / name)
+        for top in PACKAGE_DIRS:  # links (simbridge/adapters -> ../adapters) stay links, inside the copy
+            shutil.copytree(src / top, copy / top, symlinks=True, ignore=skip)
+        before = set(dest.glob("simbridge-*.whl"))
+        _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dest), str(copy)])
+    made = sorted(set(dest.glob("simbridge-*.whl")) - before) or sorted(dest.glob("simbridge-*.whl"))
+    if not made:
+        raise HarnessError(f"pip wheel left no simbridge wheel in {dest}")
+    return made[-1]
+
+
 def build_image(
     out: Path,
     *,
@@ -154,6 +218,8 @@ def build_image(
     log=print,
 ) -> Path:
     """Build (or rebuild the changed parts of) the guest image in `out`. Needs root."""
+    from simbridge._version import installed_version
+
     if os.geteuid() != 0:
         raise HarnessError("vm build needs root (debootstrap, chroot)")
     for tool in ("debootstrap", "mke2fs", "qemu-img"):
@@ -208,8 +274,7 @@ def build_image(
     house = rootfs / "tmp/wheelhouse"
     shutil.rmtree(house, ignore_errors=True)
     house.mkdir(parents=True)
-    _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(house), str(src)])
-    wheel = next(house.glob("simbridge-*.whl"))
+    wheel = build_wheel(src, house)
     try:
         before = json.loads((out / "image.json").read_text())
     except (OSError, ValueError):
@@ -307,6 +372,7 @@ def build_image(
         "uids": GUEST_UIDS,
         "venv": VENV,
         "source": source_stamp(src),
+        "simbridge_version": installed_version(),
         "package_sha256": package_hash(src),
         "deps_sha256": deps_hash(src, extras),
         "build_s": build_s,

@@ -136,6 +136,15 @@ class VmProvider(Provider):
                 )
         if shutil.which("qemu-system-x86_64") is None:
             raise SimbridgeError("vm provider needs qemu-system-x86_64 (apt-get install qemu-system-x86)")
+        from simbridge._vm._image import image_staleness
+
+        stale = image_staleness(self.image_dir)
+        if stale and os.environ.get("SIMBRIDGE_VM_ALLOW_STALE") != "1":
+            # the guest runs the image's simbridge (supervisor, audit, cockpit): not this one
+            raise SimbridgeError(
+                f"vm provider: the guest image at {self.image_dir} is stale: {stale}; rebuild it with "
+                "`simbridge vm build` (SIMBRIDGE_VM_ALLOW_STALE=1 runs it anyway)"
+            )
 
     def start(self, workdir: str | Path) -> Sandbox:
         workdir = Path(workdir)

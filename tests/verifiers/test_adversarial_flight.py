@@ -22,7 +22,7 @@ import pytest
 from simbridge import primitives as P
 from simbridge._task import load_task
 from synth import component, score_task
-from synth_flight_b import efato
+from synth_flight_b import efato, ground
 from synth_flight_a import PLAN, final_approach, fms_flight, frame_to_latlon, takeoff_hold, traffic_pattern
 
 G = 9.80665
@@ -632,10 +632,80 @@ T04_FAIR = [
 ]
 
 
+# --------------------------------------------------------------------------- T15 weight and balance
+
+WB_LOAD = {"pilot_lb": 180, "copilot_lb": 160, "rear_left_lb": 190, "rear_right_lb": 175, "baggage_lb": 60}
+WB_DEFAULT = {**WB_LOAD, "copilot_lb": 0, "rear_left_lb": 0, "rear_right_lb": 0, "baggage_lb": 0}
+
+
+def wb(
+    payload: dict[str, float], fuel_lb: list[float], answer: dict[str, Any] | None, name: str, what: str, **kw: Any
+) -> Case:
+    """A T15 row: the end-state loading and answer.json (None: no file) as the harness snapshots them."""
+    return Case(
+        "T15",
+        name,
+        what,
+        kw.pop("build", lambda: ground(seconds=30)),
+        snapshots={"end": {"payload": payload, "fuel_lb": fuel_lb, "answer": answer}},
+        **kw,
+    )
+
+
+T15_EXPLOITS = [
+    wb(WB_DEFAULT, [32.33, 32.33], None, "do_nothing", "nothing changed (pilot alone, 25 % fuel), no answer"),
+    wb(
+        WB_DEFAULT,
+        [32.33, 32.33],
+        None,
+        "done_at_once",
+        "`done` at t = 0",
+        build=lambda: first_sample(ground(seconds=30)),
+        episode={"sim_end_s": 0.0},
+    ),
+    wb(
+        WB_DEFAULT,
+        [32.33, 32.33],
+        None,
+        "quit_at_once",
+        "gives up at t = 0",
+        build=lambda: first_sample(ground(seconds=30)),
+        episode={"status": "agent_quit", "sim_end_s": 0.0},
+    ),
+    wb(
+        WB_LOAD,
+        [129.43, 129.43],
+        {"weight_lb": 2491, "cg_in": 45.45},
+        "overweight_reported",
+        "payload right, full tanks (2,491 lb), reported exactly (class 5: the limit did not gate; was 0.7)",
+    ),
+    wb(
+        WB_DEFAULT,
+        [32.33, 32.33],
+        {"weight_lb": 1711.7, "cg_in": 39.08},
+        "answer_for_default",
+        "nothing loaded, the default loading reported",
+    ),
+]
+
+T15_FAIR = [
+    wb(WB_LOAD, [108.0, 108.0], {"weight_lb": 2448, "cg_in": 45.41}, "textbook", "loaded to 2,448 lb, reported"),
+    wb(
+        {**WB_LOAD, "pilot_lb": 181.9, "rear_left_lb": 175, "rear_right_lb": 188.1},
+        [108.0, 108.0],
+        # 2,448.0 lb; 111,094.42 lb-in / 2,448 = 45.3817 in (by hand: see test_t15_weight_balance)
+        {"weight_lb": 2448.0 + 4.9, "cg_in": 45.292},
+        "edges",
+        "stations 1.9 lb off, rear passengers swapped, the answer 4.9 lb and 0.09 in off",
+    ),
+    wb(WB_LOAD, [0.0, 0.0], {"weight_lb": 2232, "cg_in": 45.16}, "no_fuel", "no fuel at all: 2,232 lb, inside"),
+]
+
+
 # --------------------------------------------------------------------------- the tables
 
-EXPLOITS = [*T09_EXPLOITS, *T05_EXPLOITS, *T03_EXPLOITS, *T02_EXPLOITS, *T11_EXPLOITS, *T04_EXPLOITS]
-FAIR = [*T09_FAIR, *T05_FAIR, *T03_FAIR, *T02_FAIR, *T11_FAIR, *T04_FAIR]
+EXPLOITS = [*T09_EXPLOITS, *T05_EXPLOITS, *T03_EXPLOITS, *T02_EXPLOITS, *T11_EXPLOITS, *T04_EXPLOITS, *T15_EXPLOITS]
+FAIR = [*T09_FAIR, *T05_FAIR, *T03_FAIR, *T02_FAIR, *T11_FAIR, *T04_FAIR, *T15_FAIR]
 
 
 @pytest.mark.parametrize("case", [c for c in EXPLOITS if c.item is None], ids=lambda c: f"{c.task}-{c.name}")

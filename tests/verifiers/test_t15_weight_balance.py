@@ -50,10 +50,11 @@ def test_rear_passengers_may_swap_seats_and_fuel_in_gallons(tmp_path):
 
 def test_full_tanks_overweight_but_answer_right(tmp_path):
     # full tanks 2 x 129.43 = 258.86 lb: 2,490.86 lb > 2,450 (-0.30);
-    # CG (100,791.02 + 12,425.28) / 2,490.86 = 45.453 in, reported correctly: 0.40 + 0.30 = 0.70
+    # CG (100,791.02 + 12,425.28) / 2,490.86 = 45.453 in, reported correctly: raw 0.40 + 0.30 =
+    # 0.70, but the instruction's limit is the goal (primary): 0
     end = {"payload": LOAD, "fuel_lb": [129.43, 129.43], "answer": {"weight_lb": 2491, "cg_in": 45.45}}
     s = score(tmp_path, end)
-    assert s.score == pytest.approx(0.70) and s.success is False
+    assert s.score == 0.0 and s.raw_score == pytest.approx(0.70) and s.success is False
     assert comp(s, "within_envelope").earned == 0
 
 
@@ -66,13 +67,14 @@ def test_wrong_cg_in_the_answer(tmp_path):
 def test_aft_cg_out_of_envelope_under_max_weight(tmp_path):
     # no front passenger, 300 lb in each rear seat, 150 lb baggage, no fuel (payload wrong):
     # 1,467 + 180 + 600 + 150 = 2,397 lb <= 2,450, but 57,301.02 + 6,480 + 42,000 + 14,250 =
-    # 120,031.02 lb-in -> CG 50.08 in, aft of 47.2: outside. Answer right for that loading -> 0.30
+    # 120,031.02 lb-in -> CG 50.08 in, aft of 47.2: outside. Answer right for that loading: raw
+    # 0.30, the limit (primary) failed -> 0
     load = {**LOAD, "copilot_lb": 0, "rear_left_lb": 300, "rear_right_lb": 300, "baggage_lb": 150}
     end = {"payload": load, "fuel_lb": [0.0, 0.0], "answer": {"weight_lb": 2397, "cg_in": 50.08}}
     s = score(tmp_path, end)
     assert comp(s, "within_envelope").measured == "2397.0 lb @ 50.08 in"
     assert comp(s, "within_envelope").earned == 0
-    assert s.score == pytest.approx(0.30)
+    assert s.score == 0.0 and s.raw_score == pytest.approx(0.30)
 
 
 def test_wrong_load_overweight_no_answer_earns_nothing(tmp_path):

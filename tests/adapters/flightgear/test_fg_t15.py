@@ -3,7 +3,8 @@ payload in the Fuel and Payload dialog, plans the fuel from the weights the dial
 writes answer.json into the agent's folder.
 
 Two episodes (one FlightGear launch each): the reference pilot earns full credit; the same
-pilot with full tanks puts the aircraft over 2,450 lb, which loses exactly the envelope credit. As root the second
+pilot with full tanks puts the aircraft over 2,450 lb, which fails the instruction's limit (the
+envelope item, primary: score 0, the other items still earned in the raw score). As root the second
 episode runs in the netns sandbox: FlightGear's telnet listens on every interface there, and
 the audit shows the firewall keeping the agent's side off it while the harness reads it. The agent reads its
 answer off the dialog (gross weight and CG as FlightGear shows them); the verifier recomputes
@@ -103,7 +104,7 @@ def test_dialog_loading_and_answer_earn_full_credit(tmp_path):
     assert {a["args"]["keys"] for a in _actions(result.path) if a["kind"] == "key"} == {"F9"}
 
 
-def test_full_tanks_lose_the_envelope_credit_only(tmp_path):
+def test_full_tanks_fail_the_weight_limit(tmp_path):
     provider = "netns" if _netns_usable() else "local"
     result, bundle = _episode(tmp_path, "py:t15_agents:full_tanks", provider)
     assert result.status == "completed", (result.status, result.detail)
@@ -119,4 +120,4 @@ def test_full_tanks_lose_the_envelope_credit_only(tmp_path):
     assert sum(end["fuel_lb"]) > 250  # both tanks (nearly) full
     s = result.score
     assert _components(s) == {"payload_entered": 1.0, "within_envelope": 0.0, "answer_correct": 1.0}, s.explanation
-    assert s.score == pytest.approx(0.70) and not s.success
+    assert s.score == 0.0 and s.raw_score == pytest.approx(0.70) and not s.success

@@ -416,9 +416,13 @@ class _Clock:
     def at(tod: float, where: tuple[int, int]) -> float:
         return tod + where[0] * 86400.0 + where[1] * 43200.0
 
+    def behind(self, tod: float, where: tuple[int, int]) -> bool:
+        """Whether this time is before the latest placed."""
+        return self.last is not None and self.at(tod, where) < self.at(self.last, (self.day, self.wraps))
+
     def commit(self, tod: float, where: tuple[int, int]) -> None:
         """Move the clock to this time when it is the latest placed."""
-        if self.last is not None and self.at(tod, where) < self.at(self.last, (self.day, self.wraps)):
+        if self.behind(tod, where):
             return
         self.n_wraps += where[1] > self.wraps
         self.last, (self.day, self.wraps) = tod, where
@@ -438,7 +442,8 @@ def parse_capture(
     Each position sentence is read whole and judged before any of its values is used: fixes
     flagged invalid, positions off the globe, sentences with a wrong checksum and (without
     receive stamps) fixes whose UTC time steps back are dropped and counted
-    (`nmea_invalid_fixes`, `nmea_out_of_range`, `nmea_bad_checksum`, `nmea_time_backwards`) and
+    (`nmea_invalid_fixes`, `nmea_out_of_range`, `nmea_bad_checksum`, `nmea_time_backwards`;
+    with receive stamps too, when the fix's own UTC time is before one already kept) and
     change nothing. A kept fix that shares the time of the row before it is merged into it by
     RANK (GGA > RMC > GLL for position, RMC for speed and course, HDT > THS for heading), so
     column 't' never repeats; values that disagree beyond CONFLICT_TOL are counted
@@ -512,6 +517,11 @@ def parse_capture(
         where = clock.place(tod) if tod is not None else None
         if stamp is not None:
             t = stamp
+            if tod is not None and where is not None and clock.behind(tod, where):
+                # received late: its own UTC time is before a fix already kept (a multiplexer's
+                # buffered copy); at its receive stamp it would be a stale position
+                backwards.add(f"{s.kind} time")
+                continue
         elif tod is not None and where is not None:
             t = clock.at(tod, where)
             if epoch is not None and t < epoch:

@@ -312,3 +312,17 @@ def test_mutated_captures_give_a_subset_of_the_clean_rows(clean_text):
             prev = (gs, cog)
         checked += len(got)
     assert checked > 2000
+
+
+def test_late_rmc_in_a_stamped_capture_is_dropped_too():
+    # the same late copy recorded with receive stamps (NmeaUdpRecorder): its stamp is new, its own
+    # UTC time 8 s old — at the stamp it would put the ship 25 m back
+    raw = [ln for ln in text("multiplexer_late_rmc.log").splitlines() if not ln.startswith("$HEHDT")]
+    stamped = "\n".join(f"{0.25 * i:.3f} {ln}" for i, ln in enumerate(raw))
+    rows, facts = parse_capture(stamped)
+    assert facts["nmea_time_backwards"] == {"RMC time": 1}
+    i = next(i for i, ln in enumerate(raw) if i > 20 and ln.startswith("$GPRMC,101502"))
+    stale = ddmm(fields(raw[i])[3])
+    after = [lat for t, lat in zip(rows["t"], rows["lat_deg"]) if t >= 0.25 * (i - 1)]
+    assert len(after) == len(raw) - i  # from the GGA before it, every sentence is a row but the late one
+    assert all(lat > stale + 1e-4 for lat in after)  # no row goes back 25 m

@@ -343,19 +343,23 @@ def _indication(ctx: VerifyContext, proc: Procedure, env: Env) -> tuple[float | 
             return got, "the rpm fell (carburettor ice)"
         return None, "no carburettor ice built (carb heat was on before it could, or the episode ended first)"
     if system == "alternator":
-        # LOW VOLTS lights (and the ammeter shows the discharge) whenever the battery master is on
-        # with the alternator off line: the battery's 24.3 V is below the light's 24.5 V
-        cue = _is(ctx.sig("master_bat"), 1)
-        lv, amps = ctx.opt("low_volts_light"), ctx.opt("ammeter_amps")
-        with np.errstate(invalid="ignore"):
-            if lv is not None:
-                cue = cue | _is(lv, 1)
-            if amps is not None:
-                cue = cue | (amps < -1.0)
+        # LOW VOLTS lights (and the ammeter shows the discharge) once the failed alternator is
+        # asked to charge: battery master and ALT on (the battery's 24.3 V is below the light's
+        # 24.5 V). With ALT already off, the failure changes nothing the pilot can see.
+        cue = _is(ctx.sig("master_bat"), 1) & _is(ctx.sig("master_alt"), 1)
         got = _first_at_or_after(t, cue, t_fail)
         if got is not None:
             return got, "LOW VOLTS lit, the ammeter showing a discharge"
-        return None, "LOW VOLTS never lit: the battery master was off before the alternator failed"
+        return None, "LOW VOLTS never lit for the failure: the master (BAT or ALT) was off before the alternator failed"
+    if system == "pitot":
+        # the airspeed indicator freezes at the blockage; with pitot heat already on (switched on
+        # by the pilot, not handed on) the heat clears it unanswered
+        heat = _is(ctx.sig("pitot_heat"), 1)
+        i = env.i_fail
+        if heat[i] and not heat[: i + 1].all():
+            on = float(t[int(np.flatnonzero(~heat[: i + 1])[-1]) + 1])
+            return None, f"pitot heat was already on at the blockage (switched on at t={on:.1f} s, before the problem)"
+        return t_fail, "the airspeed indicator froze (pitot blocked)"
     if system == "electrical_fire":
         got = _first_at_or_after(t, _is(ctx.sig("smoke"), 1), t_fail)
         if got is not None:
@@ -367,7 +371,6 @@ def _indication(ctx: VerifyContext, proc: Procedure, env: Env) -> tuple[float | 
     return t_fail, {
         "engine": "the engine stopped",
         "vacuum": "suction lost (VAC)",
-        "pitot": "the airspeed indicator froze (pitot blocked)",
         "flaps": "the flaps jammed",
         "door": "the cabin door opened (DOOR)",
     }.get(system, f"the {system} failure")

@@ -455,7 +455,18 @@ for _tid in ("P11", "P12"):
             "avionics OFF, ALT OFF, pitot heat OFF at 5-7 s, before the alternator failed",
             EXPLOIT,
             scored(_tid, volts(_tid, pre_shed=True), EV11),
-            "set before LOW VOLTS answered it: no step, no goal",
+            "with ALT off the failure never showed: nothing answered",
+        ),
+        Case(
+            _tid,
+            "the load shed at 5-7 s, then the reset cycle after the failure",
+            EXPLOIT,
+            scored(
+                _tid,
+                volts(_tid, pre_shed=True).at(45, master_bat=0).at(50, master_bat=1, master_alt=1).at(60, master_alt=0),
+                EV11,
+            ),
+            "avionics and pitot heat were switched before LOW VOLTS: those steps and goals do not count",
         ),
         Case(
             _tid,
@@ -531,6 +542,13 @@ EV15 = [failure_event(30.0, "pitot")]
 CASES += [
     *endings("P15", cruise("P15")),
     Case("P15", "do nothing: the blockage never cleared", ZERO, scored("P15", cruise("P15"), EV15)),
+    Case(
+        "P15",
+        "pitot heat ON at 5 s, then OFF and ON again at 100 s (after the blockage)",
+        EXPLOIT,
+        scored("P15", cruise("P15").at(5, pitot_heat=1).at(100, pitot_heat=0).at(101, pitot_heat=1), EV15),
+        "the heat was on at the blockage: the failure was pre-empted, a later toggle answers nothing",
+    ),
     Case(
         "P15",
         "pitot heat ON at 5 s, before the blockage",
@@ -796,13 +814,15 @@ def test_a_pre_empted_failure_is_scored_zero_with_the_reason(tmp_path):
 
 
 def test_a_step_before_the_indication_does_not_count(tmp_path):
-    # P11 with the load shed and ALT OFF before the failure, the reset cycle after it: avionics
-    # OFF (5 s), ALT OFF (6 s) and pitot heat OFF (7 s) do not count; master OFF and ON do (2/5);
-    # the final switches were set before the indication: the final state fails, score 0
-    tr = volts("P11", pre_shed=True).at(45, master_bat=0, master_alt=0).at(50, master_bat=1, master_alt=0)
+    # P11 with the load shed and ALT OFF before the failure (LOW VOLTS cannot show for it), ALT
+    # back on at 40 s (now it shows), then the reset and ALT OFF: master OFF, ON and ALT OFF count
+    # (3/5), avionics and pitot heat OFF (set at 5 and 7 s) do not; the final avionics OFF was set
+    # before the indication: the final state fails, score 0
+    tr = volts("P11", pre_shed=True).at(40, master_alt=1).at(45, master_bat=0, master_alt=0)
+    tr.at(50, master_bat=1, master_alt=1).at(60, master_alt=0)
     s = scored("P11", tr, EV11)(tmp_path)
     chk = next(c for c in s.components if c.name == "checklist")
-    assert chk.measured == "2/5" and "Avionics master OFF" in chk.explanation
+    assert chk.measured == "3/5" and "Avionics master OFF" in chk.explanation
     assert s.score == 0.0 and s.status == "scored"
 
 

@@ -422,4 +422,5 @@ def ils_approach(
         "ap_gs_captured": gs_c * (ap > 0),
         "loc_dev_dots": np.where(t < 40.0, 2.5, loc_dots),
         "gs_dev_dots": np.where(t < 60.0, 2.5, gs_dots),
+        "crashed": np.zeros_like(t),
     }

@@ -47,7 +47,9 @@ def _descending_crossing(t: np.ndarray, agl: np.ndarray, level_ft: float) -> tup
     "ils_approach",
     params=IlsParams,
     components=("frequency_obs", "loc_gs_captured", "deviations", "disconnect_at_dh"),
+    safety=("no_crash",),
     bands=("loc_dev_dots", "gs_dev_dots", "alt_agl_ft"),
+    quality=("frequency_obs", "loc_gs_captured"),
 )
 def ils_approach(ctx: VerifyContext) -> str:
     """Frequency, course and deviations are read at the 500 ft AGL gate (first descent through
@@ -55,13 +57,24 @@ def ils_approach(ctx: VerifyContext) -> str:
     and GS both captured and the autopilot engaged, together for `min_capture_s`. The
     disconnect judged is the first autopilot 1→0 after the capture began (or the first at all
     without a capture): an early disconnect is not redeemed by re-engaging and disconnecting
-    again at minimums."""
+    again at minimums. Only the asked ILS counts: a capture or needles with NAV1 on another
+    frequency (another runway's localizer) earn nothing. Tuning and capture are worth the part
+    of the approach flown (from the start height down to the top of the decision-height band),
+    and a crash anywhere gates."""
     p: IlsParams = ctx.p
     t = ctx.t
     nav, obs = ctx.sig("nav1_mhz"), ctx.sig("nav1_obs_deg")
     ap, apr = ctx.sig("autopilot_on"), ctx.sig("ap_apr")
     loc_c, gs_c = ctx.sig("ap_loc_captured"), ctx.sig("ap_gs_captured")
     loc, gs, agl = ctx.sig("loc_dev_dots"), ctx.sig("gs_dev_dots"), ctx.sig("alt_agl_ft")
+    ctx.no_events("no_crash", ("crash",), "no crash at any time of the episode", flag="crashed", latched=True)
+    with np.errstate(invalid="ignore"):
+        tuned = np.abs(nav - p.nav1_mhz) <= p.freq_tol_mhz
+    lo_dh, hi_dh = p.disconnect_agl_ft
+    h0 = float(agl[np.flatnonzero(np.isfinite(agl))[0]]) if np.isfinite(agl).any() else float("nan")
+    h_min = float(np.nanmin(agl)) if np.isfinite(agl).any() else float("nan")
+    prog = 1.0 if not h0 > hi_dh else float(np.clip((h0 - h_min) / (h0 - hi_dh), 0.0, 1.0))
+    ctx.progress(prog, f"descended from {h0:.0f} to {h_min:.0f} ft AGL of the approach down to {hi_dh:g} ft")
 
     gate = _descending_crossing(t, agl, p.gate_agl_ft)
     if gate is not None:
@@ -82,7 +95,8 @@ def ils_approach(ctx: VerifyContext) -> str:
         explanation=("at the gate" if gate else "at the end (never reached the gate)"),
     )
 
-    captured = is_state(ap, 1) & is_state(apr, 1) & is_state(loc_c, 1) & is_state(gs_c, 1)
+    # the asked ILS only: a capture of another localizer (NAV1 on another frequency) is not it
+    captured = is_state(ap, 1) & is_state(apr, 1) & is_state(loc_c, 1) & is_state(gs_c, 1) & tuned
     cap = [w for w in P.runs(t, captured, ctx.max_gap_s) if w.duration_s >= p.min_capture_s]
     if not cap:
         joined = [w for w in P.runs(t, captured) if w.duration_s >= p.min_capture_s]
@@ -92,9 +106,11 @@ def ils_approach(ctx: VerifyContext) -> str:
         "loc_gs_captured",
         bool(cap),
         measured=max((w.duration_s for w in cap), default=0.0),
-        tolerance=f"AP + APR with LOC and GS captured for ≥ {p.min_capture_s:g} s",
+        tolerance=f"AP + APR with LOC and GS of {p.nav1_mhz:.2f} MHz captured for ≥ {p.min_capture_s:g} s",
         window=cap[0].as_tuple() if cap else None,
-        explanation=f"captured from {cap[0].t0:.0f} s" if cap else "LOC and GS never captured together",
+        explanation=f"captured from {cap[0].t0:.0f} s"
+        if cap
+        else f"LOC and GS of {p.nav1_mhz:.2f} MHz never captured together",
     )
 
     if gate is None:
@@ -108,14 +124,16 @@ def ils_approach(ctx: VerifyContext) -> str:
         dl, dg = at(loc), at(gs)
         if not (np.isfinite(dl) and np.isfinite(dg)):
             raise Unscorable(f"deviation missing at the {p.gate_agl_ft:g} ft gate")
-        ok = abs(dl) < p.max_dev_dots and abs(dg) < p.max_dev_dots
+        right_ils = abs(f - p.nav1_mhz) <= p.freq_tol_mhz
+        ok = right_ils and abs(dl) < p.max_dev_dots and abs(dg) < p.max_dev_dots
         ctx.component(
             "deviations",
             ok,
             measured=max(abs(dl), abs(dg)),
-            tolerance=f"< {p.max_dev_dots:g} dot at {p.gate_agl_ft:g} ft AGL",
+            tolerance=f"< {p.max_dev_dots:g} dot of the {p.nav1_mhz:.2f} MHz ILS at {p.gate_agl_ft:g} ft AGL",
             window=(t_gate, t_gate),
-            explanation=f"LOC {dl:+.2f}, GS {dg:+.2f} dots",
+            explanation=f"LOC {dl:+.2f}, GS {dg:+.2f} dots"
+            + ("" if right_ils else f" of another ILS (NAV1 on {f:.2f} MHz)"),
         )
         for sig, what in (("loc_dev_dots", "LOC"), ("gs_dev_dots", "GS")):
             ctx.band(

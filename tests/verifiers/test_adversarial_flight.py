@@ -23,7 +23,15 @@ from simbridge import primitives as P
 from simbridge._task import load_task
 from synth import component, score_task
 from synth_flight_b import efato, ground
-from synth_flight_a import PLAN, final_approach, fms_flight, frame_to_latlon, takeoff_hold, traffic_pattern
+from synth_flight_a import (
+    PLAN,
+    final_approach,
+    fms_flight,
+    frame_to_latlon,
+    ils_approach,
+    takeoff_hold,
+    traffic_pattern,
+)
 
 G = 9.80665
 KT = 0.514444
@@ -702,10 +710,74 @@ T15_FAIR = [
 ]
 
 
+# --------------------------------------------------------------------------- T10 coupled ILS
+
+ILS_NOTHING = dict(freq=110.50, obs=0, engage=False, captures=False, loc_dots=2.5, gs_dots=2.5, disconnect_agl=None)
+
+T10_EXPLOITS = [
+    Case("T10", "do_nothing", "touches nothing (NAV1 left on 110.50)", lambda: ils_approach(**ILS_NOTHING)),
+    Case("T10", "done_at_once", "`done` at t = 0", lambda: first_sample(ils_approach()), episode={"sim_end_s": 0.0}),
+    Case(
+        "T10",
+        "quit_at_once",
+        "gives up at t = 0",
+        lambda: first_sample(ils_approach()),
+        episode={"status": "agent_quit", "sim_end_s": 0.0},
+    ),
+    Case(
+        "T10",
+        "capture_then_done",
+        "tunes, arms APR, captures at 4,000 ft and calls `done` (class 2; was 0.6)",
+        lambda: ils_approach(end_agl=3900.0, disconnect_agl=None),
+    ),
+    Case(
+        "T10",
+        "wrong_ils",
+        "captures the 28L localizer (109.55) and flies it down (class 2: any capture; was 0.75)",
+        lambda: ils_approach(freq=109.55),
+    ),
+    Case(
+        "T10",
+        "crash_after_dh",
+        "the whole approach, then flown into the water after the disconnect (class 4)",
+        lambda: crash_at(ils_approach(end_agl=20.0), float(ils_approach(end_agl=20.0)["t"][-1]) - 1.0),
+    ),
+    Case(
+        "T10",
+        "early_disconnect",
+        "disconnects at 800 ft, re-engages, disconnects again at 200 ft",
+        lambda: ils_approach(early_disconnect_agl=800.0),
+        item="disconnect_at_dh",
+    ),
+]
+
+T10_FAIR = [
+    Case("T10", "textbook", "tuned, OBS 284, APR, captured, needles centred, off at 200 ft", ils_approach),
+    Case(
+        "T10",
+        "needle_edges",
+        "LOC 0.95 and GS -0.95 dots at 500 ft",
+        lambda: ils_approach(loc_dots=0.95, gs_dots=-0.95),
+    ),
+    Case("T10", "disconnect_low_edge", "disconnected at 155 ft", lambda: ils_approach(disconnect_agl=155.0)),
+    Case("T10", "disconnect_high_edge", "disconnected at 245 ft", lambda: ils_approach(disconnect_agl=245.0)),
+    Case("T10", "obs_edge", "OBS 286.5 (±3)", lambda: ils_approach(obs=286.5)),
+]
+
+
 # --------------------------------------------------------------------------- the tables
 
-EXPLOITS = [*T09_EXPLOITS, *T05_EXPLOITS, *T03_EXPLOITS, *T02_EXPLOITS, *T11_EXPLOITS, *T04_EXPLOITS, *T15_EXPLOITS]
-FAIR = [*T09_FAIR, *T05_FAIR, *T03_FAIR, *T02_FAIR, *T11_FAIR, *T04_FAIR, *T15_FAIR]
+EXPLOITS = [
+    *T09_EXPLOITS,
+    *T05_EXPLOITS,
+    *T03_EXPLOITS,
+    *T02_EXPLOITS,
+    *T11_EXPLOITS,
+    *T04_EXPLOITS,
+    *T15_EXPLOITS,
+    *T10_EXPLOITS,
+]
+FAIR = [*T09_FAIR, *T05_FAIR, *T03_FAIR, *T02_FAIR, *T11_FAIR, *T04_FAIR, *T15_FAIR, *T10_FAIR]
 
 
 @pytest.mark.parametrize("case", [c for c in EXPLOITS if c.item is None], ids=lambda c: f"{c.task}-{c.name}")

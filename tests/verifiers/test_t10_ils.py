@@ -28,9 +28,11 @@ def test_full_credit(tmp_path):
 
 
 def test_runway_28l_frequency_loses_the_tuning_item(tmp_path):
-    # 109.55 is I-SFO (28L): lose 0.25 -> 0.75
+    # 109.55 is I-SFO (28L): the capture and the needles are another runway's ILS, so only the
+    # disconnect at 200 ft earns -> 0.15 (was 0.75: any capture counted)
     s = score(tmp_path, ils_approach(freq=109.55))
-    assert comp(s, "frequency_obs").earned == 0 and s.score == pytest.approx(0.75)
+    assert comp(s, "frequency_obs").earned == 0 and s.score == pytest.approx(0.15)
+    assert comp(s, "loc_gs_captured").earned == 0 and comp(s, "deviations").earned == 0
 
 
 def test_obs_not_set(tmp_path):
@@ -68,9 +70,11 @@ def test_no_capture(tmp_path):
 
 
 def test_never_reaching_the_gate(tmp_path):
-    # recording ends at 800 ft: tuning read at the end (0.25) + capture (0.35), no gate, no disconnect -> 0.60
+    # recording ends at 800 ft: tuning read at the end (0.25) + capture (0.35), no gate, no
+    # disconnect; both worth the part of the approach flown, 4,000 -> 800 of 4,000 -> 250 ft
+    # (3,200 / 3,750) -> 0.60 x 0.8533 = 0.512
     s = score(tmp_path, ils_approach(end_agl=800, disconnect_agl=None))
-    assert s.score == pytest.approx(0.60)
+    assert s.score == pytest.approx(0.60 * 3200 / 3750, abs=2e-3)
 
 
 def test_nothing_done_scores_zero(tmp_path):

@@ -128,7 +128,8 @@ _DDMM = re.compile(r"(\d*)(\d\d(?:\.\d*)?)")
 
 def _latlon(value: str, hemi: str, deg_digits: int, what: str) -> float:
     """'DDMM.mmm' / 'DDDMM.mmm' and N/S or E/W → signed degrees. More degree digits than the
-    format has is an error; fewer are read (the minutes are the two digits before the point).
+    format has is an error (zero padding aside); fewer are read (the minutes are the two digits
+    before the point).
     A minus sign that agrees with the hemisphere (`-0214.41467156,W`, software that printed a
     signed value and took the hemisphere from the same sign) is redundant: west, −2.24°; one
     that contradicts it (`-0214.4,E`) is an error, as which of the two is right is unknowable."""
@@ -140,7 +141,7 @@ def _latlon(value: str, hemi: str, deg_digits: int, what: str) -> float:
     pattern = "d" * deg_digits + "mm.mmm"
     if not m:
         raise ValueError(f"{what} {value!r} is not {pattern}")
-    if len(m.group(1)) > deg_digits:
+    if len(m.group(1).lstrip("0")) > deg_digits:  # zero padding ('05012.79,N') is not a digit too many
         raise ValueError(f"{what} {value!r} has {len(m.group(1))} degree digits ({pattern} has {deg_digits})")
     hemis = ("N", "S") if deg_digits == 2 else ("E", "W")
     if hemi not in hemis:

@@ -135,6 +135,11 @@ def test_four_digit_longitude_is_degrees_then_minutes():
         48 + 8.1234 / 60
     )
     assert facts["flags"] == []
+    # zero padding of the degrees is not a digit too many: 050°12.7908′ N
+    rows, _ = parse_capture(with_checksum("$GPGLL,05012.7908,N,0000806.8796,W,130711.00,A,A"))
+    assert rows["lat_deg"][0] == pytest.approx(50 + 12.7908 / 60) and rows["lon_deg"][0] == pytest.approx(
+        -(8 + 6.8796 / 60)
+    )
 
 
 def test_signed_longitude_with_its_hemisphere(tmp_path):

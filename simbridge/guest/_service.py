@@ -37,6 +37,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from simbridge._errors import HarnessError, SimbridgeError
@@ -96,10 +97,22 @@ class Interrupted(Exception):
 
 class Desktop:
     """The guest's screen and input devices: mss and pyautogui, fail-safe corner off, no pauses.
-    Every call to them holds one lock (connections are served in threads); a failure inside
-    them is a DesktopFault."""
+    Every call to them runs in one worker thread (connections are served in threads of their
+    own); a failure inside them is a DesktopFault."""
 
     def __init__(self) -> None:
+        #: the one thread every device call runs in: calls of all connections are serialised, the
+        #: libraries see one thread (as Xlib and GDI like), and the screen grabs' large buffers
+        #: are made and freed in one place instead of one allocator arena per connection thread
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="guest-desktop")
+        self.last_release: dict[str, float] = {}
+        try:
+            self.worker.submit(self._open).result()
+        except BaseException:
+            self.worker.shutdown(wait=False)
+            raise
+
+    def _open(self) -> None:
         import mss
 
         # pyautogui imports MouseInfo (a Tk helper app we never use), which calls sys.exit() on a
@@ -121,17 +134,14 @@ class Desktop:
         self.known = frozenset(pyautogui.KEYBOARD_KEYS) | frozenset(mapping or ())
         factory = getattr(mss, "MSS", None) or mss.mss
         self.sct = factory()
-        self.lock = threading.RLock()
-        self.last_release: dict[str, float] = {}
         # X11: pyautogui silently ignores a key the layout lacks (keycode None); refuse it instead
         self._mapping: dict[str, Any] | None = getattr(pyautogui.platformModule, "keyboardMapping", None)
 
     def _call(self, what: str, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
-        with self.lock:
-            try:
-                return fn(*args, **kw)
-            except Exception as exc:
-                raise DesktopFault(f"{what}: {type(exc).__name__}: {exc}") from exc
+        try:
+            return self.worker.submit(fn, *args, **kw).result()
+        except Exception as exc:
+            raise DesktopFault(f"{what}: {type(exc).__name__}: {exc}") from exc
 
     @property
     def size(self) -> tuple[int, int]:

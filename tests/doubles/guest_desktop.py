@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from simbridge.guest._keys import FALLBACK, X_TO_PYAUTOGUI
@@ -88,7 +89,7 @@ class RecordingDesktop(Desktop):
         self.gui = _FakeGui(self)
         self.sct = _FakeMss(self)
         self.known = KNOWN
-        self.lock = threading.RLock()
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fake-desktop")
         self.last_release: dict[str, float] = {}
         self._mapping = None
 

@@ -46,10 +46,20 @@ def final_value(ctx: VerifyContext, name: str) -> tuple[float, float]:
     return float(x[i]), float(t[i])
 
 
+def first_value(ctx: VerifyContext, name: str) -> float:
+    """The first valid sample of a signal (the state the agent found); NaN if none."""
+    x = ctx.sig(name)
+    ok = np.flatnonzero(np.isfinite(x))
+    return float(x[ok[0]]) if ok.size else float("nan")
+
+
 @verifier("radios", params=RadiosParams, components=("com1_active_standby", "nav1", "transponder", "altimeter"))
 def radios(ctx: VerifyContext) -> str:
     """Judged on the final state (the last valid sample of each signal): what the pilot leaves set
-    is what counts, not an intermediate value passed while turning a knob."""
+    is what counts, not an intermediate value passed while turning a knob. An item that already
+    showed its target when the episode began (a simulator whose default altimeter is 29.92) pays
+    for inaction: it earns only when every other item was set too (the task done, with that
+    setting rightly left alone), never for doing nothing."""
     p: RadiosParams = ctx.p
     com, t_end = final_value(ctx, "com1_mhz")
     stby, _ = final_value(ctx, "com1_stby_mhz")
@@ -59,30 +69,60 @@ def radios(ctx: VerifyContext) -> str:
     baro, _ = final_value(ctx, "baro_inhg")
     end = (t_end, t_end)
 
-    ok = abs(com - p.com1_mhz) <= p.freq_tol_mhz and abs(stby - p.com1_stby_mhz) <= p.freq_tol_mhz
+    def judge(c: float, sb: float, n: float, cd: float, md: float, b: float) -> dict[str, bool]:
+        return {
+            "com1_active_standby": abs(c - p.com1_mhz) <= p.freq_tol_mhz
+            and abs(sb - p.com1_stby_mhz) <= p.freq_tol_mhz,
+            "nav1": abs(n - p.nav1_mhz) <= p.freq_tol_mhz,
+            "transponder": bool(np.isfinite(cd) and np.isfinite(md))
+            and int(round(cd)) == p.xpdr_code
+            and int(round(md)) == p.xpdr_mode,
+            "altimeter": abs(b - p.baro_inhg) <= p.baro_tol_inhg,
+        }
+
+    final = judge(com, stby, nav, code, mode, baro)
+    names = ("com1_mhz", "com1_stby_mhz", "nav1_mhz", "xpdr_code", "xpdr_mode", "baro_inhg")
+    start = judge(*(first_value(ctx, n) for n in names))
+    earned: dict[str, bool] = {}
+    notes: dict[str, str] = {}
+    for item, ok in final.items():
+        rest = all(v for k, v in final.items() if k != item)
+        earned[item] = ok and (not start[item] or rest)
+        if start[item]:
+            notes[item] = "already set when the episode began: " + (
+                "left right with the rest of the task done" if earned[item] else "earns only with every other item set"
+            )
+
     ctx.component(
         "com1_active_standby",
-        ok,
+        earned["com1_active_standby"],
         measured=f"{com:.3f}/{stby:.3f}",
         tolerance=f"{p.com1_mhz:.3f}/{p.com1_stby_mhz:.3f} MHz",
         window=end,
+        explanation=notes.get("com1_active_standby", ""),
     )
     ctx.component(
-        "nav1", abs(nav - p.nav1_mhz) <= p.freq_tol_mhz, measured=nav, tolerance=f"{p.nav1_mhz:.3f} MHz", window=end
+        "nav1",
+        earned["nav1"],
+        measured=nav,
+        tolerance=f"{p.nav1_mhz:.3f} MHz",
+        window=end,
+        explanation=notes.get("nav1", ""),
     )
-    ok = int(round(code)) == p.xpdr_code and int(round(mode)) == p.xpdr_mode
     ctx.component(
         "transponder",
-        ok,
+        earned["transponder"],
         measured=f"{int(round(code)):04d} {value_name('xpdr_mode', mode)}",
         tolerance=f"{p.xpdr_code:04d} {value_name('xpdr_mode', p.xpdr_mode)}",
         window=end,
+        explanation=notes.get("transponder", ""),
     )
     ctx.component(
         "altimeter",
-        abs(baro - p.baro_inhg) <= p.baro_tol_inhg,
+        earned["altimeter"],
         measured=baro,
         tolerance=f"{p.baro_inhg:.2f} inHg",
         window=end,
+        explanation=notes.get("altimeter", ""),
     )
     return ""

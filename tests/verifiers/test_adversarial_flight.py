@@ -22,7 +22,7 @@ import pytest
 from simbridge import primitives as P
 from simbridge._task import load_task
 from synth import component, score_task
-from synth_flight_b import efato, ground
+from synth_flight_b import efato, ground, radio_session
 from synth_flight_a import (
     PLAN,
     final_approach,
@@ -765,6 +765,67 @@ T10_FAIR = [
 ]
 
 
+# --------------------------------------------------------------------------- T16 radios
+
+RADIO_START = {
+    "com1_mhz": 118.600,
+    "com1_stby_mhz": 120.050,
+    "nav1_mhz": 110.500,
+    "xpdr_code": 1200,
+    "xpdr_mode": 1,
+    "baro_inhg": 30.12,
+}
+RADIO_GOAL = {
+    "com1_mhz": 125.000,
+    "com1_stby_mhz": 118.600,
+    "nav1_mhz": 114.100,
+    "xpdr_code": 4521,
+    "xpdr_mode": 3,
+    "baro_inhg": 29.92,
+}
+RADIO_WHEN = {"com1_mhz": 20, "com1_stby_mhz": 25, "nav1_mhz": 40, "xpdr_code": 60, "xpdr_mode": 65, "baro_inhg": 80}
+STD_BARO = {**RADIO_START, "baro_inhg": 29.92}  # a simulator whose default altimeter is the target
+
+
+def radios(start: dict[str, float] = RADIO_START, **final: float) -> Callable[[], dict[str, np.ndarray]]:
+    return lambda: radio_session(start=start, final={**start, **final}, set_at=RADIO_WHEN)
+
+
+COM1 = {"com1_mhz": 125.000, "com1_stby_mhz": 118.600}
+
+T16_EXPLOITS = [
+    Case("T16", "do_nothing", "touches nothing", radios()),
+    Case(
+        "T16", "do_nothing_std_baro", "touches nothing where the altimeter starts at 29.92 (was 0.15)", radios(STD_BARO)
+    ),
+    Case("T16", "done_at_once", "`done` at t = 0", lambda: first_sample(radios()()), episode={"sim_end_s": 0.0}),
+    Case(
+        "T16",
+        "quit_at_once",
+        "gives up at t = 0",
+        lambda: first_sample(radios()()),
+        episode={"status": "agent_quit", "sim_end_s": 0.0},
+    ),
+    Case(
+        "T16",
+        "com1_only_std_baro",
+        "sets COM1 only, the altimeter already at 29.92 (class 2; was 0.55)",
+        radios(STD_BARO, **COM1),
+    ),
+    Case("T16", "com1_only", "sets COM1 only", radios(**COM1)),
+]
+
+T16_FAIR = [
+    Case("T16", "textbook", "every setting made", radios(**RADIO_GOAL)),
+    Case(
+        "T16",
+        "std_baro_left",
+        "every setting made, the altimeter found at 29.92 and left",
+        radios(STD_BARO, **RADIO_GOAL),
+    ),
+]
+
+
 # --------------------------------------------------------------------------- the tables
 
 EXPLOITS = [
@@ -776,8 +837,9 @@ EXPLOITS = [
     *T04_EXPLOITS,
     *T15_EXPLOITS,
     *T10_EXPLOITS,
+    *T16_EXPLOITS,
 ]
-FAIR = [*T09_FAIR, *T05_FAIR, *T03_FAIR, *T02_FAIR, *T11_FAIR, *T04_FAIR, *T15_FAIR, *T10_FAIR]
+FAIR = [*T09_FAIR, *T05_FAIR, *T03_FAIR, *T02_FAIR, *T11_FAIR, *T04_FAIR, *T15_FAIR, *T10_FAIR, *T16_FAIR]
 
 
 @pytest.mark.parametrize("case", [c for c in EXPLOITS if c.item is None], ids=lambda c: f"{c.task}-{c.name}")

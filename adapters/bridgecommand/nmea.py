@@ -388,10 +388,16 @@ def _position_problem(values: dict[str, float]) -> str | None:
     return None
 
 
+#: a fix this close before midnight arriving after one just past it is from the day before (a
+#: late copy); a longer step forward is a gap in the capture (logging paused), same day
+LATE_ACROSS_MIDNIGHT_S = 3600.0
+
+
 class _Clock:
     """UTC times of day on one continuous axis. A step back of more than 12 h is the next day
-    (midnight passed: 235959 → 000000), a step forward of more than 12 h a fix of the day
-    before (an out-of-order fix across midnight); a clock that has read only times before noon
+    (midnight passed: 235959 → 000000); a step forward to within an hour before midnight from
+    just after it is a fix of the day before (a late copy across midnight), any other step
+    forward a gap in the same day; a clock that has read only times before noon
     and goes from 11:xx to 00:xx is a 12-hour instrument clock (counted in `wraps`, flagged)."""
 
     def __init__(self) -> None:
@@ -407,7 +413,7 @@ class _Clock:
         day, wraps = self.day, self.wraps
         if tod < self.last - 43200:
             day += 1
-        elif tod > self.last + 43200:
+        elif tod > self.last + 43200 and self.last + 86400 - tod < LATE_ACROSS_MIDNIGHT_S:
             day -= 1
         elif self.max_tod < 43200 and self.last >= 39600 and tod < 3600:
             wraps += 1

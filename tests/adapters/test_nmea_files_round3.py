@@ -115,6 +115,16 @@ def test_start_date_is_the_first_date_even_when_it_arrives_after_midnight():
     assert facts["nmea_date"] == "2019-03-08" and facts["nmea_end_date"] == "2002-12-31"
 
 
+def test_late_fix_across_midnight_is_dropped_but_a_long_gap_is_not():
+    fix = lambda t: with_checksum(f"$GPGLL,4337.4521,N,07016.1234,W,{t},A,A")  # noqa: E731
+    # 23:59:58 arriving after 00:00:01: from the day before, dropped
+    rows, facts = parse_capture(fix("235959") + fix("000001") + fix("235958") + fix("000002"))
+    assert rows["t"] == [0.0, 2.0, 3.0] and facts["nmea_time_backwards"] == {"GLL time": 1}
+    # a logger paused from 08:00 to 21:00 the same day: a gap, not the day before
+    rows, facts = parse_capture(fix("080000") + fix("080001") + fix("210000") + fix("210001"))
+    assert rows["t"] == [0.0, 1.0, 46800.0, 46801.0] and facts["flags"] == []
+
+
 def test_a_twelve_hour_clock_continues_and_is_flagged():
     fixes = [
         with_checksum(f"$GPGLL,4337.4521,N,07016.1234,W,{t},A,A") for t in ("115958", "115959", "000000", "000001")

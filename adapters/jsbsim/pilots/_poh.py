@@ -41,6 +41,7 @@ PITCH_RATE_DAMPING = 0.06  # yoke pull per deg/s of pitch rate
 BEST_GLIDE_KIAS = 68.0
 RUNNING_RPM = 2000.0
 FIELD_ELEVATION_FT = 66.0  # KHAF: the embedded terrain is flat at the field's elevation
+RISING_KT = 15.0  # P16: an indicated airspeed gaining this much in 15 s of a steady climb is blocked
 
 
 class ProcedureFailed(Exception):
@@ -388,7 +389,9 @@ class PitotClimbPilot(PohPilot):
     """P16 (pitot blockage in the climb): the climb flown on the vertical speed (600 fpm at full
     power), not on the airspeed; an indicated airspeed that keeps rising in that steady climb
     reads like an altimeter: pitot heat ON. Level at the height the instruction names, cruise
-    power."""
+    power. "Rising" is 15 kt in 15 s: at 600 fpm a blocked indicator gains about 20 kt in 15 s,
+    and faster after, while the aircraft itself, settling from the 75 kt entry towards its
+    ~108 kt climb at full power, gains 12.5 kt at most (P16 seed 1)."""
 
     def procedure(self) -> str:
         target_agl = drawn_number(self.instruction, r"[Cc]limb to (\d+) ft above the ground")
@@ -402,7 +405,7 @@ class PitotClimbPilot(PohPilot):
         def rising() -> bool:
             seen.append((self.st.t, self.st.ias))
             old = [ias for t, ias in seen if self.st.t - t >= 15.0]
-            return bool(old) and self.st.ias - old[-1] >= 6.0 and self.st.vs > 300.0
+            return bool(old) and self.st.ias - old[-1] >= RISING_KT and self.st.vs > 300.0
 
         flag: list[bool] = []
 

@@ -132,4 +132,9 @@ def _cleanup(args: argparse.Namespace) -> int:
     print(f"removed {len(removed)} namespace(s)" + (": " + ", ".join(removed) if removed else ""))
     files = remove_stale()  # after the namespaces: their Xvfbs are dead now
     print(f"removed {len(files)} display leftover(s)" + (": " + ", ".join(files) if files else ""))
+    from simbridge._isolation import list_namespaces
+    from simbridge._isolation._cgroup import remove_stale as remove_cgroups
+
+    groups = remove_cgroups(live=set(list_namespaces()))
+    print(f"removed {len(groups)} sandbox cgroup(s)" + (": " + ", ".join(groups) if groups else ""))
     return 0

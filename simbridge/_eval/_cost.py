@@ -16,6 +16,11 @@ Measured on the 2-core development machine (`simbridge run T09 --sim jsbsim`, ep
   episode holds all of them, plus the guest memory, QEMU's own (~150 MB) and the host-side
   runner's (~200 MB), and no host display (the guest has its own Xvfb).
 
+- A sandboxed episode (`provider: netns`) runs under its sandbox's cgroup limits (1 core and
+  1024 MB by default, `$SIMBRIDGE_SANDBOX_CPUS`, `$SIMBRIDGE_SANDBOX_MEM_MB`): it is admitted by
+  the simulator's measured CPU share (a limit caps, it reserves nothing) and by its memory limit
+  plus the runner's 200 MB (what the sandbox may take).
+
 Admission (local executor): an episode starts while the running episodes' CPU share plus its own
 stays within the CPU budget (the number of cores), the display count within MAX_DISPLAYS and
 the memory within what /proc/meminfo says is available when the run starts, and no other
@@ -66,11 +71,27 @@ def vm_cost() -> SimCost:
     return SimCost(cpu_cores=float(VM_CPUS), displays=0, mem_mb=float(VM_MEM_MB + VM_HOST_MB), measured=False)
 
 
+#: the host-side runner's memory beside a sandbox's (MB: 194 MB peak RSS measured, jsbsim)
+RUNNER_MB = 200
+
+
 def cost_for(sim: str, provider: str = "local") -> SimCost:
-    """The cost of one episode of `sim` on `provider`: the VM's size for `vm`, else the simulator's."""
+    """The cost of one episode of `sim` on `provider`: the VM's size for `vm`; for `netns` the
+    simulator's measured CPU share and, for memory, the runner's plus the sandbox's memory limit
+    (`simbridge._isolation._cgroup`: what the sandbox may take, so admission never overcommits it);
+    else the simulator's measured cost."""
     if provider == "vm":
         return vm_cost()
-    return cost_of(sim)
+    base = cost_of(sim)
+    if provider == "netns":
+        from dataclasses import replace
+
+        from simbridge._isolation._cgroup import Limits
+
+        limit = Limits.from_env().mem_mb
+        if limit:
+            return replace(base, mem_mb=float(RUNNER_MB + limit))
+    return base
 
 
 def available_mem_mb() -> float:

@@ -19,6 +19,7 @@ from typing import Any
 
 from simbridge._adapter import Sandbox
 from simbridge._errors import HarnessError
+from simbridge._isolation._cgroup import Limits, SandboxCgroup
 from simbridge._isolation._display import DisplayLease, lease_display, owner_pid
 from simbridge._isolation._firewall import FirewallPlan, render
 from simbridge._isolation._netns import AGENT_USER, SIM_USER, Netns, ensure_user
@@ -44,6 +45,7 @@ class NetnsSandbox:
         screen: str = "1280x800x24",
         workdir: str | None = None,
         host_udp_picker: Any = None,
+        limits: Limits | None = None,
     ) -> None:
         self.state_tcp, self.state_udp = list(state_tcp), list(state_udp)
         self.agent_port = agent_port
@@ -56,6 +58,9 @@ class NetnsSandbox:
         self.display: str | None = None
         #: the display number's lease, held for the sandbox's life
         self._display_lease: DisplayLease | None = None
+        #: CPU and memory limits of everything spawned inside (`_cgroup.py`)
+        self.limits = limits if limits is not None else Limits.from_env()
+        self.cgroup: SandboxCgroup | None = None
         #: (name, process) of everything started inside, oldest first
         self._procs: list[tuple[str, subprocess.Popen[Any]]] = []
         self._reaper: subprocess.Popen[Any] | None = None
@@ -80,6 +85,8 @@ class NetnsSandbox:
         agent_uid, _ = ensure_user(AGENT_USER)
         sim_uid, _ = ensure_user(SIM_USER)
         self.ns = Netns.create()
+        self.cgroup = SandboxCgroup(self.ns.name, self.limits)
+        self.cgroup.create()  # False: unlimited, and the report says why
         if self._host_udp_picker is not None:
             self.host_udp += self._host_udp_picker(self.ns.record.host_addr)
         self._reaper = subprocess.Popen(
@@ -153,6 +160,9 @@ class NetnsSandbox:
         if self._display_lease is not None:  # our Xvfb is dead: its files go, then the lease
             self._display_lease.release()
             self._display_lease = None
+        if self.cgroup is not None:  # its processes were killed with the namespace
+            self.cgroup.destroy()
+            self.cgroup = None
 
     # ------------------------------------------------------------------ processes
     @property
@@ -193,6 +203,8 @@ class NetnsSandbox:
             popen.update(stdout=log, stderr=subprocess.STDOUT)
         cmd = self.ns.argv(["env", "-i", *[f"{k}={v}" for k, v in full_env.items()], *argv], user=user)
         popen.setdefault("stdin", subprocess.DEVNULL)
+        if self.cgroup is not None and self.cgroup.dirs:  # joined before exec: its children too
+            popen["preexec_fn"] = _chain(popen.get("preexec_fn"), self.cgroup.join)
         p = subprocess.Popen(cmd, start_new_session=True, cwd=str(self.workdir), **popen)
         self._procs.append((name or Path(argv[0]).name, p))
         if user == SIM_USER:
@@ -258,6 +270,17 @@ class NetnsSandbox:
         if p.returncode != 0:
             raise HarnessError(f"isolation audit failed to run: {err.strip()[-500:]}")
         return json.loads(out)
+
+
+def _chain(first: Any, then: Any) -> Any:
+    if first is None:
+        return then
+
+    def both() -> None:
+        first()
+        then()
+
+    return both
 
 
 def sandbox_python() -> str:

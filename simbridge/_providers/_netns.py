@@ -83,6 +83,7 @@ class NetnsProvider(Provider):
                 host_addr=self.sb.host_addr,
                 sandbox_addr=self.sb.sandbox_addr,
                 firewall=self.sb.ruleset,
+                limits=self.sb.cgroup.report() if self.sb.cgroup is not None else {"applied": False},
             )
         return rep
 

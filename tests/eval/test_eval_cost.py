@@ -29,16 +29,26 @@ def test_a_vm_episode_costs_the_vms_size(tmp_path):
     vm = VmInstance(tmp_path, tmp_path / "w", accel="tcg")  # what QEMU would be given
     c = spec_cost(_spec("vm"))
     assert c.cpu_cores == vm.cpus == VM_CPUS and c.mem_mb >= vm.mem_mb == VM_MEM_MB and c.displays == 0
-    assert spec_cost(_spec("netns")) == spec_cost(_spec("local")) == COSTS["jsbsim"]
+    assert spec_cost(_spec("local")) == COSTS["jsbsim"]
+
+
+def test_a_sandboxed_episode_is_admitted_by_its_memory_limit(monkeypatch):
+    netns = spec_cost(_spec("netns"))
+    assert netns.cpu_cores == COSTS["jsbsim"].cpu_cores and netns.mem_mb == 200 + 1024  # the default limit
+    monkeypatch.setenv("SIMBRIDGE_SANDBOX_MEM_MB", "3000")
+    b = Budget(cpu_cores=16, displays=16, mem_mb=16_000)
+    assert b.capacity(spec_cost(_spec("netns"))) == 5  # 16 GB / 3.2 GB: memory decides, not CPU
+    monkeypatch.setenv("SIMBRIDGE_SANDBOX_MEM_MB", "0")  # no limit: the measured cost
+    assert spec_cost(_spec("netns")) == COSTS["jsbsim"]
 
 
 @pytest.mark.parametrize(
     "cores,mem_gb,kind,fit",
     [
         (2, 19.2, "vm", 1),  # the 2-core development machine (24 GB, 80 % for episodes)
-        (2, 19.2, "jsbsim", 6),
+        (2, 19.2, "jsbsim", 6),  # sandboxed: 0.33 core and 1.2 GB (its limit) each
         (16, 51.2, "vm", 8),  # a 16-core, 64 GB node
-        (16, 51.2, "jsbsim", 16),  # 48 by CPU and memory, 16 by displays (MAX_DISPLAYS)
+        (16, 51.2, "jsbsim", 16),  # 48 by CPU, 42 by memory, 16 by displays (MAX_DISPLAYS)
     ],
 )
 def test_how_many_fit_at_once(cores, mem_gb, kind, fit):

@@ -268,6 +268,7 @@ def test_kill_9_of_the_runner_leaves_no_display_files():
 
 def test_no_free_display_says_so(tmp_path, monkeypatch):
     monkeypatch.setenv("SIMBRIDGE_RUN_DIR", str(tmp_path))
+    monkeypatch.setattr(_display, "DISPLAY_BASE", _free_number(1300))  # no live server there
     monkeypatch.setattr(_display, "DISPLAY_COUNT", 1)
     first = lease_display()
     try:

@@ -120,9 +120,22 @@ class DisplayLease:
 
 def _try_lock(path: Path) -> int | None:
     """An fd holding an exclusive flock on the file at `path` (the file still at that path
-    once locked), or None when another process holds it."""
+    once locked), or None when another process holds it. The file is opened without following
+    a link and must be a regular file with one link: a symlink, hard link or FIFO planted there
+    is never locked or written through (None: that number is not ours to use)."""
+    import stat
+
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.EMLINK, errno.EISDIR, errno.ENXIO):
+                return None
+            raise
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+            os.close(fd)
+            return None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

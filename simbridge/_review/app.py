@@ -1,8 +1,9 @@
 """`simbridge review serve`: the raters' web app (Starlette, server-rendered HTML, nothing from a CDN).
 
 A rater signs in with the secret link `campaign create` (or `review link`) issued them; the session is
-a cookie signed with a secret kept in the store (Starlette's SessionMiddleware, itsdangerous), so a
-hand-made cookie grants nothing. Every state-changing request needs the session's CSRF token and a
+a row in the store, named by a random id in a cookie signed with a secret kept in the store
+(Starlette's SessionMiddleware, itsdangerous), so a hand-made cookie grants nothing and sign-out,
+which deletes the row, voids every copy of the cookie. Every state-changing request needs the session's CSRF token and a
 same-origin Origin / Sec-Fetch-Site. The rater sees their assignments in the blind campaigns over DIR
 by blind id only, and grades each competency beside the replay. Each grade is POSTed as it is entered
 and upserted in the store, so nothing typed is lost and a restart changes nothing. Work per request is

@@ -441,6 +441,10 @@ GLIDE_TO_RESTART = Control(
 )
 RESTARTED = Check("engine running at ≥ 2,000 rpm", engine_running(2000.0), ENGINE)
 RUNNING_CRUISE = Check("engine running at ≥ 2,000 rpm", engine_running(2000.0), ENGINE)
+#: "continue in cruise at your altitude": where the aircraft was when the failure came, ±200 ft
+AT_ALTITUDE = Check(
+    "at the altitude of the failure ±200 ft (continue at your altitude)", altitude_hold(200.0), ("alt_msl_ft",)
+)
 #: level: the altitude within ±60 ft of the final altitude (a hand-flown C172's VSI swings while it holds)
 LEVEL = Check("level (altitude within ±60 ft of the final altitude)", level(60.0), ("alt_msl_ft",))
 #: C172S POH 3-17/3-19 "Low voltage annunciator (VOLTS) comes on" (a one-piece avionics master here)
@@ -656,7 +660,7 @@ PROCEDURES: dict[str, Procedure] = {
             control=HOLD_ALT,
             steps=MAGNETO_STEPS,
             ordered=False,
-            goals=MAGNETO_GOALS,
+            goals=(*MAGNETO_GOALS, AT_ALTITUDE),
         ),
         _p(
             name="rough_magneto_land",
@@ -686,7 +690,7 @@ PROCEDURES: dict[str, Procedure] = {
             control=HOLD_ALT,
             steps=LOW_VOLTS_STEPS,
             ordered=True,
-            goals=LOW_VOLTS_GOALS,
+            goals=(*LOW_VOLTS_GOALS, AT_ALTITUDE),
             safety=(
                 Constraint(
                     "avionics_off_for_master",
@@ -768,6 +772,7 @@ PROCEDURES: dict[str, Procedure] = {
                 Check("pitot heat ON", _eq("pitot_heat", 1), ("pitot_heat",)),
                 Check("airspeed 80-120 KIAS (cruise)", glide_speed(80.0, 120.0), ("ias_kt",)),
                 RUNNING_CRUISE,
+                AT_ALTITUDE,
             ),
         ),
         _p(
@@ -834,7 +839,7 @@ PROCEDURES: dict[str, Procedure] = {
             control=HOLD_ALT,
             steps=FIRE_STEPS,
             ordered=True,
-            goals=FIRE_GOALS,
+            goals=(*FIRE_GOALS, AT_ALTITUDE),
             safety=(
                 Constraint(
                     "master_stays_off",

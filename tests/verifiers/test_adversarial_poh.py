@@ -343,6 +343,13 @@ CASES += [
         scored("P07", p07(pre_r=True), EV07),
         "the engine never ran rough: nothing answered",
     ),
+    Case(
+        "P07",
+        "the magneto check, then 500 ft lower",
+        EXPLOIT,
+        scored("P07", p07(alt_off=-500.0), EV07),
+        "'continue in cruise at your altitude' is judged (control and the final state)",
+    ),
     Case("P07", "L (quits), R (runs): stays on R; altitude +190 ft", FAIR, scored("P07", p07(alt_off=190.0), EV07)),
 ]
 
@@ -719,6 +726,13 @@ CASES += [
         EXPLOIT,
         scored("P19", p19(pre_off=True), EV19),
         "no smoke: nothing answered",
+    ),
+    Case(
+        "P19",
+        "POH order after the smoke, then down 1,000 ft",
+        EXPLOIT,
+        scored("P19", p19().climb(80, -1000.0, 140), EV19),
+        "'continue in cruise at your altitude' is a final goal (±200 ft)",
     ),
     Case("P19", "POH order after the smoke", FAIR, scored("P19", p19(), EV19)),
 ]

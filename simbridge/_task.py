@@ -5,11 +5,11 @@ errors naming file and field) checked against their verifier. The models live in
 
 from __future__ import annotations
 
+import copy
 import re
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from simbridge._errors import TaskSpecError
@@ -148,7 +148,7 @@ def _one_line(msg: str) -> str:
 MAX_TASK_FILE_BYTES = 4 << 20
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: Path, limit: int = MAX_TASK_FILE_BYTES) -> str:
     """The task file's text, a bounded read of a regular file (TaskSpecError otherwise)."""
     from simbridge._bundle import read_bounded
     from simbridge._errors import BundleError
@@ -156,7 +156,7 @@ def _read_text(path: Path) -> str:
     if not isinstance(path, Path):  # a packaged resource
         return path.read_text(encoding="utf-8")
     try:
-        return read_bounded(path, "a task file", MAX_TASK_FILE_BYTES).decode("utf-8")
+        return read_bounded(path, "a task file", limit).decode("utf-8")
     except BundleError as exc:
         raise TaskSpecError(str(exc)) from None
     except UnicodeDecodeError as exc:
@@ -170,15 +170,12 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
-def _parse_yaml(path: Path) -> Any:
+def _parse_yaml(path: Path, limit: int = MAX_TASK_FILE_BYTES) -> Any:
     """The YAML document in `path`, its shape checked (TaskSpecError of one line otherwise)."""
+    from simbridge._inputs import load_yaml
+
     try:
-        data = yaml.safe_load(_read_text(path))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise TaskSpecError(f"{path}:{where}: not valid YAML: {problem}") from None
+        data = load_yaml(_read_text(path, limit), str(path), TaskSpecError)
     except RecursionError:
         raise TaskSpecError(f"{path}: not valid YAML for a task: nested too deeply to parse") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -223,6 +220,8 @@ def _resolve_base(path: Path, data: dict[str, Any], search_dir: Path | None) -> 
 #: the folder, next to a folder's task YAMLs, of its shared variant sets (`variants: [{use: NAME}]`)
 VARIANT_SETS_DIR = "variants"
 _SET_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+#: the largest variant set file read (a set is a few variants: a steady wind is 1 KB)
+MAX_VARIANT_SET_BYTES = 256 << 10
 
 
 def _expand_variant_sets(
@@ -234,8 +233,11 @@ def _expand_variant_sets(
     items = data.get("variants")
     if not isinstance(items, list) or not any(isinstance(v, dict) and "use" in v for v in items):
         return data, {}
+    from simbridge._taskspec import MAX_VARIANTS
+
     out: list[Any] = []
     origin: dict[int, str] = {}
+    parsed: dict[Path, Any] = {}  # each set file is read and parsed once, however often it is used
     for i, item in enumerate(items):
         if not (isinstance(item, dict) and "use" in item):
             out.append(item)
@@ -249,15 +251,19 @@ def _expand_variant_sets(
         set_path = (search_dir or path.parent) / VARIANT_SETS_DIR / f"{name}.yaml"
         if not set_path.is_file():
             raise TaskSpecError(f"{where}: no variant set {name!r} ({VARIANT_SETS_DIR}/{name}.yaml next to the task)")
-        try:
-            loaded = _parse_yaml(set_path)
-        except TaskSpecError as exc:
-            raise TaskSpecError(f"{where}: {exc}") from None
+        if set_path not in parsed:
+            try:
+                parsed[set_path] = _parse_yaml(set_path, MAX_VARIANT_SET_BYTES)
+            except TaskSpecError as exc:
+                raise TaskSpecError(f"{where}: {exc}") from None
+        loaded = parsed[set_path]
         if not isinstance(loaded, list) or not all(isinstance(v, dict) and "use" not in v for v in loaded):
             raise TaskSpecError(f"{where}: {set_path}: a variant set is a list of variants (mappings, none a `use`)")
+        if len(out) + len(loaded) > MAX_VARIANTS:
+            raise TaskSpecError(f"{where}: more than {MAX_VARIANTS} variants once the sets are spliced in")
         for j, v in enumerate(loaded):
             origin[len(out)] = f"variants[{i}].use ({VARIANT_SETS_DIR}/{name}.yaml item {j})"
-            out.append(v)
+            out.append(copy.deepcopy(v))
     return {**data, "variants": out}, origin
 
 
@@ -282,7 +288,7 @@ def _load_task_file(path: Path, search_dir: Path | None) -> TaskSpec:
         if own.get("base") is not None and err["loc"] and err["loc"][0] not in own:
             inherited = f" (inherited from {data['base']}.yaml)"
         loc = err["loc"]
-        where = _format_loc(loc)
+        where = "variants" if err["type"] == "variant_draw" and not loc else _format_loc(loc)
         if len(loc) >= 2 and loc[0] == "variants" and loc[1] in spliced:
             where = spliced[loc[1]] + (f": {_format_loc(loc[2:])}" if len(loc) > 2 else "")
         raise TaskSpecError(f"{path}: field '{where}': {err['msg']}{more}{inherited}") from None

@@ -24,6 +24,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -318,6 +319,12 @@ class GeometrySpec(_Model):
 
 #: a dotted path into a task, e.g. initial_state.heading_deg
 _PATH = r"^[a-z_]+(\.[a-z_]+)*$"
+#: bounds of a variant: values of one `choice`, variants of one task, and a uniform draw's step
+#: (draws are rounded to 6 decimals; a step of 1e-300 overflowed the rounding at run time)
+MAX_CHOICES = 256
+MAX_VARIANTS = 64
+MIN_STEP = 1e-6
+MAX_STEPS = 1e9
 
 
 class VariantSpec(_Model):
@@ -331,15 +338,27 @@ class VariantSpec(_Model):
     )
     uniform: tuple[float, float] | None = None
     step: float | None = Field(default=None, gt=0, description="Round a uniform draw to a multiple of this")
-    choice: list[Any] | None = Field(default=None, min_length=1)
+    choice: list[Any] | None = Field(default=None, min_length=1, max_length=MAX_CHOICES)
     description: str = ""
 
     @model_validator(mode="after")
     def _one_kind(self) -> "VariantSpec":
         if (self.uniform is None) == (self.choice is None):
             raise _custom("variant_kind", f"variant {self.name!r}: give exactly one of uniform or choice")
-        if self.uniform is not None and not self.uniform[0] <= self.uniform[1]:
-            raise _custom("range_order", f"variant {self.name!r}: uniform [lo, hi] needs lo <= hi")
+        if self.uniform is not None:
+            lo, hi = self.uniform
+            if not (math.isfinite(lo) and math.isfinite(hi)):
+                raise _custom("range_finite", f"variant {self.name!r}: uniform [lo, hi] must be finite numbers")
+            if not lo <= hi:
+                raise _custom("range_order", f"variant {self.name!r}: uniform [lo, hi] needs lo <= hi")
+            if self.step is not None and (
+                not math.isfinite(self.step) or self.step < MIN_STEP or (hi - lo) / self.step > MAX_STEPS
+            ):
+                raise _custom(
+                    "step_range",
+                    f"variant {self.name!r}: step {self.step:g} must be at least {MIN_STEP:g} and divide "
+                    f"[{lo:g}, {hi:g}] into at most {MAX_STEPS:g} steps (a draw is rounded to 6 decimals)",
+                )
         return self
 
     def draw(self, task_id: str, seed: int | None) -> Any:
@@ -423,7 +442,9 @@ class TaskSpec(_Model):
         description="The published procedure the task grades, e.g. 'C172S POH 3-6, Engine failure during flight'",
     )
     variants: list[VariantSpec] = Field(
-        default_factory=list, description="Values drawn per trial from the seed (TaskSpec.drawn)"
+        default_factory=list,
+        max_length=MAX_VARIANTS,
+        description="Values drawn per trial from the seed (TaskSpec.drawn)",
     )
     variant: dict[str, Any] | None = Field(
         default=None,
@@ -459,9 +480,44 @@ class TaskSpec(_Model):
             else:
                 data["instructions_by_sim"][key[3:]] = text
         data["variant"] = {"seed": seed, "values": values}
-        out = type(self).model_validate(data)
+        out = type(self).model_validate(data, context={"drawing": True})
         out._folder = self._folder
         return out
+
+    @model_validator(mode="after")
+    def _every_draw_is_a_task(self, info: ValidationInfo) -> "TaskSpec":
+        """What `tasks validate` checks so that `run` cannot fail drawing: each variant's extreme
+        and listed values (uniform lo and hi, every `choice`), written where `set` says, give a
+        valid task (a `set` of a field the task has not, a negative time_limit_s, are refused
+        here, naming the variant). Draws are combined round-robin: at most MAX_CHOICES checks."""
+        if not self.variants or (info.context or {}).get("drawing"):
+            return self
+        base = self.model_dump(mode="json", exclude={"variant"})
+        cands = [list(v.choice) if v.choice is not None else list(v.uniform or ()) for v in self.variants]
+        for k in range(max(len(c) for c in cands)):
+            data = copy.deepcopy(base)
+            for i, (v, c) in enumerate(zip(self.variants, cands)):
+                for path in v.set:
+                    try:
+                        _put(data, path, c[k % len(c)])
+                    except PydanticCustomError as exc:
+                        raise _custom("variant_draw", f"variants[{i}] ({v.name}): set {exc.message()}") from None
+            try:
+                type(self).model_validate(data, context={"drawing": True})
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                loc = ".".join(str(p) for p in err["loc"])
+                who = [
+                    f"variants[{i}] ({v.name}) sets {path} to {c[k % len(c)]!r}"
+                    for i, (v, c) in enumerate(zip(self.variants, cands))
+                    for path in v.set
+                    if loc == path or loc.startswith(path + ".") or path.startswith(loc + ".")
+                ]
+                raise _custom(
+                    "variant_draw",
+                    f"{(who or ['a drawn value'])[0]}: the drawn task is invalid at {loc or 'the top'}: {err['msg']}",
+                ) from None
+        return self
 
     @property
     def folder(self) -> Path | None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import importlib
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import metadata
@@ -64,6 +65,8 @@ class Registry:
         self._origin = BUILTIN
         #: plug-ins whose `register` failed: (entry point, one-line reason)
         self.broken: list[tuple[str, str]] = []
+        #: seconds each entry point took to import and register
+        self.load_s: dict[str, float] = {}
 
     # -- filling
     def add(self, kind: str, name: str, value: Any, *, doc: str = "", replace: bool = False) -> None:
@@ -74,6 +77,11 @@ class Registry:
         if not name or not isinstance(name, str):
             raise SimbridgeError(f"registry: a {kind} needs a name, got {name!r}")
         old = self._entries[kind].get(name)
+        if old is not None and old.origin == BUILTIN and self._origin != BUILTIN:
+            # replace=True or not: a plug-in never silently swaps out simbridge's own
+            raise SimbridgeError(
+                f"registry: {kind} {name!r} is simbridge's own; {self._origin} may not replace it (choose another name)"
+            )
         if old is not None and not replace and old.origin != self._origin:
             raise SimbridgeError(f"registry: {kind} {name!r} is registered by both {old.origin} and {self._origin}")
         self._entries[kind][name] = Entry(kind, name, value, self._origin, doc)
@@ -90,16 +98,27 @@ class Registry:
             for ep in points:
                 self._origin = _dist_name(ep) or ep.value
                 before = {kind: dict(entries) for kind, entries in self._entries.items()}
+                t0 = time.monotonic()
                 try:
                     ep.load()(self)
-                except Exception as exc:  # a broken third-party plug-in must not break simbridge
+                except BaseException as exc:  # noqa: BLE001 - a plug-in must not break (or exit) simbridge
                     if self._origin == BUILTIN:
                         raise
+                    # SystemExit and KeyboardInterrupt from a plug-in's code too: a sys.exit() in an
+                    # import would otherwise set every command's exit code
                     self._entries = before  # a plug-in is in whole or not at all
-                    reason = f"{type(exc).__name__}: {exc}".splitlines()[0]
+                    reason = _describe(exc)
                     self.broken.append((f"{ep.name} = {ep.value}", reason))
                     print(f"simbridge: plug-in {ep.value} ({self._origin}) not loaded: {reason}", file=sys.stderr)
                 finally:
+                    took = time.monotonic() - t0
+                    self.load_s[f"{ep.name} = {ep.value}"] = took
+                    if took > SLOW_PLUGIN_S and self._origin != BUILTIN:
+                        print(
+                            f"simbridge: note: plug-in {ep.value} ({self._origin}) took {took:.1f} s to load "
+                            f"(every simbridge command pays it)",
+                            file=sys.stderr,
+                        )
                     self._origin = BUILTIN
 
     # -- looking up
@@ -136,6 +155,22 @@ class Registry:
             yield from self._entries[kind].values()
 
 
+#: a plug-in taking longer than this to import and register is named on stderr
+SLOW_PLUGIN_S = 2.0
+
+
+def _describe(exc: BaseException, limit: int = 300) -> str:
+    """'Type: message' of a plug-in's exception on one line, at most `limit` characters, even
+    when its __str__ raises or returns something that is not a string."""
+    try:
+        text = str(exc)
+    except BaseException:  # noqa: BLE001 - a plug-in's __str__ is its own code too
+        text = "(its message cannot be shown: __str__ failed)"
+    name = type(exc).__name__
+    line = " ".join(f"{name}: {text}".split()) if text else name
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
 def load(target: str, what: str) -> Any:
     """The object named by "module:attribute" (or a module, without ":"); a missing module or
     attribute is one SimbridgeError line naming `what`. The one resolver of such names."""
@@ -145,7 +180,11 @@ def load(target: str, what: str) -> Any:
         for part in attr.split(".") if attr else ():
             obj = getattr(obj, part)
     except (ImportError, AttributeError) as exc:
-        raise SimbridgeError(f"{what}: {target} is not available: {exc}") from None
+        raise SimbridgeError(f"{what}: {target} is not available: {_describe(exc)}") from None
+    except SimbridgeError:
+        raise
+    except (Exception, SystemExit) as exc:  # a module's own import failing (or calling sys.exit)
+        raise SimbridgeError(f"{what}: {target} failed to import: {_describe(exc)}") from None
     return obj
 
 

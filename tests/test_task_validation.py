@@ -310,7 +310,7 @@ def test_variant_gets_its_own_site_in_per_sim_text():
 def test_yaml_too_deep_to_parse_is_one_line(tmp_path):
     path = tmp_path / "T09.yaml"
     path.write_text("id: T09\nscenario: " + "[" * 5000 + "]" * 5000 + "\n")
-    assert _error(path) == f"{path}: not valid YAML for a task: nested too deeply to parse"
+    assert _error(path) == f"{path}: line 2: not valid YAML: exceeded maximum nesting depth"
 
 
 def test_yaml_deeper_than_a_task_is_refused_naming_where(tmp_path):

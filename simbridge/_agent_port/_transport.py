@@ -27,7 +27,6 @@ import threading
 import time
 import zlib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -379,10 +378,12 @@ def open_transport(display: str, kind: str | None = None) -> Transport:
         return spawn_local_guest(display)
     token_file = os.environ.get(TOKEN_FILE_ENV, "").strip()
     if token_file:
+        from simbridge._inputs import read_input_text
+
         try:
-            token = Path(token_file).read_text().strip()
-        except OSError as exc:
-            raise SimbridgeError(f"${TOKEN_FILE_ENV}={token_file}: cannot read: {exc.strerror or exc}") from None
+            token = read_input_text(token_file, "a token file", limit=64 << 10).strip()
+        except SimbridgeError as exc:
+            raise SimbridgeError(f"${TOKEN_FILE_ENV}={exc}") from None
     else:
         token = os.environ.get(TOKEN_ENV, "").strip()
     if not token:

@@ -74,10 +74,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except HarnessError as exc:
-        print(f"simbridge: harness fault: {exc}", file=sys.stderr)
+        if (full := _disk_full(exc)) is not None:
+            return _report_disk_full(full)
+        _say(f"simbridge: harness fault: {exc}")
         return Exit.HARNESS
     except SimbridgeError as exc:
-        print(f"simbridge: error: {exc}", file=sys.stderr)
+        if (full := _disk_full(exc)) is not None:  # e.g. "cannot write the score: No space left"
+            return _report_disk_full(full)
+        _say(f"simbridge: error: {exc}")
         return Exit.USAGE
     except KeyboardInterrupt:
         print("simbridge: interrupted", file=sys.stderr)
@@ -85,9 +89,62 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return Exit.OK
     except OSError as exc:
-        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+        if (full := _disk_full(exc)) is not None:
+            return _report_disk_full(full)
+        if exc.errno in (errno.ENAMETOOLONG, errno.ELOOP):  # a path no check caught first
+            where = f"{_clip(str(exc.filename), 160)}: " if exc.filename else ""
+            _say(f"simbridge: error: {where}{exc.strerror or exc}")
+            return Exit.USAGE
+        raise
+    except RecursionError:
+        _say("simbridge: error: an input is nested too deeply to process")
+        return Exit.USAGE
+    except RuntimeError as exc:  # after RecursionError, its subclass
+        if not str(exc).startswith("Symlink loop"):  # pathlib's resolve() of a loop of links
             raise
-        # the disk filled up: a harness fault; what was being written is left unsealed (unscored)
-        where = f" writing {exc.filename}" if exc.filename else ""
-        print(f"simbridge: harness fault: disk full{where}: {exc.strerror or exc} (unscored)", file=sys.stderr)
-        return Exit.UNSCORED
+        _say(f"simbridge: error: {exc}: a loop of symbolic links")
+        return Exit.USAGE
+    except MemoryError:
+        _say("simbridge: error: an input is too large to process in memory")
+        return Exit.USAGE
+    except Exception as exc:
+        if (full := _disk_full(exc)) is not None:  # a database's "disk is full" (SQLite)
+            return _report_disk_full(full)
+        raise
+
+
+#: the longest error line printed (a 5 MB message is cut, never printed whole)
+MAX_ERROR_CHARS = 2000
+
+
+def _clip(text: str, limit: int = MAX_ERROR_CHARS) -> str:
+    """`text` on one line (newlines and other controls as spaces), at most `limit` characters."""
+    one = "".join(c if c.isprintable() else " " for c in text[:limit])
+    if len(text) > limit:
+        one = f"{one[: limit - 60]}… ({len(text) - limit + 60} more characters)"
+    return one
+
+
+def _say(line: str) -> None:
+    print(_clip(line), file=sys.stderr)
+
+
+def _disk_full(exc: BaseException) -> OSError | None:
+    """The ENOSPC/EDQUOT OSError behind `exc` (itself, or what it was raised while handling)."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, OSError) and cur.errno in (errno.ENOSPC, errno.EDQUOT):
+            return cur
+        if type(cur).__name__ == "OperationalError" and "disk is full" in str(cur):  # sqlite3, SQLAlchemy
+            return OSError(errno.ENOSPC, "No space left on device (the database is full)")
+        cur = cur.__cause__ or cur.__context__
+    return None
+
+
+def _report_disk_full(exc: OSError) -> int:
+    # the disk filled up: a harness fault; what was being written is left unsealed (unscored)
+    where = f" writing {_clip(str(exc.filename), 300)}" if exc.filename else ""
+    _say(f"simbridge: harness fault: disk full{where}: {exc.strerror or exc} (unscored)")
+    return Exit.UNSCORED

@@ -47,7 +47,9 @@ def writable_dir(path: Path, option: str) -> Path:
     import tempfile
 
     from simbridge._errors import SimbridgeError
+    from simbridge._inputs import check_path
 
+    check_path(path, f"{option}")  # a name over 255 bytes, a loop of links: one line
     if path.exists() and not path.is_dir():
         raise SimbridgeError(f"{option} {path}: is a file, not a directory")
     existing = path
@@ -65,6 +67,10 @@ def writable_dir(path: Path, option: str) -> Path:
             raise PermissionError(13, "Permission denied")
         elif os.statvfs(existing).f_flag & os.ST_RDONLY:
             raise OSError(30, "Read-only file system")
+        else:
+            # permission bits are not the whole story (/proc grants root write access and
+            # refuses every mkdir): make a folder there and take it away again
+            os.rmdir(tempfile.mkdtemp(prefix=".simbridge-probe-", dir=existing))
     except OSError as exc:
         raise SimbridgeError(f"{option} {path}: cannot write there: {exc.strerror or exc}") from None
     return path

@@ -33,10 +33,12 @@ def _listen(spec: str) -> tuple[str, int]:
 
 
 def _file_token(path: Path) -> str:
+    from simbridge._inputs import read_input_text
+
     try:
-        token = path.read_text().strip()
-    except OSError as exc:
-        raise SimbridgeError(f"--token-file {path}: cannot read: {exc.strerror or exc}") from None
+        token = read_input_text(path, "a token file", limit=64 << 10).strip()
+    except SimbridgeError as exc:
+        raise SimbridgeError(f"--token-file {exc}") from None
     if not token:
         raise SimbridgeError(f"--token-file {path}: empty (write the episode's token into it)")
     return token

@@ -15,7 +15,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from simbridge._adapters_registry import ImporterSpec, importers
 from simbridge._exit import Exit
@@ -101,7 +101,28 @@ def _import(args: argparse.Namespace) -> int:
     options = {opt.dest: getattr(args, opt.dest) for opt in spec.options}
     if spec.vehicle_option and options.get(spec.vehicle_option) is None:
         options[spec.vehicle_option] = _vehicle_of_task(task, adapter.name)
+    _check_inputs(args.files)
     func = load(spec.target, f"import {args.sim}")
     out = func(args.files, args.out, task_id=task, force=args.force, **options)
     print(summary(Path(out), task, spec))
     return Exit.OK
+
+
+def _check_inputs(files: Any) -> None:
+    """Each input is a path that can be one and, when it exists, a regular file or a folder:
+    a FIFO, a device (`/dev/zero`) or a socket is refused before any importer opens it."""
+    import os
+    import stat
+
+    from simbridge._bundle import _file_kind
+    from simbridge._errors import SimbridgeError
+    from simbridge._inputs import check_path, short_path
+
+    for f in files if isinstance(files, list) else [files]:
+        check_path(f, "an input file")
+        try:
+            mode = os.stat(f).st_mode
+        except OSError:
+            continue  # missing: the importer's own message names what it looked for
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            raise SimbridgeError(f"{short_path(f)}: is {_file_kind(mode)}, not an input file of an importer")

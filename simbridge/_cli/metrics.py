@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -68,8 +69,10 @@ def parse_path_arg(arg: str) -> tuple[str, Path]:
         label, _, rest = arg.partition("=")
         if label and rest and "/" not in label:
             return label, Path(rest)
-    p = Path(arg)
-    return (p.resolve().name or str(p)), p
+    from simbridge._inputs import check_path
+
+    p = check_path(arg, "a run or bundle directory")  # too long, or a loop of links: one line
+    return (Path(os.path.abspath(p)).name or str(p)), p
 
 
 def _metrics(args: argparse.Namespace) -> int:

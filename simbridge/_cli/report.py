@@ -74,8 +74,8 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _has_trials(path: Path) -> bool:
-    """Anything `simbridge._counting` finds under `path` (bundles, score files, or bundles it refuses)."""
+    """Whether `simbridge._counting` finds anything to count under `path` (bundles, score files)."""
     from simbridge._counting import find
 
     found = find(path)
-    return bool(found.episodes or found.bare or found.notes)
+    return bool(found.episodes or found.bare)

@@ -202,11 +202,34 @@ def _import(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from simbridge._review.app import serve
 
+    _check_port_free(args.host, args.port)
     try:
         serve(args.directory, args.db, args.host, args.port)
     except KeyboardInterrupt:
         pass
+    except SystemExit as exc:  # uvicorn exits when it cannot start (the port taken meanwhile)
+        raise SimbridgeError(
+            f"--port {args.port}: the web app could not start on {args.host} (exit {exc.code})"
+        ) from None
     return Exit.OK
+
+
+def _check_port_free(host: str, port: int) -> None:
+    """A one-line error, before anything is printed, when HOST:PORT cannot be listened on (in
+    use, or an address of no interface here); binds the way uvicorn does (SO_REUSEADDR)."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as exc:
+        raise SimbridgeError(f"--host {host}: not an address to listen on ({exc})") from None
+    family, kind, proto, _name, addr = infos[0]
+    with socket.socket(family, kind, proto) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(addr)
+        except OSError as exc:
+            raise SimbridgeError(f"--port {port}: cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
 def _agreement(args: argparse.Namespace) -> int:

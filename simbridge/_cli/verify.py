@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -225,9 +226,13 @@ def _verify(args: argparse.Namespace) -> int:
         raise BundleError(f"{out}: is a directory (or not a regular file); cannot write the score there")
     score = verify_path(args.bundle, args.task, ignore_manifest=args.ignore_manifest)
     if args.write:
+        # written beside and renamed over: a full disk leaves the old score.json (or none), never half a file
+        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
         try:
-            out.write_text(score.model_dump_json(indent=2))
+            tmp.write_text(score.model_dump_json(indent=2))
+            os.replace(tmp, out)
         except OSError as exc:
+            tmp.unlink(missing_ok=True)
             raise BundleError(f"{out}: cannot write the score: {exc.strerror or exc}") from None
     if args.json:
         print(json.dumps(score.model_dump(mode="json")))

@@ -98,6 +98,7 @@ def expand(suite: Suite, suite_path: Path) -> tuple[list[EpisodeSpec], list[str]
     """Every episode of the suite, in order, and notes on cells left out (an agent with no
     pilot for a task picked by tag or all-runnable). Explicit ids that cannot run are errors."""
     from simbridge._errors import TaskSpecError
+    from simbridge._inputs import read_input_text
     from simbridge._task import load_all_tasks, load_task
 
     episodes: list[EpisodeSpec] = []
@@ -133,9 +134,9 @@ def expand(suite: Suite, suite_path: Path) -> tuple[list[EpisodeSpec], list[str]
                 f = Path(a.split(":", 1)[1])
                 f = f if f.is_absolute() else (suite_path.parent / f)
                 try:
-                    text = f.read_text(encoding="utf-8")
-                except OSError as exc:
-                    raise SuiteError(f"{where}.agents': {a}: cannot read {f}: {exc.strerror or exc}") from None
+                    text = read_input_text(f, "a script")
+                except SimbridgeError as exc:
+                    raise SuiteError(f"{where}.agents': {a}: {exc}") from None
                 name, a_abs = f.name, f"scripted:{f.resolve()}"
             else:
                 a_abs = a

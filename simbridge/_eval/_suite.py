@@ -29,7 +29,6 @@ import math
 import re
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from simbridge._errors import SimbridgeError
@@ -170,17 +169,10 @@ def _loc(loc: tuple) -> str:
 def load_suite(path: Path) -> Suite:
     """The suite in `path`; SuiteError of one line naming the file, the line or field."""
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SuiteError(f"{path}: no such suite file") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}:" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SuiteError(f"{path}:{where} not valid YAML: {problem}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SuiteError(f"{path}: cannot read: {exc}") from None
+    from simbridge._inputs import read_yaml_input
+
+    # a regular file of bounded size (a FIFO or /dev/zero is refused, not read), strict YAML
+    data = read_yaml_input(path, "a suite file", error=SuiteError)
     if not isinstance(data, dict):
         raise SuiteError(f"{path}: expected a mapping of suite fields (name, matrix, …) at the top level")
     data.setdefault("name", path.stem)

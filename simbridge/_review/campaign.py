@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import random
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -297,20 +295,13 @@ MAX_GRADES_CSV_BYTES = 64 * 1024 * 1024
 def _open_grades_csv(csv_path: Path) -> Any:
     """The CSV opened for the csv module (newline='' keeps newlines inside quoted fields exactly), after
     checking it is a regular file of bounded size."""
-    try:
-        f = csv_path.open(encoding="utf-8-sig", newline="")
-    except OSError as exc:
-        raise CampaignError(f"{csv_path}: cannot read: {exc.strerror or exc}") from None
-    st = os.fstat(f.fileno())
-    if not stat.S_ISREG(st.st_mode):
-        f.close()
-        raise CampaignError(f"{csv_path}: cannot read: not a regular file")
-    if st.st_size > MAX_GRADES_CSV_BYTES:
-        f.close()
-        raise CampaignError(
-            f"{csv_path}: {st.st_size} bytes, over the {MAX_GRADES_CSV_BYTES} bytes a grade CSV may have"
-        )
-    return f
+    import io
+
+    from simbridge._inputs import open_input
+
+    # opened without blocking and checked on the descriptor: a FIFO with no writer is refused
+    raw = open_input(csv_path, "a grade CSV", limit=MAX_GRADES_CSV_BYTES, error=CampaignError)
+    return io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
 
 
 def import_grades(store: Store, csv_path: Path) -> int:

@@ -10,7 +10,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from simbridge._errors import SimbridgeError
@@ -128,18 +127,14 @@ def load_rubric(name_or_path: str | Path) -> Rubric:
         ref = resources.files("simbridge._review") / "rubrics" / f"{name_or_path}.yaml"
         where, text = f"simbridge/_review/rubrics/{name_or_path}.yaml", ref.read_text(encoding="utf-8")
     else:
+        from simbridge._inputs import read_input_text
+
         path = Path(name_or_path)
         where = str(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RubricError(f"{where}: cannot read the rubric: {exc}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f"line {mark.line + 1}: " if mark is not None else ""
-        raise RubricError(f"{where}: {line}not valid YAML: {getattr(exc, 'problem', exc)}") from None
+        text = read_input_text(path, "the rubric", error=RubricError)  # a regular file, bounded
+    from simbridge._inputs import load_yaml
+
+    data = load_yaml(text, where, RubricError)
     if not isinstance(data, dict):
         raise RubricError(f"{where}: expected a mapping at the top level, got {type(data).__name__}")
     try:

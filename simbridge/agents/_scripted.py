@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
 
 from simbridge._agent_port._port import ACTIONS
 from simbridge._errors import SimbridgeError
@@ -93,13 +92,10 @@ def _parse_item(item: Any, where: str) -> TimedAction:
 
 def load_script(path: str | Path) -> tuple[list[TimedAction], str]:
     """Parse and validate a script file; errors name the file and the item."""
+    from simbridge._inputs import read_yaml_input
+
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SimbridgeError(f"{path}: cannot read script: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise SimbridgeError(f"{path}: not valid YAML: {exc}") from None
+    data = read_yaml_input(path, "script")  # a regular file of bounded size, strict YAML
     if isinstance(data, list):
         data = {"actions": data}
     if not isinstance(data, dict) or not isinstance(data.get("actions"), list):

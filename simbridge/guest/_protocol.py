@@ -47,9 +47,11 @@ class ProtocolError(Exception):
     the connection may go on; False when the stream can no longer be followed. `closed` is True
     when the peer closed the connection cleanly, before a frame began."""
 
-    def __init__(self, message: str, *, in_sync: bool = False, closed: bool = False) -> None:
+    def __init__(self, message: str, *, in_sync: bool = False, closed: bool = False, unread: int = 0) -> None:
         super().__init__(message)
         self.in_sync, self.closed = in_sync, closed
+        #: a header refused unread: its length (the bytes that follow belong to it)
+        self.unread = unread
 
 
 def mac(token: str, role: str, nonce: str) -> str:
@@ -81,6 +83,24 @@ def _recv_exact(sock: socket.socket, n: int, deadline: float | None = None, *, a
             raise ProtocolError("connection closed" + (" mid-frame" if buf else ""), closed=not buf and at_start)
         buf += chunk
     return bytes(buf)
+
+
+def discard(sock: socket.socket, n: int, deadline: float) -> None:
+    """Read and drop n bytes (a refused frame's body) by `deadline`, in a constant buffer."""
+    buf = bytearray(1 << 16)
+    view = memoryview(buf)
+    while n > 0:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise ProtocolError("timed out: the frame did not arrive in time (mid-frame)")
+        sock.settimeout(left)
+        try:
+            got = sock.recv_into(view, min(n, len(buf)))
+        except socket.timeout:
+            raise ProtocolError("timed out: the frame did not arrive in time (mid-frame)") from None
+        if not got:
+            raise ProtocolError("connection closed mid-frame")
+        n -= got
 
 
 #: a JSON text as tokens: a whole string, a run of other characters, a run of brackets, or a lone
@@ -149,7 +169,7 @@ def recv(
     service never takes one); `deadline` (time.monotonic()) bounds the whole frame."""
     (n,) = struct.unpack(">I", _recv_exact(sock, 4, deadline, at_start=True))
     if n > max_header:
-        raise ProtocolError(f"frame header of {n} bytes (more than {max_header}): not a simbridge-guest peer")
+        raise ProtocolError(f"frame header of {n} bytes (more than {max_header}): not a simbridge-guest peer", unread=n)
     obj = decode(_recv_exact(sock, n, deadline), max_depth)
     size = obj.get("bin")
     if size is None:

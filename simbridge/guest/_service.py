@@ -61,6 +61,9 @@ MAX_SESSIONS = 4
 MAX_AUTH_FRAME = 1024
 #: largest request after authentication (a `type` of MAX_TYPE_CHARS astral characters, escaped)
 MAX_REQUEST_FRAME = 256 << 10
+#: a request longer than MAX_REQUEST_FRAME but at most this is read past (dropped as it comes)
+#: and answered as a request error; a longer one ends the connection
+MAX_DISCARD = 16 << 20
 #: once a request's first byte has arrived, the rest must follow within this
 FRAME_TIMEOUT_S = 30.0
 #: a reply (a screen grab) the host does not read within this ends the connection
@@ -471,7 +474,13 @@ class GuestServer:
                 peer,
             )
             victim.drop()
-        threading.Thread(target=self._serve, args=(c,), name=f"guest {peer}", daemon=True).start()
+        try:
+            threading.Thread(target=self._serve, args=(c,), name=f"guest {peer}", daemon=True).start()
+        except RuntimeError as exc:  # no thread to be had (a flood past the system's limit): this one waits no more
+            log.warning("refused connection from %s: %s", peer, exc)
+            self._forget(c)
+            c.drop()
+            sock.close()
 
     def _forget(self, c: _Conn) -> None:
         with self.lock:
@@ -584,9 +593,13 @@ class GuestServer:
                 except proto.ProtocolError as exc:
                     if exc.closed:
                         return  # the host closed the connection between requests: the episode is over
+                    in_sync = exc.in_sync
+                    if 0 < exc.unread <= MAX_DISCARD:  # an oversized request: read past it, say why
+                        proto.discard(c.sock, exc.unread, time.monotonic() + FRAME_TIMEOUT_S)
+                        in_sync = True
                     c.sock.settimeout(SEND_TIMEOUT_S)
                     proto.send(c.sock, {"ok": False, "error": f"bad request: {exc}"})
-                    if exc.in_sync:
+                    if in_sync:
                         continue  # the frame was read whole: the next one follows
                     log.warning("connection from %s ended: %s", c.peer, exc)
                     return

@@ -311,8 +311,14 @@ def test_bad_frames_after_auth_are_request_errors_and_the_connection_goes_on(svc
     finally:
         s.close()
     s = _authed(svc)
-    try:
-        s.sendall(struct.pack(">I", service.MAX_REQUEST_FRAME + 1))
+    try:  # a request over the limit is read past (up to MAX_DISCARD) and refused; the connection goes on
+        s.sendall(_frame(json.dumps({"op": "type", "text": "a" * (1 << 20)}).encode()))
+        reply, _ = proto.recv(s)
+        assert reply["ok"] is False and "more than" in reply["error"] and "fault" not in reply
+        proto.send(s, {"op": "ping"})
+        assert proto.recv(s)[0]["ok"]
+        # past MAX_DISCARD the stream is not followed: answered, then closed
+        s.sendall(struct.pack(">I", service.MAX_DISCARD + 1))
         reply, _ = proto.recv(s)
         assert reply["ok"] is False and "more than" in reply["error"] and "fault" not in reply
         assert _closed_by_service(s)

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from simbridge._agent_port._transport import GuestClient
+from simbridge._errors import HarnessError, SimbridgeError
 from simbridge.guest import _protocol as proto
 from simbridge.guest._service import MAX_AUTH_FRAME, MAX_REQUEST_FRAME
 
@@ -278,3 +279,48 @@ def test_the_service_survives_a_seeded_fuzz(guest_service):
     log = guest_service.log_text()
     assert "Traceback" not in log, log[log.find("Traceback") - 200 :][:3000]
     assert "authenticated" in log and "refused connection" in log
+
+
+def test_the_campaigns_cases_on_the_running_service(guest_service):
+    """Issue 43's reproductions, one by one, on the real process: ~10 KB of nested arrays before
+    the handshake and after it, an emptied token file, a 1e9 s hold, a 10**7 scroll and a 1 MB
+    `type`; the service answers each and serves the next host."""
+    host, port = guest_service.addr.rsplit(":", 1)
+    token = guest_service.token
+    s = socket.create_connection((host, int(port)), timeout=15)
+    proto.recv(s)
+    _send_quietly(s, _frame(b"[" * 10_000))
+    s.close()
+    assert guest_service.proc.poll() is None
+    peers = Peers(host, int(port))
+    try:
+        authed = _authed_socket(peers, token)
+        assert authed is not None
+        authed.sendall(_frame(b"[" * 10_000 + b"]" * 10_000))
+        reply, _ = proto.recv(authed, deadline=time.monotonic() + 15)
+        assert reply["ok"] is False and "fault" not in reply and "nested" in reply["error"]
+    finally:
+        peers.close_all()
+    # an emptied token file refuses that connection; the service stays up for the next episode's
+    guest_service.token_file.write_text("")
+    with pytest.raises(HarnessError, match="no usable token"):
+        GuestClient(guest_service.addr, token, timeout_s=10)
+    assert guest_service.proc.poll() is None
+    guest_service.token_file.write_text(token + "\n")
+    c = GuestClient(guest_service.addr, token, timeout_s=10)
+    try:
+        for op, args, says in (
+            ("key", {"keys": "Left", "hold_s": 1e9}, "hold_s"),
+            ("scroll", {"dy": 10**7}, "dy"),
+            ("type", {"text": "a" * 1_000_000}, "more than"),
+        ):
+            t0 = time.monotonic()
+            with pytest.raises(SimbridgeError, match=says) as err:
+                c.call(op, **args)
+            assert not isinstance(err.value, HarnessError)  # the agent's input, not a fault
+            assert time.monotonic() - t0 < 10  # refused, not carried out
+            assert c.call("ping")[0]["ok"]  # the connection goes on (the 1 MB frame was read past)
+    finally:
+        c.close()
+    _well_behaved_host(guest_service.addr, token)
+    assert "Traceback" not in guest_service.log_text()

@@ -102,6 +102,7 @@ def engine_start(
             "avionics": z,
             "fuel_selector": z,
             "primer_strokes": z,
+            "crashed": z,
         }
     strokes = np.clip(np.floor(t - prime_t) + 1, 0, primer) if primer else z
     running = step(t, [(crank_t + 2, 1.0)]) if starts else z
@@ -122,6 +123,7 @@ def engine_start(
         "engine_running": running,
         "engine_rpm": rpm_sig,
         "avionics": step(t, [(crank_t + 15, 1)]) if avionics else z,
+        "crashed": z,
     }
 
 

@@ -28,13 +28,22 @@ class EngineStartParams(FiniteParams):
         return self
 
 
-@verifier("engine_start", params=EngineStartParams, components=("switch_states", "priming_mixture", "engine_at_rpm"))
+@verifier(
+    "engine_start",
+    params=EngineStartParams,
+    components=("switch_states", "priming_mixture", "engine_at_rpm"),
+    safety=("no_crash",),
+    quality=("switch_states", "priming_mixture"),
+)
 def engine_start(ctx: VerifyContext) -> str:
     """Switches and engine are judged on every sample of the last `final_hold_s` seconds. Priming
     counts only if done before cranking: the primer count at the first sample with the key at
-    START or the engine running (or at the end, if the engine was never cranked)."""
+    START or the engine running (or at the end, if the engine was never cranked). The task is
+    the start: the checklist items are worth all of it with the engine running at the end, half
+    when it was cranked and did not run, nothing when it was never cranked; a crash gates."""
     p: EngineStartParams = ctx.p
     t = ctx.t
+    ctx.no_events("no_crash", ("crash",), "no crash at any time of the episode", flag="crashed", latched=True)
     mags, fuel = ctx.sig("magnetos"), ctx.sig("fuel_selector")
     bat, beacon, avionics = ctx.sig("master_bat"), ctx.sig("beacon"), ctx.sig("avionics")
     mixture, primer = ctx.sig("mixture"), ctx.sig("primer_strokes")
@@ -61,6 +70,11 @@ def engine_start(ctx: VerifyContext) -> str:
     with np.errstate(invalid="ignore"):
         cranked = is_state(mags, 4) | (running > 0.5)
     i_crank = int(np.argmax(cranked)) if cranked.any() else t.size - 1
+    runs_at_end = holds(running > 0.5, end)
+    ctx.progress(
+        1.0 if runs_at_end else 0.5 if cranked.any() else 0.0,
+        "engine running at the end" if runs_at_end else "cranked, not running" if cranked.any() else "never cranked",
+    )
     primed = primer[: i_crank + 1]
     strokes = float(np.nanmax(primed)) if np.isfinite(primed).any() else 0.0
     rich = holds(mixture >= p.mixture_min, end)

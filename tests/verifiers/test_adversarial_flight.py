@@ -25,6 +25,7 @@ from synth import component, score_task
 from synth_flight_b import efato, ground, radio_session
 from synth_flight_a import (
     PLAN,
+    engine_start,
     final_approach,
     fms_flight,
     frame_to_latlon,
@@ -826,6 +827,61 @@ T16_FAIR = [
 ]
 
 
+# --------------------------------------------------------------------------- T01 engine start
+
+
+def checklist_no_crank() -> dict[str, np.ndarray]:
+    """Every switch of the checklist set, primed, mixture rich, the key turned to BOTH, never to START."""
+    c = engine_start(starts=False)
+    c["magnetos"] = np.where(c["t"] >= 35.0, 3.0, 0.0)
+    return c
+
+
+T01_EXPLOITS = [
+    Case("T01", "do_nothing", "cold and dark to the time limit", lambda: engine_start(cold=True)),
+    Case(
+        "T01",
+        "done_at_once",
+        "`done` at t = 0",
+        lambda: first_sample(engine_start(cold=True)),
+        episode={"sim_end_s": 0.0},
+    ),
+    Case(
+        "T01",
+        "quit_at_once",
+        "gives up at t = 0",
+        lambda: first_sample(engine_start(cold=True)),
+        episode={"status": "agent_quit", "sim_end_s": 0.0},
+    ),
+    Case(
+        "T01",
+        "checklist_no_crank",
+        "the switches and priming set, the engine never cranked (class 2; was 0.6)",
+        checklist_no_crank,
+    ),
+    Case(
+        "T01",
+        "cranked_no_start",
+        "the checklist, cranked, the engine never catches (was 0.6)",
+        lambda: engine_start(starts=False),
+    ),
+    Case(
+        "T01",
+        "crash_after_start",
+        "started, then taxied off at power into something (class 4)",
+        lambda: crash_at(engine_start(), 110.0),
+    ),
+]
+
+T01_FAIR = [
+    Case("T01", "textbook", "the checklist in order, 3 strokes, 1,000 rpm", engine_start),
+    Case(
+        "T01", "rpm_low_edge", "2 strokes, mixture 0.9, 905 rpm", lambda: engine_start(primer=2, mixture=0.9, rpm=905.0)
+    ),
+    Case("T01", "rpm_high_edge", "1,095 rpm", lambda: engine_start(rpm=1095.0)),
+]
+
+
 # --------------------------------------------------------------------------- the tables
 
 EXPLOITS = [
@@ -838,8 +894,9 @@ EXPLOITS = [
     *T15_EXPLOITS,
     *T10_EXPLOITS,
     *T16_EXPLOITS,
+    *T01_EXPLOITS,
 ]
-FAIR = [*T09_FAIR, *T05_FAIR, *T03_FAIR, *T02_FAIR, *T11_FAIR, *T04_FAIR, *T15_FAIR, *T10_FAIR, *T16_FAIR]
+FAIR = [*T09_FAIR, *T05_FAIR, *T03_FAIR, *T02_FAIR, *T11_FAIR, *T04_FAIR, *T15_FAIR, *T10_FAIR, *T16_FAIR, *T01_FAIR]
 
 
 @pytest.mark.parametrize("case", [c for c in EXPLOITS if c.item is None], ids=lambda c: f"{c.task}-{c.name}")

@@ -64,6 +64,24 @@ def check_path(path: str | os.PathLike[str], what: str, error: type[SimbridgeErr
     return Path(path)
 
 
+def check_output_file(path: str | os.PathLike[str], option: str, error: type[SimbridgeError] = SimbridgeError) -> Path:
+    """`path` as a file a command may write (`--out`, `--html`, `--csv`): a path that can be one,
+    and not a folder, a FIFO or a socket (opening a FIFO with no reader for writing blocks
+    forever). A device that never blocks (`/dev/null`, `/dev/full`) is allowed."""
+    import stat
+
+    from simbridge._bundle import _file_kind
+
+    p = check_path(path, f"{option}", error)
+    try:
+        mode = os.stat(p).st_mode
+    except OSError:
+        return p  # not there yet: the writer's own error names a missing folder
+    if stat.S_ISDIR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        raise error(f"{option} {short_path(p)}: is {_file_kind(mode)}; {option} names a file to write")
+    return p
+
+
 def read_input_bytes(
     path: str | os.PathLike[str],
     what: str,

@@ -616,3 +616,30 @@ def test_a_slow_plugin_is_named_with_its_time(monkeypatch, capsys):
         == "simbridge: note: plug-in slow_pkg:register (slow-plugin) took 30.0 s to load (every simbridge command pays it)"
     )
     assert r.load_s == {"builtin = builtin_pkg:register": pytest.approx(0.1), "slow = slow_pkg:register": 30.0}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_fifo_or_folder_as_an_output_file_is_refused_without_blocking(tmp_path, cols, seed):
+    import random
+
+    rng = random.Random(600 + seed)
+    b = make_bundle(tmp_path / "run" / "b", "T09", cols, agent="a")
+    outputs = [
+        (["report", b, "--out", "{p}"], "--out"),
+        (["compare", f"x={tmp_path / 'run'}", f"y={tmp_path / 'run'}", "--html", "{p}"], "--html"),
+        (["review", "campaign", "export", "c", "--csv", "{p}", "--db", tmp_path / "db.sqlite"], "--csv"),
+    ]
+    argv, opt = outputs[seed]
+    kind = rng.choice(["fifo", "socket"])
+    p = tmp_path / "out.html"
+    if kind == "fifo":
+        os.mkfifo(p)  # no reader: opening it to write would block forever
+    else:
+        import socket
+
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(str(p))
+    got, _, err = cli(*[str(a).format(p=p) for a in argv], timeout=30)
+    assert got == 2 and one_line(err).endswith(
+        f"{opt} {p}: is a {'FIFO' if kind == 'fifo' else 'socket'}; {opt} names a file to write"
+    ), err

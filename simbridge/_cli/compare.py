@@ -57,8 +57,12 @@ def _compare(args: argparse.Namespace) -> int:
     for _label, p in pairs:
         if not p.exists():
             raise SimbridgeError(f"{p}: no such file or directory")
-    if args.html is not None and args.html.is_dir():
-        raise SimbridgeError(f"--html {args.html}: is a directory; --html names the HTML file to write")
+    if args.html is not None:
+        from simbridge._inputs import check_output_file
+
+        if args.html.is_dir():
+            raise SimbridgeError(f"--html {args.html}: is a directory; --html names the HTML file to write")
+        check_output_file(args.html, "--html")  # a FIFO would block the write forever
     loaded = load(pairs)
     if not loaded.trials:
         for note in loaded.notes:

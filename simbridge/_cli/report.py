@@ -54,6 +54,10 @@ def _report(args: argparse.Namespace) -> int:
         raise BundleError(f"{path}: not a bundle directory")
     if args.out is not None and args.out.is_dir():
         raise BundleError(f"{args.out}: is a directory; --out names the HTML file to write")
+    if args.out is not None:
+        from simbridge._inputs import check_output_file
+
+        check_output_file(args.out, "--out", BundleError)  # a FIFO would block the write forever
     if (path / "episode.json").is_file():
         out = write_episode_report(path, args.out)
     elif _has_trials(path):

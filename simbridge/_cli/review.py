@@ -176,8 +176,10 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from simbridge._inputs import check_output_file
     from simbridge._review.campaign import grades_frame, write_grades_csv
 
+    check_output_file(args.csv or args.parquet, "--csv" if args.csv else "--parquet")  # never a FIFO
     try:
         if args.csv:
             n = write_grades_csv(_store(args), args.name, args.csv)

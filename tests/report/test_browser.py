@@ -71,9 +71,9 @@ def test_every_plot_rendered_with_data(page_of_t09):
         [...d.querySelectorAll('.scatterlayer .trace path.js-line')]
             .filter(p => (p.getAttribute('d') || '').length > 100).length,
         d.querySelectorAll('.scatterlayer .trace path.point').length])""")
-    # T09's five time-series signals as lines (no positions, so no track map), then the
-    # actions timeline: 4 actions as markers
-    assert len(counts) == 6 and all(lines >= 1 for lines, _ in counts[:5]) and counts[5] == [0, 4]
+    # T09's five time-series signals and the crash flag its no_crash gate reads, as lines (no
+    # positions, so no track map), then the actions timeline: 4 actions as markers
+    assert len(counts) == 7 and all(lines >= 1 for lines, _ in counts[:6]) and counts[6] == [0, 4]
 
 
 def test_score_shown_is_score_json(page_of_t09, t09_bundle):
@@ -105,7 +105,7 @@ def test_video_plays_and_clicking_a_plot_seeks_it(page_of_t09, tmp_path):
     # the cursor line is drawn on every time plot
     n_cursor = page.evaluate("""[...document.querySelectorAll('.js-plotly-plot')].filter(
         d => (d.layout.shapes || []).some(s => s.name === 'cursor')).length""")
-    assert n_cursor == 6 and errors == []
+    assert n_cursor == 7 and errors == []  # the six signal plots and the actions timeline
     page.evaluate("window.scrollTo(0, 0)")
     shot = tmp_path / "report-episode.png"
     page.screenshot(path=str(shot), full_page=True)
@@ -125,9 +125,10 @@ def test_t02_track_click_seeks_the_video(browser, tmp_path):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(out.as_uri())
     page.wait_for_function("document.body.dataset.plotsReady", timeout=30_000)
-    # heading, altitude, airspeed, on_ground, autopilot against time, then the track map
+    # heading, altitude, airspeed, on_ground, autopilot and the crash flag its no_crash gate
+    # reads against time, then the track map
     kinds = page.evaluate("[...document.querySelectorAll('.js-plotly-plot')].map(d => d.dataset.kind)")
-    assert kinds == ["time"] * 5 + ["track"]
+    assert kinds == ["time"] * 6 + ["track"]
     names = page.evaluate("document.getElementById('plot-track').data.map(tr => tr.name)")
     assert names[0] == "runway 34R" and "path" in names
     page.wait_for_function("document.getElementById('screen').readyState >= 2", timeout=10_000)

@@ -882,6 +882,90 @@ T01_FAIR = [
 ]
 
 
+# --------------------------------------------------------------------------- T08 simulator set-up
+
+SETUP_GOOD: dict[str, Any] = {
+    "local_date_days": 354,  # Dec 21, 0-based day of year
+    "local_time_s": 16 * 3600 + 30 * 60 + 95,
+    "flight_elapsed_s": 95,
+    "weather": {
+        "mode": "manual",
+        "wind_layers": [{"alt_msl_ft": 20, "dir_degt": 270, "speed_kt": 15}],
+        "cloud_layers": [{"coverage": "broken", "base_msl_ft": 1520}],
+        "visibility_sm": 5.0,
+    },
+    "failures": [{"system": "vacuum_pump", "trigger": {"kind": "agl_ft", "value": 2000}, "failed": False}],
+    "airport": "KBOS",
+    "aircraft": "Aircraft/Laminar Research/Cessna 172 SP/Cessna_172SP.acf",
+}
+SETUP_DEFAULT: dict[str, Any] = {
+    "local_date_days": 100,
+    "local_time_s": 9 * 3600,
+    "flight_elapsed_s": 95,
+    "weather": {"mode": "real", "wind_layers": [], "cloud_layers": [], "visibility_sm": 10.0},
+    "failures": [],
+    "airport": "KSEA",
+    "aircraft": "Aircraft/Laminar Research/Cessna 172 SP/Cessna_172SP.acf",
+}
+
+
+def setup_case(name: str, what: str, end: dict[str, Any], **kw: Any) -> Case:
+    build = kw.pop("build", lambda: ground(seconds=95))
+    return Case("T08", name, what, build, snapshots={"end": end}, **kw)
+
+
+T08_EXPLOITS = [
+    setup_case("do_nothing", "the default flight (KSEA, real weather, no failure) started as it is", SETUP_DEFAULT),
+    setup_case(
+        "done_at_once",
+        "`done` at t = 0",
+        SETUP_DEFAULT,
+        build=lambda: first_sample(ground(seconds=95)),
+        episode={"sim_end_s": 0.0},
+    ),
+    setup_case(
+        "quit_at_once",
+        "gives up at t = 0",
+        SETUP_DEFAULT,
+        build=lambda: first_sample(ground(seconds=95)),
+        episode={"status": "agent_quit", "sim_end_s": 0.0},
+    ),
+    setup_case(
+        "any_failure",
+        "the airport and time right, every failure armed at random (class 2: any failure)",
+        {
+            **SETUP_DEFAULT,
+            "local_date_days": 354,
+            "local_time_s": SETUP_GOOD["local_time_s"],
+            "airport": "KBOS",
+            "failures": [
+                {"system": "vacuum_pump", "trigger": {"kind": "mtbf_h", "value": 100}},
+                {"system": "engine_1", "trigger": {"kind": "mtbf_h", "value": 100}},
+            ],
+        },
+    ),
+]
+
+T08_FAIR = [
+    setup_case("textbook", "every setting as asked", SETUP_GOOD),
+    setup_case(
+        "edges",
+        "16:39, wind 279°/17 kt, broken at 1,690 ft AGL, 5.45 sm, the failure at 2,049 ft",
+        {
+            **SETUP_GOOD,
+            "local_time_s": 16 * 3600 + 39 * 60 + 95,
+            "weather": {
+                "mode": "manual",
+                "wind_layers": [{"alt_msl_ft": 20, "dir_degt": 279, "speed_kt": 17}],
+                "cloud_layers": [{"coverage": "broken", "base_msl_ft": 1710}],
+                "visibility_sm": 5.45,
+            },
+            "failures": [{"system": "vacuum_pump", "trigger": {"kind": "agl_ft", "value": 2049}, "failed": False}],
+        },
+    ),
+]
+
+
 # --------------------------------------------------------------------------- the tables
 
 EXPLOITS = [
@@ -895,8 +979,21 @@ EXPLOITS = [
     *T10_EXPLOITS,
     *T16_EXPLOITS,
     *T01_EXPLOITS,
+    *T08_EXPLOITS,
 ]
-FAIR = [*T09_FAIR, *T05_FAIR, *T03_FAIR, *T02_FAIR, *T11_FAIR, *T04_FAIR, *T15_FAIR, *T10_FAIR, *T16_FAIR, *T01_FAIR]
+FAIR = [
+    *T09_FAIR,
+    *T05_FAIR,
+    *T03_FAIR,
+    *T02_FAIR,
+    *T11_FAIR,
+    *T04_FAIR,
+    *T15_FAIR,
+    *T10_FAIR,
+    *T16_FAIR,
+    *T01_FAIR,
+    *T08_FAIR,
+]
 
 
 @pytest.mark.parametrize("case", [c for c in EXPLOITS if c.item is None], ids=lambda c: f"{c.task}-{c.name}")

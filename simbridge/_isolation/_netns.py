@@ -35,6 +35,16 @@ def _run(argv: list[str], *, check: bool = True) -> subprocess.CompletedProcess[
     return p
 
 
+def write_new_file(path: Path, text: str) -> None:
+    """Write `text` to a file created new at `path` (O_EXCL, O_NOFOLLOW): whatever was left there,
+    a symlink included, is removed first (the link itself, never its target), so nothing is
+    written through a link planted at a predictable name."""
+    path.unlink(missing_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
 def require_root() -> None:
     if os.geteuid() != 0:
         raise HarnessError("the netns provider needs root (network namespaces, veth, nftables)")
@@ -119,7 +129,7 @@ class Netns:
             # host (Ray workers) that drew the same link cannot both take it
             # (written whole, then linked into place: `cleanup` never reads half a record)
             tmp = STATE_DIR / f".{name}.{os.getpid()}.tmp"
-            tmp.write_text(json.dumps(asdict(rec)))
+            write_new_file(tmp, json.dumps(asdict(rec)))
             try:
                 os.link(tmp, STATE_DIR / f"{name}.json")
             except FileExistsError:

@@ -124,11 +124,14 @@ def fmc_setup(ctx: VerifyContext) -> str:
     )
 
     zfw, fuel, ci, alt = (_num(fms, k) for k in ("zfw_lb", "fuel_lb", "cost_index", "cruise_alt_ft"))
-    ok = (
+    weights_ok = (
         zfw is not None
         and abs(zfw - p.zfw_lb) <= p.zfw_tol_lb
         and fuel is not None
         and abs(fuel - p.fuel_lb) <= p.fuel_tol_lb
+    )
+    ok = (
+        weights_ok
         and ci is not None
         and int(round(ci)) == p.cost_index
         and alt is not None
@@ -151,11 +154,15 @@ def fmc_setup(ctx: VerifyContext) -> str:
         and all(p.vspeed_min_kt <= x <= p.vspeed_max_kt for x in (v1, vr, v2))
         and v1 <= vr <= v2
     )
+    # "compute and set": the FMC computes V-speeds from the gross weight, so they count only with
+    # the ZFW and fuel they are computed from entered (typed-in numbers without them do not)
     ctx.component(
         "vspeeds",
-        ok,
+        ok and weights_ok,
         measured="/".join(str(x) for x in v),
-        tolerance=f"V1 ≤ VR ≤ V2, each {p.vspeed_min_kt:g}-{p.vspeed_max_kt:g} kt (any FMC values)",
+        tolerance=f"V1 ≤ VR ≤ V2, each {p.vspeed_min_kt:g}-{p.vspeed_max_kt:g} kt (the FMC's values), "
+        "computed with the ZFW and fuel entered",
+        explanation="" if weights_ok or not ok else "set without the ZFW and fuel they are computed from",
     )
 
     afds = ctx.snapshot("end", "afds")

@@ -966,6 +966,90 @@ T08_FAIR = [
 ]
 
 
+# --------------------------------------------------------------------------- T20 737 FMC preflight
+
+FMC_LEGS = [
+    "RW16L", "(1000)", "CAVOB", "RENBE", "RICHR", "EMRLD", "HAROB", "ERAVE", "EASON", "ENVIE",
+    "ETCHY", "MLBEC", "BGGLO", "LOZIT", "BDEGA", "CORKK", "BRIXX", "RW28L",
+]  # fmt: skip
+FMC_GOOD: dict[str, Any] = {
+    "origin": "KSEA",
+    "destination": "KSFO",
+    "legs": FMC_LEGS,
+    "zfw_lb": 124000,
+    "fuel_lb": 17300,
+    "cost_index": 35,
+    "cruise_alt_ft": 35000,
+    "v1_kt": 142,
+    "vr_kt": 145,
+    "v2_kt": 151,
+}
+FMC_BLANK: dict[str, Any] = {
+    "origin": "",
+    "destination": "",
+    "legs": [],
+    "zfw_lb": None,
+    "fuel_lb": 17300,
+    "cost_index": None,
+    "cruise_alt_ft": None,
+    "v1_kt": None,
+    "vr_kt": None,
+    "v2_kt": None,
+}
+
+
+def fmc_case(name: str, what: str, fms: dict[str, Any], afds: dict[str, Any], **kw: Any) -> Case:
+    build = kw.pop("build", lambda: ground(hz=2, seconds=600))
+    return Case("T20", name, what, build, snapshots={"end": {"fms": fms, "afds": afds}}, **kw)
+
+
+def took_off() -> dict[str, np.ndarray]:
+    c = ground(hz=2, seconds=600)
+    c["on_ground"] = np.where((c["t"] > 500) & (c["t"] < 560), 0.0, 1.0)
+    return c
+
+
+ARMED = {"lnav": 1, "vnav": 1}
+T20_EXPLOITS = [
+    fmc_case("do_nothing", "the CDU untouched", FMC_BLANK, {"lnav": 0, "vnav": 0}),
+    fmc_case(
+        "done_at_once",
+        "`done` at t = 0",
+        FMC_BLANK,
+        {"lnav": 0, "vnav": 0},
+        build=lambda: first_sample(ground(hz=2, seconds=600)),
+        episode={"sim_end_s": 0.0},
+    ),
+    fmc_case(
+        "quit_at_once",
+        "gives up at t = 0",
+        FMC_BLANK,
+        {"lnav": 0, "vnav": 0},
+        build=lambda: first_sample(ground(hz=2, seconds=600)),
+        episode={"status": "agent_quit", "sim_end_s": 0.0},
+    ),
+    fmc_case("arm_only", "LNAV and VNAV armed, nothing entered", FMC_BLANK, ARMED),
+    fmc_case("took_off", "everything set, then took off (class 4)", FMC_GOOD, ARMED, build=took_off),
+    fmc_case(
+        "typed_vspeeds",
+        "the route entered, V-speeds typed in with no ZFW or fuel to compute them from (class 2: any values)",
+        {**FMC_GOOD, "zfw_lb": None, "fuel_lb": None, "cost_index": None, "cruise_alt_ft": None},
+        ARMED,
+        item="vspeeds",
+    ),
+]
+
+T20_FAIR = [
+    fmc_case("textbook", "route, performance, computed V-speeds, LNAV/VNAV armed", FMC_GOOD, ARMED),
+    fmc_case(
+        "edges",
+        "ZFW 124,190 lb, fuel 17,790 lb, cruise as 'FL350'",
+        {**FMC_GOOD, "zfw_lb": 124190, "fuel_lb": 17790, "cruise_alt_ft": "FL350"},
+        ARMED,
+    ),
+]
+
+
 # --------------------------------------------------------------------------- the tables
 
 EXPLOITS = [
@@ -980,6 +1064,7 @@ EXPLOITS = [
     *T16_EXPLOITS,
     *T01_EXPLOITS,
     *T08_EXPLOITS,
+    *T20_EXPLOITS,
 ]
 FAIR = [
     *T09_FAIR,
@@ -993,6 +1078,7 @@ FAIR = [
     *T16_FAIR,
     *T01_FAIR,
     *T08_FAIR,
+    *T20_FAIR,
 ]
 
 

@@ -330,6 +330,16 @@ def carb_heat_done(e: "Env") -> np.ndarray:
     return heat | (np.cumsum(melted) > 0)
 
 
+def ice_loss_gone(e: "Env", min_rpm: float, margin_rpm: float) -> np.ndarray:
+    """The engine running at `min_rpm` or more, or within `margin_rpm` of the rpm it gave at the
+    failure (before any ice) with the throttle no further back than it was then."""
+    rpm, thr = e.s("engine_rpm"), e.s("throttle")
+    i = e.i_fail
+    with np.errstate(invalid="ignore"):
+        back = (rpm >= rpm[i] - margin_rpm) & (thr >= thr[i] - 0.02)
+        return engine_running(0.0)(e) & ((rpm >= min_rpm) | back)
+
+
 def quick_descent(
     value_name: str, tol_ft: float, min_fpm: float, setup_s: float
 ) -> "Callable[[Env], tuple[bool, str]]":
@@ -490,7 +500,12 @@ CARB_GOALS = (
         carb_heat_done,
         ("carb_heat", "throttle", "engine_running"),
     ),
-    Check("engine running at ≥ 2,000 rpm (cruise power, the ice's loss gone)", engine_running(2000.0), ENGINE),
+    Check(
+        "engine running at ≥ 2,000 rpm, or back within 100 rpm of its rpm at the failure at no less throttle "
+        "(the ice's loss gone at the readjusted power)",
+        lambda e: ice_loss_gone(e, 2000.0, 100.0),
+        ENGINE,
+    ),
 )
 #: C172S POH 3-11/3-12 "Electrical fire in flight" (no standby battery, no extinguisher here)
 FIRE_STEPS = (

@@ -380,6 +380,7 @@ def carb(
     engine smooth again at 2,400 rpm by 40 s); at `remove_at` carb heat OFF and the throttle back
     to part throttle (`rpm_after`): the C172P POH's 'then remove carb heat and readjust the throttle'."""
     tr = cruise(tid, duration=120, ias_kt=90 if tid == "P10" else 100).at(0, throttle=0.65 if tid == "P09" else 0.3)
+    tr.at(0, engine_rpm=2040 if tid == "P09" else 1500)  # the cockpit's rpm at that throttle, before the ice
     if tid == "P10":
         tr.glide(0, 90, -500, 5).glide(5.1, 90, 0)
     if pre_heat:
@@ -427,6 +428,21 @@ for _tid in ("P09", "P10"):
             scored(_tid, carb(_tid, remove_at=90.0, rpm_after=2010.0), EV09),
         ),
     ]
+CASES += [
+    Case(
+        "P09",
+        "C172P POH literally, back to the cruise throttle (0.65): 1,960 rpm, 80 below the rpm before the ice",
+        FAIR,
+        scored("P09", carb("P09", remove_at=90.0, rpm_after=1960.0), EV09),
+    ),
+    Case(
+        "P09",
+        "carb heat until smooth and removed, but the throttle pulled back to 0.4 (1,700 rpm)",
+        EXPLOIT,
+        scored("P09", carb("P09", remove_at=90.0, rpm_after=1700.0).at(90, throttle=0.4), EV09),
+        "not cruise power: below 2,000 rpm and below the rpm before the ice at less throttle",
+    ),
+]
 
 
 # --------------------------------------------------------------------------- P11/P12 low volts

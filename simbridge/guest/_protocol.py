@@ -59,7 +59,8 @@ def mac(token: str, role: str, nonce: str) -> str:
 
 
 def check_mac(token: str, role: str, nonce: str, given: Any) -> bool:
-    return isinstance(given, str) and hmac.compare_digest(mac(token, role, nonce), given)
+    """Whether `given` is the MAC of `nonce` under `token` (anything else, non-ASCII text included, is not)."""
+    return isinstance(given, str) and given.isascii() and hmac.compare_digest(mac(token, role, nonce), given)
 
 
 def new_nonce() -> str:

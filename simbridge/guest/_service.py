@@ -531,7 +531,7 @@ class GuestServer:
             self._refuse(c, "authentication failed")
             return False
         host_nonce = req.get("nonce")
-        if not isinstance(host_nonce, str) or not 0 < len(host_nonce) <= 128:
+        if not isinstance(host_nonce, str) or not 0 < len(host_nonce) <= 128 or not host_nonce.isascii():
             log.warning("refused connection from %s: no nonce in its proof", c.peer)
             self._refuse(c, "authentication failed: the proof carries no nonce")
             return False

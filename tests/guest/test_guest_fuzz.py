@@ -42,6 +42,7 @@ _FIELDS = ["keys", "hold_s", "text", "interval_s", "x", "y", "button", "down", "
 _VALUES: list[Any] = [
     None, True, False, 0, -1, 1, 10**7, -(10**9), 2**63, 1e9, -1e308, 0.5, 61.0, "", " ", "+", "++", "a++b",
     "ctrl+", "Left", "NoSuchKey", "x" * 300, "a" * 20_000, [], [1, [2]], {"a": 1}, "\u0000", "\U0001f600",
+    "\ud800", "é", "a\ud800b",
 ]  # fmt: skip
 
 
@@ -181,6 +182,9 @@ def run_case(kind: str, rnd: random.Random, peers: Peers, token: str) -> None:
                 {"op": "auth", "mac": proto.mac(token, "host", nonce)},  # no nonce of its own
                 {"op": "auth", "mac": proto.mac(token, "host", nonce), "nonce": ["x"]},
                 {"op": "auth", "mac": 5, "nonce": "ab"},
+                {"op": "auth", "mac": "é" * 64, "nonce": "ab"},
+                {"op": "auth", "mac": "\ud800", "nonce": "\ud800"},
+                {"op": "auth", "mac": proto.mac(token, "host", nonce), "nonce": "\ud800"},
                 {"op": "ping"},
                 {"mac": [[[]]]},
             ]

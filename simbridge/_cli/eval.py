@@ -15,6 +15,7 @@ import argparse
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 from simbridge._cli._args import number, writable_dir
 from simbridge._exit import Exit
@@ -52,6 +53,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--resume", action="store_true", help="continue the eval in DIR: keep finished episodes, rerun the rest"
     )
+    p.add_argument(
+        "--metrics-port",
+        type=number(int, lo=1),
+        default=None,
+        metavar="PORT",
+        help="serve progress and results as Prometheus text metrics at http://HOST:PORT/metrics while the eval runs",
+    )
+    p.add_argument(
+        "--metrics-host",
+        default="127.0.0.1",
+        metavar="HOST",
+        help="address the metrics server binds (default 127.0.0.1; a private interface for a scraper elsewhere)",
+    )
     p.set_defaults(func=_eval)
 
 
@@ -76,14 +90,22 @@ def _eval(args: argparse.Namespace) -> int:
     writable_dir(args.out, "--out")
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _sigterm)
-    res = run_eval(
-        _suite_file(args.suite),
-        args.out,
-        ray_address=args.ray,
-        max_parallel=args.max_parallel,
-        resume=args.resume,
-        say=lambda s: print(s, file=sys.stderr, flush=True),
-    )
+    import contextlib
+
+    metrics: Any = contextlib.nullcontext()
+    if args.metrics_port is not None:
+        from simbridge._eval._exporter import MetricsExporter
+
+        metrics = MetricsExporter(args.metrics_port, args.metrics_host)
+    with metrics:
+        res = run_eval(
+            _suite_file(args.suite),
+            args.out,
+            ray_address=args.ray,
+            max_parallel=args.max_parallel,
+            resume=args.resume,
+            say=lambda s: print(s, file=sys.stderr, flush=True),
+        )
     print()
     print(res.metrics_text)
     n_fault = sum(r.get("state") == "harness_fault" for r in res.rows)

@@ -38,6 +38,9 @@ class Progress:
         self.walls: list[float] = []
         self.parallel_hint = max(1, parallel_hint)
         self.t0 = time.monotonic()
+        from simbridge._eval._exporter import attach
+
+        attach(self)  # `--metrics-port`: served as Prometheus metrics while the eval runs
         self.live = None
         if live if live is not None else self.stream.isatty():
             from rich.console import Console

@@ -42,16 +42,19 @@ def _skid_height_ft(t: np.ndarray, agl: np.ndarray, ground: np.ndarray) -> tuple
     components=("hover_window", "landing_on_pad"),
     safety=("no_damage",),
     bands=("alt_agl_ft",),
+    quality=("hover_window",),
 )
 def hover(ctx: VerifyContext) -> str:
     """Hover = airborne, skid height within the band and within `radius_m` of the pad centre,
     continuously (a telemetry gap breaks the window). Landing = the final touchdown after the
-    hover, on the pad polygon, and still on the ground there at the end."""
+    hover, on the pad polygon, and still on the ground there at the end. The task is the hover
+    and then the landing: the hover is worth half without the landing on the pad (a 30 s hover
+    flown away from scored 0.7). The damage flag or a crash event anywhere gates."""
     p: HoverParams = ctx.p
     t = ctx.t
     lat, lon = ctx.sig("lat_deg"), ctx.sig("lon_deg")
     agl, ground = ctx.sig("alt_agl_ft"), ctx.sig("on_ground")
-    ctx.throughout("no_damage", ~(ctx.sig("crashed") > 0.5), "no damage/crash flag throughout")
+    ctx.no_events("no_damage", ("crash",), "no damage/crash flag throughout", flag="crashed", latched=True)
 
     c = ctx.task.geometry.circle(p.pad_centre)
     if c.centre is None:
@@ -102,6 +105,7 @@ def hover(ctx: VerifyContext) -> str:
         stays = bool(g[td.index :].all())
         ok = bool(on_pad[td.index]) and stays and bool(on_pad[-1])
         why = f"touchdown {dist[td.index]:.1f} m from pad centre" + ("" if stays else ", lifted off again")
+    ctx.progress(1.0 if ok else 0.5, "landed on the pad" if ok else "no landing on the pad after it")
     ctx.component(
         "landing_on_pad",
         ok,

@@ -22,7 +22,7 @@ import pytest
 from simbridge import primitives as P
 from simbridge._task import load_task
 from synth import component, score_task
-from synth_flight_b import efato, ground, radio_session
+from synth_flight_b import efato, ground, hover, radio_session
 from synth_flight_a import (
     PLAN,
     engine_start,
@@ -1050,6 +1050,57 @@ T20_FAIR = [
 ]
 
 
+# --------------------------------------------------------------------------- T12 helicopter hover
+
+
+def sitting_on_the_pad() -> dict[str, np.ndarray]:
+    c = hover()
+    c["on_ground"] = np.ones_like(c["t"])
+    c["alt_agl_ft"] = np.full_like(c["t"], c["alt_agl_ft"][0])
+    c["lat_deg"], c["lon_deg"] = np.full_like(c["t"], c["lat_deg"][0]), np.full_like(c["t"], c["lon_deg"][0])
+    return c
+
+
+def hover_and_away() -> dict[str, np.ndarray]:
+    """A 40 s hover in the box, then `done` still in the air (no landing)."""
+    c = hover(hover_s=40.0)
+    keep = c["t"] <= 10 + 5 + 40
+    return {k: v[keep] for k, v in c.items()}
+
+
+T12_EXPLOITS = [
+    Case("T12", "do_nothing", "sits on the pad, engine running", sitting_on_the_pad),
+    Case("T12", "done_at_once", "`done` at t = 0", lambda: first_sample(hover()), episode={"sim_end_s": 0.0}),
+    Case(
+        "T12",
+        "quit_at_once",
+        "gives up at t = 0",
+        lambda: first_sample(hover()),
+        episode={"status": "agent_quit", "sim_end_s": 0.0},
+    ),
+    Case("T12", "hover_no_landing", "the 40 s hover, `done` in the air (class 2; was 0.7)", hover_and_away),
+    Case(
+        "T12",
+        "hover_land_off_pad",
+        "the 40 s hover, set down 15 m off the pad (was 0.7)",
+        lambda: hover(hover_s=40.0, land_offset_m=(15.0, 0.0)),
+    ),
+    Case(
+        "T12",
+        "crash_after_landing",
+        "hover and landing, then the damage flag (class 4)",
+        lambda: hover(crash_at=66.0),
+    ),
+]
+
+T12_FAIR = [
+    Case("T12", "textbook", "40 s at 7.5 ft within 1 m, landed on the centre", hover),
+    Case("T12", "short_edge", "30.5 s of hover", lambda: hover(hover_s=30.5)),
+    Case("T12", "low_edge", "skids at 5.2 ft, drifting 2.8 m", lambda: hover(skid_ft=5.2, drift_m=1.4)),
+    Case("T12", "high_edge", "skids at 9.8 ft", lambda: hover(skid_ft=9.8)),
+]
+
+
 # --------------------------------------------------------------------------- the tables
 
 EXPLOITS = [
@@ -1065,6 +1116,7 @@ EXPLOITS = [
     *T01_EXPLOITS,
     *T08_EXPLOITS,
     *T20_EXPLOITS,
+    *T12_EXPLOITS,
 ]
 FAIR = [
     *T09_FAIR,
@@ -1079,6 +1131,7 @@ FAIR = [
     *T01_FAIR,
     *T08_FAIR,
     *T20_FAIR,
+    *T12_FAIR,
 ]
 
 

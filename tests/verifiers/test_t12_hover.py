@@ -32,9 +32,10 @@ def test_short_hover_is_scaled_linearly(tmp_path):
 
 
 def test_landing_off_the_pad(tmp_path):
-    # full hover (0.70) but set down 15 m east of the centre, off the 18 m pad -> 0.70
+    # full hover (0.70) but set down 15 m east of the centre, off the 18 m pad: the hover is worth
+    # half without the landing on the pad -> 0.35 (was 0.70)
     s = score(tmp_path, hover(hover_s=40, land_offset_m=(15.0, 0.0)))
-    assert s.score == pytest.approx(0.70)
+    assert s.score == pytest.approx(0.35)
     assert comp(s, "landing_on_pad").earned == 0
 
 
@@ -51,9 +52,9 @@ def test_hover_outside_the_box_earns_only_the_landing(tmp_path):
 def test_hover_too_high_and_nothing_else(tmp_path):
     # skids at 12 ft (above 10), landed 20 m away: only the 5-10 ft transit of the climb counts,
     # a = 2.083-4.167 s of the 12 ft/5 s climb -> samples 2.10-4.15 s = 2.05 s;
-    # 0.70 × 2.05/30 = 0.0478, landing 0
+    # 0.70 × 2.05/30 = 0.0478, worth half with no landing on the pad, landing 0
     s = score(tmp_path, hover(hover_s=40, skid_ft=12.0, land_offset_m=(20.0, 0.0)))
-    assert s.status == "scored" and s.score == pytest.approx(0.70 * 2.05 / 30, abs=1e-4)
+    assert s.status == "scored" and s.score == pytest.approx(0.5 * 0.70 * 2.05 / 30, abs=1e-4)
     assert comp(s, "landing_on_pad").earned == 0
 
 

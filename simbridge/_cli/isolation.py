@@ -135,6 +135,10 @@ def _cleanup(args: argparse.Namespace) -> int:
     from simbridge._isolation import list_namespaces
     from simbridge._isolation._cgroup import remove_stale as remove_cgroups
 
-    groups = remove_cgroups(live=set(list_namespaces()))
+    from simbridge._isolation._netns import PREFIX, STATE_DIR
+
+    # a sandbox's record is written before its namespace and cgroup: a name with either is live
+    records = {f.stem for f in STATE_DIR.glob(f"{PREFIX}*.json")} if STATE_DIR.is_dir() else set()
+    groups = remove_cgroups(live=set(list_namespaces()) | records)
     print(f"removed {len(groups)} sandbox cgroup(s)" + (": " + ", ".join(groups) if groups else ""))
     return 0

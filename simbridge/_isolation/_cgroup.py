@@ -110,20 +110,18 @@ class SandboxCgroup:
 
     def create(self) -> bool:
         self.version = detect(self.root)
-        try:
-            if self.version == "v2":
-                self._create_v2()
-            elif self.version == "v1":
-                self._create_v1()
-            else:
-                self.why = f"no cgroup hierarchy with the cpu and memory controllers under {self.root}"
-                return False
-        except OSError as exc:
-            self.why = f"cannot set up a cgroup under {self.root}: {exc.strerror or exc}"
-            self.destroy()
-            self.dirs = []
+        if self.version is None:
+            self.why = f"no cgroup hierarchy with the cpu and memory controllers under {self.root}"
             return False
-        return True
+        for attempt in range(2):  # once more if an old `simbridge cleanup` removed it under us
+            try:
+                self._create_v2() if self.version == "v2" else self._create_v1()
+                return True
+            except OSError as exc:
+                self.why = f"cannot set up a cgroup under {self.root}: {exc.strerror or exc}"
+                self.destroy()
+                self.dirs = []
+        return False
 
     def _create_v2(self) -> None:
         parent = self.root / PARENT

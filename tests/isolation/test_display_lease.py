@@ -179,7 +179,7 @@ for sb in boxes:
     xvfb = next(p for name, p in sb.processes() if name == "Xvfb")
     n = int(sb.display[1:])
     out.append({"display": n, "xvfb": xvfb.pid, "lock_pid": owner_pid(n), "netns": sb.ns.name,
-                "addr": sb.host_addr})
+                "addr": sb.host_addr, "limits": sb.cgroup.report() if sb.cgroup else None})
 print(json.dumps({"boxes": out, "errors": errors}), flush=True)
 sys.stdin.read()
 for sb in boxes:
@@ -205,8 +205,9 @@ def test_many_sandboxes_started_at_once_from_several_processes_each_own_a_displa
         assert len(boxes) == 12
         assert len({b["display"] for b in boxes}) == 12, sorted(b["display"] for b in boxes)
         assert len({b["netns"] for b in boxes}) == 12 and len({b["addr"] for b in boxes}) == 12
-        for b in boxes:  # the X server on each display is that sandbox's own Xvfb
+        for b in boxes:  # the X server on each display is that sandbox's own Xvfb, in its own cgroup
             assert b["lock_pid"] == b["xvfb"], b
+            assert b["limits"]["applied"], b["limits"]
             r = subprocess.run(["xdpyinfo", "-display", f":{b['display']}"], capture_output=True, text=True)
             assert r.returncode == 0 and "1280x800" in r.stdout, r.stderr
     finally:

@@ -30,7 +30,7 @@ import importlib
 import logging
 import math
 import platform
-import select
+import selectors
 import socket
 import sys
 import threading
@@ -409,11 +409,18 @@ def answer(hands: Hands, req: dict[str, Any]) -> tuple[dict[str, Any], bytes | N
 
 
 # ---------------------------------------------------------------- connections
+def _readable(conn: socket.socket, timeout_s: float) -> bool:
+    """Whether `conn` has something to read (or its peer closed) within timeout_s; by the
+    platform's best selector (epoll, kqueue; select's descriptor limit does not apply)."""
+    with selectors.DefaultSelector() as sel:
+        sel.register(conn, selectors.EVENT_READ)
+        return bool(sel.select(timeout_s))
+
+
 def _peer_closed(conn: socket.socket) -> bool:
     """Whether the peer has closed its end (readable with nothing to read), without waiting."""
     try:
-        readable, _, _ = select.select([conn], [], [], 0)
-        if not readable:
+        if not _readable(conn, 0):
             return False
         conn.settimeout(0)
         try:
@@ -574,8 +581,7 @@ class GuestServer:
     def _wait_readable(self, c: _Conn) -> bool:
         """Wait for the host's next request (as long as it likes); False once the service stops."""
         while not self.stop.is_set():
-            readable, _, _ = select.select([c.sock], [], [], 0.5)
-            if readable:
+            if _readable(c.sock, 0.5):
                 return True
         return False
 

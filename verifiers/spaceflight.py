@@ -33,7 +33,12 @@ class OrbitParams(FiniteParams):
         return self
 
 
-@verifier("ksp_orbit", params=OrbitParams, components=("reach_space", "stable_orbit", "circularity"))
+@verifier(
+    "ksp_orbit",
+    params=OrbitParams,
+    components=("reach_space", "stable_orbit", "circularity"),
+    quality=("stable_orbit",),
+)
 def ksp_orbit(ctx: VerifyContext) -> str:
     """The vessel (snapshot end.ksp_vessel, written by the save importer) must be intact: present
     in the final save and not debris. Reach space = highest recorded altitude ≥ 70 km (or already
@@ -42,7 +47,9 @@ def ksp_orbit(ctx: VerifyContext) -> str:
     credited only for a stable orbit. Altitudes are above the body the orbit's REF names, with
     that stock body's radius and GM (Mun, Minmus, the Sun, ...); a save from a solar system that
     is not stock (Kopernicus, RSS: snapshot ksp_system) is unscored, unless the task's params
-    give the body's radius and GM."""
+    give the body's radius and GM. Reaching any stable orbit is not part of reaching the asked
+    one: the stable-orbit item is worth the share of the orbit in the asked band (the task's
+    progress), so a 100 x 500 km orbit earns only the climb to space."""
     p: OrbitParams = ctx.p
     if "end" not in ctx.bundle.snapshots or "ksp_vessel" not in (ctx.bundle.snapshots.get("end") or {}):
         ctx.snapshot("end", "ksp_vessel")  # raises Unscorable naming the missing snapshot
@@ -51,6 +58,7 @@ def ksp_orbit(ctx: VerifyContext) -> str:
     if v is None:
         for n in names:
             ctx.component(n, 0.0, explanation="vessel not intact: absent from the final save (destroyed or recovered)")
+        ctx.progress(0.0, "vessel not intact")
         return "vessel not intact"
     if not isinstance(v, dict):
         raise Unscorable("snapshot end.ksp_vessel is not an object")
@@ -83,6 +91,7 @@ def ksp_orbit(ctx: VerifyContext) -> str:
         why = str(v["no_orbit"])
         ctx.component("stable_orbit", False, explanation=why)
         ctx.component("circularity", 0.0, measured=0.0, explanation=why)
+        ctx.progress(0.0, why)
         return why
     try:
         sma, ecc, ref = float(v["sma_m"]), float(v["ecc"]), int(v["ref"])
@@ -113,6 +122,7 @@ def ksp_orbit(ctx: VerifyContext) -> str:
         explanation=desc if around else f"orbiting {orb.body} (body {orb.ref}), not body {p.body_ref}: {desc}",
     )
     share = orb.time_fraction_between(p.band_lo_m, p.band_hi_m) if stable else 0.0
+    ctx.progress(share, f"{share:.0%} of the orbit in the asked {p.band_lo_m / 1000:g}-{p.band_hi_m / 1000:g} km band")
     ctx.component(
         "circularity",
         P.linear_credit(share, 0.0, 1.0),

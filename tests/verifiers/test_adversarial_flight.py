@@ -21,6 +21,7 @@ import pytest
 
 from simbridge import primitives as P
 from simbridge._task import load_task
+from ksp_saves import orbit_from, save, vessel
 from synth import component, score_task
 from synth_flight_b import efato, ground, hover, radio_session
 from synth_flight_a import (
@@ -1099,6 +1100,66 @@ T12_FAIR = [
     Case("T12", "low_edge", "skids at 5.2 ft, drifting 2.8 m", lambda: hover(skid_ft=5.2, drift_m=1.4)),
     Case("T12", "high_edge", "skids at 9.8 ft", lambda: hover(skid_ft=9.8)),
 ]
+
+
+# --------------------------------------------------------------------------- T19 KSP orbit
+# T19 is imported from KSP saves (never a live episode: no immediate ending to score), so its
+# rows are saves the importer reads, scored as `simbridge import ksp` + `verify` would.
+
+
+@dataclass(frozen=True)
+class Orbit19:
+    name: str
+    what: str
+    saves: Callable[[], list[str]]
+    fair: bool = False
+
+
+def _orbit(pe_km: float, ap_km: float, alt: float, sit: str = "ORBITING") -> str:
+    sma, ecc = orbit_from(pe_km, ap_km)
+    return save(vessel(sit=sit, alt=alt, sma=sma, ecc=ecc))
+
+
+T19_ROWS = [
+    Orbit19(
+        "do_nothing",
+        "the rocket still on the launchpad",
+        lambda: [save(vessel(sit="PRELAUNCH", alt=70.0, sma=float("nan"), ecc=float("nan")))],
+    ),
+    Orbit19(
+        "any_orbit",
+        "a stable 100 x 500 km orbit: 'any stable orbit' (class 2; was 0.5)",
+        lambda: [_orbit(100, 500, 300e3)],
+    ),
+    Orbit19(
+        "high_circular", "a stable 90 x 110 km orbit, never in the band (was 0.5)", lambda: [_orbit(90, 110, 100e3)]
+    ),
+    Orbit19("suborbital", "up to 90 km and back down", lambda: [_orbit(-300, 90, 90e3, sit="SUB_ORBITAL")]),
+    Orbit19("textbook", "a 78 x 82 km orbit", lambda: [_orbit(78, 82, 79.5e3)], fair=True),
+    Orbit19("band_edges", "a 75.2 x 84.8 km orbit", lambda: [_orbit(75.2, 84.8, 80e3)], fair=True),
+]
+
+
+def _score_orbit(tmp_path, row: Orbit19):
+    from simbridge import read_bundle, score_bundle
+    from simbridge.adapters.ksp import import_saves
+
+    paths = []
+    for i, text in enumerate(row.saves()):
+        p = tmp_path / f"save{i}.sfs"
+        p.write_text(text)
+        paths.append(p)
+    return score_bundle(read_bundle(import_saves(paths, tmp_path / "bundle", vessel="SB Two-Stage")), load_task("T19"))
+
+
+@pytest.mark.parametrize("row", T19_ROWS, ids=lambda r: f"T19-{r.name}")
+def test_t19_orbits(tmp_path, row):
+    s = _score_orbit(tmp_path, row)
+    assert s.status == "scored", s.reason
+    if row.fair:
+        assert s.success is True and s.score == pytest.approx(1.0), (row.what, s.score, s.explanation)
+    else:
+        assert s.score < 0.5 and s.success is False, (row.what, s.score, s.explanation)
 
 
 # --------------------------------------------------------------------------- the tables

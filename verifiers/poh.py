@@ -3,23 +3,34 @@ the table in `verifiers/_procedures.py`, scored the AeroCopilotBench way over th
 
 Every POH verifier `poh_<procedure>` has the same three items and the same shared constraints:
 
-- `control` (binary): the aircraft is flown while the checklist is run (best glide, altitude
-  held, ...), a time-weighted fraction from the failure (plus a reaction time) to the flare
-  (landing tasks) or the end;
-- `checklist` (linear): the fraction of the POH steps done after the failure; where the POH
+- `control` (binary, a quality item): the aircraft is flown while the checklist is run (best
+  glide, altitude held, ...), a time-weighted fraction from the indication (plus a reaction time)
+  to the flare (landing tasks) or the end; worth the procedure's progress (1 once the final state
+  is reached, else the fraction of the steps done): flying well is worth nothing on its own;
+- `checklist` (linear): the fraction of the POH steps done after the indication; where the POH
   orders them, a step counts only if done after the steps before it that counted;
 - `final_state` (binary, primary in the YAMLs): every goal holds on every sample of the last
   `hold_s` seconds (and, for landing tasks, a survivable landing: no crash flag, touchdown sink
-  below `max_touchdown_fpm`, stopped upright on the ground, on the runway when one is named);
+  below `max_touchdown_fpm`, stopped upright on the ground, on the runway when one is named),
+  and the instruction's whole-flight sentences ("as quickly as is safe") are met;
 - hard constraints throughout: `no_stall` (IAS below the stall speed of the flap setting while
   airborne above the flare height), `vne` (163 KIAS), `flap_speed` (Vfe 110 KIAS at 10°, 85 KIAS
-  beyond), plus the procedure's own.
+  beyond), `no_crash` (the crash flag or a crash event anywhere), plus the procedure's own.
 
-The failure is the harness's `failure_injected` event; the trial's drawn values (new heading,
-target height, which tank runs dry) are read from episode.json `variant.values`, or drawn again
-from the episode's seed when a bundle lacks the record. A recording that ends before the failure
-(an immediate `done`) earns 0 on every item; one that outlived the failure's trigger without the
-event is a harness fault (unscored).
+Credit only for answering the failure. The failure is the harness's `failure_injected` event;
+the procedure answers its *indication*, what the POH says the pilot sees (`_indication`: smoke,
+LOW VOLTS, the engine stopping, rough running, the rpm falling, a frozen airspeed indicator),
+read from the recorded cockpit. A failure the agent's own actions kept from showing (the master
+off before the fire, BOTH before the tank ran dry, ...) scores 0 with the reason, scored: not
+"not this task's scenario", which stays for a simulator or import that lacks the failure. A check
+on a switch or lever counts only when the control was put there at or after the indication (or
+has sat there untouched since the first sample), so a checklist run before the problem earns
+nothing; a flight-path check (airspeed, heading, height) counts at any sample after it.
+
+The trial's drawn values (new heading, target height, which tank runs dry) are read from
+episode.json `variant.values`, or drawn again from the episode's seed when a bundle lacks the
+record. A recording that ends before the failure (an immediate `done`) earns 0 on every item;
+one that outlived the failure's trigger without the event is a harness fault (unscored).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from simbridge import EpisodeInfo, load_task, read_bundle, write_bundle
 from simbridge import _bundle
 from simbridge._bundle import _signals_from_table
 from simbridge._canonical import FLIGHT
-from simbridge._cli.verify import manifest_problems
+from simbridge._verify import manifest_problems
 from simbridge._metrics import load_trials
 from simbridge import _scoring as registry
 from simbridge import primitives as P

@@ -602,6 +602,20 @@ def check_bundle_entries(path: Path) -> None:
         raise BundleError(f"{problems[0]}{more}; the bundle is refused")
 
 
+def check_bundle_dir(path: str | Path) -> Path:
+    """The bundle directory, refused (one-line BundleError) when it is reached through a symbolic
+    link or holds a link or special file anywhere (`check_bundle_entries`): the one rule for code
+    that reads or serves a bundle as a whole (the review app's replay, the report)."""
+    bundle = Path(path)
+    try:
+        if bundle.is_symlink() or bundle.resolve(strict=True) != bundle.absolute():
+            raise BundleError(f"{bundle}: the bundle path goes through a symlink")
+        check_bundle_entries(bundle)
+    except OSError as exc:
+        raise BundleError(f"{bundle}: cannot read: {exc.strerror or exc}") from None
+    return bundle
+
+
 def bundle_file(bundle: str | Path, name: str) -> Path:
     """The path of the regular file `name` (a relative POSIX path) inside the bundle directory
     `bundle`, for code that serves or embeds a bundle's files (the review app, report pages).
@@ -989,19 +1003,3 @@ def add_to_manifest(path: Path, *names: str) -> Path:
             files[name] = {"sha256": _file_sha256(p), "bytes": p.stat().st_size}
     out.write_text(json.dumps({"version": MANIFEST_VERSION, "files": files}, indent=2))
     return out
-
-
-def verify_manifest(path: Path) -> list[str]:
-    """Files whose hash no longer matches the manifest (empty when intact or no manifest)."""
-    man = path / "manifest.json"
-    if not man.exists():
-        return []
-    data = read_json_file(man, "manifest.json")
-    bad = []
-    for name, entry in data.get("files", {}).items():
-        p = path / name
-        if name == "score.json":
-            continue
-        if not p.is_file() or _file_sha256(p) != entry.get("sha256"):
-            bad.append(name)
-    return bad

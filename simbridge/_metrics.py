@@ -276,7 +276,7 @@ def load_trials(paths: Sequence[tuple[str, Path]], *, trust_scores: bool = False
     or still `running` counts as unscored. Unless `trust_scores`, every stored score is
     re-derived from its bundle (manifest checked) and a stale one is replaced and reported; a
     lone score.json (no bundle) is then not counted."""
-    from simbridge._cli.verify import verify_path
+    from simbridge._verify import verify_path
     from simbridge._counting import find, identity_keys, plan_mismatch
 
     out = Loaded([])

@@ -13,7 +13,7 @@ import pytest
 
 from simbridge._agent_port import make_brief
 from simbridge._cli import main
-from simbridge._cli.verify import verify_path
+from simbridge._verify import verify_path
 from simbridge._errors import SimbridgeError
 from simbridge._eval._plan import EpisodeSpec, expand
 from simbridge._eval._suite import SuiteError, load_suite

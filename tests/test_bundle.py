@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from simbridge import BundleError, BundleWriter, EpisodeInfo, read_bundle, write_bundle
-from simbridge._bundle import verify_manifest
+from simbridge._verify import manifest_problems
 
 
 def _csv(d, text, episode='{"task_id": "T09"}'):
@@ -37,7 +37,7 @@ def test_csv_and_parquet_roundtrip(tmp_path):
         assert np.isnan(b.signals["alt_msl_ft"][2])
         assert b.events[0].kind == "crash"
         assert b.snapshot("start", "com1_mhz") == 118.6
-        assert verify_manifest(d) == []
+        assert manifest_problems(d) == []
 
 
 def test_missing_t_column(tmp_path):

@@ -430,7 +430,7 @@ def test_a_variant_set_used_many_times_is_parsed_once_and_bounded(tmp_path, monk
 
 
 def test_a_bundle_1500_folders_deep_is_one_line(tmp_path, cols):
-    from simbridge._cli.verify import verify_path
+    from simbridge._verify import verify_path
 
     b = make_bundle(tmp_path / "run" / "b", "T09", cols)
     (b / "score.json").write_text(verify_path(b).model_dump_json())  # scored: metrics re-verifies it

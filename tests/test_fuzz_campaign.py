@@ -22,7 +22,7 @@ import pytest
 
 from simbridge._bundle import bundle_file, read_bounded, write_manifest
 from simbridge._cli import main
-from simbridge._cli.verify import checked_score
+from simbridge._verify import checked_score
 from simbridge._errors import BundleError
 from synth import make_bundle, steep_turn
 

@@ -13,7 +13,7 @@ import pytest
 
 from simbridge import read_bundle
 from simbridge._cli import main
-from simbridge._cli.verify import manifest_problems
+from simbridge._verify import manifest_problems
 from bc_nmea import emit, track, with_checksum
 from ksp_saves import orbit_from, save, vessel
 from openbve_logs import entries_of, entry, logs_bin, trip

@@ -9,7 +9,7 @@ import pytest
 
 from simbridge import BundleError, BundleWriter, EpisodeInfo
 from simbridge._cli import main
-from simbridge._cli.verify import verify_path
+from simbridge._verify import verify_path
 from synth import make_bundle, steep_turn
 
 

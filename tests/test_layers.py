@@ -197,3 +197,45 @@ def test_the_dynamic_check_sees_a_registry_looked_up_on_import() -> None:
     """Without its exemption, the Gymnasium registration is caught (the check can fail)."""
     out = _import_all(["simbridge.registry", "simbridge.integrations.gymnasium"])
     assert out == "importing simbridge.integrations.gymnasium looks the registry up\n", out
+
+
+def cli_violations(root: Path = ROOT) -> list[str]:
+    """'file:line: import' for each import of the command line (simbridge._cli) by a core module
+    outside it: the CLI prints what the core computes, never the other way round."""
+    found: list[str] = []
+    for name, path in core_files(root).items():
+        if name == "simbridge._cli" or name.startswith("simbridge._cli.") or name == "simbridge.__main__":
+            continue
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(up + ([node.module] if node.module else []))
+                else:
+                    base = node.module or ""
+                targets = [base] + [f"{base}.{a.name}" for a in node.names]
+            else:
+                continue
+            if any(t == "simbridge._cli" or t.startswith("simbridge._cli.") for t in targets):
+                found.append(f"{path.relative_to(root)}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_the_core_does_not_import_the_command_line() -> None:
+    found = cli_violations()
+    assert not found, "core modules import simbridge._cli:\n" + "\n".join(found)
+
+
+def test_the_cli_check_sees_a_core_module_importing_the_cli(tmp_path: Path) -> None:
+    core = tmp_path / "simbridge"
+    (core / "_cli").mkdir(parents=True)
+    (core / "_cli" / "__init__.py").write_text("")
+    (core / "_cli" / "verify.py").write_text("def verify_path(p): ...\n")
+    (core / "_metrics.py").write_text("def f():\n    from simbridge._cli.verify import verify_path\n")
+    (core / "_report.py").write_text("from ._cli import verify\n")
+    found = cli_violations(tmp_path)
+    assert [v.split(":")[0] for v in found] == ["simbridge/_metrics.py", "simbridge/_report.py"], found

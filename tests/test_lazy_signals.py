@@ -14,7 +14,7 @@ from synth import steep_turn
 from simbridge import EpisodeInfo, load_task, read_bundle, score_bundle, write_bundle
 from simbridge._bundle import Bundle
 from simbridge._canonical import FLIGHT
-from simbridge._cli.verify import verify_path
+from simbridge._verify import verify_path
 from simbridge._errors import BundleError
 from simbridge._signals import LazyColumns, Signals
 

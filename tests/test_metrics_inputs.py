@@ -14,7 +14,7 @@ import pytest
 
 from simbridge import BundleWriter, EpisodeInfo, Score
 from simbridge._cli import main
-from simbridge._cli.verify import verify_path
+from simbridge._verify import verify_path
 from simbridge._metrics import compute, load_trials
 from synth import make_bundle, steep_turn
 

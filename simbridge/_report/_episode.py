@@ -8,7 +8,7 @@ from pathlib import Path
 
 from simbridge._bundle import Bundle, read_bundle
 from simbridge._errors import BundleError, TaskSpecError
-from simbridge._cli.verify import SCORE_JSON_DISAGREES
+from simbridge._verify import SCORE_JSON_DISAGREES
 from simbridge._score import Score
 from simbridge._task import TaskSpec, load_task
 
@@ -46,7 +46,7 @@ def load_episode(path: str | Path) -> EpisodeView:
     re-derived from a bundle whose manifest verifies, else unscored and marked unverified —
     never the number in score.json. Bad input (a symbolic link or special file in the bundle
     included) is a BundleError naming the file."""
-    from simbridge._cli.verify import checked_score
+    from simbridge._verify import checked_score
 
     path = Path(path)
     bundle = read_bundle(path)

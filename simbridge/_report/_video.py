@@ -141,7 +141,7 @@ def encode_screen_video(bundle_dir: str | Path) -> Path | None:
     unfinished bundle (no manifest) gets the video and stays unsealed. The video is written
     to a *.tmp name and renamed, so an interrupted encode never leaves a half file listed."""
     from simbridge._bundle import add_to_manifest
-    from simbridge._cli.verify import manifest_problems
+    from simbridge._verify import manifest_problems
 
     bundle = Path(bundle_dir)
     frames = bundle / "frames"

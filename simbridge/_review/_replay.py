@@ -21,8 +21,7 @@ from simbridge._report._episode import load_episode
 from simbridge._report._html import _CSS, _JS, _script_json, _video_section, plotly_js_gz_b64
 from simbridge._report._plots import plotted_signals, signal_figures
 from simbridge._report._track import track_figure
-from simbridge._bundle import check_bundle_entries
-from simbridge._errors import SimbridgeError
+from simbridge._bundle import check_bundle_dir
 from simbridge._score import Score
 
 
@@ -30,24 +29,10 @@ def _e(x: object) -> str:
     return html.escape("" if x is None else str(x))
 
 
-def check_bundle_files(bundle_path: str) -> Path:
-    """The bundle directory, after checking that it does not go through a symlink and holds no
-    symlink or special file (the bundle rule of `simbridge._bundle.check_bundle_entries`), so
-    nothing outside the bundle is read or served through it."""
-    bundle = Path(bundle_path)
-    try:
-        if bundle.is_symlink() or bundle.resolve(strict=True) != bundle.absolute():
-            raise SimbridgeError(f"{bundle}: the bundle path goes through a symlink")
-        check_bundle_entries(bundle)
-    except OSError as exc:
-        raise SimbridgeError(f"{bundle}: cannot read: {exc.strerror or exc}") from None
-    return bundle
-
-
 def replay_page(bundle_path: str, blind_id: str) -> str:
     """The rater's replay of one bundle as a self-contained HTML page titled by its blind id only;
     a bundle holding a symlink or a special file is refused (SimbridgeError)."""
-    check_bundle_files(bundle_path)
+    check_bundle_dir(bundle_path)  # a BundleError is a SimbridgeError: the app answers 409
     return _replay_page(bundle_path, blind_id)
 
 

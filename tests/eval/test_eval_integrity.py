@@ -20,7 +20,7 @@ import pytest
 
 from simbridge._bundle import write_manifest
 from simbridge._cli import main
-from simbridge._cli.verify import verify_path
+from simbridge._verify import verify_path
 from simbridge._eval import run_eval
 from simbridge._eval._driver import LOCK_FILE, lock_eval_dir
 from simbridge._eval._suite import SuiteError

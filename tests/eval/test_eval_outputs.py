@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from report.bundles import build_t09
-from simbridge._cli.verify import manifest_problems, verify_path
+from simbridge._verify import manifest_problems, verify_path
 from simbridge._eval._episode import finish_attempt_outputs
 
 

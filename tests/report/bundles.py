@@ -13,7 +13,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ helpers (synth)
 
 from simbridge._bundle import write_manifest  # noqa: E402
-from simbridge._cli.verify import verify_path  # noqa: E402
+from simbridge._verify import verify_path  # noqa: E402
 from synth import make_bundle, steep_turn, with_gap  # noqa: E402
 
 

@@ -23,7 +23,7 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from simbridge._cli import main
-from simbridge._review._replay import check_bundle_files
+from simbridge._bundle import check_bundle_dir
 from simbridge._review.app import MAX_BODY_BYTES, MAX_PERMUTATIONS, SESSION_COOKIE, create_app
 from simbridge._review.campaign import assignments, create_campaign, issue_keys
 from simbridge._errors import SimbridgeError
@@ -389,18 +389,18 @@ def test_the_replay_refuses_symlinks_and_special_files(env: Env, tmp_path: Path)
     linked = make_bundle(tmp_path / "more", "linked")
     (linked / "screen.mp4").symlink_to(secret)
     with pytest.raises(SimbridgeError, match="screen.mp4: is a symbolic link"):
-        check_bundle_files(str(linked))
+        check_bundle_dir(str(linked))
     import os
 
     fifo = make_bundle(tmp_path / "more", "fifo")
     os.mkfifo(fifo / "logs.bin")
     with pytest.raises(SimbridgeError, match="logs.bin: is a FIFO"):
-        check_bundle_files(str(fifo))
+        check_bundle_dir(str(fifo))
     via_link = tmp_path / "via"
     via_link.symlink_to(make_bundle(tmp_path / "more", "plain"))
     with pytest.raises(SimbridgeError, match="goes through a symlink"):
-        check_bundle_files(str(via_link))
-    assert check_bundle_files(str(tmp_path / "more" / "plain")) == tmp_path / "more" / "plain"
+        check_bundle_dir(str(via_link))
+    assert check_bundle_dir(str(tmp_path / "more" / "plain")) == tmp_path / "more" / "plain"
     # through the app: a bundle of the campaign that gains a link is refused with a 409, nothing served
     ann = sign_in(env, "ann")
     blind, _ = _run(env)

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from simbridge._cli.verify import verify_path
+from simbridge._verify import verify_path
 from support.runner import needs_xvfb, run_simbridge
 
 pytestmark = [needs_xvfb, pytest.mark.display, pytest.mark.slow]

@@ -67,6 +67,9 @@ def plan_mismatch(ep: EpisodeInfo, spec: dict[str, Any]) -> str | None:
         return f"episode.json names task {ep.task_id!r}, plan.json plans {spec.get('task_id')!r} there"
     if ep.trial is not None and spec.get("trial") is not None and ep.trial != spec.get("trial"):
         return f"episode.json names trial {ep.trial}, plan.json plans trial {spec.get('trial')} there"
+    sim = spec.get("sim")
+    if ep.sim and isinstance(sim, str) and ":" not in sim and ep.sim != sim:  # module:Class sims name themselves
+        return f"episode.json names simulator {ep.sim!r}, plan.json plans {sim!r} there"
     return None
 
 

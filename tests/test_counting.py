@@ -20,7 +20,7 @@ import pytest
 
 from simbridge._bundle import write_manifest
 from simbridge._cli import main
-from simbridge._cli.verify import verify_path
+from simbridge._verify import verify_path
 from simbridge._eval import run_eval
 from simbridge._eval._driver import metrics_table
 from simbridge._metrics import load_trials
@@ -137,6 +137,21 @@ def test_a_relabelled_resealed_bundle_is_not_counted_nor_kept_by_resume(tmp_path
     spec = EpisodeSpec(episode_id="T09/jsbsim/noop/trial-1", task_id="T09", sim="jsbsim", agent="noop",
                        agent_slug="noop", trial=1)  # fmt: skip
     assert _finished_attempt(out, spec) == (0, 1)  # --resume runs it again (attempt 2)
+
+
+@pytest.mark.parametrize("field, value, says", [("trial", 2, "names trial 2"), ("sim", "drive", "simulator 'drive'")])
+def test_a_bundle_relabelled_to_another_trial_or_simulator_is_not_counted(tmp_path, cols, field, value, says):
+    out = _eval_dir(tmp_path / "out", ["T09/jsbsim/noop/trial-1", "T09/jsbsim/noop/trial-2"])
+    plan = json.loads((out / "plan.json").read_text())
+    for e in plan["episodes"]:
+        e["sim"] = "jsbsim"
+    (out / "plan.json").write_text(json.dumps(plan))
+    b = sealed(out / "T09/jsbsim/noop/trial-1/attempt-1", cols, True, agent="noop", trial=1, sim="jsbsim")
+    ep = json.loads((b / "episode.json").read_text())
+    (b / "episode.json").write_text(json.dumps({**ep, field: value}))
+    write_manifest(b)
+    loaded = load_trials([("x", out)])
+    assert loaded.trials == [] and any(says in n for n in loaded.notes), loaded.notes
 
 
 class CopyExecutor:

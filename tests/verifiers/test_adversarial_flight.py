@@ -1253,3 +1253,18 @@ def test_the_crash_flag_is_latched_across_a_gap(tmp_path):
     s = score_task(tmp_path / "hidden", load_task("T05"), hidden)
     assert s.status == "scored" and s.score == 0.0 and not s.safety[0].ok
     assert s.safety[0].first_violation_t == pytest.approx(22.1, abs=0.06)
+
+
+@pytest.mark.parametrize("case", [*T09_EXPLOITS, *T09_FAIR], ids=lambda c: f"T09@PHJR-{c.name}")
+def test_t09_site_variant_judges_alike(tmp_path, case):
+    """T09@PHJR changes only where the turn is flown: every T09 row scores the same there."""
+    base = _score(tmp_path / "base", case)
+    site = score_task(
+        tmp_path / "site",
+        load_task("T09@PHJR"),
+        case.build(),
+        events=list(case.events),
+        snapshots=case.snapshots,
+        **case.episode,
+    )
+    assert (site.status, site.score, site.success) == (base.status, base.score, base.success)

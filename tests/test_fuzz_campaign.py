@@ -28,6 +28,8 @@ from synth import make_bundle, steep_turn
 
 EV = [{"t": 1.0, "kind": "note", "data": {"text": "roll in"}}]
 CLEAN_ERROR, UNSCORED, FLAGGED, UNCHANGED = "clean error", "unscored", "flagged", "scored unchanged"
+#: verify refuses it; metrics never counts it (a note names it), whatever its score.json says
+NOT_COUNTED = "not counted"
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +112,14 @@ def _mutations(good: Path):
         (b / "episode.json").write_text('{"task_id": "T09", "x": ' + "[" * depth + "]" * depth + "}")
         write_manifest(b)
 
+    def episode_gone_forged(b, rng):
+        _forge_score(b, rng)
+        (b / "episode.json").unlink()
+        if rng.random() < 0.5:
+            (b / "episode.json").mkdir()  # a folder where the file was
+        if rng.random() < 0.5:
+            write_manifest(b)
+
     def score_garbage(b, rng):
         (b / "score.json").write_bytes(rng.choice([b"{nope", b"\x00\xff" * 10, b"[]", b'{"score": 1.0}']))
 
@@ -128,6 +138,7 @@ def _mutations(good: Path):
         "score.json removed": (score_gone, UNCHANGED),
         "episode.json nested 5k/100k deep, resealed": (deep_episode, CLEAN_ERROR),
         "score.json not a score": (score_garbage, FLAGGED),
+        "episode.json removed or a folder, score.json forged": (episode_gone_forged, NOT_COUNTED),
     }
 
 
@@ -152,7 +163,7 @@ def test_mutated_bundle_outcome_class(sources, tmp_path, capsys, name, seed):
     # verify
     code = main(["verify", str(b), "--json"])
     out, err = capsys.readouterr()
-    if expected == CLEAN_ERROR:
+    if expected in (CLEAN_ERROR, NOT_COUNTED):
         assert code == 2 and out == "", out
         assert str(b) in _one_line(err)
     else:
@@ -166,6 +177,9 @@ def test_mutated_bundle_outcome_class(sources, tmp_path, capsys, name, seed):
     out, err = capsys.readouterr()
     if expected == CLEAN_ERROR:
         assert code == 2 and out == "" and _one_line(err)
+    elif expected == NOT_COUNTED:  # never "as stored": named, left out, nothing else to count
+        assert code == 2 and out == "" and "Traceback" not in err
+        assert f"not counted: {b}: " in err and "its score.json is not used" in err, err
     elif expected == UNCHANGED and name == "score.json removed":
         assert code == 0, err  # an episode without score.json is counted unscored, never 1.0
         [sr] = [r for r in json.loads(out) if r["metric"] == "sr" and r["task_id"] is None]
@@ -184,7 +198,7 @@ def test_mutated_bundle_outcome_class(sources, tmp_path, capsys, name, seed):
     try:
         checked = checked_score(b)
     except BundleError as exc:
-        assert expected == CLEAN_ERROR, exc
+        assert expected in (CLEAN_ERROR, NOT_COUNTED), exc
         assert "\n" not in str(exc)
         return
     if expected == CLEAN_ERROR:

@@ -75,8 +75,9 @@ def plan_mismatch(ep: EpisodeInfo, spec: dict[str, Any]) -> str | None:
 
 def identity_keys(d: Path, ep: EpisodeInfo) -> list[tuple[Any, ...]]:
     """What makes two copies of an episode the same episode: its episode_id, else its sealed
-    manifest's hash (episode.json and the signals are in it); also the runner's own fields
-    (task, sim, agent, trial, start time) when it recorded a start time."""
+    manifest's hash (episode.json and the signals are in it; an unsealed bundle: the same hash
+    over its files); also the runner's own fields (task, sim, agent, trial, start time) when it
+    recorded a start time."""
     keys: list[tuple[Any, ...]] = []
     if ep.episode_id is not None and str(ep.episode_id):
         keys.append(("id", str(ep.episode_id)))
@@ -87,9 +88,32 @@ def identity_keys(d: Path, ep: EpisodeInfo) -> list[tuple[Any, ...]]:
             raw = None
         if raw is not None:
             keys.append(("sealed", hashlib.sha256(raw).hexdigest()))
+        elif (content := _content_hash(d)) is not None:
+            keys.append(("content", content))  # an unsealed bundle: its files' bytes
     if ep.wall_start is not None:
         keys.append((ep.task_id, ep.sim, ep.agent, ep.trial, ep.wall_start))
     return keys
+
+
+#: an unsealed bundle larger than this is not hashed for its identity (its path still counts once)
+_MAX_CONTENT_HASH_BYTES = 256 << 20
+
+
+def _content_hash(d: Path) -> str | None:
+    """sha256 over an unsealed bundle's files (names and bytes, score.json left out: it is
+    derived), as its manifest would be; None when it is too big or cannot be read."""
+    from simbridge._bundle import _file_sha256, manifest_files
+
+    try:
+        files = [(rel, p) for rel, p in manifest_files(d) if rel != "score.json"]
+        if sum(p.stat().st_size for _rel, p in files) > _MAX_CONTENT_HASH_BYTES:
+            return None
+        h = hashlib.sha256()
+        for rel, p in files:
+            h.update(f"{rel}\0{_file_sha256(p)}\n".encode())
+        return h.hexdigest()
+    except (OSError, BundleError):
+        return None
 
 
 @dataclass

@@ -93,6 +93,19 @@ def test_copies_of_a_bundle_without_an_id_count_once(tmp_path, cols, capsys):
     assert err.count("the same episode as") == 3 and str(other) not in err
 
 
+def test_copies_of_an_unsealed_bundle_count_once_when_trusted(tmp_path, cols, capsys):
+    b = make_bundle(tmp_path / "imp" / "one", "T09", cols[True])
+    (b / "score.json").write_text(verify_path(b).model_dump_json())
+    (b / "manifest.json").unlink()  # an importer or library that never sealed it
+    shutil.copytree(b, tmp_path / "imp" / "copy")
+    other = make_bundle(tmp_path / "imp" / "two", "T09", cols[False])
+    (other / "score.json").write_text(verify_path(other).model_dump_json())
+    (other / "manifest.json").unlink()
+    code, recs, err = sr(capsys, tmp_path / "imp", "--trust-scores")
+    assert code == 0, err
+    assert recs[("sr", None)]["n_trials"] == 2 and err.count("the same episode as") == 1
+
+
 def _eval_dir(root: Path, ids: list[str]) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     episodes = [

@@ -6,8 +6,8 @@ from the cockpit's published layout (`layout`), never from the simulator.
 `read_instruments` is the one instrument reader every JSBSim reference pilot flies by: the
 panel as a C172 pilot sees it, no digits but the radios' and the Kollsman window's. Each needle
 is found as the pure-white pixels in a ring of its gauge (the only pure white on a face: the
-scale marks and numerals are a duller white) and its direction is the principal axis of those
-pixels (unbiased by the needle's width), turned into a value by the layout's scale. Under the
+scale marks and numerals are a duller white) and its direction is the line through the gauge's
+centre that fits those pixels best (`_axis`), turned into a value by the layout's scale. Under the
 smoke veil the pixels are un-veiled first (the veil's grey is measured on the black gauge
 faces). `failed` leaves out instruments a partial panel cannot trust (`VACUUM`: the attitude
 and heading indicators after a vacuum failure), which then read None.
@@ -194,9 +194,9 @@ def _off_ray(g: L.Gauge, ys: np.ndarray, xs: np.ndarray, angle: float, half_px: 
     return (across > half_px) | (along < 0)
 
 
-def needle_angle(img: np.ndarray | Seen, g: L.Gauge, f0: float = 0.3, f1: float = 0.8) -> float | None:
-    """The clock angle of a gauge's white needle, from its pixels between f0 r and f1 r."""
-    return _axis(g, *_seen(img).ring(g, f0, f1))
+def needle_angle(img: np.ndarray | Seen, g: L.Gauge, f0: float = 0.3, f1: float = 0.8, width: int = 4) -> float | None:
+    """The clock angle of a gauge's white needle (`width` px), from its pixels between f0 r and f1 r."""
+    return _axis(g, *_seen(img).ring(g, f0, f1), width=width)
 
 
 def _wrap(a: float, lo: float) -> float:
@@ -206,7 +206,7 @@ def _wrap(a: float, lo: float) -> float:
 
 def small_gauge(img: np.ndarray | Seen, g: L.Gauge) -> float | None:
     """A small engine gauge's value (fuel, oil, volts, ammeter, suction) from its needle."""
-    a = needle_angle(img, g, 0.25, 0.7)
+    a = needle_angle(img, g, 0.25, 0.7, width=3)  # the small gauges' needles are 3 px
     if a is None:
         return None
     lo, hi = L.SMALL_RANGES[g.name]

@@ -1,0 +1,226 @@
+"""A stabilised final approach and landing flown from the instruments and the window (T03, P17).
+
+The pilot flies as one does on a visual final: the runway out of the window says where the
+aircraft is (`_runway_view.see_runway`: how far right or left of the extended centreline, how
+far to the runway's near end); the instruments say how it flies (`_instruments`, through the
+`Cockpit` screenshot loop). Lateral: the heading to hold is the runway's (as the heading
+indicator shows it, read lined up at the start and refined from the runway's own direction
+once it spans the view) plus the wind correction the told wind gives, plus an intercept
+towards a point on the centreline ahead (the farther out, the farther ahead), plus a slow
+integral of the offset. Vertical: a 3° path to an aim point past the landing threshold
+(the pavement's near end seen in the window, plus the charted displaced threshold and a
+margin), the descent rate the path and groundspeed need corrected by the height error, flown
+by pitch; airspeed by throttle. At `FLARE_FT` above the field the throttle closes and the
+descent rate is brought to nearly zero as the wheels near the runway (the sink commanded in
+proportion to the height left); after the touchdown the nose comes down, rudder keeps the
+runway heading, the brakes stop the aircraft, and the pilot calls done once stopped (after
+the hold the task asks for).
+
+Charted figures the pilot briefs before the approach (an airport diagram's, not the
+simulator's): the field elevation and the displaced threshold of the landing runway
+(`Chart`), read from the task's runway geometry and airport name.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from simbridge.agents._base import Agent, AgentResult
+from simbridge.adapters.jsbsim.pilots._cockpit import Cockpit
+from simbridge.adapters.jsbsim.pilots._control import PID, State, angle_diff
+from simbridge.adapters.jsbsim.pilots._runway_view import see_runway
+
+if TYPE_CHECKING:
+    from simbridge.agent import AgentPortClient
+    from simbridge._task import TaskSpec
+
+FT = 0.3048
+GLIDE_DEG = 3.0
+FLARE_FT = 14.0
+RUDDER_STEP = 0.05
+
+
+@dataclass(frozen=True)
+class Chart:
+    """What the pilot knows of the landing runway from the airport diagram."""
+
+    elevation_ft: float
+    #: ground metres from the pavement's near end (what the window shows first) to the aim point
+    aim_past_near_m: float
+    #: heading the runway points to, true (for the wind correction)
+    heading_true_deg: float
+
+
+#: displaced landing thresholds (m) from the airport diagrams (FAA chart supplement)
+DISPLACED_M = {("KPAO", "31"): 64.92, ("KHAF", "30"): 232.87}
+
+
+def chart_for(task: "TaskSpec", rwy_id: str, aim_past_threshold_m: float) -> Chart:
+    rwy = task.geometry.runway(rwy_id)
+    apt = rwy.airport or (task.initial_state.airport if task.initial_state else "")
+    disp = DISPLACED_M.get((str(apt), rwy_id), 0.0)
+    return Chart(float(rwy.elevation_ft or 0.0), disp + aim_past_threshold_m, float(rwy.heading_true_deg or 0.0))
+
+
+def told_wind(text: str) -> tuple[float, float]:
+    """(direction from, true deg; speed kt) of 'Wind D° at S kt' in the instruction, else calm."""
+    m = re.search(r"Wind (\d+)° at (\d+) kt", text)
+    return (float(m.group(1)), float(m.group(2))) if m else (0.0, 0.0)
+
+
+class LandingPilot(Agent):
+    """Final approach and landing; subclasses set the speeds, flaps and the runway."""
+
+    name = "reference"
+    runway = "31"
+    #: target airspeed (KIAS) by flap setting reached
+    approach_kias = {0: 75.0, 10: 72.0, 20: 68.0, 30: 65.0}
+    #: flap detents to select (degrees) and the distance to the aim point (m) at which
+    flap_schedule: tuple[tuple[float, int], ...] = ((1e9, 10), (4000.0, 20), (2500.0, 30))
+    aim_past_threshold_m = 30.0
+    hold_after_stop_s = 3.0
+
+    def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
+        self.port, self.cp, self.st = port, Cockpit(port), State()
+        chart = chart_for(task, self.runway, self.aim_past_threshold_m)
+        wind_dir, wind_kt = told_wind(str(port.task().get("instruction") or task.instruction))
+        st, cp = self.st, self.cp
+        while not st.update(port.elapsed(), cp.look(), cp.img):
+            port.wait(0.1)
+        rwy_hdg = st.hdg  # lined up on final at the start: the heading indicator's runway heading
+        rel = math.radians(wind_dir - chart.heading_true_deg)
+        cross, head = wind_kt * math.sin(rel), wind_kt * math.cos(rel)
+        cp.yoke(True)
+        pitch_pid = PID(kp=0.04, ki=0.015, kd=0.0, lo=-0.6, hi=0.8)
+        vs_to_pitch = PID(kp=0.008, ki=0.003, lo=-10.0, hi=10.0)
+        bank_pid = PID(kp=0.012, ki=0.002, kd=0.0, lo=-0.35, hi=0.35)
+        thr_pid = PID(kp=0.02, ki=0.004, lo=-0.35, hi=0.45)
+        thr_base, last_thr_t = st.thr, st.t - 1.0
+        flaps_set = self.initial_flaps()
+        crab_i = 0.0
+        phase = "approach"
+        t_prev, t_phase = st.t, st.t
+        rudder, last_rudder_t = 0.0, -1.0
+        stopped_since: float | None = None
+        vs_cmd = -300.0
+        settled = 0
+        msg = ""
+        try:
+            while st.t < deadline_s - 2.0:
+                h_now = st.alt - chart.elevation_ft
+                dt_loop = 0.1 if phase != "approach" or h_now < 150 else 0.2 if h_now < 600 else 0.4
+                port.wait(dt_loop)
+                if not st.update(port.elapsed(), cp.look(), cp.img):
+                    continue
+                dt, t_prev = max(1e-3, st.t - t_prev), st.t
+                h_ft = st.alt - chart.elevation_ft
+                tas = st.ias * (1.0 + 0.02 * max(0.0, st.alt) / 1000.0)
+                gs = max(30.0, tas - head)
+                wca = math.degrees(math.asin(max(-0.5, min(0.5, cross / max(40.0, tas)))))
+                sight = see_runway(
+                    cp.frame, st.bank, st.pitch, max(1.0, (h_ft + 1.5) * FT), angle_diff(rwy_hdg, st.hdg)
+                )
+                if sight is not None and sight.axis_from_view is not None and sight.far_m - (sight.near_m or 0) > 150:
+                    rwy_hdg = (rwy_hdg + 0.05 * angle_diff(st.hdg + sight.axis_from_view, rwy_hdg)) % 360.0
+                if phase == "approach":
+                    dist = None
+                    if sight is not None:
+                        dist = sight.centroid[0]
+                        y = sight.offset_m
+                        look = max(250.0, 0.35 * dist)
+                        if dist < 3500.0:
+                            crab_i = max(-8.0, min(8.0, crab_i - 0.004 * y * dt))
+                        track = -math.degrees(math.atan2(y, look))
+                    else:
+                        track = 0.0
+                    hdg_des = rwy_hdg + wca + crab_i + track
+                    bank_lim = 10.0 if h_ft > 200 else 5.0
+                    bank_t = max(-bank_lim, min(bank_lim, 2.0 * angle_diff(hdg_des, st.hdg)))
+                    # the path: 3 degrees to the aim point
+                    vs_nom = -gs * 101.27 * math.tan(math.radians(GLIDE_DEG))
+                    if sight is not None and sight.near_m is not None:
+                        aim = sight.near_m + chart.aim_past_near_m
+                        h_des = math.tan(math.radians(GLIDE_DEG)) * aim / FT
+                        vs_cmd = vs_nom + max(-400.0, min(400.0, 3.0 * (h_des - h_ft)))
+                        for at_m, detent in self.flap_schedule:
+                            if aim < at_m and detent > flaps_set:
+                                self.port.key("bracketright", hold_s=0.05)
+                                flaps_set += 10
+                                break
+                    else:
+                        vs_cmd = vs_nom
+                    vs_cmd = max(-1000.0, min(0.0, vs_cmd))
+                    ias_t = self.approach_kias.get(flaps_set, 70.0)
+                    if h_ft < FLARE_FT:
+                        phase, t_phase = "flare", st.t
+                        taps = round(st.thr / 0.01) + 5
+                        self.port.key("Next", repeat=min(taps, 100), hold_s=0.02)
+                    elif st.t - last_thr_t >= 1.0:
+                        want = thr_base + thr_pid.step(ias_t - st.ias, st.t - last_thr_t)
+                        taps = round((want - st.thr) / 0.01)
+                        if taps:
+                            self.port.key("Prior" if taps > 0 else "Next", repeat=min(abs(taps), 8), hold_s=0.03)
+                        last_thr_t = st.t
+                elif phase == "flare":
+                    bank_t = 0.0
+                    vs_cmd = -max(60.0, 22.0 * max(0.0, h_ft))
+                    # on the wheels: the altimeter stops unwinding (the VSI at zero) near the field
+                    settled = settled + 1 if h_ft < 8.0 and st.vs > -40.0 else 0
+                    if settled >= 3:
+                        phase, t_phase = "rollout", st.t
+                else:  # rollout
+                    bank_t = 0.0
+                    if st.t - t_phase > 1.0 and not msg:
+                        self.port.key_down("b")
+                        msg = "braking"
+                # attitude: pitch from the sink rate wanted, elevator from the pitch
+                if phase == "rollout":
+                    pull = 0.0
+                    e = angle_diff(rwy_hdg, st.hdg)
+                    want_r = max(-0.3, min(0.3, 0.03 * e - 0.05 * st.yaw_rate))
+                    steps = round((want_r - rudder) / RUDDER_STEP)
+                    if steps and st.t - last_rudder_t > 0.3:
+                        n = min(abs(steps), 2)
+                        self.port.key("Return" if steps > 0 else "Insert", repeat=n, hold_s=0.03)
+                        rudder += RUDDER_STEP * (n if steps > 0 else -n)
+                        last_rudder_t = st.t
+                    if st.ias < 3.0:
+                        stopped_since = st.t if stopped_since is None else stopped_since
+                        if st.t - stopped_since >= self.hold_after_stop_s:
+                            break
+                    else:
+                        stopped_since = None
+                else:
+                    pitch_t = vs_to_pitch.step(vs_cmd - st.vs, dt)
+                    pull = pitch_pid.step(pitch_t - st.pitch, dt, rate=-st.pitch_rate)
+                ail = bank_pid.step(bank_t - st.bank, dt, rate=-st.roll_rate)
+                cp.fly(ail, pull)
+        finally:
+            if msg:
+                port.key_up("b")
+            st.dump_trace({"latency_ms": list(cp.latency_ms())})
+        port.done(f"landed runway {self.runway} ({phase})")
+        return "done"
+
+    def initial_flaps(self) -> int:
+        return 0
+
+
+class TouchdownZonePilot(LandingPilot):
+    """T03: KPAO 31 from a 5 nm final, full flaps, 65 KIAS over the threshold."""
+
+    runway = "31"
+
+
+class NoFlapLandingPilot(LandingPilot):
+    """P17: the flaps fail where they are (up or 10°); the POH's no-flap approach at 60-80
+    KIAS (70 flown), the flap lever left alone; land on KHAF 30 and hold the stop 12 s."""
+
+    runway = "30"
+    approach_kias = {0: 70.0, 10: 70.0, 20: 70.0, 30: 70.0}
+    flap_schedule = ()
+    aim_past_threshold_m = 80.0
+    hold_after_stop_s = 13.0

@@ -1,0 +1,125 @@
+"""The runway out of the window, as a pilot on final judges it: where the runway is relative
+to the aircraft on the ground (how far left or right of its centreline, how far to its near
+end, which way it points), read from the view's pixels through the cockpit's published view
+geometry (`layout`: VIEW, VIEW_CENTRE, FOCAL_PX and the runway's grey and marking white).
+
+Each runway pixel's line of sight is turned into the point of flat ground it sees, given the
+attitude (bank and pitch, from the horizon) and the height above the field: ground metres
+ahead (`x`, horizontally along the nose) and to the right (`y`). Every piece of a flat runway
+seen in perspective is drawn with a pixel density that depends only on its distance ahead, so
+the pixels' centroid lies on the runway's centreline; the cloud's long axis is the runway's
+direction once the runway spans enough of the view.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from simbridge.adapters.jsbsim.pilots._layout import L
+
+#: the runway surface and its markings as the view draws them (RGB)
+RUNWAY_GREY = (70, 70, 74)
+MARKING_WHITE = (235, 235, 235)
+
+
+@dataclass(frozen=True)
+class RunwaySight:
+    """The runway seen from the aircraft, in metres on the ground (x ahead along the nose,
+    y to the right). `offset_m`: the aircraft's distance right of the centreline (negative:
+    left of it), measured along `axis_deg` (the runway direction relative to the nose, + right)
+    given by the caller or, with `axis_from_view`, from the runway's own shape. `near_m`: ground
+    distance ahead to the nearest runway pixel (None when that pixel is at the view's lower
+    edge: the near end is under the nose). `pixels`: how many runway pixels were seen."""
+
+    offset_m: float
+    axis_deg: float
+    axis_from_view: float | None
+    near_m: float | None
+    far_m: float
+    centroid: tuple[float, float]
+    pixels: int
+
+
+def runway_mask(img: np.ndarray) -> np.ndarray:
+    """Runway pixels (surface grey or marking white) of the out-the-window view (BGR image)."""
+    x0, y0, w, h = L.VIEW
+    view = img[y0 : y0 + h, x0 : x0 + w, ::-1].astype(np.int16)
+    grey = np.abs(view - np.array(RUNWAY_GREY, np.int16)).sum(axis=2) < 18
+    white = np.abs(view - np.array(MARKING_WHITE, np.int16)).max(axis=2) < 10
+    return grey | white
+
+
+def ground_points(us: np.ndarray, vs: np.ndarray, bank_deg: float, pitch_deg: float, height_m: float):
+    """Flat-ground (x ahead, y right) metres seen by screen pixels (u, v); rays at or above the
+    horizon give NaN. The camera's rotation is the view's (yaw 0, pitch, bank)."""
+    th, ph = math.radians(pitch_deg), math.radians(bank_deg)
+    cth, sth, cph, sph = math.cos(th), math.sin(th), math.cos(ph), math.sin(ph)
+    # body-from-level rotation (heading 0), rows: body x, y, z
+    R = np.array(
+        [
+            [cth, 0.0, -sth],
+            [sph * sth, cph, sph * cth],
+            [cph * sth, -sph, cph * cth],
+        ]
+    )
+    cx, cy = L.VIEW_CENTRE
+    f = L.FOCAL_PX
+    cam = np.stack([np.ones_like(us, dtype=np.float64), (us - cx) / f, (vs - cy) / f])
+    w = R.T @ cam  # level frame: north = ahead, east = right, down
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ok = w[2] > 1e-4
+        x = np.where(ok, height_m * w[0] / w[2], np.nan)
+        y = np.where(ok, height_m * w[1] / w[2], np.nan)
+    return x, y
+
+
+def see_runway(
+    img: np.ndarray,
+    bank_deg: float,
+    pitch_deg: float,
+    height_m: float,
+    axis_deg: float,
+    *,
+    min_pixels: int = 2,
+) -> RunwaySight | None:
+    """The runway relative to the aircraft (see `RunwaySight`), or None when none is in view.
+    `axis_deg` is the runway direction relative to the nose the caller believes (from the
+    heading indicator); `axis_from_view` is the direction the runway's shape shows, when it is
+    long enough on the ground seen to say (else None)."""
+    mask = runway_mask(img)
+    vs, us = np.nonzero(mask)
+    if len(us) < min_pixels:
+        return None
+    x0, y0, _, h = L.VIEW
+    x, y = ground_points(
+        us.astype(np.float64) + x0 + 0.5, vs.astype(np.float64) + y0 + 0.5, bank_deg, pitch_deg, height_m
+    )
+    ok = np.isfinite(x) & (x > 0)
+    if ok.sum() < min_pixels:
+        return None
+    x, y, vv = x[ok], y[ok], vs[ok]
+    cx_, cy_ = float(x.mean()), float(y.mean())
+    axis_view = None
+    if len(x) >= 400:
+        dx, dy = x - cx_, y - cy_
+        sxx, syy, sxy = float((dx * dx).mean()), float((dy * dy).mean()), float((dx * dy).mean())
+        lam1 = 0.5 * (sxx + syy) + math.sqrt(0.25 * (sxx - syy) ** 2 + sxy * sxy)
+        lam2 = 0.5 * (sxx + syy) - math.sqrt(0.25 * (sxx - syy) ** 2 + sxy * sxy)
+        if lam2 > 0 and lam1 / lam2 > 25.0:
+            a = 0.5 * math.atan2(2.0 * sxy, sxx - syy)  # from +x towards +y
+            axis_view = math.degrees(a)
+    phi = math.radians(axis_deg)
+    offset = cx_ * math.sin(phi) - cy_ * math.cos(phi)
+    at_bottom = bool((vv >= h - 2).any())
+    return RunwaySight(
+        offset_m=offset,
+        axis_deg=axis_deg,
+        axis_from_view=axis_view,
+        near_m=None if at_bottom else float(x.min()),
+        far_m=float(x.max()),
+        centroid=(cx_, cy_),
+        pixels=int(len(x)),
+    )

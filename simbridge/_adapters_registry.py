@@ -59,6 +59,22 @@ class ImporterSpec:
 
 
 @dataclass(frozen=True)
+class EpisodeCost:
+    """What one episode of a simulator holds on its host, for admission (`simbridge eval`'s local
+    executor): CPU cores on average, memory (MB), X displays; `measured` says whether the figures
+    were measured (docs of the adapter say how) or are an estimate."""
+
+    cpu_cores: float
+    mem_mb: float
+    displays: int = 1
+    measured: bool = False
+
+
+#: a simulator that declares no cost: a full core and a gigabyte (an estimate)
+DEFAULT_EPISODE_COST = EpisodeCost(cpu_cores=1.0, mem_mb=1000, displays=1, measured=False)
+
+
+@dataclass(frozen=True)
 class AdapterSpec:
     """One simulator. `session`: "module:Class" of its SimSession; `recorder`: "module:Class"
     constructed as `Class(host, port)` with `record(out, *, seconds, hz, task_id) -> Path`;
@@ -68,7 +84,9 @@ class AdapterSpec:
     driving track (None: the simulator has no lane maps); `assists`: the assists this simulator
     offers an episode beyond what the real vehicle shows (name -> what it shows, as the agent's
     brief says it), asked for with `simbridge run --assist NAME`, recorded and flagged
-    (`assist:NAME`) and never pooled with unassisted episodes by `metrics` and `compare`."""
+    (`assist:NAME`) and never pooled with unassisted episodes by `metrics` and `compare`;
+    `title`: how the agent's brief names the simulator ("" : its name); `cost`: what one episode
+    holds on its host (None: DEFAULT_EPISODE_COST)."""
 
     name: str
     session: str | None = None
@@ -76,6 +94,8 @@ class AdapterSpec:
     importers: Mapping[str, ImporterSpec] = field(default_factory=dict)
     lane_map: str | None = None
     assists: Mapping[str, str] = field(default_factory=dict)
+    title: str = ""
+    cost: EpisodeCost | None = None
 
 
 def adapters() -> dict[str, AdapterSpec]:
@@ -102,3 +122,20 @@ def importers() -> dict[str, tuple[AdapterSpec, ImporterSpec]]:
                 )
             out[name] = (a, spec)
     return out
+
+
+def simulator_trait(sim: str, name: str, default: Any) -> Any:
+    """A registered simulator's AdapterSpec field `name`; a `module:Class` simulator (which has
+    no AdapterSpec) declares it as a class attribute of its session; `default` otherwise (an
+    unknown name included: callers that need the simulator to exist check that themselves)."""
+    if ":" in sim:
+        from simbridge._run_config import resolve_session
+
+        try:
+            return getattr(resolve_session(sim), name, None) or default
+        except SimbridgeError:
+            return default
+    spec = registry().find("simulator", sim)
+    if spec is None:
+        return default
+    return getattr(spec.value, name, None) or default

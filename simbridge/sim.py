@@ -23,7 +23,7 @@ from simbridge._adapter import (
     StateSample,
     Telemetry,
 )
-from simbridge._adapters_registry import AdapterSpec, ImporterSpec, Option
+from simbridge._adapters_registry import AdapterSpec, EpisodeCost, ImporterSpec, Option
 from simbridge._errors import HarnessError, SimbridgeError
 from simbridge._events import (
     EVENT_MODELS,
@@ -47,6 +47,7 @@ __all__ = [
     "SimSession",
     # what a plug-in registers a simulator as (simbridge.registry, kind `simulator`)
     "AdapterSpec",
+    "EpisodeCost",
     "ImporterSpec",
     "Option",
     "StateSample",

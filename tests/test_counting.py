@@ -11,8 +11,10 @@ score the generator knows, read by `metrics` and `eval`'s table."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -273,3 +275,31 @@ def test_seeded_eval_layouts_count_each_planned_episode_once(tmp_path, cols, cap
     assert recs[("sr", None)]["n_trials"] == len(expected), err
     assert recs[("sgo", None)]["value"] == pytest.approx(sum(expected) / len(expected))
     assert f"scored episodes {len(expected)} " in metrics_table(out, "x")
+
+
+def test_resume_never_blocks_on_a_fifo_and_keeps_only_a_last_finished_attempt(tmp_path, cols):
+    suite = tmp_path / "s.yaml"
+    suite.write_text(
+        "name: fifo\nmax_time_limit_s: 3\nframe_hz: 0\n"
+        "matrix:\n  - {tasks: [T09], sims: [jsbsim], agents: [noop], trials: 2}\n"
+    )
+    out = tmp_path / "out"
+    run_eval(suite, out, executor=CopyExecutor(cols), say=lambda s: None, live=False)
+    (out / "results.parquet").unlink()
+    os.mkfifo(out / "results.parquet")  # a planted FIFO where a reader would block forever
+    a2 = out / "T09/jsbsim/noop/trial-2/attempt-2"
+    a2.mkdir()
+    os.mkfifo(a2 / "episode.json")
+    os.mkfifo(a2 / "actions.jsonl")
+    (a2 / "manifest.json").write_text("{}")
+    ex = CopyExecutor(cols)
+    done: list = []
+
+    t = threading.Thread(target=lambda: done.append(
+        run_eval(suite, out, executor=ex, resume=True, say=lambda s: None, live=False)), daemon=True)  # fmt: skip
+    t.start()
+    t.join(60)
+    assert not t.is_alive(), "eval --resume blocked on a FIFO"
+    assert ex.started == ["T09/jsbsim/noop/trial-2"]  # attempt-2 superseded attempt-1 and did not finish
+    assert (out / "T09/jsbsim/noop/trial-2/attempt-3/episode.json").is_file()
+    assert "scored episodes 2" in done[0].metrics_text

@@ -1,6 +1,6 @@
 """What the agent is told about its task: the instruction for the simulator that actually runs,
 the input documents, the time limit, the clock and the simulator's controls. The simulator
-and vehicle it names are the ones that run (`SIM_TITLES`, `vehicle_for`): the JSBSim cockpit's
+and vehicle it names are the ones that run (`sim_title`, `vehicle_for`): the JSBSim cockpit's
 six-pack C172 is never called a G1000. Which panel the agent has is said too: the vehicle's
 own instruments only, or with the assists the episode asked for (`--assist readout`: the JSBSim
 cockpit's digital readout strip), whose scores are kept apart. Mode switches the agent can trigger are in the
@@ -83,7 +83,7 @@ class TaskBrief(BaseModel):
     def text(self) -> str:
         """The brief as a prompt."""
         lines = [f"Task {self.task_id}", "", self.instruction, ""]
-        lines.append(f"Simulator: {SIM_TITLES.get(self.sim, self.sim)} ({self.sim}). Vehicle: {self.vehicle}.")
+        lines.append(f"Simulator: {sim_title(self.sim)} ({self.sim}). Vehicle: {self.vehicle}.")
         if self.screen_px:
             lines.append(f"Screen: {self.screen_px[0]}×{self.screen_px[1]} pixels; coordinates are screen pixels.")
         clock = (
@@ -105,18 +105,11 @@ class TaskBrief(BaseModel):
         return "\n".join(lines)
 
 
-#: how a brief names each simulator (the one that actually runs the episode)
-SIM_TITLES: dict[str, str] = {
-    "jsbsim": "simbridge's JSBSim cockpit: one window, out-the-window view over a six-pack instrument panel",
-    "drive": "simbridge's drive simulator (SUMO road network, one window)",
-    "flightgear": "FlightGear",
-    "xplane": "X-Plane",
-    "msfs": "Microsoft Flight Simulator",
-    "carla": "CARLA",
-    "openbve": "OpenBVE",
-    "bridgecommand": "Bridge Command",
-    "ksp": "Kerbal Space Program",
-}
+def sim_title(sim: str) -> str:
+    """How a brief names the simulator that runs the episode: its adapter's `title`, else its name."""
+    from simbridge._adapters_registry import simulator_trait
+
+    return str(simulator_trait(sim, "title", "") or sim)
 
 
 def vehicle_for(task: "TaskSpec", sim: str) -> str:

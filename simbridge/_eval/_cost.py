@@ -8,7 +8,8 @@ Measured on the 2-core development machine (`simbridge run T09 --sim jsbsim`, ep
   steady state 0.23 cores (cockpit 0.13, runner 0.07, Xvfb 0.02). Averaged over a 30 s episode
   that is 0.33 cores; peak RSS 194 MB (runner) + ~150 MB (cockpit) + ~40 MB (Xvfb).
 - The other simulators are not measured here (FlightGear renders 3-D scenery in software under
-  Xvfb: one core at least); their figures are conservative estimates, marked so.
+  Xvfb: one core at least); their figures are conservative estimates, marked so. Each figure is
+  declared by the simulator's adapter (AdapterSpec.cost), never named here.
 
 - A VM episode (`provider: vm`) is costed from the VM's configuration, not its simulator: QEMU
   is given VM_CPUS vCPUs and VM_MEM_MB of guest memory (`simbridge._vm._qemu`), and a software-
@@ -33,24 +34,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
-class SimCost:
-    cpu_cores: float
-    displays: int
-    mem_mb: float
-    measured: bool
+from simbridge._adapters_registry import DEFAULT_EPISODE_COST, EpisodeCost, simulator_trait
 
 
-#: per-simulator cost of one episode (see the module docstring for how they were measured)
-COSTS: dict[str, SimCost] = {
-    "jsbsim": SimCost(cpu_cores=0.33, displays=1, mem_mb=400, measured=True),
-    "flightgear": SimCost(cpu_cores=1.5, displays=1, mem_mb=1500, measured=False),
-    "xplane": SimCost(cpu_cores=2.0, displays=1, mem_mb=4000, measured=False),
-    "toy": SimCost(cpu_cores=0.25, displays=1, mem_mb=250, measured=False),
-}
-#: any simulator not listed: a full core and a gigabyte (estimate)
-DEFAULT_COST = SimCost(cpu_cores=1.0, displays=1, mem_mb=1000, measured=False)
+#: one episode's cost (declared by each simulator's adapter: AdapterSpec.cost)
+SimCost = EpisodeCost
+DEFAULT_COST = DEFAULT_EPISODE_COST
 #: Xvfb servers at once: each holds a 1280×800 framebuffer and a display number
 MAX_DISPLAYS = 16
 
@@ -59,9 +48,10 @@ MAX_DISPLAYS = 16
 VM_HOST_MB = 350
 
 
-def cost_of(sim_resource: str) -> SimCost:
-    """The cost of an episode asking for `sim:NAME` on the local or netns provider."""
-    return COSTS.get(sim_resource.removeprefix("sim:"), DEFAULT_COST)
+def cost_of(sim: str) -> SimCost:
+    """The cost of an episode of simulator `sim` (a name, `sim:NAME`, or a `module:Class`) on the
+    local provider: what its adapter declares (AdapterSpec.cost), else DEFAULT_COST."""
+    return simulator_trait(sim.removeprefix("sim:"), "cost", DEFAULT_COST)
 
 
 def vm_cost() -> SimCost:

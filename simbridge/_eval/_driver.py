@@ -136,11 +136,7 @@ def _row(
     }
     if attempt == 0:
         return row
-    ep: dict[str, Any] = {}
-    try:
-        ep = json.loads((bundle / "episode.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        pass
+    ep = episode_dict(bundle)
     o = outcome or {}
     score = _score_of(bundle, outcome)
     row.update(
@@ -175,21 +171,40 @@ def _row(
     return row
 
 
+def episode_dict(bundle: Path) -> dict[str, Any]:
+    """The attempt's episode.json as a dict, {} when it is missing, unreadable or not a regular
+    file (a bounded read: a FIFO planted in an eval directory never blocks a --resume)."""
+    from simbridge._bundle import read_json_file
+    from simbridge._errors import SimbridgeError
+
+    try:
+        data = read_json_file(bundle / "episode.json", "episode.json")
+    except SimbridgeError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def agent_input_before(bundle: Path) -> dict[str, Any] | None:
     """The agent's last input (not an observation, not a wait) in an attempt's bundle: episode.json
     `last_agent_action` (the runner's record), else the last such line of actions.jsonl (an
     attempt whose process died before it closed the bundle); None when the agent sent none."""
-    from simbridge._agent_port._actions import OBSERVE
+    import io
 
-    try:
-        ep = json.loads((bundle / "episode.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        ep = {}
+    from simbridge._agent_port._actions import OBSERVE
+    from simbridge._bundle import MAX_STREAM_BYTES
+    from simbridge._errors import SimbridgeError
+    from simbridge._inputs import open_input
+
+    ep = episode_dict(bundle)
     if isinstance(ep.get("last_agent_action"), dict):
         return dict(ep["last_agent_action"])
     last = None
     try:
-        with open(bundle / "actions.jsonl", encoding="utf-8") as fh:
+        raw = open_input(bundle / "actions.jsonl", "actions.jsonl", limit=MAX_STREAM_BYTES)  # never a FIFO
+    except SimbridgeError:
+        return None
+    try:
+        with io.TextIOWrapper(raw, encoding="utf-8", errors="replace") as fh:
             for line in fh:
                 try:
                     rec = json.loads(line)
@@ -203,13 +218,17 @@ def agent_input_before(bundle: Path) -> dict[str, Any] | None:
 
 
 def _finished_attempt(out: Path, spec: EpisodeSpec) -> tuple[int, int]:
-    """(the attempt that finished the episode or 0, attempts on disk)."""
+    """(the attempt that finished the episode or 0, attempts on disk). Only the last attempt
+    can have finished it: an earlier one is superseded once a later folder exists, as
+    `simbridge._counting` counts (eval never starts an attempt after a finished one)."""
     dirs = attempt_dirs(out, spec.episode_id)
-    for d in reversed(dirs):
-        if is_complete(d) and (bundle_status(d) in AGENT_OUTCOMES or agent_input_before(d) is not None):
-            if planned_problem(d, spec) is not None:
-                return 0, len(dirs)  # not this episode (relabelled, resealed): run it again
-            return int(d.name[8:]), len(dirs)
+    if not dirs:
+        return 0, 0
+    d = dirs[-1]
+    if is_complete(d) and (bundle_status(d) in AGENT_OUTCOMES or agent_input_before(d) is not None):
+        if planned_problem(d, spec) is not None:
+            return 0, len(dirs)  # not this episode (relabelled, resealed): run it again
+        return int(d.name[8:]), len(dirs)
     return 0, len(dirs)
 
 
@@ -462,7 +481,11 @@ def _old_rows(out: Path) -> dict[str, dict[str, Any]]:
     """The rows of an earlier run's results.parquet (host, wall times of finished episodes)."""
     import pyarrow.parquet as pq
 
+    import stat
+
     try:
+        if not stat.S_ISREG(os.stat(out / RESULTS_FILE).st_mode):
+            return {}  # a FIFO or a folder where results.parquet was: nothing to take
         return {r["episode_id"]: r for r in pq.read_table(out / RESULTS_FILE).to_pylist()}
     except (OSError, ValueError, KeyError):
         return {}
@@ -475,7 +498,7 @@ def _parallel_hint(ex: Any, episodes: list[EpisodeSpec]) -> int:
     budget = getattr(ex, "budget", None)
     if budget is None:
         return len(episodes)
-    return budget.capacity(cost_of(next(iter(episodes[0].resources))))
+    return budget.capacity(cost_of(episodes[0].sim))
 
 
 def _exit_code(rows: list[dict[str, Any]], expect: dict[str, str] | None = None) -> Exit:

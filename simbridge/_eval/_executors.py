@@ -61,7 +61,7 @@ def _spec_resource(spec: EpisodeSpec) -> str:
 
 def spec_cost(spec: EpisodeSpec) -> SimCost:
     """What one attempt of `spec` holds: its simulator's cost, or the VM's for a VM episode."""
-    return cost_for(_spec_resource(spec), spec.provider)
+    return cost_for(spec.sim, spec.provider)
 
 
 #: episodes in start-up at once. A jsbsim episode spends ~3.5 CPU-s starting (interpreter,

@@ -261,10 +261,15 @@ def is_complete(bundle: Path) -> bool:
 
 
 def bundle_status(bundle: Path) -> str | None:
+    """episode.json's status, None when there is none to read (a bounded read: never a FIFO)."""
+    from simbridge._bundle import read_json_file
+
     try:
-        return json.loads((bundle / "episode.json").read_text(encoding="utf-8")).get("status")
-    except (OSError, ValueError):
+        data = read_json_file(bundle / "episode.json", "episode.json")
+    except SimbridgeError:
         return None
+    status = data.get("status") if isinstance(data, dict) else None
+    return status if isinstance(status, str) else None
 
 
 def _check_agent(spec: str, task_id: str) -> None:

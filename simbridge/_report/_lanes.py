@@ -113,7 +113,7 @@ def _join(parts: list[np.ndarray]) -> np.ndarray:
 
 
 def lane_lines(
-    map_path: Path, bbox_m: tuple[float, float, float, float], sim: str = "carla", margin_m: float = 30.0
+    map_path: Path, bbox_m: tuple[float, float, float, float], sim: str, margin_m: float = 30.0
 ) -> LaneLines:
     """Driving-lane centre lines and both boundaries (centre ± width/2 along the lane's right
     vector), cropped to `bbox_m` = (x_min, x_max, y_min, y_max) grown by `margin_m`, the map read

@@ -204,10 +204,13 @@ def track_figure(view: EpisodeView) -> go.Figure | None:
 
 
 def _is_driving(view: EpisodeView) -> bool:
-    """A road vehicle in a CARLA-style world frame (x_m/y_m): the bundles lane geometry applies to."""
-    sim = (view.bundle.episode.sim or view.task.simulator.name or "").lower()
+    """A road vehicle in a CARLA-style world frame (x_m/y_m): the bundles lane geometry applies
+    to — a simulator with road maps (its adapter's `lane_map`) or a car."""
+    from simbridge._adapters_registry import simulator_trait
+
+    sim = view.bundle.episode.sim or view.task.simulator.name or ""
     kind = (getattr(view.task.vehicle, "kind", "") or "").lower()
-    return sim == "carla" or kind == "car"
+    return bool(simulator_trait(sim, "lane_map", None)) or kind == "car"
 
 
 def _add_lanes(fig: go.Figure, view: EpisodeView, x: np.ndarray, y: np.ndarray) -> str | None:

@@ -25,6 +25,7 @@ import time
 from typing import Any
 
 from simbridge._adapter import Sandbox, SimEvent, SimSession, StateSample
+from simbridge._adapters_registry import EpisodeCost
 from simbridge._errors import HarnessError
 
 SIGNALS = ("bank_deg", "heading_mag_deg", "alt_msl_ft", "ias_kt", "autopilot_on", "crashed", "on_ground")
@@ -35,6 +36,9 @@ class ToySimSession(SimSession):
 
     sim_name = "toy"
     signals = SIGNALS
+    #: what a `module:Class` simulator declares instead of an AdapterSpec's fields
+    title = "the toy test double (one pygame window)"
+    cost = EpisodeCost(cpu_cores=0.25, mem_mb=250)
 
     def __init__(self, time_scale: float | None = None, hz: float = 60.0) -> None:
         self.time_scale = float(os.environ.get("TOY_TIME_SCALE", time_scale or 1.0))

@@ -365,11 +365,18 @@ def _indication(ctx: VerifyContext, proc: Procedure, env: Env) -> tuple[float | 
     if system == "pitot":
         # the airspeed indicator freezes at the blockage; with pitot heat already on (switched on
         # by the pilot, not handed on) the heat clears it unanswered
+        # unanswered; switched on and off again before it, the heat was worked before the problem
+        # (a toggling agent would otherwise be paid whenever the blockage fell in an off phase)
         heat = _is(ctx.sig("pitot_heat"), 1)
         i = env.i_fail
-        if heat[i] and not heat[: i + 1].all():
-            on = float(t[int(np.flatnonzero(~heat[: i + 1])[-1]) + 1])
-            return None, f"pitot heat was already on at the blockage (switched on at t={on:.1f} s, before the problem)"
+        before = heat[: i + 1]
+        turned_on = np.flatnonzero(before[1:] & ~before[:-1])
+        if turned_on.size:
+            on = float(t[int(turned_on[0]) + 1])
+            return (
+                None,
+                f"pitot heat was switched on at t={on:.1f} s, before the blockage (the problem answered in advance)",
+            )
         return t_fail, "the airspeed indicator froze (pitot blocked)"
     if system == "electrical_fire":
         got = _first_at_or_after(t, _is(ctx.sig("smoke"), 1), t_fail)

@@ -574,6 +574,13 @@ CASES += [
     ),
     Case(
         "P15",
+        "pitot heat toggled every 20 s from 5 s (OFF at the blockage), left ON",
+        EXPLOIT,
+        scored("P15", cruise("P15").at(5, pitot_heat=1).at(25, pitot_heat=0).at(45, pitot_heat=1), EV15),
+        "pitot heat worked before the blockage: a gamble on its time, not an answer",
+    ),
+    Case(
+        "P15",
         "pitot heat ON at 5 s, before the blockage",
         EXPLOIT,
         scored("P15", cruise("P15").at(5, pitot_heat=1), EV15),

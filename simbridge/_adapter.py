@@ -133,6 +133,12 @@ class Sandbox:
     #: how telemetry reaches the host (see `Telemetry`); set by the provider. `push` needs
     #: `harness_addr`: a sandbox without one can only be pulled from, whatever this says
     telemetry: Telemetry = "push"
+    #: how the agent's guest service (`simbridge guest`) is started inside this sandbox when the
+    #: guest transport is chosen: "" (none: the harness starts it on the host's display itself),
+    #: "stdio" (`spawn`ed; its token on stdin, "listening on" on stdout; reached at `host_addr`),
+    #: "supervisor" (`spawn`ed by a guest supervisor: the token as input, its log read; reached
+    #: through `forward`). Set by the provider; the agent port decides by it, never by its name.
+    guest_start: Literal["", "stdio", "supervisor"] = ""
 
     def reach(self, port: int, proto: str = "tcp") -> tuple[str, int]:
         """(address, port) at which the host side reaches `port` inside the sandbox."""

@@ -307,19 +307,19 @@ def guest_port_needed() -> bool:
 
 def for_sandbox(sandbox: Any, *, timeout_s: float = CONNECT_TIMEOUT_S) -> Transport | None:
     """The runner's transport for a provider's sandbox. None (AgentPort picks: X11, or a local
-    guest service) unless the guest transport is chosen for an isolated sandbox that can start
-    processes and no running service is named: then `simbridge guest` is started *inside* it, as
+    guest service) unless the guest transport is chosen for a sandbox that starts the guest
+    service itself (its `guest_start`) and no running service is named: then `simbridge guest` is started *inside* it, as
     the simulator's user on its display, listening on GUEST_PORT (which the provider opened to
     the host, `guest_port_needed`), with a fresh token on its stdin, and reached at the
     sandbox's address."""
-    provider = getattr(sandbox, "provider", "")
-    if not guest_port_needed() or provider not in ("netns", "vm") or sandbox.spawn is None:
+    start = getattr(sandbox, "guest_start", "")
+    if not guest_port_needed() or start not in ("stdio", "supervisor") or sandbox.spawn is None:
         return None
     import secrets
 
     token = secrets.token_hex(32)
     argv = [sandbox.python, "-m", "simbridge._cli", "guest", "--listen", f"0.0.0.0:{GUEST_PORT}", "--token-stdin"]
-    if provider == "vm":
+    if start == "supervisor":
         return _vm_guest(sandbox, argv + ["--once"], token, timeout_s * sandbox.timeout_scale)
     proc = sandbox.spawn(argv + ["--once"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:

@@ -234,6 +234,7 @@ class NetnsSandbox:
             isolated=True,
             provider="netns",
             spawn=spawn,
+            guest_start="stdio",
             telemetry="push",
             harness_addr=self.host_addr,
             harness_udp_ports=list(self.host_udp),

@@ -230,6 +230,7 @@ class VmProvider(Provider):
             provider=self.name,
             telemetry="pull",
             spawn=spawn,
+            guest_start="supervisor",
             python=VENV + "/bin/python",
             forward=forward,
             listen_addr=LISTEN_ADDR,

@@ -123,3 +123,37 @@ def test_the_wheel_is_built_from_a_copy_and_the_source_stays_untouched(tmp_path)
                 p.chmod(p.stat().st_mode | stat.S_IWUSR)
     with pytest.raises(HarnessError, match="is not simbridge's source"):
         build_wheel(tmp_path / "house", tmp_path / "other")
+
+
+def test_vm_check_reports_a_stale_image(tmp_path, monkeypatch):
+    """`vm check` boots and audits as before (a stand-in provider here: no guest boots on this
+    machine's test run) and adds the image's staleness to its report: not ok, one problem."""
+    import simbridge._vm as vm_pkg
+    from simbridge._cli.vm import check_vm
+
+    out = _image(tmp_path / "img", package_sha256="not this source", source={"commit": "c" * 40, "dirty": False})
+
+    class Booted:
+        display = ":0"
+        info = {"boot_s": 1.0}
+
+    class StandIn(VmProvider):
+        def start(self, workdir):  # type: ignore[override]
+            return Booted()
+
+        def audit(self, ports):  # type: ignore[override]
+            return {"ok": True, "problems": []}
+
+        def stop(self) -> None:
+            pass
+
+    monkeypatch.setattr(vm_pkg, "VmProvider", StandIn)
+    report = check_vm(out)
+    assert report["ok"] is False and report["image"]["current"] is False
+    assert report["problems"] == [
+        "guest image is stale: it was built from other source (commit cccccccccc) than "
+        f"{REPO} (rebuild: simbridge vm build)"
+    ]
+    (out / "image.json").write_text(json.dumps({"package_sha256": package_hash(REPO)}))
+    report = check_vm(out)
+    assert report["ok"] is True and report["image"] == {"dir": str(out), "current": True, "detail": "current"}

@@ -227,6 +227,24 @@ class SandboxCgroup:
                     time.sleep(0.05)
 
 
+def remove_named(name: str, root: Path | None = None) -> list[str]:
+    """Remove the (empty) cgroup directories of the sandbox `name` (its reaper, after a kill -9)."""
+    root = root or cgroup_root()
+    removed = []
+    for parent in (root / PARENT, root / "cpu" / PARENT, root / "memory" / PARENT, root / "cpuacct" / PARENT):
+        d = parent / name
+        deadline = time.monotonic() + 5
+        while d.is_dir():
+            try:
+                d.rmdir()
+                removed.append(str(d))
+            except OSError:
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)  # its last processes are still exiting
+    return removed
+
+
 def remove_stale(root: Path | None = None, live: set[str] | frozenset[str] = frozenset()) -> list[str]:
     """`simbridge cleanup`'s part: empty sandbox cgroups whose namespace (`live`) is gone."""
     root = root or cgroup_root()

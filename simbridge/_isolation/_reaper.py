@@ -1,7 +1,8 @@
 """Removes an episode's namespace when its runner dies, also after `kill -9`.
 
 Started detached (own session) by the netns sandbox; waits on the owner's pidfd and then
-destroys the namespace and the display leftovers of dead owners (its Xvfb's lock and socket). A
+destroys the namespace, the display leftovers of dead owners (its Xvfb's lock and socket) and
+the sandbox's cgroup. A
 normal teardown kills the reaper first.
 
     python -m simbridge._isolation._reaper OWNER_PID NETNS_NAME HOST_IF
@@ -54,6 +55,9 @@ def main(argv: list[str]) -> int:
     from simbridge._isolation._display import remove_stale
 
     remove_stale()  # only leftovers of dead owners, on displays no live sandbox leases
+    from simbridge._isolation._cgroup import remove_named
+
+    remove_named(name)  # the sandbox's cgroup, named after its namespace
     return 0
 
 

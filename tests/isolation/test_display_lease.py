@@ -247,7 +247,7 @@ RUNNER = """
 import sys, time
 from simbridge._isolation import NetnsSandbox
 sb = NetnsSandbox().__enter__()
-print(sb.display, flush=True)
+print(sb.display, sb.cgroup.dirs[0] if sb.cgroup and sb.cgroup.dirs else "-", flush=True)
 time.sleep(120)
 """
 
@@ -255,9 +255,10 @@ time.sleep(120)
 @root
 @pytest.mark.root
 @pytest.mark.slow
-def test_kill_9_of_the_runner_leaves_no_display_files():
+def test_kill_9_of_the_runner_leaves_no_display_files_nor_cgroup():
     p = subprocess.Popen([sys.executable, "-c", RUNNER], stdout=subprocess.PIPE, text=True)
-    n = int(p.stdout.readline().strip()[1:])
+    display, cgroup = p.stdout.readline().split()
+    n = int(display[1:])
     assert x_in_use(n)
     p.send_signal(signal.SIGKILL)
     p.wait()
@@ -265,6 +266,10 @@ def test_kill_9_of_the_runner_leaves_no_display_files():
     while os.path.exists(f"/tmp/.X{n}-lock") and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not os.path.exists(f"/tmp/.X{n}-lock") and not os.path.exists(f"/tmp/.X11-unix/X{n}")
+    if cgroup != "-":  # and the sandbox's cgroup
+        while os.path.exists(cgroup) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not os.path.exists(cgroup), cgroup
 
 
 def test_no_free_display_says_so(tmp_path, monkeypatch):

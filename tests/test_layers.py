@@ -57,6 +57,21 @@ def _docstrings(tree: ast.AST) -> set[int]:
     return out
 
 
+def import_targets(node: ast.AST, package: str) -> list[str]:
+    """The modules an import statement in `package` may load (relative imports resolved;
+    `from simbridge import verifiers` imports the package simbridge.verifiers); [] for any other node."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if isinstance(node, ast.ImportFrom):
+        if node.level:
+            up = package.split(".")[: len(package.split(".")) - node.level + 1]
+            base = ".".join(up + ([node.module] if node.module else []))
+        else:
+            base = node.module or ""
+        return [base] + [f"{base}.{a.name}" for a in node.names]
+    return []
+
+
 def violations(name: str, path: Path, root: Path = ROOT) -> list[str]:
     """'file:line: what' for each import of, or string naming, a plug-in package module."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
@@ -65,24 +80,12 @@ def violations(name: str, path: Path, root: Path = ROOT) -> list[str]:
     docs = _docstrings(tree)
     found: list[str] = []
     for node in ast.walk(tree):
-        targets: list[str] = []
-        if isinstance(node, ast.Import):
-            targets = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                up = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(up + ([node.module] if node.module else []))
-            else:
-                base = node.module or ""
-            # `from simbridge import verifiers` imports the package simbridge.verifiers
-            targets = [base] + [f"{base}.{a.name}" for a in node.names]
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
             m = _NAMES_PLUGIN.search(node.value)
             if m:
                 found.append(f"{rel}:{node.lineno}: string {node.value[:80]!r} names {m.group(0)}")
             continue
-        else:
-            continue
+        targets = import_targets(node, package)
         bad = sorted({t for t in targets if _is_plugin(t)})
         if bad:
             found.append(f"{rel}:{node.lineno}: {ast.unparse(node)}  (imports {', '.join(bad)})")
@@ -209,17 +212,7 @@ def cli_violations(root: Path = ROOT) -> list[str]:
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join(up + ([node.module] if node.module else []))
-                else:
-                    base = node.module or ""
-                targets = [base] + [f"{base}.{a.name}" for a in node.names]
-            else:
-                continue
+            targets = import_targets(node, package)
             if any(t == "simbridge._cli" or t.startswith("simbridge._cli.") for t in targets):
                 found.append(f"{path.relative_to(root)}:{node.lineno}: {ast.unparse(node)}")
     return found

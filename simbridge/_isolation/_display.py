@@ -35,7 +35,9 @@ def lease_dir() -> Path:
     return Path(os.environ.get("SIMBRIDGE_RUN_DIR", "/run/simbridge")) / "display"
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` exists (one we may not signal exists too); the one check the
+    isolation modules (displays, namespaces, the reaper) decide ownership by."""
     if pid <= 0:
         return False
     try:
@@ -75,7 +77,7 @@ def x_in_use(n: int) -> bool:
     """Display n has a live X server (its lock file's pid is alive, or its socket answers)."""
     lock_exists = os.path.exists(X_LOCK.format(n=n))
     pid = owner_pid(n)
-    if lock_exists and (pid is None or _pid_alive(pid)):
+    if lock_exists and (pid is None or pid_alive(pid)):
         return True  # a lock being written (no pid yet) counts as in use
     sock = X_SOCKET.format(n=n)
     return os.path.exists(sock) and _listening(sock)

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from simbridge._errors import HarnessError
+from simbridge._isolation._display import pid_alive
 
 STATE_DIR = Path(os.environ.get("SIMBRIDGE_RUN_DIR", "/run/simbridge")) / "netns"
 PREFIX = "sb-"
@@ -196,16 +197,6 @@ def destroy_by_name(name: str, *, host_if: str | None = None) -> None:
         pass
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def cleanup_stale(*, all_: bool = False) -> list[str]:
     """Remove namespaces whose owner process is gone (or every simbridge namespace with all_).
 
@@ -224,7 +215,7 @@ def cleanup_stale(*, all_: bool = False) -> list[str]:
         if not name.startswith(PREFIX):
             continue
         rec = records.get(name)
-        if all_ or rec is None or not _pid_alive(rec.owner_pid):
+        if all_ or rec is None or not pid_alive(rec.owner_pid):
             destroy_by_name(name, host_if=rec.host_if if rec else None)
             removed.append(name)
     return removed

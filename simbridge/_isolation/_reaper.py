@@ -15,6 +15,8 @@ import select
 import sys
 import time
 
+from simbridge._isolation._display import pid_alive
+
 
 def wait_for_exit(pid: int) -> None:
     try:
@@ -32,16 +34,6 @@ def wait_for_exit(pid: int) -> None:
         os.close(fd)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def main(argv: list[str]) -> int:
     owner, name, host_if = int(argv[0]), argv[1], argv[2]
     wait_for_exit(owner)
@@ -50,7 +42,7 @@ def main(argv: list[str]) -> int:
     inside = [int(p) for p in _run(["ip", "netns", "pids", name], check=False).stdout.split() if p.isdigit()]
     destroy_by_name(name, host_if=host_if)
     deadline = time.monotonic() + 10  # killed: their X files are leftovers once they are gone
-    while any(_alive(p) for p in inside) and time.monotonic() < deadline:
+    while any(pid_alive(p) for p in inside) and time.monotonic() < deadline:
         time.sleep(0.05)
     from simbridge._isolation._display import remove_stale
 

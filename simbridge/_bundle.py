@@ -36,7 +36,7 @@ from pydantic import (
     model_validator,
 )
 
-from simbridge._errors import BundleError
+from simbridge._errors import BundleError, first_error
 from simbridge._canonical import ALIASES
 from simbridge._signals import LazyColumns, Signals
 from simbridge._status import HARNESS_FAULTS as HARNESS_FAULTS  # re-exported: the groups live in _status
@@ -687,9 +687,7 @@ def read_bundle(path: str | Path, *, known_task_ids: Iterable[str] | None = None
     try:
         episode = EpisodeInfo.model_validate(ep_raw)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        raise BundleError(f"{ep_path}: field '{loc}': {err['msg']}") from None
+        raise BundleError(first_error(exc, str(ep_path))) from None
     if known_task_ids is not None:
         known = set(known_task_ids)
         if episode.task_id not in known:
@@ -710,10 +708,7 @@ def read_bundle(path: str | Path, *, known_task_ids: Iterable[str] | None = None
             try:
                 events.append(Event.model_validate(raw))
             except ValidationError as exc:
-                err = exc.errors()[0]
-                raise BundleError(
-                    f"{ev_path}: event {no}: field '{'.'.join(map(str, err['loc']))}': {err['msg']}"
-                ) from None
+                raise BundleError(first_error(exc, f"{ev_path}: event {no}")) from None
     snapshots: dict[str, Any] = {}
     snap_path = path / "snapshots.json"
     if snap_path.exists():

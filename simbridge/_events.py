@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from simbridge._errors import BundleError
+from simbridge._errors import BundleError, first_error
 
 
 class EventData(BaseModel):
@@ -159,9 +159,7 @@ def validate_event(kind: str, data: Mapping[str, Any] | None) -> EventData:
     try:
         return event_model(kind).model_validate(dict(data or {}))
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        raise BundleError(f"event {kind!r}: field 'data.{loc}': {err['msg']}") from None
+        raise BundleError(first_error(exc, f"event {kind!r}", prefix="data.")) from None
 
 
 __all__ = [

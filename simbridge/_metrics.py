@@ -26,7 +26,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from simbridge._bundle import EpisodeInfo, read_json_file, walk_tree
-from simbridge._errors import BundleError, SimbridgeError
+from simbridge._errors import BundleError, SimbridgeError, first_error
 from simbridge._score import Score
 from simbridge._status import RUNNING
 
@@ -203,8 +203,7 @@ def read_score_file(path: Path) -> Score:
     try:
         score = Score.model_validate(raw)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        raise BundleError(f"{path}: field '{'.'.join(map(str, err['loc'])) or '?'}': {err['msg']}") from None
+        raise BundleError(first_error(exc, str(path), top="?")) from None
     for name in ("score", "raw_score"):
         v = getattr(score, name)
         if v is not None and not (math.isfinite(v) and 0.0 <= v <= 1.0):
@@ -255,8 +254,7 @@ def _episode(path: Path) -> EpisodeInfo:
     try:
         return EpisodeInfo.model_validate(raw)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        raise BundleError(f"{ep_path}: field '{'.'.join(map(str, err['loc']))}': {err['msg']}") from None
+        raise BundleError(first_error(exc, str(ep_path))) from None
 
 
 def _fmt_score(s: Score) -> str:

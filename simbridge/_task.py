@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from simbridge._errors import TaskSpecError
+from simbridge._errors import TaskSpecError, error_loc
 from simbridge._taskspec import (
     BlockedPort,
     CanonicalSignal,
@@ -106,10 +106,7 @@ def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 
 def _format_loc(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(top level)"
+    return error_loc(loc, top="(top level)", indexed=True)
 
 
 #: deeper than this, a task YAML is not a task (and recursive code on it would overflow the stack)
@@ -307,13 +304,6 @@ def input_source(task: TaskSpec, source: str) -> Path:
 
 def _check_verifier(path: Path, spec: TaskSpec) -> None:
     try:
-        vdef = verifiers.get(spec.verifier.name)
-        try:
-            vdef.params.model_validate(spec.verifier.params)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            where = f"params.{_format_loc(err['loc'])}" if err["loc"] else "params"
-            raise ValueError(f"{where}: {err['msg']}") from None
         verifiers.check_spec(spec)
     except (KeyError, ValueError) as exc:
         msg = exc.args[0] if exc.args else str(exc)

@@ -32,6 +32,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from simbridge import _canonical
+from simbridge._errors import error_loc
 
 
 class _Model(BaseModel):
@@ -506,7 +507,7 @@ class TaskSpec(_Model):
                 type(self).model_validate(data, context={"drawing": True})
             except ValidationError as exc:
                 err = exc.errors()[0]
-                loc = ".".join(str(p) for p in err["loc"])
+                loc = error_loc(err["loc"])
                 who = [
                     f"variants[{i}] ({v.name}) sets {path} to {c[k % len(c)]!r}"
                     for i, (v, c) in enumerate(zip(self.variants, cands))

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from simbridge import primitives as P
 from simbridge._bundle import Bundle
 from simbridge._canonical import SIGNALS
-from simbridge._errors import Unscorable
+from simbridge._errors import Unscorable, error_loc
 from simbridge._score import Band, Component, SafetyResult
 from simbridge._taskspec import TaskSpec
 from simbridge.registry import REGISTRY, registry
@@ -141,7 +141,7 @@ def check_spec(spec: "TaskSpec") -> None:
         vdef.params.model_validate(spec.verifier.params)
     except ValidationError as exc:
         err = exc.errors()[0]
-        raise ValueError(f"params.{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+        raise ValueError(f"{error_loc(('params', *err['loc']), indexed=True)}: {err['msg']}") from None
     credit = [c.name for c in spec.partial_credit]
     if sorted(credit) != sorted(vdef.components):
         raise ValueError(

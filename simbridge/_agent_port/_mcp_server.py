@@ -22,7 +22,7 @@ from simbridge._agent_port import _actions
 from simbridge._agent_port._generate import tool_function
 from simbridge._agent_port._port import AgentPort
 from simbridge._agent_port._screen import Screenshot
-from simbridge._errors import HarnessError, SimbridgeError
+from simbridge._errors import HarnessError, SimbridgeError, error_loc
 
 INSTRUCTIONS = (
     "You control a computer screen showing a simulator. Call `task` (or read the `task` prompt or "
@@ -243,9 +243,7 @@ def _refusing_server_class() -> Any:
                 if isinstance(cause, (SimbridgeError, ToolError)):
                     raise  # raised by a tool function: the port has logged it
                 if isinstance(cause, ValidationError):
-                    why = "; ".join(
-                        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in cause.errors()[:3]
-                    )
+                    why = "; ".join(f"{error_loc(e['loc'], top='arguments')}: {e['msg']}" for e in cause.errors()[:3])
                     msg = _one_line(f"{name}: invalid arguments: {why}")
                 elif str(exc).startswith("Unknown tool"):
                     msg = _one_line(f"unknown tool {name!r} (tools/list shows the tools)")

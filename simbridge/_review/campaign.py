@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from simbridge._bundle import EpisodeInfo
-from simbridge._errors import SimbridgeError
+from simbridge._errors import SimbridgeError, first_error
 from simbridge._review.rubric import Rubric, load_rubric, rubric_for_tags
 from simbridge._review.store import (
     MAX_EVIDENCE_CHARS,
@@ -85,8 +85,7 @@ def find_runs(directory: Path) -> list[FoundRun]:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise CampaignError(f"{ep_path}: cannot read: {exc}") from None
         except ValidationError as exc:
-            err = exc.errors()[0]
-            raise CampaignError(f"{ep_path}: field '{'.'.join(map(str, err['loc']))}': {err['msg']}") from None
+            raise CampaignError(first_error(exc, str(ep_path))) from None
         out.append(
             FoundRun(
                 str(ep_path.parent.resolve()),

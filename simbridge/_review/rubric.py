@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from simbridge._errors import SimbridgeError
+from simbridge._errors import SimbridgeError, first_error
 
 
 class RubricError(SimbridgeError):
@@ -140,9 +140,7 @@ def load_rubric(name_or_path: str | Path) -> Rubric:
     try:
         return Rubric.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        raise RubricError(f"{where}: field '{loc}': {err['msg']}") from None
+        raise RubricError(first_error(exc, where, top="(top level)")) from None
 
 
 def rubric_for_tags(tags: Iterable[str]) -> Rubric:

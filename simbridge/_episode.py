@@ -46,7 +46,7 @@ from typing import Any, Literal
 
 from simbridge._adapter import Sandbox, SimSession
 from simbridge._agent_port import AgentPort, DirectClient, LockstepPacer, McpPortServer, Pacer, make_brief
-from simbridge._agent_port._actions import OBSERVE
+from simbridge._agent_port._actions import is_agent_input
 from simbridge._agent_port._mcp_server import new_token
 from simbridge._agent_port._transport import for_sandbox
 from simbridge._bundle import BundleWriter, EpisodeInfo, SandboxRecord, add_to_manifest, read_bundle
@@ -553,7 +553,7 @@ class Episode:
 
     def _log_action(self, rec: dict[str, Any]) -> None:
         """actions.jsonl, remembering the agent's last input (what preceded any fault)."""
-        if rec.get("kind") not in OBSERVE and rec.get("kind") != "wait":
+        if is_agent_input(rec.get("kind")):
             self.last_action = dict(rec)
         self.writer.action(rec)
 

@@ -303,6 +303,14 @@ BEFORE_READY: frozenset[str] = frozenset(k for k, s in VOCABULARY.items() if s.b
 UNLOGGED: frozenset[str] = frozenset(k for k, s in VOCABULARY.items() if not s.logged)
 
 
+def is_agent_input(kind: object) -> bool:
+    """Whether an action of `kind` is the agent's own input to the sandbox: not an observation and
+    not a wait. The lockstep pacer runs a slice after one, and the episode's `last_agent_action`
+    (episode.json, and the eval driver reading a dead worker's actions.jsonl) is the last one. A
+    kind the vocabulary does not know (a refused action as logged) counts as input."""
+    return kind not in OBSERVE and kind != "wait"
+
+
 def to_wire(kind: str, given: Mapping[str, Any]) -> dict[str, Any]:
     """A Python client call's arguments as the port takes them (tuples of points as [x, y] lists)."""
     out = dict(given)

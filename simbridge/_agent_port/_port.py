@@ -17,7 +17,15 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Literal
 
-from simbridge._agent_port._actions import ACTIONS, BEFORE_READY, BUTTONS, OBSERVE, REQUIRED, UNLOGGED, VOCABULARY
+from simbridge._agent_port._actions import (
+    ACTIONS,
+    BEFORE_READY,
+    BUTTONS,
+    REQUIRED,
+    UNLOGGED,
+    VOCABULARY,
+    is_agent_input,
+)
 from simbridge._agent_port._files import AgentFiles
 from simbridge._agent_port._screen import Screenshot
 from simbridge._agent_port._transport import Transport, open_transport
@@ -272,7 +280,7 @@ class AgentPort:
                 result = getattr(self, f"_do_{kind}")(**_every(kind, full))
             if self._over.is_set() and kind in _CUT_SHORT:
                 raise EpisodeOver(f"episode over ({self._over_reason}) while {kind} ran: it was cut short")
-            if kind not in OBSERVE and kind != "wait":
+            if is_agent_input(kind):
                 self.pacer.after_input()
         except SimbridgeError as exc:
             if isinstance(exc, HarnessError) and not self._over.is_set():  # the transport's own fault

@@ -190,7 +190,7 @@ def agent_input_before(bundle: Path) -> dict[str, Any] | None:
     attempt whose process died before it closed the bundle); None when the agent sent none."""
     import io
 
-    from simbridge._agent_port._actions import OBSERVE
+    from simbridge._agent_port._actions import is_agent_input
     from simbridge._bundle import MAX_STREAM_BYTES
     from simbridge._errors import SimbridgeError
     from simbridge._inputs import open_input
@@ -210,7 +210,7 @@ def agent_input_before(bundle: Path) -> dict[str, Any] | None:
                     rec = json.loads(line)
                 except ValueError:
                     continue  # a line cut by the process's death
-                if isinstance(rec, dict) and rec.get("kind") not in OBSERVE and rec.get("kind") != "wait":
+                if isinstance(rec, dict) and is_agent_input(rec.get("kind")):
                     last = rec
     except OSError:
         return None

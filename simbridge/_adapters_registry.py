@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from simbridge._errors import SimbridgeError
-from simbridge.registry import registry
+from simbridge.registry import load, registry
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ class AdapterSpec:
 def adapters() -> dict[str, AdapterSpec]:
     """Simulator name -> its spec, sorted by name."""
     reg = registry()
-    return {name: reg.get("simulator", name) for name in reg.names("simulator")}
+    return {name: reg.simulator(name) for name in reg.names("simulator")}
 
 
 def adapter(name: str) -> AdapterSpec:
@@ -129,10 +129,8 @@ def simulator_trait(sim: str, name: str, default: Any) -> Any:
     no AdapterSpec) declares it as a class attribute of its session; `default` otherwise (an
     unknown name included: callers that need the simulator to exist check that themselves)."""
     if ":" in sim:
-        from simbridge._run_config import resolve_session
-
         try:
-            return getattr(resolve_session(sim), name, None) or default
+            return getattr(load(sim, f"simulator {sim!r}"), name, None) or default
         except SimbridgeError:
             return default
     spec = registry().find("simulator", sim)

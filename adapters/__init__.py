@@ -184,3 +184,4 @@ def register(registry: Any) -> None:
         registry.add("simulator", spec.name, spec)
     for name, target in BUILTIN_PILOTS.items():
         registry.add("pilot", name, target)
+    "T01/flightgear": f"{_F}._engine_start:FlightGearEngineStartPilot",

@@ -156,6 +156,7 @@ _J, _F, _D = (f"{__name__}.{sim}.pilots" for sim in ("jsbsim", "flightgear", "dr
 #: reference pilots: `TASK/SIM` (`TASK/*`: any simulator without its own) -> "module:factory"
 BUILTIN_PILOTS: dict[str, str] = {
     "T01/jsbsim": f"{_J}._engine_start:EngineStartPilot",
+    "T01/flightgear": f"{_F}._engine_start:FlightGearEngineStartPilot",
     "T02/jsbsim": f"{_J}._takeoff:TakeoffHoldPilot",
     "T09/flightgear": f"{_F}._steep_turn:FlightGearSteepTurnPilot",
     "T09/*": f"{_J}._steep_turn:SteepTurnPilot",
@@ -184,4 +185,3 @@ def register(registry: Any) -> None:
         registry.add("simulator", spec.name, spec)
     for name, target in BUILTIN_PILOTS.items():
         registry.add("pilot", name, target)
-    "T01/flightgear": f"{_F}._engine_start:FlightGearEngineStartPilot",

@@ -85,7 +85,7 @@ def tasks_dir() -> Path:
 def task_dirs() -> dict[str, Path]:
     """Every registered folder of task YAMLs (simbridge.registry, kind `tasks`) by name."""
     reg = registry()
-    return {name: Path(reg.get("tasks", name)) for name in reg.names("tasks")}
+    return {name: reg.tasks(name) for name in reg.names("tasks")}
 
 
 def _dir_of(task_id: str) -> Path | None:

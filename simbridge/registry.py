@@ -26,12 +26,21 @@ import importlib
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from simbridge._errors import SimbridgeError
+
+if TYPE_CHECKING:
+    from simbridge._adapters_registry import AdapterSpec
+    from simbridge._providers._base import Provider
+    from simbridge.agents._base import Agent
+    from simbridge.verifier import VerifierDef
+
+_T = TypeVar("_T")
 
 #: the entry-point group plug-in distributions (and simbridge itself) declare `register` in
 ENTRY_POINT_GROUP = "simbridge.plugins"
@@ -145,14 +154,63 @@ class Registry:
         return found
 
     def get(self, kind: str, name: str) -> Any:
-        """The registered value, a "module:attribute" string imported on the way."""
+        """The registered value, a "module:attribute" string imported on the way. Untyped: for a
+        kind known only at run time; the typed lookups below are the ones to call."""
         e = self.entry(kind, name)
         return load(e.value, f"{kind} {name!r} ({e.origin})") if isinstance(e.value, str) else e.value
 
-    def __iter__(self) -> Iterator[Entry]:
-        self.load_plugins()
-        for kind in KINDS:
-            yield from self._entries[kind].values()
+    def _of(self, kind: str, name: str, expected: type[_T]) -> _T:
+        value = self.get(kind, name)
+        if not isinstance(value, expected):
+            raise SimbridgeError(
+                f"{kind} {name!r} ({self.entry(kind, name).origin}) is a {type(value).__name__}, not a {expected.__name__}"
+            )
+        return value
+
+    def _callable(self, kind: str, name: str) -> Callable[..., Any]:
+        value = self.get(kind, name)
+        if not callable(value):
+            raise SimbridgeError(
+                f"{kind} {name!r} ({self.entry(kind, name).origin}) is a {type(value).__name__}, not a callable"
+            )
+        return value
+
+    # -- typed lookups, one per kind (each: unknown name or wrong type -> one SimbridgeError line)
+    def simulator(self, name: str) -> AdapterSpec:
+        """The simulator's AdapterSpec."""
+        from simbridge._adapters_registry import AdapterSpec
+
+        return self._of("simulator", name, AdapterSpec)
+
+    def provider(self, name: str) -> Callable[..., Provider]:
+        """The sandbox factory, called as `factory(task=..., session_cls=...)`."""
+        return self._callable("provider", name)
+
+    def agent(self, name: str) -> Callable[[str, str], Agent]:
+        """The `--agent NAME[:ARG]` factory, called as `factory(arg, task_id)`."""
+        return self._callable("agent", name)
+
+    def pilot(self, name: str) -> Callable[[], Agent]:
+        """The reference pilot `TASK/SIM` (or `TASK/*`): an Agent class or factory of no arguments."""
+        return self._callable("pilot", name)
+
+    def verifier(self, name: str) -> VerifierDef:
+        """The verifier's definition (what `@verifier` registers)."""
+        from simbridge.verifier import VerifierDef
+
+        return self._of("verifier", name, VerifierDef)
+
+    def scenario_check(self, name: str) -> Callable[..., str | None]:
+        """The verifier `name`'s scenario check, called as `check(bundle, task)`."""
+        return self._callable("scenario_check", name)
+
+    def tasks(self, name: str) -> Path:
+        """The folder of task YAMLs registered as `name`."""
+        return Path(self.get("tasks", name))
+
+    def suite(self, name: str) -> Path:
+        """The suite YAML registered as `name`."""
+        return Path(self.get("suite", name))
 
 
 #: a plug-in taking longer than this to import and register is named on stderr
@@ -216,14 +274,4 @@ def registry() -> Registry:
     return REGISTRY
 
 
-def register(kind: str, name: str, *, doc: str = "") -> Callable[[Any], Any]:
-    """Decorator form of `REGISTRY.add` for a module imported by a plug-in's `register`."""
-
-    def deco(value: Any) -> Any:
-        REGISTRY.add(kind, name, value, doc=doc or (getattr(value, "__doc__", "") or "").strip().split("\n")[0])
-        return value
-
-    return deco
-
-
-__all__ = ["ENTRY_POINT_GROUP", "KINDS", "REGISTRY", "Entry", "Registry", "load", "register", "registry"]
+__all__ = ["ENTRY_POINT_GROUP", "KINDS", "REGISTRY", "Entry", "Registry", "load", "registry"]

@@ -113,8 +113,9 @@ def scenario_check(*names: str) -> Callable[[ScenarioCheck], ScenarioCheck]:
 
 def scenario_problem(bundle: Bundle, task: TaskSpec) -> str | None:
     """The unscored reason when the recording is not of the task's scenario (see scenario_check)."""
-    entry = registry().find("scenario_check", task.verifier.name)
-    problem = entry.value(bundle, task) if entry is not None else None
+    reg = registry()
+    name = task.verifier.name
+    problem = reg.scenario_check(name)(bundle, task) if reg.find("scenario_check", name) is not None else None
     if problem is None:
         return None
     if "imported" in bundle.episode.flags:
@@ -124,10 +125,10 @@ def scenario_problem(bundle: Bundle, task: TaskSpec) -> str | None:
 
 def get(name: str) -> VerifierDef:
     """The registered verifier `name`; KeyError naming the known ones."""
-    entry = registry().find("verifier", name)
-    if entry is None:
+    reg = registry()
+    if reg.find("verifier", name) is None:
         raise KeyError(f"no verifier named {name!r} (known: {', '.join(names())})")
-    return entry.value
+    return reg.verifier(name)
 
 
 def names() -> list[str]:

@@ -81,7 +81,7 @@ def _suite_file(suite: Path) -> Path:
     from simbridge.registry import registry
 
     entry = registry().find("suite", str(suite))
-    return Path(registry().get("suite", str(suite))) if entry is not None else suite
+    return registry().suite(str(suite)) if entry is not None else suite
 
 
 def _eval(args: argparse.Namespace) -> int:

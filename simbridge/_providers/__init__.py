@@ -69,7 +69,7 @@ def make_provider(name: str, *, task: Any = None, session_cls: Any = None) -> Pr
     reg = registry()
     if reg.find("provider", name) is None:
         raise SimbridgeError(f"unknown provider {name!r} (known: {', '.join(providers())})")
-    return reg.get("provider", name)(task=task, session_cls=session_cls)
+    return reg.provider(name)(task=task, session_cls=session_cls)
 
 
 __all__ = [

@@ -31,7 +31,7 @@ def make_pilot(task_id: str, sim: str) -> Agent | None:
     reg = registry()
     for name in (f"{base}/{sim}", f"{base}/*"):
         if reg.find("pilot", name) is not None:
-            return reg.get("pilot", name)()
+            return reg.pilot(name)()
     return None
 
 

@@ -158,7 +158,7 @@ def make_agent(spec: str, task_id: str) -> Agent:
     if reg.find("agent", name) is None:
         known = ", ".join(n + (":ARG" if n in ("scripted", "py") else "") for n in reg.names("agent"))
         raise SimbridgeError(f"unknown agent {spec!r} (known: {known})")
-    agent = reg.get("agent", name)(arg, task_id)
+    agent = reg.agent(name)(arg, task_id)
     if not isinstance(agent, Agent):
         raise SimbridgeError(f"agent {spec!r}: its factory returned {type(agent).__name__}, not an Agent")
     return agent

@@ -13,7 +13,11 @@ axle load ~59 % (a = 0.41 L from the CoG). Yaw inertia is the BMW's scaled by ma
 Road-wheel lock 35 deg (steering ratio ~15:1, 2.7 turns lock to lock). Powertrain: 2.0 L
 turbo, 183 kW (245 hp); traction-limited 4.0 m/s^2 at low speed; drag Cd 0.28 x 2.3 m^2;
 rolling resistance 0.012; brakes up to 8 m/s^2 (CARLA's MKZ stops from 100 km/h in ~40 m).
-Below 1.5 m/s the kinematic single-track model is integrated instead (`KINEMATIC_BELOW_MS`).
+Below 1.5 m/s, and in reverse at any speed, the kinematic single-track model is integrated
+instead (`KINEMATIC_BELOW_MS`): the dynamic model's tyre-slip equations are written for forward
+travel, and backing faster than 1.5 m/s with the wheels turned spun the car (a yaw jump of 80 deg
+in 0.2 s while parking at 6 km/h); reversing is slow (REVERSE_SPEED_MAX_MS), where slip is
+negligible.
 
 The state is integrated in CARLA's world frame (x, y with y to the right, yaw clockwise seen
 from above, degrees in the API): the model's equations do not depend on handedness, so a
@@ -132,7 +136,7 @@ class EgoCar:
         from vehiclemodels.utils.vehicle_dynamics_ks_cog import vehicle_dynamics_ks_cog
         from vehiclemodels.vehicle_dynamics_st import vehicle_dynamics_st
 
-        if abs(x[3]) < KINEMATIC_BELOW_MS:
+        if x[3] < KINEMATIC_BELOW_MS:
             # the package's kinematic single-track model (reference point: centre of mass); slip
             # angle and yaw rate follow from it algebraically (set after each substep)
             return [*vehicle_dynamics_ks_cog(x[:5], u, self.p), 0.0, 0.0]
@@ -145,7 +149,7 @@ class EgoCar:
         x = s.vector()
         # the single-track yaw/slip dynamics stiffen as 1/v: more substeps at walking pace
         n = self.substeps
-        if abs(x[3]) >= KINEMATIC_BELOW_MS:
+        if x[3] >= KINEMATIC_BELOW_MS:
             n = max(n, min(64, math.ceil(dt_s * STIFFNESS_MS_PER_S / abs(x[3]))))
         h = dt_s / n
         for _ in range(n):
@@ -163,7 +167,7 @@ class EgoCar:
             driving = c.throttle > 0.0 and ((x[3] > 0) != c.reverse or abs(x[3]) < 1e-6)
             if v0 != 0.0 and (x[3] == 0.0 or (x[3] > 0) != (v0 > 0)) and not driving:
                 x[3], x[5], x[6] = 0.0, 0.0, 0.0
-            if abs(x[3]) < KINEMATIC_BELOW_MS:
+            if x[3] < KINEMATIC_BELOW_MS:
                 x[6] = math.atan(math.tan(x[2]) * self.p.b / WHEELBASE_M)
                 x[5] = x[3] * math.cos(x[6]) * math.tan(x[2]) / WHEELBASE_M
         self.state = EgoState(*x)

@@ -72,3 +72,24 @@ def test_reverse_gear_drives_backwards():
         car.step(EgoControls(throttle=0.5, reverse=True), DT_S)
     assert car.state.v_ms < -1.0 and car.state.x_m < -1.0
     assert longitudinal_accel_ms2(EgoControls(), 0.0) == 0.0  # no pedal at rest: it stays at rest
+
+
+def test_reversing_with_the_wheel_at_lock_turns_on_the_kinematic_radius():
+    """Backing at 6 km/h (above the 1.5 m/s where the dynamic model takes over going forward)
+    with the keyboard's 0.7 steer: the car turns smoothly on the kinematic radius. The dynamic
+    model, written for forward travel, spun the car 80 deg in 0.2 s here while parking (T07)."""
+    car = EgoCar(0.0, 0.0, 0.0)
+    steer = 0.7
+    yaws = []
+    for _ in range(160):
+        v = car.state.speed_kmh
+        car.step(
+            EgoControls(throttle=min(1.0, max(0.0, 0.1 + 0.1 * (6.0 - v))), steer=steer, reverse=True, gear=-1), DT_S
+        )
+        yaws.append(car.state.yaw_deg)
+    s = car.state
+    assert s.v_ms < 0 and 5.0 < s.speed_kmh < 7.0
+    assert max(abs(b - a) for a, b in zip(yaws, yaws[1:])) < 1.5  # no jump: < 30 deg/s
+    radius_m = s.v_ms / s.yaw_rate_rads
+    assert radius_m == pytest.approx(WHEELBASE_M / math.tan(s.delta_rad), rel=0.05)
+    assert s.yaw_rate_rads < 0  # steer right while backing: the nose swings left

@@ -175,7 +175,10 @@ BUILTIN_PILOTS: dict[str, str] = {
     "P16/jsbsim": f"{_J}._poh:PitotClimbPilot",
     "P19/jsbsim": f"{_J}._poh:ElectricalFirePilot",
     "P22/jsbsim": f"{_J}._poh:EmergencyDescentPilot",
+    "T03/jsbsim": f"{_J}._landing:TouchdownZonePilot",
+    "P17/jsbsim": f"{_J}._landing:NoFlapLandingPilot",
     "T06/*": f"{_D}._route:RouteDriver",
+    "T13/drive": f"{_D}._crossing:CrossingDriver",
 }
 
 

@@ -28,6 +28,9 @@ direction it faces: red on top (+LAMP_SPACING_M), yellow in the middle, green at
 (-LAMP_SPACING_M); the lit one in LAMP_RED / LAMP_YELLOW / LAMP_GREEN, drawn over the others
 (LAMP_OFF). A head seen from behind shows no lamps.
 
+Pedestrians: a box in the actor's colour from the ground to 0.86 of the walker's height, and a
+head, a disc of radius WALKER_HEAD_RADIUS_M in WALKER_HEAD at WALKER_HEAD_HEIGHT_FRAC of it.
+
 HUD (CARLA manual_control.py's info panel): HUD_RECT, black at alpha HUD_ALPHA/255 over the scene,
 white (255, 255, 255) text in HUD_FONT_FILE (shipped with pygame, `hud_font_path()`) at
 HUD_FONT_PX, anti-aliased. Line i's text is blitted at (HUD_TEXT_X_PX, HUD_ROW_Y_PX[name]); the
@@ -103,6 +106,11 @@ LAMP_MIN_RADIUS_PX = 3
 LAMP_FACE_OFFSET_M = 0.16
 #: lamp centre height above the head's centre, by colour
 LAMP_DZ_M: dict[str, float] = {"red": LAMP_SPACING_M, "yellow": 0.0, "green": -LAMP_SPACING_M}
+
+# -- pedestrians ---------------------------------------------------------------------------------
+WALKER_HEAD: RGB = (225, 190, 160)
+WALKER_HEAD_RADIUS_M = 0.12
+WALKER_HEAD_HEIGHT_FRAC = 0.93
 
 # -- HUD -----------------------------------------------------------------------------------------
 HUD_RECT = (0, 0, 220, HEIGHT)

@@ -516,3 +516,265 @@ class RouteView:
             reach = r
             r += step_m
         return reach
+
+
+# ------------------------------------------------------------------------------------- location
+def _hblur(a: np.ndarray) -> np.ndarray:
+    """A row image blurred along its rows ([1, 2, 1] / 4, twice)."""
+    out = a.astype(np.float32)
+    for _ in range(2):
+        p = np.pad(out, ((0, 0), (1, 1)), mode="edge")
+        out = 0.25 * p[:, :-2] + 0.5 * p[:, 1:-1] + 0.25 * p[:, 2:]
+    return out
+
+
+class LocationReader:
+    """The HUD's location line, "(%.1f, %.1f)" (CARLA x, y in metres, 0.1 m steps).
+
+    Too many texts to render them all, so a reading is a search over the line's characters,
+    scored on the whole text (the line always starts with "(": rendering a candidate whole and
+    right-aligning it, as the HUD blits it, reproduces the glyphs' places, kerning and trimmed
+    bearings included). From the previous reading (the car moves a few centimetres a frame) the
+    digits are re-chosen one at a time, right to left, twice over; without one, or when that
+    does not fit, every layout of the two numbers (1-3 integer digits, with or without a sign)
+    is tried, its digits chosen the same way."""
+
+    #: mean squared error (grey levels^2) of a reading that fits (an exact match is ~0.1)
+    MAX_ERR = 60.0
+    #: how far each number may have moved since the previous reading (m)
+    TRACK_M = 0.8
+
+    def __init__(self) -> None:
+        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+        import pygame
+
+        with _font_lock:
+            if not pygame.font.get_init():
+                pygame.font.init()
+            self._font = pygame.font.Font(str(L.hud_font_path()), L.HUD_FONT_PX)
+        self._pg = pygame
+        self.height = self._font.get_height()
+        self._cache: dict[str, np.ndarray] = {}
+        self.y0 = L.HUD_ROW_Y_PX["location"]
+        self.x1 = L.HUD_VALUE_RIGHT_X_PX
+        self.last: str | None = None
+
+    def _alpha(self, text: str) -> np.ndarray:
+        a = self._cache.get(text)
+        if a is None:
+            if len(self._cache) > 4096:
+                self._cache.clear()
+            with _font_lock:
+                s = self._font.render(text, True, (255, 255, 255))
+                a0 = self._pg.surfarray.array_alpha(s).T.astype(np.float32) / 255.0
+            a = np.zeros((self.height, a0.shape[1]), np.float32)
+            h = min(self.height, a0.shape[0])
+            a[:h] = a0[:h]
+            self._cache[text] = a
+        return a
+
+    def _err(self, row: np.ndarray, text: str) -> float:
+        a = self._alpha(text)
+        w = a.shape[1]
+        if w > self.x1:
+            return math.inf
+        return float(((row[:, self.x1 - w : self.x1] - 255.0 * a) ** 2).mean())
+
+    def _row(self, img_bgr: np.ndarray) -> np.ndarray:
+        row = img_bgr[self.y0 : self.y0 + self.height, : self.x1].min(axis=-1).astype(np.float32)
+        bg = float(np.median(row[:, self.x1 - 110 : self.x1]))  # the panel's dark background
+        return np.clip(row - bg, 0.0, None) * (255.0 / max(255.0 - bg, 1.0))
+
+    def _suffix_err(self, row: np.ndarray, suffix: str) -> float:
+        """Squared error over the columns of `suffix` at the line's right end, rendered after a
+        "(" (the line's own first glyph: the first glyph of a rendering loses its bearing)."""
+        a = self._alpha("(" + suffix)
+        k = a.shape[1] - self._alpha("(").shape[1] - 1
+        if k <= 1 or k + 1 > self.x1:
+            return math.inf
+        # glyph places are rounded from fractional pen positions that depend on the whole line
+        # (a glyph may sit a pixel off its place in a shorter text): compared blurred
+        obs = _hblur(row[:, self.x1 - k : self.x1])
+        best = float(((obs - 255.0 * _hblur(a[:, -k:])) ** 2).sum())
+        return best
+
+    def _beam(self, row: np.ndarray, width: int = 5) -> list[str]:
+        """Right to left, the `width` best partial texts the format allows, each scored on its
+        blurred rendering after a "(" (`_suffix_err`); the complete texts found, best first."""
+        digits = list("0123456789")
+        # a number right to left: d "." d then 1-3 more digits (or a sign) before its end
+        states: list[tuple[float, str, int, int]] = [(0.0, ")", 0, 0)]  # err, suffix, number, step
+        done: list[tuple[float, str]] = []
+        for _ in range(16):
+            nxt: list[tuple[float, str, int, int]] = []
+            for _e, suf, num, stp in states:
+                ends = [", ", "-, "] if num == 0 else ["(", "(-"]
+                if stp == 0 or stp == 2:
+                    opts = digits
+                elif stp == 1:
+                    opts = ["."]
+                elif stp < 6:
+                    opts = digits + ends
+                else:
+                    opts = ends
+                for c in opts:
+                    t = c + suf
+                    e = self._suffix_err(row, t)
+                    if c in ends:
+                        if num == 1:
+                            done.append((e, t))
+                        else:
+                            nxt.append((e, t, 1, 0))
+                    else:
+                        nxt.append((e, t, num, stp + 1))
+            if not nxt:
+                break
+            nxt.sort(key=lambda st: st[0])
+            states = nxt[:width]
+        done.sort()
+        return [t for _, t in done[:width]]
+
+    def _descend(self, row: np.ndarray, text: str, passes: int = 2) -> tuple[float, str]:
+        """Each digit re-chosen in turn, right to left, on the whole line's error."""
+        best = (self._err(row, text), text)
+        for _ in range(passes):
+            for i in range(len(text) - 1, -1, -1):
+                if not best[1][i].isdigit():
+                    continue
+                for d in "0123456789":
+                    cand = best[1][:i] + d + best[1][i + 1 :]
+                    e = self._err(row, cand)
+                    if e < best[0]:
+                        best = (e, cand)
+            if best[0] <= self.MAX_ERR:
+                break
+        return best
+
+    def _track(self, row: np.ndarray, last: str) -> str | None:
+        """The text among the previous reading's neighbours (each number within TRACK_M of
+        it, 0.1 m steps) that fits, or None."""
+        x0, y0 = (float(v) for v in last[1:-1].split(", "))
+        n = int(round(self.TRACK_M / 0.1))
+        best = (math.inf, "")
+        for dy in sorted(range(-n, n + 1), key=abs):
+            for dx in sorted(range(-n, n + 1), key=abs):
+                t = f"({x0 + dx * 0.1:.1f}, {y0 + dy * 0.1:.1f})".replace("-0.0", "0.0")
+                e = self._err(row, t)
+                if e < best[0]:
+                    best = (e, t)
+                    if e <= self.MAX_ERR:
+                        return t
+        return None
+
+    def read_text(self, img_bgr: np.ndarray) -> str | None:
+        """The location line's text, or None when no text of its format fits."""
+        if img_bgr.shape[0] < self.y0 + self.height or img_bgr.shape[1] < self.x1:
+            return None
+        row = self._row(img_bgr)
+        if self.last is not None:
+            t = self._track(row, self.last)
+            if t is not None:
+                self.last = t
+                return t
+        t = None
+        for cand in self._beam(row):
+            e, cand = self._descend(row, cand, passes=1)
+            if e <= self.MAX_ERR:
+                t = cand
+                break
+        if t is None:
+            self.last = None
+            return None
+        self.last = t
+        return t
+
+    def read(self, img_bgr: np.ndarray) -> tuple[float, float] | None:
+        """(x_m, y_m) in CARLA's world frame as the HUD prints it, or None."""
+        text = self.read_text(img_bgr)
+        if text is None:
+            return None
+        xs, ys = text[1:-1].split(", ")
+        return float(xs), float(ys)
+
+
+# ------------------------------------------------------------------------------- painted areas
+def road_mark_points(img_bgr: np.ndarray, near_m: float = 1.8, far_m: float = 40.0) -> np.ndarray:
+    """(n, 2) ground points (fwd_m, right_m) of the pixels painted in ROAD_MARK (a task area
+    outlined on the road, e.g. T07's parking bay) from `near_m` to `far_m` ahead, outside the
+    HUD, the minimap and the notice strip."""
+    v_top = int(math.ceil(L.ground_row(far_m)))
+    v_bot = min(L.NOTICE_RECT[1] - 1, int(L.ground_row(near_m)))
+    sub = np.ascontiguousarray(img_bgr[v_top : v_bot + 1])
+    mask = _in_range(sub, L.ROAD_MARK, 3) > 0
+    hx0, _, hw, _ = L.HUD_RECT
+    mask[:, hx0 : hx0 + hw] = False
+    mx, my, mw, mh = L.MINIMAP_RECT
+    mask[max(0, my - v_top) : max(0, my + mh - v_top), mx : mx + mw] = False
+    rows, cols = np.nonzero(mask)
+    if len(rows) == 0:
+        return np.zeros((0, 2))
+    v = rows + v_top + 0.5
+    u = cols + 0.5
+    pitch = math.radians(L.PITCH_DOWN_DEG)
+    x, y = (u - L.CX_PX) / L.FOCAL_PX, -(v - L.CY_PX) / L.FOCAL_PX
+    fwd = math.cos(pitch) + y * math.sin(pitch)
+    up = -math.sin(pitch) + y * math.cos(pitch)
+    ok = up < -1e-6
+    t = L.EYE_HEIGHT_M / -up[ok]
+    return np.column_stack([fwd[ok] * t, x[ok] * t])
+
+
+@lru_cache(maxsize=1)
+def location_reader() -> LocationReader:
+    return LocationReader()
+
+
+# ------------------------------------------------------------------------------------ walkers
+@dataclass(frozen=True)
+class Walker:
+    """A pedestrian in the view: its head's pixel and its feet's ground position (metres from
+    the eye; NaN when the feet are not found)."""
+
+    u: float
+    v: float
+    fwd_m: float
+    right_m: float
+
+
+def read_walkers(img_bgr: np.ndarray) -> list[Walker]:
+    """Every pedestrian whose head (a WALKER_HEAD disc) shows in the view, nearest first. The
+    feet are the lowest row of the body under the head (walking down its column until the
+    road, kerb, sidewalk or terrain shows); their ground point comes from the camera model."""
+    import cv2
+
+    mask = _in_range(img_bgr, L.WALKER_HEAD, 4)
+    hx, hy, hw, hh = L.HUD_RECT
+    mask[hy : hy + hh, hx : hx + hw] = 0
+    mx, my, mw, mh = L.MINIMAP_RECT
+    mask[my : my + mh, mx : mx + mw] = 0
+    mask[L.NOTICE_RECT[1] :] = 0
+    if not mask.any():
+        return []
+    n, _, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    out: list[Walker] = []
+    ground = np.array(_ROAD_LIKE, np.int16)
+    for k in range(1, n):
+        u, v = float(cents[k][0]) + 0.5, float(cents[k][1]) + 0.5
+        bottom = int(stats[k, cv2.CC_STAT_TOP] + stats[k, cv2.CC_STAT_HEIGHT])
+        col = int(u)
+        fwd = right = float("nan")
+        row, last = bottom, None
+        while row < L.NOTICE_RECT[1]:
+            px = rgb_of(img_bgr[row : row + 1, col : col + 1])[0, 0]
+            if (np.abs(ground - px) <= COLOUR_TOL).all(axis=-1).any():
+                break
+            last = row
+            row += 1
+        if last is not None and last + 1 > L.HORIZON_ROW_PX + 0.5:
+            try:
+                fwd, right = L.ground_point(u, last + 1.0)
+            except ValueError:
+                pass
+        out.append(Walker(u, v, fwd, right))
+    out.sort(key=lambda w: (not math.isfinite(w.fwd_m), w.fwd_m if math.isfinite(w.fwd_m) else 0.0))
+    return out

@@ -39,6 +39,8 @@ from simbridge.adapters.drive.pilots._hands import (
 )
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from simbridge.agent import AgentPortClient
     from simbridge._task import TaskSpec
 
@@ -96,6 +98,10 @@ class RouteDriver(Agent):
             if lo < lp.right_m - base < hi:
                 return lp
         return None
+
+    def limit_kmh(self, img: "np.ndarray", speed_kmh: float, t: float) -> float:
+        """A further speed limit from this look (a subclass's; none here)."""
+        return math.inf
 
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
         keys = Keys(port)
@@ -167,6 +173,7 @@ class RouteDriver(Agent):
                             target = min(target, stop_speed_kmh(stop_m) if stop_m > 0.5 else 0.0)
                 if obstacle is not None:
                     target = min(target, stop_speed_kmh(obstacle - FOLLOW_GAP_M))
+                target = min(target, self.limit_kmh(img, speed, t))
                 if arrived:
                     target = 0.0
                 if target < 1.0:

@@ -308,11 +308,11 @@ class DriverView:
         h = a.height_m
         size = (max(a.length_m, 0.25), max(a.width_m, 0.4))
         self._draw_box_3d(surface, cam, (a.x_m, a.y_m), a.yaw_deg, size, (0.0, h * 0.86), a.rgb)
-        c = cam.point(a.x_m, a.y_m, h * 0.93)
+        c = cam.point(a.x_m, a.y_m, h * layout.WALKER_HEAD_HEIGHT_FRAC)
         if c[2] > layout.NEAR_M:
             p = _pixel(c)
-            r = max(1, int(round(layout.FOCAL_PX * 0.12 / c[2])))
-            pygame.draw.circle(surface, (225, 190, 160), (int(p[0]), int(p[1])), r)
+            r = max(1, int(round(layout.FOCAL_PX * layout.WALKER_HEAD_RADIUS_M / c[2])))
+            pygame.draw.circle(surface, layout.WALKER_HEAD, (int(p[0]), int(p[1])), r)
 
     def _draw_light(self, surface: pygame.Surface, head: LightHead, cam: Camera) -> None:
         h = head.height_m

@@ -601,6 +601,27 @@ def test_a_failing_plugin_is_one_line_and_changes_nothing_else(monkeypatch, caps
     assert [b[0] for b in r.broken] == ["bad = bad_pkg:register"]
 
 
+def test_tasks_validate_fails_while_a_plugin_is_not_loaded(monkeypatch, capsys):
+    import argparse
+
+    from simbridge._cli.tasks import _validate
+    from simbridge._exit import Exit
+    from simbridge.registry import registry
+
+    task = Path(__file__).resolve().parents[1] / "tasks" / "P01.yaml"
+    reg = registry()
+    monkeypatch.setattr(reg, "broken", [])
+    assert _validate(argparse.Namespace(path=task)) == Exit.OK
+    assert capsys.readouterr().out.splitlines()[-1] == "1 valid, 0 invalid"
+    monkeypatch.setattr(reg, "broken", [("bad = bad_pkg:register", "ImportError: no module named 'nope'")])
+    assert _validate(argparse.Namespace(path=task)) == Exit.CHECK_FAILED
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        "BROKEN plug-in bad = bad_pkg:register: ImportError: no module named 'nope'",
+        "1 valid, 0 invalid, 1 plug-in(s) not loaded",
+    ]
+
+
 def test_a_slow_plugin_is_named_with_its_time(monkeypatch, capsys):
     from simbridge import registry as reg_mod
 

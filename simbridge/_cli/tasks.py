@@ -145,5 +145,8 @@ def _validate(args: argparse.Namespace) -> int:
         except TaskSpecError as exc:
             print(f"INVALID {exc}")
             bad += 1
-    print(f"{len(files) - bad} valid, {bad} invalid")
-    return Exit.CHECK_FAILED if bad else Exit.OK
+    broken = registry().broken  # a plug-in whose register() failed: its tasks were not checked
+    for point, reason in broken:
+        print(f"BROKEN plug-in {point}: {reason}")
+    print(f"{len(files) - bad} valid, {bad} invalid" + (f", {len(broken)} plug-in(s) not loaded" if broken else ""))
+    return Exit.CHECK_FAILED if bad or broken else Exit.OK

@@ -10,9 +10,10 @@ towards a point on the centreline ahead (the farther out, the farther ahead), pl
 integral of the offset. Vertical: a 3° path to an aim point past the landing threshold
 (the pavement's near end seen in the window, plus the charted displaced threshold and a
 margin), the descent rate the path and groundspeed need corrected by the height error, flown
-by pitch; airspeed by throttle. At `FLARE_FT` above the field the throttle closes and the
-descent rate is brought to nearly zero as the wheels near the runway (the sink commanded in
-proportion to the height left); after the touchdown the nose comes down, rudder keeps the
+by pitch; airspeed by throttle. Ten feet above the flare height the throttle starts closing
+(its key held to idle); in the flare the descent rate is brought to nearly zero as the wheels
+near the runway (the sink commanded in proportion to the height left; P17's clean wing also
+raises the nose at a steady rate); the brakes come on below 45 KIAS. After the touchdown the nose comes down, rudder keeps the
 runway heading, the brakes stop the aircraft, and the pilot calls done once stopped (after
 the hold the task asks for).
 
@@ -24,6 +25,7 @@ simulator's): the field elevation and the displaced threshold of the landing run
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -39,7 +41,9 @@ if TYPE_CHECKING:
 
 FT = 0.3048
 GLIDE_DEG = 3.0
-FLARE_FT = 14.0
+#: the altimeter on the wheels reads about this far above the field's charted elevation
+WHEELS_FT = 5.5
+BRAKE_BELOW_KIAS = 45.0
 RUDDER_STEP = 0.05
 
 
@@ -81,6 +85,10 @@ class LandingPilot(Agent):
     #: flap detents to select (degrees) and the distance to the aim point (m) at which
     flap_schedule: tuple[tuple[float, int], ...] = ((1e9, 10), (4000.0, 20), (2500.0, 30))
     aim_past_threshold_m = 30.0
+    #: wheel height (ft) the flare begins at; the flare by the sink rate (pitch from the VSI's
+    #: error) or by raising the nose at a steady rate as well (a clean wing floats: P17)
+    flare_ft = 8.5
+    flare_by_pitch = False
     hold_after_stop_s = 3.0
 
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
@@ -94,7 +102,7 @@ class LandingPilot(Agent):
         rel = math.radians(wind_dir - chart.heading_true_deg)
         cross, head = wind_kt * math.sin(rel), wind_kt * math.cos(rel)
         cp.yoke(True)
-        pitch_pid = PID(kp=0.04, ki=0.015, kd=0.0, lo=-0.6, hi=0.8)
+        pitch_pid = PID(kp=0.03, ki=0.01, kd=0.02, lo=-0.6, hi=0.8)
         vs_to_pitch = PID(kp=0.008, ki=0.003, lo=-10.0, hi=10.0)
         bank_pid = PID(kp=0.012, ki=0.002, kd=0.0, lo=-0.35, hi=0.35)
         thr_pid = PID(kp=0.02, ki=0.004, lo=-0.35, hi=0.45)
@@ -107,16 +115,24 @@ class LandingPilot(Agent):
         stopped_since: float | None = None
         vs_cmd = -300.0
         settled = 0
+        closing, p_flare = False, 0.0
+        debug = bool(os.environ.get("SIMBRIDGE_REFERENCE_TRACE"))
         msg = ""
         try:
             while st.t < deadline_s - 2.0:
                 h_now = st.alt - chart.elevation_ft
-                dt_loop = 0.1 if phase != "approach" or h_now < 150 else 0.2 if h_now < 600 else 0.4
+                dt_loop = 0.1 if phase != "approach" or h_now < 150 else 0.2
                 port.wait(dt_loop)
-                if not st.update(port.elapsed(), cp.look(), cp.img):
+                r = cp.look()
+                if not st.update(port.elapsed(), r, cp.img):
+                    if debug:
+                        st.trace.append(("unread", port.elapsed(), r.ias, r.alt, r.hdg, r.vs, r.bank, r.pitch, r.rpm))
                     continue
+                if debug and int(st.t) % 5 == 0 and st.t - int(st.t) < dt_loop:
+                    st.dump_trace({"phase": phase})
                 dt, t_prev = max(1e-3, st.t - t_prev), st.t
                 h_ft = st.alt - chart.elevation_ft
+                h_w = h_ft - WHEELS_FT
                 tas = st.ias * (1.0 + 0.02 * max(0.0, st.alt) / 1000.0)
                 gs = max(30.0, tas - head)
                 wca = math.degrees(math.asin(max(-0.5, min(0.5, cross / max(40.0, tas)))))
@@ -154,56 +170,76 @@ class LandingPilot(Agent):
                         vs_cmd = vs_nom
                     vs_cmd = max(-1000.0, min(0.0, vs_cmd))
                     ias_t = self.approach_kias.get(flaps_set, 70.0)
-                    if h_ft < FLARE_FT:
-                        phase, t_phase = "flare", st.t
-                        taps = round(st.thr / 0.01) + 5
-                        self.port.key("Next", repeat=min(taps, 100), hold_s=0.02)
-                    elif st.t - last_thr_t >= 1.0:
+                    if h_w < self.flare_ft + 10.0 and not closing:
+                        self.port.key_down("Next")  # the throttle closing (held: it runs to idle)
+                        closing = True
+                    if h_w < self.flare_ft:
+                        phase, t_phase, p_flare = "flare", st.t, st.pitch
+                    elif st.t - last_thr_t >= 1.0 and not closing:
                         want = thr_base + thr_pid.step(ias_t - st.ias, st.t - last_thr_t)
                         taps = round((want - st.thr) / 0.01)
                         if taps:
                             self.port.key("Prior" if taps > 0 else "Next", repeat=min(abs(taps), 8), hold_s=0.03)
                         last_thr_t = st.t
                 elif phase == "flare":
-                    bank_t = 0.0
-                    vs_cmd = -max(60.0, 22.0 * max(0.0, h_ft))
+                    # the crab taken out: rudder lines the nose up with the runway, the upwind
+                    # wing lowered against the drift (a sideslip)
+                    bank_t = max(-8.0, min(8.0, 0.45 * cross))
+                    rudder, last_rudder_t = self.steer(rwy_hdg, rudder, last_rudder_t, 2)
+                    if self.flare_by_pitch:
+                        vs_cmd = -max(60.0, 25.0 * max(0.0, h_w))
+                    else:
+                        vs_cmd = -max(60.0, 22.0 * max(0.0, h_w + WHEELS_FT))
                     # on the wheels: the altimeter stops unwinding (the VSI at zero) near the field
-                    settled = settled + 1 if h_ft < 8.0 and st.vs > -40.0 else 0
+                    settled = settled + 1 if h_w < 3.0 and st.vs > -40.0 else 0
                     if settled >= 3:
                         phase, t_phase = "rollout", st.t
                 else:  # rollout
                     bank_t = 0.0
-                    if st.t - t_phase > 1.0 and not msg:
+                    if st.ias < BRAKE_BELOW_KIAS and not msg:  # braking from a speed that cannot nose it over
                         self.port.key_down("b")
                         msg = "braking"
                 # attitude: pitch from the sink rate wanted, elevator from the pitch
                 if phase == "rollout":
                     pull = 0.0
-                    e = angle_diff(rwy_hdg, st.hdg)
-                    want_r = max(-0.3, min(0.3, 0.03 * e - 0.05 * st.yaw_rate))
-                    steps = round((want_r - rudder) / RUDDER_STEP)
-                    if steps and st.t - last_rudder_t > 0.3:
-                        n = min(abs(steps), 2)
-                        self.port.key("Return" if steps > 0 else "Insert", repeat=n, hold_s=0.03)
-                        rudder += RUDDER_STEP * (n if steps > 0 else -n)
-                        last_rudder_t = st.t
+                    rudder, last_rudder_t = self.steer(rwy_hdg, rudder, last_rudder_t, 2)
                     if st.ias < 3.0:
                         stopped_since = st.t if stopped_since is None else stopped_since
                         if st.t - stopped_since >= self.hold_after_stop_s:
                             break
                     else:
                         stopped_since = None
+                elif phase == "flare" and self.flare_by_pitch:  # the nose raised as the sink left needs
+                    raise_deg = 1.5 * (st.t - t_phase) + 0.015 * (vs_cmd - st.vs)
+                    pitch_t = p_flare + max(0.0, min(10.0, raise_deg))
+                    pull = pitch_pid.step(pitch_t - st.pitch, dt, rate=-st.pitch_rate)
                 else:
                     pitch_t = vs_to_pitch.step(vs_cmd - st.vs, dt)
                     pull = pitch_pid.step(pitch_t - st.pitch, dt, rate=-st.pitch_rate)
                 ail = bank_pid.step(bank_t - st.bank, dt, rate=-st.roll_rate)
+                if phase == "rollout":  # aileron into the wind, wings held level on the wheels
+                    ail = max(-0.4, min(0.4, 0.03 * cross - 0.03 * st.bank))
                 cp.fly(ail, pull)
         finally:
             if msg:
                 port.key_up("b")
+            if closing:
+                port.key_up("Next")
             st.dump_trace({"latency_ms": list(cp.latency_ms())})
         port.done(f"landed runway {self.runway} ({phase})")
         return "done"
+
+    def steer(self, hdg_t: float, rudder: float, last_t: float, max_steps: int) -> tuple[float, float]:
+        """Rudder (and nosewheel) towards a heading, the yaw rate damping it: key taps of
+        RUDDER_STEP, at most `max_steps` a reading; returns the rudder and the time set."""
+        st = self.st
+        want = max(-0.5, min(0.5, 0.03 * angle_diff(hdg_t, st.hdg) - 0.06 * st.yaw_rate))
+        steps = round((want - rudder) / RUDDER_STEP)
+        if steps and st.t - last_t > 0.15:
+            n = min(abs(steps), max_steps)
+            self.port.key("Return" if steps > 0 else "Insert", repeat=n, hold_s=0.03)
+            return rudder + RUDDER_STEP * (n if steps > 0 else -n), st.t
+        return rudder, last_t
 
     def initial_flaps(self) -> int:
         return 0
@@ -220,7 +256,9 @@ class NoFlapLandingPilot(LandingPilot):
     KIAS (70 flown), the flap lever left alone; land on KHAF 30 and hold the stop 12 s."""
 
     runway = "30"
-    approach_kias = {0: 70.0, 10: 70.0, 20: 70.0, 30: 70.0}
+    approach_kias = {0: 67.0, 10: 67.0, 20: 67.0, 30: 67.0}
     flap_schedule = ()
     aim_past_threshold_m = 80.0
     hold_after_stop_s = 13.0
+    flare_ft = 16.0
+    flare_by_pitch = True

@@ -43,10 +43,11 @@ class RunwaySight:
     pixels: int
 
 
-def runway_mask(img: np.ndarray) -> np.ndarray:
-    """Runway pixels (surface grey or marking white) of the out-the-window view (BGR image)."""
+def runway_mask(img: np.ndarray, step: int = 1) -> np.ndarray:
+    """Runway pixels (surface grey or marking white) of the out-the-window view (BGR image),
+    every `step`-th row and column."""
     x0, y0, w, h = L.VIEW
-    view = img[y0 : y0 + h, x0 : x0 + w, ::-1].astype(np.int16)
+    view = img[y0 : y0 + h : step, x0 : x0 + w : step, ::-1].astype(np.int16)
     grey = np.abs(view - np.array(RUNWAY_GREY, np.int16)).sum(axis=2) < 18
     white = np.abs(view - np.array(MARKING_WHITE, np.int16)).max(axis=2) < 10
     return grey | white
@@ -89,10 +90,14 @@ def see_runway(
     `axis_deg` is the runway direction relative to the nose the caller believes (from the
     heading indicator); `axis_from_view` is the direction the runway's shape shows, when it is
     long enough on the ground seen to say (else None)."""
-    mask = runway_mask(img)
-    vs, us = np.nonzero(mask)
+    step = 3  # a runway seen large is read on a coarse grid (its shape needs no more), a small one whole
+    vs, us = np.nonzero(runway_mask(img, step))
+    if len(us) < 300:
+        step = 1
+        vs, us = np.nonzero(runway_mask(img))
     if len(us) < min_pixels:
         return None
+    vs, us = vs * step, us * step
     x0, y0, _, h = L.VIEW
     x, y = ground_points(
         us.astype(np.float64) + x0 + 0.5, vs.astype(np.float64) + y0 + 0.5, bank_deg, pitch_deg, height_m
@@ -103,7 +108,7 @@ def see_runway(
     x, y, vv = x[ok], y[ok], vs[ok]
     cx_, cy_ = float(x.mean()), float(y.mean())
     axis_view = None
-    if len(x) >= 400:
+    if len(x) >= 300:
         dx, dy = x - cx_, y - cy_
         sxx, syy, sxy = float((dx * dx).mean()), float((dy * dy).mean()), float((dx * dy).mean())
         lam1 = 0.5 * (sxx + syy) + math.sqrt(0.25 * (sxx - syy) ** 2 + sxy * sxy)
@@ -113,7 +118,7 @@ def see_runway(
             axis_view = math.degrees(a)
     phi = math.radians(axis_deg)
     offset = cx_ * math.sin(phi) - cy_ * math.cos(phi)
-    at_bottom = bool((vv >= h - 2).any())
+    at_bottom = bool((vv >= h - 1 - step).any())
     return RunwaySight(
         offset_m=offset,
         axis_deg=axis_deg,

@@ -18,10 +18,11 @@ from typing import Any
 
 import pytest
 from conftest import have_flightgear
+from support.flightgear import flightgear_bundle
 from support.sampling import SessionSampler
 
 from simbridge._adapter import Sandbox
-from simbridge._bundle import BundleWriter, EpisodeInfo, read_bundle
+from simbridge._bundle import read_bundle
 from simbridge._errors import HarnessError
 from simbridge._task import load_task
 from simbridge.adapters.fgproto import TelnetProps
@@ -53,26 +54,8 @@ def _wait_prop(tn: Any, node: str, ok: Any, timeout_s: float = 120.0) -> str:
 def _score(
     path: Path, s: FlightGearSession, collector: SessionSampler, task_id: str, t_end: float, snaps: dict, events=()
 ) -> Any:
-    info = s.info()
-    ep = EpisodeInfo(
-        task_id=task_id,
-        sim="flightgear",
-        sim_version=info["sim_version"],
-        adapter="simbridge.adapters.flightgear.FlightGearSession",
-        provider="local-test",
-        agent="none",
-        unisolated=True,
-        frame_rate_hz=info["frame_rate_hz"],
-        real_time_factor=info["real_time_factor"],
-        flags=info["flags"],
-    )
-    w = BundleWriter(path, ep, list(s.signals))
-    for x in collector.upto(t_end):
-        w.sample(x.t_sim, x.values)
-    for e in events:
-        w.event(e.t_sim, e.kind, e.data)
-    w.snapshots(snaps)
-    return score_bundle(read_bundle(w.finish("completed", "harness-side check")), load_task(task_id))
+    bundle = flightgear_bundle(path, s, collector.upto(t_end), task_id, snaps, events=events)
+    return score_bundle(read_bundle(bundle), load_task(task_id))
 
 
 def _distance_m(lat1: float, lon1: float, lat2: float, lon2: float) -> float:

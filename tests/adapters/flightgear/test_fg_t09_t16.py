@@ -19,10 +19,11 @@ from pathlib import Path
 
 import pytest
 from conftest import have_flightgear
+from support.flightgear import flightgear_bundle
 from support.sampling import SessionSampler
 
 from simbridge._adapter import Sandbox
-from simbridge._bundle import BundleWriter, EpisodeInfo, read_bundle
+from simbridge._bundle import read_bundle
 from simbridge._task import load_task
 from simbridge.adapters.flightgear import FlightGearSession
 from simbridge import score_bundle
@@ -38,25 +39,7 @@ pytestmark = [
 def _bundle(
     path: Path, session: FlightGearSession, collector: SessionSampler, task_id: str, t0: float, t1: float, snaps: dict
 ) -> Path:
-    info = session.info()
-    ep = EpisodeInfo(
-        task_id=task_id,
-        sim="flightgear",
-        sim_version=info["sim_version"],
-        adapter="simbridge.adapters.flightgear.FlightGearSession",
-        provider="local-test",
-        agent="none",
-        unisolated=True,
-        frame_rate_hz=info["frame_rate_hz"],
-        real_time_factor=info["real_time_factor"],
-        flags=info["flags"],
-    )
-    w = BundleWriter(path, ep, list(session.signals))
-    for s in collector.upto(t1):
-        if s.t_sim >= t0:
-            w.sample(s.t_sim - t0, s.values)
-    w.snapshots(snaps)
-    return w.finish("completed", "harness-side check")
+    return flightgear_bundle(path, session, collector.upto(t1), task_id, snaps, t0=t0)
 
 
 def _components(score) -> dict[str, float]:

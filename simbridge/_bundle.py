@@ -23,7 +23,7 @@ import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 from pydantic import (
@@ -672,6 +672,21 @@ def read_json_file(path: Path, what: str, *, limit: int = MAX_JSON_BYTES) -> Any
         ) from None
 
 
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def read_json_model(path: Path, model: type[_M], what: str, *, kind: str = "", top: str = "") -> _M:
+    """The JSON object in `path` validated as `model` (`read_json_file`'s bounds): anything else is
+    one BundleError line naming the file, and the field (`top` for the object as a whole)."""
+    raw = read_json_file(path, what)
+    if not isinstance(raw, dict):
+        raise BundleError(f"{path}: expected a JSON object{f' ({kind})' if kind else ''}, got {type(raw).__name__}")
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        raise BundleError(first_error(exc, str(path), top=top)) from None
+
+
 def read_bundle(path: str | Path, *, known_task_ids: Iterable[str] | None = None) -> Bundle:
     """Read and validate a bundle directory. Raises BundleError naming the file and problem."""
     path = Path(path)
@@ -681,13 +696,7 @@ def read_bundle(path: str | Path, *, known_task_ids: Iterable[str] | None = None
     ep_path = path / "episode.json"
     if not ep_path.exists():
         raise BundleError(f"{path}: no episode.json")
-    ep_raw = read_json_file(ep_path, "episode.json")
-    if not isinstance(ep_raw, dict):
-        raise BundleError(f"{ep_path}: expected a JSON object")
-    try:
-        episode = EpisodeInfo.model_validate(ep_raw)
-    except ValidationError as exc:
-        raise BundleError(first_error(exc, str(ep_path))) from None
+    episode = read_json_model(ep_path, EpisodeInfo, "episode.json")
     if known_task_ids is not None:
         known = set(known_task_ids)
         if episode.task_id not in known:

@@ -23,10 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from pydantic import ValidationError
 
-from simbridge._bundle import EpisodeInfo, read_json_file, walk_tree
-from simbridge._errors import BundleError, SimbridgeError, first_error
+from simbridge._bundle import EpisodeInfo, read_json_model, walk_tree
+from simbridge._errors import BundleError, SimbridgeError
 from simbridge._score import Score
 from simbridge._status import RUNNING
 
@@ -197,13 +196,7 @@ def compute(scores: Iterable[Score], ks: Sequence[int] = (1, 3, 5), *, n_boot: i
 
 def read_score_file(path: Path) -> Score:
     """One score.json, validated: BundleError naming the file (and field) when it is not a score."""
-    raw = read_json_file(path, "a score file")
-    if not isinstance(raw, dict):
-        raise BundleError(f"{path}: expected a JSON object (a score), got {type(raw).__name__}")
-    try:
-        score = Score.model_validate(raw)
-    except ValidationError as exc:
-        raise BundleError(first_error(exc, str(path), top="?")) from None
+    score = read_json_model(path, Score, "a score file", kind="a score", top="?")
     for name in ("score", "raw_score"):
         v = getattr(score, name)
         if v is not None and not (math.isfinite(v) and 0.0 <= v <= 1.0):
@@ -247,14 +240,7 @@ class Loaded:
 
 
 def _episode(path: Path) -> EpisodeInfo:
-    ep_path = path / "episode.json"
-    raw = read_json_file(ep_path, "episode.json")  # bounded in size and depth
-    if not isinstance(raw, dict):
-        raise BundleError(f"{ep_path}: expected a JSON object")
-    try:
-        return EpisodeInfo.model_validate(raw)
-    except ValidationError as exc:
-        raise BundleError(first_error(exc, str(ep_path))) from None
+    return read_json_model(path / "episode.json", EpisodeInfo, "episode.json")  # bounded in size and depth
 
 
 def _fmt_score(s: Score) -> str:

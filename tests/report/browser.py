@@ -6,16 +6,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
+from support.browser import ARGS, CHROMIUM, launch_chromium, needs_chromium
+
+__all__ = ["ARGS", "ARTIFACTS", "CHROMIUM", "launch_chromium", "needs_chromium", "open_page", "screenshot"]
+
 #: screenshots of the browser tests (git-ignored); SIMBRIDGE_REPORT_ARTIFACTS overrides
 ARTIFACTS = Path(os.environ.get("SIMBRIDGE_REPORT_ARTIFACTS", Path(__file__).resolve().parent / "artifacts"))
 

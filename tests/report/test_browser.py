@@ -17,27 +17,17 @@ from pathlib import Path
 import pytest
 
 from simbridge._report import write_episode_report
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
+from support.browser import launch_chromium, needs_chromium
 
 from playwright import sync_api as playwright_api
 
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (scripts/setup.sh)")
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
 def browser():
     with playwright_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = launch_chromium(pw)
         yield b
         b.close()
 

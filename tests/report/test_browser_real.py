@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from report.browser import ARGS, CHROMIUM, open_page, screenshot
+from report.browser import launch_chromium, needs_chromium, open_page, screenshot
 from simbridge._cli import main
 
 from playwright import sync_api as playwright_api
 
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (scripts/setup.sh)")
+pytestmark = needs_chromium
 
 ROLL_LEFT = """
 actions:
@@ -34,7 +34,7 @@ actions:
 @pytest.fixture(scope="module")
 def browser():
     with playwright_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = launch_chromium(pw)
         yield b
         b.close()
 

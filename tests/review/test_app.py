@@ -28,17 +28,8 @@ from report.bundles import build_suite
 from simbridge._bundle import write_manifest
 from simbridge._cli import main
 from simbridge.adapters.kit import free_port
+from support.browser import launch_chromium, needs_chromium
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 SIMBRIDGE = str(Path(sys.executable).parent / "simbridge")
 PERMS = "10"  # permutations for the agreement checks: enough to get p-values, fast
 
@@ -152,7 +143,6 @@ def _comps(campaign: str, blind: str, srv: Server) -> list[str]:
 
 from playwright import sync_api as playwright_api
 
-needs_chromium = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (scripts/setup.sh)")
 
 LEVELS = ["fully_achieved", "mostly_achieved", "partly_achieved", "not_achieved"]
 
@@ -171,7 +161,7 @@ def test_two_raters_grade_in_parallel_and_a_restart_loses_nothing(served: Server
     assert runs == _blind_ids(served, "c1", "bob")[:2]  # per-run 2 of 2 raters: both grade every run
     want: dict[str, dict[str, dict[str, tuple[str, str]]]] = {"ann": {}, "bob": {}}
     with playwright_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = launch_chromium(pw)
         pages = {}
         errors: list[str] = []
         for rater in ("ann", "bob"):
@@ -399,7 +389,7 @@ def test_a_cross_origin_page_cannot_grade_and_a_hand_made_cookie_is_nobody(serve
     threading.Thread(target=evil_server.serve_forever, daemon=True).start()
     evil = f"http://127.0.0.1:{evil_server.server_address[1]}"
     with playwright_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = launch_chromium(pw)
         context = browser.new_context()
         page = context.new_page()
         page.goto(_link(served, "bob"))

@@ -20,6 +20,7 @@ from simbridge._bundle import (
     manifest_files,
     read_bundle,
     read_json_file,
+    read_json_model,
 )
 from simbridge._errors import BundleError, SimbridgeError, TaskSpecError
 from simbridge._status import HARNESS_FAULTS, RUNNING
@@ -137,14 +138,10 @@ def _stored_score_disagreement(path: Path, fresh: Score) -> str:
     f = path / "score.json"
     if not f.exists() and not f.is_symlink():
         return ""
-    from pydantic import ValidationError
-
     try:
-        stored = Score.model_validate(read_json_file(f, "a score file"))
+        stored = read_json_model(f, Score, "a score file", kind="a score")
     except SimbridgeError as exc:
         return f"score.json ignored (not a score: {str(exc)[:120]})"
-    except ValidationError as exc:
-        return f"score.json ignored (not a score: {str(exc).splitlines()[0][:120]})"
     same = (
         stored.status == fresh.status
         and stored.success == fresh.success

@@ -179,6 +179,7 @@ BUILTIN_PILOTS: dict[str, str] = {
     "P17/jsbsim": f"{_J}._landing:NoFlapLandingPilot",
     "T06/*": f"{_D}._route:RouteDriver",
     "T13/drive": f"{_D}._crossing:CrossingDriver",
+    "T07/drive": f"{_D}._park:ParkingDriver",
 }
 
 

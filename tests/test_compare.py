@@ -106,13 +106,13 @@ def test_one_arm_is_an_error(runs, capsys):
 def test_html_page_in_chromium(runs, tmp_path):
     """The page in Debian's chromium (Playwright): renders its tables, fetches nothing, no errors."""
     from playwright import sync_api as playwright_api
+    from support.browser import launch_chromium
 
     a, b = runs
     out_html = tmp_path / "cmp.html"
     assert main(["compare", f"a={a}", f"b={b}", "--html", str(out_html), "--n-boot", "500"]) == 0
-    args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
     with playwright_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=args)
+        browser = launch_chromium(pw)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             errors: list[str] = []

@@ -181,3 +181,57 @@ def test_heading_is_read_from_the_hud_to_the_degree():
         yaw = compass - 90.0  # CARLA yaw -> compass is +90 (layout.compass_deg)
         got = eyes.read_heading_deg(render(bare, 0.0, 0.0, yaw, 50.0))
         assert got == round(compass) % 360, compass
+
+
+def test_location_is_read_from_the_hud_cold_and_tracked():
+    """The HUD's "(x, y)" line: read without a previous reading (any sign and digit count), then
+    tracked frame to frame as a parking car moves (a few cm a frame), to the printed 0.1 m."""
+    pygame.font.init()
+    bare = DriverView(roads=None)
+    for x, y in [(170.0, 199.14), (-5.26, 12.0), (307.95, 0.96)]:  # T07 spawns at the first
+        assert eyes.LocationReader().read(render(bare, x, y, 0.0)) == (round(x, 1), round(y, 1)), (x, y)
+    # any text: a cold read is right or finds nothing (the driver looks again), never wrong
+    rng = np.random.default_rng(7)
+    right = 0
+    for x, y in rng.uniform(-50, 400, (30, 2)):
+        got = eyes.LocationReader().read(render(bare, float(x), float(y), 0.0))
+        assert got is None or got == (round(x, 1), round(y, 1)), (x, y, got)
+        right += got is not None
+    assert right >= 25
+    reader = eyes.LocationReader()
+    x, y = 206.83, 197.4
+    for _ in range(60):
+        got = reader.read(render(bare, x, y, -20.0))
+        assert got == (round(x, 1), round(y, 1)), (x, y)
+        x, y = x - 0.043, y + 0.018
+    assert eyes.LocationReader().read(np.full((800, 1280, 3), 40, np.uint8)) is None
+
+
+def test_painted_bay_outline_is_placed_on_the_ground(view, lane):
+    """T07's bay paint (ROAD_MARK) seen 10-16 m ahead: its ground points span the outline."""
+    x, y, yaw = pose(lane, 300.0)
+    c = math.cos(math.radians(yaw)), math.sin(math.radians(yaw))
+    r = -c[1], c[0]
+
+    def at(fwd: float, right: float) -> tuple[float, float]:
+        return x + c[0] * fwd + r[0] * right, y + c[1] * fwd + r[1] * right
+
+    bay = (at(10.0, -0.5), at(16.0, -0.5), at(16.0, 2.5), at(10.0, 2.5))
+    pts = eyes.road_mark_points(render(view, x, y, yaw, road_marks_xy_m=(bay,)))
+    assert len(pts) > 100
+    assert np.percentile(pts[:, 0], 1) == pytest.approx(10.0, abs=0.25)
+    assert np.percentile(pts[:, 0], 99) == pytest.approx(16.0, abs=0.35)
+    assert np.percentile(pts[:, 1], 1) == pytest.approx(-0.5, abs=0.15)
+    assert np.percentile(pts[:, 1], 99) == pytest.approx(2.5, abs=0.15)
+    assert len(eyes.road_mark_points(render(view, x, y, yaw))) == 0
+
+
+@pytest.mark.parametrize("fwd_m,right_m", [(12.0, 0.0), (20.0, 3.0), (25.0, -4.0)])
+def test_walker_is_found_and_placed_by_its_feet(view, lane, fwd_m, right_m):
+    x, y, yaw = pose(lane, 300.0)
+    wx, wy, _ = pose(lane, 300.0 + fwd_m, right_m)
+    walker = Actor("w", "pedestrian", wx, wy, 0.0, 0.5, 0.5, 1.8)
+    [w] = eyes.read_walkers(render(view, x, y, yaw, actors=(walker,)))
+    assert w.fwd_m == pytest.approx(fwd_m - 0.25, abs=0.6)  # the feet's near edge
+    assert w.right_m == pytest.approx(right_m, abs=0.3)
+    assert eyes.read_walkers(render(view, x, y, yaw)) == []

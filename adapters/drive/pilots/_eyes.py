@@ -677,7 +677,15 @@ class LocationReader:
                 self.last = t
                 return t
         t = None
-        for cand in self._beam(row):
+        cands = self._beam(row)
+        # a minus sign, blurred, is near a "1": each candidate with its numbers' leading 1s signed too
+        for base in list(cands):
+            for a, b in (("(1", "(-"), (", 1", ", -")):
+                if a in base:
+                    cands.append(base.replace(a, b, 1))
+            if "(1" in base and ", 1" in base:
+                cands.append(base.replace("(1", "(-", 1).replace(", 1", ", -", 1))
+        for cand in cands:
             e, cand = self._descend(row, cand, passes=1)
             if e <= self.MAX_ERR:
                 t = cand

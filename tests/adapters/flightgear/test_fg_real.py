@@ -2,8 +2,8 @@
 
 The module starts its own Xvfb and one FlightGear at PHJR in T01's initial state (cold and
 dark, lockdown applied). Input goes only through the agent port (XTEST) onto the rendered
-cockpit; the scripted pilot (`fg_cockpit_script.py`) reads the tachometer from screenshots,
-never the simulator's state. The harness side logs the generic UDP stream; bundles are cut
+cockpit; the T01 reference pilot (`pilots/_engine_start.py`) reads the tachometer from
+screenshots, never the simulator's state. The harness side logs the generic UDP stream; bundles are cut
 from that log and scored by the task's verifier.
 
 Run order matters (one simulator): lockdown first, then the engine start, then recording.
@@ -21,13 +21,13 @@ from types import SimpleNamespace
 
 import pytest
 from support.sampling import SessionSampler
-from fg_cockpit_script import CockpitPilot
 
 from simbridge._adapter import Sandbox
 from simbridge._agent_port import AgentPort, DirectClient
 from simbridge._bundle import BundleWriter, EpisodeInfo, read_bundle
 from simbridge._task import load_task
 from simbridge.adapters.fgproto import TelnetProps
+from simbridge.adapters.flightgear.pilots._engine_start import BEACON, FlightGearEngineStartPilot
 from simbridge.adapters.flightgear import FlightGearSession
 from simbridge import score_bundle
 
@@ -88,7 +88,7 @@ def write_bundle(path: Path, fg, t_end: float | None, task_id: str) -> Path:
         sim_version=info["sim_version"],
         adapter="simbridge.adapters.flightgear.FlightGearSession",
         provider="local-test",
-        agent="fg_cockpit_script",
+        agent="reference:fg-engine-start",
         unisolated=True,
         frame_rate_hz=info["frame_rate_hz"],
         real_time_factor=info["real_time_factor"],
@@ -179,19 +179,34 @@ def test_lockdown_holds(fg):
         tn.set("/sim/menubar/default/menu[8]/enabled", "false")
 
 
-def test_t01_engine_start_gui_only_scores_full_and_partial_without_beacon(fg, tmp_path):
-    pilot = CockpitPilot(fg.client)
-    rpm = pilot.start_engine(beacon=False)
-    assert rpm is not None, pilot.log
-    time.sleep(7.0)  # the verifier judges the last 5 s
-    t_no_beacon = fg.session.sim_time()
-    no_beacon = score_bundle(read_bundle(write_bundle(tmp_path / "no_beacon", fg, t_no_beacon, "T01@PHJR")), fg.task)
-    pilot.beacon_on()
-    time.sleep(7.0)
-    full = score_bundle(read_bundle(write_bundle(tmp_path / "full", fg, None, "T01@PHJR")), fg.task)
+class _KeepOpen(DirectClient):
+    """The shared launch's client: the pilot's done/give_up is noted, not ended on, so the test
+    can act after it (the runner would end the episode there)."""
+
+    outcome: tuple[str, str] | None = None
+
+    def done(self, reason: str = "") -> None:
+        self.outcome = ("done", reason)
+
+    def give_up(self, reason: str = "") -> None:
+        self.outcome = ("give_up", reason)
+
+
+def test_t01_reference_pilot_scores_full_and_partial_with_beacon_off(fg, tmp_path):
+    """The registered T01/flightgear reference pilot on the real c172p; then the beacon clicked
+    off through the same port leaves the switch item unearned (0.6)."""
+    pilot = FlightGearEngineStartPilot()
+    client = _KeepOpen(fg.port)
+    result = pilot.run(client, fg.task, fg.task.time_limit_s)
+    t_full = fg.session.sim_time()
+    full = score_bundle(read_bundle(write_bundle(tmp_path / "full", fg, t_full, "T01@PHJR")), fg.task)
+    client.click(*BEACON)
+    time.sleep(8.0)  # the verifier judges the last 5 s
+    no_beacon = score_bundle(read_bundle(write_bundle(tmp_path / "no_beacon", fg, None, "T01@PHJR")), fg.task)
     report = {"log": pilot.log, "full": full.model_dump(mode="json"), "no_beacon": no_beacon.model_dump(mode="json")}
     print(json.dumps(report, indent=1, default=str))
-    assert full.status == "scored" and full.score >= 0.9, report
+    assert result == "done" and client.outcome is not None and client.outcome[0] == "done", report
+    assert full.status == "scored" and full.success and full.score >= 0.9, report
     comps = {c.name: c for c in no_beacon.components}
     assert no_beacon.status == "scored" and comps["switch_states"].earned == 0, report
     assert comps["engine_at_rpm"].earned == 1 and comps["priming_mixture"].earned == 1, report

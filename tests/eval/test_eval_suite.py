@@ -71,7 +71,7 @@ def test_bad_suite_is_one_line_naming_the_field(tmp_path, text, expect):
     [
         ("{tasks: [T09], sims: [carla], agents: [noop]}", "task T09 runs on msfs, jsbsim"),
         ("{tasks: [T99], sims: [jsbsim], agents: [noop]}", "unknown task id 'T99'"),
-        ("{tasks: [T03], sims: [jsbsim], agents: [reference]}", "no reference pilot for task T03"),
+        ("{tasks: [P14], sims: [jsbsim], agents: [reference]}", "no reference pilot for task P14"),
         ("{tasks: [T09], sims: [jsbsim], agents: [scripted:missing.yaml]}", "cannot read"),
         ("{tasks: ['tag:no-such-tag'], sims: [jsbsim], agents: [noop]}", "no task with tag 'no-such-tag'"),
     ],

@@ -12,8 +12,8 @@ integral of the offset. Vertical: a 3° path to an aim point past the landing th
 margin), the descent rate the path and groundspeed need corrected by the height error, flown
 by pitch; airspeed by throttle. Ten feet above the flare height the throttle starts closing
 (its key held to idle); in the flare the descent rate is brought to nearly zero as the wheels
-near the runway (the sink commanded in proportion to the height left; P17's clean wing also
-raises the nose at a steady rate); the brakes come on below 45 KIAS. After the touchdown the nose comes down, rudder keeps the
+near the runway (the sink commanded in proportion to the height left; for P17's clean wing
+the nose is raised by the integral of the sink error, so a balloon lowers it again); the brakes come on below 45 KIAS. After the touchdown the nose comes down, rudder keeps the
 runway heading, the brakes stop the aircraft, and the pilot calls done once stopped (after
 the hold the task asks for).
 
@@ -110,12 +110,12 @@ class LandingPilot(Agent):
         flaps_set = self.initial_flaps()
         crab_i = 0.0
         phase = "approach"
-        t_prev, t_phase = st.t, st.t
+        t_prev = st.t
         rudder, last_rudder_t = 0.0, -1.0
         stopped_since: float | None = None
         vs_cmd = -300.0
         settled = 0
-        closing, p_flare = False, 0.0
+        closing, p_flare, flare_i = False, 0.0, 0.0
         debug = bool(os.environ.get("SIMBRIDGE_REFERENCE_TRACE"))
         msg = ""
         try:
@@ -174,7 +174,7 @@ class LandingPilot(Agent):
                         self.port.key_down("Next")  # the throttle closing (held: it runs to idle)
                         closing = True
                     if h_w < self.flare_ft:
-                        phase, t_phase, p_flare = "flare", st.t, st.pitch
+                        phase, p_flare = "flare", st.pitch
                     elif st.t - last_thr_t >= 1.0 and not closing:
                         want = thr_base + thr_pid.step(ias_t - st.ias, st.t - last_thr_t)
                         taps = round((want - st.thr) / 0.01)
@@ -193,7 +193,7 @@ class LandingPilot(Agent):
                     # on the wheels: the altimeter stops unwinding (the VSI at zero) near the field
                     settled = settled + 1 if h_w < 3.0 and st.vs > -40.0 else 0
                     if settled >= 3:
-                        phase, t_phase = "rollout", st.t
+                        phase = "rollout"
                 else:  # rollout
                     bank_t = 0.0
                     if st.ias < BRAKE_BELOW_KIAS and not msg:  # braking from a speed that cannot nose it over
@@ -210,8 +210,8 @@ class LandingPilot(Agent):
                     else:
                         stopped_since = None
                 elif phase == "flare" and self.flare_by_pitch:  # the nose raised as the sink left needs
-                    raise_deg = 1.5 * (st.t - t_phase) + 0.015 * (vs_cmd - st.vs)
-                    pitch_t = p_flare + max(0.0, min(10.0, raise_deg))
+                    flare_i = max(0.0, min(10.0, flare_i + 0.03 * (vs_cmd - st.vs) * dt))
+                    pitch_t = p_flare + max(0.0, min(10.0, flare_i + 0.01 * (vs_cmd - st.vs)))
                     pull = pitch_pid.step(pitch_t - st.pitch, dt, rate=-st.pitch_rate)
                 else:
                     pitch_t = vs_to_pitch.step(vs_cmd - st.vs, dt)

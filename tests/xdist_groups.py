@@ -28,6 +28,7 @@ _LONGEST_FIRST = {
     "tests/adapters/flightgear/test_fg_t15.py": 170,
     "tests/adapters/flightgear/test_fg_real.py": 165,
     "tests/agents/test_drive_reference_episodes.py": 170,
+    "tests/agents/test_drive_park_crossing_episodes.py": 120,
     "tests/adapters/flightgear/test_fg_t03_t08_t11.py": 155,
     "tests/redteam/test_redteam_flightgear.py": 150,
     "tests/agents/test_poh_pilots.py": 135,

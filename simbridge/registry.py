@@ -159,11 +159,13 @@ class Registry:
         e = self.entry(kind, name)
         return load(e.value, f"{kind} {name!r} ({e.origin})") if isinstance(e.value, str) else e.value
 
-    def _of(self, kind: str, name: str, expected: type[_T]) -> _T:
+    def _of(self, kind: str, name: str, expected: str) -> Any:
+        """The value, checked to be an instance of the core class named `expected` (by name along
+        its MRO: the registry imports nothing of the modules that import it, so no cycle)."""
         value = self.get(kind, name)
-        if not isinstance(value, expected):
+        if expected not in {c.__name__ for c in type(value).__mro__}:
             raise SimbridgeError(
-                f"{kind} {name!r} ({self.entry(kind, name).origin}) is a {type(value).__name__}, not a {expected.__name__}"
+                f"{kind} {name!r} ({self.entry(kind, name).origin}) is a {type(value).__name__}, not a {expected}"
             )
         return value
 
@@ -178,9 +180,8 @@ class Registry:
     # -- typed lookups, one per kind (each: unknown name or wrong type -> one SimbridgeError line)
     def simulator(self, name: str) -> AdapterSpec:
         """The simulator's AdapterSpec."""
-        from simbridge._adapters_registry import AdapterSpec
-
-        return self._of("simulator", name, AdapterSpec)
+        spec: AdapterSpec = self._of("simulator", name, "AdapterSpec")
+        return spec
 
     def provider(self, name: str) -> Callable[..., Provider]:
         """The sandbox factory, called as `factory(task=..., session_cls=...)`."""
@@ -196,9 +197,8 @@ class Registry:
 
     def verifier(self, name: str) -> VerifierDef:
         """The verifier's definition (what `@verifier` registers)."""
-        from simbridge.verifier import VerifierDef
-
-        return self._of("verifier", name, VerifierDef)
+        vdef: VerifierDef = self._of("verifier", name, "VerifierDef")
+        return vdef
 
     def scenario_check(self, name: str) -> Callable[..., str | None]:
         """The verifier `name`'s scenario check, called as `check(bundle, task)`."""

@@ -99,10 +99,15 @@ def import_cycles(root: Path = ROOT) -> list[list[str]]:
             if len(comp) > 1:
                 cycles.append(sorted(comp))
 
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10 * len(graph)))
-    for v in graph:
-        if v not in index:
-            connect(v)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10 * len(graph)))
+    try:
+        for v in graph:
+            if v not in index:
+                connect(v)
+    finally:
+        # the process's limit is every later test's: a raised one let a 2,000-deep JSON through
+        sys.setrecursionlimit(limit)
     return sorted(cycles)
 
 

@@ -76,9 +76,9 @@ def cost_for(sim: str, provider: str = "local") -> SimCost:
     if provider == "netns":
         from dataclasses import replace
 
-        from simbridge._isolation._cgroup import Limits
+        from simbridge._isolation._cgroup import limits_for
 
-        limit = Limits.from_env().mem_mb
+        limit = limits_for(base.cpu_cores, base.mem_mb).mem_mb
         if limit:
             return replace(base, mem_mb=float(RUNNER_MB + limit))
     return base

@@ -19,6 +19,7 @@ limit has its largest process killed by the kernel (the simulator: the episode e
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from dataclasses import dataclass
@@ -45,6 +46,16 @@ class Limits:
         return cls(
             cpus=_env_number("SIMBRIDGE_SANDBOX_CPUS", DEFAULT_CPUS), mem_mb=_env_int("SIMBRIDGE_SANDBOX_MEM_MB")
         )
+
+
+def limits_for(cpu_cores: float, mem_mb: float) -> Limits:
+    """The limits of a sandbox whose simulator declares this cost (AdapterSpec.cost): what the
+    environment sets, else at least the defaults and room for the simulator (its CPU share rounded
+    up to whole cores, twice its memory) — FlightGear's ~1.5 GB does not fit the 1 GB default."""
+    env = Limits.from_env()
+    cpus = env.cpus if "SIMBRIDGE_SANDBOX_CPUS" in os.environ else max(DEFAULT_CPUS, float(math.ceil(cpu_cores)))
+    mem = env.mem_mb if "SIMBRIDGE_SANDBOX_MEM_MB" in os.environ else max(DEFAULT_MEM_MB, int(2 * mem_mb))
+    return Limits(cpus=cpus, mem_mb=mem)
 
 
 def _env_number(name: str, default: float) -> float | None:

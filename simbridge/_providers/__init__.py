@@ -43,8 +43,12 @@ def _local(*, task: Any = None, session_cls: Any = None) -> Provider:
 def _netns(*, task: Any = None, session_cls: Any = None) -> Provider:
     from simbridge._providers._netns import NetnsProvider
 
+    from simbridge._adapters_registry import DEFAULT_EPISODE_COST, simulator_trait
+    from simbridge._isolation._cgroup import limits_for
+
     tcp, udp = state_ports(task, session_cls)
-    return NetnsProvider(state_tcp=tcp, state_udp=udp)
+    cost = simulator_trait(getattr(session_cls, "sim_name", "") or "", "cost", DEFAULT_EPISODE_COST)
+    return NetnsProvider(state_tcp=tcp, state_udp=udp, limits=limits_for(cost.cpu_cores, cost.mem_mb))
 
 
 def _vm(*, task: Any = None, session_cls: Any = None) -> Provider:

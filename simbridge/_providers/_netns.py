@@ -26,8 +26,15 @@ class NetnsProvider(Provider):
     isolated = True
 
     def __init__(
-        self, *, state_tcp: list[int] | None = None, state_udp: list[int] | None = None, harness_udp_ports: int = 2
+        self,
+        *,
+        state_tcp: list[int] | None = None,
+        state_udp: list[int] | None = None,
+        harness_udp_ports: int = 2,
+        limits: Any = None,
     ) -> None:
+        #: the sandbox's cgroup limits (None: the defaults, simbridge._isolation._cgroup)
+        self.limits = limits
         self.state_tcp = list(state_tcp or [])
         self.state_udp = list(state_udp or [])
         self.n_udp = harness_udp_ports
@@ -53,6 +60,7 @@ class NetnsProvider(Provider):
             state_udp=self.state_udp,
             screen=f"{SCREEN_W}x{SCREEN_H}x{SCREEN_DEPTH}",
             host_udp_picker=self._pick_udp,
+            limits=self.limits,
         )
         self.sb.start()
         sandbox = self.sb.as_sandbox()

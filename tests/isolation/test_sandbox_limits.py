@@ -140,3 +140,21 @@ def test_cleanup_removes_empty_cgroups_of_gone_sandboxes_only(tmp_path):
         f.unlink()
     assert remove_stale(root, live={"sb-live"}) == [str(root / "simbridge" / "sb-dead")]
     assert (root / "simbridge" / "sb-live").is_dir()
+
+
+def test_a_sandbox_has_room_for_its_simulator(monkeypatch):
+    """The limits follow the simulator's declared cost (AdapterSpec.cost): FlightGear's ~1.5 GB
+    and 1.5 cores get 3,000 MB and 2 cores (the 1 GB default killed fgfs in a netns episode);
+    a light simulator keeps the defaults; the environment still decides when it says."""
+    from simbridge._isolation._cgroup import DEFAULT_CPUS, DEFAULT_MEM_MB, limits_for
+
+    monkeypatch.delenv("SIMBRIDGE_SANDBOX_CPUS", raising=False)
+    monkeypatch.delenv("SIMBRIDGE_SANDBOX_MEM_MB", raising=False)
+    fg = limits_for(1.5, 1500)
+    assert (fg.cpus, fg.mem_mb) == (2.0, 3000)
+    light = limits_for(0.33, 400)
+    assert (light.cpus, light.mem_mb) == (DEFAULT_CPUS, DEFAULT_MEM_MB)
+    monkeypatch.setenv("SIMBRIDGE_SANDBOX_MEM_MB", "512")
+    monkeypatch.setenv("SIMBRIDGE_SANDBOX_CPUS", "0")
+    set_ = limits_for(1.5, 1500)
+    assert (set_.cpus, set_.mem_mb) == (None, 512)

@@ -31,7 +31,7 @@ import pygame  # noqa: E402
 
 from simbridge.adapters.jsbsim import layout as L  # noqa: E402
 from simbridge.adapters.jsbsim.cockpit._controls import Controls  # noqa: E402
-from simbridge.adapters.jsbsim.cockpit._panel import Panel, Readings  # noqa: E402
+from simbridge.adapters.jsbsim.cockpit._panel import Panel, Readings, readout_line  # noqa: E402
 from simbridge.adapters.jsbsim.pilots._instruments import read_instruments, read_strip  # noqa: E402
 
 #: the fields compared, their unit, and the instrument they come from
@@ -68,6 +68,7 @@ def state(rng: np.random.Generator, smoke: float) -> tuple[Readings, Controls]:
     c.throttle, c.mixture = float(rng.uniform(0, 1)), float(rng.uniform(0, 1))
     c.flaps_index = int(rng.integers(0, 4))
     c.ap_hdg_bug_deg = float(rng.uniform(0, 360))
+    r.flaps_deg = L.FLAP_DETENTS_DEG[c.flaps_index]  # the flap gauge follows the lever
     return r, c
 
 
@@ -85,23 +86,6 @@ def truth(r: Readings, c: Controls) -> dict[str, float]:
         flaps=L.FLAP_DETENTS_DEG[c.flaps_index],
         turn=r.turn_rate_dps,
         slip=r.slip_g,
-    )
-
-
-def strip_line(r: Readings, c: Controls) -> str:
-    """The assisted strip's line, as the cockpit program prints it."""
-    return L.READOUT_FORMAT.format(
-        ias=r.ias_kt,
-        alt=r.alt_ind_ft,
-        hdg=r.heading_mag_deg % 360,
-        vs=r.vs_fpm,
-        bank=r.bank_deg,
-        pitch=r.pitch_deg,
-        rpm=r.rpm,
-        thr=c.throttle * 100,
-        mix=c.mixture * 100,
-        flaps=L.FLAP_DETENTS_DEG[c.flaps_index],
-        t=0.0,
     )
 
 
@@ -131,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.states):
         smoke = float(rng.uniform(0.1, 1.0)) if args.smoke_every and i % args.smoke_every == 0 else 0.0
         r, c = state(rng, smoke)
-        panel.draw(surf, r, c, readout=strip_line(r, c))
+        panel.draw(surf, r, c, readout=readout_line(r, c))
         img = pygame.surfarray.array3d(surf).transpose(1, 0, 2)[:, :, ::-1].copy()  # BGR, as a screenshot
         w0 = time.perf_counter()
         got = read_instruments(img)

@@ -393,21 +393,9 @@ class Cockpit:
             f["attitude/theta-deg"],
             f["attitude/phi-deg"],
         )
-        readout = None
-        if "readout" in self.assists:
-            readout = L.READOUT_FORMAT.format(
-                ias=r.ias_kt,
-                alt=r.alt_ind_ft,
-                hdg=r.heading_mag_deg % 360,
-                vs=r.vs_fpm,
-                bank=r.bank_deg,
-                pitch=r.pitch_deg,
-                rpm=r.rpm,
-                thr=c.throttle * 100,
-                mix=c.mixture * 100,
-                flaps=r.flaps_deg,
-                t=r.t_sim,
-            )
+        from simbridge.adapters.jsbsim.cockpit._panel import readout_line
+
+        readout = readout_line(r, c) if "readout" in self.assists else None
         self.panel.draw(self.screen, r, c, readout)
         self._present()
 

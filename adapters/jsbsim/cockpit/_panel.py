@@ -56,6 +56,23 @@ class Readings:
     status_detail: str = ""
 
 
+def readout_line(r: Readings, c: Controls) -> str:
+    """The readout assist's line (layout READOUT_FORMAT) for these readings and controls."""
+    return L.READOUT_FORMAT.format(
+        ias=r.ias_kt,
+        alt=r.alt_ind_ft,
+        hdg=r.heading_mag_deg % 360,
+        vs=r.vs_fpm,
+        bank=r.bank_deg,
+        pitch=r.pitch_deg,
+        rpm=r.rpm,
+        thr=c.throttle * 100,
+        mix=c.mixture * 100,
+        flaps=r.flaps_deg,
+        t=r.t_sim,
+    )
+
+
 def _font(size: int) -> pygame.font.Font:
     return pygame.font.Font(str(MONO) if MONO.exists() else None, size)
 

@@ -10,7 +10,9 @@ verified. The record is data the benchmark measured, never edited by hand.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,16 +97,22 @@ def read_records(folder: Path) -> dict[str, PairRecord]:
 
 
 def write_records(folder: Path, records: dict[str, PairRecord]) -> Path:
-    """Merge `records` into `folder/verified.json` (pairs not run this time are kept as they were)."""
+    """Merge `records` into `folder/verified.json` (pairs not run this time are kept as they were).
+    Benchmark runs over different pairs may finish at once: the merge holds a lock and the file
+    is replaced whole, so no run's pairs are lost and no reader sees half a file."""
     path = folder / RECORD_FILE
-    merged = {**read_records(folder), **records}
-    doc = {
-        "about": "written by benchmarks/reference_pilots.py --record: each pair's reference pilot over "
-        "the seeds tried, in lockstep; solved = success with score >= 0.9 on every seed and the "
-        "do-nothing agent 0 on the same seeds",
-        "pairs": {k: merged[k].as_json() for k in sorted(merged)},
-    }
-    path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    with open(folder / f".{RECORD_FILE}.lock", "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        merged = {**read_records(folder), **records}
+        doc = {
+            "about": "written by benchmarks/reference_pilots.py --record: each pair's reference pilot over "
+            "the seeds tried, in lockstep; solved = success with score >= 0.9 on every seed and the "
+            "do-nothing agent 0 on the same seeds",
+            "pairs": {k: merged[k].as_json() for k in sorted(merged)},
+        }
+        tmp = path.with_name(f".{RECORD_FILE}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
     return path
 
 

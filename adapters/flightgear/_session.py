@@ -19,6 +19,7 @@ the plan and a due failure is injected through FlightGear's own failure manager 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -284,14 +285,14 @@ class FlightGearSession(SimSession):
                     # regains in seconds of simulator time
                     flaps = float(setup["/controls/flight/flaps"])
                     self._wait_prop_near(
-                        "/fdm/jsbsim/fcs/flap-pos-norm", flaps, 0.02, 60.0, f"the flaps did not reach {flaps:g}"
+                        "/fdm/jsbsim/fcs/flap-pos-norm", flaps, 0.02, 30.0, f"the flaps did not reach {flaps:g}"
                     )
                     if st.ias_kt:
                         self._wait_prop_near(
                             "/velocities/airspeed-kt",
                             float(st.ias_kt),
                             8.0,
-                            120.0,
+                            90.0,
                             f"the airspeed did not come back to {st.ias_kt:g} kt",
                         )
         # the episode starts now: drop what came before, remember the clock
@@ -362,33 +363,45 @@ class FlightGearSession(SimSession):
                 f"flightgear: the engine did not start during setup (task says engine running; {state()})"
             )
 
-    def _wait_autostart_over(self, timeout_s: float = 60.0) -> None:
+    def _wait_autostart_over(self, sim_s: float = 30.0) -> None:
         """Until the c172p clears `/engines/active-engine/auto-start` (its autostart timer has
-        run and applied its approach configuration). Simulator seconds pass slowly on a loaded
-        machine, hence the generous wall-clock limit."""
-        tn = self._process().props()
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if tn.get("/engines/active-engine/auto-start") in ("false", "0", ""):
-                return
-            time.sleep(0.5)
-        raise HarnessError("flightgear: the c172p autostart did not finish (auto-start still set) during setup")
+        run and applied its approach configuration), within `sim_s` simulator seconds."""
+        self._wait_sim(
+            lambda tn: tn.get("/engines/active-engine/auto-start") in ("false", "0", ""),
+            sim_s,
+            lambda: "the c172p autostart did not finish (auto-start still set)",
+        )
 
-    def _wait_prop_near(self, node: str, target: float, within: float, timeout_s: float, failure: str) -> None:
-        """Until the property `node` reads within `within` of `target`; else a HarnessError
-        saying `failure` and the last value read."""
+    def _wait_prop_near(self, node: str, target: float, within: float, sim_s: float, failure: str) -> None:
+        """Until the property `node` reads within `within` of `target`, within `sim_s`
+        simulator seconds; else a HarnessError saying `failure` and the last value read."""
+        last = [""]
+
+        def near(tn: Any) -> bool:
+            last[0] = tn.get(node)
+            value = _float_or_none(last[0])
+            return value is not None and abs(value - target) <= within
+
+        self._wait_sim(near, sim_s, lambda: f"{failure} (at {last[0]!r})")
+
+    def _wait_sim(self, done: Callable[[Any], bool], sim_s: float, failure: Callable[[], str]) -> None:
+        """Poll `done(props)` until it holds or `sim_s` seconds of FlightGear's own clock have
+        passed. A loaded machine runs the simulator slower than real time, so the limit is the
+        simulator's clock; the wall clock (ten times as long, at least 120 s) only backstops a
+        simulator that stopped."""
         tn = self._process().props()
-        deadline = time.monotonic() + timeout_s
-        value = ""
-        while time.monotonic() < deadline:
-            value = tn.get(node)
-            try:
-                if abs(float(value) - target) <= within:
-                    return
-            except ValueError:
-                pass
+        wall_deadline = time.monotonic() + max(120.0, 10.0 * sim_s)
+        t_first: float | None = None
+        while time.monotonic() < wall_deadline:
+            if done(tn):
+                return
+            t_sim = _float_or_none(tn.get("/sim/time/elapsed-sec"))
+            if t_sim is not None:
+                t_first = t_sim if t_first is None else t_first
+                if t_sim - t_first > sim_s:
+                    break
             time.sleep(0.25)
-        raise HarnessError(f"flightgear: {failure} during setup (at {value!r})")
+        raise HarnessError(f"flightgear: {failure()} during setup")
 
     def poll(self) -> list[StateSample]:
         if self.fg is None or self.fg.udp is None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from simbridge._adapters_registry import AdapterSpec, EpisodeCost, ImporterSpec, Option
+from simbridge.sim import AdapterSpec, EpisodeCost, ImporterSpec, Option
 
 _A = __name__
 #: what the JSBSim cockpit can show beyond a real C172's panel, drawn only when an episode asks for
@@ -37,6 +37,14 @@ BUILTIN_SIMULATORS: tuple[AdapterSpec, ...] = (
         title="simbridge's JSBSim cockpit: one window, out-the-window view over a six-pack instrument panel",
         # measured (simbridge._eval._cost): 0.33 cores over a 30 s episode, ~400 MB
         cost=EpisodeCost(cpu_cores=0.33, mem_mb=400, measured=True),
+        conventions={
+            "heading_mag_deg": "JSBSim's /orientation/heading-magnetic-deg: the true heading less the start "
+            "airport's magnetic variation (east positive), constant over an episode; instructions' 'magnetic' "
+            "headings use it, and the panel's heading indicator shows it plus its own drift",
+            "heading_true_deg": "true heading; a task's told wind direction is true, the direction it blows from",
+            "alt_agl_ft": "JSBSim's /position/altitude-agl-ft: the aircraft's reference point above the terrain, "
+            "not the wheels' height (about 5.5 ft with the wheels on the ground)",
+        },
     ),
     AdapterSpec(
         "drive",
@@ -51,6 +59,11 @@ BUILTIN_SIMULATORS: tuple[AdapterSpec, ...] = (
         title="FlightGear",
         # an estimate: 3-D scenery rendered in software under Xvfb takes a core at least
         cost=EpisodeCost(cpu_cores=1.5, mem_mb=1500),
+        conventions={
+            "heading_mag_deg": "FlightGear's /orientation/heading-magnetic-deg: true heading less its own "
+            "magnetic model's variation at the aircraft's position (it changes as the aircraft moves)",
+            "heading_true_deg": "FlightGear's /orientation/heading-deg (true)",
+        },
     ),
     AdapterSpec(
         "xplane",

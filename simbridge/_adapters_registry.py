@@ -86,7 +86,9 @@ class AdapterSpec:
     brief says it), asked for with `simbridge run --assist NAME`, recorded and flagged
     (`assist:NAME`) and never pooled with unassisted episodes by `metrics` and `compare`;
     `title`: how the agent's brief names the simulator ("" : its name); `cost`: what one episode
-    holds on its host (None: DEFAULT_EPISODE_COST)."""
+    holds on its host (None: DEFAULT_EPISODE_COST); `conventions`: canonical signal (or topic)
+    -> how this simulator defines it where a verifier author could guess wrong (true or magnetic,
+    what "on the ground" means), shown by `simbridge signals --sim NAME`."""
 
     name: str
     session: str | None = None
@@ -96,6 +98,7 @@ class AdapterSpec:
     assists: Mapping[str, str] = field(default_factory=dict)
     title: str = ""
     cost: EpisodeCost | None = None
+    conventions: Mapping[str, str] = field(default_factory=dict)
 
 
 def adapters() -> dict[str, AdapterSpec]:

@@ -22,6 +22,7 @@ from simbridge._adapter import (
     Spawn,
     StateSample,
     Telemetry,
+    process_state,
 )
 from simbridge._adapters_registry import AdapterSpec, EpisodeCost, ImporterSpec, Option
 from simbridge._errors import HarnessError, SimbridgeError
@@ -40,7 +41,9 @@ from simbridge._events import (
     event_model,
     validate_event,
 )
+from simbridge._net import free_port
 from simbridge._providers._base import SCREEN_DEPTH, SCREEN_H, SCREEN_W, Provider
+from simbridge._providers._procs import end_process, kill_group
 
 __all__ = [
     # adapters
@@ -63,6 +66,11 @@ __all__ = [
     "SCREEN_W",
     "SCREEN_H",
     "SCREEN_DEPTH",
+    # process and port helpers for launching a simulator
+    "process_state",
+    "end_process",
+    "kill_group",
+    "free_port",
     # event payloads
     "EventData",
     "CrashData",

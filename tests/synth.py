@@ -1,5 +1,8 @@
 """Synthetic flight traces for verifier tests: simple kinematics, not a flight model.
 
+The generic kit (bundles, scoring, gaps, missing signals, rate invariance) is the installed
+`simbridge.testing`; this module adds the suite's own trace builders.
+
 Each builder returns a dict of columns (with 't') that tests turn into bundles. The numbers a
 test expects are worked out by hand from the builder's arguments, not from the verifier.
 """
@@ -7,55 +10,18 @@ test expects are worked out by hand from the builder's arguments, not from the v
 from __future__ import annotations
 
 import math
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from simbridge import Component, EpisodeInfo, Score, TaskSpec, load_task, read_bundle, write_bundle
-from simbridge import score_bundle
-
-
-def make_bundle(
-    tmp: Path, task_id: str, cols: dict[str, Any], *, events=(), snapshots=None, fmt="csv", **episode: Any
-) -> Path:
-    """Write a bundle directory for `task_id` with these signal columns."""
-    return write_bundle(tmp, EpisodeInfo(task_id=task_id, **episode), cols, events=events, snapshots=snapshots, fmt=fmt)
-
-
-def score_task(tmp: Path, task: str | TaskSpec, cols: dict[str, Any], **kw: Any) -> Score:
-    """Write these columns as a bundle for `task` and score it, as the CLI would read it back.
-
-    `task` is a task id or an already loaded spec (tests load theirs once and pass it); `kw` goes
-    to make_bundle (events, snapshots, episode fields)."""
-    spec = load_task(task) if isinstance(task, str) else task
-    return score_bundle(read_bundle(make_bundle(tmp, spec.id, cols, **kw)), spec)
-
-
-def component(score: Score, name: str) -> Component:
-    """The partial-credit item called `name`; StopIteration if the verifier did not report it."""
-    return next(c for c in score.components if c.name == name)
-
-
-def assert_rate_invariant(
-    tmp: Path,
-    task: str | TaskSpec,
-    cols: dict[str, np.ndarray],
-    rates: tuple[float, ...] = (10, 20, 100),
-    tol: float = 0.02,
-    *,
-    also: tuple[float, ...] = (),
-    **kw: Any,
-) -> list[float]:
-    """Resample `cols` (best recorded at 100 Hz) to each rate, score each and require the scores
-    to spread by at most `tol`: a verifier must judge the flying, not the recorder's sample rate.
-
-    `also` adds scores of the same run obtained another way (e.g. the imported original) to the
-    spread; `kw` goes to make_bundle. Returns the per-rate scores, then `also`, for further checks."""
-    scores = [score_task(tmp / str(hz), task, resample_cols(cols, hz), **kw).score for hz in rates]
-    scores.extend(also)
-    assert max(scores) - min(scores) <= tol, scores
-    return scores
+from simbridge.testing import (  # noqa: F401 - the kit, re-exported for the suite's tests
+    assert_rate_invariant,
+    component,
+    make_bundle,
+    resample_cols,
+    score_task,
+    with_gap,
+    without_signal,
+)
 
 
 def steep_turn(
@@ -113,31 +79,3 @@ def steep_turn(
         "on_ground": np.zeros_like(t),
         "crashed": np.zeros_like(t),
     }
-
-
-def without_signal(cols: dict[str, Any], *names: str) -> dict[str, Any]:
-    """The trace with these signals not recorded at all: a verifier must say which one it lacks."""
-    return {k: v for k, v in cols.items() if k not in names}
-
-
-def with_gap(cols: dict[str, Any], t0: float, t1: float) -> dict[str, Any]:
-    """The trace with every sample from t0 to t1 (inclusive) removed, a telemetry gap: only the
-    samples with t < t0 or t > t1 are kept."""
-    t = np.asarray(cols["t"])
-    keep = (t < t0) | (t > t1)
-    return {k: v[keep] for k, v in cols.items()}
-
-
-def resample_cols(cols: dict[str, np.ndarray], hz: float) -> dict[str, np.ndarray]:
-    """Linear resampling (headings unwrapped first) to test sample-rate invariance."""
-    t = cols["t"]
-    grid = np.arange(t[0], t[-1] + 1e-9, 1.0 / hz)
-    out = {"t": grid}
-    for k, v in cols.items():
-        if k == "t":
-            continue
-        if "heading" in k or k.endswith("yaw_deg"):
-            out[k] = np.mod(np.interp(grid, t, np.degrees(np.unwrap(np.radians(v)))), 360.0)
-        else:
-            out[k] = np.interp(grid, t, v)
-    return out

@@ -19,6 +19,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from support.public_api import private_imports
+
 ROOT = Path(__file__).resolve().parents[1]
 #: the plug-in packages the core must not import (the links simbridge/<name> -> ../<name>)
 PLUGIN_PACKAGES = ("simbridge.adapters", "simbridge.verifiers", "simbridge.tasks")
@@ -232,3 +234,25 @@ def test_the_cli_check_sees_a_core_module_importing_the_cli(tmp_path: Path) -> N
     (core / "_report.py").write_text("from ._cli import verify\n")
     found = cli_violations(tmp_path)
     assert [v.split(":")[0] for v in found] == ["simbridge/_metrics.py", "simbridge/_report.py"], found
+
+
+def test_simbridges_own_plugins_use_the_public_api_only() -> None:
+    # the same check as the example plug-in's: adapters, verifiers and tasks import simbridge's
+    # public modules (simbridge, .sim, .verifier, .primitives, .params, .canonical, .importing,
+    # .agent, .registry) and their own package's modules, never the core's private ones
+    own = ("simbridge.adapters", "simbridge.verifiers", "simbridge.tasks")
+    files = [f for folder in ("adapters", "verifiers", "tasks") for f in sorted((ROOT / folder).rglob("*.py"))]
+    assert len(files) > 100
+    found = private_imports(files, own)
+    assert not found, "built-in plug-ins import private simbridge modules:\n" + "\n".join(found)
+
+
+def test_the_public_api_check_sees_private_imports(tmp_path: Path) -> None:
+    f = tmp_path / "plugin.py"
+    f.write_text(
+        "from simbridge import TaskSpec\nfrom simbridge.adapters.x._y import z\n"
+        "def g():\n    from simbridge._errors import HarnessError\n"
+        "import simbridge._bundle\nfrom simbridge import _task\n"
+    )
+    found = [v.split(": ", 1)[1] for v in private_imports([f], ("simbridge.adapters",))]
+    assert found == ["simbridge._errors", "simbridge._bundle", "simbridge._task"], found

@@ -8,7 +8,6 @@ distribution has, is reported in one line naming it, and simbridge goes on.
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import re
@@ -20,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from simbridge.registry import registry
+from support.public_api import imported_modules, private_imports
 
 PLUGIN_SRC = Path(__file__).resolve().parent / "plugin_dist"
 DIST = "simbridge-example-plugin"
@@ -93,15 +93,9 @@ def test_the_plugin_is_not_in_this_environment():
 
 def test_the_plugin_uses_simbridges_public_api_only():
     # what a third party may import: no private module of simbridge
-    imported = set()
-    for f in (PLUGIN_SRC / "simbridge_example_plugin").glob("*.py"):
-        for node in ast.walk(ast.parse(f.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                imported.add(node.module)
-            elif isinstance(node, ast.Import):
-                imported.update(a.name for a in node.names)
-    ours = {m for m in imported if m.split(".")[0] == "simbridge"}
-    assert ours and not [m for m in ours if any(part.startswith("_") for part in m.split("."))], ours
+    files = sorted((PLUGIN_SRC / "simbridge_example_plugin").glob("*.py"))
+    assert files and any(m.startswith("simbridge.") for f in files for _, m in imported_modules(f))
+    assert private_imports(files) == []
 
 
 def test_tasks_list_and_the_cli_show_what_the_plugin_registers(site, tmp_path):

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from simbridge._errors import Unscorable
+from simbridge import Unscorable
 from simbridge.verifier import VerifyContext
 
 

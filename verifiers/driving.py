@@ -27,14 +27,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 import numpy as np
 from pydantic import AfterValidator, Field, model_validator
 
-from simbridge._bundle import Bundle, Event
-from simbridge._errors import Unscorable
+from simbridge import Bundle, Event, Unscorable
 from simbridge import primitives as P
 from simbridge.params import XY, FiniteParams, Fraction, PositiveFinite, require_below
 from simbridge.verifier import VerifyContext, scenario_check, verifier
 
 if TYPE_CHECKING:
-    from simbridge._taskspec import TaskSpec
+    from simbridge import TaskSpec
 
 ROUTE_TARGET_RADIUS_M = 10.0  # RouteCompletionTest.DISTANCE_THRESHOLD
 ROUTE_SUCCESS_FRACTION = 0.99  # RouteCompletionTest.PERCENTAGE_THRESHOLD

@@ -7,7 +7,7 @@ import math
 import numpy as np
 from pydantic import model_validator
 
-from simbridge._errors import Unscorable
+from simbridge import Unscorable
 from simbridge import primitives as P
 from simbridge.params import (
     AngleTolDeg,

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import numpy as np
 from pydantic import Field, model_validator
 
-from simbridge._errors import Unscorable
+from simbridge import Unscorable
 from simbridge.params import FiniteParams, Icao, PositiveFinite, require_below
 from simbridge.verifier import VerifyContext, verifier
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from pydantic import model_validator
 
-from simbridge._errors import Unscorable
+from simbridge import Unscorable
 from simbridge import primitives as P
 from simbridge.params import FiniteParams, NonNegativeFinite, PositiveFinite, require_below
 from simbridge.verifier import VerifyContext, verifier

@@ -9,7 +9,7 @@ from typing import Annotated
 import numpy as np
 from pydantic import Field
 
-from simbridge._errors import Unscorable
+from simbridge import Unscorable
 from simbridge import primitives as P
 from simbridge.verifiers._final_state import is_state
 from simbridge.params import AngleTolDeg, FiniteParams, HeadingDeg, NavMHz, NonNegativeRange, PositiveFinite

@@ -16,7 +16,7 @@ from typing import Annotated
 import numpy as np
 from pydantic import Field
 
-from simbridge._taskspec import RunwaySpec
+from simbridge import RunwaySpec
 from simbridge import primitives as P
 from simbridge.params import FiniteParams, NonNegativeFinite, PositiveFinite
 from simbridge.verifier import VerifyContext, verifier

@@ -8,7 +8,7 @@ import math
 import numpy as np
 from pydantic import Field
 
-from simbridge._errors import Unscorable
+from simbridge import Unscorable
 from simbridge import primitives as P
 from simbridge.params import FiniteParams, LatDeg, LonDeg, NonNegativeFinite, PositiveFinite
 from simbridge.verifier import VerifyContext, verifier

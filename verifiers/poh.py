@@ -40,10 +40,8 @@ from typing import Any
 import numpy as np
 
 from simbridge import primitives as P
-from simbridge._errors import Unscorable
+from simbridge import Bundle, TaskSpec, Unscorable
 from simbridge.params import AngleTolDeg, FiniteParams, NonNegativeFinite, PositiveFinite
-from simbridge._bundle import Bundle
-from simbridge._taskspec import TaskSpec
 from simbridge.verifier import VerifyContext, scenario_check, verifier
 from simbridge.verifiers._final_state import final_mask, holds
 from simbridge.verifiers._procedures import (

@@ -7,8 +7,8 @@ from typing import Annotated
 import numpy as np
 from pydantic import AfterValidator, Field
 
-from simbridge._canonical import value_name
-from simbridge._errors import Unscorable
+from simbridge.canonical import value_name
+from simbridge import Unscorable
 from simbridge.params import ComMHz, FiniteParams, NavMHz, PositiveFinite
 from simbridge.verifier import VerifyContext, verifier
 

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
 
-from simbridge._errors import Unscorable
+from simbridge import Unscorable
 from simbridge import primitives as P
 from simbridge.params import (
     AngleTolDeg,

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from pydantic import Field, model_validator
 
-from simbridge._errors import Unscorable
+from simbridge import Unscorable
 from simbridge import primitives as P
 from simbridge.params import FiniteFloat, FiniteParams, NonNegativeFinite, PositiveFinite
 from simbridge.verifier import VerifyContext, verifier

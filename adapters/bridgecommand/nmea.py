@@ -52,9 +52,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from simbridge._bundle import EpisodeInfo, write_bundle
-from simbridge._errors import SimbridgeError
-from simbridge._import_policy import DropCounter, check_out, flags_of, lenient_flag, prepare_out
+from simbridge import EpisodeInfo, SimbridgeError, write_bundle
+from simbridge.importing import DropCounter, check_out, flags_of, lenient_flag, prepare_out
 
 _SENTENCE = re.compile(r"^[$!](?:[A-Z0-9]{5}|P[A-Z0-9]{3,9}),[\x20-\x7e]*\*[0-9A-Fa-f]{2}$")
 _STAMP = re.compile(r"^(-?\d+(?:\.\d*)?)\s+([$!].*)$")

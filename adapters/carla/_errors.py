@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from simbridge._errors import BundleError
+from simbridge import BundleError
 from simbridge.adapters.kit.opendrive import OpenDriveError  # shared with the drive simulator
 
 

@@ -33,10 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from simbridge._canonical import RANGES
-from simbridge._bundle import EpisodeInfo, write_bundle
-from simbridge._errors import BundleError
-from simbridge._import_policy import IMPORTED, TRUNCATED_IMPORT, check_out, flags_of, prepare_out
+from simbridge.canonical import RANGES
+from simbridge import BundleError, EpisodeInfo, write_bundle
+from simbridge.importing import IMPORTED, TRUNCATED_IMPORT, check_out, flags_of, prepare_out
 from simbridge.adapters.carla._errors import RecorderFormatError
 from simbridge.adapters.carla._format import NON_ACTOR_ID, ActorKind, TrafficLightState
 from simbridge.adapters.kit.opendrive import TRAFFIC_LIGHT_TYPE, LaneLocator, OpenDriveMap, read_opendrive

@@ -26,12 +26,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from simbridge._adapter import Sandbox, SimEvent, SimSession, StateSample
-from simbridge._errors import HarnessError
+from simbridge.sim import Sandbox, SimEvent, SimSession, StateSample
+from simbridge import HarnessError
 from simbridge.adapters.kit import Drain
 
 if TYPE_CHECKING:
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
 
 SIGNALS = ("x_m", "y_m", "z_m", "yaw_deg", "speed_kmh", "throttle", "steer", "brake")
 DEFAULT_PORT = 2000

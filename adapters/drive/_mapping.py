@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from simbridge._canonical import RANGES
+from simbridge.canonical import RANGES
 from simbridge.adapters.kit.opendrive import LaneLocator, RoadMarks, read_opendrive
 from simbridge.adapters.drive.world._dynamics import WIDTH_M
 

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
 
 #: CARLA blueprint -> (length, width, height) m of its bounding box (CARLA 0.9.15 blueprints)
 BLUEPRINT_SIZE_M = {

@@ -26,7 +26,7 @@ from simbridge.adapters.kit import Drain, check_window, end_process, free_port, 
 from simbridge.sim import HarnessError, LogTail, ProcessHandle, Sandbox, SimEvent, SimSession, StateSample
 
 if TYPE_CHECKING:
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
 
 #: the drive process's state port inside an isolated sandbox (a blocked port of the drive tasks)
 STATE_PORT = 8800
@@ -145,7 +145,7 @@ class DriveSession(SimSession):
     def preflight(cls, provider: str) -> None:
         import importlib.util
 
-        from simbridge._errors import SimbridgeError
+        from simbridge import SimbridgeError
 
         missing = [m for m in ("libsumo", "vehiclemodels", "pygame", "scipy") if importlib.util.find_spec(m) is None]
         if missing:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import time
 
-from simbridge._errors import HarnessError
+from simbridge import HarnessError
 from simbridge.adapters.fgproto._generic import GenericProtocol
 from simbridge.adapters.kit import Drain
 

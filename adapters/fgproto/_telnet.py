@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 
-from simbridge._errors import HarnessError
+from simbridge import HarnessError
 
 _EOL = b"\r\n"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import socket
 import threading
 
-from simbridge._errors import HarnessError
+from simbridge import HarnessError
 from simbridge.adapters.fgproto._generic import GenericProtocol
 from simbridge.adapters.fgproto._receiver import SampleQueue
 

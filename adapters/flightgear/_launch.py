@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from simbridge._errors import HarnessError
+from simbridge import HarnessError
 from simbridge.adapters.fgproto import GenericProtocol, TelnetProps, UdpReceiver
 from simbridge.adapters.kit import end_process, free_port
 from simbridge.adapters.flightgear._lockdown import KEY_WHITELIST, PROP_OVERRIDES, menu_overrides, render_lockdown

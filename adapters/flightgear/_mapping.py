@@ -24,8 +24,8 @@ import math
 from collections.abc import Sequence
 from typing import Protocol
 
-from simbridge._canonical import flight_signals
-from simbridge._errors import HarnessError
+from simbridge.canonical import flight_signals
+from simbridge import HarnessError
 from simbridge.adapters.fgproto import Chunk
 
 

@@ -12,8 +12,7 @@ import math
 import time
 from pathlib import Path
 
-from simbridge._bundle import BundleWriter, EpisodeStatus
-from simbridge._errors import HarnessError
+from simbridge import BundleWriter, EpisodeStatus, HarnessError
 from simbridge.adapters.fgproto import CLOCK_NODE, TelnetProps
 from simbridge.adapters.kit import STALL_STATUS, RecordLoop, Tick, record_episode
 from simbridge.adapters.flightgear._mapping import RAW_CHUNKS, SIGNALS, SNAPSHOT_NODES, CanonicalMapper, read_setup

@@ -23,8 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from simbridge._adapter import Sandbox, SimEvent, SimSession, StateSample, process_state
-from simbridge._errors import HarnessError
+from simbridge.sim import Sandbox, SimEvent, SimSession, StateSample, process_state
+from simbridge import HarnessError
 from simbridge.adapters.fgproto import GenericProtocol
 from simbridge.adapters.fgproto.keys import FLIGHTGEAR_KEYS
 from simbridge.adapters.flightgear._launch import FGFS, FlightGearProcess, LaunchSpec
@@ -46,7 +46,7 @@ from simbridge.adapters.flightgear._mapping import (
 from simbridge.adapters.kit import DerivedEvents, FailurePlan
 
 if TYPE_CHECKING:
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
 
 #: real-time factor below which episode.json is flagged (the agent saw a slowed world)
 RTF_FLAG_BELOW = 0.8
@@ -181,7 +181,7 @@ class FlightGearSession(SimSession):
     def preflight(cls, provider: str) -> None:
         import os
 
-        from simbridge._errors import SimbridgeError
+        from simbridge import SimbridgeError
 
         if provider != "vm" and not os.access(FGFS, os.X_OK):
             raise SimbridgeError(

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from simbridge.adapters.jsbsim._airports import MAG_VAR_EAST_DEG, Airport, from_local_m, load_airport
 
 if TYPE_CHECKING:
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
 
 DEFAULT_AIRCRAFT = "c172x"
 #: the task's `initial_state.configuration` keys the cockpit applies at start (after the trim)

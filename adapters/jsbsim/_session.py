@@ -46,7 +46,7 @@ from simbridge.adapters.kit import (
 )
 
 if TYPE_CHECKING:
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
 
 START_TIMEOUT_S = 45.0
 #: failure system (task YAML) -> cockpit property that is set false to inject it (engine_rough:
@@ -161,7 +161,7 @@ class JSBSimSession(SimSession):
     def preflight(cls, provider: str) -> None:
         import importlib.util
 
-        from simbridge._errors import SimbridgeError
+        from simbridge import SimbridgeError
 
         missing = [m for m in ("jsbsim", "pygame") if importlib.util.find_spec(m) is None]
         if missing:

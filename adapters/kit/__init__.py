@@ -2,8 +2,8 @@
 
 One concept per module; import the names from here (`from simbridge.adapters.kit import ...`):
 
-- `free_port` (the core's `simbridge._net`): a free TCP/UDP port for a listener about to be opened;
-- `kill_group`, `end_process` (procs): the one SIGTERM -> grace -> SIGKILL sequence;
+- `free_port`, `kill_group`, `end_process` (from `simbridge.sim`, here for convenience): a free
+  TCP/UDP port for a listener about to be opened; the one SIGTERM -> grace -> SIGKILL sequence;
 - `launch_window_process`, `window_env`, `check_window`, `PYGAME_ENV` (launch): an embedded
   simulator's window process on the sandbox's display, through the provider's spawn or locally
   with a log, and the check that its window really is there;
@@ -28,8 +28,7 @@ from simbridge.adapters.kit.drain import Drain
 from simbridge.adapters.kit.failures import FailurePlan, PlannedFailure, draw_height
 from simbridge.adapters.kit.lineserver import LineClient, LineServer
 from simbridge.adapters.kit.launch import PYGAME_ENV, check_window, launch_window_process, window_env
-from simbridge._net import free_port
-from simbridge.adapters.kit.procs import end_process, kill_group
+from simbridge.sim import end_process, free_port, kill_group
 from simbridge.adapters.kit.rate import RateThinner
 from simbridge.adapters.kit.record import STALL_STATUS, RecordLoop, StallGuard, Tick, WrapUp, record_episode
 

@@ -1,6 +1,6 @@
 """Events derived from canonical samples: crash, autopilot change, touchdown.
 
-Every simulator reports its state as canonical signals (simbridge._canonical); what happened
+Every simulator reports its state as canonical signals (simbridge.canonical); what happened
 *between* samples is computed here, once, the same way for every adapter:
 
 - `crash`: `crashed` rises through 0.5 (payload `CrashData`; the reason from the adapter's
@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 
-from simbridge._adapter import SimEvent
+from simbridge.sim import SimEvent
 
 #: autopilot signals whose changes are `autopilot_change` events
 AP_SIGNALS = ("autopilot_on", "ap_hdg", "ap_nav", "ap_alt", "ap_apr")

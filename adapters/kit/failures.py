@@ -7,7 +7,7 @@ simulator; a trigger time drawn from `after_s_between` (when the task's trigger 
 drawn the same way (`draw_time`). The adapter feeds each canonical sample to `FailurePlan.due`; a failure is due once
 the vehicle has been airborne, is at or above its trigger height and past its `after_s`. The
 adapter applies it (a property or dataref write) and records `FailurePlan.event(...)`, whose
-payload is `simbridge._events.FailureInjectedData`: `t` the simulator time of the injection,
+payload is `simbridge.sim.FailureInjectedData`: `t` the simulator time of the injection,
 `trigger_agl_ft` the planned height, `agl_ft` the height at which it was actually injected,
 `after_s` the planned time (with `drawn_from_after_s` when it was drawn).
 """
@@ -19,10 +19,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from simbridge._adapter import SimEvent
+from simbridge.sim import SimEvent
 
 if TYPE_CHECKING:
-    from simbridge._task import FailureSpec, TaskSpec
+    from simbridge import FailureSpec, TaskSpec
 
 
 def draw_height(task_id: str, seed: int | None, lo: float, hi: float) -> float:

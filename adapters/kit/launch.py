@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
-from simbridge._adapter import ProcessHandle, Sandbox
-from simbridge._errors import HarnessError
+from simbridge.sim import ProcessHandle, Sandbox
+from simbridge import HarnessError
 
 #: what every pygame window process needs beside the sandbox's environment
 PYGAME_ENV = {"SDL_AUDIODRIVER": "dummy", "PYGAME_HIDE_SUPPORT_PROMPT": "1"}

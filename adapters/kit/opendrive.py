@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simbridge._errors import BundleError
+from simbridge import BundleError
 
 
 class OpenDriveError(BundleError):

@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from simbridge._bundle import BundleWriter, EpisodeInfo, EpisodeStatus
-from simbridge._errors import HarnessError
+from simbridge import BundleWriter, EpisodeInfo, EpisodeStatus, HarnessError
 from simbridge.adapters.kit.rate import RateThinner
 
 #: the episode status of a record-only recording whose stream stalled

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from simbridge._errors import SimbridgeError
+from simbridge import SimbridgeError
 
 
 class ConfigNodeError(SimbridgeError):

@@ -41,9 +41,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from simbridge._bundle import EpisodeInfo, write_bundle
-from simbridge._errors import SimbridgeError
-from simbridge._import_policy import check_out, no_such_name, prepare_out
+from simbridge import EpisodeInfo, SimbridgeError, write_bundle
+from simbridge.importing import check_out, no_such_name, prepare_out
 from simbridge.adapters.ksp.confignode import ConfigNode, read_confignode
 from simbridge.adapters.ksp.orbit import STOCK_BODIES, Orbit, radius_at
 

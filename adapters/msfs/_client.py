@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from simbridge._errors import HarnessError
+from simbridge import HarnessError
 from simbridge.adapters.msfs import _wire as w
 from simbridge.adapters.msfs._transport import SimConnectTransport
 from simbridge.adapters.msfs._wire import DataType, Fn, Period, RequestFlag

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
 
 FLIGHTS_DIR = Path(__file__).parent / "flights"
 FT_S_PER_KT = 6076.12 / 3600
@@ -143,7 +143,7 @@ def flight_file(task_id: str) -> Path | None:
 
 
 def generate(out_dir: Path = FLIGHTS_DIR) -> list[Path]:
-    from simbridge._task import load_task
+    from simbridge import load_task
 
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from simbridge._adapter import SimEvent, StateSample
+from simbridge.sim import SimEvent, StateSample
 from simbridge.adapters.kit import DerivedEvents, RateThinner
 from simbridge.adapters.msfs import _mapping
 from simbridge.adapters.msfs._client import SimConnectClient

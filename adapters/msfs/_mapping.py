@@ -182,7 +182,7 @@ def select(signals: list[str] | None) -> list[SignalMap]:
     else:
         unknown = [s for s in signals if s not in TABLE]
         if unknown:
-            from simbridge._errors import HarnessError
+            from simbridge import HarnessError
 
             raise HarnessError(f"msfs: no SimVar mapping for signal(s) {', '.join(unknown)}")
         rows = [TABLE[s] for s in signals]

@@ -15,8 +15,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from simbridge._bundle import BundleWriter, EpisodeStatus
-from simbridge._errors import HarnessError
+from simbridge import BundleWriter, EpisodeStatus, HarnessError
 from simbridge.adapters.kit import RecordLoop, Tick, record_episode
 from simbridge.adapters.msfs import _mapping
 from simbridge.adapters.msfs._client import SimConnectClient

@@ -20,9 +20,9 @@ import posixpath
 import time
 from typing import TYPE_CHECKING, Any
 
-from simbridge._adapter import Sandbox, SimEvent, SimSession, StateSample
-from simbridge._canonical import AIRCRAFT_STATE
-from simbridge._errors import HarnessError
+from simbridge.sim import Sandbox, SimEvent, SimSession, StateSample
+from simbridge.canonical import AIRCRAFT_STATE
+from simbridge import HarnessError
 from simbridge.adapters.msfs import _flt, _mapping
 from simbridge.adapters.msfs._client import Datum, SimConnectClient
 from simbridge.adapters.msfs._logger import EV_FLIGHT_LOADED, MsfsLogger
@@ -30,7 +30,7 @@ from simbridge.adapters.msfs._transport import make_transport
 from simbridge.adapters.msfs._wire import DataType, Protocol
 
 if TYPE_CHECKING:
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
 
 #: the SimConnect.xml port docs/msfs.md configures, and the server's fallback
 SIMCONNECT_PORT = 500
@@ -112,7 +112,7 @@ class MsfsSession(SimSession):
         """A SimConnect server must answer where SIMBRIDGE_MSFS_HOST/PORT say (or the DLL be there)."""
         import socket
 
-        from simbridge._errors import SimbridgeError
+        from simbridge import SimbridgeError
         from simbridge.adapters.msfs._transport import dll_available
 
         host = os.environ.get("SIMBRIDGE_MSFS_HOST")

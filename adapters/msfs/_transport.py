@@ -23,7 +23,7 @@ import threading
 import time
 from typing import Any
 
-from simbridge._errors import HarnessError
+from simbridge import HarnessError
 from simbridge.adapters.msfs import _wire as w
 from simbridge.adapters.msfs._wire import Fn
 

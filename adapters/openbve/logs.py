@@ -38,9 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
-from simbridge._bundle import EpisodeInfo, write_bundle
-from simbridge._errors import SimbridgeError
-from simbridge._import_policy import RangeCheck, check_out, flags_of, prepare_out
+from simbridge import EpisodeInfo, SimbridgeError, write_bundle
+from simbridge.importing import RangeCheck, check_out, flags_of, prepare_out
 
 IDENTIFIER = b"openBVE_LOGS"
 FOOTER = b"_fileEND"
@@ -194,8 +193,8 @@ def parse_logs(data: bytes, source: str = "logs.bin") -> BlackBoxLog:
 
 
 def read_logs(path: str | Path) -> BlackBoxLog:
-    from simbridge._bundle import read_bounded
-    from simbridge._errors import BundleError
+    from simbridge.importing import read_bounded
+    from simbridge import BundleError
 
     path = Path(path)
     try:

@@ -24,7 +24,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from simbridge._errors import HarnessError
+from simbridge import HarnessError
 from simbridge.adapters.xplane._transport import DatagramTransport
 
 FMS_PORT = 49010

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from simbridge._errors import HarnessError
+from simbridge import HarnessError
 
 #: plugin folder/file name pattern -> what it is
 FORBIDDEN_PLUGINS: dict[str, str] = {

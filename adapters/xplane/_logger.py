@@ -9,8 +9,8 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from simbridge._adapter import StateSample
-from simbridge._errors import HarnessError
+from simbridge.sim import StateSample
+from simbridge import HarnessError
 from simbridge.adapters.xplane._frames import Frame, FrameAssembler
 from simbridge.adapters.xplane._mapping import SignalMap, datarefs_for, to_canonical
 from simbridge.adapters.xplane._udp import UdpClient

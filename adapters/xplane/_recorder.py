@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from simbridge._bundle import BundleWriter, EpisodeStatus
+from simbridge import BundleWriter, EpisodeStatus
 from simbridge.adapters.kit import RecordLoop, Tick, record_episode
 from simbridge.adapters.xplane import _mapping
 from simbridge.adapters.xplane._logger import RrefLogger

@@ -14,8 +14,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from simbridge._adapter import Sandbox, SimEvent, SimSession, StateSample
-from simbridge._errors import HarnessError
+from simbridge.sim import Sandbox, SimEvent, SimSession, StateSample
+from simbridge import HarnessError
 from simbridge.adapters.kit import DerivedEvents, Drain, kill_group
 from simbridge.adapters.xplane import _mapping, _snapshots
 from simbridge.adapters.xplane._fms import FMS_PORT, FmsProbeClient
@@ -27,7 +27,7 @@ from simbridge.adapters.xplane._webapi import WEB_PORT, WebApiClient
 from simbridge.adapters.xplane._xpc import XPC_PORT, XpcClient
 
 if TYPE_CHECKING:
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
 
 _OPTIONS = (
     "host",
@@ -56,7 +56,7 @@ class XPlaneSession(SimSession):
         """On the local provider X-Plane runs on this machine: its Web API must answer."""
         import socket
 
-        from simbridge._errors import SimbridgeError
+        from simbridge import SimbridgeError
 
         if provider != "local":
             return

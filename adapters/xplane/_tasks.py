@@ -18,12 +18,12 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from simbridge._canonical import AIRCRAFT_STATE
+from simbridge.canonical import AIRCRAFT_STATE
 from simbridge.adapters.kit import FailurePlan, PlannedFailure, draw_height
 from simbridge.adapters.xplane._mapping import TABLE
 
 if TYPE_CHECKING:
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
 
 #: X-Plane 12 default aircraft (paths relative to the install; confirm against the install)
 AIRCRAFT_PATHS: dict[str, str] = {
@@ -155,7 +155,7 @@ def plan_task(task: "TaskSpec", seed: int | None = None) -> TaskPlan:
         plan.notes.append(f"no X-Plane mapping for {missing}; those columns stay empty")
     extra = []
     if base_id == "T11" and not any(f.injected_by == "harness" for f in task.initial_state.failures):
-        from simbridge._task import FailureSpec, FailureTrigger
+        from simbridge import FailureSpec, FailureTrigger
 
         extra.append(FailureSpec(system="engine", trigger=FailureTrigger(agl_ft_between=(400, 1200))))
     plan.failures = FailurePlan.from_task(task, seed, FAILURE_DATAREFS, extra=extra)

@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from simbridge._errors import HarnessError
+from simbridge import HarnessError
 from simbridge.adapters.kit import Drain
 from simbridge.adapters.xplane import _udp_wire as w
 from simbridge.adapters.xplane._transport import DatagramTransport

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from simbridge._errors import HarnessError
+from simbridge import HarnessError
 
 WEB_PORT = 8086
 

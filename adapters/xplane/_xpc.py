@@ -12,7 +12,7 @@ import collections
 import time
 from collections.abc import Iterable, Sequence
 
-from simbridge._errors import HarnessError
+from simbridge import HarnessError
 from simbridge.adapters.xplane import _xpc_wire as w
 from simbridge.adapters.xplane._transport import DatagramTransport
 

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 from simbridge.agents import Agent, AgentResult, ExternalFault
 
 if TYPE_CHECKING:
-    from simbridge._agent_port import AgentPortClient
-    from simbridge._task import TaskSpec
+    from simbridge.agent import AgentPortClient
+    from simbridge import TaskSpec
 
 #: buttons of the JSBSim cockpit's NAV1 radio (screen pixels, from a screenshot)
 NAV1_MHZ_UP = (1115, 447)

@@ -15,6 +15,7 @@ from simbridge._exit import Exit, help_text
 #: modules providing `add_parser(subparsers)`; each sets `func(args) -> int` on its parser
 COMMAND_MODULES = [
     "simbridge._cli.tasks",
+    "simbridge._cli.signals",
     "simbridge._cli.verify",
     "simbridge._cli.record",
     "simbridge._cli.metrics",

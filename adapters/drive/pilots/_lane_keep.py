@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from simbridge.agents._base import Agent, AgentResult
+from simbridge.agents import Agent, AgentResult
 from simbridge.adapters.drive.pilots._eyes import (
     LaneFit,
     fit_lane,
@@ -44,7 +44,7 @@ from simbridge.adapters.drive.pilots._hands import (
 
 if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
 
 #: the verifier's window starts at 85 km/h and lasts 120 s; a few seconds more for the reading lag
 WINDOW_S = 120.0

@@ -49,10 +49,10 @@ from simbridge.adapters.drive.pilots._hands import (
     Steering,
     lockstep,
 )
-from simbridge.agents._base import Agent, AgentResult
+from simbridge.agents import Agent, AgentResult
 
 if TYPE_CHECKING:
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
     from simbridge.agent import AgentPortClient
 
 #: the passing line, this far left of the bay's left edge (the car is 1.86 m wide: its right

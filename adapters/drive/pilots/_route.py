@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from simbridge.agents._base import Agent, AgentResult
+from simbridge.agents import Agent, AgentResult
 from simbridge.adapters.drive.pilots._eyes import (
     Lamp,
     RouteView,
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from simbridge.agent import AgentPortClient
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
 
 CRUISE_KMH = 30.0
 TURN_KMH = 15.0

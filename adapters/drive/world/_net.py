@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from simbridge._errors import HarnessError
+from simbridge import HarnessError
 
 MAPS_DIR = Path(__file__).parent.parent / "maps"  # adapters/drive/maps: the towns, read by both sides
 TOWNS = ("Town01", "Town03", "Town04")

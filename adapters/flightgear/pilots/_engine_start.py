@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from simbridge.agents._base import Agent, AgentResult
+from simbridge.agents import Agent, AgentResult
 
 if TYPE_CHECKING:
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
     from simbridge.agent import AgentPortClient
 
 #: screen points (x, y) in the view after `prepare_view`, measured on FlightGear 2020.3

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from simbridge.agents._base import Agent, AgentResult
+from simbridge.agents import Agent, AgentResult
 from simbridge.adapters.flightgear.pilots._kx165 import read_field
 from simbridge.adapters.flightgear.pilots._tooltip import find_box, read_value, words
 
 if TYPE_CHECKING:
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
     from simbridge.agent import AgentPortClient
 
 #: screen points of the panel's controls (x, y) in the default c172p view, 1280x800

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from simbridge.agents._base import Agent, AgentResult
+from simbridge.agents import Agent, AgentResult
 from simbridge.adapters.flightgear.pilots._gauges import (
     REGION,
     angle_step_deg,
@@ -37,7 +37,7 @@ from simbridge.adapters.flightgear.pilots._gauges import (
 )
 
 if TYPE_CHECKING:
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
     from simbridge.agent import AgentPortClient
 
 BANK_TARGET_DEG = -45.0  # left

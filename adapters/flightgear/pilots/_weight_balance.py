@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simbridge.agents._base import Agent, AgentResult
+from simbridge.agents import Agent, AgentResult
 
 #: FlightGear 2020.3 PUI font (Helvetica 12 as rendered on Xvfb/Mesa): '#' = lit pixel
 GLYPHS: dict[str, list[str]] = {

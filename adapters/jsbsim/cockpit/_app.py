@@ -97,7 +97,7 @@ def scenario_from_args(a: argparse.Namespace) -> Scenario:
     if a.scenario:
         return Scenario.from_json(Path(a.scenario).read_text())
     if a.task:
-        from simbridge._task import load_task
+        from simbridge import load_task
 
         sc = from_task(load_task(a.task))
         if a.aircraft:

@@ -7,13 +7,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from simbridge.adapters.jsbsim.pilots._layout import L
-from simbridge.agents._base import Agent, AgentResult
+from simbridge.agents import Agent, AgentResult
 from simbridge.adapters.jsbsim.pilots._cockpit import Cockpit
 from simbridge.adapters.jsbsim.pilots._instruments import lit
 
 if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
 
 RPM_TARGET, RPM_BAND = 1000.0, 50.0
 RUNNING_RPM = 500.0

@@ -30,14 +30,14 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from simbridge.agents._base import Agent, AgentResult
+from simbridge.agents import Agent, AgentResult
 from simbridge.adapters.jsbsim.pilots._cockpit import Cockpit
 from simbridge.adapters.jsbsim.pilots._control import PID, State, angle_diff
 from simbridge.adapters.jsbsim.pilots._runway_view import see_runway
 
 if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
 
 FT = 0.3048
 GLIDE_DEG = 3.0

@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simbridge.adapters.jsbsim.pilots._layout import L
-from simbridge.agents._base import Agent, AgentResult
+from simbridge.agents import Agent, AgentResult
 from simbridge.adapters.jsbsim.pilots._cockpit import Cockpit
 from simbridge.adapters.jsbsim.pilots._control import PID, AttitudeFlyer, State
 from simbridge.adapters.jsbsim.pilots._instruments import Readout, read_instruments, small_gauge
 
 if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
 
 LOOP_DT = 0.25  # simulator seconds between two readings while holding the aircraft
 #: the parts of the screen a reading takes (x0, y0, x1, y1): the whole panel (the flight

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from simbridge.agents._base import Agent, AgentResult
+from simbridge.agents import Agent, AgentResult
 from simbridge.adapters.jsbsim.pilots._cockpit import Cockpit
 from simbridge.adapters.jsbsim.pilots._control import AttitudeFlyer, State, angle_diff
 
 if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
 
 BANK_DEG = -45.0  # left
 ROLLOUT_LEAD_DEG = 14.0

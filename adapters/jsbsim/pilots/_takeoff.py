@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from simbridge.agents._base import Agent, AgentResult
+from simbridge.agents import Agent, AgentResult
 from simbridge.adapters.jsbsim.pilots._cockpit import Cockpit
 from simbridge.adapters.jsbsim.pilots._control import PID, AttitudeFlyer, State, angle_diff
 from simbridge.adapters.jsbsim.pilots._instruments import lit
 
 if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient
-    from simbridge._task import TaskSpec
+    from simbridge import TaskSpec
 
 HDG, ALT, IAS = 340.0, 3000.0, 90.0
 ROTATE_KT, CLIMB_KT, ROTATE_PITCH = 55.0, 78.0, 8.0

@@ -8,6 +8,7 @@ applies the safety gate and primary goals, and scores the agent's own early end 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, TypedDict
 
 from simbridge._bundle import Bundle
@@ -128,13 +129,18 @@ def score_bundle(bundle: Bundle, task: "TaskSpec") -> Score:
             f"the rest not judged: {exc}",
             **base,
         )
+    except Exception as exc:  # noqa: BLE001 - a verifier's own bug is the harness's fault, never the agent's
+        return Score.unscored(reason=verifier_bug(vname, exc), **base)
     report_quality(ctx.asked)
     missing_c = [c for c in vdef.components if c not in ctx.components]
     missing_s = [s for s in vdef.safety if s not in ctx.safety_results]
     if missing_c or missing_s:
-        raise RuntimeError(f"verifier {vname!r} did not record {missing_c + missing_s}")
+        return Score.unscored(reason=f"verifier bug: {vname!r} did not record {missing_c + missing_s}", **base)
     if vdef.quality and ctx.task_progress is None:
-        raise RuntimeError(f"verifier {vname!r} declares quality items {list(vdef.quality)} but recorded no progress")
+        return Score.unscored(
+            reason=f"verifier bug: {vname!r} declares quality items {list(vdef.quality)} but recorded no progress",
+            **base,
+        )
     comps = [_scaled(ctx.components[c.name], vdef.quality, ctx) for c in task.partial_credit]
     safety = [ctx.safety_results[s.name] for s in task.safety]
     raw = round(sum(c.points for c in comps), 6)
@@ -231,3 +237,22 @@ def _sim_end_s(ep: Any) -> float | None:
         return float(v) if v is not None else None
     except (TypeError, ValueError):
         return None
+
+
+def verifier_bug(name: str, exc: BaseException) -> str:
+    """One line for an exception raised inside verifier `name`: its type, message and the
+    verifier's own line that raised it (the innermost frame outside simbridge's core)."""
+    import traceback
+
+    core = Path(__file__).parent
+    plugins = tuple(core / name for name in ("verifiers", "adapters", "tasks"))
+    where = ""
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        path = Path(frame.filename)
+        in_core = path.is_relative_to(core) and not any(path.is_relative_to(p) for p in plugins)
+        if "site-packages" in path.parts or in_core:
+            continue
+        where = f" at {path.name}:{frame.lineno}"
+        break
+    text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+    return f"verifier bug: {name!r} raised {type(exc).__name__}: {str(text).splitlines()[0] if text else ''}{where}"

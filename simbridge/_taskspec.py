@@ -571,4 +571,7 @@ class TaskSpec(_Model):
         for c in self.partial_credit:
             if c.name == name:
                 return c
-        raise KeyError(name)
+        raise KeyError(
+            f"no partial-credit item {name!r} in task {self.id} "
+            f"(declared: {', '.join(c.name for c in self.partial_credit) or 'none'})"
+        )

@@ -11,16 +11,10 @@ Measured on the 2-core development machine (`simbridge run T09 --sim jsbsim`, ep
   Xvfb: one core at least); their figures are conservative estimates, marked so. Each figure is
   declared by the simulator's adapter (AdapterSpec.cost), never named here.
 
-- A VM episode (`provider: vm`) is costed from the VM's configuration, not its simulator: QEMU
-  is given VM_CPUS vCPUs and VM_MEM_MB of guest memory (`simbridge._vm._qemu`), and a software-
-  emulated guest keeps its vCPUs busy (132 % CPU measured for a 2-vCPU jsbsim guest), so the
-  episode holds all of them, plus the guest memory, QEMU's own (~150 MB) and the host-side
-  runner's (~200 MB), and no host display (the guest has its own Xvfb).
-
-- A sandboxed episode (`provider: netns`) runs under its sandbox's cgroup limits (1 core and
-  1024 MB by default, `$SIMBRIDGE_SANDBOX_CPUS`, `$SIMBRIDGE_SANDBOX_MEM_MB`): it is admitted by
-  the simulator's measured CPU share (a limit caps, it reserves nothing) and by its memory limit
-  plus the runner's 200 MB (what the sandbox may take).
+- A provider turns the simulator's cost into what the episode holds on the host (its factory's
+  `episode_cost`, simbridge._providers): a VM episode holds the VM's size whatever it runs; a
+  cgroup-limited sandbox is admitted by the simulator's CPU share and by its memory limit plus
+  the runner's.
 
 Admission (local executor): an episode starts while the running episodes' CPU share plus its own
 stays within the CPU budget (the number of cores), the display count within MAX_DISPLAYS and
@@ -44,44 +38,24 @@ DEFAULT_COST = DEFAULT_EPISODE_COST
 MAX_DISPLAYS = 16
 
 
-#: host memory besides the guest's for a VM episode: QEMU itself and the host-side runner (MB)
-VM_HOST_MB = 350
-
-
 def cost_of(sim: str) -> SimCost:
     """The cost of an episode of simulator `sim` (a name, `sim:NAME`, or a `module:Class`) on the
     local provider: what its adapter declares (AdapterSpec.cost), else DEFAULT_COST."""
     return simulator_trait(sim.removeprefix("sim:"), "cost", DEFAULT_COST)
 
 
-def vm_cost() -> SimCost:
-    """What a VM episode holds on its host, from the VM's configuration (see the module docstring)."""
-    from simbridge._vm._qemu import VM_CPUS, VM_MEM_MB
-
-    return SimCost(cpu_cores=float(VM_CPUS), displays=0, mem_mb=float(VM_MEM_MB + VM_HOST_MB), measured=False)
-
-
-#: the host-side runner's memory beside a sandbox's (MB: 194 MB peak RSS measured, jsbsim)
-RUNNER_MB = 200
-
-
 def cost_for(sim: str, provider: str = "local") -> SimCost:
-    """The cost of one episode of `sim` on `provider`: the VM's size for `vm`; for `netns` the
-    simulator's measured CPU share and, for memory, the runner's plus the sandbox's memory limit
-    (`simbridge._isolation._cgroup`: what the sandbox may take, so admission never overcommits it);
-    else the simulator's measured cost."""
-    if provider == "vm":
-        return vm_cost()
+    """The cost of one episode of `sim` on `provider`: the simulator's own cost as the provider
+    turns it into what the episode holds on its host (a registered provider factory's
+    `episode_cost(sim_cost)`: a VM holds its own size, a cgroup sandbox its memory limit); a
+    provider that declares nothing costs what its simulator costs."""
+    from simbridge.registry import registry
+
     base = cost_of(sim)
-    if provider == "netns":
-        from dataclasses import replace
-
-        from simbridge._isolation._cgroup import limits_for
-
-        limit = limits_for(base.cpu_cores, base.mem_mb).mem_mb
-        if limit:
-            return replace(base, mem_mb=float(RUNNER_MB + limit))
-    return base
+    reg = registry()
+    factory = reg.provider(provider) if reg.find("provider", provider) is not None else None
+    episode_cost = getattr(factory, "episode_cost", None)
+    return episode_cost(base) if callable(episode_cost) else base
 
 
 def available_mem_mb() -> float:

@@ -87,7 +87,7 @@ class LocalExecutor:
     def describe(self, specs: list[EpisodeSpec]) -> str:
         kinds = sorted({(_spec_resource(s).removeprefix("sim:"), s.provider) for s in specs})
         caps = ", ".join(
-            f"{sim}{' (vm)' if provider == 'vm' else ''} {self.budget.capacity(cost_for(sim, provider))} at once"
+            f"{sim}{f' ({provider})' if provider != 'local' else ''} {self.budget.capacity(cost_for(sim, provider))} at once"
             for sim, provider in kinds
         )
         cap = f"; at most {self.max_parallel} (--max-parallel)" if self.max_parallel else ""

@@ -85,6 +85,8 @@ class PohPilot(Agent):
     the procedure's summary after holding the final state."""
 
     name = "reference"
+    #: the bank `_steer` holds (deg, + right); a turning pilot sets it
+    bank_target = 0.0
 
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
         self.port, self.cp, self.st = port, Cockpit(port), State()
@@ -135,7 +137,7 @@ class PohPilot(Agent):
         if self.cp.img is None or self.cp.img.shape[:2] != (L.HEIGHT, L.WIDTH):
             self.cp.img = np.zeros((L.HEIGHT, L.WIDTH, 3), np.uint8)
         self.cp.img[y0 : y0 + shot.shape[0], x0 : x0 + shot.shape[1]] = shot[..., :3]
-        return read_instruments(self.cp.img)
+        return read_instruments(self.cp.img, self.cp.failed)
 
     def tick(self) -> None:
         """One reading and one control step, then LOOP_DT of simulator time."""
@@ -148,7 +150,7 @@ class PohPilot(Agent):
 
     def _steer(self, dt: float) -> None:
         st, fly = self.st, self.fly
-        ail = fly.bank_pid.step(0.0 - st.bank, dt, rate=-st.roll_rate)  # wings level
+        ail = fly.bank_pid.step(self.bank_target - st.bank, dt, rate=-st.roll_rate)  # wings level by default
         if self.mode == "alt":
             vs_cmd = max(-self.vs_limit, min(self.vs_limit, 3.0 * (self.alt_target - st.alt)))
         else:  # "speed": the airspeed by pitch (a glide, a descent at idle)

@@ -55,7 +55,7 @@ def sim_spec(name: str) -> str:
 
 
 def start_session(sim: str, provider: LocalProvider, workdir: Path):
-    from simbridge._runner import resolve_session
+    from simbridge._run_config import resolve_session
 
     sb = provider.start(workdir)
     session = resolve_session(sim_spec(sim))()

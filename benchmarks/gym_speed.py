@@ -98,7 +98,7 @@ def gym_rate(steps: int, screenshot: bool, out: Path, obs_scale: float = 0.25) -
 
 def reference_rate(out: Path) -> tuple[float, float, float, str]:
     """(simulated seconds per wall second, simulated s, wall s, outcome) of one lockstep T02."""
-    from simbridge._runner import RunConfig, run
+    from simbridge.episode import RunConfig, run
 
     w0 = time.monotonic()
     (r,) = run(

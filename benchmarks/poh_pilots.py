@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from simbridge._runner import RunConfig, run
+from simbridge.episode import RunConfig, run
 
 TASKS = ("P01", "P02", "P03", "P07", "P09", "P10", "P11", "P15", "P16", "P19", "P22")
 

@@ -31,7 +31,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from simbridge._runner import RunConfig, run
+from simbridge.episode import RunConfig, run
 from simbridge._task import load_all_tasks
 from simbridge._verified import MIN_SCORE, PairRecord, pilot_for, write_records
 

@@ -134,7 +134,7 @@ class Episode:
       moment one holds (time limit, crash, simulator lost, done/give_up).
     - `act(kind, **args)` (caller) runs one agent-port action and returns the Observation after it.
     - `close(fault=None)` ends the episode (if it has not ended), unwinds the stack, closes and
-      scores the bundle: the TrialResult. Idempotent; `finish()` is the same.
+      scores the bundle: the TrialResult. Idempotent.
     - `run()` is the whole trial with `driver="agent"` (what `run_trial` does); `wait()` blocks
       until the first end condition and returns (status, detail); `fail(exc)` turns an
       exception from set-up or waiting into the episode's status.
@@ -239,7 +239,7 @@ class Episode:
         EpisodeOver once the episode has ended, ActionError for an action the port refuses."""
         if self.client is None:
             raise SimbridgeError("Episode.act() before start()")
-        return self.observe(self.client._call(kind, args))
+        return self.observe(self.client.execute(kind, args))
 
     def observe(self, result: Any = None) -> Observation:
         """The episode as it is now (the screen grabbed now, not logged as an agent action)."""
@@ -280,10 +280,6 @@ class Episode:
         self._close_bundle()
         self.result = self._score()
         return self.result
-
-    def finish(self) -> TrialResult:
-        """`close()`."""
-        return self.close()
 
     def __enter__(self) -> "Episode":
         return self

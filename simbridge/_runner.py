@@ -7,8 +7,8 @@ an aircraft crash, the simulator exiting, a harness fault, Ctrl-C; then everythi
 bundle closed with its status and scored. See simbridge._episode for the statuses.
 
 The configuration and result types live in simbridge._run_config, the episode's parts in
-simbridge._episode_parts and its end conditions in simbridge._end_watch; the names below are
-re-exported for the callers that import them from here.
+simbridge._episode_parts and its end conditions in simbridge._end_watch. Callers use the public
+door, `simbridge.episode`.
 """
 
 from __future__ import annotations
@@ -16,21 +16,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from simbridge._adapter import TELEMETRY_STALL_S as TELEMETRY_STALL_S
-from simbridge._end_watch import _stall_s as _stall_s
-from simbridge._episode import Episode as Episode
-from simbridge._episode import Observation as Observation
-from simbridge._episode_parts import STATUS_FILE as STATUS_FILE
-from simbridge._episode_parts import PortStatus as PortStatus
-from simbridge._episode_parts import _cpu_s as _cpu_s
-from simbridge._episode_parts import agent_files as agent_files
-from simbridge._episode_parts import collect_answers as collect_answers
-from simbridge._run_config import AGENT_OUTCOMES as AGENT_OUTCOMES
-from simbridge._run_config import RunConfig as RunConfig
-from simbridge._run_config import TrialResult as TrialResult
-from simbridge._run_config import check_assists
-from simbridge._run_config import check_sim as _check_sim
-from simbridge._run_config import resolve_session as resolve_session
+from simbridge._episode import Episode
+from simbridge._run_config import RunConfig, TrialResult, check_assists, check_sim, resolve_session
 from simbridge._task import TaskSpec, load_task
 
 
@@ -54,7 +41,7 @@ def preflight(cfg: RunConfig, task: TaskSpec) -> None:
 def run(cfg: RunConfig) -> list[TrialResult]:
     """All trials of `cfg`; bundles go to OUT/TASK-YYYYmmdd-HHMMSS/trial-N."""
     task = load_task(cfg.task)
-    _check_sim(task, cfg.sim)
+    check_sim(task, cfg.sim)
     resolve_session(cfg.sim)  # fail fast on a missing adapter
     check_assists(cfg.sim, cfg.assists)  # and on an assist the simulator does not offer
     from simbridge.agents import make_agent

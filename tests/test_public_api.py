@@ -180,7 +180,7 @@ def test_a_toy_adapter_written_against_simbridge_sim_runs(tmp_path):
 
 
 def test_guest_process_handle_satisfies_the_protocol_but_is_no_host_process():
-    from simbridge._runner import _cpu_s
+    from simbridge._episode_parts import _cpu_s
     from simbridge._vm._provider import GuestProcess
 
     guest = GuestProcess(types.SimpleNamespace(_ctl=None), 123, "/tmp/x.log")

@@ -34,6 +34,11 @@ class AgentPortClient(ClientActions, abc.ABC):
     @abc.abstractmethod
     def _call(self, kind: str, args: dict[str, Any]) -> Any: ...
 
+    def execute(self, kind: str, args: dict[str, Any]) -> Any:
+        """Run the action `kind` with its arguments as the port takes them; the port's result as
+        it comes (the typed methods convert it). For a caller that holds actions as data."""
+        return self._call(kind, args)
+
     def _act(self, kind: str, args: dict[str, Any]) -> Any:
         """Run one action: its arguments as the port takes them, its result as the table's return type."""
         return VOCABULARY[kind].returns.convert(self._call(kind, to_wire(kind, args)))

@@ -196,7 +196,7 @@ def _run(args: argparse.Namespace) -> int:
     import json
 
     from simbridge._errors import SimbridgeError
-    from simbridge._runner import RunConfig, run, summary_table
+    from simbridge.episode import RunConfig, run, summary_table
 
     import os
 

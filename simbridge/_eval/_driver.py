@@ -393,7 +393,7 @@ def _run_locked(
 
 def _preflight(episodes: list[EpisodeSpec]) -> None:
     """`simbridge run`'s checks, once per task × sim × provider, before anything runs here."""
-    from simbridge._runner import RunConfig, preflight
+    from simbridge.episode import RunConfig, preflight
     from simbridge._task import load_task
 
     for key in sorted({(e.task_id, e.sim, e.provider) for e in episodes}):

@@ -30,7 +30,7 @@ def run_attempt(spec: EpisodeSpec, bundle: Path, *, say: Any = None) -> dict[str
     """Run the episode into `bundle` (which must not hold a bundle yet). Never raises for a
     failure of the episode: a failure before the bundle exists is a harness fault outcome."""
     from simbridge._errors import SimbridgeError
-    from simbridge._runner import RunConfig, run_trial
+    from simbridge.episode import RunConfig, run_trial
     from simbridge._task import load_task
 
     t0_wall, t0 = time.time(), time.monotonic()

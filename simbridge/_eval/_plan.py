@@ -77,7 +77,7 @@ def slug(text: str) -> str:
 def sim_resource(sim: str) -> str:
     """The Ray resource naming a simulator: `sim:jsbsim`; a module:Class sim by its sim_name."""
     if ":" in sim:
-        from simbridge._runner import resolve_session
+        from simbridge._run_config import resolve_session
 
         return f"sim:{resolve_session(sim).sim_name or slug(sim)}"
     return f"sim:{sim}"

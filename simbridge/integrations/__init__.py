@@ -1,3 +1,3 @@
 """simbridge tasks in other frameworks: `inspect_ai` (Inspect AI tasks, extra `inspect`) and
 `gymnasium` (Gymnasium environments, extra `gym`). Both drive `simbridge._episode.Episode`
-directly (`_episode.open_episode`): the same sandbox, audit, recording and verifier as `simbridge run`."""
+directly (`simbridge.episode.open_episode`): the same sandbox, audit, recording and verifier as `simbridge run`."""

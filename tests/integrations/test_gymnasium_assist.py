@@ -26,8 +26,9 @@ def test_a_readout_assisted_lockstep_episode_starts_the_cockpit_with_it_and_reco
         argv = cockpit.cmdline()
         i = argv.index("--assist")
         assert argv[i + 1] == "readout" and argv.count("--assist") == 1
-        assert env._ep is not None and env._ep.session is not None
-        assert env._ep.session.telnet.get("/sim/rendering/assists") == "readout"  # the cockpit draws it
+        assert env._ep is not None
+        session = env._ep._ep.session  # white-box: the private episode's simulator session
+        assert session is not None and session.telnet.get("/sim/rendering/assists") == "readout"  # the cockpit draws it
         rgb = env._frame  # the full-size screen (BGR) of the last observation
         assert rgb is not None
         x, y, w, h = READOUT

@@ -25,7 +25,7 @@ except HarnessError as exc:
     pytest.skip(str(exc), allow_module_level=True)
 
 from simbridge import read_bundle  # noqa: E402
-from simbridge._runner import RunConfig, run  # noqa: E402
+from simbridge.episode import RunConfig, run  # noqa: E402
 
 
 def _cfg(tmp_path, **kw):

@@ -10,7 +10,7 @@ import pytest
 
 from simbridge._agent_port import AgentFiles, AgentPort, DirectClient
 from simbridge._errors import SimbridgeError
-from simbridge._runner import agent_files, collect_answers
+from simbridge._episode_parts import agent_files, collect_answers
 from simbridge._task import load_task
 
 

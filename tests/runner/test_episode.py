@@ -14,7 +14,8 @@ import pytest
 
 from simbridge._agent_port import EpisodeOver
 from simbridge._errors import HarnessError, SimbridgeError
-from simbridge._runner import Episode, RunConfig
+from simbridge._episode import Episode
+from simbridge.episode import RunConfig
 from simbridge._task import load_task
 from doubles.toy_sim import ToySimSession
 from support.runner import TOY, needs_xvfb
@@ -61,11 +62,11 @@ def test_start_wait_finish_is_run_trial_in_steps(tmp_path, monkeypatch):
     assert ep.port is not None and ep.recorder is not None and ep.clock() >= 0.0
     status, detail = ep.wait()
     ep.status, ep.detail = status, detail
-    r = ep.finish()
+    r = ep.close()
     assert r.status == "timeout" and r.score is not None and r.score.status == "scored" and r.sim_s >= 4.0
     assert json.loads((r.path / "episode.json").read_text())["status"] == "timeout"
     assert (r.path / "score.json").exists() and (r.path / "manifest.json").exists()
-    assert ep.finish().score == r.score  # closing twice changes nothing
+    assert ep.close().score == r.score  # closing twice changes nothing
     assert ep.provider is not None and ep.provider.xvfb.poll() is not None
 
 

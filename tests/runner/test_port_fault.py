@@ -18,7 +18,8 @@ import pytest
 from simbridge._agent_port import ActionError, AgentPort, EpisodeOver
 from simbridge._agent_port._port import PortFault
 from simbridge._errors import HarnessError
-from simbridge._runner import Episode, RunConfig
+from simbridge._episode import Episode
+from simbridge.episode import RunConfig
 from simbridge._task import load_task
 from simbridge.agents._base import Agent
 from doubles.toy_sim import ToySimSession

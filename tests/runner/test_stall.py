@@ -20,7 +20,8 @@ import pytest
 
 from support.runner import needs_xvfb, write_script
 from simbridge import read_bundle
-from simbridge._runner import TELEMETRY_STALL_S, RunConfig, run
+from simbridge._adapter import TELEMETRY_STALL_S
+from simbridge.episode import RunConfig, run
 from simbridge._task import load_task
 
 pytestmark = [needs_xvfb, pytest.mark.display, pytest.mark.slow]

@@ -12,7 +12,7 @@ from typing import Any
 def run_in_vm(task: str, agent: str, out: Path, **config: Any) -> tuple[Any, float]:
     """Run one trial of `task` with `agent` in the VM guest, bundles under `out`; `config` adds
     to or overrides the RunConfig fields. Returns the trial's result and the wall seconds it took."""
-    from simbridge._runner import RunConfig, run
+    from simbridge.episode import RunConfig, run
 
     fields: dict[str, Any] = dict(
         task=task, sim="jsbsim", agent=agent, provider="vm", lockstep=True, out=out, frame_hz=0, say=lambda s: None

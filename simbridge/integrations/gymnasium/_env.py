@@ -44,10 +44,11 @@ import numpy as np
 from gymnasium import spaces
 
 from simbridge._agent_port import EpisodeOver
-from simbridge._episode import Episode, Observation
+from simbridge.episode import Episode, Observation
 from simbridge._errors import SimbridgeError
 from simbridge._run_config import check_assists
-from simbridge.integrations._episode import EpisodeConfig, open_episode
+from simbridge.episode import open_episode
+from simbridge.integrations._episode import EpisodeConfig
 
 #: the keys an action may press (xdotool names): flight controls of the cockpits and common keys
 KEYS: tuple[str, ...] = (

@@ -33,7 +33,8 @@ from inspect_ai.tool import Tool, ToolError, ToolResult, tool
 from inspect_ai.util import LimitExceededError, sample_limits, store
 
 from simbridge._errors import SimbridgeError
-from simbridge.integrations._episode import EpisodeConfig, open_episode
+from simbridge.episode import open_episode
+from simbridge.integrations._episode import EpisodeConfig
 from simbridge.integrations.inspect_ai._exit import note_unscored
 
 log = logging.getLogger(__name__)

@@ -265,7 +265,8 @@ def test_t08_menus_are_the_tasks_only():
 
 
 def test_a_dialog_task_allows_the_stream_pause_of_a_reposition(tmp_path):
-    from simbridge._runner import TELEMETRY_STALL_S, _stall_s
+    from simbridge._adapter import TELEMETRY_STALL_S
+    from simbridge._end_watch import _stall_s
     from simbridge.adapters.flightgear._session import DIALOG_STREAM_LOST_S
 
     pull = Sandbox(display=":0", env={}, workdir=str(tmp_path), telemetry="pull")

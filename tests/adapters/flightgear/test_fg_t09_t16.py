@@ -114,7 +114,7 @@ def test_t16_phjr_reference_pilot_tunes_the_panel_by_mouse_and_earns_full_credit
     Kollsman knobs, each value read back from the display or its tooltip."""
     import json
 
-    from simbridge._runner import RunConfig, run
+    from simbridge.episode import RunConfig, run
 
     [result] = run(
         RunConfig(
@@ -153,7 +153,7 @@ def test_t09_phjr_reference_pilot_flies_the_steep_turn_by_keyboard_from_the_pane
 
     import numpy as np
 
-    from simbridge._runner import RunConfig, run
+    from simbridge.episode import RunConfig, run
 
     [result] = run(
         RunConfig(

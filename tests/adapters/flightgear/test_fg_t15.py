@@ -21,7 +21,7 @@ import pytest
 from conftest import have_flightgear
 
 from simbridge._bundle import read_bundle
-from simbridge._runner import RunConfig, run
+from simbridge.episode import RunConfig, run
 
 pytestmark = [
     pytest.mark.flightgear,

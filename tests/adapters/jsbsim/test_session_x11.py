@@ -258,7 +258,7 @@ def test_runner_ends_a_stream_frozen_beyond_its_limit_as_a_harness_fault(tmp_pat
     """An episode whose telemetry stops for good (the guest stops answering) ends unscored
     once the frozen limit has passed, never as the agent's failure."""
     from simbridge._providers._local import LocalProvider
-    from simbridge._runner import RunConfig, run
+    from simbridge.episode import RunConfig, run
     from simbridge.adapters.jsbsim import JSBSimSession
 
     real_start = LocalProvider.start

@@ -23,6 +23,11 @@ if TYPE_CHECKING:
     from simbridge._task import TaskSpec
 
 
+#: simulator seconds the simulator runs after each input in lockstep, unless a run says otherwise
+#: (`run --slice`, a suite's `lockstep_slice_s`, Gymnasium's `step_s`, Inspect's `lockstep_slice_s`)
+DEFAULT_LOCKSTEP_SLICE_S = 0.1
+
+
 @dataclass
 class RunConfig:
     task: str
@@ -32,7 +37,7 @@ class RunConfig:
     out: Path | None = None
     lockstep: bool = False
     #: simulator seconds the simulator runs after each input in lockstep
-    lockstep_slice_s: float = 0.1
+    lockstep_slice_s: float = DEFAULT_LOCKSTEP_SLICE_S
     seed: int | None = None
     provider: str = "local"
     #: run even when the isolation audit fails; every score is then marked unisolated

@@ -20,6 +20,7 @@ import signal
 import sys
 from pathlib import Path
 
+from simbridge._run_config import DEFAULT_LOCKSTEP_SLICE_S
 from simbridge._cli._args import MAX_TIME_LIMIT_S, number, writable_dir
 from simbridge._exit import RUN_ENDING, Exit
 from simbridge._providers import providers
@@ -66,9 +67,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--slice",
         type=number(float, lo=0, lo_open=True, hi=60),
-        default=0.1,
+        default=DEFAULT_LOCKSTEP_SLICE_S,
         dest="slice_s",
-        help="lockstep slice in simulator seconds (default 0.1)",
+        help=f"lockstep slice in simulator seconds (default {DEFAULT_LOCKSTEP_SLICE_S:g})",
     )
     p.add_argument(
         "--seed", type=number(int, lo=0, hi=2**63 - 1), default=None, help="seed of trial 1 (trial i uses seed+i-1)"

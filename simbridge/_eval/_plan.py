@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from simbridge._run_config import DEFAULT_LOCKSTEP_SLICE_S
 from simbridge._errors import SimbridgeError
 from simbridge._eval._suite import Suite, SuiteError
 from simbridge._run_config import check_assists
@@ -44,6 +45,7 @@ class EpisodeSpec:
     trial: int
     provider: str = "local"
     lockstep: bool = False
+    lockstep_slice_s: float = DEFAULT_LOCKSTEP_SLICE_S
     time_limit_s: float | None = None
     frame_hz: float = 1.0
     seed: int | None = None
@@ -197,6 +199,7 @@ def expand(suite: Suite, suite_path: Path) -> tuple[list[EpisodeSpec], list[str]
                                 trial=k,
                                 provider=suite.provider,
                                 lockstep=suite.lockstep,
+                                lockstep_slice_s=suite.lockstep_slice_s,
                                 time_limit_s=limit,
                                 frame_hz=suite.frame_hz,
                                 seed=suite.seed,

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from simbridge._run_config import DEFAULT_LOCKSTEP_SLICE_S
 from simbridge._errors import SimbridgeError
 from simbridge._status import AgentOutcome
 from simbridge._taskspec import TASK_ID
@@ -103,6 +104,8 @@ class Suite(_Model):
     #: a registered sandbox provider (simbridge's own: local, netns, vm; a plug-in's by its name)
     provider: str = "local"
     lockstep: bool = False
+    #: simulator seconds run after each input in lockstep (`simbridge run --slice`)
+    lockstep_slice_s: float = Field(default=DEFAULT_LOCKSTEP_SLICE_S, gt=0, le=60)
     #: each task's time limit × this (0 < scale ≤ 1); below 1 the episode is flagged time_limit_cut
     time_limit_scale: float = Field(default=1.0, gt=0, le=1)
     #: an absolute cap on any episode's time limit (simulator seconds), applied after the scale

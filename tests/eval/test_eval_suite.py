@@ -217,3 +217,21 @@ def test_progress_live_table_has_counts_and_cell_scores():
     text = con.export_text()
     assert "done 1/2" in text and "retried 1" in text
     assert "T09" in text and "1/2" in text and "0.250" in text
+
+
+def test_a_suites_lockstep_slice_reaches_each_episodes_run_settings(tmp_path):
+    from simbridge._run_config import DEFAULT_LOCKSTEP_SLICE_S, RunConfig
+
+    p = _suite(
+        tmp_path,
+        "name: s\nlockstep: true\nlockstep_slice_s: 0.25\nmatrix:\n  - {tasks: [T09], sims: [jsbsim], agents: [noop]}\n",
+    )
+    [spec], _ = expand(load_suite(p), p)
+    cfg = RunConfig.of(spec, task=spec.task_id, agent="noop")
+    assert (cfg.lockstep, cfg.lockstep_slice_s) == (True, 0.25)
+    p = _suite(tmp_path, "name: s\nmatrix:\n  - {tasks: [T09], sims: [jsbsim], agents: [noop]}\n")
+    [spec], _ = expand(load_suite(p), p)
+    assert spec.lockstep_slice_s == DEFAULT_LOCKSTEP_SLICE_S
+    p = _suite(tmp_path, "name: s\nlockstep_slice_s: 0\nmatrix:\n  - {tasks: [T09], sims: [jsbsim], agents: [noop]}\n")
+    with pytest.raises(SuiteError, match="lockstep_slice_s"):
+        load_suite(p)

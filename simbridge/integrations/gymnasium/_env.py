@@ -43,6 +43,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from simbridge._run_config import DEFAULT_LOCKSTEP_SLICE_S
 from simbridge._agent_port import EpisodeOver
 from simbridge.episode import Episode, Observation
 from simbridge._errors import SimbridgeError
@@ -93,7 +94,7 @@ class SimbridgeEnv(gym.Env):
         task: str,
         sim: str,
         *,
-        step_s: float = 0.1,
+        step_s: float = DEFAULT_LOCKSTEP_SLICE_S,
         obs_scale: float = 0.25,
         time_limit_s: float | None = None,
         provider: str = "local",

@@ -32,6 +32,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import Tool, ToolError, ToolResult, tool
 from inspect_ai.util import LimitExceededError, sample_limits, store
 
+from simbridge._run_config import DEFAULT_LOCKSTEP_SLICE_S
 from simbridge._errors import SimbridgeError
 from simbridge.episode import open_episode
 from simbridge.integrations._episode import EpisodeConfig
@@ -296,7 +297,7 @@ def file_tools(turn: _Turn) -> list[Tool]:
 def simbridge_episode(
     provider: str = "local",
     lockstep: bool = False,
-    lockstep_slice_s: float = 0.1,
+    lockstep_slice_s: float = DEFAULT_LOCKSTEP_SLICE_S,
     time_limit_s: float | None = None,
     frame_hz: float = 1.0,
     out: str | None = None,
@@ -412,7 +413,7 @@ def gui_task(
     sim: str | None = None,
     provider: str = "local",
     lockstep: bool = False,
-    lockstep_slice_s: float = 0.1,
+    lockstep_slice_s: float = DEFAULT_LOCKSTEP_SLICE_S,
     time_limit_s: float | None = None,
     frame_hz: float = 1.0,
     out: str | None = None,

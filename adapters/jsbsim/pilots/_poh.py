@@ -14,6 +14,8 @@ through the agent port."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -42,6 +44,9 @@ BEST_GLIDE_KIAS = 68.0
 RUNNING_RPM = 2000.0
 FIELD_ELEVATION_FT = 66.0  # KHAF: the embedded terrain is flat at the field's elevation
 RISING_KT = 15.0  # P16: an indicated airspeed gaining this much in 15 s of a steady climb is blocked
+#: a rough magneto (P07, P08): the rpm at a steady throttle falls by this fraction or more (on BOTH
+#: with one magneto failed: 150-250 rpm at cruise power, 75-130 at approach power)
+ROUGH_DROP = 0.045
 
 
 class ProcedureFailed(Exception):
@@ -77,6 +82,80 @@ def drawn_number(text: str, pattern: str) -> float | None:
     """A number the instruction names (e.g. `descend to (\\d+) ft`)."""
     m = re.search(pattern, text)
     return float(m.group(1)) if m else None
+
+
+def rpm_dropped(base_rpm: float, rpm: float) -> bool:
+    """The rough-engine indication: the rpm fallen `ROUGH_DROP` below what the same throttle gave."""
+    return rpm < base_rpm * (1.0 - ROUGH_DROP)
+
+
+# ---------------------------------------------------------------------- procedure steps
+# A procedure's steps as a generator of what the hands and eyes do, so a pilot holding cruise
+# (`PohPilot.run_steps`) and one flying a final (`_approach_poh`) run the same checklist: it
+# yields `Wait`, `SetLit` (a switch, knob or selector position read back lit), `SetSlider` and
+# `MeanRpm` (the mean tachometer reading over some seconds, sent back into the generator).
+@dataclass(frozen=True)
+class Wait:
+    seconds: float
+
+
+@dataclass(frozen=True)
+class SetLit:
+    hotspot: str
+    on: bool = True
+
+
+@dataclass(frozen=True)
+class SetSlider:
+    hotspot: str
+    value: float
+
+
+@dataclass(frozen=True)
+class MeanRpm:
+    seconds: float
+
+
+Step = Wait | SetLit | SetSlider | MeanRpm
+#: a procedure's steps; its return value is the summary `done` reports
+Steps = Generator[Step, float | None, str]
+
+
+def magneto_check_steps(
+    mixture_pct: Callable[[], float | None], settle_s: float = 2.0, measure_s: float = 2.0
+) -> Steps:
+    """C172S POH rough engine (magneto malfunction): magnetos L, then R, each watched for a few
+    seconds (on the failed magneto alone the engine quits); stay on the one that runs best;
+    mixture RICH (`mixture_pct()` reads the lever)."""
+    seen: dict[str, float] = {}
+    for side in ("L", "R"):
+        yield SetLit(f"mags:{side}")
+        yield Wait(settle_s)
+        seen[side] = float((yield MeanRpm(measure_s)) or 0.0)
+    good = max(seen, key=lambda s: seen[s])
+    yield SetLit(f"mags:{good}")
+    mix = mixture_pct()
+    if mix is None or mix < 95:
+        yield SetSlider("mixture", 1.0)
+    return f"L {seen['L']:.0f}, R {seen['R']:.0f} rpm: on {good}"
+
+
+def low_volts_steps(still_lit: Callable[[], bool]) -> Steps:
+    """C172S POH 3-17/3-19, LOW VOLTS on in flight: avionics OFF, master (ALT and BAT) OFF, master
+    ON (reset); LOW VOLTS still on (`still_lit()` reads the annunciator), so ALT OFF; pitot heat
+    OFF (the load reduced)."""
+    yield Wait(1.0)
+    yield SetLit("switch:avionics", False)
+    yield SetLit("switch:master_alt", False)
+    yield SetLit("switch:master_bat", False)
+    yield Wait(1.0)
+    yield SetLit("switch:master_bat", True)
+    yield SetLit("switch:master_alt", True)
+    yield Wait(2.0)
+    still = still_lit()
+    yield SetLit("switch:master_alt", False)
+    yield SetLit("switch:pitot_heat", False)
+    return f"LOW VOLTS {'stayed on after the reset' if still else 'after the reset'}: ALT OFF, load shed"
 
 
 # ---------------------------------------------------------------------- the shared core
@@ -240,6 +319,24 @@ class PohPilot(Agent):
                 vals.append(float(self.r.rpm))
         return float(np.mean(vals)) if vals else 0.0
 
+    def run_steps(self, steps: Steps) -> str:
+        """Run a procedure's steps while holding the aircraft; returns its summary."""
+        answer: float | None = None
+        try:
+            while True:
+                step = steps.send(answer)
+                answer = None
+                if isinstance(step, Wait):
+                    self.fly_for(step.seconds)
+                elif isinstance(step, SetLit):
+                    self.set_lit(step.hotspot, step.on)
+                elif isinstance(step, SetSlider):
+                    self.set_slider(step.hotspot, step.value)
+                else:
+                    answer = self.mean_rpm(step.seconds)
+        except StopIteration as end:
+            return str(end.value)
+
 
 # ---------------------------------------------------------------------- the procedures
 class EngineRestartPilot(PohPilot):
@@ -305,18 +402,10 @@ class MagnetoCheckPilot(PohPilot):
     def procedure(self) -> str:
         self.fly_for(4.0)
         base = self.mean_rpm(3.0)
-        self.wait_for(lambda: self.mean_rpm(1.0) < base - 110.0, "an rpm drop")
-        seen = {}
-        for side in ("L", "R"):
-            self.set_lit(f"mags:{side}")
-            self.fly_for(2.0)
-            seen[side] = self.mean_rpm(2.0)
-        good = max(seen, key=lambda s: seen[s])
-        self.set_lit(f"mags:{good}")
-        if self.r is None or self.r.mix is None or self.r.mix < 95:
-            self.set_slider("mixture", 1.0)
+        self.wait_for(lambda: rpm_dropped(base, self.mean_rpm(1.0)), "an rpm drop")
+        done = self.run_steps(magneto_check_steps(lambda: None if self.r is None else self.r.mix))
         self.fly_until(lambda: self.rpm() >= RUNNING_RPM + 100, 10.0)
-        return f"rough on BOTH ({base:.0f} rpm before); L {seen['L']:.0f}, R {seen['R']:.0f} rpm: on {good}"
+        return f"rough on BOTH ({base:.0f} rpm before); {done}"
 
 
 class CarbIcePilot(PohPilot):
@@ -440,19 +529,12 @@ class LowVoltsPilot(PohPilot):
 
     def procedure(self) -> str:
         self.wait_for(lambda: annunciator_lit(self.img, "low_volts"), "LOW VOLTS")
-        self.fly_for(1.0)
-        self.set_lit("switch:avionics", False)
-        self.set_lit("switch:master_alt", False)
-        self.set_lit("switch:master_bat", False)
-        self.fly_for(1.0)
-        self.set_lit("switch:master_bat", True)
-        self.set_lit("switch:master_alt", True)
-        self.fly_for(2.0)
-        self.look()
-        still = annunciator_lit(self.img, "low_volts")
-        self.set_lit("switch:master_alt", False)
-        self.set_lit("switch:pitot_heat", False)
-        return f"LOW VOLTS {'stayed on after the reset' if still else 'after the reset'}: ALT OFF, load shed"
+
+        def still_lit() -> bool:
+            self.look()
+            return annunciator_lit(self.img, "low_volts")
+
+        return self.run_steps(low_volts_steps(still_lit))
 
 
 class ElectricalFirePilot(PohPilot):
@@ -516,7 +598,16 @@ __all__ = [
     "FuelImbalancePilot",
     "LowVoltsPilot",
     "MagnetoCheckPilot",
+    "MeanRpm",
     "PitotBlockagePilot",
     "PitotClimbPilot",
     "PohPilot",
+    "SetLit",
+    "SetSlider",
+    "Step",
+    "Steps",
+    "Wait",
+    "low_volts_steps",
+    "magneto_check_steps",
+    "rpm_dropped",
 ]

@@ -73,17 +73,6 @@ def _sigterm(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _suite_file(suite: Path) -> Path:
-    """The suite file: `suite` itself, or the file of the suite registered under that name
-    (simbridge.registry, kind `suite`: a plug-in's, or suites/NAME.yaml of a checkout)."""
-    if suite.exists() or suite.suffix or len(suite.parts) > 1:
-        return suite
-    from simbridge.registry import registry
-
-    entry = registry().find("suite", str(suite))
-    return registry().suite(str(suite)) if entry is not None else suite
-
-
 def _eval(args: argparse.Namespace) -> int:
     from simbridge._eval import run_eval
 
@@ -98,8 +87,10 @@ def _eval(args: argparse.Namespace) -> int:
 
         metrics = MetricsExporter(args.metrics_port, args.metrics_host)
     with metrics:
+        from simbridge._eval._suite import suite_file
+
         res = run_eval(
-            _suite_file(args.suite),
+            suite_file(args.suite),
             args.out,
             ray_address=args.ray,
             max_parallel=args.max_parallel,

@@ -169,6 +169,18 @@ def _loc(loc: tuple) -> str:
     return ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in loc).replace(".[", "[")
 
 
+def suite_file(suite: str | Path) -> Path:
+    """The suite file: `suite` itself, or the file of the suite registered under that name
+    (simbridge.registry, kind `suite`: a plug-in's, or suites/NAME.yaml of a checkout)."""
+    suite = Path(suite)
+    if suite.exists() or suite.suffix or len(suite.parts) > 1:
+        return suite
+    from simbridge.registry import registry
+
+    entry = registry().find("suite", str(suite))
+    return registry().suite(str(suite)) if entry is not None else suite
+
+
 def load_suite(path: Path) -> Suite:
     """The suite in `path`; SuiteError of one line naming the file, the line or field."""
     path = Path(path)

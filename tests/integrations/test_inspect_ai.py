@@ -241,11 +241,16 @@ def test_simulator_killed_mid_sample_is_a_sample_error_not_zero(tmp_path, no_lef
 
 def test_task_lists_and_suite_files(tmp_path):
     assert parse_tasks("T16, T09") == [("T16", None), ("T09", None)]
+    # a suite in `simbridge eval`'s format: its (task, simulator) cells once each, agents left out
     suite = tmp_path / "suite.yaml"
-    suite.write_text("name: s\ntasks:\n  - T16\n  - {id: T09, sim: jsbsim}\n")
-    assert parse_tasks(str(suite)) == [("T16", None), ("T09", "jsbsim")]
-    suite.write_text("tasks: [7]\n")
-    with pytest.raises(SimbridgeError, match=r"suite.yaml: tasks\[0\]=7"):
+    suite.write_text(
+        "name: s\ntrials: 2\nmatrix:\n  - {tasks: [T16, T09], sims: [jsbsim], agents: [noop, reference]}\n"
+    )
+    assert parse_tasks(str(suite)) == [("T16", "jsbsim"), ("T09", "jsbsim")]
+    # the shipped smoke suite, by file and by its registered name, is the same list
+    assert parse_tasks("smoke") == parse_tasks(str(Path(__file__).parents[2] / "suites" / "smoke.yaml")) != []
+    suite.write_text("name: s\nmatrix:\n  - {tasks: [7], sims: [jsbsim], agents: [noop]}\n")
+    with pytest.raises(SimbridgeError, match=r"suite.yaml: field 'matrix\[0\].tasks\[0\]'"):
         parse_tasks(str(suite))
     with pytest.raises(SimbridgeError, match="not found"):
         parse_tasks(str(tmp_path / "missing.yaml"))

@@ -49,36 +49,27 @@ INLINE_MAX_BYTES = 64_000
 
 # ------------------------------------------------------------------------------------------ dataset
 def parse_tasks(spec: str) -> list[tuple[str, str | None]]:
-    """`T16`, `T16,T09` or a suite YAML (`tasks:` a list of ids, or of {id|task, sim}) →
-    [(task id, sim or None)]. Raises SimbridgeError naming the file and entry that is wrong."""
-    import yaml
+    """`T16`, `T16,T09`, or a suite — a file in `simbridge eval`'s format (suites/*.yaml) or a
+    registered suite's name — as [(task id, sim or None)]: the suite's (task, simulator) cells in
+    its order, once each (its agents are left out: the model under evaluation is the agent).
+    Raises SimbridgeError naming the file and the entry that is wrong."""
+    from simbridge._eval import expand, load_suite
+    from simbridge._eval._suite import suite_file
+    from simbridge.registry import registry
 
     spec = str(spec).strip()
-    if spec.endswith((".yaml", ".yml")):
-        path = Path(spec)
+    if spec.endswith((".yaml", ".yml")) or registry().find("suite", spec) is not None:
+        path = suite_file(spec)
         if not path.is_file():
             raise SimbridgeError(f"suite file {spec}: not found")
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise SimbridgeError(f"suite file {spec}: not valid YAML ({str(exc).splitlines()[0]})") from None
-        items = data.get("tasks") if isinstance(data, dict) else data
-        if not isinstance(items, list) or not items:
-            raise SimbridgeError(f"suite file {spec}: needs a non-empty 'tasks:' list of task ids")
-        out: list[tuple[str, str | None]] = []
-        for i, item in enumerate(items):
-            if isinstance(item, str):
-                out.append((item, None))
-            elif isinstance(item, dict) and isinstance(item.get("id", item.get("task")), str):
-                sims = item.get("sims", item.get("sim"))
-                for sim in sims if isinstance(sims, list) else [sims]:
-                    out.append((str(item.get("id", item.get("task"))), None if sim is None else str(sim)))
-            else:
-                raise SimbridgeError(f"suite file {spec}: tasks[{i}]={item!r} is not a task id or {{id, sim}}")
-        return out
+        episodes, _ = expand(load_suite(path), path)
+        cells = list(dict.fromkeys((e.task_id, e.sim) for e in episodes))
+        if not cells:
+            raise SimbridgeError(f"suite file {spec}: no (task, simulator) cell can run here")
+        return [(t, s) for t, s in cells]
     ids = [t.strip() for t in spec.split(",") if t.strip()]
     if not ids:
-        raise SimbridgeError("task: give a task id (T16), a comma list (T16,T09) or a suite .yaml file")
+        raise SimbridgeError("task: give a task id (T16), a comma list (T16,T09) or a suite (.yaml file or name)")
     return [(t, None) for t in ids]
 
 
@@ -422,7 +413,7 @@ def gui_task(
     screenshot_after: bool = True,
     assist: Any = None,
 ) -> Task:
-    """simbridge GUI tasks: `-T task=T16|T16,T09|suite.yaml -T sim=jsbsim [-T provider=netns]
+    """simbridge GUI tasks: `-T task=T16|T16,T09|suites/smoke.yaml|smoke -T sim=jsbsim [-T provider=netns]
     [-T lockstep=true] [-T time_limit_s=60] [-T epochs=K] [-T assist=readout]` (pass@K and pass^K
     reducers; a pass is a full score, which is simbridge's `success`). `assist`: assists the
     simulator offers (`simbridge run --assist`; several comma-separated), flagged on every score."""

@@ -32,7 +32,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from simbridge._run_config import DEFAULT_LOCKSTEP_SLICE_S
-from simbridge._errors import SimbridgeError
+from simbridge._errors import SimbridgeError, first_error
 from simbridge._status import AgentOutcome
 from simbridge._taskspec import TASK_ID
 
@@ -165,10 +165,6 @@ class Suite(_Model):
         return None if math.isclose(limit, task_limit_s) or limit >= task_limit_s else limit
 
 
-def _loc(loc: tuple) -> str:
-    return ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in loc).replace(".[", "[")
-
-
 def suite_file(suite: str | Path) -> Path:
     """The suite file: `suite` itself, or the file of the suite registered under that name
     (simbridge.registry, kind `suite`: a plug-in's, or suites/NAME.yaml of a checkout)."""
@@ -194,9 +190,6 @@ def load_suite(path: Path) -> Suite:
     try:
         return Suite.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        msg = err["msg"].removeprefix("Value error, ")
-        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        if not err["loc"] and msg.startswith("field '"):
-            raise SuiteError(f"{path}: {msg}{more}") from None
-        raise SuiteError(f"{path}: field '{_loc(err['loc']) or '?'}': {msg}{more}") from None
+        line = first_error(exc, str(path), top="?", indexed=True, count=True).replace(": Value error, ", ": ", 1)
+        # a check of the whole suite names its own field: "PATH: field '?': field 'x': ..." reads as "PATH: field 'x': ..."
+        raise SuiteError(line.replace(": field '?': field '", ": field '", 1)) from None

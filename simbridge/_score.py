@@ -192,13 +192,20 @@ class Score(BaseModel):
         lines = [f"task {self.task_id}  verifier {self.verifier}  status {self.status}"]
         if self.status == "unscored":
             lines.append(f"UNSCORED: {self.reason}")
-        head = f"{'component':<22}{'weight':>7}{'earned':>8}{'points':>8}  {'measured':<22}{'tolerance':<30}window"
-        lines += ["", head, "-" * len(head)]
+        rows = []
         for c in self.components:
             meas = c.measured if not isinstance(c.measured, float) else f"{c.measured:.4g}"
             win = f"{c.window[0]:.1f}-{c.window[1]:.1f}s" if c.window else ""
+            rows.append((c, "" if meas is None else str(meas), win))
+        # columns as wide as their widest cell: a long name, value or tolerance never runs into the next
+        w_name = max([len("component"), *(len(c.name) for c, _, _ in rows)])
+        w_meas = max([len("measured"), *(len(m) for _, m, _ in rows)])
+        w_tol = max([len("tolerance"), *(len(c.tolerance) for c, _, _ in rows)])
+        head = f"{'component':<{w_name}}{'weight':>8}{'earned':>8}{'points':>8}  {'measured':<{w_meas}}  {'tolerance':<{w_tol}}  window"
+        lines += ["", head, "-" * len(head)]
+        for c, meas, win in rows:
             lines.append(
-                f"{c.name:<22}{c.weight:>7.2f}{c.earned:>8.2f}{c.points:>8.3f}  {str(meas):<22.22}{c.tolerance:<30.30}{win}"
+                f"{c.name:<{w_name}}{c.weight:>8.2f}{c.earned:>8.2f}{c.points:>8.3f}  {meas:<{w_meas}}  {c.tolerance:<{w_tol}}  {win}".rstrip()
             )
             if c.explanation:
                 lines.append(f"    {c.explanation}")

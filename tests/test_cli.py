@@ -217,3 +217,31 @@ def test_exit_code_docs_table_is_the_module():
     code, out, _ = run("--help")
     for d in EXIT_CODES:
         assert f"\n  {int(d.code):<4} " in out
+
+
+def test_the_score_table_keeps_long_cells_apart():
+    from simbridge import Component, Score
+
+    long_tol = "within ±100 ft of the altitude at the entry of the turn"
+    s = Score(
+        task_id="T09",
+        verifier="steep_turn",
+        status="scored",
+        score=1.0,
+        raw_score=1.0,
+        success=True,
+        components=[
+            Component(
+                name="a_component_with_a_long_name",
+                weight=1.0,
+                earned=1.0,
+                measured="a measured value longer than the column",
+                tolerance=long_tol,
+                window=(1.0, 2.0),
+            )
+        ],
+    )
+    row = next(line for line in s.table().splitlines() if line.startswith("a_component"))
+    # every cell whole and two spaces before the next: nothing cut, nothing run together
+    assert f"a measured value longer than the column  {long_tol}  1.0-2.0s" in row
+    assert row.startswith("a_component_with_a_long_name    1.00")

@@ -418,6 +418,10 @@ class TaskSpec(_Model):
     time_limit_s: float = Field(gt=0, description="Wall-clock limit of an episode, seconds")
     max_sample_gap_s: float = Field(default=0.5, gt=0, description="Larger gaps in `t` are telemetry gaps")
     signals: list[CanonicalSignal] = Field(description="Canonical signals the verifier needs")
+    plot_signals: list[CanonicalSignal] = Field(
+        default_factory=list,
+        description="Canonical signals the report also draws; never required (an episode without them is scored)",
+    )
     events: list[str] = Field(default_factory=list, description="Event kinds the verifier reads")
     snapshots: list[str] = Field(default_factory=list, description="Snapshot keys the verifier reads")
     verifier: VerifierSpec
@@ -559,7 +563,9 @@ class TaskSpec(_Model):
     @property
     def spec_hash(self) -> str:
         # the drawn values are written into the task; the record of them is not hashed twice
-        blob = json.dumps(self.model_dump(mode="json", exclude={"variant"}), sort_keys=True).encode()
+        # (an empty `plot_signals` is left out, so adding the field changed no task's hash)
+        exclude = {"variant"} | (set() if self.plot_signals else {"plot_signals"})
+        blob = json.dumps(self.model_dump(mode="json", exclude=exclude), sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 
     def instruction_for(self, sim: str) -> str:

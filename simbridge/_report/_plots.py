@@ -81,9 +81,12 @@ def evidence_windows(view: EpisodeView) -> list[tuple[float, float, str]]:
 
 
 def plotted_signals(view: EpisodeView) -> tuple[list[str], list[str]]:
-    """(signals drawn against time, signals the task names that the bundle did not record)."""
+    """(signals drawn against time: the verifier's, then the task's `plot_signals` the bundle
+    has; the verifier's signals the bundle did not record). A plot-only signal that is absent is
+    simply not drawn."""
     sig = view.bundle.signals
-    used = [s for s in view.task.signals if s not in TRACK_SIGNALS]
+    names = list(dict.fromkeys([*view.task.signals, *view.task.plot_signals]))
+    used = [s for s in names if s not in TRACK_SIGNALS]
     return [s for s in used if s in sig], [s for s in view.task.signals if s not in sig]
 
 

@@ -22,7 +22,9 @@ Exit status 0 when every pair run was solved, 1 otherwise.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
+import fcntl
 import sys
 import tempfile
 import time
@@ -62,8 +64,20 @@ def all_pairs(sims: tuple[str, ...]) -> list[str]:
     return out
 
 
-def fly(pair: str, agent: str, seed: int, out: Path, lockstep: bool, time_limit_s: float | None) -> Trial:
+def fly(
+    pair: str, agent: str, seed: int, out: Path, lockstep: bool, time_limit_s: float | None, lock: Path | None = None
+) -> Trial:
     task, sim = pair.split("/")
+    with contextlib.ExitStack() as stack:
+        if lock is not None:  # take turns with other runs that hold the same lock (one FlightGear at a time)
+            fh = stack.enter_context(open(lock, "a"))
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        return _fly(pair, task, sim, agent, seed, out, lockstep, time_limit_s)
+
+
+def _fly(
+    pair: str, task: str, sim: str, agent: str, seed: int, out: Path, lockstep: bool, time_limit_s: float | None
+) -> Trial:
     w0 = time.monotonic()
     [r] = run(
         RunConfig(
@@ -95,6 +109,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-limit", type=float, default=None, help="cut each episode at this simulator time (s)")
     ap.add_argument("--record", action="store_true", help="merge the results into each task folder's verified.json")
     ap.add_argument("--out", type=Path, default=None, help="keep the bundles here (default: a temporary directory)")
+    ap.add_argument(
+        "--lock",
+        type=Path,
+        default=None,
+        help="hold an exclusive lock on this file around each episode, so that runs of a simulator that "
+        "must run alone (FlightGear in real time) take turns",
+    )
     args = ap.parse_args(argv)
     pairs = args.pairs or all_pairs(tuple(args.sim))
     tasks = load_all_tasks()
@@ -113,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     w0 = time.monotonic()
     trials: dict[str, list[Trial]] = defaultdict(list)
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futs = [pool.submit(fly, p, a, s, out, not args.real_time, args.time_limit) for p, a, s in jobs]
+        futs = [pool.submit(fly, p, a, s, out, not args.real_time, args.time_limit, args.lock) for p, a, s in jobs]
         for f in as_completed(futs):
             t = f.result()
             trials[t.pair].append(t)

@@ -90,6 +90,18 @@ class LandingPilot(Agent):
     flare_ft = 8.5
     flare_by_pitch = False
     hold_after_stop_s = 3.0
+    #: while true the approach leaves the throttle where it is (a subclass's procedure sets it)
+    hold_throttle = False
+
+    def during_approach(self, st: State, cp: Cockpit) -> None:
+        """Called once every control cycle of the approach (each good reading of the panel,
+        before the cycle's controls are worked), until the flare; by default nothing.
+
+        A subclass may look at the panel here (`st`: the instruments read; `cp.frame`: the
+        screenshot) and act as a pilot's hand would (clicks on switches, the mixture or throttle
+        through `cp` or `self.port`), and may change the approach from then on:
+        `self.approach_kias` (KIAS by flap detent), `self.flap_schedule`, `self.hold_throttle`.
+        """
 
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
         self.port, self.cp, self.st = port, Cockpit(port), State()
@@ -142,6 +154,7 @@ class LandingPilot(Agent):
                 if sight is not None and sight.axis_from_view is not None and sight.far_m - (sight.near_m or 0) > 150:
                     rwy_hdg = (rwy_hdg + 0.05 * angle_diff(st.hdg + sight.axis_from_view, rwy_hdg)) % 360.0
                 if phase == "approach":
+                    self.during_approach(st, cp)
                     dist = None
                     if sight is not None:
                         dist = sight.centroid[0]
@@ -175,6 +188,8 @@ class LandingPilot(Agent):
                         closing = True
                     if h_w < self.flare_ft:
                         phase, p_flare = "flare", st.pitch
+                    elif self.hold_throttle:
+                        last_thr_t = st.t
                     elif st.t - last_thr_t >= 1.0 and not closing:
                         want = thr_base + thr_pid.step(ias_t - st.ias, st.t - last_thr_t)
                         taps = round((want - st.thr) / 0.01)

@@ -22,7 +22,7 @@ at any sample after the indication.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -106,6 +106,10 @@ class Check:
     text: str
     cond: Cond
     signals: tuple[str, ...] = ()
+
+    def said(self, text: str) -> "Check":
+        """The same condition in other words: a step's state as the goal that it holds at the end."""
+        return replace(self, text=text)
 
     @property
     def action(self) -> bool:
@@ -412,11 +416,35 @@ HOLD_ALT = Control(
     ("alt_msl_ft",),
 )
 
+# Each state a step sets and a goal asks to hold is written once, as the step; a goal is the
+# same condition in its own words (`Check.said`).
+MIXTURE_RICH = Check("Mixture RICH", _ge("mixture", 0.8), ("mixture",))
+SELECTOR_BOTH = Check("Fuel selector BOTH", _eq("fuel_selector", SEL_BOTH), ("fuel_selector",))
+SELECTOR_FEEDS = Check("Fuel selector BOTH (or the tank with fuel)", selector_feeds, ("fuel_selector",))
+MASTER_OFF = Check(
+    "Master switch (ALT and BAT) OFF", _all(_eq("master_bat", 0), _eq("master_alt", 0)), ("master_bat", "master_alt")
+)
+AVIONICS_OFF = Check("Avionics master OFF", _eq("avionics", 0), ("avionics",))
+PITOT_HEAT_ON = Check("Pitot heat ON", _eq("pitot_heat", 1), ("pitot_heat",))
+PITOT_HEAT_OFF = Check("Electrical load reduced: pitot heat OFF", _eq("pitot_heat", 0), ("pitot_heat",))
+ALT_OFF_BAT_ON = Check(
+    "LOW VOLTS still on: ALT OFF", _all(_eq("master_alt", 0), _eq("master_bat", 1)), ("master_bat", "master_alt")
+)
+GOOD_MAGNETO = Check("magnetos on the good magneto", good_magneto, ("magnetos",))
+MAGNETOS_BOTH = Check("magnetos BOTH", _eq("magnetos", MAG_BOTH), ("magnetos",))
+DESCENDED_150 = Check("Descend to the assigned height", descended_to("target_agl_ft", 150.0), ("alt_agl_ft",))
+LEVEL_AT_HEIGHT = Check("Level at the assigned height", descended_to("target_agl_ft", 200.0), ("alt_agl_ft",))
+ON_NEW_HEADING = Check(
+    "Turn to the assigned heading (turn coordinator and compass)",
+    heading_near("new_heading_deg", 10.0),
+    ("heading_true_deg",),
+)
+
 #: restart steps, C172S POH 3-6/3-7 "Engine failure during flight (restart procedures)"
 RESTART_STEPS = (
     Check("Airspeed 68 KIAS ±10 (best glide)", glide_speed(), ("ias_kt",)),
-    Check("Fuel selector BOTH", _eq("fuel_selector", SEL_BOTH), ("fuel_selector",)),
-    Check("Mixture RICH", _ge("mixture", 0.8), ("mixture",)),
+    SELECTOR_BOTH,
+    MIXTURE_RICH,
     Check(
         "Magnetos BOTH (or START if the propeller stopped)",
         _any(_eq("magnetos", MAG_BOTH), _eq("magnetos", MAG_START)),
@@ -429,17 +457,46 @@ SECURE_STEPS = (
     Check("Mixture IDLE CUT-OFF", _le("mixture", 0.05), ("mixture",)),
     Check("Fuel selector OFF (fuel shutoff)", _eq("fuel_selector", SEL_OFF), ("fuel_selector",)),
     Check("Magnetos OFF", _eq("magnetos", MAG_OFF), ("magnetos",)),
-    Check(
-        "Master switch (ALT and BAT) OFF",
-        _all(_eq("master_bat", 0), _eq("master_alt", 0)),
-        ("master_bat", "master_alt"),
-    ),
+    MASTER_OFF,
 )
-SECURE_GOALS = (
-    Check("mixture idle cut-off", _le("mixture", 0.05), ("mixture",)),
-    Check("fuel selector OFF", _eq("fuel_selector", SEL_OFF), ("fuel_selector",)),
-    Check("magnetos OFF", _eq("magnetos", MAG_OFF), ("magnetos",)),
-    Check("master (ALT and BAT) OFF", _all(_eq("master_bat", 0), _eq("master_alt", 0)), ("master_bat", "master_alt")),
+SECURE_GOALS = tuple(
+    step.said(text)
+    for step, text in zip(
+        SECURE_STEPS, ("mixture idle cut-off", "fuel selector OFF", "magnetos OFF", "master (ALT and BAT) OFF")
+    )
+)
+#: flying a landing task: airspeed 60-110 KIAS for ≥ 80% of the flight
+FLY_60_110 = Control("airspeed 60-110 KIAS for ≥ 80% of the flight", glide_speed(60.0, 110.0), 0.8, 5.0, ("ias_kt",))
+
+
+def forced_glide(after_s: float) -> Control:
+    """The glide of a forced landing (C172S POH: 70 KIAS flaps up, 65 flaps down)."""
+    return Control(
+        "airspeed 55-80 KIAS (70 flaps up, 65 flaps down, ±10) for ≥ 70% of the glide",
+        glide_speed(55.0, 80.0),
+        0.7,
+        after_s,
+        ("ias_kt",),
+    )
+
+
+NO_START_BELOW_500FT = Constraint(
+    "no_start_below_500ft",
+    "no starter cranking below 500 ft AGL",
+    no_start_below(500.0),
+    signals=("magnetos", "alt_agl_ft"),
+)
+AVIONICS_OFF_FOR_MASTER = Constraint(
+    "avionics_off_for_master",
+    "avionics master OFF whenever the master switch is moved",
+    avionics_off_when_master_moves,
+    signals=("master_bat", "master_alt", "avionics"),
+)
+MASTER_STAYS_OFF = Constraint(
+    "master_stays_off",
+    "the master is not switched on again once off (the fire restarts)",
+    master_stays_off,
+    signals=("master_bat",),
 )
 GLIDE_TO_RESTART = Control(
     "airspeed 58-78 KIAS (best glide 68 ±10) for ≥ 70% of the time the engine is out",
@@ -449,8 +506,8 @@ GLIDE_TO_RESTART = Control(
     ("ias_kt",),
     until=engine_running(2000.0),
 )
-RESTARTED = Check("engine running at ≥ 2,000 rpm", engine_running(2000.0), ENGINE)
 RUNNING_CRUISE = Check("engine running at ≥ 2,000 rpm", engine_running(2000.0), ENGINE)
+RESTARTED = RUNNING_CRUISE
 #: "continue in cruise at your altitude": where the aircraft was when the failure came, ±200 ft
 AT_ALTITUDE = Check(
     "at the altitude of the failure ±200 ft (continue at your altitude)", altitude_hold(200.0), ("alt_msl_ft",)
@@ -459,37 +516,28 @@ AT_ALTITUDE = Check(
 LEVEL = Check("level (altitude within ±60 ft of the final altitude)", level(60.0), ("alt_msl_ft",))
 #: C172S POH 3-17/3-19 "Low voltage annunciator (VOLTS) comes on" (a one-piece avionics master here)
 LOW_VOLTS_STEPS = (
-    Check("Avionics master OFF", _eq("avionics", 0), ("avionics",)),
-    Check(
-        "Master switch (ALT and BAT) OFF",
-        _all(_eq("master_bat", 0), _eq("master_alt", 0)),
-        ("master_bat", "master_alt"),
-    ),
+    AVIONICS_OFF,
+    MASTER_OFF,
     Check(
         "Master switch (ALT and BAT) ON (reset)",
         _all(_eq("master_bat", 1), _eq("master_alt", 1)),
         ("master_bat", "master_alt"),
     ),
-    Check(
-        "LOW VOLTS still on: ALT OFF", _all(_eq("master_alt", 0), _eq("master_bat", 1)), ("master_bat", "master_alt")
-    ),
-    Check("Electrical load reduced: pitot heat OFF", _eq("pitot_heat", 0), ("pitot_heat",)),
+    ALT_OFF_BAT_ON,
+    PITOT_HEAT_OFF,
 )
 LOW_VOLTS_GOALS = (
-    Check("ALT OFF, BAT ON", _all(_eq("master_alt", 0), _eq("master_bat", 1)), ("master_bat", "master_alt")),
-    Check("avionics master OFF (load shed)", _eq("avionics", 0), ("avionics",)),
-    Check("pitot heat OFF (load shed)", _eq("pitot_heat", 0), ("pitot_heat",)),
+    ALT_OFF_BAT_ON.said("ALT OFF, BAT ON"),
+    AVIONICS_OFF.said("avionics master OFF (load shed)"),
+    PITOT_HEAT_OFF.said("pitot heat OFF (load shed)"),
     RUNNING_CRUISE,
 )
 MAGNETO_STEPS = (
     Check("Magnetos L (check)", tried_magneto("L"), ("magnetos",)),
     Check("Magnetos R (check)", tried_magneto("R"), ("magnetos",)),
-    Check("Mixture RICH (enrichen)", _ge("mixture", 0.8), ("mixture",)),
+    MIXTURE_RICH.said("Mixture RICH (enrichen)"),
 )
-MAGNETO_GOALS = (
-    Check("magnetos on the good magneto", good_magneto, ("magnetos",)),
-    Check("engine running at ≥ 2,000 rpm", engine_running(2000.0), ENGINE),
-)
+MAGNETO_GOALS = (GOOD_MAGNETO, RUNNING_CRUISE)
 CARB_STEPS = (
     Check("Carburetor heat ON", _eq("carb_heat", 1), ("carb_heat",)),
     Check("Throttle FULL (≥ 90%)", _ge("throttle", 0.9), ("throttle",)),
@@ -509,13 +557,9 @@ CARB_GOALS = (
 )
 #: C172S POH 3-11/3-12 "Electrical fire in flight" (no standby battery, no extinguisher here)
 FIRE_STEPS = (
-    Check(
-        "Master switch (ALT and BAT) OFF",
-        _all(_eq("master_bat", 0), _eq("master_alt", 0)),
-        ("master_bat", "master_alt"),
-    ),
+    MASTER_OFF,
     Check("Vents, cabin air and heat CLOSED", _eq("cabin_air", 0), ("cabin_air",)),
-    Check("Avionics master OFF", _eq("avionics", 0), ("avionics",)),
+    AVIONICS_OFF,
     Check(
         "All other switches OFF (pitot heat, landing and taxi lights)",
         _all(_eq("pitot_heat", 0), _eq("landing_light", 0), _eq("taxi_light", 0)),
@@ -525,10 +569,10 @@ FIRE_STEPS = (
 )
 FIRE_GOALS = (
     Check("no smoke in the cabin", _eq("smoke", 0), ("smoke",)),
-    Check("master (ALT and BAT) OFF", _all(_eq("master_bat", 0), _eq("master_alt", 0)), ("master_bat", "master_alt")),
-    Check("avionics master OFF", _eq("avionics", 0), ("avionics",)),
+    MASTER_OFF.said("master (ALT and BAT) OFF"),
+    AVIONICS_OFF.said("avionics master OFF"),
     Check("cabin air OPEN (smoke vented)", _eq("cabin_air", 1), ("cabin_air",)),
-    Check("engine running at ≥ 2,000 rpm (magnetos stay on)", engine_running(2000.0), ENGINE),
+    RUNNING_CRUISE.said("engine running at ≥ 2,000 rpm (magnetos stay on)"),
 )
 
 
@@ -549,55 +593,30 @@ PROCEDURES: dict[str, Procedure] = {
             ordered=False,
             goals=(
                 RESTARTED,
-                Check("fuel selector BOTH", _eq("fuel_selector", SEL_BOTH), ("fuel_selector",)),
-                Check("magnetos BOTH", _eq("magnetos", MAG_BOTH), ("magnetos",)),
-                Check("mixture RICH", _ge("mixture", 0.8), ("mixture",)),
+                SELECTOR_BOTH.said("fuel selector BOTH"),
+                MAGNETOS_BOTH,
+                MIXTURE_RICH.said("mixture RICH"),
             ),
-            safety=(
-                Constraint(
-                    "no_start_below_500ft",
-                    "no starter cranking below 500 ft AGL",
-                    no_start_below(500.0),
-                    signals=("magnetos", "alt_agl_ft"),
-                ),
-            ),
+            safety=(NO_START_BELOW_500FT,),
         ),
         _p(
             name="tank_dry_restart",
             title="Engine failure during flight (fuel starvation): restart on the other tank",
             failure="fuel_empty_tank",
             control=GLIDE_TO_RESTART,
-            steps=(
-                RESTART_STEPS[0],
-                Check("Fuel selector BOTH (or the tank with fuel)", selector_feeds, ("fuel_selector",)),
-                *RESTART_STEPS[2:],
-            ),
+            steps=(RESTART_STEPS[0], SELECTOR_FEEDS, *RESTART_STEPS[2:]),
             ordered=False,
-            goals=(
-                RESTARTED,
-                Check("fuel selector on BOTH or the tank with fuel", selector_feeds, ("fuel_selector",)),
-                Check("magnetos BOTH", _eq("magnetos", MAG_BOTH), ("magnetos",)),
-            ),
-            safety=(
-                Constraint(
-                    "no_start_below_500ft",
-                    "no starter cranking below 500 ft AGL",
-                    no_start_below(500.0),
-                    signals=("magnetos", "alt_agl_ft"),
-                ),
-            ),
+            goals=(RESTARTED, SELECTOR_FEEDS.said("fuel selector on BOTH or the tank with fuel"), MAGNETOS_BOTH),
+            safety=(NO_START_BELOW_500FT,),
         ),
         _p(
             name="fuel_imbalance",
             title="Low fuel in the selected tank: select BOTH before it runs dry",
             failure=None,
             control=HOLD_ALT,
-            steps=(Check("Fuel selector BOTH (or the fuller tank)", selector_feeds, ("fuel_selector",)),),
+            steps=(SELECTOR_FEEDS.said("Fuel selector BOTH (or the fuller tank)"),),
             ordered=False,
-            goals=(
-                Check("fuel selector on BOTH or the fuller tank", selector_feeds, ("fuel_selector",)),
-                RUNNING_CRUISE,
-            ),
+            goals=(SELECTOR_FEEDS.said("fuel selector on BOTH or the fuller tank"), RUNNING_CRUISE),
             safety=(
                 Constraint(
                     "engine_never_stops",
@@ -612,13 +631,7 @@ PROCEDURES: dict[str, Procedure] = {
             name="efato",
             title="Engine failure immediately after takeoff",
             failure="engine",
-            control=Control(
-                "airspeed 55-80 KIAS (70 flaps up, 65 flaps down, ±10) for ≥ 70% of the glide",
-                glide_speed(55.0, 80.0),
-                0.7,
-                3.0,
-                ("ias_kt",),
-            ),
+            control=forced_glide(after_s=3.0),
             steps=SECURE_STEPS,
             ordered=False,
             goals=SECURE_GOALS,
@@ -638,13 +651,7 @@ PROCEDURES: dict[str, Procedure] = {
             name="forced_landing",
             title="Emergency landing without engine power",
             failure="engine",
-            control=Control(
-                "airspeed 55-80 KIAS (70 flaps up, 65 flaps down, ±10) for ≥ 70% of the glide",
-                glide_speed(55.0, 80.0),
-                0.7,
-                5.0,
-                ("ias_kt",),
-            ),
+            control=forced_glide(after_s=5.0),
             steps=SECURE_STEPS,
             ordered=False,
             goals=SECURE_GOALS,
@@ -658,14 +665,7 @@ PROCEDURES: dict[str, Procedure] = {
             steps=(*RESTART_STEPS[1:], *SECURE_STEPS),
             ordered=True,
             goals=SECURE_GOALS,
-            safety=(
-                Constraint(
-                    "no_start_below_500ft",
-                    "no starter cranking below 500 ft AGL",
-                    no_start_below(500.0),
-                    signals=("magnetos", "alt_agl_ft"),
-                ),
-            ),
+            safety=(NO_START_BELOW_500FT,),
             landing=True,
         ),
         _p(
@@ -681,12 +681,10 @@ PROCEDURES: dict[str, Procedure] = {
             name="rough_magneto_land",
             title="Rough engine operation: magneto check and precautionary landing",
             failure="engine_rough",
-            control=Control(
-                "airspeed 60-110 KIAS for ≥ 80% of the flight", glide_speed(60.0, 110.0), 0.8, 5.0, ("ias_kt",)
-            ),
+            control=FLY_60_110,
             steps=MAGNETO_STEPS,
             ordered=False,
-            goals=(Check("magnetos on the good magneto", good_magneto, ("magnetos",)),),
+            goals=(GOOD_MAGNETO,),
             landing=True,
         ),
         _p(
@@ -706,33 +704,17 @@ PROCEDURES: dict[str, Procedure] = {
             steps=LOW_VOLTS_STEPS,
             ordered=True,
             goals=(*LOW_VOLTS_GOALS, AT_ALTITUDE),
-            safety=(
-                Constraint(
-                    "avionics_off_for_master",
-                    "avionics master OFF whenever the master switch is moved",
-                    avionics_off_when_master_moves,
-                    signals=("master_bat", "master_alt", "avionics"),
-                ),
-            ),
+            safety=(AVIONICS_OFF_FOR_MASTER,),
         ),
         _p(
             name="low_volts_land",
             title="Low voltage (alternator failure): load shedding and landing as soon as practical",
             failure="alternator",
-            control=Control(
-                "airspeed 60-110 KIAS for ≥ 80% of the flight", glide_speed(60.0, 110.0), 0.8, 5.0, ("ias_kt",)
-            ),
+            control=FLY_60_110,
             steps=LOW_VOLTS_STEPS,
             ordered=True,
             goals=(LOW_VOLTS_GOALS[0], LOW_VOLTS_GOALS[2]),
-            safety=(
-                Constraint(
-                    "avionics_off_for_master",
-                    "avionics master OFF whenever the master switch is moved",
-                    avionics_off_when_master_moves,
-                    signals=("master_bat", "master_alt", "avionics"),
-                ),
-            ),
+            safety=(AVIONICS_OFF_FOR_MASTER,),
             landing=True,
         ),
         _p(
@@ -740,16 +722,10 @@ PROCEDURES: dict[str, Procedure] = {
             title="Vacuum system failure: partial panel",
             failure="vacuum",
             control=HOLD_ALT,
-            steps=(
-                Check(
-                    "Turn to the assigned heading (turn coordinator and compass)",
-                    heading_near("new_heading_deg", 10.0),
-                    ("heading_true_deg",),
-                ),
-            ),
+            steps=(ON_NEW_HEADING,),
             ordered=False,
             goals=(
-                Check("on the assigned heading ±10°", heading_near("new_heading_deg", 10.0), ("heading_true_deg",)),
+                ON_NEW_HEADING.said("on the assigned heading ±10°"),
                 Check("at the altitude of the failure ±200 ft", altitude_hold(200.0), ("alt_msl_ft",)),
                 Check("wings level (|bank| ≤ 10°)", lambda e: np.abs(e.s("bank_deg")) <= 10.0, ("bank_deg",)),
             ),
@@ -765,14 +741,11 @@ PROCEDURES: dict[str, Procedure] = {
                 5.0,
                 ("bank_deg",),
             ),
-            steps=(
-                Check("Turn to the assigned heading", heading_near("new_heading_deg", 10.0), ("heading_true_deg",)),
-                Check("Descend to the assigned height", descended_to("target_agl_ft", 150.0), ("alt_agl_ft",)),
-            ),
+            steps=(ON_NEW_HEADING.said("Turn to the assigned heading"), DESCENDED_150),
             ordered=False,
             goals=(
-                Check("on the assigned heading ±10°", heading_near("new_heading_deg", 10.0), ("heading_true_deg",)),
-                Check("at the assigned height ±150 ft", descended_to("target_agl_ft", 150.0), ("alt_agl_ft",)),
+                ON_NEW_HEADING.said("on the assigned heading ±10°"),
+                DESCENDED_150.said("at the assigned height ±150 ft"),
                 LEVEL,
             ),
         ),
@@ -781,10 +754,10 @@ PROCEDURES: dict[str, Procedure] = {
             title="Pitot blockage: pitot heat",
             failure="pitot",
             control=HOLD_ALT,
-            steps=(Check("Pitot heat ON", _eq("pitot_heat", 1), ("pitot_heat",)),),
+            steps=(PITOT_HEAT_ON,),
             ordered=False,
             goals=(
-                Check("pitot heat ON", _eq("pitot_heat", 1), ("pitot_heat",)),
+                PITOT_HEAT_ON.said("pitot heat ON"),
                 Check("airspeed 80-120 KIAS (cruise)", glide_speed(80.0, 120.0), ("ias_kt",)),
                 RUNNING_CRUISE,
                 AT_ALTITUDE,
@@ -797,14 +770,11 @@ PROCEDURES: dict[str, Procedure] = {
             control=Control(
                 "airspeed 65-110 KIAS for ≥ 80% of the time", glide_speed(65.0, 110.0), 0.8, 5.0, ("ias_kt",)
             ),
-            steps=(
-                Check("Pitot heat ON", _eq("pitot_heat", 1), ("pitot_heat",)),
-                Check("Level at the assigned height", descended_to("target_agl_ft", 200.0), ("alt_agl_ft",)),
-            ),
+            steps=(PITOT_HEAT_ON, LEVEL_AT_HEIGHT),
             ordered=False,
             goals=(
-                Check("pitot heat ON", _eq("pitot_heat", 1), ("pitot_heat",)),
-                Check("at the assigned height ±200 ft", descended_to("target_agl_ft", 200.0), ("alt_agl_ft",)),
+                PITOT_HEAT_ON.said("pitot heat ON"),
+                LEVEL_AT_HEIGHT.said("at the assigned height ±200 ft"),
                 LEVEL,
             ),
         ),
@@ -844,7 +814,7 @@ PROCEDURES: dict[str, Procedure] = {
                     ("alt_agl_ft",),
                 ),
                 LEVEL,
-                Check("engine running at ≥ 2,000 rpm", engine_running(2000.0), ENGINE),
+                RUNNING_CRUISE,
             ),
         ),
         _p(
@@ -855,33 +825,17 @@ PROCEDURES: dict[str, Procedure] = {
             steps=FIRE_STEPS,
             ordered=True,
             goals=(*FIRE_GOALS, AT_ALTITUDE),
-            safety=(
-                Constraint(
-                    "master_stays_off",
-                    "the master is not switched on again once off (the fire restarts)",
-                    master_stays_off,
-                    signals=("master_bat",),
-                ),
-            ),
+            safety=(MASTER_STAYS_OFF,),
         ),
         _p(
             name="electrical_fire_land",
             title="Electrical fire in flight: land as soon as possible",
             failure="electrical_fire",
-            control=Control(
-                "airspeed 60-110 KIAS for ≥ 80% of the flight", glide_speed(60.0, 110.0), 0.8, 5.0, ("ias_kt",)
-            ),
+            control=FLY_60_110,
             steps=FIRE_STEPS[:3],
             ordered=True,
             goals=(FIRE_GOALS[0], FIRE_GOALS[1], FIRE_GOALS[2]),
-            safety=(
-                Constraint(
-                    "master_stays_off",
-                    "the master is not switched on again once off (the fire restarts)",
-                    master_stays_off,
-                    signals=("master_bat",),
-                ),
-            ),
+            safety=(MASTER_STAYS_OFF,),
             landing=True,
         ),
         _p(
@@ -930,14 +884,7 @@ PROCEDURES: dict[str, Procedure] = {
                     ("alt_agl_ft",),
                 ),
             ),
-            safety=(
-                Constraint(
-                    "master_stays_off",
-                    "the master is not switched on again once off (the fire restarts)",
-                    master_stays_off,
-                    signals=("master_bat",),
-                ),
-            ),
+            safety=(MASTER_STAYS_OFF,),
         ),
     ]
 }

@@ -20,11 +20,12 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from support.flightgear import flightgear_bundle
 from support.sampling import SessionSampler
 
 from simbridge._adapter import Sandbox
 from simbridge._agent_port import AgentPort, DirectClient
-from simbridge._bundle import BundleWriter, EpisodeInfo, read_bundle
+from simbridge._bundle import read_bundle
 from simbridge._task import load_task
 from simbridge.adapters.fgproto import TelnetProps
 from simbridge.adapters.flightgear.pilots._engine_start import BEACON, FlightGearEngineStartPilot
@@ -80,28 +81,16 @@ def fg(xvfb, tmp_path_factory):
 
 def write_bundle(path: Path, fg, t_end: float | None, task_id: str) -> Path:
     """A bundle of the shared run's samples up to t_end (sim s), as the runner would write it."""
-    samples = fg.collector.upto(t_end)
-    info = fg.session.info()
-    ep = EpisodeInfo(
-        task_id=task_id,
-        sim="flightgear",
-        sim_version=info["sim_version"],
-        adapter="simbridge.adapters.flightgear.FlightGearSession",
-        provider="local-test",
+    return flightgear_bundle(
+        path,
+        fg.session,
+        fg.collector.upto(t_end),
+        task_id,
+        {"start": fg.snap_start, "end": fg.session.snapshot()},
         agent="reference:fg-engine-start",
-        unisolated=True,
-        frame_rate_hz=info["frame_rate_hz"],
-        real_time_factor=info["real_time_factor"],
-        flags=info["flags"],
+        actions=[a for a in fg.actions if t_end is None or a.get("t", 0) <= t_end],
+        note="scripted cockpit run",
     )
-    w = BundleWriter(path, ep, list(fg.session.signals))
-    for s in samples:
-        w.sample(s.t_sim, s.values)
-    for a in fg.actions:
-        if t_end is None or a.get("t", 0) <= t_end:
-            w.action(a)
-    w.snapshots({"start": fg.snap_start, "end": fg.session.snapshot()})
-    return w.finish("completed", "scripted cockpit run")
 
 
 def _dialogs(tn: TelnetProps) -> list[str]:

@@ -166,6 +166,8 @@ class PohPilot(Agent):
     name = "reference"
     #: the bank `_steer` holds (deg, + right); a turning pilot sets it
     bank_target = 0.0
+    #: simulator seconds between two readings (a pilot flying close to the ground reads faster)
+    loop_dt = LOOP_DT
 
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
         self.port, self.cp, self.st = port, Cockpit(port), State()
@@ -219,13 +221,13 @@ class PohPilot(Agent):
         return read_instruments(self.cp.img, self.cp.failed)
 
     def tick(self) -> None:
-        """One reading and one control step, then LOOP_DT of simulator time."""
+        """One reading and one control step, then `loop_dt` of simulator time."""
         self.r = self.look(panel=self.port.elapsed() - self._t_panel >= PANEL_EVERY_S)
         if self.st.update(self.port.elapsed(), self.r, None):
             dt = max(1e-3, self.st.t - self._t_prev)
             self._t_prev = self.st.t
             self._steer(dt)
-        self.port.wait(LOOP_DT)
+        self.port.wait(self.loop_dt)
 
     def _steer(self, dt: float) -> None:
         st, fly = self.st, self.fly

@@ -27,6 +27,79 @@ RUDDER_STEP = 0.05
 LOOP_DT = 0.05
 
 
+class Departure:
+    """The takeoff roll, rotation and climb, one reading at a time: rudder taps keep the runway
+    heading read at the start (yaw rate damping), wings level; rotation at `rotate_kt` to
+    `rotate_pitch`; once climbing (40 ft up, 200 fpm) the airspeed by pitch and the heading by
+    bank. Used by T02's pilot and by any pilot that departs (the forced-landing pilots)."""
+
+    def __init__(
+        self,
+        cp: Cockpit,
+        st: State,
+        fly: AttitudeFlyer,
+        climb_kt: float = CLIMB_KT,
+        rotate_kt: float = ROTATE_KT,
+        rotate_pitch: float = ROTATE_PITCH,
+        rudder_ki: float = 0.0,
+        rudder_max: float = 0.25,
+    ) -> None:
+        self.cp, self.st, self.fly = cp, st, fly
+        self.climb_kt, self.rotate_kt, self.rotate_pitch = climb_kt, rotate_kt, rotate_pitch
+        self.pitch_pid = PID(kp=0.035, ki=0.012, kd=0.02, lo=-0.4, hi=0.6)
+        self.speed_pid = PID(kp=0.35, ki=0.04, lo=-6.0, hi=6.0)
+        self.rwy_hdg, self.alt_ground = st.hdg, st.alt
+        #: a steady wind across or behind weathervanes the aircraft on the roll: the rudder's
+        #: integral of the heading error (per deg s; 0: T02's calm-air steering) holds it
+        self.rudder_ki, self.rudder_max, self.rudder_i = rudder_ki, rudder_max, 0.0
+        self.rudder = 0.0
+        self.last_rudder_t = -1.0
+        self.phase, self.t_phase = "roll", st.t
+
+    def steer(self, dt: float) -> None:
+        """On the wheels: rudder (and nosewheel) keep the runway heading, the yaw rate damps it."""
+        st = self.st
+        e = angle_diff(self.rwy_hdg, st.hdg)
+        lim = self.rudder_max
+        self.rudder_i = max(-lim, min(lim, self.rudder_i + self.rudder_ki * e * dt))
+        want = max(-lim, min(lim, 0.02 * e + self.rudder_i - 0.04 * st.yaw_rate))
+        steps = round((want - self.rudder) / RUDDER_STEP)
+        if steps and st.t - self.last_rudder_t > 0.3:
+            self.cp.port.key("Return" if steps > 0 else "Insert", repeat=min(abs(steps), 2), hold_s=0.03)
+            self.rudder += RUDDER_STEP * (min(abs(steps), 2) if steps > 0 else -min(abs(steps), 2))
+            self.last_rudder_t = st.t
+
+    def step(self, dt: float, hdg_t: float | None = None) -> float:
+        """One control step ("roll", "rotate", then "climb" towards `hdg_t`, the runway heading
+        by default); returns the elevator pull commanded."""
+        cp, st, fly = self.cp, self.st, self.fly
+        if self.phase in ("roll", "rotate"):
+            self.steer(dt)
+            ail = fly.bank_pid.step(0.0 - st.bank, dt, rate=-st.roll_rate)
+            if self.phase == "roll":
+                cp.fly(ail, 0.0)
+                if st.ias >= self.rotate_kt:
+                    self.phase, self.t_phase = "rotate", st.t
+                return 0.0
+            target = min(self.rotate_pitch, self.rotate_pitch * (st.t - self.t_phase) / 2.0)
+            pull = self.pitch_pid.step(target - st.pitch, dt, rate=-st.pitch_rate)
+            cp.fly(ail, pull)
+            if st.alt > self.alt_ground + 40 and st.vs > 200:
+                self.phase, self.t_phase = "climb", st.t
+            return pull
+        if self.rudder and st.t - self.last_rudder_t > 0.15:  # rudder back to neutral once flying
+            n = round(abs(self.rudder) / RUDDER_STEP)
+            cp.port.key("Insert" if self.rudder > 0 else "Return", repeat=n, hold_s=0.03)
+            self.rudder, self.last_rudder_t = 0.0, st.t
+        target_hdg = self.rwy_hdg if hdg_t is None else hdg_t
+        bank_t = max(-15.0, min(15.0, 1.2 * angle_diff(target_hdg, st.hdg)))
+        pitch_t = max(0.0, min(12.0, 6.0 + self.speed_pid.step(st.ias - self.climb_kt, dt)))
+        ail = fly.bank_pid.step(bank_t - st.bank, dt, rate=-st.roll_rate)
+        pull = self.pitch_pid.step(pitch_t - st.pitch, dt, rate=-st.pitch_rate)
+        cp.fly(ail, pull)
+        return pull
+
+
 class TakeoffHoldPilot(Agent):
     name = "reference"
 
@@ -41,12 +114,8 @@ class TakeoffHoldPilot(Agent):
         cp.set_slider("throttle", 1.0)
         cp.yoke(True)
         fly = AttitudeFlyer(cp, st)
-        pitch_pid = PID(kp=0.035, ki=0.012, kd=0.02, lo=-0.4, hi=0.6)
-        speed_pid = PID(kp=0.35, ki=0.04, lo=-6.0, hi=6.0)
-        rwy_hdg, alt_ground = st.hdg, st.alt
-        rudder = 0.0
-        last_rudder_t = -1.0
-        phase, t_phase = "roll", st.t
+        dep = Departure(cp, st, fly)
+        phase = "departure"
         hold_since: float | None = None
         t_prev = st.t
         try:
@@ -55,38 +124,11 @@ class TakeoffHoldPilot(Agent):
                     port.wait(LOOP_DT)
                     continue
                 dt, t_prev = max(1e-3, st.t - t_prev), st.t
-                if phase in ("roll", "rotate"):
-                    # rudder (and nosewheel) keep the runway heading; yaw rate damps it
-                    e = angle_diff(rwy_hdg, st.hdg)
-                    want = max(-0.25, min(0.25, 0.02 * e - 0.04 * st.yaw_rate))
-                    steps = round((want - rudder) / RUDDER_STEP)
-                    if steps and st.t - last_rudder_t > 0.3:
-                        cp.port.key("Return" if steps > 0 else "Insert", repeat=min(abs(steps), 2), hold_s=0.03)
-                        rudder += RUDDER_STEP * (min(abs(steps), 2) if steps > 0 else -min(abs(steps), 2))
-                        last_rudder_t = st.t
-                    ail = fly.bank_pid.step(0.0 - st.bank, dt, rate=-st.roll_rate)
-                    if phase == "roll":
-                        cp.fly(ail, 0.0)
-                        if st.ias >= ROTATE_KT:
-                            phase, t_phase = "rotate", st.t
-                    else:
-                        target = min(ROTATE_PITCH, ROTATE_PITCH * (st.t - t_phase) / 2.0)
-                        cp.fly(ail, pitch_pid.step(target - st.pitch, dt, rate=-st.pitch_rate))
-                        if st.alt > alt_ground + 40 and st.vs > 200:
-                            phase, t_phase = "climb", st.t
-                elif phase == "climb":
-                    if rudder and st.t - last_rudder_t > 0.15:  # rudder back to neutral once flying
-                        n = round(abs(rudder) / RUDDER_STEP)
-                        cp.port.key("Insert" if rudder > 0 else "Return", repeat=n, hold_s=0.03)
-                        rudder, last_rudder_t = 0.0, st.t
-                    hdg_t = rwy_hdg if st.alt < alt_ground + 400 else HDG
-                    bank_t = max(-15.0, min(15.0, 1.2 * angle_diff(hdg_t, st.hdg)))
-                    pitch_t = max(0.0, min(12.0, 6.0 + speed_pid.step(st.ias - CLIMB_KT, dt)))
-                    ail = fly.bank_pid.step(bank_t - st.bank, dt, rate=-st.roll_rate)
-                    pull = pitch_pid.step(pitch_t - st.pitch, dt, rate=-st.pitch_rate)
-                    cp.fly(ail, pull)
-                    if st.alt >= ALT - 120 - 0.1 * st.vs:
-                        phase, t_phase = "level", st.t
+                if phase == "departure":
+                    hdg_t = dep.rwy_hdg if st.alt < dep.alt_ground + 400 else HDG
+                    pull = dep.step(dt, hdg_t)
+                    if dep.phase == "climb" and st.alt >= ALT - 120 - 0.1 * st.vs:
+                        phase = "level"
                         fly.vs_pid.i = pull  # bumpless hand-over to the altitude hold
                         fly.thr_pid = PID(kp=0.012, ki=0.0015, lo=-0.3, hi=0.3)
                         fly.thr_base, fly.last_thr_t = CRUISE_THR, st.t - 1.0

@@ -92,6 +92,10 @@ class LandingPilot(Agent):
     hold_after_stop_s = 3.0
     #: while true the approach leaves the throttle where it is (a subclass's procedure sets it)
     hold_throttle = False
+    #: the runway's heading on the heading indicator when the final does not start lined up
+    #: (a pilot that flew the pattern sets it, with `initial_flaps`, and calls `run` from its
+    #: base-to-final turn); None: read lined up at the start
+    runway_heading: float | None = None
 
     def during_approach(self, st: State, cp: Cockpit) -> None:
         """Called once every control cycle of the approach (each good reading of the panel,
@@ -110,7 +114,8 @@ class LandingPilot(Agent):
         st, cp = self.st, self.cp
         while not st.update(port.elapsed(), cp.look(), cp.img):
             port.wait(0.1)
-        rwy_hdg = st.hdg  # lined up on final at the start: the heading indicator's runway heading
+        # lined up on final at the start: the heading indicator's runway heading
+        rwy_hdg = st.hdg if self.runway_heading is None else self.runway_heading
         rel = math.radians(wind_dir - chart.heading_true_deg)
         cross, head = wind_kt * math.sin(rel), wind_kt * math.cos(rel)
         cp.yoke(True)

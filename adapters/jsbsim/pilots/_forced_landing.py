@@ -26,13 +26,21 @@ landing here has no runway to look at.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from simbridge.adapters.jsbsim.pilots._control import PID, angle_diff
 from simbridge.adapters.jsbsim.pilots._instruments import lit
 from simbridge.adapters.jsbsim.pilots._landing import told_wind
 from simbridge.adapters.jsbsim.pilots._poh import FIELD_ELEVATION_FT, PohPilot, ProcedureFailed
 from simbridge.adapters.jsbsim.pilots._takeoff import Departure, TakeoffHoldPilot
+from simbridge.agents import AgentResult
 
+if TYPE_CHECKING:
+    from simbridge.agent import AgentPortClient
+    from simbridge import TaskSpec
+
+#: the runway P04 and T11 depart from (KHAF 30: the task's geometry charts it)
+RUNWAY = "30"
 #: below this the engine has failed (full-power climb and cruise run 2,300-2,500 rpm)
 FAILED_RPM = 1700.0
 #: the altimeter on the wheels reads about this far above the field's charted elevation
@@ -45,10 +53,12 @@ DEPARTURE_DT = 0.05
 HOLD_OFF_FT = 4.0
 HOLD_OFF_DEG_S = 2.0
 HOLD_OFF_MAX_PITCH = 9.0
+KT_MS = 0.514444
 #: brakes below this indicated airspeed on the ground
 BRAKE_BELOW_KIAS = 35.0
 #: the yoke held back on the ground roll (weight off the nosewheel under braking)
 ROLLOUT_PULL = 0.3
+ROLLOUT_PULL_BELOW_KIAS = 45.0
 #: the securing clicks are made above this height (ft AGL); lower, the aircraft is flown first
 SECURE_ABOVE_FT = 120.0
 
@@ -64,6 +74,12 @@ class ForcedLandingPilot(PohPilot):
     hold_pitch = -90.0
     wind_dir = 0.0
     wind_kt = 0.0
+    #: dead-reckoned position (m east, north of the start) and the heading indicator's offset from true
+    x = 0.0
+    y = 0.0
+    hdg_to_true = 0.0
+    #: the most bank the glide turns with (deg)
+    bank_limit = 20.0
     settled = 0
     braking = False
     t_touchdown: float | None = None
@@ -73,6 +89,7 @@ class ForcedLandingPilot(PohPilot):
 
     # ---------------------------------------------------------------- flying
     def _steer(self, dt: float) -> None:
+        self._dead_reckon(dt)
         mode = self.mode
         if mode == "parked":  # on the ground before the takeoff: controls neutral
             self._cmd = (0.0, 0.0)
@@ -93,17 +110,23 @@ class ForcedLandingPilot(PohPilot):
         if mode == "rollout":
             # rudder on the heading (the takeoff roll's steering), aileron into the wind with the
             # wings held level, the yoke back (the nosewheel light), the brakes once slow
+            # (while still fast the hold-off attitude is kept: a wheel height misjudged by the
+            # altimeter must not pull the yoke back at flying speed)
             self.ground.steer(dt)
             cross = self.wind_kt * math.sin(math.radians(self.wind_dir - st.hdg))
             ail = max(-0.4, min(0.4, 0.03 * cross - 0.03 * st.bank))
-            self._cmd = (ail, ROLLOUT_PULL)
-            self.cp.fly(ail, ROLLOUT_PULL)
+            if st.ias > ROLLOUT_PULL_BELOW_KIAS:
+                pull = self.pitch_pid.step(min(self.hold_pitch, HOLD_OFF_MAX_PITCH) - st.pitch, dt, rate=-st.pitch_rate)
+            else:
+                pull = ROLLOUT_PULL
+            self._cmd = (ail, pull)
+            self.cp.fly(ail, pull)
             if st.ias < BRAKE_BELOW_KIAS and not self.braking:
                 self.port.key_down("b")
                 self.braking = True
             return
         if mode == "glide":
-            bank_lim = 20.0 if h_w > 200 else 10.0
+            bank_lim = self.bank_limit if h_w > 200 else 10.0
             bank_t = max(-bank_lim, min(bank_lim, 1.5 * angle_diff(self.hdg_target, st.hdg)))
             pitch_t = max(-10.0, min(8.0, -3.0 + self.speed_pid.step(st.ias - self.glide_kias, dt)))
         else:  # flare: the sink shrinks with the height left, the wings level
@@ -123,6 +146,7 @@ class ForcedLandingPilot(PohPilot):
             self.settled = self.settled + 1 if h_w < 2.5 and abs(st.vs) < 30.0 else 0
             if self.settled >= 3:
                 self.mode = "rollout"
+                self.hold_pitch = max(self.hold_pitch, st.pitch)
                 self.ground = Departure(self.cp, st, self.fly, rotate_kt=1e9, rudder_ki=0.015, rudder_max=0.5)
                 self.t_touchdown = st.t
         ail = self.fly.bank_pid.step(bank_t - st.bank, dt, rate=-st.roll_rate)
@@ -133,7 +157,6 @@ class ForcedLandingPilot(PohPilot):
     def start_glide(self, hdg: float, pull_i: float = 0.0) -> None:
         """Best glide on `hdg` from now on (the elevator's trim carried over from before)."""
         self.mode, self.hdg_target = "glide", hdg
-        self.wind_dir, self.wind_kt = told_wind(self.instruction)
         self.speed_pid = PID(kp=0.4, ki=0.05, lo=-7.0, hi=9.0)
         self.pitch_pid = PID(kp=0.035, ki=0.012, kd=0.02, lo=-0.6, hi=0.6, i=pull_i)
         self.flare_pid = PID(kp=0.015, ki=0.01, lo=-8.0, hi=14.0)
@@ -141,6 +164,26 @@ class ForcedLandingPilot(PohPilot):
         self.settled = 0
         self.braking = False
         self.t_touchdown = None
+
+    def _dead_reckon(self, dt: float) -> None:
+        """The position (east, north metres from where the flight started) from the airspeed,
+        the heading indicator (corrected to true by the runway's charted heading) and the told
+        wind; on the wheels, under 40 kt, the airspeed reads the wind too: stand still."""
+        st = self.st
+        if st.ias < 40.0 and self.mode in ("parked", "departure", "rollout") and st.vs < 100.0:
+            if self.mode != "departure" or self.dep.phase == "roll":
+                tas = max(0.0, st.ias - self.head_wind())
+            else:
+                tas = st.ias
+        else:
+            tas = st.ias * (1.0 + 0.02 * max(0.0, st.alt) / 1000.0)
+        hdg = math.radians(st.hdg + self.hdg_to_true)
+        w = math.radians(self.wind_dir + 180.0)  # the way the air moves
+        self.x += (tas * math.sin(hdg) + self.wind_kt * math.sin(w)) * KT_MS * dt
+        self.y += (tas * math.cos(hdg) + self.wind_kt * math.cos(w)) * KT_MS * dt
+
+    def head_wind(self) -> float:
+        return self.wind_kt * math.cos(math.radians(self.wind_dir - (self.st.hdg + self.hdg_to_true)))
 
     def height_ft(self) -> float:
         return self.st.alt - FIELD_ELEVATION_FT
@@ -187,8 +230,18 @@ class EfatoPilot(ForcedLandingPilot):
     heading of the failure held (straight ahead), mixture IDLE CUT-OFF, fuel OFF, magnetos OFF,
     master OFF once the glide is established (above 120 ft), then the landing straight ahead."""
 
-    def procedure(self) -> str:
+    def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
+        self.task = task
+        return super().run(port, task, deadline_s)
+
+    def depart(self) -> None:
+        """Brakes off, mixture rich, full power, the takeoff and climb straight ahead until the
+        tachometer shows the engine failed."""
         self.mode = "parked"
+        self.wind_dir, self.wind_kt = told_wind(self.instruction)
+        if any(r.id == RUNWAY for r in self.task.geometry.runways):  # charted (T11): the compass's offset from true
+            rwy = self.task.geometry.runway(RUNWAY)
+            self.hdg_to_true = angle_diff(float(rwy.heading_true_deg or self.st.hdg), self.st.hdg)
         self.look()
         img = self.cp.frame
         if lit(img, "park_brake", (200, 40, 40)) or TakeoffHoldPilot._brake_set(self.cp):
@@ -199,6 +252,9 @@ class EfatoPilot(ForcedLandingPilot):
         self.mode, self.loop_dt = "departure", DEPARTURE_DT
         self.wait_for(lambda: self.rpm() < FAILED_RPM and self.dep.phase == "climb", "the engine failure")
         self.loop_dt = type(self).loop_dt
+
+    def procedure(self) -> str:
+        self.depart()
         agl = self.height_ft()
         self.start_glide(self.st.hdg, self.dep.pitch_pid.i)
         # the airspeed first: fly the glide until the nose is down and the speed near best glide
@@ -210,4 +266,65 @@ class EfatoPilot(ForcedLandingPilot):
         return f"engine failed at {agl:.0f} ft: best glide, {', '.join(steps)}; {how} straight ahead"
 
 
-__all__ = ["EfatoPilot", "ForcedLandingPilot"]
+class TurnBackPilot(EfatoPilot):
+    """T11 (engine failure after takeoff, land on the runway, a field or the beach): the same
+    departure; at the failure best glide and a turn back to the runway (45° of bank until the
+    nose is on it), then the glide towards runway 30's threshold along the runway (its whole
+    length lies ahead: the charted runway is the landable area in reach), the landing where the
+    glide ends. The position is dead-reckoned from the start on the threshold (airspeed, heading,
+    no wind told)."""
+
+    turn_bank = 45.0
+
+    def procedure(self) -> str:
+        self.depart()
+        agl = self.height_ft()
+        self.start_glide(self.st.hdg, self.dep.pitch_pid.i)
+        self.turning = True
+        how = self.land()
+        return f"engine failed at {agl:.0f} ft: best glide, turned back to runway {RUNWAY}; {how}"
+
+    def _steer(self, dt: float) -> None:
+        if self.mode == "glide":
+            # the heading to the threshold, the bank steep while the turn is big
+            brg = math.degrees(math.atan2(-self.x, -self.y)) % 360.0
+            dist = math.hypot(self.x, self.y)
+            if dist > 300.0:
+                self.hdg_target = (brg - self.hdg_to_true) % 360.0
+            err = angle_diff(self.hdg_target, self.st.hdg)
+            if self.turning and abs(err) < 15.0:
+                self.turning = False
+            self.bank_limit = self.turn_bank if self.turning else 20.0
+        super()._steer(dt)
+
+    turning = False
+
+
+class CruiseForcedLandingPilot(ForcedLandingPilot):
+    """P05 (C172S POH 3-8, emergency landing without engine power): cruise held (altitude by
+    elevator, wings level) until the tachometer shows the engine failed; best glide on the
+    heading flown; mixture IDLE CUT-OFF, fuel OFF, magnetos OFF, master OFF; the landing where
+    the glide ends (the terrain is flat everywhere: `cockpit/_crash.py`)."""
+
+    def procedure(self) -> str:
+        self.wind_dir, self.wind_kt = told_wind(self.instruction)
+        self.wait_for(lambda: self.rpm() < FAILED_RPM, "the engine failure")
+        agl = self.height_ft()
+        self.start_glide(self.st.hdg, self.fly.vs_pid.i)
+        self.settle_glide()
+        steps = self.secure_engine()
+        how = self.land()
+        return f"engine failed at {agl:.0f} ft: best glide, {', '.join(steps)}; {how}"
+
+    def settle_glide(self) -> None:
+        """Fly the glide until the airspeed has held best glide ±4 kt for 5 s (60 s at most)."""
+        since: list[float] = []
+
+        def settled() -> bool:
+            since[:] = (since or [self.st.t]) if abs(self.st.ias - self.glide_kias) <= 4.0 else []
+            return bool(since) and self.st.t - since[0] >= 5.0
+
+        self.fly_until(settled, 60.0)
+
+
+__all__ = ["CruiseForcedLandingPilot", "EfatoPilot", "ForcedLandingPilot", "TurnBackPilot"]

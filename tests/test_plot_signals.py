@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from simbridge import load_task, read_bundle
-from simbridge._report._episode import EpisodeView
+from simbridge._report._view import EpisodeView
 from simbridge._report._plots import plotted_signals
 from simbridge.testing import make_bundle, score_task
 from synth import steep_turn

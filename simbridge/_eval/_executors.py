@@ -22,7 +22,7 @@ from typing import Any
 
 from simbridge._errors import SimbridgeError
 from simbridge._eval._cost import Budget, SimCost, cost_for
-from simbridge._eval._episode import OUTCOME_PREFIX, run_attempt, tar_bytes, untar_into
+from simbridge._eval._attempt import OUTCOME_PREFIX, run_attempt, tar_bytes, untar_into
 from simbridge._eval._plan import EpisodeSpec
 
 
@@ -74,7 +74,7 @@ STARTUP_CAP_S = 60.0
 
 
 class LocalExecutor:
-    """Each attempt a child process (`python -m simbridge._eval._episode`) that dies with the driver."""
+    """Each attempt a child process (`python -m simbridge._eval._attempt`) that dies with the driver."""
 
     name = "local"
 
@@ -127,7 +127,7 @@ class LocalExecutor:
         job.submit_wall = time.time()
         try:
             job.handle = subprocess.Popen(
-                [sys.executable, "-m", "simbridge._eval._episode", str(spec_file), str(job.dest)],
+                [sys.executable, "-m", "simbridge._eval._attempt", str(spec_file), str(job.dest)],
                 stdout=subprocess.PIPE,
                 stderr=log,
                 stdin=subprocess.DEVNULL,

@@ -14,15 +14,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the real names, for type checkers and editors
-    from simbridge._report._episode import EpisodeView, load_episode
+    from simbridge._report._view import EpisodeView, load_episode
     from simbridge._report._finish import EpisodeOutputs, finish_episode_outputs
     from simbridge._report._html import write_episode_report
     from simbridge._report._suite import load_suite, write_suite_report
     from simbridge._report._video import encode_screen_video
 
 _WHERE = {
-    "EpisodeView": "_episode",
-    "load_episode": "_episode",
+    "EpisodeView": "_view",
+    "load_episode": "_view",
     "write_episode_report": "_html",
     "load_suite": "_suite",
     "write_suite_report": "_suite",

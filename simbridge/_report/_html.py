@@ -24,7 +24,7 @@ import plotly.io as pio
 
 from simbridge._errors import BundleError
 from simbridge._report._bands import bands_for
-from simbridge._report._episode import EpisodeView, load_episode
+from simbridge._report._view import EpisodeView, load_episode
 from simbridge._report._plots import actions_figure, evidence_windows, plotted_signals, signal_figures
 from simbridge._report._track import track_figure
 

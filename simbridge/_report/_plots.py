@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 
 from simbridge._canonical import discrete_values, is_angle
 from simbridge._report._bands import Band
-from simbridge._report._episode import EpisodeView
+from simbridge._report._view import EpisodeView
 
 #: at most this many points per trace (a min and a max per bucket)
 MAX_POINTS = 2000

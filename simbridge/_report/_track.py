@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from simbridge._report._episode import EpisodeView
+from simbridge._report._view import EpisodeView
 from simbridge._report._plots import decimate
 from simbridge import primitives as P
 

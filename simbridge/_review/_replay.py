@@ -17,7 +17,7 @@ from pathlib import Path
 import plotly.io as pio
 
 from simbridge._report._bands import bands_for
-from simbridge._report._episode import load_episode
+from simbridge._report._view import load_episode
 from simbridge._report._html import _CSS, _JS, _script_json, _video_section, plotly_js_gz_b64
 from simbridge._report._plots import plotted_signals, signal_figures
 from simbridge._report._track import track_figure

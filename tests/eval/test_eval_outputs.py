@@ -11,7 +11,7 @@ import pytest
 
 from report.bundles import build_t09
 from simbridge._verify import manifest_problems, verify_path
-from simbridge._eval._episode import finish_attempt_outputs
+from simbridge._eval._attempt import finish_attempt_outputs
 
 
 @pytest.fixture(scope="module")

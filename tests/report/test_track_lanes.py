@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from fixtures import fixture_path
-from simbridge._report._episode import load_episode
+from simbridge._report._view import load_episode
 from simbridge._report._lanes import MAPS_ENV
 from simbridge._report._track import track_figure
 from simbridge.adapters.carla import import_recording

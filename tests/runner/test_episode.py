@@ -157,7 +157,7 @@ def test_the_variant_drawn_is_recorded(tmp_path, monkeypatch):
 
 def test_one_config_type():
     from simbridge._eval._plan import EpisodeSpec
-    from simbridge.integrations._episode import EpisodeConfig
+    from simbridge.integrations._framework import EpisodeConfig
 
     cfg = EpisodeConfig(task="T09", sim="jsbsim", lockstep=True, agent_name="gymnasium")
     assert isinstance(cfg, RunConfig) and cfg.agent == "gymnasium" and cfg.lockstep

@@ -26,7 +26,7 @@ def env_id(task: str, sim: str) -> str:
 def register_all() -> list[str]:
     """Register every runnable (task, sim); returns the ids. Screen rendering is not bit-exact
     between runs, hence `nondeterministic=True`."""
-    from simbridge.integrations._episode import runnable_pairs
+    from simbridge.integrations._framework import runnable_pairs
 
     ids = []
     for task, sim in runnable_pairs():

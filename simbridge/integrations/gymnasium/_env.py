@@ -49,7 +49,7 @@ from simbridge.episode import Episode, Observation
 from simbridge._errors import SimbridgeError
 from simbridge._run_config import check_assists
 from simbridge.episode import open_episode
-from simbridge.integrations._episode import EpisodeConfig
+from simbridge.integrations._framework import EpisodeConfig
 
 #: the keys an action may press (xdotool names): flight controls of the cockpits and common keys
 KEYS: tuple[str, ...] = (

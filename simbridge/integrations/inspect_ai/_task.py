@@ -35,7 +35,7 @@ from inspect_ai.util import LimitExceededError, sample_limits, store
 from simbridge._run_config import DEFAULT_LOCKSTEP_SLICE_S
 from simbridge._errors import SimbridgeError
 from simbridge.episode import open_episode
-from simbridge.integrations._episode import EpisodeConfig
+from simbridge.integrations._framework import EpisodeConfig
 from simbridge.integrations.inspect_ai._exit import note_unscored
 
 log = logging.getLogger(__name__)
@@ -74,7 +74,7 @@ def parse_tasks(spec: str) -> list[tuple[str, str | None]]:
 
 
 def _default_sim(task_id: str) -> str:
-    from simbridge.integrations._episode import runnable_pairs
+    from simbridge.integrations._framework import runnable_pairs
 
     for tid, sim in runnable_pairs():
         if tid == task_id:

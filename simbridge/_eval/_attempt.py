@@ -1,7 +1,7 @@
 """One attempt of one episode, run in this process (a local child process or a Ray worker):
 `run_trial` into a bundle directory, and what the driver needs to know about it.
 
-    python -m simbridge._eval._episode SPEC.json BUNDLE_DIR   # the local executor's child
+    python -m simbridge._eval._attempt SPEC.json BUNDLE_DIR   # the local executor's child
 
 The child prints its outcome as one JSON line on stdout (the last line) and its progress lines
 on stderr. SIGTERM closes the bundle as `harness_error` (interrupted), like Ctrl-C.

@@ -130,7 +130,8 @@ def magneto_check_steps(
     seen: dict[str, float] = {}
     for side in ("L", "R"):
         yield SetLit(f"mags:{side}")
-        yield Wait(settle_s)
+        if settle_s > 0:
+            yield Wait(settle_s)
         seen[side] = float((yield MeanRpm(measure_s)) or 0.0)
     good = max(seen, key=lambda s: seen[s])
     yield SetLit(f"mags:{good}")

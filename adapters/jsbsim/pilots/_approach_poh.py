@@ -199,4 +199,13 @@ class LowVoltsApproachPilot(ApproachPohPilot):
         return low_volts_steps(lambda: annunciator_lit(self.cp.frame, "low_volts"))
 
 
-__all__ = ["ApproachPohPilot", "LowVoltsApproachPilot", "RoughMagnetoApproachPilot"]
+#: each task's pilot; `--agent py:simbridge.adapters.jsbsim.pilots._approach_poh:pilot_for` flies it
+PILOTS: dict[str, type[ApproachPohPilot]] = {"P08": RoughMagnetoApproachPilot, "P12": LowVoltsApproachPilot}
+
+
+def pilot_for(task_id: str) -> ApproachPohPilot:
+    """The pilot of `task_id` (P08 or P12)."""
+    return PILOTS[task_id.split("@")[0]]()
+
+
+__all__ = ["PILOTS", "ApproachPohPilot", "LowVoltsApproachPilot", "RoughMagnetoApproachPilot", "pilot_for"]

@@ -126,3 +126,86 @@ def card_turn_deg(
 def angle_step_deg(prev_deg: float, now_deg: float) -> float:
     """The signed change of an angle between two readings (-180..180)."""
     return (now_deg - prev_deg + 180.0) % 360.0 - 180.0
+
+
+# -- the partial panel (P13/P14): turn coordinator, suction gauge, heading card against a reference
+#: the turn coordinator's airplane: its pivot and the radial band its wings cross (the
+#: inclinometer's white tube lies below the pivot, so both wings must be lit)
+TC_CENTRE = (528.0, 547.0)
+TC_BAND_PX = (9.0, 24.0)
+#: degrees of heading a second per degree the airplane symbol turns: the c172p turns it 20° at
+#: standard rate (3°/s, /instrumentation/turn-indicator/indicated-turn-rate x 20); measured
+#: against the simulator's heading at 15-30° of bank, 0.151-0.159
+TC_RATE_PER_DEG = 0.155
+#: the suction gauge (left of the panel): its needle leaves the green arc for 12 o'clock when
+#: the vacuum fails; `suction_cue` grows by ~15 (5 -> 20) then
+SUCTION_CENTRE = (390.0, 488.5)
+#: the heading card's centre (the fixed airplane's), and the band of its numbers and ticks
+DG_CARD_CENTRE = (627.0, 550.0)
+DG_CARD_BAND_PX = (29.0, 36.0)
+
+
+def turn_deg(bgr: np.ndarray, origin: tuple[int, int] = (0, 0)) -> float:
+    """The turn coordinator's airplane symbol, degrees (positive: right wing down, a right turn)."""
+    c = (TC_CENTRE[0] - origin[0], TC_CENTRE[1] - origin[1])
+    lum = cv2.GaussianBlur(_lum(bgr), (3, 3), 0)
+    rays = _polar(lum, c, TC_BAND_PX[0], TC_BAND_PX[1], 720, 1.0).min(axis=1)
+    rho = np.arange(-70.0, 70.5, 0.5)
+    right = rays[(np.round((90.0 + rho) * 2).astype(int)) % 720]
+    left = rays[(np.round((270.0 + rho) * 2).astype(int)) % 720]
+    return float(rho[int(np.argmax(np.minimum(right, left)))])
+
+
+def turn_rate_deg_s(bgr: np.ndarray, origin: tuple[int, int] = (0, 0)) -> float:
+    """The turn rate the turn coordinator shows (degrees/s, positive right)."""
+    return turn_deg(bgr, origin) * TC_RATE_PER_DEG
+
+
+def suction_cue(bgr: np.ndarray, origin: tuple[int, int] = (0, 0)) -> float:
+    """How lit the suction gauge's 12-o'clock sector is against the rest of its face: ~5 in the
+    green, ~20 once the vacuum has failed (compare with the reading at the start)."""
+    c = (SUCTION_CENTRE[0] - origin[0], SUCTION_CENTRE[1] - origin[1])
+    lum = cv2.GaussianBlur(_lum(bgr), (3, 3), 0)
+    rays = _polar(lum, c, 2.5, 6.5, 360, 1.0).min(axis=1)
+    return float(np.r_[rays[350:], rays[:40]].mean() - np.median(rays))
+
+
+def _card_ring(lum: np.ndarray, centre: tuple[float, float]) -> np.ndarray:
+    ring = _polar(lum, centre, DG_CARD_BAND_PX[0], DG_CARD_BAND_PX[1], 360, 0.5)
+    ring = ring - ring.mean()
+    return ring / (float(np.linalg.norm(ring)) + 1e-9)
+
+
+_DG_REFERENCE: np.ndarray | None = None
+
+
+def _dg_reference() -> np.ndarray:
+    global _DG_REFERENCE
+    if _DG_REFERENCE is None:
+        import base64
+
+        from simbridge.adapters.flightgear.pilots._dg_card_data import DG_CARD_PNG_B64
+
+        png = np.frombuffer(base64.b64decode(DG_CARD_PNG_B64), np.uint8)
+        decoded = cv2.imdecode(png, cv2.IMREAD_GRAYSCALE)
+        assert decoded is not None, "the heading card's reference crop does not decode"
+        grey = decoded.astype(np.float32)
+        _DG_REFERENCE = _card_ring(grey, (40.0, 40.0))
+    return _DG_REFERENCE
+
+
+def dg_heading_deg(bgr: np.ndarray, origin: tuple[int, int] = (0, 0)) -> float:
+    """The heading the heading indicator shows, modulo 90° (the card's numbers are too small to
+    tell N from E at this size; the caller picks the quarter): the card's turn from the
+    reference crop (`_dg_card_data`), to about 1°."""
+    from simbridge.adapters.flightgear.pilots._dg_card_data import DG_CARD_HEADING_DEG
+
+    c = (DG_CARD_CENTRE[0] - origin[0], DG_CARD_CENTRE[1] - origin[1])
+    shift = card_turn_deg(_dg_reference(), _card_ring(_lum(bgr), c))
+    return (DG_CARD_HEADING_DEG - shift) % 360.0
+
+
+def nearest_quarter_deg(reading_deg: float, prior_deg: float) -> float:
+    """`reading_deg` plus the multiple of 90° that brings it nearest `prior_deg` (0-360)."""
+    k = round(angle_step_deg(prior_deg, reading_deg) / 90.0)
+    return (reading_deg - 90.0 * k) % 360.0

@@ -4,7 +4,9 @@ A verifier is one Python function registered by name plus a pydantic model of it
 The task YAML names the verifier, gives its tolerances and the weights of its partial-credit
 items; the scoring engine (`simbridge._scoring`) applies the safety gate, the unscored rules and
 the weighting, so a verifier only measures. Verifiers live in plug-ins (simbridge's own are in
-verifiers/); `@verifier` puts them in the one registry (`simbridge.registry`, kind `verifier`).
+verifiers/); `@verifier` declares one, and the plug-in's `register(registry)` adds its modules'
+declarations to the one registry with `register_module` (`simbridge.registry`, kind `verifier`):
+as for every kind, registration is the plug-in's explicit `register`, never a side effect of an import.
 
 The data-quality contract (simbridge._signals) is applied by the engine, once: the time axis
 before the verifier runs, and each column's range and missing-sample rules when it is first read.
@@ -17,6 +19,8 @@ signals and those the verifier read: a column no one reads is never a note (nor 
 from __future__ import annotations
 
 import math
+import sys
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +34,7 @@ from simbridge._canonical import SIGNALS
 from simbridge._errors import Unscorable, error_loc
 from simbridge._score import Band, Component, SafetyResult
 from simbridge._taskspec import TaskSpec
-from simbridge.registry import REGISTRY, registry
+from simbridge.registry import registry
 
 VERIFIER_API_VERSION = "1"
 
@@ -69,10 +73,11 @@ def verifier(
     bands: tuple[str, ...] = (),
     quality: tuple[str, ...] = (),
 ):
-    """Register `fn` as verifier `name`. It must record every component and safety item it
-    declares, and may draw tolerance bands (the report's evidence) on the signals in `bands`.
-    Items in `quality` (a subset of `components`) are scaled by the task progress the verifier
-    must then record with `VerifyContext.progress`."""
+    """Declare `fn` as verifier `name` (a plug-in's `register(registry)` adds it with
+    `register_module`). It must record every component and safety item it declares, and may draw
+    tolerance bands (the report's evidence) on the signals in `bands`. Items in `quality` (a
+    subset of `components`) are scaled by the task progress the verifier must then record with
+    `VerifyContext.progress`."""
     unknown = [q for q in quality if q not in components]
     if unknown:
         raise ValueError(f"verifier {name!r}: quality items {unknown} are not among its components")
@@ -88,7 +93,7 @@ def verifier(
             tuple(bands),
             tuple(quality),
         )
-        REGISTRY.add("verifier", name, vdef, doc=vdef.doc.split("\n")[0])
+        _declarations(fn).append(("verifier", vdef.name, vdef))
         return fn
 
     return deco
@@ -99,16 +104,41 @@ ScenarioCheck = Callable[[Bundle, TaskSpec], "str | None"]
 
 
 def scenario_check(*names: str) -> Callable[[ScenarioCheck], ScenarioCheck]:
-    """Register `fn` as the scenario check of these verifiers: before the verifier runs, the
-    recording must show the task's scenario (its actors, events, map, route); a recording that
-    does not is unscored: "not this task's scenario" (imported) or a harness fault (live)."""
+    """Declare `fn` as the scenario check of these verifiers (added by `register_module`):
+    before the verifier runs, the recording must show the task's scenario (its actors, events,
+    map, route); a recording that does not is unscored: "not this task's scenario" (imported) or
+    a harness fault (live)."""
 
     def deco(fn: ScenarioCheck) -> ScenarioCheck:
-        for n in names:
-            REGISTRY.add("scenario_check", n, fn)
+        _declarations(fn).extend(("scenario_check", n, fn) for n in names)
         return fn
 
     return deco
+
+
+def register_module(registry: Any, module: types.ModuleType) -> list[str]:
+    """Add the verifiers and scenario checks declared in `module` (`@verifier`,
+    `@scenario_check`) to `registry`: what a plug-in's `register(registry)` calls for each of
+    its verifier modules, the one way a verifier is registered. Returns the verifiers' names."""
+    added = []
+    for kind, name, value in vars(module).get(DECLARED, ()):
+        if isinstance(value, VerifierDef):
+            registry.add(kind, name, value, doc=value.doc.split("\n")[0])
+            added.append(name)
+        else:
+            registry.add(kind, name, value)
+    return added
+
+
+#: the module attribute where `@verifier` and `@scenario_check` list what a module declares
+DECLARED = "__simbridge_declared__"
+
+
+def _declarations(fn: Callable[..., Any]) -> list[tuple[str, str, Any]]:
+    """The declaration list of the module `fn` is defined in (made on first use)."""
+    module = sys.modules[fn.__module__]
+    found: list[tuple[str, str, Any]] = vars(module).setdefault(DECLARED, [])
+    return found
 
 
 def scenario_problem(bundle: Bundle, task: TaskSpec) -> str | None:

@@ -4,11 +4,14 @@ the error and the verifier's line — never a traceback and never a score the ag
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from simbridge import load_task
 from simbridge.testing import score_task
-from simbridge.verifier import VerifyContext, verifier
+from simbridge.params import FiniteParams
+from simbridge.registry import REGISTRY
+from simbridge.verifier import VerifyContext, register_module, verifier
 from synth import steep_turn
 
 T09 = load_task("T09")
@@ -20,20 +23,23 @@ def _as(name: str):
     return T09.model_copy(update={"verifier": T09.verifier.model_copy(update={"name": name, "params": {}})})
 
 
-@verifier("test_bug_raises", components=ITEMS, safety=SAFETY)
+@verifier("test_bug_raises", params=FiniteParams, components=ITEMS, safety=SAFETY)
 def _raises(ctx: VerifyContext) -> str:
     return str(1 / 0)
 
 
-@verifier("test_bug_undeclared", components=ITEMS, safety=SAFETY)
+@verifier("test_bug_undeclared", params=FiniteParams, components=ITEMS, safety=SAFETY)
 def _undeclared(ctx: VerifyContext) -> str:
     ctx.component("not_an_item_of_t09", 1.0)
     return ""
 
 
-@verifier("test_bug_forgets", components=ITEMS, safety=SAFETY)
+@verifier("test_bug_forgets", params=FiniteParams, components=ITEMS, safety=SAFETY)
 def _forgets(ctx: VerifyContext) -> str:
     return ""
+
+
+register_module(REGISTRY, sys.modules[__name__])  # as a plug-in's register() adds its verifiers
 
 
 def test_an_exception_inside_a_verifier_is_unscored_naming_it_and_its_line(tmp_path: Path) -> None:

@@ -18,7 +18,6 @@ class HoverParams(FiniteParams):
     hover_max_ft: PositiveFinite = 10.0
     radius_m: PositiveFinite = 3.0
     target_s: PositiveFinite = 30.0
-    zero_agl_on_pad: bool = True
 
     @model_validator(mode="after")
     def _band(self) -> "HoverParams":

@@ -59,9 +59,6 @@ from simbridge.verifiers._procedures import (
 
 COMPONENTS = ("control", "checklist", "final_state")
 COMMON_SAFETY = ("no_stall", "vne", "flap_speed", "no_crash")
-#: canonical signals every POH verifier reads
-COMMON_SIGNALS = ("ias_kt", "alt_agl_ft", "on_ground", "flaps_deg")
-LANDING_SIGNALS = ("lat_deg", "lon_deg", "gs_kt", "vs_fpm", "crashed", "bank_deg", "pitch_deg")
 
 
 class PohParams(FiniteParams):
@@ -537,17 +534,6 @@ def _judge(ctx: VerifyContext, proc: Procedure) -> str:
     else:
         ctx.progress(steps_frac, f"{len(done)} of {n} steps, the final state not reached")
     return ""
-
-
-def procedure_signals(proc: Procedure, runway: bool = False) -> list[str]:
-    """The canonical signals the verifier of `proc` reads (a task's `signals:`)."""
-    out = list(COMMON_SIGNALS)
-    checks = [*proc.steps, *proc.goals]
-    for s in [*[c.signals for c in checks], proc.control.signals, *[c.signals for c in proc.safety]]:
-        out += list(s)
-    if proc.landing:
-        out += list(LANDING_SIGNALS)
-    return list(dict.fromkeys(out))
 
 
 def _make(proc: Procedure) -> None:

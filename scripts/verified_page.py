@@ -67,3 +67,38 @@ out = [
 ]
 Path("docs/verified.md").write_text("\n".join(out))
 print(n_here, n_pilot, n_solved)
+
+# suites/verified.yaml: the solved pairs as a suite, one matrix entry per simulator, so that
+# `simbridge eval suites/verified.yaml` reproduces exactly the table's solved rows
+solved: dict[str, list[str]] = {}
+mode: dict[str, bool] = {}
+for pair, rec in sorted(records.items(), key=lambda kv: (kv[0].split("/")[0][0] != "T", kv[0])):
+    if rec.solved:
+        task_id, sim = pair.split("/")
+        solved.setdefault(sim, []).append(task_id)
+        mode[sim] = mode.get(sim, True) and rec.lockstep
+suite = [
+    "# The verified pairs: every task × simulator pair on this machine that a reference pilot solves",
+    "# through the GUI (pixels in, keys and clicks out), with the do-nothing baseline on the same",
+    "# seeds — the solved rows of docs/verified.md (tasks/verified.json, written by",
+    "# `benchmarks/reference_pilots.py --record`; this file by scripts/verified_page.py). FlightGear's",
+    "# pairs run in real time and need FlightGear installed (scripts/setup.sh).",
+    "#   simbridge eval suites/verified.yaml --out runs/verified",
+    "name: verified",
+    "trials: 5",
+    "seed: 1",
+    "retries: 1",
+    "frame_hz: 1",
+    "lockstep: true",
+    "matrix:",
+]
+for sim in ("jsbsim", "drive", "flightgear"):
+    if sim in solved:
+        suite += [
+            f"  - tasks: [{', '.join(solved[sim])}]",
+            f"    sims: [{sim}]",
+            "    agents: [reference, noop]",
+            *([] if mode[sim] else ["    lockstep: false  # measured in real time"]),
+            "    expect: {noop: [timeout, completed]}",
+        ]
+Path("suites/verified.yaml").write_text("\n".join(suite) + "\n")

@@ -198,7 +198,7 @@ def expand(suite: Suite, suite_path: Path) -> tuple[list[EpisodeSpec], list[str]
                                 agent_slug=s,
                                 trial=k,
                                 provider=suite.provider,
-                                lockstep=suite.lockstep,
+                                lockstep=suite.lockstep if entry.lockstep is None else entry.lockstep,
                                 lockstep_slice_s=suite.lockstep_slice_s,
                                 time_limit_s=limit,
                                 frame_hz=suite.frame_hz,

@@ -63,6 +63,8 @@ class MatrixEntry(_Model):
     #: 360°: the smoke suite gives T09 90 s where a tenth of its limit, 30 s, cuts the turn short)
     time_limit_scale: float | None = Field(default=None, gt=0, le=1)
     max_time_limit_s: float | None = Field(default=None, gt=0)
+    #: lockstep for this entry's episodes, instead of the suite's (FlightGear's pilots fly in real time)
+    lockstep: bool | None = None
     #: the outcome expected of an agent where it is not `completed` (its done): `{noop: timeout}`
     #: — the do-nothing baseline is meant to time out, and doing so is not a failure of the suite;
     #: a list where either is expected (`{noop: [timeout, completed]}`: an aircraft left alone may

@@ -71,7 +71,7 @@ def test_bad_suite_is_one_line_naming_the_field(tmp_path, text, expect):
     [
         ("{tasks: [T09], sims: [carla], agents: [noop]}", "task T09 runs on msfs, jsbsim"),
         ("{tasks: [T99], sims: [jsbsim], agents: [noop]}", "unknown task id 'T99'"),
-        ("{tasks: [P14], sims: [jsbsim], agents: [reference]}", "no reference pilot for task P14"),
+        ("{tasks: [T04], sims: [xplane], agents: [reference]}", "no reference pilot for task T04"),
         ("{tasks: [T09], sims: [jsbsim], agents: [scripted:missing.yaml]}", "cannot read"),
         ("{tasks: ['tag:no-such-tag'], sims: [jsbsim], agents: [noop]}", "no task with tag 'no-such-tag'"),
     ],
@@ -235,3 +235,13 @@ def test_a_suites_lockstep_slice_reaches_each_episodes_run_settings(tmp_path):
     p = _suite(tmp_path, "name: s\nlockstep_slice_s: 0\nmatrix:\n  - {tasks: [T09], sims: [jsbsim], agents: [noop]}\n")
     with pytest.raises(SuiteError, match="lockstep_slice_s"):
         load_suite(p)
+
+
+def test_a_matrix_entry_may_run_in_real_time_in_a_lockstep_suite(tmp_path):
+    p = _suite(
+        tmp_path,
+        "name: s\nlockstep: true\nmatrix:\n  - {tasks: [T09], sims: [jsbsim], agents: [noop]}\n"
+        "  - {tasks: [T16], sims: [jsbsim], agents: [noop], lockstep: false}\n",
+    )
+    specs, _ = expand(load_suite(p), p)
+    assert {(e.task_id, e.lockstep) for e in specs} == {("T09", True), ("T16", False)}

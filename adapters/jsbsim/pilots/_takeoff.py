@@ -8,6 +8,7 @@ readings."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from simbridge.agents import Agent, AgentResult
@@ -19,7 +20,23 @@ if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient
     from simbridge import TaskSpec
 
+#: T02's catalog numbers (KSEA 34R); a site variant's come from its instruction (`told_targets`)
 HDG, ALT, IAS = 340.0, 3000.0, 90.0
+_TOLD = re.compile(
+    r"hold heading (?P<hdg>\d{3})°.*?altitude (?P<alt>[\d,]+) ±\d+ ft and (?P<ias>\d+) ±\d+ KIAS", re.DOTALL
+)
+
+
+def told_targets(instruction: str) -> tuple[float, float, float]:
+    """(heading °, altitude ft, airspeed KIAS) to hold, as the instruction the pilot is given says
+    ("hold heading 045° ±10°, altitude 3,000 ±100 ft and 90 ±5 KIAS"); T02's own numbers when
+    it does not say them in those words."""
+    m = _TOLD.search(instruction)
+    if m is None:
+        return HDG, ALT, IAS
+    return float(m["hdg"]), float(m["alt"].replace(",", "")), float(m["ias"])
+
+
 ROTATE_KT, CLIMB_KT, ROTATE_PITCH = 55.0, 78.0, 8.0
 HOLD_DONE_S = 75.0
 CRUISE_THR = 0.68  # about 90 kt level at 3,000 ft; the airspeed PI trims around it
@@ -105,6 +122,7 @@ class TakeoffHoldPilot(Agent):
 
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
         cp, st = Cockpit(port), State()
+        hdg_hold, alt_hold, ias_hold = told_targets(str(port.task().get("instruction") or task.instruction))
         while not st.update(port.elapsed(), cp.look(), cp.img):
             port.wait(0.1)
         img = cp.frame
@@ -125,17 +143,21 @@ class TakeoffHoldPilot(Agent):
                     continue
                 dt, t_prev = max(1e-3, st.t - t_prev), st.t
                 if phase == "departure":
-                    hdg_t = dep.rwy_hdg if st.alt < dep.alt_ground + 400 else HDG
+                    hdg_t = dep.rwy_hdg if st.alt < dep.alt_ground + 400 else hdg_hold
                     pull = dep.step(dt, hdg_t)
-                    if dep.phase == "climb" and st.alt >= ALT - 120 - 0.1 * st.vs:
+                    if dep.phase == "climb" and st.alt >= alt_hold - 120 - 0.1 * st.vs:
                         phase = "level"
                         fly.vs_pid.i = pull  # bumpless hand-over to the altitude hold
                         fly.thr_pid = PID(kp=0.012, ki=0.0015, lo=-0.3, hi=0.3)
                         fly.thr_base, fly.last_thr_t = CRUISE_THR, st.t - 1.0
                 else:  # level: hold heading, altitude and airspeed
-                    bank_t = max(-10.0, min(10.0, 1.0 * angle_diff(HDG, st.hdg)))
-                    fly.step(bank_t, ALT, IAS, dt)
-                    ok = abs(angle_diff(st.hdg, HDG)) <= 8 and abs(st.alt - ALT) <= 80 and abs(st.ias - IAS) <= 4
+                    bank_t = max(-10.0, min(10.0, 1.0 * angle_diff(hdg_hold, st.hdg)))
+                    fly.step(bank_t, alt_hold, ias_hold, dt)
+                    ok = (
+                        abs(angle_diff(st.hdg, hdg_hold)) <= 8
+                        and abs(st.alt - alt_hold) <= 80
+                        and abs(st.ias - ias_hold) <= 4
+                    )
                     if not ok:
                         hold_since = None
                     elif hold_since is None:
@@ -147,7 +169,9 @@ class TakeoffHoldPilot(Agent):
             p50, p95 = cp.latency_ms()
             st.dump_trace({"latency_ms": [p50, p95]})
         held = 0.0 if hold_since is None else st.t - hold_since
-        port.done(f"held {HDG:.0f}°/{ALT:.0f} ft/{IAS:.0f} kt for {held:.0f} s; screenshot loop p50 {p50:.0f} ms")
+        port.done(
+            f"held {hdg_hold:.0f}°/{alt_hold:.0f} ft/{ias_hold:.0f} kt for {held:.0f} s; screenshot loop p50 {p50:.0f} ms"
+        )
         return "done"
 
     @staticmethod

@@ -191,6 +191,7 @@ BUILTIN_PILOTS: dict[str, str] = {
     "T03/jsbsim": f"{_J}._landing:TouchdownZonePilot",
     "P17/jsbsim": f"{_J}._landing:NoFlapLandingPilot",
     "T05/jsbsim": f"{_J}._pattern:PatternPilot",
+    "P04/jsbsim": f"{_J}._forced_landing:EfatoPilot",
     "T06/*": f"{_D}._route:RouteDriver",
     "T13/drive": f"{_D}._crossing:CrossingDriver",
     "T07/drive": f"{_D}._park:ParkingDriver",

@@ -30,10 +30,11 @@ import tempfile
 import time
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from simbridge.episode import RunConfig, run
+from simbridge._status import HARNESS_FAULTS
 from simbridge._task import load_all_tasks
 from simbridge._verified import MIN_SCORE, PairRecord, pilot_for, write_records
 
@@ -64,6 +65,10 @@ def all_pairs(sims: tuple[str, ...]) -> list[str]:
     return out
 
 
+#: attempts after the first for an episode that ends in a harness fault (as `eval`'s `retries`)
+HARNESS_RETRIES = 1
+
+
 def fly(
     pair: str, agent: str, seed: int, out: Path, lockstep: bool, time_limit_s: float | None, lock: Path | None = None
 ) -> Trial:
@@ -72,7 +77,15 @@ def fly(
         if lock is not None:  # take turns with other runs that hold the same lock (one FlightGear at a time)
             fh = stack.enter_context(open(lock, "a"))
             fcntl.flock(fh, fcntl.LOCK_EX)
-        return _fly(pair, task, sim, agent, seed, out, lockstep, time_limit_s)
+        trial = _fly(pair, task, sim, agent, seed, out, lockstep, time_limit_s)
+        for _ in range(HARNESS_RETRIES):
+            if trial.status not in HARNESS_FAULTS:
+                break
+            # a harness fault says nothing of the pilot (unscored, as eval retries it): fly again
+            first = trial.detail
+            trial = _fly(pair, task, sim, agent, seed, out, lockstep, time_limit_s)
+            trial = replace(trial, detail=f"{trial.detail} [retried after a harness fault: {first[:160]}]")
+        return trial
 
 
 def _fly(

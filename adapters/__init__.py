@@ -188,6 +188,8 @@ BUILTIN_PILOTS: dict[str, str] = {
     "P16/jsbsim": f"{_J}._poh:PitotClimbPilot",
     "P19/jsbsim": f"{_J}._poh:ElectricalFirePilot",
     "P22/jsbsim": f"{_J}._poh:EmergencyDescentPilot",
+    "P13/jsbsim": f"{_J}._partial_panel:PartialPanelPilot",
+    "P14/jsbsim": f"{_J}._partial_panel:PartialPanelPilot",
     "T03/jsbsim": f"{_J}._landing:TouchdownZonePilot",
     "P17/jsbsim": f"{_J}._landing:NoFlapLandingPilot",
     "T05/jsbsim": f"{_J}._pattern:PatternPilot",

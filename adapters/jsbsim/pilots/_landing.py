@@ -45,6 +45,16 @@ GLIDE_DEG = 3.0
 WHEELS_FT = 5.5
 BRAKE_BELOW_KIAS = 45.0
 RUDDER_STEP = 0.05
+#: rudder (fraction of full) per degree of crab to take out: the c172x's full rudder holds
+#: about 12° of sideslip at approach speed; the decrab begins this high (wheel height, ft)
+DECRAB_PER_DEG = 0.065
+DECRAB_FT = 9.0
+#: aileron held against the roll the rudder gives, per unit of decrab rudder
+DECRAB_AIL = 0.25
+#: on the wheels: rudder held per degree of the crab the told wind gave (the weathervaning)
+WEATHERVANE_PER_DEG = 0.03
+#: rollout: heading error (deg) beyond which the brake on the side to turn to is held
+DIFF_BRAKE_DEG = 3.0
 
 
 @dataclass(frozen=True)
@@ -130,9 +140,13 @@ class LandingPilot(Agent):
         t_prev = st.t
         rudder, last_rudder_t = 0.0, -1.0
         stopped_since: float | None = None
+        ias_hist: list[tuple[float, float]] = []
         vs_cmd = -300.0
         settled = 0
-        closing, p_flare, flare_i = False, 0.0, 0.0
+        closing, p_flare, flare_i, t_decrab = False, 0.0, 0.0, 0.0
+        ff = 0.0
+        rud_i = 0.0
+        brakes = (False, False)  # the left and right brake keys held
         debug = bool(os.environ.get("SIMBRIDGE_REFERENCE_TRACE"))
         msg = ""
         try:
@@ -202,28 +216,56 @@ class LandingPilot(Agent):
                             self.port.key("Prior" if taps > 0 else "Next", repeat=min(abs(taps), 8), hold_s=0.03)
                         last_thr_t = st.t
                 elif phase == "flare":
-                    # the crab taken out: rudder lines the nose up with the runway, the upwind
-                    # wing lowered against the drift (a sideslip)
-                    bank_t = max(-8.0, min(8.0, 0.45 * cross))
-                    rudder, last_rudder_t = self.steer(rwy_hdg, rudder, last_rudder_t, 2)
+                    # the crab kept (the approach's heading, by bank) down to DECRAB_FT, then
+                    # taken out: rudder held to line the nose up with the runway (fed forward
+                    # from the crab, brought in over a second) and the upwind wing lowered
+                    # against the drift (a sideslip), a little more for an offset seen
+                    if h_w < DECRAB_FT and not t_decrab:
+                        t_decrab = st.t
+                    y = sight.offset_m if sight is not None and sight.pixels > 0 else 0.0
+                    if t_decrab:
+                        k = min(1.0, (st.t - t_decrab) / 1.0)
+                        bank_t = k * max(-8.0, min(8.0, 0.45 * cross)) + max(-3.0, min(3.0, -0.3 * y))
+                        ff = -DECRAB_PER_DEG * wca * k
+                        rudder, last_rudder_t = self.steer(rwy_hdg, rudder, last_rudder_t, 3, ff)
+                    else:
+                        hdg_des = rwy_hdg + wca + crab_i - math.degrees(math.atan2(y, 150.0))
+                        bank_t = max(-5.0, min(5.0, 2.0 * angle_diff(hdg_des, st.hdg)))
                     if self.flare_by_pitch:
                         vs_cmd = -max(60.0, 25.0 * max(0.0, h_w))
                     else:
                         vs_cmd = -max(60.0, 22.0 * max(0.0, h_w + WHEELS_FT))
                     # on the wheels: the altimeter stops unwinding (the VSI at zero) near the field
-                    settled = settled + 1 if h_w < 3.0 and st.vs > -40.0 else 0
-                    if settled >= 3:
+                    # (not a balloon's top: low, level and for half a second)
+                    settled = settled + 1 if h_w < 2.0 and abs(st.vs) < 40.0 else 0
+                    if settled >= 5:
                         phase = "rollout"
                 else:  # rollout
                     bank_t = 0.0
-                    if st.ias < BRAKE_BELOW_KIAS and not msg:  # braking from a speed that cannot nose it over
-                        self.port.key_down("b")
-                        msg = "braking"
+                    # rudder and nosewheel hold the runway heading against the weathervaning (a
+                    # slow integral for what the feed-forward misses); the brakes: both below
+                    # 45 KIAS (a speed that cannot nose it over), and at any speed the brake on
+                    # the side to turn to alone while the heading is more than 3° off
+                    err = angle_diff(rwy_hdg, st.hdg)
+                    rud_i = max(-0.3, min(0.3, rud_i + 0.01 * err * dt))
+                    ff = -WEATHERVANE_PER_DEG * wca + rud_i
+                    rudder, last_rudder_t = self.steer(rwy_hdg, rudder, last_rudder_t, 3, ff, lim=0.6)
+                    both = st.ias < BRAKE_BELOW_KIAS
+                    want_b = (both and err < DIFF_BRAKE_DEG, both and err > -DIFF_BRAKE_DEG)
+                    if err > DIFF_BRAKE_DEG + (0 if brakes[1] and not brakes[0] else 1.0):
+                        want_b = (False, True)
+                    elif err < -DIFF_BRAKE_DEG - (0 if brakes[0] and not brakes[1] else 1.0):
+                        want_b = (True, False)
+                    brakes = self.brake(brakes, want_b)
+                    msg = "braking" if any(brakes) else msg
                 # attitude: pitch from the sink rate wanted, elevator from the pitch
                 if phase == "rollout":
                     pull = 0.0
-                    rudder, last_rudder_t = self.steer(rwy_hdg, rudder, last_rudder_t, 2)
-                    if st.ias < 3.0:
+                    # stopped: no airspeed, or (in a wind, which the airspeed indicator still
+                    # reads at a stop) no more than the wind's and not falling for 2 s
+                    ias_hist = [(t, v) for t, v in ias_hist if st.t - t <= 2.0] + [(st.t, st.ias)]
+                    steady = ias_hist[-1][0] - ias_hist[0][0] > 1.8 and ias_hist[0][1] - st.ias < 0.7
+                    if st.ias < 3.0 or (st.ias < wind_kt + 3.0 and steady):
                         stopped_since = st.t if stopped_since is None else stopped_since
                         if st.t - stopped_since >= self.hold_after_stop_s:
                             break
@@ -237,23 +279,36 @@ class LandingPilot(Agent):
                     pitch_t = vs_to_pitch.step(vs_cmd - st.vs, dt)
                     pull = pitch_pid.step(pitch_t - st.pitch, dt, rate=-st.pitch_rate)
                 ail = bank_pid.step(bank_t - st.bank, dt, rate=-st.roll_rate)
+                if phase == "flare":
+                    ail -= DECRAB_AIL * ff
                 if phase == "rollout":  # aileron into the wind, wings held level on the wheels
                     ail = max(-0.4, min(0.4, 0.03 * cross - 0.03 * st.bank))
                 cp.fly(ail, pull)
         finally:
-            if msg:
-                port.key_up("b")
+            self.brake(brakes, (False, False))
             if closing:
                 port.key_up("Next")
             st.dump_trace({"latency_ms": list(cp.latency_ms())})
         port.done(f"landed runway {self.runway} ({phase})")
         return "done"
 
-    def steer(self, hdg_t: float, rudder: float, last_t: float, max_steps: int) -> tuple[float, float]:
-        """Rudder (and nosewheel) towards a heading, the yaw rate damping it: key taps of
+    def brake(self, held: tuple[bool, bool], want: tuple[bool, bool]) -> tuple[bool, bool]:
+        """The left (comma) and right (period) brake keys held as `want` says; returns it."""
+        for key, was, now in (("comma", held[0], want[0]), ("period", held[1], want[1])):
+            if now and not was:
+                self.port.key_down(key)
+            elif was and not now:
+                self.port.key_up(key)
+        return want
+
+    def steer(
+        self, hdg_t: float, rudder: float, last_t: float, max_steps: int, ff: float = 0.0, lim: float = 1.0
+    ) -> tuple[float, float]:
+        """Rudder (and nosewheel) towards a heading: `ff` held (the rudder the crab or the
+        crosswind needs) plus the heading error, the yaw rate damping it; key taps of
         RUDDER_STEP, at most `max_steps` a reading; returns the rudder and the time set."""
         st = self.st
-        want = max(-0.5, min(0.5, 0.03 * angle_diff(hdg_t, st.hdg) - 0.06 * st.yaw_rate))
+        want = max(-lim, min(lim, ff + 0.04 * angle_diff(hdg_t, st.hdg) - 0.04 * st.yaw_rate))
         steps = round((want - rudder) / RUDDER_STEP)
         if steps and st.t - last_t > 0.15:
             n = min(abs(steps), max_steps)

@@ -73,9 +73,9 @@ def test_clear_cli_errors(tmp_path):
     r = run_simbridge("run", "T09", "--sim", "carla", "--agent", "noop")
     assert r.returncode == 2 and "not 'carla'" in r.stderr and "Traceback" not in r.stderr
     r = run_simbridge(
-        "run", "P14", "--sim", "doubles.toy_sim:ToySimSession", "--agent", "reference", "--out", str(tmp_path)
+        "run", "T04", "--sim", "doubles.toy_sim:ToySimSession", "--agent", "reference", "--out", str(tmp_path)
     )
-    assert r.returncode == 2 and "no reference pilot for task P14" in r.stderr
+    assert r.returncode == 2 and "no reference pilot for task T04" in r.stderr
     if not os.path.exists("/usr/bin/x11vnc"):
         r = run_simbridge(
             "run", "T09", "--sim", "doubles.toy_sim:ToySimSession", "--agent", "human", "--out", str(tmp_path)

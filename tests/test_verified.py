@@ -41,7 +41,7 @@ def test_solved_means_every_seed_at_least_0_9_with_success_and_do_nothing_0(r, s
 
 def test_status_of_a_pair_without_record_or_pilot():
     assert pair_status("T09", "jsbsim", {}) == "unmeasured"  # a pilot is registered (T09/*), no record
-    assert pair_status("P04", "jsbsim", {}) == "—"  # no pilot yet
+    assert pair_status("T04", "xplane", {}) == "—"  # no pilot (X-Plane does not run here)
     assert pair_status("T09", "jsbsim", {"T09/jsbsim": rec("T09/jsbsim")}) == "solved 5/5"
 
 
@@ -54,7 +54,7 @@ def test_a_malformed_record_is_an_error_naming_the_file(tmp_path):
 def test_tasks_list_shows_each_pairs_reference_status(capsys):
     assert main(["tasks", "list", "--json"]) == 0
     tasks = {t["id"]: t for t in json.loads(capsys.readouterr().out)}
-    assert tasks["P04"]["verified"] == {"jsbsim": "—"}
+    assert tasks["T04"]["verified"] == {"xplane": "—"}
     assert set(tasks["T09"]["verified"]) == {"msfs", "jsbsim", "flightgear"}
     assert tasks["T09"]["verified"]["jsbsim"] != "—"  # a registered pilot: measured or unmeasured
     assert main(["tasks", "list"]) == 0

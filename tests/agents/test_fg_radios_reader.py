@@ -13,7 +13,8 @@ from PIL import Image
 from simbridge._task import load_task
 from simbridge.agents._reference import make_pilot
 from simbridge.adapters.flightgear.pilots._kx165 import read_all
-from simbridge.adapters.flightgear.pilots._radios import FlightGearRadiosPilot, mode_of, parse_instruction
+from simbridge.adapters.flightgear.pilots._radios import FlightGearRadiosPilot, mode_of
+from simbridge.adapters.kit.told import radio_targets as parse_instruction
 from simbridge.adapters.flightgear.pilots._tooltip import find_box, read_value
 from simbridge.adapters.jsbsim.pilots._radios import RadiosPilot
 

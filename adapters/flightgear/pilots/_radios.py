@@ -13,13 +13,12 @@ again, so a dropped wheel click or an 8.33 kHz channel the estimate missed is co
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from simbridge.agents import Agent, AgentResult
+from simbridge.adapters.kit.told import radio_targets
 from simbridge.adapters.flightgear.pilots._kx165 import read_field
 from simbridge.adapters.flightgear.pilots._tooltip import find_box, read_value, words
 
@@ -54,35 +53,6 @@ MODE_SIGNATURES: dict[str, tuple[int, ...]] = {
 #: kHz per wheel click: COM in 8.33 kHz mode (four channel names per 25 kHz), NAV 50 kHz
 KHZ_PER_STEP = {"com": 6.25, "nav": 50.0}
 PARK = (640, 120)  # a place on the sky with no tooltip
-
-
-@dataclass
-class Targets:
-    com_mhz: float
-    com_stby_mhz: float
-    nav_mhz: float
-    squawk: str
-    mode: str
-    baro_inhg: float
-
-
-def parse_instruction(text: str) -> Targets:
-    """The values T16's instruction asks for."""
-
-    def find(pattern: str) -> str:
-        m = re.search(pattern, text, re.IGNORECASE | re.DOTALL)
-        if m is None:
-            raise ValueError(f"the instruction does not say {pattern!r}")
-        return m.group(1)
-
-    return Targets(
-        com_mhz=float(find(r"COM1 active to\D*?(1\d\d\.\d+)")),
-        com_stby_mhz=float(find(r"standby to\D*?(1\d\d\.\d+)")),
-        nav_mhz=float(find(r"NAV1 to\D*?(1\d\d\.\d+)")),
-        squawk=find(r"transponder to (\d{4})"),
-        mode=find(r"transponder to \d{4} in (\w+) mode").upper(),
-        baro_inhg=float(find(r"altimeter to (\d\d\.\d\d)")),
-    )
 
 
 def mode_of(rgb: np.ndarray, x: int, y: int) -> str | None:
@@ -241,7 +211,7 @@ class FlightGearRadiosPilot(Agent):
         return shown is not None and abs(float(shown) - inhg) < 0.005
 
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
-        t = parse_instruction(port.task()["instruction"])
+        t = radio_targets(port.task()["instruction"])  # the settings the instruction asks for
         p = FlightGearPanel(port)
         rep = self.report
         rep["com"] = self.active(p, "com", t.com_mhz)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from simbridge.agents import Agent, AgentResult
+from simbridge.adapters.kit.told import radio_targets
 from simbridge.adapters.jsbsim.pilots._cockpit import Cockpit
 from simbridge.adapters.jsbsim.pilots._instruments import read_baro, read_frequency, read_squawk, xpdr_mode
 
@@ -14,22 +15,17 @@ if TYPE_CHECKING:
     from simbridge import TaskSpec
 
 MAX_CLICKS = 80
+#: the transponder's mode buttons, xpdr:mode0..4 (adapters/jsbsim/layout.py)
+XPDR_MODES = ("OFF", "STBY", "ON", "ALT", "TST")
 
 
 class RadiosPilot(Agent):
     name = "reference"
 
-    def __init__(
-        self,
-        com_active: float = 125.0,
-        com_stby: float = 118.6,
-        nav: float = 114.1,
-        squawk: str = "4521",
-        mode: int = 3,
-        baro: float = 29.92,
-    ) -> None:
-        self.com_active, self.com_stby, self.nav = com_active, com_stby, nav
-        self.squawk, self.mode, self.baro = squawk, mode, baro
+    def __init__(self) -> None:
+        #: the settings, read from the instruction when the episode starts (`radio_targets`)
+        self.com_active = self.com_stby = self.nav = self.baro = 0.0
+        self.squawk, self.mode = "", 0
         #: the last screenshot was taken after the last click (by `_click_seen`): the next
         #: decision reads it instead of taking another (a screenshot costs ~0.6 s in a
         #: software-emulated VM guest)
@@ -41,6 +37,9 @@ class RadiosPilot(Agent):
         self._seen = False
 
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
+        t = radio_targets(str(port.task().get("instruction") or task.instruction))
+        self.com_active, self.com_stby, self.nav, self.baro = t.com_mhz, t.com_stby_mhz, t.nav_mhz, t.baro_inhg
+        self.squawk, self.mode = t.squawk, XPDR_MODES.index(t.mode)
         cp = Cockpit(port)
         cp.look()
         if read_frequency(cp.frame, "com1:active") is None:  # displays dark: avionics off

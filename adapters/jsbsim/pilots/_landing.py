@@ -55,6 +55,8 @@ DECRAB_AIL = 0.25
 WEATHERVANE_PER_DEG = 0.03
 #: rollout: heading error (deg) beyond which the brake on the side to turn to is held
 DIFF_BRAKE_DEG = 3.0
+#: above this airspeed on the wheels the nosewheel over-steers: rudder within ±0.35, no single brake
+GENTLE_ABOVE_KIAS = 30.0
 
 
 @dataclass(frozen=True)
@@ -244,17 +246,20 @@ class LandingPilot(Agent):
                     bank_t = 0.0
                     # rudder and nosewheel hold the runway heading against the weathervaning (a
                     # slow integral for what the feed-forward misses); the brakes: both below
-                    # 45 KIAS (a speed that cannot nose it over), and at any speed the brake on
-                    # the side to turn to alone while the heading is more than 3° off
+                    # 45 KIAS (a speed that cannot nose it over), and below GENTLE_ABOVE_KIAS the
+                    # brake on the side to turn to alone while the heading is more than 3° off
                     err = angle_diff(rwy_hdg, st.hdg)
                     rud_i = max(-0.3, min(0.3, rud_i + 0.01 * err * dt))
                     ff = -WEATHERVANE_PER_DEG * wca + rud_i
-                    rudder, last_rudder_t = self.steer(rwy_hdg, rudder, last_rudder_t, 3, ff, lim=0.6)
+                    rudder, last_rudder_t = self.steer(
+                        rwy_hdg, rudder, last_rudder_t, 2, ff, lim=0.6 if st.ias < GENTLE_ABOVE_KIAS else 0.35
+                    )
                     both = st.ias < BRAKE_BELOW_KIAS
                     want_b = (both and err < DIFF_BRAKE_DEG, both and err > -DIFF_BRAKE_DEG)
-                    if err > DIFF_BRAKE_DEG + (0 if brakes[1] and not brakes[0] else 1.0):
+                    slow = st.ias < GENTLE_ABOVE_KIAS
+                    if slow and err > DIFF_BRAKE_DEG + (0 if brakes[1] and not brakes[0] else 1.0):
                         want_b = (False, True)
-                    elif err < -DIFF_BRAKE_DEG - (0 if brakes[0] and not brakes[1] else 1.0):
+                    elif slow and err < -DIFF_BRAKE_DEG - (0 if brakes[0] and not brakes[1] else 1.0):
                         want_b = (True, False)
                     brakes = self.brake(brakes, want_b)
                     msg = "braking" if any(brakes) else msg

@@ -121,6 +121,8 @@ class LandingPilot(Agent):
 
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
         self.port, self.cp, self.st = port, Cockpit(port), State()
+        # the task's own runway (a site variant lands elsewhere); the class's when it names none
+        self.runway = task.initial_state.runway or self.runway
         chart = chart_for(task, self.runway, self.aim_past_threshold_m)
         wind_dir, wind_kt = told_wind(str(port.task().get("instruction") or task.instruction))
         st, cp = self.st, self.cp

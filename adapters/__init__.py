@@ -191,6 +191,7 @@ BUILTIN_PILOTS: dict[str, str] = {
     "P13/jsbsim": f"{_J}._partial_panel:PartialPanelPilot",
     "P14/jsbsim": f"{_J}._partial_panel:PartialPanelPilot",
     "T03/jsbsim": f"{_J}._landing:TouchdownZonePilot",
+    "T11/jsbsim": f"{_J}._forced_landing:TurnBackPilot",
     "P17/jsbsim": f"{_J}._landing:NoFlapLandingPilot",
     "T05/jsbsim": f"{_J}._pattern:PatternPilot",
     "P04/jsbsim": f"{_J}._forced_landing:EfatoPilot",

@@ -1,8 +1,9 @@
 """The engine-failure reference pilots on the embedded JSBSim cockpit, in exact lockstep: each
 flies its task through pixels and input alone (P04: the takeoff and climb, the engine failing
 between 400 and 900 ft, best glide, the POH's securing steps, a landing straight ahead and a
-stop) on a seed of its own, and reaches the score the verified bar asks (≥ 0.9 with success).
-One trial each here; `benchmarks/reference_pilots.py --pairs P04/jsbsim` runs the seed sweep
+stop; T11: the failure between 400 and 1,200 ft, best glide, a turn back towards the runway, a
+landing and a stop) on a seed of its own, and reaches the score the verified bar asks (≥ 0.9 with success).
+One trial each here; `benchmarks/reference_pilots.py --pairs P04/jsbsim T11/jsbsim` runs the seed sweep
 beside the do-nothing agent (docs/jsbsim.md, the forced-landing pilots)."""
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ session_class("jsbsim")
 #: task -> seed of its trial here (the benchmark's sweep and no other test fly these seeds)
 FORCED_LANDING_TRIALS = {
     "P04": 11,  # flaps 10 for the take-off, wind 310° at 10 kt
+    "T11": 14,  # the engine fails at 463 ft: best glide, a turn back, a landing and a stop
 }
 
 

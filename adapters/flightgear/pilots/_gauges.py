@@ -17,6 +17,8 @@ indicator's card. Checked against the simulator's own values on real screenshots
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -209,3 +211,16 @@ def nearest_quarter_deg(reading_deg: float, prior_deg: float) -> float:
     """`reading_deg` plus the multiple of 90° that brings it nearest `prior_deg` (0-360)."""
     k = round(angle_step_deg(prior_deg, reading_deg) / 90.0)
     return (reading_deg - 90.0 * k) % 360.0
+
+
+def history_rate(history: Sequence[Any], attr: str, span_s: float = 1.5, *, angle: bool = False) -> float:
+    """d(attr)/dt per second over the last `span_s` of `history` (readings with `t_s`), the
+    least-squares slope; 0 with fewer than two readings 0.3 s apart. `angle`: unwrapped first."""
+    h = [r for r in history if r.t_s >= history[-1].t_s - span_s]
+    if len(h) < 2 or h[-1].t_s - h[0].t_s < 0.3:
+        return 0.0
+    t = np.array([r.t_s for r in h])
+    v = np.array([getattr(r, attr) for r in h])
+    if angle:
+        v = np.degrees(np.unwrap(np.radians(v)))
+    return float(np.polyfit(t - t[-1], v, 1)[0])

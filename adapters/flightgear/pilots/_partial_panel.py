@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simbridge.adapters.flightgear.pilots._gauges import (
+    history_rate,
     angle_step_deg,
     dg_heading_deg,
     ias_kt,
@@ -104,14 +105,7 @@ class PanelReader:
         return r
 
     def rate(self, attr: str, span_s: float = 1.5) -> float:
-        h = [r for r in self.history if r.t_s >= self.history[-1].t_s - span_s]
-        if len(h) < 2 or h[-1].t_s - h[0].t_s < 0.3:
-            return 0.0
-        t = np.array([r.t_s for r in h])
-        v = np.array([getattr(r, attr) for r in h])
-        if attr == "dg_deg":
-            v = np.degrees(np.unwrap(np.radians(v)))
-        return float(np.polyfit(t - t[-1], v, 1)[0])
+        return history_rate(self.history, attr, span_s, angle=attr == "dg_deg")
 
 
 def parse_instruction(text: str) -> tuple[float, float]:

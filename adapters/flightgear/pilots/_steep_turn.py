@@ -28,6 +28,7 @@ import numpy as np
 from simbridge.agents import Agent, AgentResult
 from simbridge.adapters.flightgear.pilots._gauges import (
     REGION,
+    history_rate,
     angle_step_deg,
     attitude,
     card_turn_deg,
@@ -154,12 +155,7 @@ class Gauges:
 
     def rate(self, attr: str, span_s: float = 1.5) -> float:
         """d(attr)/dt per second over the last `span_s` (least squares over the readings)."""
-        h = [r for r in self.history if r.t_s >= self.history[-1].t_s - span_s]
-        if len(h) < 2 or h[-1].t_s - h[0].t_s < 0.3:
-            return 0.0
-        t = np.array([r.t_s for r in h])
-        v = np.array([getattr(r, attr) for r in h])
-        return float(np.polyfit(t - t[-1], v, 1)[0])
+        return history_rate(self.history, attr, span_s)
 
 
 class Controls:

@@ -159,3 +159,15 @@ def mcp_client(url: str, token: str | None, mode: str | None = None) -> Any:
 def result_text(res: Any) -> str:
     """The text parts of an MCP tool result, joined."""
     return " ".join(c.text for c in res.content if getattr(c, "type", "") == "text")
+
+
+def reference_trial(task: str, sim: str, seed: int, out: Path, agent: str = "reference") -> set[str]:
+    """One lockstep trial of a reference pilot on a seed of its own, held to the verified bar
+    (completed, scored, success, score ≥ 0.9); the kinds of action it took, for the caller to
+    check that it read pixels and acted through input only."""
+    score, ep, bundle = run_trial_cli(task, sim, agent, out, "--lockstep", "--seed", str(seed), timeout=900)
+    assert ep["status"] == "completed", ep.get("status_detail")
+    assert ep["variant"]["seed"] == seed
+    assert score["status"] == "scored" and score["success"] is True and score["score"] >= 0.9, score
+    lines = (bundle / "actions.jsonl").read_text().splitlines()
+    return {json.loads(line)["kind"] for line in lines if line.strip()}

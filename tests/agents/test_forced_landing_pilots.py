@@ -8,7 +8,6 @@ beside the do-nothing agent (docs/jsbsim.md, the forced-landing pilots)."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -28,7 +27,7 @@ import pygame  # noqa: F401
 from simbridge._sims import session_class  # noqa: E402
 from simbridge.agents._reference import make_pilot  # noqa: E402
 
-from support.runner import run_trial_cli  # noqa: E402
+from support.runner import action_kinds, jsonl, reference_trial_run  # noqa: E402
 
 session_class("jsbsim")
 
@@ -46,15 +45,8 @@ def test_every_forced_landing_pilot_is_registered_for_jsbsim():
 
 @pytest.mark.parametrize("task", sorted(FORCED_LANDING_TRIALS))
 def test_forced_landing_reference_pilot_lands_secured(tmp_path: Path, task: str):
-    seed = FORCED_LANDING_TRIALS[task]
-    score, ep, bundle = run_trial_cli(
-        task, "jsbsim", "reference", tmp_path, "--lockstep", "--seed", str(seed), timeout=900
-    )
-    assert ep["status"] == "completed", ep.get("status_detail")
-    assert score["status"] == "scored" and score["success"] is True and score["score"] >= 0.9, score
-    events = [json.loads(line) for line in (bundle / "events.jsonl").read_text().splitlines() if line.strip()]
-    kinds = [e["kind"] for e in events]
+    _score, _ep, bundle = reference_trial_run(task, "jsbsim", FORCED_LANDING_TRIALS[task], tmp_path)
+    kinds = [e["kind"] for e in jsonl(bundle / "events.jsonl")]
     assert "failure_injected" in kinds and "crash" not in kinds, kinds
-    actions = [json.loads(line) for line in (bundle / "actions.jsonl").read_text().splitlines() if line.strip()]
-    acted = {a["kind"] for a in actions}
+    acted = action_kinds(bundle)
     assert {"screenshot", "key", "mouse_move", "click"} <= acted, acted  # pixels in; keys, yoke and clicks out

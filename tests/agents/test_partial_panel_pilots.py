@@ -8,7 +8,6 @@ do-nothing agent (docs/jsbsim.md)."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -28,7 +27,7 @@ import pygame  # noqa: F401
 from simbridge._sims import session_class  # noqa: E402
 from simbridge.agents._reference import make_pilot  # noqa: E402
 
-from support.runner import run_trial_cli  # noqa: E402
+from support.runner import action_kinds, jsonl, reference_trial_run  # noqa: E402
 
 session_class("jsbsim")
 
@@ -46,20 +45,10 @@ def test_every_partial_panel_pilot_is_registered_for_jsbsim():
 
 @pytest.mark.parametrize("task", sorted(PARTIAL_PANEL_TRIALS))
 def test_partial_panel_pilot_flies_the_procedure(tmp_path: Path, task: str):
-    seed = PARTIAL_PANEL_TRIALS[task]
-    score, ep, bundle = run_trial_cli(
-        task, "jsbsim", "reference", tmp_path, "--lockstep", "--seed", str(seed), timeout=900
-    )
-    assert ep["status"] == "completed", ep.get("status_detail")
-    assert score["status"] == "scored" and score["success"] is True and score["score"] >= 0.9, score
-    actions = [json.loads(line) for line in (bundle / "actions.jsonl").read_text().splitlines() if line.strip()]
-    kinds = {a["kind"] for a in actions}
+    _score, _ep, bundle = reference_trial_run(task, "jsbsim", PARTIAL_PANEL_TRIALS[task], tmp_path)
+    kinds = action_kinds(bundle)
     assert {"screenshot", "mouse_move"} <= kinds, kinds  # read from pixels, flown by the mouse yoke
     # the vacuum failed during the flight and the pilot flew on after it
-    fails = [
-        json.loads(line)
-        for line in (bundle / "events.jsonl").read_text().splitlines()
-        if line.strip() and json.loads(line).get("kind") == "failure_injected"
-    ]
+    fails = [e for e in jsonl(bundle / "events.jsonl") if e.get("kind") == "failure_injected"]
     assert fails and fails[0]["data"]["system"] == "vacuum", fails
-    assert max(a.get("t", 0.0) for a in actions) > float(fails[0]["t"]) + 10.0
+    assert max(a.get("t", 0.0) for a in jsonl(bundle / "actions.jsonl")) > float(fails[0]["t"]) + 10.0

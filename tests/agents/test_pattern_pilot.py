@@ -8,7 +8,6 @@ agent."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -28,7 +27,7 @@ import pygame  # noqa: F401
 from simbridge._sims import session_class  # noqa: E402
 from simbridge.agents._reference import make_pilot  # noqa: E402
 
-from support.runner import run_trial_cli  # noqa: E402
+from support.runner import action_kinds, reference_trial_run  # noqa: E402
 
 session_class("jsbsim")
 
@@ -41,13 +40,8 @@ def test_pattern_pilot_is_registered_for_jsbsim():
 
 
 def test_pattern_reference_pilot_flies_the_pattern_and_lands(tmp_path: Path):
-    score, ep, bundle = run_trial_cli(
-        "T05", "jsbsim", "reference", tmp_path, "--lockstep", "--seed", str(SEED), timeout=900
-    )
-    assert ep["status"] == "completed", ep.get("status_detail")
-    assert score["status"] == "scored" and score["success"] is True and score["score"] >= 0.9, score
+    score, _ep, bundle = reference_trial_run("T05", "jsbsim", SEED, tmp_path)
     earned = {c["name"]: c["earned"] for c in score["components"]}
     assert earned == {"pattern_geometry": 1.0, "altitude_discipline": 1.0, "landing_and_stop": 1.0}, earned
-    actions = [json.loads(line) for line in (bundle / "actions.jsonl").read_text().splitlines() if line.strip()]
-    kinds = {a["kind"] for a in actions}
+    kinds = action_kinds(bundle)
     assert {"screenshot", "key", "mouse_move"} <= kinds, kinds  # read from pixels, flown by keys and the yoke

@@ -161,13 +161,28 @@ def result_text(res: Any) -> str:
     return " ".join(c.text for c in res.content if getattr(c, "type", "") == "text")
 
 
-def reference_trial(task: str, sim: str, seed: int, out: Path, agent: str = "reference") -> set[str]:
+def reference_trial_run(task: str, sim: str, seed: int, out: Path, agent: str = "reference") -> tuple[dict, dict, Path]:
     """One lockstep trial of a reference pilot on a seed of its own, held to the verified bar
-    (completed, scored, success, score ≥ 0.9); the kinds of action it took, for the caller to
-    check that it read pixels and acted through input only."""
+    (completed, scored, success, score ≥ 0.9): (score.json, episode.json, bundle)."""
     score, ep, bundle = run_trial_cli(task, sim, agent, out, "--lockstep", "--seed", str(seed), timeout=900)
     assert ep["status"] == "completed", ep.get("status_detail")
-    assert ep["variant"]["seed"] == seed
+    if "variant" in ep:  # a task with drawn variants flew the seed's
+        assert ep["variant"]["seed"] == seed, ep["variant"]
     assert score["status"] == "scored" and score["success"] is True and score["score"] >= 0.9, score
-    lines = (bundle / "actions.jsonl").read_text().splitlines()
-    return {json.loads(line)["kind"] for line in lines if line.strip()}
+    return score, ep, bundle
+
+
+def reference_trial(task: str, sim: str, seed: int, out: Path, agent: str = "reference") -> set[str]:
+    """`reference_trial_run`, answering the kinds of action the pilot took, for the caller to
+    check that it read pixels and acted through input only."""
+    _score, _ep, bundle = reference_trial_run(task, sim, seed, out, agent)
+    return action_kinds(bundle)
+
+
+def jsonl(path: Path) -> list[dict]:
+    """The records of a JSON-lines file of a bundle (actions.jsonl, events.jsonl)."""
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def action_kinds(bundle: Path) -> set[str]:
+    return {a["kind"] for a in jsonl(bundle / "actions.jsonl")}

@@ -6,7 +6,6 @@ several seeds per task and reports the wall time."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -26,7 +25,7 @@ import pygame  # noqa: F401
 from simbridge._sims import session_class  # noqa: E402
 from simbridge.agents._reference import make_pilot  # noqa: E402
 
-from support.runner import run_trial_cli  # noqa: E402
+from support.runner import action_kinds, reference_trial_run, run_trial_cli  # noqa: E402
 
 session_class("jsbsim")
 
@@ -58,13 +57,10 @@ def test_every_poh_pilot_is_registered_for_jsbsim():
 
 @pytest.mark.parametrize("task", sorted(REFERENCE_TRIALS))
 def test_poh_reference_pilot_scores_full_credit(tmp_path, task):
-    seed = REFERENCE_TRIALS[task]
-    score, ep, bundle = run_task(task, "reference", tmp_path, "--seed", str(seed))
-    assert ep["status"] == "completed", ep.get("status_detail")
-    assert ep["variant"]["seed"] == seed and ep["variant"]["values"]  # the seeded variant was flown
-    assert score["status"] == "scored" and score["score"] == 1.0 and score["success"] is True, score
-    actions = [json.loads(line) for line in (bundle / "actions.jsonl").read_text().splitlines() if line.strip()]
-    kinds = {a["kind"] for a in actions}
+    score, ep, bundle = reference_trial_run(task, "jsbsim", REFERENCE_TRIALS[task], tmp_path)
+    assert ep["variant"]["values"]  # the seeded variant was flown
+    assert score["score"] == 1.0, score
+    kinds = action_kinds(bundle)
     assert {"screenshot", "click"} <= kinds, kinds  # read from pixels, worked by clicks
 
 

@@ -28,8 +28,9 @@ import numpy as np
 from simbridge.adapters.jsbsim.pilots._cockpit import Cockpit
 from simbridge.adapters.jsbsim.pilots._control import State
 from simbridge.adapters.jsbsim.pilots._instruments import read_instruments
-from simbridge.adapters.jsbsim.pilots._landing import LandingPilot
+from simbridge.adapters.jsbsim.pilots._landing import LandingPilot, NoFlapLandingPilot
 from simbridge.adapters.jsbsim.pilots._poh import (
+    DOOR_MAX_KIAS,
     MeanRpm,
     SetLit,
     SetSlider,
@@ -37,6 +38,8 @@ from simbridge.adapters.jsbsim.pilots._poh import (
     Steps,
     Wait,
     annunciator_lit,
+    door_open_steps,
+    electrical_fire_steps,
     low_volts_steps,
     magneto_check_steps,
     rpm_dropped,
@@ -199,6 +202,34 @@ class LowVoltsApproachPilot(ApproachPohPilot):
         return low_volts_steps(lambda: annunciator_lit(self.cp.frame, "low_volts"))
 
 
+class ElectricalFireApproachPilot(ApproachPohPilot):
+    """P20: SMOKE on the annunciator panel; the POH's electrical fire steps (P19's); with the
+    master off the flaps stay as they are, so the rest of the final is P17's no-flap approach,
+    flare and landing, then the stop on runway 30."""
+
+    def indication(self) -> bool:
+        return annunciator_lit(self.cp.frame, "smoke")
+
+    def steps(self) -> Steps:
+        no_flap = NoFlapLandingPilot
+        self.flap_schedule = no_flap.flap_schedule
+        self.approach_kias = dict(no_flap.approach_kias)
+        self.flare_ft, self.flare_by_pitch = no_flap.flare_ft, no_flap.flare_by_pitch
+        return electrical_fire_steps()
+
+
+class DoorOpenApproachPilot(ApproachPohPilot):
+    """P21: DOOR on the annunciator panel; the door left open (POH: do not try to close it in
+    flight), the approach speeds capped below `DOOR_MAX_KIAS`, the landing as planned."""
+
+    def indication(self) -> bool:
+        return annunciator_lit(self.cp.frame, "door")
+
+    def steps(self) -> Steps:
+        self.approach_kias = {k: min(v, DOOR_MAX_KIAS - 5.0) for k, v in self.approach_kias.items()}
+        return door_open_steps()
+
+
 #: each task's pilot; `--agent py:simbridge.adapters.jsbsim.pilots._approach_poh:pilot_for` flies it
 PILOTS: dict[str, type[ApproachPohPilot]] = {"P08": RoughMagnetoApproachPilot, "P12": LowVoltsApproachPilot}
 
@@ -208,4 +239,12 @@ def pilot_for(task_id: str) -> ApproachPohPilot:
     return PILOTS[task_id.split("@")[0]]()
 
 
-__all__ = ["PILOTS", "ApproachPohPilot", "LowVoltsApproachPilot", "RoughMagnetoApproachPilot", "pilot_for"]
+__all__ = [
+    "PILOTS",
+    "ApproachPohPilot",
+    "DoorOpenApproachPilot",
+    "ElectricalFireApproachPilot",
+    "LowVoltsApproachPilot",
+    "RoughMagnetoApproachPilot",
+    "pilot_for",
+]

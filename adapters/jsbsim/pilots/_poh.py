@@ -159,6 +159,33 @@ def low_volts_steps(still_lit: Callable[[], bool]) -> Steps:
     return f"LOW VOLTS {'stayed on after the reset' if still else 'after the reset'}: ALT OFF, load shed"
 
 
+def electrical_fire_steps() -> Steps:
+    """C172S POH 3-11/3-12, electrical fire in flight (SMOKE): master (ALT and BAT) OFF; vents,
+    cabin air and heat CLOSED; avionics master OFF; all other switches OFF (pitot heat, landing
+    and taxi lights). With the master off the bus is dead: the electric flaps stay where they are."""
+    yield SetLit("switch:master_alt", False)
+    yield SetLit("switch:master_bat", False)
+    for knob in ("knob:cabin_air", "knob:cabin_heat"):
+        yield SetLit(knob, False)
+    yield SetLit("switch:avionics", False)
+    for sw in ("pitot_heat", "landing_light", "taxi_light"):
+        yield SetLit(f"switch:{sw}", False)
+    return "master OFF, vents closed, avionics and loads OFF"
+
+
+#: POH: "reduce airspeed" with the cabin door open: below this (KIAS)
+DOOR_MAX_KIAS = 100.0
+
+
+def door_open_steps() -> Steps:
+    """C172S POH (Section 4 note), cabin door open in flight (DOOR): the door is not closed in
+    flight (it does not change the flight characteristics; this cockpit has no control for it);
+    reduce the airspeed below `DOOR_MAX_KIAS` and land. No hand action on the panel: the pilot
+    running these steps flies the rest of its flight below that speed."""
+    yield Wait(0.0)
+    return f"DOOR open: left as it is, airspeed below {DOOR_MAX_KIAS:.0f} KIAS, landing"
+
+
 # ---------------------------------------------------------------------- the shared core
 class PohPilot(Agent):
     """Holds the aircraft while a procedure (`procedure()`) works the panel; calls done with
@@ -547,13 +574,7 @@ class ElectricalFirePilot(PohPilot):
 
     def procedure(self) -> str:
         self.wait_for(lambda: annunciator_lit(self.img, "smoke"), "SMOKE")
-        self.set_lit("switch:master_alt", False)
-        self.set_lit("switch:master_bat", False)
-        for knob in ("knob:cabin_air", "knob:cabin_heat"):
-            self.set_lit(knob, False)
-        self.set_lit("switch:avionics", False)
-        for sw in ("pitot_heat", "landing_light", "taxi_light"):
-            self.set_lit(f"switch:{sw}", False)
+        self.run_steps(electrical_fire_steps())
         self.fly_for(4.0)
         self.fly_until(lambda: veil(self.img) < 40.0, 40.0)
         self.set_lit("knob:cabin_air", True)
@@ -609,7 +630,10 @@ __all__ = [
     "SetSlider",
     "Step",
     "Steps",
+    "DOOR_MAX_KIAS",
     "Wait",
+    "door_open_steps",
+    "electrical_fire_steps",
     "low_volts_steps",
     "magneto_check_steps",
     "rpm_dropped",

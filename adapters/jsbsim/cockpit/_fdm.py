@@ -168,6 +168,10 @@ class FlightModel:
                 c.master_bat = 1
         c.parking_brake = int(sc.on_ground)  # as FlightGear's c172p: parked with the brake set
         c.ap_on = int(sc.autopilot_on and self.has_autopilot)
+        flaps = sc.configuration.get("flaps_deg")
+        if flaps is not None and float(flaps) in FLAP_DETENTS_DEG:
+            # an aircraft configured with flaps is trimmed with them (the trim also sets them)
+            c.set_flaps(FLAP_DETENTS_DEG.index(float(flaps)))
         if not f.run_ic():
             raise RuntimeError("JSBSim rejected the initial conditions")
         self._apply_controls()
@@ -240,6 +244,9 @@ class FlightModel:
                     bad.append(f"configuration flaps_deg={v!r} (detents {FLAP_DETENTS_DEG})")
                     continue
                 c.set_flaps(FLAP_DETENTS_DEG.index(float(v)))
+                # the flaps are at the setting when the episode starts, not on their way to it
+                # (a failure at 1 s would otherwise jam them part-way)
+                f["fcs/flap-pos-deg"] = float(v)
             elif key in ("fuel_left_gal", "fuel_right_gal"):
                 i = 0 if key == "fuel_left_gal" else 1
                 f[f"propulsion/tank[{i}]/contents-lbs"] = max(0.0, float(v)) * LBS_PER_GAL_DEFAULT

@@ -96,3 +96,22 @@ def test_the_stall_warning_comes_on_near_the_stalling_angle_of_attack_only():
             break
     # JSBSim's impending stall: above 85 % of the c172x's stalling angle (0.28 rad, 16 deg)
     assert alpha is not None and 13.0 < alpha < 17.0
+
+
+@pytest.mark.parametrize(("flaps_deg", "on_ground"), [(30.0, False), (10.0, False), (10.0, True), (0.0, False)])
+def test_configured_flaps_are_in_place_at_the_start_and_a_jam_at_once_keeps_them_there(flaps_deg, on_ground):
+    """A task's `configuration.flaps_deg` is where the flaps ARE at the start, not where the lever
+    points while they travel (P18's failure 1 s in jammed them near 5° instead of 30°)."""
+    airborne = {"alt_msl_ft": 1500, "ias_kt": 65, "heading_deg": 300}
+    where = {"runway": "30", "on_ground": True} if on_ground else airborne
+    sc = resolve(load_airport("KHAF"), engine="running", **where)
+    sc.configuration = {"flaps_deg": flaps_deg}
+    m = FlightModel(sc, Controls())
+    assert m.flaps_deg == pytest.approx(flaps_deg, abs=0.01)
+    vs0 = m.fdm["velocities/h-dot-fps"]
+    _fly(m, 0.5)
+    m.set_serviceable("flaps", False)
+    _fly(m, 5.0)
+    assert m.flaps_deg == pytest.approx(flaps_deg, abs=0.01)
+    if not on_ground:  # trimmed with the flaps it has: no balloon or dive when the episode starts
+        assert abs(vs0) < 2.0

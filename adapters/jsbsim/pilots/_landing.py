@@ -71,7 +71,7 @@ class Chart:
 
 
 #: displaced landing thresholds (m) from the airport diagrams (FAA chart supplement)
-DISPLACED_M = {("KPAO", "31"): 64.92, ("KHAF", "30"): 232.87}
+DISPLACED_M = {("KPAO", "31"): 64.92, ("KHAF", "30"): 232.87, ("PHJR", "04R"): 110.03}
 
 
 def chart_for(task: "TaskSpec", rwy_id: str, aim_past_threshold_m: float) -> Chart:

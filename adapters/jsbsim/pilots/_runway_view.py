@@ -9,6 +9,13 @@ ahead (`x`, horizontally along the nose) and to the right (`y`). Every piece of 
 seen in perspective is drawn with a pixel density that depends only on its distance ahead, so
 the pixels' centroid lies on the runway's centreline; the cloud's long axis is the runway's
 direction once the runway spans enough of the view.
+
+An airport with more than one runway (PHJR: 04R, its parallel 04L 190 m to the left, and 11/29
+crossing both) shows them all in the same grey. Only the pavement strip lined up with the runway
+being flown counts (`runway_strip`): the runway pixels' distances across the direction the pilot
+believes the runway points (the heading indicator's, searched a few degrees either side) pile
+up in one narrow strip per runway of that direction, a crossing runway's spread wide; of the
+strips the nearest to the aircraft (the one it is lined up with) is kept, with its own pixels.
 """
 
 from __future__ import annotations
@@ -77,6 +84,53 @@ def ground_points(us: np.ndarray, vs: np.ndarray, bank_deg: float, pitch_deg: fl
     return x, y
 
 
+#: half the width (m, on the ground) of the strip kept around the runway's centreline: a runway's
+#: half-width plus a margin for pixels at range, well inside the 190 m between parallel runways
+STRIP_HALF_M = 50.0
+#: the runway direction is searched this far (deg) either side of the believed one, in steps
+AXIS_SEARCH_DEG, AXIS_STEP_DEG = 6.0, 0.5
+#: a strip counts as a runway when it holds at least this share of the strongest strip's pixels
+STRIP_SHARE = 0.5
+_BIN_M = 10.0
+_SPAN_M = 5000.0  # strips farther across than this are not looked for
+
+
+def runway_strip(x: np.ndarray, y: np.ndarray, axis_deg: float) -> np.ndarray:
+    """Which ground points (x ahead, y right, m) belong to the runway lined up with the
+    direction `axis_deg` (relative to the nose, + right): the direction, within
+    AXIS_SEARCH_DEG of it, along which the points pile up most in a strip STRIP_HALF_M either
+    side of a line, and of that direction's strips (local maxima holding STRIP_SHARE of the
+    largest) the one the aircraft is nearest to across the runway."""
+    if len(x) < 3:
+        return np.ones(len(x), dtype=bool)
+    half_bins = int(round(STRIP_HALF_M / _BIN_M))
+    kernel = np.ones(2 * half_bins + 1)
+    best: tuple[float, np.ndarray, float] | None = None  # (peak count, smoothed histogram, angle)
+    lo = 0
+    # the believed direction first, then farther either side: another direction is taken only
+    # when its strip holds clearly more (far out, where the runway is a few rows, they all tie)
+    steps = np.arange(-AXIS_SEARCH_DEG, AXIS_SEARCH_DEG + 1e-9, AXIS_STEP_DEG)
+    for d in sorted(steps, key=abs):
+        phi = math.radians(axis_deg + float(d))
+        c = x * math.sin(phi) - y * math.cos(phi)  # the aircraft's distance right of each point's line
+        b = np.floor(np.clip(c, -_SPAN_M, _SPAN_M) / _BIN_M).astype(np.int64)
+        b0 = int(b.min())
+        hist = np.bincount(b - b0).astype(np.float64)
+        counts = np.convolve(hist, kernel)[half_bins : half_bins + len(hist)]  # pixels within the strip
+        peak = float(counts.max())
+        if best is None or peak > 1.05 * best[0]:
+            best, lo = (peak, counts, phi), b0
+    assert best is not None
+    peak, counts, phi = best
+    left = np.concatenate([[-1.0], counts[:-1]])
+    right = np.concatenate([counts[1:], [-1.0]])
+    maxima = np.nonzero((counts >= left) & (counts > right) & (counts >= STRIP_SHARE * peak))[0]
+    centres = (maxima + lo + 0.5) * _BIN_M
+    c0 = float(centres[np.argmin(np.abs(centres))])
+    c = x * math.sin(phi) - y * math.cos(phi)
+    return np.abs(c - c0) <= STRIP_HALF_M
+
+
 def see_runway(
     img: np.ndarray,
     bank_deg: float,
@@ -106,6 +160,10 @@ def see_runway(
     if ok.sum() < min_pixels:
         return None
     x, y, vv = x[ok], y[ok], vs[ok]
+    keep = runway_strip(x, y, axis_deg)  # the runway flown, not a parallel or crossing one
+    if keep.sum() < min_pixels:
+        return None
+    x, y, vv = x[keep], y[keep], vv[keep]
     cx_, cy_ = float(x.mean()), float(y.mean())
     axis_view = None
     if len(x) >= 300:

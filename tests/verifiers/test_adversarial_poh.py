@@ -685,14 +685,14 @@ CASES += [
 
 
 # --------------------------------------------------------------------------- P18 go-around
-def p18(off_ft: float = 0.0) -> Trace:
+def p18(off_ft: float = 0.0, go_s: float = 5.0) -> Trace:
     v = values("P18")
     tr = Trace(200, alt_msl_ft=700.0, ias_kt=65, heading_deg=317).at(0, flaps_deg=30, throttle=0.25)
-    tr.glide(0, 65, -400, 5).at(5, throttle=1.0, engine_rpm=2450)
-    return tr.climb(6, 500.0, 6 + (float(v["target_agl_ft"]) + off_ft + 66.0 - 667.0) / 500.0 * 60.0)
+    tr.glide(0, 65, -400, go_s).at(go_s, throttle=1.0, engine_rpm=2450)
+    return tr.climb(go_s + 1, 500.0, go_s + 1 + (float(v["target_agl_ft"]) + off_ft + 66.0 - 667.0) / 500.0 * 60.0)
 
 
-EV18 = [failure_event(1.0, "flaps")]
+EV18 = [failure_event(0.0, "flaps")]  # the flaps are failed at 30° from the start (P18's trigger after_s 0)
 CASES += [
     *endings("P18", p18()),
     Case(
@@ -721,6 +721,13 @@ CASES += [
         "full power, carb heat cold, level 140 ft below the height (edge)",
         FAIR,
         scored("P18", p18(-140.0), EV18),
+    ),
+    Case(
+        "P18",
+        "throttle full at once (0.4 s, the go-around's first action), climb, level at the height",
+        FAIR,
+        scored("P18", p18(go_s=0.4), EV18),
+        "the failure is there from the start: a step taken at once is a step after it",
     ),
 ]
 

@@ -162,7 +162,7 @@ def good(tid: str) -> tuple[Trace, list[dict]]:
         tr = Trace(200, alt_msl_ft=700.0, ias_kt=65, heading_deg=317).at(0, flaps_deg=30, throttle=0.25)
         tr.glide(0, 65, -400, 5).at(5, throttle=1.0, engine_rpm=2450)
         tr.climb(6, 500.0, 6 + (float(v["target_agl_ft"]) + 66.0 - 667.0) / 500.0 * 60.0)
-        return tr, [failure_event(1.0, "flaps")]
+        return tr, [failure_event(0.0, "flaps")]
     if tid == "P19":
         tr = _cruise(tid).at(0, pitot_heat=1, avionics=1).at(30, smoke=1).at(35, master_bat=0, master_alt=0)
         tr.at(40, avionics=0).at(45, pitot_heat=0).at(55, smoke=0).at(60, cabin_air=1)
@@ -190,7 +190,7 @@ def nothing(tid: str) -> tuple[Trace, list[dict]]:
         return tr, []
     if tid == "P18":  # flaps 30, low power on short final: the aircraft descends onto the ground
         tr = Trace(200, alt_msl_ft=700.0, ias_kt=65, heading_deg=317).at(0, flaps_deg=30, throttle=0.25)
-        return _rollout(tr.glide(0, 65, -400)), [failure_event(1.0, "flaps")]
+        return _rollout(tr.glide(0, 65, -400)), [failure_event(0.0, "flaps")]
     landing = tid in LANDING_ON_RUNWAY
     tr = _final(200) if landing else _cruise(tid)
     if st.configuration is not None:
@@ -233,10 +233,11 @@ def test_do_nothing_scores_zero(tmp_path, tid):
 
 @pytest.mark.parametrize("tid", IDS)
 def test_immediate_done_scores_zero(tmp_path, tid):
-    # the agent calls done at once: the first half second of the do-nothing trace, no failure yet
-    tr, _ = nothing(tid)
+    # the agent calls done at once: the first half second of the do-nothing trace, with the
+    # events recorded by then (no failure yet, or P18's flaps failed from the start)
+    tr, ev = nothing(tid)
     cols = {k: v[:6] for k, v in tr.columns().items()}
-    s = score(tmp_path, tid, cols, (), status="agent_quit")
+    s = score(tmp_path, tid, cols, [e for e in ev if e["t"] <= cols["t"][-1]], status="agent_quit")
     assert s.status == "scored", s.reason
     assert s.score == 0.0 and s.success is False
 

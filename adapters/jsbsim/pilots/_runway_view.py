@@ -15,7 +15,8 @@ crossing both) shows them all in the same grey. Only the pavement strip lined up
 being flown counts (`runway_strip`): the runway pixels' distances across the direction the pilot
 believes the runway points (the heading indicator's, searched a few degrees either side) pile
 up in one narrow strip per runway of that direction, a crossing runway's spread wide; of the
-strips the nearest to the aircraft (the one it is lined up with) is kept, with its own pixels.
+strips the one the designator names is kept (04R: the rightmost of the parallels), else the
+nearest to the aircraft (the one it is lined up with), with its own pixels.
 """
 
 from __future__ import annotations
@@ -95,12 +96,13 @@ _BIN_M = 10.0
 _SPAN_M = 5000.0  # strips farther across than this are not looked for
 
 
-def runway_strip(x: np.ndarray, y: np.ndarray, axis_deg: float) -> np.ndarray:
+def runway_strip(x: np.ndarray, y: np.ndarray, axis_deg: float, side: str = "") -> np.ndarray:
     """Which ground points (x ahead, y right, m) belong to the runway lined up with the
     direction `axis_deg` (relative to the nose, + right): the direction, within
     AXIS_SEARCH_DEG of it, along which the points pile up most in a strip STRIP_HALF_M either
     side of a line, and of that direction's strips (local maxima holding STRIP_SHARE of the
-    largest) the one the aircraft is nearest to across the runway."""
+    largest) the one the runway's designator names among parallels (`side` "L" or "R": the
+    leftmost or rightmost), else the one the aircraft is nearest to across the runway."""
     if len(x) < 3:
         return np.ones(len(x), dtype=bool)
     half_bins = int(round(STRIP_HALF_M / _BIN_M))
@@ -125,9 +127,20 @@ def runway_strip(x: np.ndarray, y: np.ndarray, axis_deg: float) -> np.ndarray:
     left = np.concatenate([[-1.0], counts[:-1]])
     right = np.concatenate([counts[1:], [-1.0]])
     maxima = np.nonzero((counts >= left) & (counts > right) & (counts >= STRIP_SHARE * peak))[0]
-    centres = (maxima + lo + 0.5) * _BIN_M
-    c0 = float(centres[np.argmin(np.abs(centres))])
+    strips: list[float] = []  # one centre per runway, the strongest of maxima closer than a runway apart
+    for i in sorted(maxima, key=lambda i: -counts[i]):
+        centre = (i + lo + 0.5) * _BIN_M
+        if all(abs(centre - o) > 2 * STRIP_HALF_M for o in strips):
+            strips.append(centre)
+    if side == "R":  # the rightmost: the aircraft farthest left of it
+        c0 = min(strips)
+    elif side == "L":
+        c0 = max(strips)
+    else:
+        c0 = min(strips, key=abs)
     c = x * math.sin(phi) - y * math.cos(phi)
+    near = np.abs(c - c0) <= STRIP_HALF_M
+    c0 = float(c[near].mean())  # centred on the strip's own pixels (a flat maximum is wide)
     return np.abs(c - c0) <= STRIP_HALF_M
 
 
@@ -139,11 +152,13 @@ def see_runway(
     axis_deg: float,
     *,
     min_pixels: int = 2,
+    side: str = "",
 ) -> RunwaySight | None:
     """The runway relative to the aircraft (see `RunwaySight`), or None when none is in view.
     `axis_deg` is the runway direction relative to the nose the caller believes (from the
     heading indicator); `axis_from_view` is the direction the runway's shape shows, when it is
-    long enough on the ground seen to say (else None)."""
+    long enough on the ground seen to say (else None). `side`: "L" or "R" when the runway is
+    the left or right one of parallels (its designator's letter; see `runway_strip`)."""
     step = 3  # a runway seen large is read on a coarse grid (its shape needs no more), a small one whole
     vs, us = np.nonzero(runway_mask(img, step))
     if len(us) < 300:
@@ -160,7 +175,7 @@ def see_runway(
     if ok.sum() < min_pixels:
         return None
     x, y, vv = x[ok], y[ok], vs[ok]
-    keep = runway_strip(x, y, axis_deg)  # the runway flown, not a parallel or crossing one
+    keep = runway_strip(x, y, axis_deg, side)  # the runway flown, not a parallel or crossing one
     if keep.sum() < min_pixels:
         return None
     x, y, vv = x[keep], y[keep], vv[keep]

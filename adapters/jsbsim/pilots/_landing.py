@@ -172,7 +172,12 @@ class LandingPilot(Agent):
                 gs = max(30.0, tas - head)
                 wca = math.degrees(math.asin(max(-0.5, min(0.5, cross / max(40.0, tas)))))
                 sight = see_runway(
-                    cp.frame, st.bank, st.pitch, max(1.0, (h_ft + 1.5) * FT), angle_diff(rwy_hdg, st.hdg)
+                    cp.frame,
+                    st.bank,
+                    st.pitch,
+                    max(1.0, (h_ft + 1.5) * FT),
+                    angle_diff(rwy_hdg, st.hdg),
+                    side=self.runway[-1:],  # 04R: the right one of the parallels
                 )
                 if sight is not None and sight.axis_from_view is not None and sight.far_m - (sight.near_m or 0) > 150:
                     rwy_hdg = (rwy_hdg + 0.05 * angle_diff(st.hdg + sight.axis_from_view, rwy_hdg)) % 360.0

@@ -126,15 +126,22 @@ class AttitudeFlyer:
         pull = self.vs_pid.step(vs_cmd - st.vs, dt) + ff
         self.cp.fly(ail, pull)
         if ias_target is not None and self.thr_pid is not None:
-            if st.t - self.last_thr_t >= 1.0:
-                want = self.thr_base + self.thr_pid.step(ias_target - st.ias, st.t - self.last_thr_t)
-                taps = round((want - st.thr) / 0.01)
-                if taps:
-                    self.cp.port.key("Prior" if taps > 0 else "Next", repeat=min(abs(taps), 8), hold_s=0.03)
-                self.last_thr_t = st.t
+            self.throttle_for(ias_target)
         elif ias_target is not None and st.t - self.last_thr_t > 1.0:
             err = ias_target - st.ias
             if abs(err) > 2.0:
                 taps = min(5, int(abs(err) / 2))
                 self.cp.port.key("Prior" if err > 0 else "Next", repeat=taps, hold_s=0.03)
                 self.last_thr_t = st.t
+
+    def throttle_for(self, ias_target: float) -> None:
+        """The airspeed by the throttle setpoint `thr_base` + `thr_pid` (once a second, in 1 % taps
+        from the lever's reading); a pilot flying its own elevator law calls it alone."""
+        st = self.st
+        if self.thr_pid is None or st.t - self.last_thr_t < 1.0:
+            return
+        want = self.thr_base + self.thr_pid.step(ias_target - st.ias, st.t - self.last_thr_t)
+        taps = round((want - st.thr) / 0.01)
+        if taps:
+            self.cp.port.key("Prior" if taps > 0 else "Next", repeat=min(abs(taps), 8), hold_s=0.03)
+        self.last_thr_t = st.t

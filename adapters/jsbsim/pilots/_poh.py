@@ -141,6 +141,24 @@ def magneto_check_steps(
     return f"L {seen['L']:.0f}, R {seen['R']:.0f} rpm: on {good}"
 
 
+def restart_steps(lit: Callable[[str], bool], mixture_pct: Callable[[], float | None]) -> Steps:
+    """C172S POH 3-6/3-7, engine failure during flight (restart), in the POH's order: fuel
+    selector BOTH, mixture RICH, magnetos BOTH, each only where the panel shows it otherwise
+    (`lit(hotspot)` reads a selector position, `mixture_pct()` the lever). Returns what it changed."""
+    fixed = []
+    if not lit("fuel:BOTH"):
+        yield SetLit("fuel:BOTH")
+        fixed.append("fuel selector BOTH")
+    mix = mixture_pct()
+    if mix is None or mix < 95:
+        yield SetSlider("mixture", 1.0)
+        fixed.append("mixture RICH")
+    if not lit("mags:BOTH"):
+        yield SetLit("mags:BOTH")
+        fixed.append("magnetos BOTH")
+    return ", ".join(fixed)
+
+
 def low_volts_steps(still_lit: Callable[[], bool]) -> Steps:
     """C172S POH 3-17/3-19, LOW VOLTS on in flight: avionics OFF, master (ALT and BAT) OFF, master
     ON (reset); LOW VOLTS still on (`still_lit()` reads the annunciator), so ALT OFF; pitot heat
@@ -349,6 +367,10 @@ class PohPilot(Agent):
                 vals.append(float(self.r.rpm))
         return float(np.mean(vals)) if vals else 0.0
 
+    def restart_attempt(self) -> Steps:
+        """`restart_steps` read on this pilot's panel (the latest frame, the mixture lever)."""
+        return restart_steps(lambda hotspot: yellow(self.img, hotspot), lambda: None if self.r is None else self.r.mix)
+
     def run_steps(self, steps: Steps) -> str:
         """Run a procedure's steps while holding the aircraft; returns its summary."""
         answer: float | None = None
@@ -388,17 +410,9 @@ class EngineRestartPilot(PohPilot):
             return bool(since) and self.st.t - since[0] >= 8.0
 
         self.fly_until(settled, 60.0)
-        fixed = []
         self.look()
-        if not yellow(self.img, "fuel:BOTH"):
-            self.set_lit("fuel:BOTH")
-            fixed.append("fuel selector BOTH")
-        if self.r is None or self.r.mix is None or self.r.mix < 95:
-            self.set_slider("mixture", 1.0)
-            fixed.append("mixture RICH")
-        if not yellow(self.img, "mags:BOTH"):
-            self.set_lit("mags:BOTH")
-            fixed.append("magnetos BOTH")
+        changed = self.run_steps(self.restart_attempt())
+        fixed = [changed] if changed else []
         if not self.fly_until(lambda: self.rpm() > RUNNING_RPM, 6.0):
             if self.st.alt - FIELD_ELEVATION_FT < 600.0:
                 raise ProcedureFailed("too low to crank")
@@ -636,5 +650,6 @@ __all__ = [
     "electrical_fire_steps",
     "low_volts_steps",
     "magneto_check_steps",
+    "restart_steps",
     "rpm_dropped",
 ]

@@ -1,4 +1,4 @@
-"""POH abnormal procedures on a long final, then the landing (P08, P12), flown from pixels.
+"""POH abnormal procedures on a long final, then the landing (P08, P12, P20, P21), flown from pixels.
 
 The aircraft is flown by the landing pilot (`_landing.LandingPilot`: the runway out of the
 window, the needles, a 3° path to runway 30 at KHAF, flare, roll-out and stop). Every control
@@ -16,6 +16,12 @@ the cruise pilots of P07 and P11 run, each click read back on the panel before t
 - **P12, LOW VOLTS** (C172S POH 3-17/3-19): when the LOW VOLTS annunciator lights, avionics OFF,
   master OFF, master ON (reset), LOW VOLTS still on so ALT OFF, pitot heat OFF; the landing
   follows on the battery (BAT on, the flaps still run).
+- **P20, SMOKE** (C172S POH 3-11/3-12, electrical fire in flight; land as soon as possible):
+  P19's steps (`_poh.electrical_fire_steps`: master OFF, cabin air and heat CLOSED, avionics
+  OFF, the other switches OFF); the bus is then dead and the electric flaps stay where they
+  were, so the rest of the final is P17's no-flap approach and flare (`NoFlapLandingPilot`).
+- **P21, DOOR** (C172S POH Section 4 note): the door is not closed in flight; the approach
+  speeds stay below 100 KIAS (`_poh.door_open_steps`); the landing as planned.
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ margin), the descent rate the path and groundspeed need corrected by the height 
 by pitch; airspeed by throttle. Ten feet above the flare height the throttle starts closing
 (its key held to idle); in the flare the descent rate is brought to nearly zero as the wheels
 near the runway (the sink commanded in proportion to the height left; for P17's clean wing
-the nose is raised by the integral of the sink error, so a balloon lowers it again); the brakes come on below 45 KIAS. After the touchdown the nose comes down, rudder keeps the
+the nose is raised by the integral of the sink error, so a balloon lowers it again); the brakes come on below 45 KIAS,
+or, in a tailwind (which also slows the approach to the low end of its speeds), from the touchdown with the yoke back. After the touchdown the nose comes down, rudder keeps the
 runway heading, the brakes stop the aircraft, and the pilot calls done once stopped (after
 the hold the task asks for).
 
@@ -57,6 +58,17 @@ WEATHERVANE_PER_DEG = 0.03
 DIFF_BRAKE_DEG = 3.0
 #: above this airspeed on the wheels the nosewheel over-steers: rudder within ±0.35, no single brake
 GENTLE_ABOVE_KIAS = 30.0
+#: in a tailwind (the told wind's component along the runway, kt): the approach flown this much
+#: slower per knot, at most TAILWIND_SLOW_MAX_KT (the slow end of the POH's range), and, beyond
+#: BRAKE_TAILWIND_KT, both brakes held from the touchdown with the yoke back: the nose held up
+#: at most BRAKE_PITCH_DEG (more lifts it off again), the pull at most BRAKE_PULL
+TAILWIND_SLOW_PER_KT = 0.6
+TAILWIND_SLOW_MAX_KT = 3.0
+#: ...but not below this (1.3 times the clean stall speed, 48 KIAS)
+TAILWIND_FLOOR_KIAS = 62.0
+BRAKE_TAILWIND_KT = 2.0
+BRAKE_PITCH_DEG = 2.0
+BRAKE_PULL = 0.25
 
 
 @dataclass(frozen=True)
@@ -132,11 +144,13 @@ class LandingPilot(Agent):
         rwy_hdg = st.hdg if self.runway_heading is None else self.runway_heading
         rel = math.radians(wind_dir - chart.heading_true_deg)
         cross, head = wind_kt * math.sin(rel), wind_kt * math.cos(rel)
+        slower = min(TAILWIND_SLOW_MAX_KT, TAILWIND_SLOW_PER_KT * max(0.0, -head))
+        brake_early = -head > BRAKE_TAILWIND_KT
         cp.yoke(True)
         pitch_pid = PID(kp=0.03, ki=0.01, kd=0.02, lo=-0.6, hi=0.8)
         vs_to_pitch = PID(kp=0.008, ki=0.003, lo=-10.0, hi=10.0)
         bank_pid = PID(kp=0.012, ki=0.002, kd=0.0, lo=-0.35, hi=0.35)
-        thr_pid = PID(kp=0.02, ki=0.004, lo=-0.35, hi=0.45)
+        thr_pid = PID(kp=0.02, ki=0.004, lo=-1.0, hi=0.45)  # down to idle (a tailwind's steeper descent)
         thr_base, last_thr_t = st.thr, st.t - 1.0
         flaps_set = self.initial_flaps()
         crab_i = 0.0
@@ -211,6 +225,7 @@ class LandingPilot(Agent):
                         vs_cmd = vs_nom
                     vs_cmd = max(-1000.0, min(0.0, vs_cmd))
                     ias_t = self.approach_kias.get(flaps_set, 70.0)
+                    ias_t = max(min(ias_t, TAILWIND_FLOOR_KIAS), ias_t - slower)
                     if h_w < self.flare_ft + 10.0 and not closing:
                         self.port.key_down("Next")  # the throttle closing (held: it runs to idle)
                         closing = True
@@ -261,7 +276,7 @@ class LandingPilot(Agent):
                     rudder, last_rudder_t = self.steer(
                         rwy_hdg, rudder, last_rudder_t, 2, ff, lim=0.6 if st.ias < GENTLE_ABOVE_KIAS else 0.35
                     )
-                    both = st.ias < BRAKE_BELOW_KIAS
+                    both = st.ias < BRAKE_BELOW_KIAS or brake_early
                     want_b = (both and err < DIFF_BRAKE_DEG, both and err > -DIFF_BRAKE_DEG)
                     slow = st.ias < GENTLE_ABOVE_KIAS
                     if slow and err > DIFF_BRAKE_DEG + (0 if brakes[1] and not brakes[0] else 1.0):
@@ -272,7 +287,10 @@ class LandingPilot(Agent):
                     msg = "braking" if any(brakes) else msg
                 # attitude: pitch from the sink rate wanted, elevator from the pitch
                 if phase == "rollout":
+                    # braking fast (a tailwind's long roll): the yoke back keeps the nosewheel light
                     pull = 0.0
+                    if brake_early and st.ias >= BRAKE_BELOW_KIAS:
+                        pull = max(0.0, min(BRAKE_PULL, 0.04 * (BRAKE_PITCH_DEG - st.pitch)))
                     # stopped: no airspeed, or (in a wind, which the airspeed indicator still
                     # reads at a stop) no more than the wind's and not falling for 2 s
                     ias_hist = [(t, v) for t, v in ias_hist if st.t - t <= 2.0] + [(st.t, st.ias)]

@@ -196,6 +196,7 @@ BUILTIN_PILOTS: dict[str, str] = {
     "P17/jsbsim": f"{_J}._landing:NoFlapLandingPilot",
     "T05/jsbsim": f"{_J}._pattern:PatternPilot",
     "P04/jsbsim": f"{_J}._forced_landing:EfatoPilot",
+    "P05/jsbsim": f"{_J}._forced_landing:CruiseForcedLandingPilot",
     "T06/*": f"{_D}._route:RouteDriver",
     "T13/drive": f"{_D}._crossing:CrossingDriver",
     "T07/drive": f"{_D}._park:ParkingDriver",

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from simbridge.adapters.jsbsim.pilots._control import PID, angle_diff
 from simbridge.adapters.jsbsim.pilots._instruments import lit
 from simbridge.adapters.jsbsim.pilots._landing import told_wind
-from simbridge.adapters.jsbsim.pilots._poh import FIELD_ELEVATION_FT, PohPilot, ProcedureFailed
+from simbridge.adapters.jsbsim.pilots._poh import FIELD_ELEVATION_FT, RUNNING_RPM, PohPilot, ProcedureFailed
 from simbridge.adapters.jsbsim.pilots._takeoff import Departure, TakeoffHoldPilot
 from simbridge.agents import AgentResult
 
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient
     from simbridge import TaskSpec
 
-#: the runway P04 and T11 depart from (KHAF 30: the task's geometry charts it)
+#: the runway P04 and T11 depart from when the task names none (KHAF 30: the task's geometry charts it)
 RUNWAY = "30"
 #: below this the engine has failed (full-power climb and cruise run 2,300-2,500 rpm)
 FAILED_RPM = 1700.0
@@ -61,6 +61,13 @@ ROLLOUT_PULL = 0.3
 ROLLOUT_PULL_BELOW_KIAS = 45.0
 #: the securing clicks are made above this height (ft AGL); lower, the aircraft is flown first
 SECURE_ABOVE_FT = 120.0
+#: P06's restart attempt: seconds the tachometer is watched after the restart steps; below this
+#: rpm the propeller has stopped (the POH's START), which the starter cranks only above
+#: `CRANK_ABOVE_FT` (the task forbids cranking below 500 ft AGL) and for `CRANK_S` at most
+RESTART_WAIT_S = 5.0
+STOPPED_RPM = 200.0
+CRANK_ABOVE_FT = 600.0
+CRANK_S = 5.0
 
 
 class ForcedLandingPilot(PohPilot):
@@ -74,6 +81,11 @@ class ForcedLandingPilot(PohPilot):
     hold_pitch = -90.0
     wind_dir = 0.0
     wind_kt = 0.0
+    #: the field's elevation the heights are taken from (ft): KHAF's, or on a departure the
+    #: altimeter's reading on the wheels before the takeoff less WHEELS_FT
+    field_elevation_ft = FIELD_ELEVATION_FT
+    #: the runway departed from (the task's, else RUNWAY)
+    runway = RUNWAY
     #: dead-reckoned position (m east, north of the start) and the heading indicator's offset from true
     x = 0.0
     y = 0.0
@@ -103,7 +115,7 @@ class ForcedLandingPilot(PohPilot):
             super()._steer(dt)
             return
         st = self.st
-        h_w = st.alt - FIELD_ELEVATION_FT - WHEELS_FT
+        h_w = st.alt - self.field_elevation_ft - WHEELS_FT
         if mode == "glide" and h_w < FLARE_FT:
             self.mode, mode = "flare", "flare"
             self.flare_pitch = st.pitch
@@ -186,7 +198,7 @@ class ForcedLandingPilot(PohPilot):
         return self.wind_kt * math.cos(math.radians(self.wind_dir - (self.st.hdg + self.hdg_to_true)))
 
     def height_ft(self) -> float:
-        return self.st.alt - FIELD_ELEVATION_FT
+        return self.st.alt - self.field_elevation_ft
 
     # ---------------------------------------------------------------- the checklist
     def secure_engine(self) -> list[str]:
@@ -239,10 +251,16 @@ class EfatoPilot(ForcedLandingPilot):
         tachometer shows the engine failed."""
         self.mode = "parked"
         self.wind_dir, self.wind_kt = told_wind(self.instruction)
-        if any(r.id == RUNWAY for r in self.task.geometry.runways):  # charted (T11): the compass's offset from true
-            rwy = self.task.geometry.runway(RUNWAY)
+        self.runway = self.task.initial_state.runway or RUNWAY  # a site variant departs elsewhere
+        if any(
+            r.id == self.runway for r in self.task.geometry.runways
+        ):  # charted (T11): the compass's offset from true
+            rwy = self.task.geometry.runway(self.runway)
             self.hdg_to_true = angle_diff(float(rwy.heading_true_deg or self.st.hdg), self.st.hdg)
         self.look()
+        # on the wheels the altimeter shows the field's elevation (plus WHEELS_FT): the heights of
+        # the glide and the flare are taken from it (PHJR's ground is at 20 ft, KHAF's at 66)
+        self.field_elevation_ft = self.st.alt - WHEELS_FT
         img = self.cp.frame
         if lit(img, "park_brake", (200, 40, 40)) or TakeoffHoldPilot._brake_set(self.cp):
             self.click("park_brake")
@@ -282,7 +300,7 @@ class TurnBackPilot(EfatoPilot):
         self.start_glide(self.st.hdg, self.dep.pitch_pid.i)
         self.turning = True
         how = self.land()
-        return f"engine failed at {agl:.0f} ft: best glide, turned back to runway {RUNWAY}; {how}"
+        return f"engine failed at {agl:.0f} ft: best glide, turned back to runway {self.runway}; {how}"
 
     def _steer(self, dt: float) -> None:
         if self.mode == "glide":
@@ -327,4 +345,34 @@ class CruiseForcedLandingPilot(ForcedLandingPilot):
         self.fly_until(settled, 60.0)
 
 
-__all__ = ["CruiseForcedLandingPilot", "EfatoPilot", "ForcedLandingPilot", "TurnBackPilot"]
+class CruiseRestartPilot(CruiseForcedLandingPilot):
+    """P06 (C172S POH 3-6/3-7, engine failure during flight, then 3-8): at the failure best
+    glide; the restart attempt in the POH's order (`_poh.restart_steps`: fuel selector BOTH,
+    mixture RICH, magnetos BOTH), then, with the propeller stopped (the tachometer at zero) and
+    above `CRANK_ABOVE_FT`, the key to START for a few seconds; the engine does not come back,
+    so P05's securing steps and the landing where the glide ends."""
+
+    def procedure(self) -> str:
+        self.wind_dir, self.wind_kt = told_wind(self.instruction)
+        self.wait_for(lambda: self.rpm() < FAILED_RPM, "the engine failure")
+        agl = self.height_ft()
+        self.start_glide(self.st.hdg, self.fly.vs_pid.i)
+        self.settle_glide()
+        self.look()
+        tried = [self.run_steps(self.restart_attempt()) or "fuel BOTH, mixture RICH, magnetos BOTH as found"]
+        if not self.fly_until(lambda: self.rpm() > RUNNING_RPM, RESTART_WAIT_S):
+            if self.rpm() < STOPPED_RPM and self.height_ft() > CRANK_ABOVE_FT:
+                self.crank(max_s=CRANK_S)
+                tried.append("START (the propeller stopped)")
+        if self.rpm() > RUNNING_RPM:  # it ran again: level flight on it
+            self.mode, self.alt_target = "alt", self.st.alt
+            return f"engine failed at {agl:.0f} ft; restarted: {', '.join(tried)}"
+        steps = self.secure_engine()
+        how = self.land()
+        return (
+            f"engine failed at {agl:.0f} ft: best glide; restart attempt: {', '.join(tried)}; "
+            f"no restart: {', '.join(steps)}; {how}"
+        )
+
+
+__all__ = ["CruiseForcedLandingPilot", "CruiseRestartPilot", "EfatoPilot", "ForcedLandingPilot", "TurnBackPilot"]

@@ -252,9 +252,8 @@ class EfatoPilot(ForcedLandingPilot):
         self.mode = "parked"
         self.wind_dir, self.wind_kt = told_wind(self.instruction)
         self.runway = self.task.initial_state.runway or RUNWAY  # a site variant departs elsewhere
-        if any(
-            r.id == self.runway for r in self.task.geometry.runways
-        ):  # charted (T11): the compass's offset from true
+        # charted (T11): the compass's offset from true
+        if any(r.id == self.runway for r in self.task.geometry.runways):
             rwy = self.task.geometry.runway(self.runway)
             self.hdg_to_true = angle_diff(float(rwy.heading_true_deg or self.st.hdg), self.st.hdg)
         self.look()

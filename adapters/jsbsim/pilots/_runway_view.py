@@ -28,6 +28,8 @@ import numpy as np
 
 from simbridge.adapters.jsbsim.pilots._layout import L
 
+#: the pilot's eye above the altimeter's reading (ft)
+EYE_ABOVE_FT = 1.5
 #: the runway surface and its markings as the view draws them (RGB)
 RUNWAY_GREY = (70, 70, 74)
 MARKING_WHITE = (235, 235, 235)
@@ -49,6 +51,10 @@ class RunwaySight:
     far_m: float
     centroid: tuple[float, float]
     pixels: int
+    #: the runway's width on the ground as seen (m; None when too few pixels across to say):
+    #: the pixels spread evenly across it, so sqrt(12) standard deviations of their distance
+    #: across the runway's direction; scales with the height given (too low a height, too narrow)
+    width_m: float | None = None
 
 
 def runway_mask(img: np.ndarray, step: int = 1) -> np.ndarray:
@@ -189,6 +195,8 @@ def see_runway(
         if lam2 > 0 and lam1 / lam2 > 25.0:
             a = 0.5 * math.atan2(2.0 * sxy, sxx - syy)  # from +x towards +y
             axis_view = math.degrees(a)
+    phi = math.radians(axis_deg if axis_view is None else axis_view)
+    width = float(math.sqrt(12.0) * np.std(x * math.sin(phi) - y * math.cos(phi))) if len(x) >= 300 else None
     phi = math.radians(axis_deg)
     offset = cx_ * math.sin(phi) - cy_ * math.cos(phi)
     at_bottom = bool((vv >= h - 1 - step).any())
@@ -200,4 +208,40 @@ def see_runway(
         far_m=float(x.max()),
         centroid=(cx_, cy_),
         pixels=int(len(x)),
+        width_m=width,
     )
+
+
+#: the runway's picture is judged between these distances (m) to its near end on short final (its
+#: width then reads within about 2 %); the chart's elevation is kept unless the picture says it
+#: is more than ELEV_TRUST_FT off (the reading's own uncertainty there), from PICTURE_SAMPLES looks
+PICTURE_NEAR_M = (100.0, 600.0)
+ELEV_TRUST_FT = 5.0
+PICTURE_SAMPLES = 5
+
+
+class FieldPicture:
+    """The field's elevation as the runway's picture shows it: a runway of the charted width
+    seen narrower than it is on the ground at the height the altimeter gives (less the charted
+    elevation) means the aircraft is lower than that (`see_runway`'s width scales with the
+    height given). T03@PHJR's chart says 12 ft while the cockpit's ground there is at 20 ft
+    (apt.dat's field elevation): on the chart's figure the landing pilot's flare came too late
+    and its touchdown was never noticed."""
+
+    def __init__(self, chart_elevation_ft: float, chart_width_m: float) -> None:
+        self.chart_ft = self.elevation_ft = chart_elevation_ft
+        self.width_m = chart_width_m
+        self.seen: list[float] = []
+
+    def look(self, alt_ft: float, eye_ft: float, sight: "RunwaySight | None") -> float:
+        """One look at the runway (`eye_ft`: the eye's height the sight was computed with);
+        returns the field elevation to fly by."""
+        if sight is None or not sight.width_m or not self.width_m or sight.near_m is None:
+            return self.elevation_ft
+        if not PICTURE_NEAR_M[0] < sight.near_m < PICTURE_NEAR_M[1]:
+            return self.elevation_ft
+        self.seen.append(alt_ft + EYE_ABOVE_FT - eye_ft * self.width_m / sight.width_m)
+        if len(self.seen) >= PICTURE_SAMPLES:
+            est = float(sorted(self.seen)[len(self.seen) // 2])
+            self.elevation_ft = est if abs(est - self.chart_ft) > ELEV_TRUST_FT else self.chart_ft
+        return self.elevation_ft

@@ -491,14 +491,22 @@ def _build(net: object, offset: tuple[float, float], town: str, marks: OdrMarks 
 
 
 def _paint_through_junctions(net: object, edges: list[Any], marks: OdrMarks, paint: Any) -> None:
-    """Markings across a junction where a multi-lane road goes straight through (Town04's
-    highway interchanges): the internal lanes of those straight connections are lanes of one
-    OpenDRIVE connecting road whose roadMarks say how they are marked, so they are painted as
-    a road's lanes are (no kerbs, no stop lines; turns and single-lane connections stay bare)."""
+    """Markings across a junction where a multi-lane road goes through (Town04's highway
+    interchanges): the internal lanes of those through connections are lanes of one OpenDRIVE
+    connecting road whose roadMarks say how they are marked, so they are painted as a road's
+    lanes are (no kerbs, no stop lines; turns and single-lane connections stay bare). A
+    connection is through when SUMO calls it straight, or when it is the only way on from its
+    road: Town04's highway loop bends 90 deg at 54 m radius inside junction 1593 (connecting
+    road 1602, four lanes, broken white between them), which SUMO calls a right turn, and CARLA
+    paints it as the highway it is."""
     straight: set[str] = set()
     for edge in edges:
-        for conns in edge.getOutgoing().values():
-            straight.update(c.getViaLaneID() for c in conns if c.getDirection() == "s" and c.getViaLaneID())
+        outgoing = edge.getOutgoing()
+        only_way = len(outgoing) == 1
+        for conns in outgoing.values():
+            straight.update(
+                c.getViaLaneID() for c in conns if (c.getDirection() == "s" or only_way) and c.getViaLaneID()
+            )
     for edge in net.getEdges():  # type: ignore[attr-defined]
         if edge.getFunction() != "internal":
             continue

@@ -258,3 +258,28 @@ def test_t18_start_straight_through_the_interchange_keeps_lane_2_s_markings(
         for y in (y_c - half, y_c + half):
             d = min(_distance_to_polyline(np.array([x, y]), ln) for ln in broken)
             assert d < 0.3, f"no broken line {d:.2f} m from lane -2's border at x={x}, y={y:.2f}"
+
+
+def test_t18_highway_bend_in_junction_1593_keeps_lane_2_s_markings(
+    town04: tuple[RoadGeometry, dict[str, object]],
+) -> None:
+    """The highway loop bends 90 deg at 54 m radius inside junction 1593 (connecting road 1602,
+    the only way on from road 37, which SUMO calls a right turn), where T18's two minutes at
+    90 km/h end: lane -2's borders are painted through the bend as on the road either side."""
+    from simbridge.adapters.drive.world._net import xodr_path
+    from simbridge.adapters.kit.opendrive import read_opendrive
+
+    geo, _ = town04
+    s = read_opendrive(xodr_path("Town04")).lane_samples(step_m=1.0)
+    bend = (s.road == 1602) & (s.lane == -2)
+    assert bend.sum() > 30 and set(s.junction[bend]) == {1593}
+    broken = [m.xy_m for m in geo.markings if m.kind == "broken_white"]
+    for i in np.flatnonzero(bend)[5:-5:4]:
+        yaw, half = np.radians(s.yaw_deg[i]), float(s.width_m[i]) / 2
+        right = np.array([-np.sin(yaw), np.cos(yaw)])  # CARLA's right of the direction of travel
+        for side in (-1.0, 1.0):
+            p = np.array([s.x_m[i], s.y_m[i]]) + side * half * right
+            d = min(_distance_to_polyline(p, ln) for ln in broken)
+            # the painted line follows SUMO's internal-lane polyline of the arc (~0.35 m off it
+            # at most); the next lane's line is 3.5 m away
+            assert d < 0.5, f"no broken line {d:.2f} m from lane -2's border at ({p[0]:.1f}, {p[1]:.1f})"

@@ -9,7 +9,10 @@ is pure pursuit of the lane centre reconstructed from the fit: the arc through t
 quadratic term) as feed-forward. manual_control's keyboard steer comes in steps of 0.1 (one such
 frame turns the MKZ ~1.5 deg at 90 km/h) and a highway curve needs ~0.06, so the wanted steer is
 paid out as a hold pattern of A or D decided every frame (`PulseSteering`). W is held below
-90 km/h and released above it.
+the cruise speed and released above it; a lane curving tighter than the cruise can take
+(`curve_kmh`: Town04's highway loop bends 90 deg at 54 m radius just before the spawn, which
+two minutes at 85-90 km/h reach in their last seconds) is driven at the speed that keeps the
+sideways acceleration at CURVE_ACCEL_MS2.
 """
 
 from __future__ import annotations
@@ -80,14 +83,21 @@ LANE_WIDTH_M = 3.5
 #: the speed held: inside the verifier's 85-95 km/h band with room for the +-1 km/h the pedal
 #: presses wander (the HUD reads whole km/h)
 CRUISE_KMH = 87.0
-#: where the markings end on a straight (dead reckoning for more than SLOW_AFTER_LOST_S with the
-#: lane last seen straighter than STRAIGHT_PER_M) the car slows to JUNCTION_KMH: an unmarked
-#: junction may turn the highway (Town04's last interchange turns it through ~90 deg at ~45 m
-#: radius, 1.4 g at 90 km/h). A marked curve that runs into a junction is carried on at speed
-#: (slowing in it would change the car's understeer under the dead reckoning).
-JUNCTION_KMH = 45.0
-SLOW_AFTER_LOST_S = 0.25
-STRAIGHT_PER_M = 2e-3
+#: the sideways acceleration a curve is driven at when the cruise would exceed it (m/s^2): the
+#: highway's tightest curve before its 54 m bend (~85 m radius, 3/4 km from the start) takes the
+#: cruise at ~6.5 m/s^2; the bend needs ~67 km/h
+CURVE_ACCEL_MS2 = 6.5
+#: the curve speed is also the one for the car's own path curvature (the HUD compass's turn over
+#: the distance driven in the last OWN_CURVE_S), and the lowest of the last CURVE_HOLD_S is held:
+#: inside the bend the markings' fit reads its curvature low at times
+OWN_CURVE_S = 0.6
+CURVE_HOLD_S = 1.5
+
+
+def curve_kmh(c_per_m: float) -> float:
+    """The speed (km/h) at which a lane of quadratic term `c_per_m` (curvature 2c) is driven at
+    CURVE_ACCEL_MS2 sideways."""
+    return 3.6 * math.sqrt(CURVE_ACCEL_MS2 / max(abs(2.0 * c_per_m), 1e-6))
 
 
 class LaneTrack:
@@ -121,8 +131,28 @@ class LaneTrack:
             return None
         return fit_lane_near(pts, self.a_m, self.b, self.c_per_m, self.width_m)
 
-    def update(self, fit: LaneFit, t: float) -> bool:
-        """Take `fit` in if it is the tracked lane (or the only lane seen after a long loss)."""
+    def look(self, pts: np.ndarray, t: float) -> tuple[LaneFit | None, bool]:
+        """One look's marking points taken in: (the fit used or last tried, whether the track
+        took it). The tracking fit (the tracked lane's own lines near where they are
+        predicted) and the free fit (any lane, its shape from all the markings) are tried in
+        the order of their support (`support`): where the lane starts to bend the tracking fit
+        follows the prediction's straight shape, the free one all the lines' bend. A free fit
+        with clearly more support than the tracking fit is taken on the eye's offset alone."""
+        near = self.fit_near(pts, t)
+        free = fit_lane(pts, LANE_WIDTH_M)
+        s_near = support(pts, near) if near is not None else -1
+        s_free = support(pts, free) if free is not None else -1
+        if free is not None and s_free > SHAPE_SUPPORT_RATIO * max(s_near, 0) + SHAPE_SUPPORT_MIN:
+            if self.update(free, t, shape_trusted=True):
+                return free, True
+        for fit in (near, free):
+            if fit is not None and self.update(fit, t):
+                return fit, True
+        return (near or free), False
+
+    def update(self, fit: LaneFit, t: float, shape_trusted: bool = False) -> bool:
+        """Take `fit` in if it is the tracked lane (or the only lane seen after a long loss);
+        with `shape_trusted` only its offset at the eye is gated, not the line ahead."""
         if (
             abs(fit.heading_deg) > MAX_LANE_BEARING_DEG
             or abs(2.0 * fit.c_per_m) > MAX_CURVATURE_PER_M
@@ -139,7 +169,9 @@ class LaneTrack:
         grow = GATE_GROW_M_PER_S * max(0.0, lost_s)
         ahead = GATE_AHEAD_M
         d_ahead = (a - self.a_m) + (fit.b - self.b) * ahead + (fit.c_per_m - self.c_per_m) * ahead * ahead
-        if abs(a - self.a_m) > GATE_OFFSET_M + grow or abs(d_ahead) > GATE_AHEAD_OFFSET_M + grow:
+        if abs(a - self.a_m) > GATE_OFFSET_M + grow or (
+            abs(d_ahead) > GATE_AHEAD_OFFSET_M + grow and not shape_trusted
+        ):
             return False
         self.a_m += GAIN * (a - self.a_m)
         self.b += GAIN * (fit.b - self.b)
@@ -148,6 +180,32 @@ class LaneTrack:
             self.width_m += 0.2 * (fit.width_m - self.width_m)
         self.t_meas = t
         return True
+
+
+#: a free fit replaces the tracking fit's shape when it explains more than this many times the
+#: marking points, plus SHAPE_SUPPORT_MIN
+SHAPE_SUPPORT_RATIO = 1.2
+SHAPE_SUPPORT_MIN = 10
+#: a marking point supports a fit when it lies this near one of the fit's lane lines (m, and per
+#: metre ahead: the ground points' spread grows with distance)
+SUPPORT_TOL_M = 0.15
+SUPPORT_TOL_PER_M = 0.005
+#: the lane lines counted: the fit's lane's own two and this many lanes' more on either side
+SUPPORT_LANES = 2
+
+
+def support(pts: np.ndarray, fit: LaneFit) -> int:
+    """How many marking points lie on the lines of `fit`'s shape (its lane's boundaries and the
+    parallel lines of SUPPORT_LANES lanes either side): the highway's lines are parallel, so
+    the shape that puts most points on them is the road's."""
+    if len(pts) == 0:
+        return 0
+    f, r = pts[:, 0], pts[:, 1]
+    res = r - (fit.a_m + fit.b * f + fit.c_per_m * f * f)
+    k = np.round(res / fit.width_m - 0.5)
+    k = np.clip(k, -SUPPORT_LANES - 1, SUPPORT_LANES)
+    d = np.abs(res - (k + 0.5) * fit.width_m)
+    return int((d < SUPPORT_TOL_M + SUPPORT_TOL_PER_M * f).sum())
 
 
 def lookahead_m(speed_ms: float) -> float:
@@ -178,6 +236,8 @@ class LaneKeepDriver(Agent):
         paused_between = lockstep(port)
         t_prev: float | None = None
         heading_prev: float | None = None
+        turns: list[tuple[float, float, float]] = []  # (t, turn rad, distance m) per look
+        caps: list[tuple[float, float]] = []  # (t, curve speed km/h) per look
         try:
             while True:
                 t = port.elapsed()
@@ -199,15 +259,11 @@ class LaneKeepDriver(Agent):
                         # the turn the car made, read off the HUD's compass (clockwise = right)
                         turn = math.radians((heading - heading_prev + 180.0) % 360.0 - 180.0)
                         self.lane.predict(ds, turn / ds)
+                        turns.append((t, turn, ds))
                     else:
                         self.lane.predict(ds, math.tan(self._want * WHEEL_LOCK_RAD) / WHEELBASE_M)
                 t_prev, heading_prev = t, heading
-                # the tracked lane's own lines first (near where it is predicted), then any lane
-                fit = self.lane.fit_near(pts, t)
-                seen = fit is not None and self.lane.update(fit, t)
-                if not seen:
-                    fit = fit_lane(pts, LANE_WIDTH_M)
-                    seen = fit is not None and self.lane.update(fit, t)
+                fit, seen = self.lane.look(pts, t)
                 stats.stop()
                 if self.lane.valid and t - self.lane.t_meas <= DEAD_RECKON_S:
                     self._want = self.want_steer(speed / 3.6)
@@ -215,8 +271,14 @@ class LaneKeepDriver(Agent):
                     self._want = 0.0
                 # one input per look: in lockstep each input runs one frame, so the steering's
                 # frame-by-frame pattern is not stretched by a pedal change in the same look
-                unmarked = t - self.lane.t_meas > SLOW_AFTER_LOST_S and abs(2.0 * self.lane.c_per_m) < STRAIGHT_PER_M
-                want_kmh = JUNCTION_KMH if unmarked else self.speed_kmh
+                while turns and turns[0][0] < t - OWN_CURVE_S:
+                    turns.pop(0)
+                driven = sum(d for _, _, d in turns)
+                own_c = 0.5 * sum(a for _, a, _ in turns) / driven if driven > 1.0 else 0.0
+                caps.append((t, min(curve_kmh(own_c), curve_kmh(self.lane.c_per_m) if self.lane.valid else 1e9)))
+                while caps[0][0] < t - CURVE_HOLD_S:
+                    caps.pop(0)
+                want_kmh = min(self.speed_kmh, min(c for _, c in caps))
                 if not steering.update(self._want, t):
                     pedals.update(speed, want_kmh, t)
                 if paused_between and keys.sent == sent:

@@ -194,6 +194,7 @@ BUILTIN_PILOTS: dict[str, str] = {
     "T03/jsbsim": f"{_J}._landing:TouchdownZonePilot",
     "T11/jsbsim": f"{_J}._forced_landing:TurnBackPilot",
     "P17/jsbsim": f"{_J}._landing:NoFlapLandingPilot",
+    "P18/jsbsim": f"{_J}._go_around:GoAroundPilot",
     "T05/jsbsim": f"{_J}._pattern:PatternPilot",
     "P04/jsbsim": f"{_J}._forced_landing:EfatoPilot",
     "P05/jsbsim": f"{_J}._forced_landing:CruiseForcedLandingPilot",

@@ -3,68 +3,82 @@ landing: throttle FULL, carburetor heat COLD, flaps RETRACT TO 20°, climb speed
 flaps retracted slowly once clear of obstacles), climbing to the height the instruction names
 and staying there.
 
-The pilot flies `PohPilot`'s core (wings level by aileron, the altitude by the vertical-speed
-loop) with the climb rate given by the airspeed: at full power with 30° of flaps the climb is as
-steep as 65 KIAS allows (fewer feet per minute as the airspeed falls below it, level flight at
-55). The flap lever goes to 20° as the POH says; the panel shows the lever, not the flaps, so
-the pilot flies speeds that suit 30° as well (they have in fact failed there): the climb at 65
-KIAS, the level-off at 70. At the height the throttle comes back (taps read back on the lever) to hold 70 KIAS, well below
-the 85 KIAS flap speed, the engine above 2,000 rpm."""
+The climb is the takeoff's (`_takeoff.Departure` in its climb phase, at T02's reading rate): full
+throttle, the airspeed held by pitch at `CLIMB_KIAS`, wings level on the heading of the final.
+The flap lever goes to 20° as the POH says; the panel shows the lever, not the flaps, so the pilot
+flies speeds that suit 30° as well (they have in fact failed there). At the height, with a lead
+of a tenth of the climb rate, the altitude passes to `PohPilot`'s vertical-speed hold (the climb's
+elevator carried over, with firmer gains) and the throttle comes back to the setting that flies
+30° of flaps level at `LEVEL_KIAS`; from there the airspeed is trimmed by the throttle as T02's
+level-off does (`AttitudeFlyer.throttle_for`, a gentle PI read back on the lever), never below
+the setting that keeps the engine above 2,000 rpm."""
 
 from __future__ import annotations
 
+from simbridge.adapters.jsbsim.pilots._control import PID
 from simbridge.adapters.jsbsim.pilots._poh import FIELD_ELEVATION_FT, PohPilot, ProcedureFailed, drawn_number
+from simbridge.adapters.jsbsim.pilots._takeoff import Departure
 
+#: the climb at full power with 30° of flaps (POH balked landing: 60 KIAS; stall 40 KIAS full flaps)
 CLIMB_KIAS = 65.0
-#: the climb's vertical speed: this many fpm at CLIMB_KIAS, CLIMB_FPM_PER_KT more or less per kt
-CLIMB_FPM = 500.0
-CLIMB_FPM_PER_KT = 50.0
-LEVEL_KIAS = 70.0
-#: the throttle taps after the level-off: one 1 % tap per this many kt of airspeed error, each second
-KT_PER_TAP = 1.5
+#: level with 30° of flaps, 10 kt below the 85 KIAS flap speed (slower, the power it takes leaves
+#: the engine too close to the 2,000 rpm the final state asks for)
+LEVEL_KIAS = 75.0
+#: the throttle that holds 30° of flaps level at LEVEL_KIAS near 1,000 ft (about 2,200 rpm); the
+#: PI trims around it, never below THROTTLE_FLOOR (about 2,150 rpm at LEVEL_KIAS)
+LEVEL_THROTTLE = 0.74
+THROTTLE_FLOOR = 0.72
+#: seconds between two readings in the climb (T02's rate: Departure's pitch loop is tuned for it)
+CLIMB_DT = 0.05
 
 
 class GoAroundPilot(PohPilot):
     """P18: balked landing, then level at the instruction's height with the flaps stuck."""
 
+    dep: Departure
     climbing = False
-    holding_speed = False
-    _t_thr = -1e9
 
     def _steer(self, dt: float) -> None:
         st = self.st
         if self.climbing:
-            self.vs_limit = max(0.0, min(800.0, CLIMB_FPM + CLIMB_FPM_PER_KT * (st.ias - CLIMB_KIAS)))
-        if self.holding_speed and st.t - self._t_thr >= 1.0:
-            self._t_thr = st.t
-            taps = int(max(-5.0, min(5.0, (LEVEL_KIAS - st.ias) / KT_PER_TAP)))
-            if taps > 0 and st.thr < 0.99:
-                self.port.key("Prior", repeat=taps, hold_s=0.03)
-            elif taps < 0:
-                self.port.key("Next", repeat=-taps, hold_s=0.03)
+            pull = self.dep.step(dt)
+            self._cmd = (0.0, pull)
+            if st.alt >= self.alt_target - 0.1 * max(0.0, st.vs):
+                self.climbing, self.loop_dt = False, type(self).loop_dt
+                # the altitude hold, firmer than PohPilot's cruise one: with 30° of flaps a sag of
+                # 200 fpm costs 5 kt towards the flap speed
+                self.fly.vs_pid = PID(kp=0.00018, ki=0.00004, lo=-0.5, hi=0.7, i=pull)  # bumpless
+            return
         super()._steer(dt)
+        if self.fly.thr_pid is not None:
+            self.fly.throttle_for(LEVEL_KIAS)
 
     def procedure(self) -> str:
         height = drawn_number(self.instruction, r"climb to (\d+) ft above the ground")
         if height is None:
             raise ProcedureFailed("no height in the instruction")
         target = height + FIELD_ELEVATION_FT
-        self.alt_target, self.climbing = target, True
+        self.alt_target, self.vs_limit = target, 400.0
+        self.dep = Departure(self.cp, self.st, self.fly, climb_kt=CLIMB_KIAS)
+        self.dep.phase = "climb"
+        self.climbing, self.loop_dt = True, CLIMB_DT
         self.set_slider("throttle", 1.0)
         self.set_lit("knob:carb_heat", False)
-        self.port.key("bracketleft", hold_s=0.05)  # flaps: retract to 20°
-        self.wait_for(lambda: self.st.alt >= target - 60.0, "the height")
-        self.climbing, self.holding_speed, self.vs_limit = False, True, 400.0
+        self.port.key("bracketleft", hold_s=0.05)  # flaps: retract to 20° (they stay at 30°: failed)
+        self.wait_for(lambda: not self.climbing, "the height")
+        self.set_slider("throttle", LEVEL_THROTTLE)  # power back for level flight, then trimmed
+        self.fly.thr_pid = PID(kp=0.004, ki=0.0004, lo=THROTTLE_FLOOR - LEVEL_THROTTLE, hi=0.08)
+        self.fly.thr_base, self.fly.last_thr_t = LEVEL_THROTTLE, self.st.t + 2.0
 
         def steady() -> bool:
             level = abs(self.st.alt - target) < 40.0 and abs(self.st.vs) < 150.0
-            return level and abs(self.st.ias - LEVEL_KIAS) < 5.0 and self.rpm() >= 2100.0
+            return level and abs(self.st.ias - LEVEL_KIAS) < 5.0 and self.rpm() >= 2120.0
 
         since: list[float] = []
 
         def settled() -> bool:
             since[:] = (since or [self.st.t]) if steady() else []
-            return bool(since) and self.st.t - since[0] >= 6.0
+            return bool(since) and self.st.t - since[0] >= 10.0
 
         if not self.fly_until(settled, 120.0):
             raise ProcedureFailed(f"not steady at {height:.0f} ft AGL ({self.st.ias:.0f} KIAS, {self.rpm():.0f} rpm)")

@@ -74,8 +74,9 @@ def mode_of(rgb: np.ndarray, x: int, y: int) -> str | None:
 class FlightGearPanel:
     """The c172p panel through an agent-port client: screenshots, wheel clicks, presses."""
 
-    def __init__(self, port: "AgentPortClient") -> None:
+    def __init__(self, port: "AgentPortClient", knobs: dict[str, tuple[int, int]] | None = None) -> None:
         self.port = port
+        self.knobs = {**KNOBS, **(knobs or {})}  # a pilot's own knobs besides the radios'
 
     def rgb(self) -> np.ndarray:
         return self.port.screenshot("png").to_array()[..., ::-1]  # BGR -> RGB
@@ -95,7 +96,7 @@ class FlightGearPanel:
     def tooltip(self, knob: str, read=None, timeout_s: float = 8.0):
         """Hover a knob until its tooltip shows, then what `read(rgb, x, y)` makes of it."""
         read = read or read_value
-        x, y = KNOBS[knob]
+        x, y = self.knobs[knob]
         for attempt in range(3):
             self.port.mouse_move(PARK[0], PARK[1] + attempt)
             self.port.wait(0.6)
@@ -115,7 +116,7 @@ class FlightGearPanel:
         most 100 clicks per scroll, so a longer turn is several."""
         steps = int(steps)
         if steps:
-            x, y = KNOBS[knob]
+            x, y = self.knobs[knob]
             self.port.mouse_move(x, y)
         while steps:
             n = max(-100, min(100, steps))
@@ -124,7 +125,7 @@ class FlightGearPanel:
 
     def press(self, knob: str) -> None:
         """A press held across frames (a press and release inside one slow frame can be lost)."""
-        x, y = KNOBS[knob]
+        x, y = self.knobs[knob]
         self.port.mouse_move(x, y)
         self.port.mouse_down("left", x, y)
         self.port.wait(0.4)

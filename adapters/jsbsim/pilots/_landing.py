@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 from simbridge.agents import Agent, AgentResult
 from simbridge.adapters.jsbsim.pilots._cockpit import Cockpit
 from simbridge.adapters.jsbsim.pilots._control import PID, State, angle_diff
-from simbridge.adapters.jsbsim.pilots._runway_view import see_runway
+from simbridge.adapters.jsbsim.pilots._runway_view import EYE_ABOVE_FT, FieldPicture, see_runway
 
 if TYPE_CHECKING:
     from simbridge.agent import AgentPortClient
@@ -71,6 +71,11 @@ BRAKE_PITCH_DEG = 2.0
 BRAKE_PULL = 0.25
 
 
+#: T03: the aim point at least this fraction into the touchdown zone (KPAO 31: 30 m, the
+#: class's own; PHJR 04R: 97 m)
+ZONE_AIM = 0.12
+
+
 @dataclass(frozen=True)
 class Chart:
     """What the pilot knows of the landing runway from the airport diagram."""
@@ -80,6 +85,8 @@ class Chart:
     aim_past_near_m: float
     #: heading the runway points to, true (for the wind correction)
     heading_true_deg: float
+    #: the runway's width (m): its picture in the window checks the field elevation (`FieldPicture`)
+    width_m: float = 0.0
 
 
 #: displaced landing thresholds (m) from the airport diagrams (FAA chart supplement)
@@ -90,7 +97,12 @@ def chart_for(task: "TaskSpec", rwy_id: str, aim_past_threshold_m: float) -> Cha
     rwy = task.geometry.runway(rwy_id)
     apt = rwy.airport or (task.initial_state.airport if task.initial_state else "")
     disp = DISPLACED_M.get((str(apt), rwy_id), 0.0)
-    return Chart(float(rwy.elevation_ft or 0.0), disp + aim_past_threshold_m, float(rwy.heading_true_deg or 0.0))
+    return Chart(
+        float(rwy.elevation_ft or 0.0),
+        disp + aim_past_threshold_m,
+        float(rwy.heading_true_deg or 0.0),
+        float(rwy.width_ft or 0.0) * FT,
+    )
 
 
 def told_wind(text: str) -> tuple[float, float]:
@@ -136,6 +148,7 @@ class LandingPilot(Agent):
         # the task's own runway (a site variant lands elsewhere); the class's when it names none
         self.runway = task.initial_state.runway or self.runway
         chart = chart_for(task, self.runway, self.aim_past_threshold_m)
+        field = FieldPicture(chart.elevation_ft, chart.width_m)  # PHJR: the chart's 12 ft is 8 ft low here
         wind_dir, wind_kt = told_wind(str(port.task().get("instruction") or task.instruction))
         st, cp = self.st, self.cp
         while not st.update(port.elapsed(), cp.look(), cp.img):
@@ -169,7 +182,7 @@ class LandingPilot(Agent):
         msg = ""
         try:
             while st.t < deadline_s - 2.0:
-                h_now = st.alt - chart.elevation_ft
+                h_now = st.alt - field.elevation_ft
                 dt_loop = 0.1 if phase != "approach" or h_now < 150 else 0.2
                 port.wait(dt_loop)
                 r = cp.look()
@@ -178,9 +191,9 @@ class LandingPilot(Agent):
                         st.trace.append(("unread", port.elapsed(), r.ias, r.alt, r.hdg, r.vs, r.bank, r.pitch, r.rpm))
                     continue
                 if debug and int(st.t) % 5 == 0 and st.t - int(st.t) < dt_loop:
-                    st.dump_trace({"phase": phase})
+                    st.dump_trace({"phase": phase, "field_ft": field.elevation_ft, "seen_ft": field.seen[-9:]})
                 dt, t_prev = max(1e-3, st.t - t_prev), st.t
-                h_ft = st.alt - chart.elevation_ft
+                h_ft = st.alt - field.elevation_ft
                 h_w = h_ft - WHEELS_FT
                 tas = st.ias * (1.0 + 0.02 * max(0.0, st.alt) / 1000.0)
                 gs = max(30.0, tas - head)
@@ -189,10 +202,12 @@ class LandingPilot(Agent):
                     cp.frame,
                     st.bank,
                     st.pitch,
-                    max(1.0, (h_ft + 1.5) * FT),
+                    max(1.0, (h_ft + EYE_ABOVE_FT) * FT),
                     angle_diff(rwy_hdg, st.hdg),
                     side=self.runway[-1:],  # 04R: the right one of the parallels
                 )
+                if phase == "approach":
+                    field.look(st.alt, max(1.0 / FT, h_ft + EYE_ABOVE_FT), sight)
                 if sight is not None and sight.axis_from_view is not None and sight.far_m - (sight.near_m or 0) > 150:
                     rwy_hdg = (rwy_hdg + 0.05 * angle_diff(st.hdg + sight.axis_from_view, rwy_hdg)) % 360.0
                 if phase == "approach":
@@ -318,7 +333,7 @@ class LandingPilot(Agent):
             self.brake(brakes, (False, False))
             if closing:
                 port.key_up("Next")
-            st.dump_trace({"latency_ms": list(cp.latency_ms())})
+            st.dump_trace({"latency_ms": list(cp.latency_ms()), "field_ft": field.elevation_ft, "seen_ft": field.seen})
         port.done(f"landed runway {self.runway} ({phase})")
         return "done"
 
@@ -351,9 +366,17 @@ class LandingPilot(Agent):
 
 
 class TouchdownZonePilot(LandingPilot):
-    """T03: KPAO 31 from a 5 nm final, full flaps, 65 KIAS over the threshold."""
+    """T03: KPAO 31 from a 5 nm final, full flaps, 65 KIAS over the threshold; the aim point
+    at least ZONE_AIM of the way into the touchdown zone (the first third of the landing
+    distance: T03@PHJR's 04R is 2.4 km long, where 30 m past the threshold is too near its start)."""
 
     runway = "31"
+
+    def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
+        rwy = task.geometry.runway(task.initial_state.runway or self.runway)
+        zone_m = float(rwy.length_ft or 0.0) * FT / 3.0
+        self.aim_past_threshold_m = max(LandingPilot.aim_past_threshold_m, ZONE_AIM * zone_m)
+        return super().run(port, task, deadline_s)
 
 
 class NoFlapLandingPilot(LandingPilot):

@@ -67,6 +67,7 @@ class PatternPilot(Agent):
 
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
         cp, st = Cockpit(port), State()
+        self.runway = task.initial_state.runway or self.runway  # a site variant flies elsewhere (T05@PHJR: 04R)
         rwy = task.geometry.runway(self.runway)
         chart = chart_for(task, self.runway, LandingPilot.aim_past_threshold_m)
         elev = chart.elevation_ft

@@ -37,6 +37,7 @@ _LONGEST_FIRST = {
     "tests/agents/test_poh_pilots.py": 135,
     "tests/agents/test_landing_pilots.py": 130,
     "tests/agents/test_partial_panel_pilots.py": 95,
+    "tests/agents/test_go_around_pilot.py": 45,
     "tests/agents/test_reference_episodes.py": 130,
     "tests/runner/test_stall.py": 115,
     "tests/adapters/flightgear/test_fg_initial_states.py": 100,

@@ -11,7 +11,8 @@ of a tenth of the climb rate, the altitude passes to `PohPilot`'s vertical-speed
 elevator carried over, with firmer gains) and the throttle comes back to the setting that flies
 30° of flaps level at `LEVEL_KIAS`; from there the airspeed is trimmed by the throttle as T02's
 level-off does (`AttitudeFlyer.throttle_for`, a gentle PI read back on the lever), never below
-the setting that keeps the engine above 2,000 rpm."""
+the setting that keeps the engine above 2,000 rpm. A final that starts above the height (3 nm out
+is 950 ft up; the height may be 800) is flown down to it at 300 fpm on 60 % throttle first."""
 
 from __future__ import annotations
 
@@ -28,6 +29,10 @@ LEVEL_KIAS = 75.0
 #: PI trims around it, never below THROTTLE_FLOOR (about 2,150 rpm at LEVEL_KIAS)
 LEVEL_THROTTLE = 0.74
 THROTTLE_FLOOR = 0.72
+#: a start above the height (a 3 nm final is 950 ft up, the height may be 800): the descent to it
+#: at this rate and throttle (at the level setting the airspeed ran up to the 85 KIAS flap speed)
+DESCENT_FPM = 300.0
+DESCENT_THROTTLE = 0.6
 #: seconds between two readings in the climb (T02's rate: Departure's pitch loop is tuned for it)
 CLIMB_DT = 0.05
 
@@ -66,6 +71,12 @@ class GoAroundPilot(PohPilot):
         self.set_lit("knob:carb_heat", False)
         self.port.key("bracketleft", hold_s=0.05)  # flaps: retract to 20° (they stay at 30°: failed)
         self.wait_for(lambda: not self.climbing, "the height")
+        above = self.st.alt > target + 60.0
+        if above:  # started above the height: down to it at reduced power
+            self.vs_limit = DESCENT_FPM
+            self.set_slider("throttle", DESCENT_THROTTLE)
+            self.wait_for(lambda: self.st.alt <= target + 30.0, "the height from above")
+            self.vs_limit = 400.0
         self.set_slider("throttle", LEVEL_THROTTLE)  # power back for level flight, then trimmed
         self.fly.thr_pid = PID(kp=0.004, ki=0.0004, lo=THROTTLE_FLOOR - LEVEL_THROTTLE, hi=0.08)
         self.fly.thr_base, self.fly.last_thr_t = LEVEL_THROTTLE, self.st.t + 2.0
@@ -83,8 +94,9 @@ class GoAroundPilot(PohPilot):
         if not self.fly_until(settled, 120.0):
             raise ProcedureFailed(f"not steady at {height:.0f} ft AGL ({self.st.ias:.0f} KIAS, {self.rpm():.0f} rpm)")
         return (
-            f"balked landing: throttle full, carb heat cold, flap lever 20°; climbed at {CLIMB_KIAS:.0f} KIAS "
-            f"to {height:.0f} ft AGL, level at {LEVEL_KIAS:.0f} KIAS, {self.rpm():.0f} rpm"
+            f"balked landing: throttle full, carb heat cold, flap lever 20°; "
+            f"{'descended' if above else f'climbed at {CLIMB_KIAS:.0f} KIAS'} to {height:.0f} ft AGL, "
+            f"level at {LEVEL_KIAS:.0f} KIAS, {self.rpm():.0f} rpm"
         )
 
 

@@ -2,13 +2,11 @@
 visual final (the runway read from the window, the needles from the panel) to a landing and a
 stop through pixels and input alone, on a seed of its own, and reaches the score the verified
 bar asks (≥ 0.9 with success). One trial each here (T03's is about 3 minutes of wall time: a
-5 nm final is 280 s flown); `benchmarks/reference_pilots.py --pairs T03/jsbsim` runs the seed
-sweep beside the do-nothing agent. P17's pilot is registered but not yet at the bar
-(docs/jsbsim.md), so it has no trial here."""
+5 nm final is 280 s flown); `benchmarks/reference_pilots.py --pairs T03/jsbsim P17/jsbsim` runs
+the seed sweep beside the do-nothing agent."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -28,13 +26,14 @@ import pygame  # noqa: F401
 from simbridge._sims import session_class  # noqa: E402
 from simbridge.agents._reference import make_pilot  # noqa: E402
 
-from support.runner import run_trial_cli  # noqa: E402
+from support.runner import reference_trial  # noqa: E402
 
 session_class("jsbsim")
 
 #: task -> seed of its trial here (no other test flies these seeds)
 LANDING_TRIALS = {
     "T03": 7,  # KPAO 31 from a 5 nm final: touchdown zone, sink, centreline, stop on the runway
+    "P17": 6,  # KHAF 30, flaps failed up, wind 110° at 10 kt (a 9 kt tailwind): brakes from the touchdown
 }
 
 
@@ -45,12 +44,5 @@ def test_every_landing_pilot_is_registered_for_jsbsim():
 
 @pytest.mark.parametrize("task", sorted(LANDING_TRIALS))
 def test_landing_reference_pilot_lands(tmp_path: Path, task: str):
-    seed = LANDING_TRIALS[task]
-    score, ep, bundle = run_trial_cli(
-        task, "jsbsim", "reference", tmp_path, "--lockstep", "--seed", str(seed), timeout=900
-    )
-    assert ep["status"] == "completed", ep.get("status_detail")
-    assert score["status"] == "scored" and score["success"] is True and score["score"] >= 0.9, score
-    actions = [json.loads(line) for line in (bundle / "actions.jsonl").read_text().splitlines() if line.strip()]
-    kinds = {a["kind"] for a in actions}
+    kinds = reference_trial(task, "jsbsim", LANDING_TRIALS[task], tmp_path)
     assert {"screenshot", "key", "mouse_move"} <= kinds, kinds  # read from pixels, flown by keys and the yoke

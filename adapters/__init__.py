@@ -188,6 +188,7 @@ BUILTIN_PILOTS: dict[str, str] = {
     "P16/jsbsim": f"{_J}._poh:PitotClimbPilot",
     "P19/jsbsim": f"{_J}._poh:ElectricalFirePilot",
     "P22/jsbsim": f"{_J}._poh:EmergencyDescentPilot",
+    "P20/jsbsim": f"{_J}._approach_poh:ElectricalFireApproachPilot",
     "P21/jsbsim": f"{_J}._approach_poh:DoorOpenApproachPilot",
     "P13/jsbsim": f"{_J}._partial_panel:PartialPanelPilot",
     "P14/jsbsim": f"{_J}._partial_panel:PartialPanelPilot",

@@ -199,6 +199,7 @@ BUILTIN_PILOTS: dict[str, str] = {
     "T05/jsbsim": f"{_J}._pattern:PatternPilot",
     "P04/jsbsim": f"{_J}._forced_landing:EfatoPilot",
     "P05/jsbsim": f"{_J}._forced_landing:CruiseForcedLandingPilot",
+    "P06/jsbsim": f"{_J}._forced_landing:CruiseRestartPilot",
     "T06/*": f"{_D}._route:RouteDriver",
     "T13/drive": f"{_D}._crossing:CrossingDriver",
     "T07/drive": f"{_D}._park:ParkingDriver",

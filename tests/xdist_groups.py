@@ -33,6 +33,7 @@ _LONGEST_FIRST = {
     "tests/redteam/test_redteam_flightgear.py": 150,
     "tests/agents/test_forced_landing_pilots.py": 200,
     "tests/agents/test_approach_poh_pilots.py": 180,
+    "tests/agents/test_approach_fire_door_pilots.py": 150,
     "tests/agents/test_pattern_pilot.py": 160,
     "tests/agents/test_poh_pilots.py": 135,
     "tests/agents/test_landing_pilots.py": 200,

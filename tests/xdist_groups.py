@@ -32,6 +32,7 @@ _LONGEST_FIRST = {
     "tests/adapters/flightgear/test_fg_t03_t08_t11.py": 155,
     "tests/redteam/test_redteam_flightgear.py": 150,
     "tests/agents/test_forced_landing_pilots.py": 200,
+    "tests/agents/test_cruise_forced_landing_pilots.py": 270,
     "tests/agents/test_approach_poh_pilots.py": 180,
     "tests/agents/test_approach_fire_door_pilots.py": 150,
     "tests/agents/test_pattern_pilot.py": 160,

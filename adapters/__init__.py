@@ -174,6 +174,7 @@ BUILTIN_PILOTS: dict[str, str] = {
     "T09/flightgear": f"{_F}._steep_turn:FlightGearSteepTurnPilot",
     "T09/*": f"{_J}._steep_turn:SteepTurnPilot",
     "T15/*": f"{_F}._weight_balance:WeightBalancePilot",
+    "T10/flightgear": f"{_F}._ils:FlightGearIlsPilot",
     "T16/flightgear": f"{_F}._radios:FlightGearRadiosPilot",
     "T16/*": f"{_J}._radios:RadiosPilot",
     "T18/*": f"{_D}._lane_keep:LaneKeepDriver",

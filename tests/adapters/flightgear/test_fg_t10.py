@@ -1,0 +1,60 @@
+"""T10@PHNL's coupled ILS approach on the real FlightGear, flown by its GUI-only reference pilot
+(`adapters/flightgear/pilots/_ils.py`) through `simbridge run`, in real time: the briefing strip
+read from the agent's folder, the KAP 140 engaged and set to APR, NAV1 and the OBS set by mouse
+on the panel, the approach speed kept with the throttle keys, the autopilot disconnected at the
+decision altitude read off the altimeter. One trial on a seed the benchmark sweep does not use
+(its own FlightGear launch, as the other reference-pilot episodes of this folder)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import have_flightgear
+
+pytestmark = [
+    pytest.mark.flightgear,
+    pytest.mark.slow,
+    pytest.mark.display,
+    pytest.mark.skipif(not have_flightgear(), reason="needs FlightGear (apt-get install flightgear) and Xvfb"),
+]
+
+
+def test_t10_phnl_reference_pilot_flies_the_coupled_ils_to_decision_height(tmp_path):
+    from simbridge.episode import RunConfig, run
+
+    [result] = run(
+        RunConfig(
+            task="T10@PHNL",
+            sim="flightgear",
+            agent="reference",
+            seed=9,
+            out=tmp_path / "runs",
+            frame_hz=0.2,
+            say=lambda s: None,
+        )
+    )
+    assert result.status == "completed", (result.status, result.detail)
+    s = result.score
+    assert s is not None and s.status == "scored", s
+    report = "; ".join(f"{c.name} {c.earned:g} ({c.measured}, {c.explanation})" for c in s.components)
+    assert s.success and s.score is not None and s.score >= 0.9, report
+    assert s.safe, s.safety
+    actions = [json.loads(line) for line in (result.path / "actions.jsonl").read_text().splitlines() if line.strip()]
+    kinds = {a["kind"] for a in actions}
+    # GUI only: the brief and the briefing strip, screenshots, pointer moves, presses, wheel
+    # clicks on the knobs, the throttle keys
+    allowed = {
+        "task",
+        "read_file",
+        "screenshot",
+        "mouse_move",
+        "mouse_down",
+        "mouse_up",
+        "scroll",
+        "key",
+        "wait",
+        "done",
+    }
+    assert kinds <= allowed, kinds
+    assert {"screenshot", "mouse_down", "scroll"} <= kinds, kinds

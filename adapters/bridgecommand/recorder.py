@@ -17,6 +17,8 @@ import threading
 import time
 from pathlib import Path
 
+from simbridge.adapters.kit import enlarge_receive_buffer
+
 
 class NmeaUdpRecorder:
     def __init__(self, path: str | Path, *, host: str = "127.0.0.1", port: int = 10110, poll_s: float = 0.2) -> None:
@@ -37,6 +39,7 @@ class NmeaUdpRecorder:
 
     def start(self) -> "NmeaUdpRecorder":
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        enlarge_receive_buffer(sock)
         sock.bind((self.host, self.port))
         sock.settimeout(self.poll_s)
         self._sock = sock

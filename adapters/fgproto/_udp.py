@@ -13,6 +13,7 @@ import threading
 from simbridge import HarnessError
 from simbridge.adapters.fgproto._generic import GenericProtocol
 from simbridge.adapters.fgproto._receiver import SampleQueue
+from simbridge.adapters.kit import enlarge_receive_buffer
 
 
 class UdpReceiver(SampleQueue):
@@ -26,6 +27,8 @@ class UdpReceiver(SampleQueue):
     ) -> None:
         super().__init__(protocol, max_queue=max_queue)
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        #: the kernel's buffer for datagrams not yet read (bytes, as the kernel reports it)
+        self.receive_buffer_bytes = enlarge_receive_buffer(self._sock)
         try:
             self._sock.bind((host, port))
         except OSError as exc:

@@ -17,6 +17,8 @@ One concept per module; import the names from here (`from simbridge.adapters.kit
 - `LineServer`, `LineClient` (lineserver): the non-blocking TCP line server of the programs that
   run inside a sandbox (accept, line buffers, broadcast, a slow client dropped); each program
   keeps only its protocol;
+- `enlarge_receive_buffer` (udp): a UDP receive buffer that holds minutes of state packets, so a
+  reader thread starved of CPU on a loaded machine loses none;
 - `RecordLoop`, `Tick`, `record_episode`, `StallGuard`, `STALL_STATUS` (record): the one record-only
   loop (`simbridge record`); a stream that stalls ends `harness_error`.
 
@@ -27,6 +29,7 @@ from simbridge.adapters.kit.derived import AP_SIGNALS, DerivedEvents
 from simbridge.adapters.kit.drain import Drain
 from simbridge.adapters.kit.failures import FailurePlan, PlannedFailure, draw_height
 from simbridge.adapters.kit.lineserver import LineClient, LineServer
+from simbridge.adapters.kit.udp import RECEIVE_BUFFER_BYTES, enlarge_receive_buffer
 from simbridge.adapters.kit.launch import PYGAME_ENV, check_window, launch_window_process, window_env
 from simbridge.sim import end_process, free_port, kill_group
 from simbridge.adapters.kit.rate import RateThinner
@@ -40,6 +43,7 @@ __all__ = [
     "LineClient",
     "LineServer",
     "PlannedFailure",
+    "RECEIVE_BUFFER_BYTES",
     "RateThinner",
     "RecordLoop",
     "STALL_STATUS",
@@ -48,6 +52,7 @@ __all__ = [
     "WrapUp",
     "check_window",
     "draw_height",
+    "enlarge_receive_buffer",
     "end_process",
     "free_port",
     "kill_group",

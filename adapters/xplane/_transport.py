@@ -9,6 +9,8 @@ from __future__ import annotations
 import ipaddress
 import socket
 
+from simbridge.adapters.kit import RECEIVE_BUFFER_BYTES, enlarge_receive_buffer
+
 
 def default_bind_host(remote_host: str) -> str:
     """Loopback peers get a loopback socket; anything else needs all interfaces to hear replies."""
@@ -28,14 +30,11 @@ class DatagramTransport:
         *,
         bind_host: str | None = None,
         bind_port: int = 0,
-        recv_buffer_bytes: int = 1 << 20,
+        recv_buffer_bytes: int = RECEIVE_BUFFER_BYTES,
     ) -> None:
         self.remote = (socket.gethostbyname(host), port)
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        try:
-            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, recv_buffer_bytes)
-        except OSError:
-            pass
+        enlarge_receive_buffer(self.sock, recv_buffer_bytes)
         self.sock.bind((bind_host if bind_host is not None else default_bind_host(host), bind_port))
         self.closed = False
 

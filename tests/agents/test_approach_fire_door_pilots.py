@@ -5,9 +5,9 @@ answers it as the POH says (P20: master, cabin air and heat, avionics and the ot
 OFF, clicks read back on the panel, then the flaps left where the dead bus holds them; P21: the
 door left open, below 100 KIAS), lands and stops on runway 30, through pixels and input alone,
 and reaches the verified bar (≥ 0.9 with success) on a seed of its own that the benchmark sweep
-(seeds 1-5, 8, 9) does not fly. One trial per pilot (P21's 5 nm final: about 3 minutes of wall
-time on a loaded machine). P20's pilot is registered but its sweep is not at the bar
-(docs/jsbsim.md), so it has no trial here yet."""
+(seeds 1-5, 8, 9) does not fly, in a light wind. One trial per pilot (a 5-7.5 nm final: 3-5
+minutes of wall time on a loaded machine). Both sweeps are 6/7, each failing seed 4 on the
+landing pilot's touchdown or roll-out in a 9-10 kt crosswind (docs/jsbsim.md)."""
 
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ session_class("jsbsim")
 
 #: task -> (seed of its trial here, the kinds of action its procedure needs beyond flying)
 FIRE_DOOR_TRIALS: dict[str, tuple[int, set[str]]] = {
+    "P20": (12, {"click"}),  # wind 180° at 1 kt, 7.5 nm; the fire steps are clicks on the panel
     "P21": (6, set()),  # wind 30° at 2 kt, 5 nm; the door cannot be closed: no panel action
 }
 

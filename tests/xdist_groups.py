@@ -35,7 +35,7 @@ _LONGEST_FIRST = {
     "tests/agents/test_forced_landing_pilots.py": 200,
     "tests/agents/test_cruise_forced_landing_pilots.py": 270,
     "tests/agents/test_approach_poh_pilots.py": 180,
-    "tests/agents/test_approach_fire_door_pilots.py": 150,
+    "tests/agents/test_approach_fire_door_pilots.py": 300,
     "tests/agents/test_pattern_pilot.py": 160,
     "tests/agents/test_poh_pilots.py": 135,
     "tests/agents/test_landing_pilots.py": 200,

@@ -39,7 +39,7 @@ _LONGEST_FIRST = {
     "tests/agents/test_pattern_pilot.py": 160,
     "tests/agents/test_poh_pilots.py": 135,
     "tests/agents/test_landing_pilots.py": 200,
-    "tests/agents/test_site_variant_pilots.py": 140,
+    "tests/agents/test_site_variant_pilots.py": 100,
     "tests/agents/test_partial_panel_pilots.py": 95,
     "tests/agents/test_go_around_pilot.py": 45,
     "tests/agents/test_reference_episodes.py": 130,

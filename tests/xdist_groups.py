@@ -24,7 +24,7 @@ _DIR_GROUPS = {"tests/vm/": "vm", "tests/report/": "report"}
 #: follow, in collection order.
 _LONGEST_FIRST = {
     "vm": 430,
-    "tests/adapters/flightgear/test_fg_t10.py": 900,
+    "tests/adapters/flightgear/test_fg_t10.py": 515,
     "tests/adapters/flightgear/test_fg_t09_t16.py": 275,
     "tests/adapters/flightgear/test_fg_t15.py": 170,
     "tests/adapters/flightgear/test_fg_real.py": 165,

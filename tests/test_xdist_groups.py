@@ -36,7 +36,8 @@ def test_ids_map_to_module_vm_and_report_groups():
     assert _xdist_group("tests/agents/test_x.py::test_a[T01@PHJR]") == "tests/agents/test_x.py"
     assert _xdist_group("tests/vm/test_vm_episode.py::test_t09") == "vm"
     assert _xdist_group("tests/report/test_browser_real.py::test_b") == "report"
-    assert _LONGEST_FIRST["vm"] == max(_LONGEST_FIRST.values())
+    # the VM group (one guest at a time, ~7 min) is handed out among the first three
+    assert _LONGEST_FIRST["vm"] >= sorted(_LONGEST_FIRST.values())[-3]
 
 
 def test_a_two_worker_session_keeps_each_group_on_one_worker(tmp_path):

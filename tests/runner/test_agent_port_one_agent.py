@@ -12,6 +12,7 @@ import re
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -267,7 +268,12 @@ def test_a_full_screen_png_larger_than_the_sse_limit_arrives_scaled_with_its_sca
     log: list[dict] = []
     noise = _noise_window(sandbox.display)
     port = AgentPort(sandbox.display, clock=lambda: 1.0, log=log.append)
+    # the window said it drew, but the X server may map it a moment later on a loaded machine
+    deadline = time.monotonic() + 15.0
     full = port.screen.screenshot("png")
+    while len(full.data) <= 1_048_576 and time.monotonic() < deadline:
+        time.sleep(0.1)
+        full = port.screen.screenshot("png")
     assert len(full.data) > 1_048_576  # the raw PNG alone is over the SSE event limit
     server = McpPortServer(port, token="tok").start()
     try:

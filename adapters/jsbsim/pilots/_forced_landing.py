@@ -324,14 +324,20 @@ class CruiseForcedLandingPilot(ForcedLandingPilot):
     the glide ends (the terrain is flat everywhere: `cockpit/_crash.py`)."""
 
     def procedure(self) -> str:
+        agl = self.glide_from_failure()
+        steps = self.secure_engine()
+        how = self.land()
+        return f"engine failed at {agl:.0f} ft: best glide, {', '.join(steps)}; {how}"
+
+    def glide_from_failure(self) -> float:
+        """Cruise until the tachometer shows the failure, then best glide on the heading flown,
+        settled; the height above the ground (ft) the failure came at."""
         self.wind_dir, self.wind_kt = told_wind(self.instruction)
         self.wait_for(lambda: self.rpm() < FAILED_RPM, "the engine failure")
         agl = self.height_ft()
         self.start_glide(self.st.hdg, self.fly.vs_pid.i)
         self.settle_glide()
-        steps = self.secure_engine()
-        how = self.land()
-        return f"engine failed at {agl:.0f} ft: best glide, {', '.join(steps)}; {how}"
+        return agl
 
     def settle_glide(self) -> None:
         """Fly the glide until the airspeed has held best glide ±4 kt for 5 s (60 s at most)."""
@@ -352,11 +358,7 @@ class CruiseRestartPilot(CruiseForcedLandingPilot):
     so P05's securing steps and the landing where the glide ends."""
 
     def procedure(self) -> str:
-        self.wind_dir, self.wind_kt = told_wind(self.instruction)
-        self.wait_for(lambda: self.rpm() < FAILED_RPM, "the engine failure")
-        agl = self.height_ft()
-        self.start_glide(self.st.hdg, self.fly.vs_pid.i)
-        self.settle_glide()
+        agl = self.glide_from_failure()
         self.look()
         tried = [self.run_steps(self.restart_attempt()) or "fuel BOTH, mixture RICH, magnetos BOTH as found"]
         if not self.fly_until(lambda: self.rpm() > RUNNING_RPM, RESTART_WAIT_S):

@@ -54,6 +54,12 @@ DECRAB_FT = 9.0
 DECRAB_AIL = 0.25
 #: on the wheels: rudder held per degree of the crab the told wind gave (the weathervaning)
 WEATHERVANE_PER_DEG = 0.03
+#: the flare's sink (fpm) per foot of height above the field (altimeter less the field)
+FLARE_FPM_PER_FT = 22.0
+#: ...and the nose raised this much per fpm of sink beyond that law, at most FLARE_EXCESS_MAX_DEG (the
+#: sink-rate loop alone, tuned for the approach, let a 400 fpm sink reach the runway unflared)
+FLARE_EXCESS_DEG_PER_FPM = 0.02
+FLARE_EXCESS_MAX_DEG = 5.0
 #: rollout: heading error (deg) beyond which the brake on the side to turn to is held
 DIFF_BRAKE_DEG = 3.0
 #: above this airspeed on the wheels the nosewheel over-steers: rudder within ±0.35, no single brake
@@ -241,10 +247,13 @@ class LandingPilot(Agent):
                     vs_cmd = max(-1000.0, min(0.0, vs_cmd))
                     ias_t = self.approach_kias.get(flaps_set, 70.0)
                     ias_t = max(min(ias_t, TAILWIND_FLOOR_KIAS), ias_t - slower)
-                    if h_w < self.flare_ft + 10.0 and not closing:
+                    # the flare begins no lower than where the sink held meets the flare's own
+                    # law (a faster sink, as a 3° path at a higher groundspeed gives, flares higher)
+                    flare_h = max(self.flare_ft, -st.vs / FLARE_FPM_PER_FT - WHEELS_FT)
+                    if h_w < flare_h + 10.0 and not closing:
                         self.port.key_down("Next")  # the throttle closing (held: it runs to idle)
                         closing = True
-                    if h_w < self.flare_ft:
+                    if h_w < flare_h:
                         phase, p_flare = "flare", st.pitch
                     elif self.hold_throttle:
                         last_thr_t = st.t
@@ -273,7 +282,7 @@ class LandingPilot(Agent):
                     if self.flare_by_pitch:
                         vs_cmd = -max(60.0, 25.0 * max(0.0, h_w))
                     else:
-                        vs_cmd = -max(60.0, 22.0 * max(0.0, h_w + WHEELS_FT))
+                        vs_cmd = -max(60.0, FLARE_FPM_PER_FT * max(0.0, h_w + WHEELS_FT))
                     # on the wheels: the altimeter stops unwinding (the VSI at zero) near the field
                     # (not a balloon's top: low, level and for half a second)
                     settled = settled + 1 if h_w < 2.0 and abs(st.vs) < 40.0 else 0
@@ -322,6 +331,8 @@ class LandingPilot(Agent):
                     pull = pitch_pid.step(pitch_t - st.pitch, dt, rate=-st.pitch_rate)
                 else:
                     pitch_t = vs_to_pitch.step(vs_cmd - st.vs, dt)
+                    if phase == "flare":  # sinking faster than the flare's law: the nose up at once
+                        pitch_t += min(FLARE_EXCESS_MAX_DEG, FLARE_EXCESS_DEG_PER_FPM * max(0.0, vs_cmd - st.vs))
                     pull = pitch_pid.step(pitch_t - st.pitch, dt, rate=-st.pitch_rate)
                 ail = bank_pid.step(bank_t - st.bank, dt, rate=-st.roll_rate)
                 if phase == "flare":

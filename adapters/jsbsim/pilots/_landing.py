@@ -53,7 +53,11 @@ DECRAB_FT = 9.0
 #: aileron held against the roll the rudder gives, per unit of decrab rudder
 DECRAB_AIL = 0.25
 #: on the wheels: rudder held per degree of the crab the told wind gave (the weathervaning)
-WEATHERVANE_PER_DEG = 0.03
+WEATHERVANE_PER_DEG = 0.015
+#: ...and the slow integral of the heading error (rudder per degree-second) for what it misses. At
+#: 0.03 the rudder held against a left crosswind (0.3 of full at 50 KIAS) kept the heading 7-10°
+#: right of the runway's, where the heading term (0.04 per degree) balanced it
+ROLL_RUDDER_I = 0.02
 #: the flare's sink (fpm) per foot of height above the field (altimeter less the field)
 FLARE_FPM_PER_FT = 22.0
 #: ...and the nose raised this much per fpm of sink beyond that law, at most FLARE_EXCESS_MAX_DEG (the
@@ -75,6 +79,10 @@ TAILWIND_FLOOR_KIAS = 62.0
 BRAKE_TAILWIND_KT = 2.0
 BRAKE_PITCH_DEG = 2.0
 BRAKE_PULL = 0.25
+#: ...and below BRAKE_BELOW_KIAS whenever a brake is held, at most this (the elevator weaker)
+BRAKE_PULL_SLOW = 0.6
+#: the brakes let go while the nose is lower than this (deg), held again from 2° higher
+NOSE_LOW_DEG = -6.0
 
 
 #: T03: the aim point at least this fraction into the touchdown zone (KPAO 31: 30 m, the
@@ -295,26 +303,35 @@ class LandingPilot(Agent):
                     # 45 KIAS (a speed that cannot nose it over), and below GENTLE_ABOVE_KIAS the
                     # brake on the side to turn to alone while the heading is more than 3° off
                     err = angle_diff(rwy_hdg, st.hdg)
-                    rud_i = max(-0.3, min(0.3, rud_i + 0.01 * err * dt))
+                    rud_i = max(-0.3, min(0.3, rud_i + ROLL_RUDDER_I * err * dt))
                     ff = -WEATHERVANE_PER_DEG * wca + rud_i
                     rudder, last_rudder_t = self.steer(
                         rwy_hdg, rudder, last_rudder_t, 2, ff, lim=0.6 if st.ias < GENTLE_ABOVE_KIAS else 0.35
                     )
                     both = st.ias < BRAKE_BELOW_KIAS or brake_early
-                    want_b = (both and err < DIFF_BRAKE_DEG, both and err > -DIFF_BRAKE_DEG)
                     slow = st.ias < GENTLE_ABOVE_KIAS
+                    if slow:
+                        want_b = (both and err < DIFF_BRAKE_DEG, both and err > -DIFF_BRAKE_DEG)
+                    else:  # fast: both brakes or neither (one alone swung the heading 10-17° each way)
+                        want_b = (both and abs(err) < DIFF_BRAKE_DEG,) * 2
                     if slow and err > DIFF_BRAKE_DEG + (0 if brakes[1] and not brakes[0] else 1.0):
                         want_b = (False, True)
                     elif slow and err < -DIFF_BRAKE_DEG - (0 if brakes[0] and not brakes[1] else 1.0):
                         want_b = (True, False)
+                    # the nose pitched down by the braking (the crash rule's -15° is a nose-over): off
+                    nose_low = NOSE_LOW_DEG + (0.0 if any(brakes) else 2.0)
+                    if st.pitch < nose_low:
+                        want_b = (False, False)
                     brakes = self.brake(brakes, want_b)
                     msg = "braking" if any(brakes) else msg
                 # attitude: pitch from the sink rate wanted, elevator from the pitch
                 if phase == "rollout":
                     # braking fast (a tailwind's long roll): the yoke back keeps the nosewheel light
+                    # and so does braking slower (released at 45 KIAS, the nose went to -7° and -15°)
                     pull = 0.0
-                    if brake_early and st.ias >= BRAKE_BELOW_KIAS:
-                        pull = max(0.0, min(BRAKE_PULL, 0.04 * (BRAKE_PITCH_DEG - st.pitch)))
+                    if any(brakes) or (brake_early and st.ias >= BRAKE_BELOW_KIAS):
+                        cap = BRAKE_PULL if st.ias >= BRAKE_BELOW_KIAS else BRAKE_PULL_SLOW
+                        pull = max(0.0, min(cap, 0.04 * (BRAKE_PITCH_DEG - st.pitch)))
                     # stopped: no airspeed, or (in a wind, which the airspeed indicator still
                     # reads at a stop) no more than the wind's and not falling for 2 s
                     ias_hist = [(t, v) for t, v in ias_hist if st.t - t <= 2.0] + [(st.t, st.ias)]

@@ -64,6 +64,9 @@ FLARE_FPM_PER_FT = 22.0
 #: sink-rate loop alone, tuned for the approach, let a 400 fpm sink reach the runway unflared)
 FLARE_EXCESS_DEG_PER_FPM = 0.02
 FLARE_EXCESS_MAX_DEG = 5.0
+#: the flare's pitch never let down more than this under the highest it asked, nor above the cap
+FLARE_GIVE_DEG = 1.5
+FLARE_MAX_PITCH_DEG = 8.0
 #: rollout: heading error (deg) beyond which the brake on the side to turn to is held
 DIFF_BRAKE_DEG = 3.0
 #: above this airspeed on the wheels the nosewheel over-steers: rudder within ±0.35, no single brake
@@ -189,6 +192,7 @@ class LandingPilot(Agent):
         vs_cmd = -300.0
         settled = 0
         closing, p_flare, flare_i, t_decrab = False, 0.0, 0.0, 0.0
+        flare_hold: float | None = None
         ff = 0.0
         rud_i = 0.0
         brakes = (False, False)  # the left and right brake keys held
@@ -282,7 +286,10 @@ class LandingPilot(Agent):
                     if t_decrab:
                         k = min(1.0, (st.t - t_decrab) / 1.0)
                         bank_t = k * max(-8.0, min(8.0, 0.45 * cross)) + max(-3.0, min(3.0, -0.3 * y))
-                        ff = -DECRAB_PER_DEG * wca * k
+                        # with the heading's integral (carried on to the roll-out): the crab's rudder
+                        # alone held the nose 3-6° right of the runway's in a left crosswind (P20 seed 4)
+                        rud_i = max(-0.3, min(0.3, rud_i + ROLL_RUDDER_I * angle_diff(rwy_hdg, st.hdg) * dt))
+                        ff = -DECRAB_PER_DEG * wca * k + rud_i
                         rudder, last_rudder_t = self.steer(rwy_hdg, rudder, last_rudder_t, 3, ff)
                     else:
                         hdg_des = rwy_hdg + wca + crab_i - math.degrees(math.atan2(y, 150.0))
@@ -350,6 +357,11 @@ class LandingPilot(Agent):
                     pitch_t = vs_to_pitch.step(vs_cmd - st.vs, dt)
                     if phase == "flare":  # sinking faster than the flare's law: the nose up at once
                         pitch_t += min(FLARE_EXCESS_MAX_DEG, FLARE_EXCESS_DEG_PER_FPM * max(0.0, vs_cmd - st.vs))
+                        # and never lowered more than FLARE_GIVE_DEG under the highest asked (a
+                        # balloon held off, not pushed back down: -340 fpm and a bounce after one)
+                        flare_hold = p_flare if flare_hold is None else flare_hold
+                        pitch_t = min(FLARE_MAX_PITCH_DEG, max(pitch_t, flare_hold))
+                        flare_hold = max(flare_hold, pitch_t - FLARE_GIVE_DEG)
                     pull = pitch_pid.step(pitch_t - st.pitch, dt, rate=-st.pitch_rate)
                 ail = bank_pid.step(bank_t - st.bank, dt, rate=-st.roll_rate)
                 if phase == "flare":

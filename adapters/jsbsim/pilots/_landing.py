@@ -53,7 +53,20 @@ DECRAB_FT = 9.0
 #: aileron held against the roll the rudder gives, per unit of decrab rudder
 DECRAB_AIL = 0.25
 #: on the wheels: rudder held per degree of the crab the told wind gave (the weathervaning)
-WEATHERVANE_PER_DEG = 0.03
+WEATHERVANE_PER_DEG = 0.015
+#: ...and the slow integral of the heading error (rudder per degree-second) for what it misses. At
+#: 0.03 the rudder held against a left crosswind (0.3 of full at 50 KIAS) kept the heading 7-10°
+#: right of the runway's, where the heading term (0.04 per degree) balanced it
+ROLL_RUDDER_I = 0.02
+#: the flare's sink (fpm) per foot of height above the field (altimeter less the field)
+FLARE_FPM_PER_FT = 22.0
+#: ...and the nose raised this much per fpm of sink beyond that law, at most FLARE_EXCESS_MAX_DEG (the
+#: sink-rate loop alone, tuned for the approach, let a 400 fpm sink reach the runway unflared)
+FLARE_EXCESS_DEG_PER_FPM = 0.02
+FLARE_EXCESS_MAX_DEG = 5.0
+#: the flare's pitch never let down more than this under the highest it asked, nor above the cap
+FLARE_GIVE_DEG = 1.5
+FLARE_MAX_PITCH_DEG = 8.0
 #: rollout: heading error (deg) beyond which the brake on the side to turn to is held
 DIFF_BRAKE_DEG = 3.0
 #: above this airspeed on the wheels the nosewheel over-steers: rudder within ±0.35, no single brake
@@ -69,6 +82,10 @@ TAILWIND_FLOOR_KIAS = 62.0
 BRAKE_TAILWIND_KT = 2.0
 BRAKE_PITCH_DEG = 2.0
 BRAKE_PULL = 0.25
+#: ...and below BRAKE_BELOW_KIAS whenever a brake is held, at most this (the elevator weaker)
+BRAKE_PULL_SLOW = 0.6
+#: the brakes let go while the nose is lower than this (deg), held again from 2° higher
+NOSE_LOW_DEG = -6.0
 
 
 #: T03: the aim point at least this fraction into the touchdown zone (KPAO 31: 30 m, the
@@ -175,6 +192,7 @@ class LandingPilot(Agent):
         vs_cmd = -300.0
         settled = 0
         closing, p_flare, flare_i, t_decrab = False, 0.0, 0.0, 0.0
+        flare_hold: float | None = None
         ff = 0.0
         rud_i = 0.0
         brakes = (False, False)  # the left and right brake keys held
@@ -241,10 +259,13 @@ class LandingPilot(Agent):
                     vs_cmd = max(-1000.0, min(0.0, vs_cmd))
                     ias_t = self.approach_kias.get(flaps_set, 70.0)
                     ias_t = max(min(ias_t, TAILWIND_FLOOR_KIAS), ias_t - slower)
-                    if h_w < self.flare_ft + 10.0 and not closing:
+                    # the flare begins no lower than where the sink held meets the flare's own
+                    # law (a faster sink, as a 3° path at a higher groundspeed gives, flares higher)
+                    flare_h = max(self.flare_ft, -st.vs / FLARE_FPM_PER_FT - WHEELS_FT)
+                    if h_w < flare_h + 10.0 and not closing:
                         self.port.key_down("Next")  # the throttle closing (held: it runs to idle)
                         closing = True
-                    if h_w < self.flare_ft:
+                    if h_w < flare_h:
                         phase, p_flare = "flare", st.pitch
                     elif self.hold_throttle:
                         last_thr_t = st.t
@@ -265,7 +286,10 @@ class LandingPilot(Agent):
                     if t_decrab:
                         k = min(1.0, (st.t - t_decrab) / 1.0)
                         bank_t = k * max(-8.0, min(8.0, 0.45 * cross)) + max(-3.0, min(3.0, -0.3 * y))
-                        ff = -DECRAB_PER_DEG * wca * k
+                        # with the heading's integral (carried on to the roll-out): the crab's rudder
+                        # alone held the nose 3-6° right of the runway's in a left crosswind (P20 seed 4)
+                        rud_i = max(-0.3, min(0.3, rud_i + ROLL_RUDDER_I * angle_diff(rwy_hdg, st.hdg) * dt))
+                        ff = -DECRAB_PER_DEG * wca * k + rud_i
                         rudder, last_rudder_t = self.steer(rwy_hdg, rudder, last_rudder_t, 3, ff)
                     else:
                         hdg_des = rwy_hdg + wca + crab_i - math.degrees(math.atan2(y, 150.0))
@@ -273,7 +297,7 @@ class LandingPilot(Agent):
                     if self.flare_by_pitch:
                         vs_cmd = -max(60.0, 25.0 * max(0.0, h_w))
                     else:
-                        vs_cmd = -max(60.0, 22.0 * max(0.0, h_w + WHEELS_FT))
+                        vs_cmd = -max(60.0, FLARE_FPM_PER_FT * max(0.0, h_w + WHEELS_FT))
                     # on the wheels: the altimeter stops unwinding (the VSI at zero) near the field
                     # (not a balloon's top: low, level and for half a second)
                     settled = settled + 1 if h_w < 2.0 and abs(st.vs) < 40.0 else 0
@@ -286,26 +310,35 @@ class LandingPilot(Agent):
                     # 45 KIAS (a speed that cannot nose it over), and below GENTLE_ABOVE_KIAS the
                     # brake on the side to turn to alone while the heading is more than 3° off
                     err = angle_diff(rwy_hdg, st.hdg)
-                    rud_i = max(-0.3, min(0.3, rud_i + 0.01 * err * dt))
+                    rud_i = max(-0.3, min(0.3, rud_i + ROLL_RUDDER_I * err * dt))
                     ff = -WEATHERVANE_PER_DEG * wca + rud_i
                     rudder, last_rudder_t = self.steer(
                         rwy_hdg, rudder, last_rudder_t, 2, ff, lim=0.6 if st.ias < GENTLE_ABOVE_KIAS else 0.35
                     )
                     both = st.ias < BRAKE_BELOW_KIAS or brake_early
-                    want_b = (both and err < DIFF_BRAKE_DEG, both and err > -DIFF_BRAKE_DEG)
                     slow = st.ias < GENTLE_ABOVE_KIAS
+                    if slow:
+                        want_b = (both and err < DIFF_BRAKE_DEG, both and err > -DIFF_BRAKE_DEG)
+                    else:  # fast: both brakes or neither (one alone swung the heading 10-17° each way)
+                        want_b = (both and abs(err) < DIFF_BRAKE_DEG,) * 2
                     if slow and err > DIFF_BRAKE_DEG + (0 if brakes[1] and not brakes[0] else 1.0):
                         want_b = (False, True)
                     elif slow and err < -DIFF_BRAKE_DEG - (0 if brakes[0] and not brakes[1] else 1.0):
                         want_b = (True, False)
+                    # the nose pitched down by the braking (the crash rule's -15° is a nose-over): off
+                    nose_low = NOSE_LOW_DEG + (0.0 if any(brakes) else 2.0)
+                    if st.pitch < nose_low:
+                        want_b = (False, False)
                     brakes = self.brake(brakes, want_b)
                     msg = "braking" if any(brakes) else msg
                 # attitude: pitch from the sink rate wanted, elevator from the pitch
                 if phase == "rollout":
                     # braking fast (a tailwind's long roll): the yoke back keeps the nosewheel light
+                    # and so does braking slower (released at 45 KIAS, the nose went to -7° and -15°)
                     pull = 0.0
-                    if brake_early and st.ias >= BRAKE_BELOW_KIAS:
-                        pull = max(0.0, min(BRAKE_PULL, 0.04 * (BRAKE_PITCH_DEG - st.pitch)))
+                    if any(brakes) or (brake_early and st.ias >= BRAKE_BELOW_KIAS):
+                        cap = BRAKE_PULL if st.ias >= BRAKE_BELOW_KIAS else BRAKE_PULL_SLOW
+                        pull = max(0.0, min(cap, 0.04 * (BRAKE_PITCH_DEG - st.pitch)))
                     # stopped: no airspeed, or (in a wind, which the airspeed indicator still
                     # reads at a stop) no more than the wind's and not falling for 2 s
                     ias_hist = [(t, v) for t, v in ias_hist if st.t - t <= 2.0] + [(st.t, st.ias)]
@@ -322,6 +355,13 @@ class LandingPilot(Agent):
                     pull = pitch_pid.step(pitch_t - st.pitch, dt, rate=-st.pitch_rate)
                 else:
                     pitch_t = vs_to_pitch.step(vs_cmd - st.vs, dt)
+                    if phase == "flare":  # sinking faster than the flare's law: the nose up at once
+                        pitch_t += min(FLARE_EXCESS_MAX_DEG, FLARE_EXCESS_DEG_PER_FPM * max(0.0, vs_cmd - st.vs))
+                        # and never lowered more than FLARE_GIVE_DEG under the highest asked (a
+                        # balloon held off, not pushed back down: -340 fpm and a bounce after one)
+                        flare_hold = p_flare if flare_hold is None else flare_hold
+                        pitch_t = min(FLARE_MAX_PITCH_DEG, max(pitch_t, flare_hold))
+                        flare_hold = max(flare_hold, pitch_t - FLARE_GIVE_DEG)
                     pull = pitch_pid.step(pitch_t - st.pitch, dt, rate=-st.pitch_rate)
                 ail = bank_pid.step(bank_t - st.bank, dt, rate=-st.roll_rate)
                 if phase == "flare":

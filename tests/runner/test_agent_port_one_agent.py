@@ -248,12 +248,15 @@ def _noise_window(display: str) -> subprocess.Popen:
     code = (
         "import os, numpy as np, pygame\n"
         "pygame.display.init(); s = pygame.display.set_mode((1280, 800), pygame.NOFRAME)\n"
-        "rng = np.random.default_rng(5)\n"
-        "pygame.surfarray.blit_array(s, rng.integers(0, 256, (1280, 800, 3), dtype=np.uint8))\n"
+        "noise = np.random.default_rng(5).integers(0, 256, (1280, 800, 3), dtype=np.uint8)\n"
+        "pygame.surfarray.blit_array(s, noise)\n"
         "pygame.display.flip(); print('up', flush=True)\n"
         "import time\n"
         "while True:\n"
-        "    pygame.event.pump(); time.sleep(0.05)\n"
+        # redrawn every 50 ms: an X server without backing store drops what was drawn before the
+        # window was mapped (a loaded machine maps it late), and nothing else repaints it
+        "    pygame.event.pump(); pygame.surfarray.blit_array(s, noise); pygame.display.flip()\n"
+        "    time.sleep(0.05)\n"
     )
     env = {**os.environ, "DISPLAY": display, "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
     p = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
@@ -269,6 +272,7 @@ def test_a_full_screen_png_larger_than_the_sse_limit_arrives_scaled_with_its_sca
     noise = _noise_window(sandbox.display)
     port = AgentPort(sandbox.display, clock=lambda: 1.0, log=log.append)
     # the window said it drew, but the X server may map it a moment later on a loaded machine
+    # (it redraws every 50 ms, so the noise is on screen once it is mapped)
     deadline = time.monotonic() + 15.0
     full = port.screen.screenshot("png")
     while len(full.data) <= 1_048_576 and time.monotonic() < deadline:

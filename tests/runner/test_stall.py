@@ -21,6 +21,7 @@ import pytest
 from support.runner import needs_xvfb, write_script
 from simbridge import read_bundle
 from simbridge._adapter import TELEMETRY_STALL_S
+from simbridge._status import HARNESS_FAULTS
 from simbridge.episode import RunConfig, run
 from simbridge._task import load_task
 
@@ -132,11 +133,11 @@ def test_flightgear_stopped_for_8_s_is_waited_for_and_scored(tmp_path, monkeypat
     earns nothing there."""
     from simbridge.adapters.flightgear import FlightGearSession
 
-    sessions: list = []
+    attempts: list[list] = []  # the sessions started, per attempt
     real_start = FlightGearSession.start
 
     def start(self, *a, **kw):
-        sessions.append(self)
+        attempts[-1].append(self)
         return real_start(self, *a, **kw)
 
     monkeypatch.setattr(FlightGearSession, "start", start)
@@ -153,21 +154,28 @@ def test_flightgear_stopped_for_8_s_is_waited_for_and_scored(tmp_path, monkeypat
         finally:
             os.kill(pid, signal.SIGCONT)
 
-    th = _at_sim_time(sessions, 5.0, freeze)
-    (res,) = run(
-        RunConfig(
-            task="T09@PHJR",
-            sim="flightgear",
-            agent="noop",
-            time_limit_s=20,
-            out=tmp_path,
-            frame_hz=0,
-            say=lambda s: None,
+    # A launch that fails on a loaded machine is a harness fault (unscored) before the agent's
+    # first input; eval runs such an attempt again (its `retries`), and so does this test, once,
+    # since what it tests is the freeze
+    for attempt in (1, 2):
+        attempts.append([])
+        th = _at_sim_time(attempts[-1], 5.0, freeze)
+        (res,) = run(
+            RunConfig(
+                task="T09@PHJR",
+                sim="flightgear",
+                agent="noop",
+                time_limit_s=20,
+                out=tmp_path / f"attempt{attempt}",
+                frame_hz=0,
+                say=lambda s: None,
+            )
         )
-    )
-    th.join(30)
+        th.join(30)
+        if stopped or res.status not in HARNESS_FAULTS:
+            break
     ep = json.loads((res.path / "episode.json").read_text())
-    assert stopped, "the episode ended before FlightGear reached t=5 s"
+    assert stopped, f"the episode ended before FlightGear reached t=5 s ({res.status}: {res.detail})"
     assert res.status == "timeout", res.detail  # the agent's own outcome (noop waits out the limit)
     assert res.score.status == "scored", res.score
     [fz] = [f for f in ep["freezes"] if f["process"] == "stopped"]

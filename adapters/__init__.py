@@ -197,6 +197,7 @@ BUILTIN_PILOTS: dict[str, str] = {
     "T11/jsbsim": f"{_J}._forced_landing:TurnBackPilot",
     "P17/jsbsim": f"{_J}._landing:NoFlapLandingPilot",
     "P18/jsbsim": f"{_J}._go_around:GoAroundPilot",
+    "P08/jsbsim": f"{_J}._approach_poh:RoughMagnetoApproachPilot",
     "P12/jsbsim": f"{_J}._approach_poh:LowVoltsApproachPilot",
     "T05/jsbsim": f"{_J}._pattern:PatternPilot",
     "P04/jsbsim": f"{_J}._forced_landing:EfatoPilot",

@@ -3,11 +3,9 @@ exact lockstep: each flies the landing pilot's visual final to KHAF 30, sees the
 the panel (the tachometer's drop at a held throttle; the LOW VOLTS annunciator), works the POH's
 steps by clicks read back on the panel, lands and stops, through pixels and input alone, and
 reaches the verified bar's score (≥ 0.9 with success) on a seed of its own, one trial each (a
-6.5-7 nm final is about 375 s flown, 3-6 minutes of wall time on a loaded machine). P12's pilot
-is the task's registered reference and flies as `--agent reference`
-(`benchmarks/reference_pilots.py --pairs P12/jsbsim` runs its seed sweep beside the do-nothing
-agent); P08's is not registered yet (docs/jsbsim.md: its sweep is not measured) and flies as a
-plug-in agent (`--agent py:...:pilot_for`)."""
+6.5-7 nm final is about 375 s flown, 3-6 minutes of wall time on a loaded machine). Both are their
+tasks' registered references and fly as `--agent reference` (`benchmarks/reference_pilots.py
+--pairs P08/jsbsim P12/jsbsim` runs their seed sweeps beside the do-nothing agent)."""
 
 from __future__ import annotations
 
@@ -35,22 +33,17 @@ from support.runner import reference_trial  # noqa: E402
 
 session_class("jsbsim")
 
-PLUG_IN = "py:simbridge.adapters.jsbsim.pilots._approach_poh:pilot_for"
 #: task -> (seed of its trial here, the agent flying it); no other test flies these seeds and the
 #: benchmark sweep uses others
 APPROACH_POH_TRIALS = {
-    "P08": (8, PLUG_IN),  # wind 0° at 2 kt, 6.5 nm
+    "P08": (8, "reference"),  # wind 0° at 2 kt, 6.5 nm
     "P12": (6, "reference"),  # wind 70° at 1 kt, 7 nm
 }
 
 
 def test_the_reference_trials_fly_the_registered_pilot():
     for task, (_seed, agent) in APPROACH_POH_TRIALS.items():
-        pilot = make_pilot(task, "jsbsim")
-        if agent == "reference":
-            assert isinstance(pilot, PILOTS[task]), (task, pilot)
-        else:  # a plug-in trial is for a pilot not registered yet
-            assert pilot is None, (task, pilot)
+        assert agent == "reference" and isinstance(make_pilot(task, "jsbsim"), PILOTS[task]), task
 
 
 @pytest.mark.parametrize("task", sorted(APPROACH_POH_TRIALS))

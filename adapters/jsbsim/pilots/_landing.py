@@ -51,7 +51,7 @@ RUDDER_STEP = 0.05
 DECRAB_PER_DEG = 0.065
 DECRAB_FT = 9.0
 #: aileron held against the roll the rudder gives, per unit of decrab rudder
-DECRAB_AIL = 0.25
+DECRAB_AIL = 0.12
 #: on the wheels: rudder held per degree of the crab the told wind gave (the weathervaning)
 WEATHERVANE_PER_DEG = 0.015
 #: ...and the slow integral of the heading error (rudder per degree-second) for what it misses. At
@@ -69,8 +69,16 @@ FLARE_GIVE_DEG = 1.5
 FLARE_MAX_PITCH_DEG = 8.0
 #: rollout: heading error (deg) beyond which the brake on the side to turn to is held
 DIFF_BRAKE_DEG = 3.0
-#: above this airspeed on the wheels the nosewheel over-steers: rudder within ±0.35, no single brake
+#: above this airspeed on the wheels the nosewheel over-steers: no single brake, and while braking
+#: the rudder within ±BRAKED_RUDDER_LIM
 GENTLE_ABOVE_KIAS = 30.0
+BRAKED_RUDDER_LIM = 0.2
+#: ...and no brake while the nose swings faster than this (deg/s): braked in a swing, it nosed over
+BRAKE_YAW_RATE_MAX = 3.0
+#: ...unless no brake is held (the nosewheel light): then rudder within this
+ROLL_RUDDER_FAST_LIM = 0.6
+#: the roll-out's heading turned towards the centreline seen, at most this (deg)
+ROLL_TRACK_MAX_DEG = 4.0
 #: in a tailwind (the told wind's component along the runway, kt): the approach flown this much
 #: slower per knot, at most TAILWIND_SLOW_MAX_KT (the slow end of the POH's range), and, beyond
 #: BRAKE_TAILWIND_KT, both brakes held from the touchdown with the yoke back: the nose held up
@@ -308,15 +316,32 @@ class LandingPilot(Agent):
                     # rudder and nosewheel hold the runway heading against the weathervaning (a
                     # slow integral for what the feed-forward misses); the brakes: both below
                     # 45 KIAS (a speed that cannot nose it over), and below GENTLE_ABOVE_KIAS the
-                    # brake on the side to turn to alone while the heading is more than 3° off
-                    err = angle_diff(rwy_hdg, st.hdg)
+                    # brake on the side to turn to alone while the heading is more than 3° off.
+                    # The heading held points back to the centreline seen (a crosswind's drift in
+                    # the flare had carried P08 seed 10 20 m left of it and on towards the edge)
+                    y = sight.offset_m if sight is not None and sight.pixels > 0 and st.ias > 15.0 else 0.0
+                    hdg_t = rwy_hdg + max(
+                        -ROLL_TRACK_MAX_DEG, min(ROLL_TRACK_MAX_DEG, -math.degrees(math.atan2(y, 120.0)))
+                    )
+                    err = angle_diff(hdg_t, st.hdg)
                     rud_i = max(-0.3, min(0.3, rud_i + ROLL_RUDDER_I * err * dt))
                     ff = -WEATHERVANE_PER_DEG * wca + rud_i
-                    rudder, last_rudder_t = self.steer(
-                        rwy_hdg, rudder, last_rudder_t, 2, ff, lim=0.6 if st.ias < GENTLE_ABOVE_KIAS else 0.35
-                    )
-                    both = st.ias < BRAKE_BELOW_KIAS or brake_early
+                    # the decrab's rudder (up to full in a 12 kt crosswind) beyond the roll-out's
+                    # limit comes out three times as fast as the roll-out steers. Fast, the loaded
+                    # nosewheel over-steers: no brake is held while the rudder is beyond
+                    # BRAKED_RUDDER_LIM, nor the rudder moved beyond it while braking (braked with the
+                    # decrab's rudder still in, the nose swung 28° right, P08 seed 3), nor while the
+                    # nose swings (P08 seed 10 nosed over braked at 15°/s); unbraked the
+                    # rudder goes to ROLL_RUDDER_FAST_LIM (0.35 let an 11-13 kt crosswind from the left
+                    # weathervane P08 seed 10 and P17 seed 1 off the runway's left edge)
                     slow = st.ias < GENTLE_ABOVE_KIAS
+                    lim = 0.6 if slow else BRAKED_RUDDER_LIM if any(brakes) else ROLL_RUDDER_FAST_LIM
+                    unwind = abs(rudder) > lim + 1e-9
+                    rudder, last_rudder_t = self.steer(hdg_t, rudder, last_rudder_t, 6 if unwind else 2, ff, lim=lim)
+                    brake_ok = slow or (
+                        abs(rudder) <= BRAKED_RUDDER_LIM + 1e-9 and abs(st.yaw_rate) < BRAKE_YAW_RATE_MAX
+                    )
+                    both = (st.ias < BRAKE_BELOW_KIAS or brake_early) and brake_ok
                     if slow:
                         want_b = (both and err < DIFF_BRAKE_DEG, both and err > -DIFF_BRAKE_DEG)
                     else:  # fast: both brakes or neither (one alone swung the heading 10-17° each way)

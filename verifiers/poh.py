@@ -11,7 +11,8 @@ Every POH verifier `poh_<procedure>` has the same three items and the same share
   orders them, a step counts only if done after the steps before it that counted;
 - `final_state` (binary, primary in the YAMLs): every goal holds on every sample of the last
   `hold_s` seconds (and, for landing tasks, a survivable landing: no crash flag, touchdown sink
-  below `max_touchdown_fpm`, stopped upright on the ground, on the runway when one is named),
+  below `max_touchdown_fpm`, stopped upright on the ground, and when a runway is named the whole
+  roll-out on it, from the first contact to the stop),
   and the instruction's whole-flight sentences ("as quickly as is safe") are met;
 - hard constraints throughout: `no_stall` (IAS below the stall speed of the flap setting while
   airborne above the flare height), `vne` (163 KIAS), `flap_speed` (Vfe 110 KIAS at 10°, 85 KIAS
@@ -44,6 +45,7 @@ from simbridge import Bundle, TaskSpec, Unscorable
 from simbridge.params import AngleTolDeg, FiniteParams, NonNegativeFinite, PositiveFinite
 from simbridge.verifier import VerifyContext, scenario_check, verifier
 from simbridge.verifiers._final_state import final_mask, holds
+from simbridge.verifiers.landing import runway_frame
 from simbridge.verifiers._procedures import (
     CARB_ICE_SEEN,
     MAG_BOTH,
@@ -75,7 +77,8 @@ class PohParams(FiniteParams):
     upright_max_deg: AngleTolDeg = 30.0
     #: magnetic variation east at the task's area (a heading the agent is given is magnetic)
     mag_var_east_deg: float = 0.0
-    #: landing tasks: the runway (task geometry id) the aircraft must stop on; None: anywhere survivable
+    #: landing tasks: the runway (task geometry id) the aircraft must roll out and stop on; None:
+    #: anywhere survivable
     runway: str | None = None
 
 
@@ -276,12 +279,16 @@ def _landing(ctx: VerifyContext, p: PohParams, env: Env) -> tuple[bool, str]:
         if not (abs(bank[-1]) <= p.upright_max_deg and abs(pitch[-1]) <= p.upright_max_deg):
             problems.append(f"not upright (bank {bank[-1]:.0f}°, pitch {pitch[-1]:.0f}°)")
         if p.runway is not None and not problems:
-            r = ctx.task.geometry.runway(p.runway)
-            lat0, lon0 = r.threshold.lat_deg, r.threshold.lon_deg
-            poly = P.runway_polygon_m(lat0, lon0, r.end.lat_deg, r.end.lon_deg, r.width_ft * 0.3048, lat0, lon0)
-            x, y = P.latlon_to_local_m(ctx.sig("lat_deg")[-1:], ctx.sig("lon_deg")[-1:], lat0, lon0)
-            if not P.points_in_polygon(x, y, poly)[0]:
+            # the whole roll-out on the pavement, from the first contact to the end: a runway
+            # excursion is an accident even when the aircraft comes back and stops on it
+            frame = runway_frame(ctx, p.runway, 0.0)
+            along, left = frame.xy(ctx.sig("lat_deg"), ctx.sig("lon_deg"))
+            i0 = tds[0].index
+            on = frame.on_runway(along[i0:], left[i0:])
+            if not on[-1]:
                 problems.append(f"stopped off runway {p.runway}")
+            elif not on.all():
+                problems.append(f"left runway {p.runway} on the roll-out at t={t[i0 + int(np.argmin(on))]:.1f} s")
     return not problems, "; ".join(problems) or "landed, stopped upright"
 
 

@@ -381,6 +381,23 @@ def test_no_restart_no_flaps_landing_on_grass_fails_runway(tmp_path):
     assert s.score == 0.0 and "off runway" in comp(s, "final_state").measured
 
 
+@pytest.mark.parametrize("tid", sorted(LANDING_ON_RUNWAY))
+def test_a_runway_excursion_on_the_roll_out_fails_though_it_stops_on_the_runway(tmp_path, tid):
+    # rolled 30 m right of the centreline of the 46 m runway for 3 s (the grass beside it), back
+    # on the runway and stopped on it: a runway excursion, not the landing asked -> final state 0
+    tr, ev = good(tid)
+    cols = tr.columns(runway_middle())
+    t_td = float(tr.t[np.flatnonzero(tr.cols["on_ground"] > 0.5)[0]])
+    lat0 = cols["lat_deg"][0]
+    right = np.radians(317.0 + 90.0)  # runway 30's true heading plus 90°
+    off = (tr.t >= t_td + 2.0) & (tr.t < t_td + 5.0)
+    cols["lat_deg"][off] += 30.0 * np.cos(right) / 111_320.0
+    cols["lon_deg"][off] += 30.0 * np.sin(right) / (111_320.0 * np.cos(np.radians(lat0)))
+    s = score(tmp_path, tid, cols, ev)
+    assert s.score == 0.0 and "left runway 30 on the roll-out" in comp(s, "final_state").measured
+    assert score(tmp_path / "kept", tid, tr, ev, runway=True).score == 1.0  # the same landing kept on it
+
+
 def test_missing_signal_is_unscored(tmp_path):
     tr, ev = good("P19")
     s = score_task(

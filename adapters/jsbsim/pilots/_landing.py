@@ -333,11 +333,14 @@ class LandingPilot(Agent):
                     # decrab's rudder still in, the nose swung 28° right, P08 seed 3), nor while the
                     # nose swings (P08 seed 10 nosed over braked at 15°/s); unbraked the
                     # rudder goes to ROLL_RUDDER_FAST_LIM (0.35 let an 11-13 kt crosswind from the left
-                    # weathervane P08 seed 10 and P17 seed 1 off the runway's left edge)
+                    # weathervane P08 seed 10 and P17 seed 1 off the runway's left edge), four key taps
+                    # a reading above 30 KIAS (two let P08 seed 3's heading swing ±37° in a 12 kt crosswind)
                     slow = st.ias < GENTLE_ABOVE_KIAS
                     lim = 0.6 if slow else BRAKED_RUDDER_LIM if any(brakes) else ROLL_RUDDER_FAST_LIM
                     unwind = abs(rudder) > lim + 1e-9
-                    rudder, last_rudder_t = self.steer(hdg_t, rudder, last_rudder_t, 6 if unwind else 2, ff, lim=lim)
+                    rudder, last_rudder_t = self.steer(
+                        hdg_t, rudder, last_rudder_t, 6 if unwind else 2 if slow else 4, ff, lim=lim
+                    )
                     brake_ok = slow or (
                         abs(rudder) <= BRAKED_RUDDER_LIM + 1e-9 and abs(st.yaw_rate) < BRAKE_YAW_RATE_MAX
                     )

@@ -38,6 +38,21 @@ def preflight(cfg: RunConfig, task: TaskSpec) -> None:
     session_cls.preflight(cfg.provider)
 
 
+def claim_run_dir(base: Path) -> Path:
+    """A new directory `base`, else `base~2`, `base~3`, ..., made here with one `mkdir` each: runs
+    started in the same second into one folder (a benchmark's or a suite's parallel workers) each
+    get their own, where a look before the mkdir let two share one and lose a bundle."""
+    base.parent.mkdir(parents=True, exist_ok=True)
+    n = 1
+    while True:
+        root = base if n == 1 else base.with_name(f"{base.name}~{n}")
+        try:
+            root.mkdir()
+            return root
+        except FileExistsError:
+            n += 1
+
+
 def run(cfg: RunConfig) -> list[TrialResult]:
     """All trials of `cfg`; bundles go to OUT/TASK-YYYYmmdd-HHMMSS/trial-N."""
     task = load_task(cfg.task)
@@ -48,11 +63,7 @@ def run(cfg: RunConfig) -> list[TrialResult]:
 
     make_agent(cfg.agent, task.id)  # fail fast on a bad agent spec
     preflight(cfg, task)
-    root = Path(cfg.out or "runs") / f"{task.id}-{time.strftime('%Y%m%d-%H%M%S')}"
-    n = 1
-    while root.exists():
-        n += 1
-        root = root.with_name(f"{root.name.split('~')[0]}~{n}")
+    root = claim_run_dir(Path(cfg.out or "runs") / f"{task.id}-{time.strftime('%Y%m%d-%H%M%S')}")
     results = []
     for i in range(1, cfg.trials + 1):
         results.append(run_trial(cfg, task, i, root / f"trial-{i}"))

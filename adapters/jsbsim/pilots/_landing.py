@@ -188,6 +188,7 @@ class LandingPilot(Agent):
         pitch_pid = PID(kp=0.03, ki=0.01, kd=0.02, lo=-0.6, hi=0.8)
         vs_to_pitch = PID(kp=0.008, ki=0.003, lo=-10.0, hi=10.0)
         bank_pid = PID(kp=0.012, ki=0.002, kd=0.0, lo=-0.35, hi=0.35)
+        flare_bank_pid = PID(kp=0.015, ki=0.015, kd=0.0, lo=-0.5, hi=0.5)
         thr_pid = PID(kp=0.02, ki=0.004, lo=-1.0, hi=0.45)  # down to idle (a tailwind's steeper descent)
         thr_base, last_thr_t = st.thr, st.t - 1.0
         flaps_set = self.initial_flaps()
@@ -391,9 +392,15 @@ class LandingPilot(Agent):
                         pitch_t = min(FLARE_MAX_PITCH_DEG, max(pitch_t, flare_hold))
                         flare_hold = max(flare_hold, pitch_t - FLARE_GIVE_DEG)
                     pull = pitch_pid.step(pitch_t - st.pitch, dt, rate=-st.pitch_rate)
-                ail = bank_pid.step(bank_t - st.bank, dt, rate=-st.roll_rate)
-                if phase == "flare":
-                    ail -= DECRAB_AIL * ff
+                if phase == "flare" and t_decrab:
+                    # the sideslip's own roll (the c172x's dihedral against the decrab's rudder) is
+                    # more than the feed-forward holds, either way by the wind and its strength: an
+                    # integral brings the bank to the upwind wing asked within a second or two (the
+                    # approach's slow one left the bank near level, and P20 seeds 1 and 4 and P17 seed
+                    # 3 drifted 14-27 m downwind in the float)
+                    ail = flare_bank_pid.step(bank_t - st.bank, dt, rate=-st.roll_rate) - DECRAB_AIL * ff
+                else:
+                    ail = bank_pid.step(bank_t - st.bank, dt, rate=-st.roll_rate)
                 if phase == "rollout":  # aileron into the wind, wings held level on the wheels
                     ail = max(-0.4, min(0.4, 0.03 * cross - 0.03 * st.bank))
                 cp.fly(ail, pull)

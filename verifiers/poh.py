@@ -282,9 +282,8 @@ def _landing(ctx: VerifyContext, p: PohParams, env: Env) -> tuple[bool, str]:
             # the whole roll-out on the pavement, from the first contact to the end: a runway
             # excursion is an accident even when the aircraft comes back and stops on it
             frame = runway_frame(ctx, p.runway, 0.0)
-            along, left = frame.xy(ctx.sig("lat_deg"), ctx.sig("lon_deg"))
             i0 = tds[0].index
-            on = frame.on_runway(along[i0:], left[i0:])
+            on = frame.on_runway(*frame.xy(ctx.sig("lat_deg")[i0:], ctx.sig("lon_deg")[i0:]))
             if not on[-1]:
                 problems.append(f"stopped off runway {p.runway}")
             elif not on.all():

@@ -71,6 +71,14 @@ def mode_of(rgb: np.ndarray, x: int, y: int) -> str | None:
     return best[1] if best is not None and best[0] <= 1 else None
 
 
+def _inhg(shown: str | None) -> float | None:
+    """The altimeter setting a tooltip shows, or None when it did not read as a number."""
+    try:
+        return float(shown) if shown else None
+    except ValueError:
+        return None
+
+
 class FlightGearPanel:
     """The c172p panel through an agent-port client: screenshots, wheel clicks, presses."""
 
@@ -145,8 +153,9 @@ class FlightGearRadiosPilot(Agent):
         field = f"{radio}_stby"
         for _ in range(tries):
             v = p.frequency(field)
-            if v is None:
-                return False
+            if v is None:  # not read this time (a frame redrawn late, a tooltip over it): again
+                p.port.wait(1.0)
+                continue
             if abs(v - target_mhz) < 0.0005:
                 return True
             d_mhz = int(target_mhz) - int(v)
@@ -176,7 +185,7 @@ class FlightGearRadiosPilot(Agent):
         for _ in range(tries):
             shown = p.tooltip("xpdr_d3")
             if shown is None or len(shown) != 4 or not shown.isdigit():
-                return False
+                continue  # the tooltip not read: hovered again
             if shown == code:
                 return True
             for i, (have, want) in enumerate(zip(shown, code)):  # thousands first: knob d3
@@ -188,7 +197,7 @@ class FlightGearRadiosPilot(Agent):
         for _ in range(tries):
             shown = p.tooltip("xpdr_mode", mode_of)
             if shown is None:
-                return False
+                continue
             if shown == mode:
                 return True
             p.wheel("xpdr_mode", MODES.index(mode) - MODES.index(shown))
@@ -197,19 +206,15 @@ class FlightGearRadiosPilot(Agent):
 
     def baro(self, p: FlightGearPanel, inhg: float, tries: int = 4) -> bool:
         for _ in range(tries):
-            shown = p.tooltip("baro")
-            try:
-                v = float(shown) if shown else None
-            except ValueError:
-                v = None
+            v = _inhg(p.tooltip("baro"))
             if v is None:
-                return False
+                continue
             if abs(v - inhg) < 0.005:
                 return True
             p.wheel("baro", round((inhg - v) * 100))
             p.port.wait(1.0)
-        shown = p.tooltip("baro")
-        return shown is not None and abs(float(shown) - inhg) < 0.005
+        v = _inhg(p.tooltip("baro"))
+        return v is not None and abs(v - inhg) < 0.005
 
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
         t = radio_targets(port.task()["instruction"])  # the settings the instruction asks for

@@ -91,6 +91,8 @@ BRAKED_RUDDER_LIM = 0.2
 BRAKE_YAW_RATE_MAX = 3.0
 #: ...unless no brake is held (the nosewheel light): then rudder within this
 ROLL_RUDDER_FAST_LIM = 0.6
+#: ...and below GENTLE_ABOVE_KIAS, braked or not
+ROLL_RUDDER_SLOW_LIM = 0.6
 #: the roll-out's heading turned towards the centreline seen, at most this (deg)
 ROLL_TRACK_MAX_DEG = 4.0
 #: in a tailwind (the told wind's component along the runway, kt): the approach flown this much
@@ -357,7 +359,7 @@ class LandingPilot(Agent):
                     # weathervane P08 seed 10 and P17 seed 1 off the runway's left edge), four key taps
                     # a reading above 30 KIAS (two let P08 seed 3's heading swing ±37° in a 12 kt crosswind)
                     slow = st.ias < GENTLE_ABOVE_KIAS
-                    lim = 0.6 if slow else BRAKED_RUDDER_LIM if any(brakes) else ROLL_RUDDER_FAST_LIM
+                    lim = ROLL_RUDDER_SLOW_LIM if slow else BRAKED_RUDDER_LIM if any(brakes) else ROLL_RUDDER_FAST_LIM
                     unwind = abs(rudder) > lim + 1e-9
                     rudder, last_rudder_t = self.steer(
                         hdg_t, rudder, last_rudder_t, 6 if unwind else 2 if slow else 4, ff, lim=lim

@@ -52,12 +52,18 @@ DECRAB_PER_DEG = 0.065
 DECRAB_FT = 9.0
 #: aileron held against the roll the rudder gives, per unit of decrab rudder
 DECRAB_AIL = 0.12
+#: ...and yoke pulled back per unit of rudder held: with 30° of flap the sideslip pitches the
+#: nose down (it fell 2.7° in the decrab of a 9 kt crosswind, the flare's pitch loop asking it up,
+#: and P12 seed 3 touched down at 414 fpm and bounced)
+DECRAB_PULL = 0.25
 #: on the wheels: rudder held per degree of the crab the told wind gave (the weathervaning)
 WEATHERVANE_PER_DEG = 0.015
 #: ...and the slow integral of the heading error (rudder per degree-second) for what it misses. At
 #: 0.03 the rudder held against a left crosswind (0.3 of full at 50 KIAS) kept the heading 7-10°
 #: right of the runway's, where the heading term (0.04 per degree) balanced it
 ROLL_RUDDER_I = 0.02
+#: ...integrated in the flare only while the nose swings slower than this (deg/s)
+DECRAB_I_YAW_MAX = 2.0
 #: the flare's sink (fpm) per foot of height above the field (altimeter less the field)
 FLARE_FPM_PER_FT = 22.0
 #: ...and the nose raised this much per fpm of sink beyond that law, at most FLARE_EXCESS_MAX_DEG (the
@@ -67,6 +73,14 @@ FLARE_EXCESS_MAX_DEG = 5.0
 #: the flare's pitch never let down more than this under the highest it asked, nor above the cap
 FLARE_GIVE_DEG = 1.5
 FLARE_MAX_PITCH_DEG = 8.0
+#: from the throttle's closing to the flare the nose is not lowered more than this under the
+#: pitch held at the closing: the path's law alone let it down 2° as the power went, and a
+#: no-flap P12 (seed 3) reached the flare sinking 390 fpm and bounced
+CLOSING_GIVE_DEG = 0.5
+#: the flare's bank loop: aileron per deg/s of roll rate (its damping), and its integral held
+#: from the first touch (in a bounce on P12 seed 3 the undamped loop, its integral run to the
+#: limit against the rudder's roll, rolled the aircraft to -17°)
+FLARE_BANK_DAMP = 0.01
 #: rollout: heading error (deg) beyond which the brake on the side to turn to is held
 DIFF_BRAKE_DEG = 3.0
 #: above this airspeed on the wheels the nosewheel over-steers: no single brake, and while braking
@@ -77,6 +91,8 @@ BRAKED_RUDDER_LIM = 0.2
 BRAKE_YAW_RATE_MAX = 3.0
 #: ...unless no brake is held (the nosewheel light): then rudder within this
 ROLL_RUDDER_FAST_LIM = 0.6
+#: ...and below GENTLE_ABOVE_KIAS, braked or not
+ROLL_RUDDER_SLOW_LIM = 0.6
 #: the roll-out's heading turned towards the centreline seen, at most this (deg)
 ROLL_TRACK_MAX_DEG = 4.0
 #: in a tailwind (the told wind's component along the runway, kt): the approach flown this much
@@ -188,7 +204,7 @@ class LandingPilot(Agent):
         pitch_pid = PID(kp=0.03, ki=0.01, kd=0.02, lo=-0.6, hi=0.8)
         vs_to_pitch = PID(kp=0.008, ki=0.003, lo=-10.0, hi=10.0)
         bank_pid = PID(kp=0.012, ki=0.002, kd=0.0, lo=-0.35, hi=0.35)
-        flare_bank_pid = PID(kp=0.015, ki=0.015, kd=0.0, lo=-0.5, hi=0.5)
+        flare_bank_pid = PID(kp=0.015, ki=0.015, kd=FLARE_BANK_DAMP, lo=-0.5, hi=0.5)
         thr_pid = PID(kp=0.02, ki=0.004, lo=-1.0, hi=0.45)  # down to idle (a tailwind's steeper descent)
         thr_base, last_thr_t = st.thr, st.t - 1.0
         flaps_set = self.initial_flaps()
@@ -202,6 +218,8 @@ class LandingPilot(Agent):
         settled = 0
         closing, p_flare, flare_i, t_decrab = False, 0.0, 0.0, 0.0
         flare_hold: float | None = None
+        closing_pitch: float | None = None
+        touched = False
         ff = 0.0
         rud_i = 0.0
         brakes = (False, False)  # the left and right brake keys held
@@ -273,7 +291,7 @@ class LandingPilot(Agent):
                     flare_h = max(self.flare_ft, -st.vs / FLARE_FPM_PER_FT - WHEELS_FT)
                     if h_w < flare_h + 10.0 and not closing:
                         self.port.key_down("Next")  # the throttle closing (held: it runs to idle)
-                        closing = True
+                        closing, closing_pitch = True, st.pitch
                     if h_w < flare_h:
                         phase, p_flare = "flare", st.pitch
                     elif self.hold_throttle:
@@ -297,7 +315,10 @@ class LandingPilot(Agent):
                         bank_t = k * max(-8.0, min(8.0, 0.45 * cross)) + max(-3.0, min(3.0, -0.3 * y))
                         # with the heading's integral (carried on to the roll-out): the crab's rudder
                         # alone held the nose 3-6° right of the runway's in a left crosswind (P20 seed 4)
-                        rud_i = max(-0.3, min(0.3, rud_i + ROLL_RUDDER_I * angle_diff(rwy_hdg, st.hdg) * dt))
+                        # (a steady error only: integrated through the decrab's swing, it ran on past
+                        # the runway's heading 8° in a 9 kt crosswind, P12 seed 3)
+                        if abs(st.yaw_rate) < DECRAB_I_YAW_MAX:
+                            rud_i = max(-0.3, min(0.3, rud_i + ROLL_RUDDER_I * angle_diff(rwy_hdg, st.hdg) * dt))
                         ff = -DECRAB_PER_DEG * wca * k + rud_i
                         rudder, last_rudder_t = self.steer(rwy_hdg, rudder, last_rudder_t, 3, ff)
                     else:
@@ -310,6 +331,7 @@ class LandingPilot(Agent):
                     # on the wheels: the altimeter stops unwinding (the VSI at zero) near the field
                     # (not a balloon's top: low, level and for half a second)
                     settled = settled + 1 if h_w < 2.0 and abs(st.vs) < 40.0 else 0
+                    touched = touched or settled > 0
                     if settled >= 5:
                         phase = "rollout"
                 else:  # rollout
@@ -337,7 +359,7 @@ class LandingPilot(Agent):
                     # weathervane P08 seed 10 and P17 seed 1 off the runway's left edge), four key taps
                     # a reading above 30 KIAS (two let P08 seed 3's heading swing ±37° in a 12 kt crosswind)
                     slow = st.ias < GENTLE_ABOVE_KIAS
-                    lim = 0.6 if slow else BRAKED_RUDDER_LIM if any(brakes) else ROLL_RUDDER_FAST_LIM
+                    lim = ROLL_RUDDER_SLOW_LIM if slow else BRAKED_RUDDER_LIM if any(brakes) else ROLL_RUDDER_FAST_LIM
                     unwind = abs(rudder) > lim + 1e-9
                     rudder, last_rudder_t = self.steer(
                         hdg_t, rudder, last_rudder_t, 6 if unwind else 2 if slow else 4, ff, lim=lim
@@ -384,6 +406,8 @@ class LandingPilot(Agent):
                     pull = pitch_pid.step(pitch_t - st.pitch, dt, rate=-st.pitch_rate)
                 else:
                     pitch_t = vs_to_pitch.step(vs_cmd - st.vs, dt)
+                    if phase == "approach" and closing_pitch is not None:
+                        pitch_t = max(pitch_t, closing_pitch - CLOSING_GIVE_DEG)
                     if phase == "flare":  # sinking faster than the flare's law: the nose up at once
                         pitch_t += min(FLARE_EXCESS_MAX_DEG, FLARE_EXCESS_DEG_PER_FPM * max(0.0, vs_cmd - st.vs))
                         # and never lowered more than FLARE_GIVE_DEG under the highest asked (a
@@ -392,13 +416,18 @@ class LandingPilot(Agent):
                         pitch_t = min(FLARE_MAX_PITCH_DEG, max(pitch_t, flare_hold))
                         flare_hold = max(flare_hold, pitch_t - FLARE_GIVE_DEG)
                     pull = pitch_pid.step(pitch_t - st.pitch, dt, rate=-st.pitch_rate)
+                    if phase == "flare":
+                        pull = min(1.0, pull + DECRAB_PULL * abs(rudder))
                 if phase == "flare" and t_decrab:
                     # the sideslip's own roll (the c172x's dihedral against the decrab's rudder) is
                     # more than the feed-forward holds, either way by the wind and its strength: an
                     # integral brings the bank to the upwind wing asked within a second or two (the
                     # approach's slow one left the bank near level, and P20 seeds 1 and 4 and P17 seed
                     # 3 drifted 14-27 m downwind in the float)
+                    held_i = flare_bank_pid.i
                     ail = flare_bank_pid.step(bank_t - st.bank, dt, rate=-st.roll_rate) - DECRAB_AIL * ff
+                    if touched:
+                        flare_bank_pid.i = held_i
                 else:
                     ail = bank_pid.step(bank_t - st.bank, dt, rate=-st.roll_rate)
                 if phase == "rollout":  # aileron into the wind, wings held level on the wheels

@@ -11,8 +11,6 @@ import random
 import re
 import stat
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -243,25 +241,28 @@ def test_a_drag_running_at_the_time_limit_is_cut_short_and_logged(tmp_path, paci
 # ------------------------------------------------------------------------------ screenshots, computer
 
 
-def _noise_window(display: str) -> subprocess.Popen:
-    """A full-screen window of random pixels: its PNG is several MB (incompressible)."""
-    code = (
-        "import os, numpy as np, pygame\n"
-        "pygame.display.init(); s = pygame.display.set_mode((1280, 800), pygame.NOFRAME)\n"
-        "noise = np.random.default_rng(5).integers(0, 256, (1280, 800, 3), dtype=np.uint8)\n"
-        "pygame.surfarray.blit_array(s, noise)\n"
-        "pygame.display.flip(); print('up', flush=True)\n"
-        "import time\n"
-        "while True:\n"
-        # redrawn every 50 ms: an X server without backing store drops what was drawn before the
-        # window was mapped (a loaded machine maps it late), and nothing else repaints it
-        "    pygame.event.pump(); pygame.surfarray.blit_array(s, noise); pygame.display.flip()\n"
-        "    time.sleep(0.05)\n"
-    )
-    env = {**os.environ, "DISPLAY": display, "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
-    p = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
-    assert p.stdout is not None and p.stdout.readline().strip() == "up"
-    return p
+def _noise_background(display: str):
+    """Random pixels as the root window's background: a full-screen PNG of several MB
+    (incompressible). The X server paints a window's background itself, so the screen holds the
+    noise from the `sync` on. A client's window of noise did not always: twice in CI the screen
+    stayed blank for 15 s while such a window redrew every 50 ms."""
+    from Xlib import X
+    from Xlib import display as xdisplay
+
+    d = xdisplay.Display(display)
+    screen = d.screen()
+    root, w, h, depth = screen.root, screen.width_in_pixels, screen.height_in_pixels, screen.root_depth
+    pixmap = root.create_pixmap(w, h, depth)
+    gc = pixmap.create_gc()
+    noise = np.random.default_rng(5).integers(0, 256, (h, w, 4), dtype=np.uint8)  # ZPixmap, 32 bits a pixel
+    rows = 200_000 // (4 * w)  # each PutImage under the core protocol's 256 KB request limit
+    for y in range(0, h, rows):
+        part = noise[y : y + rows]
+        pixmap.put_image(gc, 0, y, w, part.shape[0], X.ZPixmap, depth, 0, part.tobytes())
+    root.change_attributes(background_pixmap=pixmap)
+    root.clear_area(0, 0, w, h)
+    d.sync()
+    return d
 
 
 def test_a_full_screen_png_larger_than_the_sse_limit_arrives_scaled_with_its_scale(sandbox):
@@ -269,15 +270,9 @@ def test_a_full_screen_png_larger_than_the_sse_limit_arrives_scaled_with_its_sca
     from simbridge._agent_port._screen import Screenshot
 
     log: list[dict] = []
-    noise = _noise_window(sandbox.display)
+    noise = _noise_background(sandbox.display)
     port = AgentPort(sandbox.display, clock=lambda: 1.0, log=log.append)
-    # the window said it drew, but the X server may map it a moment later on a loaded machine
-    # (it redraws every 50 ms, so the noise is on screen once it is mapped)
-    deadline = time.monotonic() + 15.0
     full = port.screen.screenshot("png")
-    while len(full.data) <= 1_048_576 and time.monotonic() < deadline:
-        time.sleep(0.1)
-        full = port.screen.screenshot("png")
     assert len(full.data) > 1_048_576  # the raw PNG alone is over the SSE event limit
     server = McpPortServer(port, token="tok").start()
     try:
@@ -306,7 +301,7 @@ def test_a_full_screen_png_larger_than_the_sse_limit_arrives_scaled_with_its_sca
     finally:
         server.stop()
         port.close()
-        noise.kill()
+        noise.close()
     meta = seen["meta"]
     assert meta["format"] == "png" and seen["img"].mime_type == "image/png"
     assert 0.2 < meta["scale"] < 1.0 and "scaled to" in meta["note"]

@@ -63,6 +63,14 @@ SIM_STEP_OF_GAP = 0.5
 #: PHNL → PHJR on a loaded 2-core machine)
 DIALOG_STREAM_LOST_S = 120.0
 
+#: the share of the spin the suction allows that a pilot waits for before take-off, and where
+#: FlightGear keeps the spin and the suction
+GYRO_SPUN = 0.97
+_SUCTION_PROP = "/systems/vacuum/suction-inhg"
+_HI_OFFSET_PROP = "/instrumentation/heading-indicator/offset-deg"
+_MAGVAR_PROP = "/environment/magnetic-variation-deg"
+_GYRO_SPIN_PROPS = ("/instrumentation/heading-indicator/spin", "/instrumentation/attitude-indicator/spin")
+
 _ENGINE_START_PROPS = {
     "/controls/switches/master-bat": "true",
     "/controls/switches/master-alt": "true",
@@ -362,6 +370,49 @@ class FlightGearSession(SimSession):
             raise HarnessError(
                 f"flightgear: the engine did not start during setup (task says engine running; {state()})"
             )
+        # For 5 s after the starter is let go the c172p takes a cold engine's mixture from the
+        # primer, and that mixture is cut to 0 above half throttle (c172p.xml `mixture-primer-cmd`,
+        # engine.nas `primerTimer`). Handed over inside that window, full throttle stopped the
+        # engine (T02@PHJR: 887 rpm at the hand-over, 0 within 8 s). The agent gets an engine
+        # that runs at any throttle.
+        self._wait_sim(
+            lambda tn: tn.get("/controls/engines/engine/use-primer") in ("false", "0", ""),
+            15.0,
+            lambda: "the c172p kept the primer's mixture 15 s after the start",
+        )
+        if not wait_running(3.0, 500.0):
+            raise HarnessError(f"flightgear: the engine stopped after its start during setup ({state()})")
+        self._settle_gyros(tn)
+
+    def _settle_gyros(self, tn: Any) -> None:
+        """An aircraft lined up with its engine running has taxied there: its vacuum gyros are
+        up to speed and its heading indicator is set to the compass. Handed over seconds after
+        the start, the c172p's heading indicator had not spun up; on the take-off roll it missed
+        a 10° swing and read 9° off for the rest of the flight (T02@PHJR). This waits for both
+        gyros (`spin`, FlightGear's heading and attitude indicators) and sets the heading
+        indicator to the compass, as a pilot does before take-off."""
+
+        def spun(t: Any) -> bool:
+            # at idle the suction holds the spin under 1 (FlightGear: spin at most suction / 5;
+            # 4.2 inHg and 0.84 on the c172p at PHJR): as far as the suction lets it spin
+            most = min(1.0, (_float_or_none(t.get(_SUCTION_PROP)) or 0.0) / 5.0)
+            return all((_float_or_none(t.get(p)) or 0.0) >= GYRO_SPUN * most > 0.5 for p in _GYRO_SPIN_PROPS)
+
+        self._wait_sim(
+            spun,
+            90.0,
+            lambda: (
+                "the vacuum gyros did not spin up 90 s after the start ("
+                + ", ".join(f"{p} {tn.get(p)!r}" for p in (*_GYRO_SPIN_PROPS, _SUCTION_PROP))
+                + ")"
+            ),
+        )
+        # FlightGear's heading indicator shows the true heading plus its offset: set to the
+        # compass, the offset is minus the magnetic variation
+        var = _float_or_none(tn.get(_MAGVAR_PROP))
+        if var is None:
+            raise HarnessError(f"flightgear: no magnetic variation at {_MAGVAR_PROP} to set the heading indicator")
+        tn.set(_HI_OFFSET_PROP, f"{-var:.3f}")
 
     def _wait_autostart_over(self, sim_s: float = 30.0) -> None:
         """Until the c172p clears `/engines/active-engine/auto-start` (its autostart timer has

@@ -37,7 +37,7 @@ from simbridge.adapters.flightgear.pilots._gauges import (
     suction_cue,
     turn_rate_deg_s,
 )
-from simbridge.adapters.flightgear.pilots._steep_turn import ELEVATOR_STEP, TRIM_STEP, Controls
+from simbridge.adapters.flightgear.pilots._steep_turn import Controls
 from simbridge.agents import Agent, AgentResult
 
 if TYPE_CHECKING:
@@ -62,6 +62,12 @@ ON_HEADING_DEG = 3.0
 #: the hand-over leaves 0.7 throttle (~1,900 rpm): the airspeed decayed to 68 kt holding the
 #: altitude; this many throttle steps (0.01) more at the start
 THROTTLE_ADD_STEPS = 12
+#: the turn coordinator's lag (s): it reads the turn rate of about a second before. Summed
+#: as it reads, the carried heading ran 3-6° past the turn on the roll-out (P13@PHJR seeds
+#: 1 and 2); the heading is the sum plus this lag times the reading's change since the
+#: failure, which brought the error within 1.7° over the 20 s after the failure (seed 2's
+#: screenshots against the simulator's heading)
+TC_LAG_S = 1.1
 HOLD_S = 15.0  # held on the heading and altitude before done (the task asks 10 s)
 HISTORY_S = 4.0
 
@@ -107,6 +113,10 @@ class PanelReader:
     def rate(self, attr: str, span_s: float = 1.5) -> float:
         return history_rate(self.history, attr, span_s, angle=attr == "dg_deg")
 
+    def rate_mean(self, span_s: float) -> float:
+        """The turn coordinator's mean reading over the last `span_s`."""
+        return float(np.mean([h.rate for h in self.history if h.t_s >= self.history[-1].t_s - span_s]))
+
 
 def parse_instruction(text: str) -> tuple[float, float]:
     """(start heading true, assigned heading magnetic) as the instruction states them."""
@@ -118,12 +128,34 @@ def parse_instruction(text: str) -> tuple[float, float]:
 
 
 @dataclass
+class CarriedHeading:
+    """The heading from the turn coordinator alone (a timed turn): the rate summed from the
+    last good heading, plus `TC_LAG_S` times the reading's change since then (what the lagging
+    instrument has not shown yet)."""
+
+    start_deg: float
+    start_rate_deg_s: float
+    turned_deg: float = 0.0
+
+    def step(self, rate_deg_s: float, dt_s: float, recent_rate_deg_s: float) -> float:
+        """The heading after `dt_s` at `rate_deg_s`; `recent_rate_deg_s`: the mean reading over
+        the last second (the lag term, less noisy than one reading)."""
+        self.turned_deg += rate_deg_s * dt_s
+        lag = TC_LAG_S * (recent_rate_deg_s - self.start_rate_deg_s)
+        return (self.start_deg + self.turned_deg + lag) % 360.0
+
+
+@dataclass
 class Gains:
     rate_p: float = 0.5  # aileron steps per deg/s of turn-rate error
     rate_i: float = 0.06  # aileron steps per deg/s.s (the c172p's hand-over rolls left)
     rate_d: float = 1.2  # aileron steps per deg/s^2 of the turn rate changing
     alt_p: float = 0.0007  # elevator per ft above the target
     vs_d: float = 0.00012  # elevator per ft/min climbing
+    #: elevator per ft.s above the target: without it the altitude crept 160 ft up over two
+    #: minutes as the airspeed grew (P13@PHJR seed 1)
+    alt_i: float = 0.00002
+    alt_i_max: float = 0.08
     elev_max: float = 0.15
 
 
@@ -133,7 +165,7 @@ class FlightGearPartialPanelPilot(Agent):
 
     name = "reference:fg-partial-panel"
 
-    def __init__(self, gains: Gains | None = None) -> None:
+    def __init__(self, *_: object, gains: Gains | None = None) -> None:  # a `py:` factory hands (arg, task id)
         self.gains = gains or Gains()
         self.trace: list[dict] = []
 
@@ -145,15 +177,21 @@ class FlightGearPartialPanelPilot(Agent):
         heading: float | None = None
         suction0: float | None = None
         failed_at: float | None = None
+        carried: CarriedHeading | None = None  # from the failure on
         alt_target: float | None = None
         tc_scale, tc_num, tc_den = 1.0, 0.0, 0.0
-        ail_i, t_prev = 0.0, None
+        ail_i, alt_i, t_prev = 0.0, 0.0, None
+        crops = os.environ.get("SIMBRIDGE_FG_P13_CROPS")
         hold_since: float | None = None
         done = False
         try:
             while port.elapsed() < deadline_s - 3.0:
                 shot = port.screenshot("png", region=REGION).to_array()
                 r = g.read(port.elapsed(), shot, prior)
+                if crops:
+                    import cv2
+
+                    cv2.imwrite(os.path.join(crops, f"{r.t_s:08.2f}.png"), shot)
                 t = r.t_s
                 dt = min(1.0, t - t_prev) if t_prev is not None else 0.0
                 t_prev = t
@@ -176,7 +214,9 @@ class FlightGearPartialPanelPilot(Agent):
                             tc_scale = float(np.clip(tc_num / tc_den, 0.85, 1.15))
                 else:
                     assert heading is not None
-                    heading = (heading + rate * dt) % 360.0
+                    if carried is None:  # from the last good heading indicator's reading
+                        carried = CarriedHeading(heading, g.rate_mean(1.0) * tc_scale)
+                    heading = carried.step(rate, dt, g.rate_mean(1.0) * tc_scale)
                 assert heading is not None
                 err_h = angle_step_deg(heading, target)
                 want_rate = float(np.clip(RATE_PER_DEG * err_h, -STANDARD_RATE_DEG_S, STANDARD_RATE_DEG_S))
@@ -186,10 +226,10 @@ class FlightGearPartialPanelPilot(Agent):
                 want = {"aileron": int(np.clip(round(ail), -3, 3))}
                 # -- pitch
                 vs_fpm = g.rate("alt_ft", 1.5) * 60.0
-                fb = k.alt_p * (r.alt_ft - alt_target) + k.vs_d * vs_fpm
+                alt_i = float(np.clip(alt_i + k.alt_i * (r.alt_ft - alt_target) * dt, -k.alt_i_max, k.alt_i_max))
+                fb = k.alt_p * (r.alt_ft - alt_target) + k.vs_d * vs_fpm + alt_i
                 fb = float(np.clip(fb, -k.elev_max, k.elev_max))
-                want["elevator"] = round((fb - c.pos["trim"] * TRIM_STEP) / ELEVATOR_STEP)
-                want["trim"] = c.pos["trim"] + int(np.sign(c.pos["elevator"]))
+                want.update(c.pitch(fb))
                 want["throttle"] = THROTTLE_ADD_STEPS
                 if not c.chord(want, {"trim": 3, "aileron": 1, "throttle": 2}):
                     port.wait(0.05)

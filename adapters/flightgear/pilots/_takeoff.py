@@ -26,8 +26,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simbridge.agents import Agent, AgentResult
-from simbridge.adapters.flightgear.pilots._gauges import REGION
-from simbridge.adapters.flightgear.pilots._steep_turn import Controls, Gains, Gauges, Reading
+from simbridge.adapters.flightgear.pilots._gauges import REGION, dg_heading_deg, history_rate, nearest_quarter_deg
+from simbridge.adapters.flightgear.pilots._steep_turn import (
+    ELEVATOR_STEP,
+    TRIM_STEP,
+    Controls,
+    Gains,
+    Gauges,
+    Reading,
+)
 
 if TYPE_CHECKING:
     from simbridge import TaskSpec
@@ -35,6 +42,34 @@ if TYPE_CHECKING:
 
 FIELD_ELEV_FT = 12.0  # PHJR (the task's initial state)
 ROTATE_KT, CLIMB_KT = 55.0, 76.0
+#: the attitude indicator's sky share per degree of pitch: 0.026, fitted over 880 screenshots
+#: of a take-off and climb (pitch 3.6-11.2°) against the simulator's pitch, residual 0.011
+#: (T02@PHJR seed 1)
+SKY_PER_DEG = 0.026
+#: pitch in degrees above the roll's (the c172p sits at about 4° on its wheels): at the
+#: rotation, and in the climb at the climb speed with its range (the speed moves it). 0.15 back
+#: elevator held to 60 ft pitched the c172p to 21° and it spun in
+ROTATE_PITCH_DEG = 4.0
+CLIMB_PITCH_DEG, CLIMB_PITCH_RANGE_DEG = 5.0, (1.0, 8.0)
+#: in the air: the ailerons' reach (steps of 0.05), and the right rudder held in the full-power
+#: climb. With the rudder centred and 3 steps of aileron, the c172p climbed away banked 5-8° left
+#: and turned 45° off the runway heading (T02@PHJR seed 1)
+AILERON_MAX_STEPS, CLIMB_RUDDER_STEPS = 6, 2
+#: bank asked per degree off the heading and per deg/s of turn (damping), and its limit: 1°/°
+#: undamped swung ±13° about the heading every 25 s at 3,000 ft (T02@PHJR seed 1), 0.6 with
+#: 2.5 s of damping still ±13° every 30 s in the climb
+HDG_BANK_P, HDG_BANK_D, BANK_MAX_DEG = 0.35, 3.0, 8.0
+#: and per degree-second, within its reach: the climb's right rudder held the heading 6-7°
+#: right of the runway's with the proportional bank alone (T02@PHJR seed 1)
+HDG_BANK_I, BANK_I_MAX_DEG = 0.02, 4.0
+#: elevator per ft.s off the altitude in the level-off: levelled 50-65 ft high, the proportional
+#: law alone left it there (T02@PHJR seed 1)
+LEVEL_ALT_I = 0.00002
+#: aileron steps per degree of bank error (T09's 1/12 let the level-off's power change roll the
+#: c172p 7° left and turn it 25° off the heading, T02@PHJR seed 1)
+BANK_P = 1.0 / 8.0
+#: height above the field (ft) where the rotation hands over to the climb's pitch law
+LIFTOFF_FT = 20.0
 #: throttle presses from the hand-over's 0.2 to full (FlightGear clamps at 1; extra presses
 #: are harmless, a missed one costs 0.01)
 FULL_THROTTLE_PRESSES = 90
@@ -50,8 +85,6 @@ ASI_ARC_KT = (36.0, 136.0)
 BRAKE_CHECK_S = 20.0
 #: the pilot's own tolerance while counting HOLD_DONE_S (the task's: ±100 ft, ±5 kt, ±10°)
 OWN_TOL = {"alt": 60.0, "ias": 3.5, "hdg": 6.0}
-ELEVATOR_STEP = 0.05
-TRIM_STEP = 0.001
 
 
 class RudderControls(Controls):
@@ -81,6 +114,13 @@ def parse_targets(text: str) -> tuple[float, float, float]:
     )
 
 
+def _angle_rate(history: list[tuple[float, float]], span_s: float) -> float:
+    """deg/s of an angle over the last `span_s` of (t_s, deg) readings."""
+    from types import SimpleNamespace
+
+    return history_rate([SimpleNamespace(t_s=t, v=v) for t, v in history], "v", span_s, angle=True)
+
+
 class FlightGearTakeoffHoldPilot(Agent):
     """T02@PHJR on FlightGear: take off, climb, level off and hold."""
 
@@ -90,8 +130,19 @@ class FlightGearTakeoffHoldPilot(Agent):
         self.gains = Gains()
         self.trace: list[dict] = []
 
+    def _dump(self) -> None:
+        """The pilot's own readings, to `SIMBRIDGE_FG_TRACE` if set (written as it flies, so an
+        episode stopped from outside keeps them)."""
+        dump = os.environ.get("SIMBRIDGE_FG_TRACE")
+        if dump:
+            with open(dump, "w") as f:
+                json.dump(self.trace, f)
+
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
-        _hdg, alt_target, ias_target = parse_targets(port.task()["instruction"])
+        hdg_target, alt_target, ias_target = parse_targets(port.task()["instruction"])
+        origin = (REGION[0], REGION[1])
+        dg: float | None = None  # the heading indicator, read absolutely (modulo 90°, then continuity)
+        dg_history: list[tuple[float, float]] = []
         g, c, k = Gauges(), RudderControls(port), self.gains
         c.centre()
         for _ in range(FULL_THROTTLE_PRESSES // 2):
@@ -99,8 +150,9 @@ class FlightGearTakeoffHoldPilot(Agent):
         c.pos["throttle"] = 0  # counted from full from here on
         phase, t_phase = "roll", port.elapsed()
         t_prev: float | None = None
-        ail_i, elev_i = 0.0, 0.0
-        t_thr = 0.0
+        ail_i, elev_i, bank_i, alt_i = 0.0, 0.0, 0.0, 0.0
+        sky_level: list[float] = []  # the sky share on the roll (the pitch the climb counts from)
+        t_thr, thr_target = 0.0, 0
         in_tol_since: float | None = None
         brake_presses = 0
         result = ""
@@ -118,44 +170,62 @@ class FlightGearTakeoffHoldPilot(Agent):
                 alt = FIELD_ELEV_FT + r.alt_ft
                 vs_fpm = g.rate("alt_ft") * 60.0
                 roll_rate = g.rate("bank_deg", 1.0)
-                yaw_rate = g.rate("turned_deg", 1.0)
+                # the heading from the card read against its reference, not the card's turn summed
+                # frame by frame: on the roll the nose swung ±5° a second and the summed turn
+                # lost 38° by the climb (T02@PHJR seed 1)
+                dg = nearest_quarter_deg(dg_heading_deg(shot, origin), dg if dg is not None else hdg_target)
+                dg_history = [*dg_history[-15:], (t, dg)]
+                yaw_rate = _angle_rate(dg_history, 1.0)
                 ias_rate = g.rate("ias_kt", 2.0) if ias else 0.0
-                hdg_err = -r.turned_deg  # degrees to turn right to the start (runway) heading
+                hdg_err = (hdg_target - dg + 180.0) % 360.0 - 180.0  # degrees to turn right
                 want: dict[str, int] = {}
                 # -- wings: level on the ground, a bank toward the heading in the air
-                want_bank = 0.0 if phase in ("roll", "rotate") else float(np.clip(1.0 * hdg_err, -10.0, 10.0))
+                # one degree of bank a degree off, less the swing: 1°/° undamped swung ±13° about the
+                # heading every 25 s at 3,000 ft, the bank reaching 16° (T02@PHJR seed 1)
+                if phase in ("climb", "level"):
+                    bank_i = float(np.clip(bank_i + HDG_BANK_I * hdg_err * dt, -BANK_I_MAX_DEG, BANK_I_MAX_DEG))
+                want_bank = HDG_BANK_P * hdg_err - HDG_BANK_D * yaw_rate + bank_i
+                want_bank = float(np.clip(want_bank, -BANK_MAX_DEG, BANK_MAX_DEG))
+                want_bank = 0.0 if phase in ("roll", "rotate") else want_bank
                 err = want_bank - r.bank_deg
                 ail_i = float(np.clip(ail_i + k.bank_i * err * dt, -1.5, 1.5)) if phase != "roll" else 0.0
-                want["aileron"] = int(np.clip(round(k.bank_p * err - k.bank_d * roll_rate + ail_i), -3, 3))
+                ail_max = 3 if phase == "roll" else AILERON_MAX_STEPS
+                want["aileron"] = int(np.clip(round(BANK_P * err - k.bank_d * roll_rate + ail_i), -ail_max, ail_max))
                 # -- rudder: the runway heading on the roll, centred in the air
                 if phase in ("roll", "rotate"):
-                    want["rudder"] = int(np.clip(round(0.4 * hdg_err - 0.8 * yaw_rate), -5, 5))
+                    want["rudder"] = int(np.clip(round(0.3 * hdg_err - 0.5 * yaw_rate), -4, 4))
                 else:
-                    want["rudder"] = 0
+                    want["rudder"] = CLIMB_RUDDER_STEPS if phase == "climb" else 0
                 # -- pitch
+                level_sky = float(np.median(sky_level)) if sky_level else r.sky
+                pitch = (r.sky - level_sky) / SKY_PER_DEG
                 if phase == "roll":
                     want["elevator"] = 0
-                elif phase == "rotate":
-                    want["elevator"] = -3
-                elif phase == "climb":
-                    # airspeed by pitch: above the climb speed, nose up
-                    elev_i = float(np.clip(elev_i - 0.002 * (ias - CLIMB_KT) * dt, -0.2, 0.15))
-                    e = -0.012 * (ias - CLIMB_KT) - 0.03 * ias_rate + k.sky_d * g.rate("sky", 1.0) + elev_i
-                    # never a push near the ground: the climb speed comes with height
-                    e = float(np.clip(e, -0.25, 0.2 if alt > FIELD_ELEV_FT + 300.0 else -0.05))
-                    e -= c.pos["trim"] * TRIM_STEP
-                    want["elevator"] = round(e / ELEVATOR_STEP)
-                    want["trim"] = c.pos["trim"] + int(np.sign(c.pos["elevator"]))
+                    if ias:
+                        sky_level.append(r.sky)
+                elif phase in ("rotate", "climb"):
+                    # airspeed by pitch, the pitch by elevator: faster than the climb speed, nose up
+                    lo, hi = CLIMB_PITCH_RANGE_DEG
+                    want_pitch = float(np.clip(CLIMB_PITCH_DEG + 0.5 * (ias - CLIMB_KT), lo, hi))
+                    if phase == "rotate":  # lift off at the rotation's pitch, whatever the speed
+                        want_pitch = ROTATE_PITCH_DEG
+                    elev_i = float(np.clip(elev_i + 0.002 * (pitch - want_pitch) * dt, -0.2, 0.15))
+                    e = 0.012 * (pitch - want_pitch) + k.sky_d * g.rate("sky", 1.0) + elev_i
+                    e = float(np.clip(e, -0.2, 0.15))
+                    if phase == "climb":
+                        want.update(c.pitch(e))
+                    else:
+                        want["elevator"] = round((e - c.pos["trim"] * TRIM_STEP) / ELEVATOR_STEP)
                 else:  # level
-                    fb = k.alt_p * (alt - alt_target) + k.vs_d * vs_fpm + k.sky_d * g.rate("sky", 1.0)
-                    fb = float(np.clip(fb, -k.elev_max, k.elev_max))
-                    want["elevator"] = round((fb - c.pos["trim"] * TRIM_STEP) / ELEVATOR_STEP)
-                    want["trim"] = c.pos["trim"] + int(np.sign(c.pos["elevator"]))
+                    alt_i = float(np.clip(alt_i + LEVEL_ALT_I * (alt - alt_target) * dt, -0.08, 0.08))
+                    fb = k.alt_p * (alt - alt_target) + k.vs_d * vs_fpm + k.sky_d * g.rate("sky", 1.0) + alt_i
+                    want.update(c.pitch(float(np.clip(fb, -k.elev_max, k.elev_max))))
                     if t - t_thr >= 1.0:  # the throttle by airspeed, a step or a few a second
                         d = 0.6 * (ias_target - ias) - 2.0 * ias_rate
-                        want["throttle"] = c.pos["throttle"] + int(np.clip(round(d), -3, 3))
+                        thr_target += int(np.clip(round(d), -3, 3))
                         t_thr = t
-                taps = c.chord(want, {"trim": 4, "aileron": 1, "rudder": 2, "throttle": 30})
+                    want["throttle"] = thr_target
+                taps = c.chord(want, {"trim": 4, "aileron": 1, "rudder": 2, "throttle": 4})
                 if not taps:
                     port.wait(0.05)
                 # -- phases
@@ -164,13 +234,13 @@ class FlightGearTakeoffHoldPilot(Agent):
                 elif phase == "roll" and not ias and t - t_phase > BRAKE_CHECK_S * (1 + brake_presses):
                     port.key("B", hold_s=0.1)
                     brake_presses += 1
-                elif phase == "rotate" and alt > FIELD_ELEV_FT + 60.0:
-                    phase, t_phase, elev_i = "climb", t, -0.1
+                elif phase == "rotate" and alt > FIELD_ELEV_FT + LIFTOFF_FT:
+                    phase, t_phase = "climb", t
                 elif phase == "climb" and alt >= alt_target - 100.0 - max(0.0, vs_fpm) * 0.08:
-                    phase, t_phase = "level", t
-                    want_thr = {"throttle": -LEVEL_THROTTLE_CUT}
-                    c.chord(want_thr, {"throttle": LEVEL_THROTTLE_CUT})
-                    t_thr = t
+                    # the power comes off a few steps a frame with the other controls: cut in one
+                    # burst of 40 taps, the c172p went 11 s without aileron and turned 17° off
+                    phase, t_phase, t_thr = "level", t, t
+                    thr_target = c.pos["throttle"] - LEVEL_THROTTLE_CUT
                 elif phase == "level":
                     ok = abs(alt - alt_target) < OWN_TOL["alt"] and abs(ias - ias_target) < OWN_TOL["ias"]
                     ok = ok and abs(hdg_err) < OWN_TOL["hdg"]
@@ -178,25 +248,26 @@ class FlightGearTakeoffHoldPilot(Agent):
                     if in_tol_since is not None and t - in_tol_since >= HOLD_DONE_S:
                         result = f"held {HOLD_DONE_S:.0f} s at {alt:.0f} ft, {ias:.0f} kt"
                         break
+                if len(self.trace) % 50 == 0:
+                    self._dump()
                 self.trace.append(
                     {
                         "t": round(t, 2),
                         "phase": phase,
                         "bank": round(r.bank_deg, 1),
                         "sky": round(r.sky, 3),
+                        "pitch": round(pitch, 1),
                         "alt": round(alt),
                         "vs": round(vs_fpm),
                         "ias": round(ias, 1),
                         "brake": brake_presses,
                         "hdg_err": round(hdg_err, 1),
+                        "dg": round(dg, 1),
                         **{n: v for n, v in c.pos.items()},
                     }
                 )
         finally:
-            dump = os.environ.get("SIMBRIDGE_FG_TRACE")
-            if dump:
-                with open(dump, "w") as f:
-                    json.dump(self.trace, f)
+            self._dump()
         if result:
             port.done(result)
             return "done"

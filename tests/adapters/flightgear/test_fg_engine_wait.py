@@ -101,3 +101,119 @@ def test_an_engine_that_never_runs_fails_after_120_simulator_seconds(monkeypatch
         assert clock.t_s - 100.0 == pytest.approx(124.0, abs=8.0)
     finally:
         double.close()
+
+
+_SPUN = {"/instrumentation/heading-indicator/spin": "1.0", "/instrumentation/attitude-indicator/spin": "1.0"}
+#: PHJR's variation as FlightGear computes it, and the suction of an engine above idle
+_MAGVAR = {"/environment/magnetic-variation-deg": "9.48"}
+_RUNNING_SUCTION = {"/systems/vacuum/suction-inhg": "5.0", **_MAGVAR}
+#: the c172p's suction at idle on the ground: the gyros spin to 0.84 at most
+_IDLE_SUCTION = {"/systems/vacuum/suction-inhg": "4.2"}
+
+
+def _ground_start(double: TelnetDouble, clock: _Clock, primer_clears_at_s: float | None) -> Callable[[], float]:
+    """The c172p on the ground: the starter brings the engine to 900 rpm within 2 simulator
+    seconds, and the primer's mixture (`use-primer`) holds until `primer_clears_at_s`
+    simulator seconds after the starter is let go (never, if None)."""
+    released: dict[str, float] = {}
+
+    def elapsed() -> float:
+        clock.t_s += 0.25
+        p = double.props
+        if p.get("/controls/switches/starter") == "true":
+            released.pop("at", None)
+            p["/controls/engines/engine/use-primer"] = "true"
+            if clock.t_s >= 102.0:
+                p.update({"/engines/engine[0]/running": "true", "/engines/engine[0]/rpm": "900"})
+        elif p.get("/engines/engine[0]/running") == "true":
+            at = released.setdefault("at", clock.t_s)
+            if primer_clears_at_s is not None and clock.t_s - at >= primer_clears_at_s:
+                p["/controls/engines/engine/use-primer"] = "false"
+        return clock.t_s
+
+    return elapsed
+
+
+def test_the_ground_start_hands_over_only_once_the_primers_mixture_is_over(monkeypatch):
+    """The c172p cuts the primer's mixture above half throttle for 5 s after the start: the
+    engine is handed over after that window, so full throttle cannot stop it."""
+    clock = _Clock()
+    double = TelnetDouble(
+        {"/engines/engine[0]/running": "false", "/engines/engine[0]/rpm": "0", **_SPUN, **_RUNNING_SUCTION}
+    )
+    double.live["/sim/time/elapsed-sec"] = _ground_start(double, clock, primer_clears_at_s=5.0)
+    _fake_clock(monkeypatch, time.monotonic)
+    try:
+        _session(double)._ensure_engine_running(on_ground=True)
+        assert double.props["/controls/engines/engine/use-primer"] == "false"
+        assert double.props["/controls/switches/starter"] == "false"
+    finally:
+        double.close()
+
+
+def test_the_ground_start_waits_for_the_gyros_and_sets_the_heading_indicator(monkeypatch):
+    """Lined up with the engine running means taxied there: the heading and attitude
+    indicators' gyros spun up as far as the idle suction lets them (at 120 simulator seconds
+    here) and the heading indicator set to the
+    compass (its offset minus the magnetic variation) before the hand-over."""
+    clock = _Clock()
+    double = TelnetDouble(
+        {
+            "/engines/engine[0]/running": "false",
+            "/engines/engine[0]/rpm": "0",
+            "/instrumentation/heading-indicator/offset-deg": "-7.5",
+            **_MAGVAR,
+            **_IDLE_SUCTION,
+        }
+    )
+    ground = _ground_start(double, clock, primer_clears_at_s=5.0)
+
+    def elapsed() -> float:
+        t = ground()
+        spin = "0.83" if t >= 120.0 else "0.6"  # 0.97 of what 4.2 inHg allows
+        double.props.update({p: spin for p in _SPUN})
+        return t
+
+    double.live["/sim/time/elapsed-sec"] = elapsed
+    _fake_clock(monkeypatch, time.monotonic)
+    try:
+        _session(double)._ensure_engine_running(on_ground=True)
+        assert clock.t_s >= 120.0
+        # FlightGear's heading indicator shows true heading + offset: set to the compass
+        assert float(double.props["/instrumentation/heading-indicator/offset-deg"]) == -9.48
+    finally:
+        double.close()
+
+
+def test_gyros_that_never_spin_up_are_a_setup_fault(monkeypatch):
+    clock = _Clock()
+    double = TelnetDouble(
+        {"/engines/engine[0]/running": "false", "/engines/engine[0]/rpm": "0", **_IDLE_SUCTION, **_MAGVAR}
+    )
+    ground = _ground_start(double, clock, primer_clears_at_s=5.0)
+
+    def elapsed() -> float:
+        double.props.update({p: "0.5" for p in _SPUN})
+        return ground()
+
+    double.live["/sim/time/elapsed-sec"] = elapsed
+    _fake_clock(monkeypatch, time.monotonic)
+    try:
+        with pytest.raises(HarnessError, match=r"gyros did not spin up 90 s after the start \(.*spin '0.5'"):
+            _session(double)._ensure_engine_running(on_ground=True)
+    finally:
+        double.close()
+
+
+def test_a_primer_mixture_that_never_ends_is_a_setup_fault(monkeypatch):
+    clock = _Clock()
+    double = TelnetDouble(
+        {"/engines/engine[0]/running": "false", "/engines/engine[0]/rpm": "0", **_SPUN, **_RUNNING_SUCTION}
+    )
+    double.live["/sim/time/elapsed-sec"] = _ground_start(double, clock, primer_clears_at_s=None)
+    _fake_clock(monkeypatch, time.monotonic)
+    try:
+        with pytest.raises(HarnessError, match="kept the primer's mixture 15 s after the start during setup"):
+            _session(double)._ensure_engine_running(on_ground=True)
+    finally:
+        double.close()

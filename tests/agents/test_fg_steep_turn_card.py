@@ -1,7 +1,8 @@
 """The T09 FlightGear pilot's heading count over a whole circle: the heading card of a real
 screenshot (tests/fixtures/flightgear_t09/level.png) turned in small steps under the fixed
-lubber line and bezel. Matched frame by frame, each small step read a little short and the
-shortfall summed to several degrees a circle; matched against key frames it stays within 2°."""
+lubber line and bezel, about the card's own centre. Matched frame by frame, each small step read a
+little short and the shortfall summed to several degrees a circle; read against the card's
+reference crop each frame, the count is the last reading less the first and stays within 2°."""
 
 from __future__ import annotations
 
@@ -15,12 +16,12 @@ from simbridge.adapters.flightgear.pilots import _gauges as G
 from simbridge.adapters.flightgear.pilots._steep_turn import Gauges
 
 FIX = Path(__file__).parents[1] / "fixtures" / "flightgear_t09"
-CARD_R_PX = 31.5  # the card's outer edge: what lies inside it turns, the bezel outside does not
+CARD_R_PX = 37.0  # the card's outer edge: what lies inside it turns, the bezel outside does not
 
 
 def _turned_card(region: np.ndarray, card_deg: float) -> np.ndarray:
     """The six-pack region with the heading card turned `card_deg` clockwise about its centre."""
-    cx, cy = G.CENTRES["dg"][0] - G.REGION[0], G.CENTRES["dg"][1] - G.REGION[1]
+    cx, cy = G.DG_CARD_CENTRE[0] - G.REGION[0], G.DG_CARD_CENTRE[1] - G.REGION[1]
     m = cv2.getRotationMatrix2D((float(cx), float(cy)), -card_deg, 1.0)
     turned = cv2.warpAffine(region, m, (region.shape[1], region.shape[0]), flags=cv2.INTER_LINEAR)
     yy, xx = np.mgrid[: region.shape[0], : region.shape[1]]

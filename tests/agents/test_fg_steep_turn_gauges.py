@@ -72,3 +72,17 @@ def test_the_turn_rate_window_keeps_the_right_match(expect_deg):
 def test_a_prediction_far_off_cannot_find_the_turn():
     before, after = G.dg_ring(_img("level"), ORIGIN), G.dg_ring(_img("climb_bank12"), ORIGIN)
     assert abs(G.card_turn_deg(before, after, expect_deg=-40.0) + 40.0) <= 20.0
+
+
+def test_the_heading_change_is_the_last_card_reading_less_the_first():
+    """`Gauges` reads the card absolutely each frame (modulo 90°) and sums the steps, the quarter
+    of each from the turn rate: over the four screenshots (74° of left turn, the last step 47°)
+    the change it keeps is the simulator's within 1°."""
+    from simbridge.adapters.flightgear.pilots._steep_turn import Gauges
+
+    g = Gauges()
+    names = sorted(TRUTH, key=lambda n: TRUTH[n]["t_s"])
+    for n in names:
+        assert g.read(TRUTH[n]["t_s"], _img(n)) is not None
+    want = TRUTH[names[-1]]["heading_mag_deg"] - TRUTH[names[0]]["heading_mag_deg"]
+    assert g.turned_deg == pytest.approx(want, abs=1.0)

@@ -31,8 +31,7 @@ from simbridge.adapters.flightgear.pilots._gauges import (
     history_rate,
     angle_step_deg,
     attitude,
-    card_turn_deg,
-    dg_ring,
+    dg_heading_deg,
     ias_kt,
     needle_deg,
 )
@@ -68,8 +67,6 @@ ROLL_IN_STEPS = 6
 ROLL_IN_UNTIL_DEG = 30.0
 #: the heading card against the aircraft's heading (1.0: read from key frames, see `Gauges`)
 CARD_LAG = 1.0
-#: the card is matched against a key frame until it has turned this far from it
-KEY_FRAME_DEG = 10.0
 #: the bank a coordinated turn's rate shows, scaled to the true bank: the card's rate and the
 #: indicated airspeed read ~3° shallow at 45° (mean of two episodes) without it
 RATE_BANK_GAIN = 1.08
@@ -123,8 +120,7 @@ class Gauges:
     origin: tuple[int, int] = (REGION[0], REGION[1])
     alt_needle_deg: float | None = None
     alt_ft: float = 0.0
-    ring: np.ndarray | None = None  # the key frame's card ring
-    ring_turned_deg: float = 0.0  # the heading change at the key frame
+    dg_prev_deg: float | None = None  # the heading card's last reading (modulo 90°)
     turned_deg: float = 0.0
     history: list[Reading] = field(default_factory=list)  # the last HISTORY readings
 
@@ -136,19 +132,16 @@ class Gauges:
         if self.alt_needle_deg is not None:
             self.alt_ft += angle_step_deg(self.alt_needle_deg, a) * 1000.0 / 360.0
         self.alt_needle_deg = a
-        ring = dg_ring(bgr, self.origin)
-        if self.ring is None:
-            self.ring, self.ring_turned_deg = ring, self.turned_deg
-        else:
-            # the card turns opposite to the heading; measured from a key frame, not summed
-            # frame by frame (each match is a little short, which summed to 0.5-5% of a circle);
-            # the expected shift keeps a slow frame from aliasing a tick
+        # the card read against its reference crop each frame (to about 1°, modulo 90°) and the
+        # steps between readings summed: the sum is the last reading less the first, so it does
+        # not drift. Summing the card's turn matched frame to frame (or against key frames)
+        # lost 11° round T09's circle (seed 2) and 38° on T02's take-off roll. The turn rate's
+        # prediction picks the quarter of each step, good to 45° between two frames.
+        dg = dg_heading_deg(bgr, self.origin)
+        if self.dg_prev_deg is not None:
             ahead = self.rate("turned_deg") * (t_s - self.history[-1].t_s) if self.history else 0.0
-            expect = -(self.turned_deg + ahead - self.ring_turned_deg)
-            shift = card_turn_deg(self.ring, ring, expect)
-            self.turned_deg = self.ring_turned_deg - shift
-            if abs(shift) >= KEY_FRAME_DEG:
-                self.ring, self.ring_turned_deg = ring, self.turned_deg
+            self.turned_deg += ahead + ((dg - self.dg_prev_deg - ahead + 45.0) % 90.0 - 45.0)
+        self.dg_prev_deg = dg
         r = Reading(t_s, att[0], att[1], self.alt_ft, ias_kt(bgr, self.origin), self.turned_deg)
         self.history = [*self.history[-(HISTORY - 1) :], r]
         return r

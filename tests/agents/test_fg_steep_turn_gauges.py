@@ -76,8 +76,9 @@ def test_a_prediction_far_off_cannot_find_the_turn():
 
 def test_the_heading_change_is_the_last_card_reading_less_the_first():
     """`Gauges` reads the card absolutely each frame (modulo 90°) and sums the steps, the quarter
-    of each from the turn rate: over the four screenshots (74° of left turn, the last step 47°)
-    the change it keeps is the simulator's within 1°."""
+    of each from the turn rate: over the four screenshots (74° of left turn; the last step, 47°
+    in 6.8 s, is more than a quarter's half, so the rate over the gap picks its quarter) the
+    change it keeps is the simulator's within 1°."""
     from simbridge.adapters.flightgear.pilots._steep_turn import Gauges
 
     g = Gauges()

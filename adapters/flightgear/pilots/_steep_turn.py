@@ -136,10 +136,12 @@ class Gauges:
         # steps between readings summed: the sum is the last reading less the first, so it does
         # not drift. Summing the card's turn matched frame to frame (or against key frames)
         # lost 11° round T09's circle (seed 2) and 38° on T02's take-off roll. The turn rate's
-        # prediction picks the quarter of each step, good to 45° between two frames.
+        # prediction picks the quarter of each step, good to 45° between two frames; after a
+        # long gap (a stalled simulator) the rate is taken over a span as long as the gap.
         dg = dg_heading_deg(bgr, self.origin)
         if self.dg_prev_deg is not None:
-            ahead = self.rate("turned_deg") * (t_s - self.history[-1].t_s) if self.history else 0.0
+            gap_s = t_s - self.history[-1].t_s if self.history else 0.0
+            ahead = self.rate("turned_deg", max(1.5, gap_s)) * gap_s
             self.turned_deg += ahead + ((dg - self.dg_prev_deg - ahead + 45.0) % 90.0 - 45.0)
         self.dg_prev_deg = dg
         r = Reading(t_s, att[0], att[1], self.alt_ft, ias_kt(bgr, self.origin), self.turned_deg)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simbridge.agents import Agent, AgentResult
-from simbridge.adapters.flightgear.pilots._gauges import REGION, dg_heading_deg, history_rate, nearest_quarter_deg
+from simbridge.adapters.flightgear.pilots._gauges import REGION, nearest_quarter_deg
 from simbridge.adapters.flightgear.pilots._steep_turn import (
     ELEVATOR_STEP,
     TRIM_STEP,
@@ -114,13 +114,6 @@ def parse_targets(text: str) -> tuple[float, float, float]:
     )
 
 
-def _angle_rate(history: list[tuple[float, float]], span_s: float) -> float:
-    """deg/s of an angle over the last `span_s` of (t_s, deg) readings."""
-    from types import SimpleNamespace
-
-    return history_rate([SimpleNamespace(t_s=t, v=v) for t, v in history], "v", span_s, angle=True)
-
-
 class FlightGearTakeoffHoldPilot(Agent):
     """T02@PHJR on FlightGear: take off, climb, level off and hold."""
 
@@ -140,9 +133,7 @@ class FlightGearTakeoffHoldPilot(Agent):
 
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
         hdg_target, alt_target, ias_target = parse_targets(port.task()["instruction"])
-        origin = (REGION[0], REGION[1])
         dg: float | None = None  # the heading indicator, read absolutely (modulo 90°, then continuity)
-        dg_history: list[tuple[float, float]] = []
         g, c, k = Gauges(), RudderControls(port), self.gains
         c.centre()
         for _ in range(FULL_THROTTLE_PRESSES // 2):
@@ -173,9 +164,10 @@ class FlightGearTakeoffHoldPilot(Agent):
                 # the heading from the card read against its reference, not the card's turn summed
                 # frame by frame: on the roll the nose swung ±5° a second and the summed turn
                 # lost 38° by the climb (T02@PHJR seed 1)
-                dg = nearest_quarter_deg(dg_heading_deg(shot, origin), dg if dg is not None else hdg_target)
-                dg_history = [*dg_history[-15:], (t, dg)]
-                yaw_rate = _angle_rate(dg_history, 1.0)
+                # (`Gauges` has read the card this frame: its reading, modulo 90°, and its turn)
+                assert g.dg_prev_deg is not None
+                dg = nearest_quarter_deg(g.dg_prev_deg, dg if dg is not None else hdg_target)
+                yaw_rate = g.rate("turned_deg", 1.0)
                 ias_rate = g.rate("ias_kt", 2.0) if ias else 0.0
                 hdg_err = (hdg_target - dg + 180.0) % 360.0 - 180.0  # degrees to turn right
                 want: dict[str, int] = {}

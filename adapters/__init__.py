@@ -195,6 +195,7 @@ BUILTIN_PILOTS: dict[str, str] = {
     "P13/jsbsim": f"{_J}._partial_panel:PartialPanelPilot",
     "P13/flightgear": f"{_F}._partial_panel:FlightGearPartialPanelPilot",
     "P14/jsbsim": f"{_J}._partial_panel:PartialPanelPilot",
+    "P14/flightgear": f"{_F}._partial_panel:FlightGearPartialPanelPilot",
     "T03/jsbsim": f"{_J}._landing:TouchdownZonePilot",
     "T11/jsbsim": f"{_J}._forced_landing:TurnBackPilot",
     "P17/jsbsim": f"{_J}._landing:NoFlapLandingPilot",

@@ -139,6 +139,11 @@ TC_BAND_PX = (9.0, 24.0)
 #: standard rate (3°/s, /instrumentation/turn-indicator/indicated-turn-rate x 20); measured
 #: against the simulator's heading at 15-30° of bank, 0.151-0.159
 TC_RATE_PER_DEG = 0.155
+#: the turn rate (deg/s) the instrument reads under the simulator's: in level flight it read 0
+#: through a right turn of 0.05-0.08°/s (0.3-0.8° of bank), and it read right turns 2% short
+#: and left turns 2-4% long, the same 0.06°/s (P14@PHJR seeds 1-3, the reading's sum against
+#: the simulator's heading over 26-256 s windows between roll-ins and roll-outs)
+TC_ZERO_DEG_S = 0.06
 #: the suction gauge (left of the panel): its needle leaves the green arc for 12 o'clock when
 #: the vacuum fails; `suction_cue` grows by ~15 (5 -> 20) then
 SUCTION_CENTRE = (390.0, 488.5)
@@ -148,19 +153,36 @@ DG_CARD_BAND_PX = (29.0, 36.0)
 
 
 def turn_deg(bgr: np.ndarray, origin: tuple[int, int] = (0, 0)) -> float:
-    """The turn coordinator's airplane symbol, degrees (positive: right wing down, a right turn)."""
+    """The turn coordinator's airplane symbol, degrees (positive: right wing down, a right turn).
+
+    Both wings are sampled every 0.1° (bilinear); the reading is the centroid of the peak where
+    both are lit, above half its height over the face. A wing moves a third of a pixel a degree,
+    so the brightest ray alone (the reading before) stood still over ±1-2°: 0.3° of bank held a
+    slow turn (0.06°/s) the instrument read as none, and the carried heading lost 16° in four
+    minutes of level flight (P14@PHJR seed 2)."""
     c = (TC_CENTRE[0] - origin[0], TC_CENTRE[1] - origin[1])
     lum = cv2.GaussianBlur(_lum(bgr), (3, 3), 0)
-    rays = _polar(lum, c, TC_BAND_PX[0], TC_BAND_PX[1], 720, 1.0).min(axis=1)
-    rho = np.arange(-70.0, 70.5, 0.5)
-    right = rays[(np.round((90.0 + rho) * 2).astype(int)) % 720]
-    left = rays[(np.round((270.0 + rho) * 2).astype(int)) % 720]
-    return float(rho[int(np.argmax(np.minimum(right, left)))])
+    rho = np.arange(-70.0, 70.05, 0.1)
+    th = np.radians(np.concatenate([90.0 + rho, 270.0 + rho]))
+    rs = np.arange(TC_BAND_PX[0], TC_BAND_PX[1] + 0.5, 1.0)
+    xs = c[0] + np.outer(np.sin(th), rs)
+    ys = c[1] - np.outer(np.cos(th), rs)
+    rays = cv2.remap(lum, xs.astype(np.float32), ys.astype(np.float32), cv2.INTER_LINEAR).min(axis=1)
+    score = np.minimum(rays[: len(rho)], rays[len(rho) :])
+    i = int(np.argmax(score))
+    half = 0.5 * (score[i] + float(np.median(score)))
+    a, b = i, i
+    while a > 0 and score[a - 1] >= half:
+        a -= 1
+    while b < len(score) - 1 and score[b + 1] >= half:
+        b += 1
+    w = score[a : b + 1] - half
+    return float(np.sum(rho[a : b + 1] * w) / np.sum(w)) if w.sum() > 0 else float(rho[i])
 
 
 def turn_rate_deg_s(bgr: np.ndarray, origin: tuple[int, int] = (0, 0)) -> float:
     """The turn rate the turn coordinator shows (degrees/s, positive right)."""
-    return turn_deg(bgr, origin) * TC_RATE_PER_DEG
+    return turn_deg(bgr, origin) * TC_RATE_PER_DEG + TC_ZERO_DEG_S
 
 
 def suction_cue(bgr: np.ndarray, origin: tuple[int, int] = (0, 0)) -> float:

@@ -1,6 +1,7 @@
-"""Reference pilot for P13@PHJR on FlightGear's c172p (C172S POH Section 3, vacuum system
-failure): turn to an assigned magnetic heading and hold the altitude, on a partial panel once
-the vacuum pump fails. Keyboard only, from pixels of the default cockpit view (1280x800).
+"""Reference pilot for P13@PHJR and P14@PHJR on FlightGear's c172p (C172S POH Section 3, vacuum
+system failure): turn to an assigned magnetic heading and hold the altitude (P13) or descend to an
+assigned height (P14), on a partial panel once the vacuum pump fails. Keyboard only, from pixels
+of the default cockpit view (1280x800).
 
 Reading (`_gauges`): the turn coordinator's airplane (the turn rate: electric, it keeps
 working), the altimeter's 100 ft needle (unwrapped), the airspeed needle, the suction gauge
@@ -13,8 +14,12 @@ quarter comes from the instruction's heading at the first frame, then from conti
   lag, the rate's scale learnt against the heading indicator while both worked.
 - Bank: no attitude indicator: the turn is flown as a rate on the turn coordinator (2.5°/s
   far from the heading, less closer in, zero on it), ailerons by key steps.
-- Pitch: the altitude (the reading when the failure shows, as the task judges it) by the
-  elevator from the altitude error and the altimeter's rate, the trim taking over what is held.
+- Pitch: the altitude (P13: the reading when the failure shows, as the task judges it; P14: the
+  told height, over the sea the altitude) by the elevator from the altimeter's rate against a
+  climb or descent rate the altitude error asks for (at most `VS_MAX_FPM`), the trim taking over
+  what is held. P14 descends with the power reduced.
+- P14's altitude is absolute: the 100 ft needle gives the hundreds, the instruction's start
+  altitude the thousand (the hand-over is within a few hundred feet of it).
 """
 
 from __future__ import annotations
@@ -71,6 +76,30 @@ THROTTLE_ADD_STEPS = 12
 #: failure, which brought the error within 1.7° over the 20 s after the failure (seed 2's
 #: screenshots against the simulator's heading)
 TC_LAG_S = 1.1
+#: the climb or descent rate (ft/min) asked per foot off the altitude: the ratio of the old
+#: altitude and rate gains (0.0007 / 0.00012), which P13 flew as a plain altitude hold
+VS_PER_FT = 0.0007 / 0.00012
+#: the descent rate at most: P14 descends up to 4,000 ft within its 480 s
+VS_MAX_FPM = 1000.0
+#: the altitude error (ft) within which the altitude integral works (not through a descent)
+ALT_I_WITHIN_FT = 300.0
+#: P14: throttle steps (0.01) taken off while descending, given back this far above the target
+DESCENT_THROTTLE_CUT_STEPS = 25
+DESCENT_POWER_BACK_FT = 300.0
+#: P14: the throttle steps over the hand-over's once level after the descent (P13's 12 at 2,500 ft
+#: gave 104 kt and the nose-down trim the altitude loop could not reach, seed 2)
+LEVEL_AFTER_DESCENT_STEPS = 4
+#: the vertical speed (ft/min) within which the aircraft counts as level for done
+LEVEL_FPM = 200.0
+#: the turn coordinator's scale is learnt only from a turn this long before the failure, and
+#: within this range: learnt rate against rate through the hand-over's roll reversal (P14@PHJR
+#: seed 1, 12 s), it came out 1.13 while the instrument's summed turn was within 2% of the
+#: simulator's over the 154° after the failure, and the carried heading ran 16-21° ahead
+SCALE_MIN_TURN_DEG = 30.0
+SCALE_RANGE = (0.9, 1.1)
+#: how close to the told altitude (ft) P14 counts as there (P13: 100 ft of the failure's); the
+#: altimeter reads about 50 ft under the true altitude (FlightGear's default atmosphere)
+DESCENT_AT_ALT_FT = 40.0
 HOLD_S = 15.0  # held on the heading and altitude before done (the task asks 10 s)
 HISTORY_S = 4.0
 
@@ -88,6 +117,9 @@ class Reading:
 @dataclass
 class PanelReader:
     origin: tuple[int, int] = (REGION[0], REGION[1])
+    #: the altitude the reading starts near (ft): then `alt_ft` is absolute (the needle's hundreds
+    #: in the thousand nearest it); without it `alt_ft` starts at 0
+    alt_prior_ft: float | None = None
     alt_needle: float | None = None
     alt_ft: float = 0.0
     dg_prev: float | None = None
@@ -97,6 +129,8 @@ class PanelReader:
         a = needle_deg(bgr, "alt", self.origin)
         if self.alt_needle is not None:
             self.alt_ft += angle_step_deg(self.alt_needle, a) * 1000.0 / 360.0
+        elif self.alt_prior_ft is not None:
+            self.alt_ft = absolute_alt_ft(a, self.alt_prior_ft)
         self.alt_needle = a
         dg = nearest_quarter_deg(
             dg_heading_deg(bgr, self.origin), self.dg_prev if self.dg_prev is not None else dg_prior
@@ -130,6 +164,25 @@ def parse_instruction(text: str) -> tuple[float, float]:
     return float(start.group(1)), float(new.group(1))
 
 
+def descent_told(text: str) -> tuple[float, float] | None:
+    """(start altitude, height to descend to) in ft when the instruction asks for a descent
+    (P14), else None."""
+    start = re.search(r"at (\d+)\s*ft, heading", text)
+    to = re.search(r"descend to (\d+)\s*ft above the ground", text)
+    if not to:
+        return None
+    if not start:
+        raise ValueError("the instruction asks for a descent but does not state the start altitude")
+    return float(start.group(1)), float(to.group(1))
+
+
+def absolute_alt_ft(needle_100ft_deg: float, near_ft: float) -> float:
+    """The altitude whose hundreds the 100 ft needle shows (1,000 ft a turn), in the thousand
+    nearest `near_ft`."""
+    hundreds = needle_100ft_deg * 1000.0 / 360.0
+    return near_ft + ((hundreds - near_ft + 500.0) % 1000.0 - 500.0)
+
+
 @dataclass
 class CarriedHeading:
     """The heading from the turn coordinator alone (a timed turn): the rate summed from the
@@ -144,8 +197,20 @@ class CarriedHeading:
         """The heading after `dt_s` at `rate_deg_s`; `recent_rate_deg_s`: the mean reading over
         the last second (the lag term, less noisy than one reading)."""
         self.turned_deg += rate_deg_s * dt_s
-        lag = TC_LAG_S * (recent_rate_deg_s - self.start_rate_deg_s)
-        return (self.start_deg + self.turned_deg + lag) % 360.0
+        return (self.start_deg + self.turn_deg(recent_rate_deg_s)) % 360.0
+
+    def turn_deg(self, recent_rate_deg_s: float) -> float:
+        """The turn since the start, unwrapped."""
+        return self.turned_deg + TC_LAG_S * (recent_rate_deg_s - self.start_rate_deg_s)
+
+
+def tc_scale_learnt(dg_turn_deg: float, tc_turn_deg: float) -> float:
+    """The turn coordinator's scale: the heading indicator's turn over the turn coordinator's
+    (lag included) from the hand-over to the failure, when that turn is long enough to tell
+    (`SCALE_MIN_TURN_DEG`), else 1."""
+    if abs(dg_turn_deg) < SCALE_MIN_TURN_DEG or dg_turn_deg * tc_turn_deg <= 0.0:
+        return 1.0
+    return float(np.clip(dg_turn_deg / tc_turn_deg, *SCALE_RANGE))
 
 
 @dataclass
@@ -158,13 +223,16 @@ class Gains:
     #: elevator per ft.s above the target: without it the altitude crept 160 ft up over two
     #: minutes as the airspeed grew (P13@PHJR seed 1)
     alt_i: float = 0.00002
-    alt_i_max: float = 0.08
+    #: the integral's reach: 0.08 held P14@PHJR seed 2 64 ft high after its descent (denser
+    #: air, more power, 104 kt)
+    alt_i_max: float = 0.15
     elev_max: float = 0.15
 
 
 class FlightGearPartialPanelPilot(Agent):
-    """P13 on FlightGear: turn to the assigned heading at up to 2.5°/s, hold the altitude of the
-    failure, fly the turn coordinator once the suction gauge shows the vacuum failed."""
+    """P13/P14 on FlightGear: turn to the assigned heading at up to 2.5°/s, hold the altitude of
+    the failure (P13) or descend to the told height (P14), fly the turn coordinator once the
+    suction gauge shows the vacuum failed."""
 
     name = "reference:fg-partial-panel"
 
@@ -173,16 +241,19 @@ class FlightGearPartialPanelPilot(Agent):
         self.trace: list[dict] = []
 
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
-        start_true, target = parse_instruction(str(port.task()["instruction"]))
+        text = str(port.task()["instruction"])
+        start_true, target = parse_instruction(text)
+        descent = descent_told(text)
         prior = (start_true - MAG_VAR_EAST_DEG + HANDOVER_DRIFT_DEG) % 360.0
-        g, c, k = PanelReader(), Controls(port), self.gains
+        g, c, k = PanelReader(alt_prior_ft=descent[0] if descent else None), Controls(port), self.gains
         c.centre()
         heading: float | None = None
         suction0: float | None = None
         failed_at: float | None = None
         carried: CarriedHeading | None = None  # from the failure on
-        alt_target: float | None = None
-        tc_scale, tc_num, tc_den = 1.0, 0.0, 0.0
+        alt_target: float | None = descent[1] if descent else None
+        descending = descent is not None
+        tc_scale, before, dg_turned, dg_last = 1.0, None, 0.0, None
         ail_i, alt_i, t_prev = 0.0, 0.0, None
         crops = os.environ.get("SIMBRIDGE_FG_P13_CROPS")
         hold_since: float | None = None
@@ -203,18 +274,21 @@ class FlightGearPartialPanelPilot(Agent):
                     alt_target = r.alt_ft
                 # -- the failure: the suction gauge's needle off the green
                 if failed_at is None and r.suction - suction0 > SUCTION_FAILED_RISE:
-                    failed_at, alt_target = t, r.alt_ft
+                    failed_at = t
+                    if before is not None:
+                        tc_scale = tc_scale_learnt(dg_turned, before.turn_deg(g.rate_mean(1.0)))
+                    if descent is None:
+                        alt_target = r.alt_ft
                 rate = r.rate * tc_scale
                 if failed_at is None:
                     heading = r.dg_deg
-                    # the turn coordinator's scale against the heading indicator's turn rate
-                    dg_rate = g.rate("dg_deg", 2.0)
-                    tc_rate = float(np.mean([h.rate for h in g.history if h.t_s >= t - 2.0]))
-                    if abs(tc_rate) > 1.0 and dt:
-                        tc_num += dg_rate * tc_rate * dt
-                        tc_den += tc_rate * tc_rate * dt
-                        if tc_den > 20.0:
-                            tc_scale = float(np.clip(tc_num / tc_den, 0.85, 1.15))
+                    # the turn coordinator's turn against the heading indicator's, for its scale
+                    if before is None:
+                        before = CarriedHeading(0.0, g.rate_mean(1.0))
+                    elif dg_last is not None:
+                        before.step(r.rate, dt, g.rate_mean(1.0))
+                        dg_turned += angle_step_deg(dg_last, r.dg_deg)
+                    dg_last = r.dg_deg
                 else:
                     assert heading is not None
                     if carried is None:  # from the last good heading indicator's reading
@@ -229,15 +303,24 @@ class FlightGearPartialPanelPilot(Agent):
                 want = {"aileron": int(np.clip(round(ail), -3, 3))}
                 # -- pitch
                 vs_fpm = g.rate("alt_ft", 1.5) * 60.0
-                alt_i = float(np.clip(alt_i + k.alt_i * (r.alt_ft - alt_target) * dt, -k.alt_i_max, k.alt_i_max))
-                fb = k.alt_p * (r.alt_ft - alt_target) + k.vs_d * vs_fpm + alt_i
+                alt_err = r.alt_ft - alt_target
+                if abs(alt_err) < ALT_I_WITHIN_FT:
+                    alt_i = float(np.clip(alt_i + k.alt_i * alt_err * dt, -k.alt_i_max, k.alt_i_max))
+                want_vs = float(np.clip(-VS_PER_FT * alt_err, -VS_MAX_FPM, VS_MAX_FPM))
+                fb = k.vs_d * (vs_fpm - want_vs) + alt_i
                 fb = float(np.clip(fb, -k.elev_max, k.elev_max))
                 want.update(c.pitch(fb))
-                want["throttle"] = THROTTLE_ADD_STEPS
+                descending = descending and alt_err > DESCENT_POWER_BACK_FT
+                if descending:
+                    want["throttle"] = THROTTLE_ADD_STEPS - DESCENT_THROTTLE_CUT_STEPS
+                else:
+                    want["throttle"] = LEVEL_AFTER_DESCENT_STEPS if descent else THROTTLE_ADD_STEPS
                 if not c.chord(want, {"trim": 3, "aileron": 1, "throttle": 2}):
                     port.wait(0.05)
                 # -- done: on the heading, at the altitude, the failure seen (or long past its window)
-                settled = abs(err_h) < ON_HEADING_DEG and abs(r.alt_ft - alt_target) < 100 and abs(rate) < 1.5
+                at_alt_ft = DESCENT_AT_ALT_FT if descent else 100.0
+                settled = abs(err_h) < ON_HEADING_DEG and abs(alt_err) < at_alt_ft and abs(rate) < 1.5
+                settled = settled and abs(vs_fpm) < LEVEL_FPM
                 settled = settled and (failed_at is not None or t > 40.0)
                 hold_since = (hold_since or t) if settled or (hold_since and abs(err_h) < 6.0) else None
                 self.trace.append(
@@ -247,7 +330,8 @@ class FlightGearPartialPanelPilot(Agent):
                         "dg": round(r.dg_deg, 1),
                         "rate": round(rate, 2),
                         "want_rate": round(want_rate, 2),
-                        "alt": round(r.alt_ft - alt_target),
+                        "alt": round(r.alt_ft),
+                        "alt_err": round(alt_err),
                         "vs": round(vs_fpm),
                         "ias": round(r.ias_kt, 1),
                         "suction": round(r.suction, 1),

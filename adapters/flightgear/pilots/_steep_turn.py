@@ -49,7 +49,11 @@ HISTORY = 40
 #: reaches what is left of the circle; then each frame the roll rate that
 #: ends the turn on the entry heading is asked for (`rollout_roll_rate_deg_s`), so a late or
 #: early start corrects itself
-ROLLOUT_RATE_DEG_S = 8.0
+ROLLOUT_RATE_DEG_S = 6.0
+#: (8°/s and 10 steps rolled out at up to 28°/s: the nose swung 7° back against the turn in the
+#: 1.4 s after, the bank still 6-9°, and T09's roll-out, the first wings-level sample, came at
+#: the swing's far end, 350° turned; at 6°/s and 6 steps, 11°/s at most and 358-359°, T09@PHJR
+#: seeds 1-3 and a fourth run)
 #: ... what turns before the roll builds: the aircraft's response plus the frames the
 #: aileron steps take (one a frame, three a loop); 0.3 s rolled out 1-5° long (3 episodes), 0.6 s 3-8° (5)
 ROLLOUT_LATENCY_S = 0.9
@@ -57,7 +61,7 @@ ROLLOUT_LATENCY_FRAMES = 3.0
 ROLLOUT_RATE_RANGE_DEG_S = (3.0, 20.0)
 #: roll rate per aileron step (0.05) of the c172p at 80-90 kt, measured: 8 steps roll ~19°/s
 ROLL_DEG_S_PER_STEP = 2.4
-ROLLOUT_MAX_STEPS = 10
+ROLLOUT_MAX_STEPS = 6
 #: below this bank the roll-out steers by roll rate, and below ROLLOUT_CENTRE_DEG (as read:
 #: the indicator reads 2-3° shallow while rolling) it centres the controls
 ROLLOUT_LEVEL_DEG_HOLD = 10.0

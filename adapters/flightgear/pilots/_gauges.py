@@ -162,13 +162,11 @@ def turn_deg(bgr: np.ndarray, origin: tuple[int, int] = (0, 0)) -> float:
     minutes of level flight (P14@PHJR seed 2)."""
     c = (TC_CENTRE[0] - origin[0], TC_CENTRE[1] - origin[1])
     lum = cv2.GaussianBlur(_lum(bgr), (3, 3), 0)
+    rays = _polar(lum, c, TC_BAND_PX[0], TC_BAND_PX[1], 3600, 1.0).min(axis=1)
     rho = np.arange(-70.0, 70.05, 0.1)
-    th = np.radians(np.concatenate([90.0 + rho, 270.0 + rho]))
-    rs = np.arange(TC_BAND_PX[0], TC_BAND_PX[1] + 0.5, 1.0)
-    xs = c[0] + np.outer(np.sin(th), rs)
-    ys = c[1] - np.outer(np.cos(th), rs)
-    rays = cv2.remap(lum, xs.astype(np.float32), ys.astype(np.float32), cv2.INTER_LINEAR).min(axis=1)
-    score = np.minimum(rays[: len(rho)], rays[len(rho) :])
+    right = rays[np.round((90.0 + rho) * 10).astype(int) % 3600]
+    left = rays[np.round((270.0 + rho) * 10).astype(int) % 3600]
+    score = np.minimum(right, left)
     i = int(np.argmax(score))
     half = 0.5 * (score[i] + float(np.median(score)))
     a, b = i, i

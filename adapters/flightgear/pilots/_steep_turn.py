@@ -48,12 +48,11 @@ HISTORY = 40
 #: It starts when that, at ROLLOUT_RATE_DEG_S, plus what turns while the aileron builds up
 #: reaches what is left of the circle; then each frame the roll rate that
 #: ends the turn on the entry heading is asked for (`rollout_roll_rate_deg_s`), so a late or
-#: early start corrects itself
+#: early start corrects itself. (8°/s and 10 steps rolled out at up to 28°/s: the nose swung 7°
+#: back against the turn in the 1.4 s after, the bank still 6-9°, and T09's roll-out, the first
+#: wings-level sample, came at the swing's far end, 350° turned; at 6°/s and 6 steps, 11°/s at
+#: most and 358-359°, T09@PHJR seeds 1-3 and a fourth run)
 ROLLOUT_RATE_DEG_S = 6.0
-#: (8°/s and 10 steps rolled out at up to 28°/s: the nose swung 7° back against the turn in the
-#: 1.4 s after, the bank still 6-9°, and T09's roll-out, the first wings-level sample, came at
-#: the swing's far end, 350° turned; at 6°/s and 6 steps, 11°/s at most and 358-359°, T09@PHJR
-#: seeds 1-3 and a fourth run)
 #: ... what turns before the roll builds: the aircraft's response plus the frames the
 #: aileron steps take (one a frame, three a loop); 0.3 s rolled out 1-5° long (3 episodes), 0.6 s 3-8° (5)
 ROLLOUT_LATENCY_S = 0.9

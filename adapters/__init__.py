@@ -172,6 +172,7 @@ BUILTIN_PILOTS: dict[str, str] = {
     "T01/flightgear": f"{_F}._engine_start:FlightGearEngineStartPilot",
     "T02/jsbsim": f"{_J}._takeoff:TakeoffHoldPilot",
     "T02/flightgear": f"{_F}._takeoff:FlightGearTakeoffHoldPilot",
+    "T08/flightgear": f"{_F}._setup_dialogs:FlightGearSetupPilot",
     "T09/flightgear": f"{_F}._steep_turn:FlightGearSteepTurnPilot",
     "T09/*": f"{_J}._steep_turn:SteepTurnPilot",
     "T15/*": f"{_F}._weight_balance:WeightBalancePilot",

@@ -36,7 +36,7 @@ from pathlib import Path
 from simbridge.episode import RunConfig, run
 from simbridge._status import HARNESS_FAULTS
 from simbridge._task import load_all_tasks
-from simbridge._verified import MIN_SCORE, PairRecord, pilot_for, write_records
+from simbridge._verified import MIN_SCORE, PairRecord, pilot_for, read_records, write_records
 
 #: simulators that run on this machine by default (FlightGear needs --sim flightgear: a 1.8 GB install)
 DEFAULT_SIMS = ("jsbsim", "drive")
@@ -119,6 +119,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2, help="episodes at once (processes)")
     ap.add_argument("--real-time", action="store_true", help="real time instead of exact lockstep")
     ap.add_argument("--no-baseline", action="store_true", help="skip the do-nothing agent's trials")
+    ap.add_argument(
+        "--baseline-only",
+        action="store_true",
+        help="fly only the do-nothing agent, on the seeds of each pair's record; --record then adds its best "
+        "score to that record (a simulator that runs in real time spends a whole time limit on each)",
+    )
     ap.add_argument("--time-limit", type=float, default=None, help="cut each episode at this simulator time (s)")
     ap.add_argument("--record", action="store_true", help="merge the results into each task folder's verified.json")
     ap.add_argument("--out", type=Path, default=None, help="keep the bundles here (default: a temporary directory)")
@@ -140,8 +146,20 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"{pair}: no reference pilot registered for it")
     if not pairs:
         ap.error(f"no pair with a reference pilot on {', '.join(args.sim)}")
+    if args.baseline_only and args.no_baseline:
+        ap.error("--baseline-only and --no-baseline exclude each other")
+    kept: dict[str, PairRecord] = {}  # --baseline-only: the records the do-nothing scores join
+    if args.baseline_only:
+        for pair in pairs:
+            folder = tasks[pair.split("/")[0]].folder
+            rec = read_records(folder).get(pair) if folder is not None else None
+            if rec is None:
+                ap.error(f"{pair}: --baseline-only needs the pair's record (fly its reference with --record first)")
+            if tuple(args.seeds) != rec.seeds:
+                ap.error(f"{pair}: --seeds {args.seeds} are not the record's {list(rec.seeds)}")
+            kept[pair] = rec
     out = args.out or Path(tempfile.mkdtemp(prefix="reference-pilots-"))
-    agents = ["reference"] + ([] if args.no_baseline else ["noop"])
+    agents = ["noop"] if args.baseline_only else ["reference"] + ([] if args.no_baseline else ["noop"])
     jobs = [(p, a, s) for p in pairs for a in agents for s in args.seeds]
     print(f"{len(pairs)} pair(s) × {len(args.seeds)} seed(s) × {agents}: {len(jobs)} episodes, {args.jobs} at once")
     w0 = time.monotonic()
@@ -177,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
             recorded=today,
             baseline_max=max((t.score or 0.0 for t in base), default=None) if base else None,
         )
+        if pair in kept:  # the reference's record, with the do-nothing agent's best on its seeds
+            rec = replace(kept[pair], baseline_max=rec.baseline_max)
         solved_all &= rec.solved
         folder = tasks[pair.split("/")[0]].folder
         if folder is not None:

@@ -52,3 +52,27 @@ def flightgear_bundle(
         w.event(e.t_sim, e.kind, e.data)
     w.snapshots(snapshots)
     return w.finish("completed", note)
+
+
+def reference_episode(tmp_path: Path, task: str, **config: Any) -> tuple[Any, set[str]]:
+    """One `simbridge run TASK --sim flightgear --agent reference` episode (frames at 0.2 Hz,
+    quiet), checked to have completed: its result and the kinds of the actions the pilot took
+    (what a GUI-only test compares with the port's screen and input actions)."""
+    import json
+
+    from simbridge.episode import RunConfig, run
+
+    [result] = run(
+        RunConfig(
+            task=task,
+            sim="flightgear",
+            agent="reference",
+            out=tmp_path / "runs",
+            frame_hz=0.2,
+            say=lambda s: None,
+            **config,
+        )
+    )
+    assert result.status == "completed", (result.status, result.detail)
+    lines = (result.path / "actions.jsonl").read_text().splitlines()
+    return result, {json.loads(line)["kind"] for line in lines if line.strip()}

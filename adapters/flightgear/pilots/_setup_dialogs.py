@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simbridge.agents import Agent, AgentResult
-from simbridge.adapters.flightgear.pilots._weight_balance import LIT, classify
+from simbridge.adapters.flightgear.pilots._weight_balance import LIT, glyphs
 
 if TYPE_CHECKING:
     from simbridge import TaskSpec
@@ -180,23 +180,8 @@ def read_digits(lum: np.ndarray, x0: int, y0: int, x1: int, y1: int, *, dark: bo
     """The digits in the box, left to right (other glyphs, such as ':', skipped): light text on
     the dialog's grey, or `dark` text on an orange field."""
     box = lum[y0:y1, x0:x1]
-    sub = box < FIELD_TEXT_LUM if dark else box > LIT
-    cols = np.asarray(sub.any(axis=0))
-    out, i = "", 0
-    while i < len(cols):
-        if not cols[i]:
-            i += 1
-            continue
-        j = i
-        while j < len(cols) and cols[j]:
-            j += 1
-        g = sub[:, i:j]
-        rows = np.where(g.any(axis=1))[0]
-        ch = classify(g[rows[0] : rows[-1] + 1])
-        if ch is not None and ch != ".":
-            out += ch
-        i = j
-    return out
+    lit = box < FIELD_TEXT_LUM if dark else box > LIT
+    return "".join(ch for _, _, ch in glyphs(lit) if ch is not None and ch != ".")
 
 
 def _signed_s(d: int) -> int:

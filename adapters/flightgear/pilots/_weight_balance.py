@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,11 +69,10 @@ def classify(glyph: np.ndarray) -> str | None:
     return best
 
 
-def read_number(lum: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> float | None:
-    """The first number in the box: glyphs left to right, digits joined while they are close."""
-    sub = lum[y0:y1, x0:x1] > LIT
-    cols = np.asarray(sub.any(axis=0))  # per-column flags; .any(axis) is typed as maybe-scalar
-    text, last_end = "", None
+def glyphs(lit: np.ndarray) -> Iterator[tuple[int, int, str | None]]:
+    """The glyphs of a lit-pixel box, left to right: (first column, column after it, the digit
+    or '.' it is, else None). A glyph is a run of columns with a lit pixel."""
+    cols = np.asarray(lit.any(axis=0))  # per-column flags; .any(axis) is typed as maybe-scalar
     i = 0
     while i < len(cols):
         if not cols[i]:
@@ -81,9 +81,16 @@ def read_number(lum: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> float | 
         j = i
         while j < len(cols) and cols[j]:
             j += 1
-        g = sub[:, i:j]
+        g = lit[:, i:j]
         rows = np.where(g.any(axis=1))[0]
-        ch = classify(g[rows[0] : rows[-1] + 1])
+        yield i, j, classify(g[rows[0] : rows[-1] + 1])
+        i = j
+
+
+def read_number(lum: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> float | None:
+    """The first number in the box: glyphs left to right, digits joined while they are close."""
+    text, last_end = "", None
+    for i, j, ch in glyphs(lum[y0:y1, x0:x1] > LIT):
         gap = None if last_end is None else i - last_end
         if ch is None or (gap is not None and gap > 4 and text):
             if text:
@@ -91,7 +98,6 @@ def read_number(lum: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> float | 
         else:
             text += ch
         last_end = j
-        i = j
     try:
         return float(text.strip("."))
     except ValueError:

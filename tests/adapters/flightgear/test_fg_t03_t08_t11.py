@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from conftest import have_flightgear
-from support.flightgear import flightgear_bundle
+from support.flightgear import flightgear_bundle, reference_episode
 from support.sampling import SessionSampler
 
 from simbridge._adapter import Sandbox
@@ -246,26 +246,10 @@ def test_t08_phjr_reference_pilot_sets_everything_through_the_dialogs_and_earns_
     date typed), Weather (Manual input, the METAR typed) and System Failures (the vacuum's MTBF),
     each found on the screen and clicked or typed; the end snapshot reaches T08's verifier.
     Measured: 93-139 s of simulator time an episode, 1.0 on every seed flown."""
-    import json
-
-    from simbridge.episode import RunConfig, run
-
-    [result] = run(
-        RunConfig(
-            task="T08@PHJR",
-            sim="flightgear",
-            agent="reference",
-            out=tmp_path / "runs",
-            frame_hz=0.2,
-            say=lambda s: None,
-        )
-    )
-    assert result.status == "completed", (result.status, result.detail)
+    result, kinds = reference_episode(tmp_path, "T08@PHJR")
     s = result.score
     assert s is not None and s.status == "scored", s
     got = {c.name: c.earned for c in s.components}
     assert got == {"time_date": 1.0, "weather": 1.0, "failure_scheduled": 1.0, "airport_aircraft": 1.0}, s.explanation
-    actions = [json.loads(line) for line in (result.path / "actions.jsonl").read_text().splitlines() if line.strip()]
-    kinds = {a["kind"] for a in actions}
     # GUI only: screenshots, clicks, a drag, keys and typed text
     assert kinds <= {"task", "screenshot", "click", "drag", "key", "type", "wait", "done"}, kinds

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from conftest import have_flightgear
-from support.flightgear import flightgear_bundle
+from support.flightgear import flightgear_bundle, reference_episode
 from support.sampling import SessionSampler
 
 from simbridge._adapter import Sandbox
@@ -112,30 +112,14 @@ def test_t16_phjr_starts_cold_with_avionics_and_its_radios_reach_the_verifier(xv
 def test_t16_phjr_reference_pilot_tunes_the_panel_by_mouse_and_earns_full_credit(tmp_path):
     """`simbridge run` with the GUI-only reference pilot: wheel clicks on the KX 165, KT 76A and
     Kollsman knobs, each value read back from the display or its tooltip."""
-    import json
-
-    from simbridge.episode import RunConfig, run
-
-    [result] = run(
-        RunConfig(
-            task="T16@PHJR",
-            sim="flightgear",
-            agent="reference",
-            out=tmp_path / "runs",
-            frame_hz=0.2,
-            say=lambda s: None,
-        )
-    )
-    assert result.status == "completed", (result.status, result.detail)
+    result, kinds = reference_episode(tmp_path, "T16@PHJR")
     s = result.score
     assert s is not None and s.status == "scored", s
     assert s.score >= 0.9, s.explanation
     assert _components(s) == {"com1_active_standby": 1.0, "nav1": 1.0, "transponder": 1.0, "altimeter": 1.0}
-    actions = [json.loads(line) for line in (result.path / "actions.jsonl").read_text().splitlines() if line.strip()]
-    kinds = {a["kind"] for a in actions}
     # GUI only: screenshots, the brief, pointer moves, wheel clicks and presses
     assert kinds <= {"task", "screenshot", "mouse_move", "scroll", "mouse_down", "mouse_up", "wait", "done"}, kinds
-    assert any(a["kind"] == "scroll" for a in actions)
+    assert "scroll" in kinds
 
 
 def test_t09_phjr_reference_pilot_flies_the_steep_turn_by_keyboard_from_the_panel(tmp_path):
@@ -153,22 +137,7 @@ def test_t09_phjr_reference_pilot_flies_the_steep_turn_by_keyboard_from_the_pane
 
     import numpy as np
 
-    from simbridge.episode import RunConfig, run
-
-    [result] = run(
-        RunConfig(
-            task="T09@PHJR",
-            sim="flightgear",
-            agent="reference",
-            out=tmp_path / "runs",
-            frame_hz=0.2,
-            time_limit_s=150.0,
-            say=lambda s: None,
-        )
-    )
-    assert result.status == "completed", (result.status, result.detail)
-    actions = [json.loads(line) for line in (result.path / "actions.jsonl").read_text().splitlines() if line.strip()]
-    kinds = {a["kind"] for a in actions}
+    result, kinds = reference_episode(tmp_path, "T09@PHJR", time_limit_s=150.0)
     assert kinds <= {"task", "screenshot", "key", "wait", "done"}, kinds  # GUI only: the screen and the keyboard
     bundle = read_bundle(result.path)
     episode = json.loads((result.path / "episode.json").read_text())

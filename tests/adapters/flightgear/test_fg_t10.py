@@ -7,10 +7,9 @@ decision altitude read off the altimeter. One trial on a seed the benchmark swee
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from conftest import have_flightgear
+from support.flightgear import reference_episode
 
 pytestmark = [
     pytest.mark.flightgear,
@@ -21,27 +20,12 @@ pytestmark = [
 
 
 def test_t10_phnl_reference_pilot_flies_the_coupled_ils_to_decision_height(tmp_path):
-    from simbridge.episode import RunConfig, run
-
-    [result] = run(
-        RunConfig(
-            task="T10@PHNL",
-            sim="flightgear",
-            agent="reference",
-            seed=9,
-            out=tmp_path / "runs",
-            frame_hz=0.2,
-            say=lambda s: None,
-        )
-    )
-    assert result.status == "completed", (result.status, result.detail)
+    result, kinds = reference_episode(tmp_path, "T10@PHNL", seed=9)
     s = result.score
     assert s is not None and s.status == "scored", s
     report = "; ".join(f"{c.name} {c.earned:g} ({c.measured}, {c.explanation})" for c in s.components)
     assert s.success and s.score is not None and s.score >= 0.9, report
     assert s.safe, s.safety
-    actions = [json.loads(line) for line in (result.path / "actions.jsonl").read_text().splitlines() if line.strip()]
-    kinds = {a["kind"] for a in actions}
     # GUI only: the brief and the briefing strip, screenshots, pointer moves, presses, wheel
     # clicks on the knobs, the throttle keys
     allowed = {

@@ -199,6 +199,7 @@ BUILTIN_PILOTS: dict[str, str] = {
     "P14/flightgear": f"{_F}._partial_panel:FlightGearPartialPanelPilot",
     "T03/jsbsim": f"{_J}._landing:TouchdownZonePilot",
     "T11/jsbsim": f"{_J}._forced_landing:TurnBackPilot",
+    "T11/flightgear": f"{_F}._turn_back:FlightGearTurnBackPilot",
     "P17/jsbsim": f"{_J}._landing:NoFlapLandingPilot",
     "P18/jsbsim": f"{_J}._go_around:GoAroundPilot",
     "P08/jsbsim": f"{_J}._approach_poh:RoughMagnetoApproachPilot",

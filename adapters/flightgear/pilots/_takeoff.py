@@ -37,6 +37,8 @@ from simbridge.adapters.flightgear.pilots._steep_turn import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from simbridge import TaskSpec
     from simbridge.agent import AgentPortClient
 
@@ -133,8 +135,32 @@ class FlightGearTakeoffHoldPilot(Agent):
 
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
         hdg_target, alt_target, ias_target = parse_targets(port.task()["instruction"])
-        dg: float | None = None  # the heading indicator, read absolutely (modulo 90°, then continuity)
+        phase, result = self.fly(port, deadline_s, hdg_target, alt_target, ias_target)
+        if result:
+            port.done(result)
+            return "done"
+        port.give_up(f"ended in phase {phase}")
+        return "give_up"
+
+    def fly(
+        self,
+        port: "AgentPortClient",
+        deadline_s: float,
+        hdg_target: float,
+        alt_target: float,
+        ias_target: float,
+        *,
+        region: tuple[int, int, int, int] = REGION,
+        stop: "Callable[[Reading, np.ndarray], bool] | None" = None,
+    ) -> tuple[str, str]:
+        """Take off, climb and hold until the hold is done, the deadline, or `stop(reading,
+        screenshot)` says so (a departure that goes on differently: T11). The gauges, the
+        controls and the heading indicator's reading stay on the pilot (`g`, `c`, `dg`).
+        Returns (the phase it ended in, what was held or "")."""
+        self.dg: float | None = None  # the heading indicator, read absolutely (modulo 90°, then continuity)
         g, c, k = Gauges(), RudderControls(port), self.gains
+        self.g, self.c = g, c
+        dg = self.dg
         c.centre()
         for _ in range(FULL_THROTTLE_PRESSES // 2):
             port.key("Page_Up+9", hold_s=0.02)
@@ -143,17 +169,20 @@ class FlightGearTakeoffHoldPilot(Agent):
         t_prev: float | None = None
         ail_i, elev_i, bank_i, alt_i = 0.0, 0.0, 0.0, 0.0
         sky_level: list[float] = []  # the sky share on the roll (the pitch the climb counts from)
+        self.sky_level = sky_level
         t_thr, thr_target = 0.0, 0
         in_tol_since: float | None = None
         brake_presses = 0
         result = ""
         try:
             while port.elapsed() < deadline_s - 2.0:
-                shot = port.screenshot("png", region=REGION).to_array()
+                shot = port.screenshot("png", region=region).to_array()
                 r: Reading | None = g.read(port.elapsed(), shot)
                 if r is None:
                     port.wait(0.2)
                     continue
+                if stop is not None and stop(r, shot):
+                    break
                 t = r.t_s
                 ias = r.ias_kt if ASI_ARC_KT[0] <= r.ias_kt <= ASI_ARC_KT[1] else 0.0
                 dt = min(1.0, t - t_prev) if t_prev is not None else 0.0
@@ -166,7 +195,7 @@ class FlightGearTakeoffHoldPilot(Agent):
                 # lost 38° by the climb (T02@PHJR seed 1)
                 # (`Gauges` has read the card this frame: its reading, modulo 90°, and its turn)
                 assert g.dg_prev_deg is not None
-                dg = nearest_quarter_deg(g.dg_prev_deg, dg if dg is not None else hdg_target)
+                dg = self.dg = nearest_quarter_deg(g.dg_prev_deg, dg if dg is not None else hdg_target)
                 yaw_rate = g.rate("turned_deg", 1.0)
                 ias_rate = g.rate("ias_kt", 2.0) if ias else 0.0
                 hdg_err = (hdg_target - dg + 180.0) % 360.0 - 180.0  # degrees to turn right
@@ -260,8 +289,4 @@ class FlightGearTakeoffHoldPilot(Agent):
                 )
         finally:
             self._dump()
-        if result:
-            port.done(result)
-            return "done"
-        port.give_up(f"ended in phase {phase}")
-        return "give_up"
+        return phase, result

@@ -1,0 +1,291 @@
+"""Reference pilot for T11@PHJR on FlightGear's c172p: take off from 04R as T02's pilot does,
+and when the engine fails, best glide and a turn back to the runway, a power-off landing and a
+stop, flown with the keyboard from the panel (default cockpit view, 1280x800).
+
+- **Departure**: `_takeoff.FlightGearTakeoffHoldPilot.fly` (full power, the roll, the rotation,
+  the climb at 76 kt on the runway heading), stopped by this pilot when the engine fails.
+- **Engine failure**: the tachometer's needle drops by `FAILED_NEEDLE_DEG` from where it stood
+  in the climb (a windmilling propeller turns far slower than full power's).
+- **Where the aircraft is**: dead-reckoned from the start on 04R's threshold (the task's
+  initial state), from the airspeed indicator and the heading indicator (set to the compass at
+  the hand-over, so true = magnetic + the variation) and no wind.
+- **Glide**: the airspeed by pitch (the pitch cue of the attitude indicator, as T02's climb),
+  the nose toward 04R's threshold by bank: `TURN_BANK_DEG` while the turn is big (the turn back
+  of the JSBSim pilot `_forced_landing.TurnBackPilot`), `GLIDE_BANK_DEG` once on it.
+- **Landing**: the height is the altimeter's unwrapped reading less the one on the runway
+  before the takeoff; from `FLARE_FT` the nose comes up and then follows the sink, kept at
+  100-300 ft/min until the wheels are on (the airspeed under `ON_GROUND_KT`); on the roll the
+  elevator held back, the rudder on the heading, the brakes (`b` held) below `BRAKE_BELOW_KT`,
+  done once the airspeed needle rests on its stop and the altimeter is still.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from simbridge.agents import AgentResult
+from simbridge.adapters.flightgear.pilots._gauges import REGION, nearest_quarter_deg
+from simbridge.adapters.flightgear.pilots._steep_turn import ELEVATOR_STEP, Reading
+from simbridge.adapters.flightgear.pilots._takeoff import (
+    ASI_ARC_KT,
+    BANK_P,
+    HDG_BANK_D,
+    SKY_PER_DEG,
+    FlightGearTakeoffHoldPilot,
+)
+
+if TYPE_CHECKING:
+    from simbridge import TaskSpec
+    from simbridge.agent import AgentPortClient
+
+#: the screen the pilot grabs: the six-pack and, below it, the tachometer
+REGION_WITH_TACH = (REGION[0], REGION[1], REGION[2], 700)
+#: the tachometer's centre (screen px) and the radial band only its needle crosses
+TACH_CENTRE = (531.0, 657.0)
+TACH_BAND_PX = (10.0, 22.0)
+#: the needle's fall from its climb position (degrees) that is the failure
+FAILED_NEEDLE_DEG = 40.0
+#: PHJR 04R: its magnetic heading (the T02@PHJR hold heading), the magnetic variation
+#: (FlightGear's model at PHJR: 9.48° E)
+RUNWAY_HDG_MAG, VARIATION_DEG = 45.0, 9.48
+GLIDE_KT = 68.0
+TURN_BANK_DEG, GLIDE_BANK_DEG = 45.0, 20.0
+#: bank asked per degree off the heading in the glide
+GLIDE_HDG_BANK_P = 1.0
+#: elevator (fraction) per degree of pitch off the one asked (T02's climb: 0.012, too soft to
+#: hold the glide's airspeed out of the turn back)
+GLIDE_PITCH_P = 0.02
+#: heading error (deg) under which the turn back is over
+TURNED_DEG = 15.0
+#: wheel height (ft, by the altimeter from its reading on the runway, led by ALT_LAG_S of the
+#: sink) where the flare starts. The altimeter's reading lags the height by about 1.2 s: in
+#: the glide at 760 ft/min the pilot read 40 ft at 23 ft over the ground, and its flare at a
+#: read 28 ft came 13 ft up, too late to stop 625 ft/min (T11@PHJR seed 1)
+FLARE_FT, ALT_LAG_S = 35.0, 1.2
+#: the flare: the nose up this much at once, then moved at FLARE_PITCH_DEG_S to keep the sink
+#: within FLARE_SINK_FPM (lo, hi), the pitch followed at FLARE_SLEW_DEG_S at most, up to
+#: HOLD_OFF_MAX_PITCH (the tail clear of the ground)
+#: (6° at once, then 1°/s, ballooned the c172p from 20 to 31 ft at 64 kt; it then sank at
+#: 54 kt with the elevator at the glide's limit of 0.3 and touched at 667 ft/min, T11@PHJR seed 3)
+FLARE_PITCH_UP_DEG, FLARE_PITCH_DEG_S, FLARE_SLEW_DEG_S = 3.0, 2.0, 4.0
+#: the elevator's reach (fraction, nose up) in the glide and in the flare
+GLIDE_ELEV_MAX, FLARE_ELEV_MAX = 0.3, 0.6
+FLARE_SINK_FPM = (100.0, 300.0)
+HOLD_OFF_MAX_PITCH = 9.0
+#: indicated airspeed under which the c172p no longer flies (stall 44-48 KIAS power off): on the
+#: wheels, the landing roll
+ON_GROUND_KT = 42.0
+BRAKE_BELOW_KT = 40.0
+#: seconds from the airspeed needle's leaving its arc (36 kt) to the stop, the brakes held: it
+#: called done with the c172p still rolling at 30 kt when it waited 3 s (T11@PHJR seed 2)
+STOP_AFTER_S = 15.0
+KT_MS = 0.514444
+
+
+def tach_needle_deg(bgr: np.ndarray, origin: tuple[int, int]) -> float:
+    """The tachometer needle's angle (degrees clockwise from 12 o'clock): the brightest ray
+    through its band (a white needle on a black face)."""
+    lum = cv2.GaussianBlur(bgr.astype(np.float32).mean(axis=2), (3, 3), 0)
+    cx, cy = TACH_CENTRE[0] - origin[0], TACH_CENTRE[1] - origin[1]
+    th = np.radians(np.arange(720) * 0.5)
+    rs = np.arange(TACH_BAND_PX[0], TACH_BAND_PX[1] + 0.5, 1.0)
+    xs = (cx + np.outer(np.sin(th), rs)).astype(np.float32)
+    ys = (cy - np.outer(np.cos(th), rs)).astype(np.float32)
+    rays = cv2.remap(lum, xs, ys, cv2.INTER_LINEAR)
+    return float(np.argmax(rays.min(axis=1))) * 0.5
+
+
+def needle_fall_deg(before_deg: float, now_deg: float) -> float:
+    """How far the needle went counter-clockwise (degrees, -180..180): through 12 o'clock when
+    it does. Full power stands at about 53°, a windmilling propeller at about 286° (T11@PHJR)."""
+    return (before_deg - now_deg + 180.0) % 360.0 - 180.0
+
+
+class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
+    """T11@PHJR on FlightGear: the T02 departure; at the engine failure best glide, the turn
+    back to 04R's threshold, the landing where the glide ends, the stop."""
+
+    name = "reference:fg-turn-back"
+
+    def __init__(self, *_: object) -> None:
+        super().__init__()
+        self.x_m = self.y_m = 0.0  # east, north of the start (04R's threshold)
+        self.t_dr: float | None = None
+        self.tach_climb: list[float] = []
+        self.failed: dict | None = None
+
+    def _dump(self) -> None:
+        dump = os.environ.get("SIMBRIDGE_FG_T11_TRACE")
+        if dump:
+            with open(dump, "w") as f:
+                json.dump(self.trace, f)
+
+    def _reckon(self, r: Reading, hdg_mag: float | None) -> None:
+        """Move the dead-reckoned position on by the airspeed since the last reading."""
+        if self.t_dr is not None and hdg_mag is not None:
+            dt = r.t_s - self.t_dr
+            ias = r.ias_kt if ASI_ARC_KT[0] <= r.ias_kt <= ASI_ARC_KT[1] else 0.0
+            tas_ms = ias * KT_MS * (1.0 + 0.02 * max(0.0, r.alt_ft) / 1000.0)
+            hdg = math.radians(hdg_mag + VARIATION_DEG)
+            self.x_m += tas_ms * math.sin(hdg) * dt
+            self.y_m += tas_ms * math.cos(hdg) * dt
+        self.t_dr = r.t_s
+
+    def _engine_failed(self, r: Reading, shot: np.ndarray) -> bool:
+        self._reckon(r, self.dg)
+        needle = tach_needle_deg(shot, (REGION[0], REGION[1]))
+        airborne = r.alt_ft > 50.0
+        if airborne and not self.failed:
+            fall = needle_fall_deg(float(np.median(self.tach_climb[-20:])), needle) if self.tach_climb else 0.0
+            if len(self.tach_climb) >= 5 and fall > FAILED_NEEDLE_DEG:
+                self.failed = {
+                    "t": r.t_s,
+                    "height_ft": round(r.alt_ft),
+                    "x_m": self.x_m,
+                    "y_m": self.y_m,
+                    "tach_deg": needle,
+                }
+                return True
+            self.tach_climb.append(needle)
+        return False
+
+    def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
+        phase, _ = self.fly(
+            port, deadline_s, RUNWAY_HDG_MAG, 3000.0, 90.0, region=REGION_WITH_TACH, stop=self._engine_failed
+        )
+        if not self.failed:
+            port.give_up(f"the engine did not fail (ended in phase {phase})")
+            return "give_up"
+        how = self.glide_and_land(port, deadline_s)
+        if how.startswith("stopped"):
+            port.done(f"engine failed at {self.failed['height_ft']} ft: turned back, {how}")
+            return "done"
+        port.give_up(how)
+        return "give_up"
+
+    def glide_and_land(self, port: "AgentPortClient", deadline_s: float) -> str:
+        """Best glide toward 04R's threshold, the flare, the landing and the stop."""
+        g, c, k = self.g, self.c, self.gains
+        dg = self.dg
+        want: dict[str, int] = {"rudder": 0, "throttle": c.pos["throttle"]}
+        mode, turning = "glide", True
+        pitch_i, elev_i, ail_i = -3.0, 0.0, 0.0
+        flare_pitch = want_pitch_now = 0.0
+        braking = False
+        level_sky = float(np.median(self.sky_level)) if self.sky_level else 0.5
+        roll_hdg: float | None = None  # the heading the landing roll keeps
+        t_prev: float | None = None
+        still_since: float | None = None
+        try:
+            while port.elapsed() < deadline_s - 1.0:
+                shot = port.screenshot("png", region=REGION).to_array()
+                r = g.read(port.elapsed(), shot)
+                if r is None:
+                    port.wait(0.2)
+                    continue
+                assert g.dg_prev_deg is not None
+                dg = self.dg = nearest_quarter_deg(g.dg_prev_deg, dg if dg is not None else RUNWAY_HDG_MAG)
+                self._reckon(r, dg)
+                t = r.t_s
+                dt = min(1.0, t - t_prev) if t_prev is not None else 0.0
+                t_prev = t
+                ias = r.ias_kt if ASI_ARC_KT[0] <= r.ias_kt <= ASI_ARC_KT[1] else 0.0
+                h = r.alt_ft  # wheel height: the altimeter from its reading on the runway
+                vs = g.rate("alt_ft") * 60.0
+                yaw_rate = g.rate("turned_deg", 1.0)
+                roll_rate = g.rate("bank_deg", 1.0)
+                pitch = (r.sky - level_sky) / SKY_PER_DEG
+                # -- where to: 04R's threshold, the nose on it
+                brg_true = math.degrees(math.atan2(-self.x_m, -self.y_m)) % 360.0
+                far = math.hypot(self.x_m, self.y_m) > 300.0
+                hdg_target = (brg_true - VARIATION_DEG) % 360.0 if far else (RUNWAY_HDG_MAG + 180.0) % 360.0
+                hdg_err = (hdg_target - dg + 180.0) % 360.0 - 180.0
+                if turning and abs(hdg_err) < TURNED_DEG:
+                    turning = False
+                if mode == "glide" and h + vs / 60.0 * ALT_LAG_S < FLARE_FT:
+                    mode, flare_pitch, roll_hdg = "flare", pitch + FLARE_PITCH_UP_DEG, dg
+                    want_pitch_now = pitch
+                if mode == "glide":
+                    lim = (TURN_BANK_DEG if turning else GLIDE_BANK_DEG) if h > 200.0 else 10.0
+                    want_bank = float(np.clip(GLIDE_HDG_BANK_P * hdg_err - HDG_BANK_D * yaw_rate, -lim, lim))
+                    # airspeed by pitch: the pitch that holds GLIDE_KT, found by its integral
+                    pitch_i = float(np.clip(pitch_i + 0.08 * (ias - GLIDE_KT) * dt, -10.0, 4.0))
+                    want_pitch = float(np.clip(pitch_i + 0.5 * (ias - GLIDE_KT), -12.0, 6.0))
+                elif mode == "flare":
+                    # the nose up by FLARE_PITCH_UP_DEG, then up or down slowly by the sink: more
+                    # nose while sinking faster than FLARE_SINK_FPM, less while barely sinking
+                    # (a law on the sink's error ballooned the c172p 7 ft: the altimeter's rate
+                    # lags the pitch by about a second)
+                    want_bank = 0.0
+                    if vs < -FLARE_SINK_FPM[1]:
+                        flare_pitch += FLARE_PITCH_DEG_S * dt
+                    elif vs > -FLARE_SINK_FPM[0]:
+                        flare_pitch -= FLARE_PITCH_DEG_S * dt
+                    flare_pitch = float(np.clip(flare_pitch, -8.0, HOLD_OFF_MAX_PITCH))
+                    step = FLARE_SLEW_DEG_S * dt
+                    want_pitch_now = float(np.clip(flare_pitch, want_pitch_now - step, want_pitch_now + step))
+                    want_pitch = want_pitch_now
+                    still_since = (still_since or t) if abs(vs) < 60.0 and h < 12.0 else None
+                    if (ias and ias < ON_GROUND_KT) or (still_since is not None and t - still_since >= 1.5):
+                        mode, still_since = "rollout", None  # slower than it flies, or not sinking near the ground
+                else:  # rollout
+                    want_bank, want_pitch = 0.0, HOLD_OFF_MAX_PITCH
+                    if ias < BRAKE_BELOW_KT and not braking:
+                        port.key_down("b")
+                        braking = True
+                    # the needle leaves its arc at 36 kt: the roll is over STOP_AFTER_S later, braked
+                    still = braking and not ias and abs(vs) < 30.0
+                    still_since = (still_since or t) if still else None
+                    if still_since is not None and t - still_since >= STOP_AFTER_S:
+                        return f"stopped at {self.x_m:.0f} m E, {self.y_m:.0f} m N of the threshold"
+                err = want_bank - r.bank_deg
+                ail_i = float(np.clip(ail_i + k.bank_i * err * dt, -1.5, 1.5))
+                want["aileron"] = int(np.clip(round(BANK_P * err - k.bank_d * roll_rate + ail_i), -8, 8))
+                if roll_hdg is not None:  # from the flare on: the rudder keeps the nose straight
+                    roll_err = (roll_hdg - dg + 180.0) % 360.0 - 180.0
+                    want["rudder"] = int(np.clip(round(0.3 * roll_err - 0.5 * yaw_rate), -4, 4))
+                if mode == "rollout":
+                    want["elevator"] = round(-0.3 / ELEVATOR_STEP)  # the yoke held back on the roll
+                else:
+                    # the integral only with the wings near level: wound up in the 45° turn back
+                    # (the nose far below what the airspeed asked), it held the nose 6° high after
+                    # it and the airspeed fell to 55 kt (T11@PHJR seed 1)
+                    if abs(r.bank_deg) < 15.0:
+                        elev_i = float(np.clip(elev_i + 0.002 * (pitch - want_pitch) * dt, -0.15, 0.15))
+                    e = GLIDE_PITCH_P * (pitch - want_pitch) + k.sky_d * g.rate("sky", 1.0) + elev_i
+                    reach = FLARE_ELEV_MAX if mode == "flare" else GLIDE_ELEV_MAX
+                    want.update(c.pitch(float(np.clip(e, -reach, 0.15))))
+                taps = c.chord(want, {"trim": 4, "aileron": 2, "rudder": 2, "throttle": 4, "elevator": 2})
+                if not taps:
+                    port.wait(0.05)
+                if len(self.trace) % 50 == 0:
+                    self._dump()
+                self.trace.append(
+                    {
+                        "t": round(t, 2),
+                        "mode": mode,
+                        "h": round(h),
+                        "vs": round(vs),
+                        "ias": round(ias, 1),
+                        "pitch": round(pitch, 1),
+                        "want_pitch": round(want_pitch, 1),
+                        "bank": round(r.bank_deg, 1),
+                        "want_bank": round(want_bank, 1),
+                        "dg": round(dg, 1),
+                        "hdg_target": round(hdg_target, 1),
+                        "x": round(self.x_m),
+                        "y": round(self.y_m),
+                        **{n: v for n, v in c.pos.items()},
+                    }
+                )
+        finally:
+            if braking:
+                port.key_up("b")
+            self._dump()
+        return f"not stopped by the deadline (mode {mode})"

@@ -31,10 +31,11 @@ CENTRES: dict[str, tuple[int, int]] = {
     "ai": (628, 435),
     "alt": (727, 437),
     "dg": (627, 553),
+    "tach": (531, 657),
 }
 #: radial bands (px) where only the needle that matters crosses: the altimeter's long
 #: (100 ft) needle reaches past the short one's tip
-NEEDLE_BANDS: dict[str, tuple[float, float]] = {"alt": (12.0, 26.0), "asi": (8.0, 22.0)}
+NEEDLE_BANDS: dict[str, tuple[float, float]] = {"alt": (12.0, 26.0), "asi": (8.0, 22.0), "tach": (10.0, 22.0)}
 #: airspeed-indicator dial: kt at a needle angle (clockwise from 12 o'clock) and kt per degree,
 #: fitted over 68-99 kt
 ASI_REF_DEG, ASI_REF_KT, ASI_KT_PER_DEG = 112.0, 68.7, 0.361
@@ -63,7 +64,7 @@ def _polar(lum: np.ndarray, centre: tuple[float, float], r0: float, r1: float, n
 
 
 def needle_deg(bgr: np.ndarray, name: str, origin: tuple[int, int] = (0, 0)) -> float:
-    """The needle's angle (degrees clockwise from 12 o'clock) of gauge `name` ('alt', 'asi')."""
+    """The needle's angle (degrees clockwise from 12 o'clock) of gauge `name` ('alt', 'asi', 'tach')."""
     r0, r1 = NEEDLE_BANDS[name]
     lum = cv2.GaussianBlur(_lum(bgr), (3, 3), 0)
     rays = _polar(lum, _local(origin, name), r0, r1, 720, 1.0)

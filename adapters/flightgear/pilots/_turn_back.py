@@ -26,11 +26,10 @@ import math
 import os
 from typing import TYPE_CHECKING
 
-import cv2
 import numpy as np
 
 from simbridge.agents import AgentResult
-from simbridge.adapters.flightgear.pilots._gauges import REGION, nearest_quarter_deg
+from simbridge.adapters.flightgear.pilots._gauges import REGION, nearest_quarter_deg, needle_deg
 from simbridge.adapters.flightgear.pilots._steep_turn import ELEVATOR_STEP, Reading
 from simbridge.adapters.flightgear.pilots._takeoff import (
     ASI_ARC_KT,
@@ -46,9 +45,6 @@ if TYPE_CHECKING:
 
 #: the screen the pilot grabs: the six-pack and, below it, the tachometer
 REGION_WITH_TACH = (REGION[0], REGION[1], REGION[2], 700)
-#: the tachometer's centre (screen px) and the radial band only its needle crosses
-TACH_CENTRE = (531.0, 657.0)
-TACH_BAND_PX = (10.0, 22.0)
 #: the needle's fall from its climb position (degrees) that is the failure
 FAILED_NEEDLE_DEG = 40.0
 #: PHJR 04R: its magnetic heading (the T02@PHJR hold heading), the magnetic variation
@@ -89,16 +85,9 @@ KT_MS = 0.514444
 
 
 def tach_needle_deg(bgr: np.ndarray, origin: tuple[int, int]) -> float:
-    """The tachometer needle's angle (degrees clockwise from 12 o'clock): the brightest ray
-    through its band (a white needle on a black face)."""
-    lum = cv2.GaussianBlur(bgr.astype(np.float32).mean(axis=2), (3, 3), 0)
-    cx, cy = TACH_CENTRE[0] - origin[0], TACH_CENTRE[1] - origin[1]
-    th = np.radians(np.arange(720) * 0.5)
-    rs = np.arange(TACH_BAND_PX[0], TACH_BAND_PX[1] + 0.5, 1.0)
-    xs = (cx + np.outer(np.sin(th), rs)).astype(np.float32)
-    ys = (cy - np.outer(np.cos(th), rs)).astype(np.float32)
-    rays = cv2.remap(lum, xs, ys, cv2.INTER_LINEAR)
-    return float(np.argmax(rays.min(axis=1))) * 0.5
+    """The tachometer needle's angle (degrees clockwise from 12 o'clock), read as the other
+    needles are (`_gauges.needle_deg`)."""
+    return needle_deg(bgr, "tach", origin)
 
 
 def needle_fall_deg(before_deg: float, now_deg: float) -> float:

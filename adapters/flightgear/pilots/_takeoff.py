@@ -81,6 +81,14 @@ HOLD_DONE_S = 75.0
 #: the airspeed needle below the dial's arc (it rests near 12 o'clock): the linear reading of
 #: `_gauges.ias_kt` outside these kt means "slow", not a speed
 ASI_ARC_KT = (36.0, 136.0)
+
+
+def arc_ias_kt(ias_kt: float) -> float:
+    """The airspeed read off the needle where the dial has a scale (`ASI_ARC_KT`), else 0: the
+    needle resting on its stop is "too slow to read", not a speed."""
+    return ias_kt if ASI_ARC_KT[0] <= ias_kt <= ASI_ARC_KT[1] else 0.0
+
+
 #: simulator seconds at full throttle without the airspeed needle coming off its stop before
 #: the pilot takes the parking brake to be set (the c172p's cold-and-dark start sets it) and
 #: toggles it with `B`
@@ -184,7 +192,7 @@ class FlightGearTakeoffHoldPilot(Agent):
                 if stop is not None and stop(r, shot):
                     break
                 t = r.t_s
-                ias = r.ias_kt if ASI_ARC_KT[0] <= r.ias_kt <= ASI_ARC_KT[1] else 0.0
+                ias = arc_ias_kt(r.ias_kt)
                 dt = min(1.0, t - t_prev) if t_prev is not None else 0.0
                 t_prev = t
                 alt = FIELD_ELEV_FT + r.alt_ft

@@ -32,11 +32,11 @@ from simbridge.agents import AgentResult
 from simbridge.adapters.flightgear.pilots._gauges import REGION, nearest_quarter_deg, needle_deg
 from simbridge.adapters.flightgear.pilots._steep_turn import ELEVATOR_STEP, Reading
 from simbridge.adapters.flightgear.pilots._takeoff import (
-    ASI_ARC_KT,
     BANK_P,
     HDG_BANK_D,
     SKY_PER_DEG,
     FlightGearTakeoffHoldPilot,
+    arc_ias_kt,
 )
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
         """Move the dead-reckoned position on by the airspeed since the last reading."""
         if self.t_dr is not None and hdg_mag is not None:
             dt = r.t_s - self.t_dr
-            ias = r.ias_kt if ASI_ARC_KT[0] <= r.ias_kt <= ASI_ARC_KT[1] else 0.0
+            ias = arc_ias_kt(r.ias_kt)
             tas_ms = ias * KT_MS * (1.0 + 0.02 * max(0.0, r.alt_ft) / 1000.0)
             hdg = math.radians(hdg_mag + VARIATION_DEG)
             self.x_m += tas_ms * math.sin(hdg) * dt
@@ -184,7 +184,7 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                 t = r.t_s
                 dt = min(1.0, t - t_prev) if t_prev is not None else 0.0
                 t_prev = t
-                ias = r.ias_kt if ASI_ARC_KT[0] <= r.ias_kt <= ASI_ARC_KT[1] else 0.0
+                ias = arc_ias_kt(r.ias_kt)
                 h = r.alt_ft  # wheel height: the altimeter from its reading on the runway
                 vs = g.rate("alt_ft") * 60.0
                 yaw_rate = g.rate("turned_deg", 1.0)

@@ -59,6 +59,9 @@ GLIDE_HDG_BANK_P = 1.0
 GLIDE_PITCH_P = 0.02
 #: heading error (deg) under which the turn back is over
 TURNED_DEG = 15.0
+#: the turn back goes the way the heading error first says, to the left when it is more than
+#: this (the threshold about dead astern), and keeps that way until it is over
+ONE_WAY_DEG = 150.0
 #: wheel height (ft, by the altimeter from its reading on the runway, led by ALT_LAG_S of the
 #: sink) where the flare starts. The altimeter's reading lags the height by about 1.2 s: in
 #: the glide at 760 ft/min the pilot read 40 ft at 23 ft over the ground, and its flare at a
@@ -73,6 +76,10 @@ FLARE_PITCH_UP_DEG, FLARE_PITCH_DEG_S, FLARE_SLEW_DEG_S = 3.0, 2.0, 4.0
 #: the elevator's reach (fraction, nose up) in the glide and in the flare
 GLIDE_ELEV_MAX, FLARE_ELEV_MAX = 0.3, 0.6
 FLARE_SINK_FPM = (100.0, 300.0)
+#: how far (deg) the flare gives back of the highest pitch it has asked, while barely sinking:
+#: given back freely, the c172p levelled at about 12 ft (the altimeter's 25), the nose came down
+#: 6° at 2°/s and it flew into the runway at 532-679 ft/min (T11@PHJR seed 5, twice)
+FLARE_GIVE_BACK_DEG = 1.5
 HOLD_OFF_MAX_PITCH = 9.0
 #: indicated airspeed under which the c172p no longer flies (stall 44-48 KIAS power off): on the
 #: wheels, the landing roll
@@ -163,9 +170,9 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
         g, c, k = self.g, self.c, self.gains
         dg = self.dg
         want: dict[str, int] = {"rudder": 0, "throttle": c.pos["throttle"]}
-        mode, turning = "glide", True
+        mode, turning, turn_sign = "glide", True, 0.0
         pitch_i, elev_i, ail_i = -3.0, 0.0, 0.0
-        flare_pitch = want_pitch_now = 0.0
+        flare_pitch = flare_top = want_pitch_now = 0.0
         braking = False
         level_sky = float(np.median(self.sky_level)) if self.sky_level else 0.5
         roll_hdg: float | None = None  # the heading the landing roll keeps
@@ -195,10 +202,19 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                 far = math.hypot(self.x_m, self.y_m) > 300.0
                 hdg_target = (brg_true - VARIATION_DEG) % 360.0 if far else (RUNWAY_HDG_MAG + 180.0) % 360.0
                 hdg_err = (hdg_target - dg + 180.0) % 360.0 - 180.0
-                if turning and abs(hdg_err) < TURNED_DEG:
-                    turning = False
+                if turning:
+                    # one way round: with the threshold nearly dead astern the error's sign
+                    # flipped frame to frame, the bank asked swung ±5° and the c172p flew on
+                    # away from the runway for 20 s (T11@PHJR seed 2, heading item 0.64)
+                    if turn_sign == 0.0:
+                        turn_sign = math.copysign(1.0, hdg_err) if abs(hdg_err) < ONE_WAY_DEG else -1.0
+                    if hdg_err * turn_sign < 0.0 and abs(hdg_err) > 90.0:
+                        hdg_err += 360.0 * turn_sign
+                    if abs(hdg_err) < TURNED_DEG:
+                        turning = False
                 if mode == "glide" and h + vs / 60.0 * ALT_LAG_S < FLARE_FT:
                     mode, flare_pitch, roll_hdg = "flare", pitch + FLARE_PITCH_UP_DEG, dg
+                    flare_top = flare_pitch
                     want_pitch_now = pitch
                 if mode == "glide":
                     lim = (TURN_BANK_DEG if turning else GLIDE_BANK_DEG) if h > 200.0 else 10.0
@@ -216,7 +232,8 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                         flare_pitch += FLARE_PITCH_DEG_S * dt
                     elif vs > -FLARE_SINK_FPM[0]:
                         flare_pitch -= FLARE_PITCH_DEG_S * dt
-                    flare_pitch = float(np.clip(flare_pitch, -8.0, HOLD_OFF_MAX_PITCH))
+                    flare_top = max(flare_top, flare_pitch)
+                    flare_pitch = float(np.clip(flare_pitch, flare_top - FLARE_GIVE_BACK_DEG, HOLD_OFF_MAX_PITCH))
                     step = FLARE_SLEW_DEG_S * dt
                     want_pitch_now = float(np.clip(flare_pitch, want_pitch_now - step, want_pitch_now + step))
                     want_pitch = want_pitch_now

@@ -81,20 +81,18 @@ HOLD_DONE_S = 75.0
 #: the airspeed needle below the dial's arc (it rests near 12 o'clock): the linear reading of
 #: `_gauges.ias_kt` outside these kt means "slow", not a speed
 ASI_ARC_KT = (36.0, 136.0)
-
-
-def arc_ias_kt(ias_kt: float) -> float:
-    """The airspeed read off the needle where the dial has a scale (`ASI_ARC_KT`), else 0: the
-    needle resting on its stop is "too slow to read", not a speed."""
-    return ias_kt if ASI_ARC_KT[0] <= ias_kt <= ASI_ARC_KT[1] else 0.0
-
-
 #: simulator seconds at full throttle without the airspeed needle coming off its stop before
 #: the pilot takes the parking brake to be set (the c172p's cold-and-dark start sets it) and
 #: toggles it with `B`
 BRAKE_CHECK_S = 20.0
 #: the pilot's own tolerance while counting HOLD_DONE_S (the task's: ±100 ft, ±5 kt, ±10°)
 OWN_TOL = {"alt": 60.0, "ias": 3.5, "hdg": 6.0}
+
+
+def arc_ias_kt(ias_kt: float) -> float:
+    """The airspeed read off the needle where the dial has a scale (`ASI_ARC_KT`), else 0: the
+    needle resting on its stop is "too slow to read", not a speed."""
+    return ias_kt if ASI_ARC_KT[0] <= ias_kt <= ASI_ARC_KT[1] else 0.0
 
 
 class RudderControls(Controls):

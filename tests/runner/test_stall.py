@@ -187,13 +187,17 @@ def test_flightgear_stopped_for_8_s_is_waited_for_and_scored(tmp_path, monkeypat
     assert stopped["cap"] == pytest.approx(0.25) and ep["sim_info"]["flightgear"]["max_sim_step_s"] == 0.25
     assert np.diff(t).max() <= 0.25 + 1e-6, np.diff(t).max()
     assert res.sim_s >= 20  # the limit is simulator time: the 8 s stopped did not count
-    # the hand-over: the c172p's autostart is over and the task's clean configuration is in,
-    # near the task's 3,500 ft / 100 kt over the sea south of Kalaeloa, hand-flown
+    # the hand-over: the c172p's autostart is over, the task's clean configuration is in and
+    # the aircraft is where the task starts, straight and level at 3,500 ft and 100 kt heading
+    # 310° over the sea south of Kalaeloa, hand-flown (it was handed over banked 10-20° and
+    # diving at up to 1,700 ft/min before the restart at the start state)
+    props = load_task("T09@PHJR").initial_state.scenario["flightgear_props"]
     v = {name: float(bundle.signals[name][0]) for name in bundle.signals.names}
-    assert v["on_ground"] == 0 and v["engine_running"] == 1 and v["engine_rpm"] > 1700, v
-    assert v["flaps_deg"] < 3.0 and v["throttle"] == pytest.approx(0.7, abs=0.01), v
-    assert v["autopilot_on"] == 0
-    assert abs(v["alt_msl_ft"] - 3500) < 400 and abs(v["ias_kt"] - 100) < 20, v
-    assert abs(v["lat_deg"] - 21.20) < 0.03 and abs(v["lon_deg"] + 158.07) < 0.03, v
+    assert v["on_ground"] == 0 and v["engine_running"] == 1 and v["engine_rpm"] > 2300, v
+    assert v["flaps_deg"] < 1.0 and v["autopilot_on"] == 0, v
+    assert v["throttle"] == pytest.approx(props["/controls/engines/current-engine/throttle"], abs=0.01), v
+    assert abs(v["alt_msl_ft"] - 3500) < 50 and abs(v["ias_kt"] - 100) < 5, v
+    assert abs(v["bank_deg"]) < 5 and abs(v["vs_fpm"]) < 700 and abs(v["pitch_deg"]) < 6, v
+    assert abs(v["lat_deg"] - 21.20) < 0.003 and abs(v["lon_deg"] + 158.07) < 0.003, v
     # doing nothing earns nothing
     assert res.score.score == 0.0 and not [c.name for c in res.score.components if c.earned], res.score

@@ -53,10 +53,10 @@ if TYPE_CHECKING:
 REGION = (380, 390, 780, 600)
 #: PHJR's magnetic variation (east), as the task states it
 MAG_VAR_EAST_DEG = 9.4
-#: FlightGear's air start turns the c172p left while the harness sets the cruise configuration:
-#: the hand-over heading was 33° left of the instruction's (P13@PHJR seed 1); only the quarter
-#: of the heading indicator's reading is taken from it
-HANDOVER_DRIFT_DEG = -30.0
+#: the hand-over heading less the instruction's: 0 since the harness restarts the air start at
+#: the task's state (it was 33° left, P13@PHJR seed 1); only the quarter of the heading
+#: indicator's reading is taken from it
+HANDOVER_DRIFT_DEG = 0.0
 #: the suction cue's rise that says the vacuum failed (5 in the green, 20 failed)
 SUCTION_FAILED_RISE = 8.0
 #: the turn rate flown at most, under standard rate (3°/s): asked for 3, the c172p turned left at
@@ -67,9 +67,11 @@ TURN_RATE_MAX_DEG_S = 2.5
 #: period (the turn coordinator lags the bank), P13@PHJR seed 1
 RATE_PER_DEG = 0.1
 ON_HEADING_DEG = 3.0
-#: the hand-over leaves 0.7 throttle (~1,900 rpm): the airspeed decayed to 68 kt holding the
-#: altitude; this many throttle steps (0.01) more at the start
-THROTTLE_ADD_STEPS = 12
+#: throttle steps (0.01) added at the start: none, the hand-over's 0.87 holds 100 kt level.
+#: (Once it was 0.7, where the airspeed decayed to 68 kt holding the altitude, and 12 were added;
+#: kept with the new start, the 0.91 after P14's descent gave 128 kt and the carried heading ran
+#: 42° off in the last 90 s, P14@PHJR seed 1)
+THROTTLE_ADD_STEPS = 0
 #: the turn coordinator's lag (s): it reads the turn rate of about a second before. Summed
 #: as it reads, the carried heading ran 3-6° past the turn on the roll-out (P13@PHJR seeds
 #: 1 and 2); the heading is the sum plus this lag times the reading's change since the
@@ -83,12 +85,13 @@ VS_PER_FT = 0.0007 / 0.00012
 VS_MAX_FPM = 1000.0
 #: the altitude error (ft) within which the altitude integral works (not through a descent)
 ALT_I_WITHIN_FT = 300.0
-#: P14: throttle steps (0.01) taken off while descending, given back this far above the target
-DESCENT_THROTTLE_CUT_STEPS = 25
+#: P14: throttle steps (0.01) taken off while descending (0.57 in all), given back this far above
+#: the target
+DESCENT_THROTTLE_CUT_STEPS = 30
 DESCENT_POWER_BACK_FT = 300.0
-#: P14: the throttle steps over the hand-over's once level after the descent (P13's 12 at 2,500 ft
-#: gave 104 kt and the nose-down trim the altitude loop could not reach, seed 2)
-LEVEL_AFTER_DESCENT_STEPS = 4
+#: P14: the throttle steps over the hand-over's once level after the descent: 0.74 in all (0.82
+#: at 2,500 ft gave 104 kt and the nose-down trim the altitude loop could not reach, seed 2)
+LEVEL_AFTER_DESCENT_STEPS = -13
 #: the vertical speed (ft/min) within which the aircraft counts as level for done
 LEVEL_FPM = 200.0
 #: the turn coordinator's scale is learnt only from a turn this long before the failure, and

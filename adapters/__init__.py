@@ -200,6 +200,7 @@ BUILTIN_PILOTS: dict[str, str] = {
     "T03/jsbsim": f"{_J}._landing:TouchdownZonePilot",
     "T11/jsbsim": f"{_J}._forced_landing:TurnBackPilot",
     "T11/flightgear": f"{_F}._turn_back:FlightGearTurnBackPilot",
+    "T05/flightgear": f"{_F}._pattern:FlightGearPatternPilot",
     "P17/jsbsim": f"{_J}._landing:NoFlapLandingPilot",
     "P18/jsbsim": f"{_J}._go_around:GoAroundPilot",
     "P08/jsbsim": f"{_J}._approach_poh:RoughMagnetoApproachPilot",

@@ -158,11 +158,15 @@ class FlightGearTakeoffHoldPilot(Agent):
         *,
         region: tuple[int, int, int, int] = REGION,
         stop: "Callable[[Reading, np.ndarray], bool] | None" = None,
+        heading: "Callable[[], float] | None" = None,
+        bank_max_deg: float = BANK_MAX_DEG,
+        hold_done_s: float = HOLD_DONE_S,
     ) -> tuple[str, str]:
         """Take off, climb and hold until the hold is done, the deadline, or `stop(reading,
-        screenshot)` says so (a departure that goes on differently: T11). The gauges, the
-        controls and the heading indicator's reading stay on the pilot (`g`, `c`, `dg`).
-        Returns (the phase it ended in, what was held or "")."""
+        screenshot)` says so (a departure that goes on differently: T11). `heading()`, when
+        given, is the heading to hold from each frame on (a pattern's legs: T05), turned with up
+        to `bank_max_deg` of bank; the hold is done after `hold_done_s` in tolerance. The gauges, the controls and the heading indicator's reading
+        stay on the pilot (`g`, `c`, `dg`). Returns (the phase it ended in, what was held or "")."""
         self.dg: float | None = None  # the heading indicator, read absolutely (modulo 90°, then continuity)
         g, c, k = Gauges(), RudderControls(port), self.gains
         self.g, self.c = g, c
@@ -204,15 +208,20 @@ class FlightGearTakeoffHoldPilot(Agent):
                 dg = self.dg = nearest_quarter_deg(g.dg_prev_deg, dg if dg is not None else hdg_target)
                 yaw_rate = g.rate("turned_deg", 1.0)
                 ias_rate = g.rate("ias_kt", 2.0) if ias else 0.0
+                if heading is not None:
+                    hdg_target = heading()
                 hdg_err = (hdg_target - dg + 180.0) % 360.0 - 180.0  # degrees to turn right
                 want: dict[str, int] = {}
                 # -- wings: level on the ground, a bank toward the heading in the air
                 # one degree of bank a degree off, less the swing: 1°/° undamped swung ±13° about the
                 # heading every 25 s at 3,000 ft, the bank reaching 16° (T02@PHJR seed 1)
-                if phase in ("climb", "level"):
+                # (with headings given, the integral only near the one asked: through a pattern's
+                # 90° turns it would wind up to its limit and swing the next leg)
+                near = heading is None or abs(hdg_err) < 2.0 * bank_max_deg
+                if phase in ("climb", "level") and near:
                     bank_i = float(np.clip(bank_i + HDG_BANK_I * hdg_err * dt, -BANK_I_MAX_DEG, BANK_I_MAX_DEG))
                 want_bank = HDG_BANK_P * hdg_err - HDG_BANK_D * yaw_rate + bank_i
-                want_bank = float(np.clip(want_bank, -BANK_MAX_DEG, BANK_MAX_DEG))
+                want_bank = float(np.clip(want_bank, -bank_max_deg, bank_max_deg))
                 want_bank = 0.0 if phase in ("roll", "rotate") else want_bank
                 err = want_bank - r.bank_deg
                 ail_i = float(np.clip(ail_i + k.bank_i * err * dt, -1.5, 1.5)) if phase != "roll" else 0.0
@@ -272,8 +281,8 @@ class FlightGearTakeoffHoldPilot(Agent):
                     ok = abs(alt - alt_target) < OWN_TOL["alt"] and abs(ias - ias_target) < OWN_TOL["ias"]
                     ok = ok and abs(hdg_err) < OWN_TOL["hdg"]
                     in_tol_since = (in_tol_since or t) if ok else None
-                    if in_tol_since is not None and t - in_tol_since >= HOLD_DONE_S:
-                        result = f"held {HOLD_DONE_S:.0f} s at {alt:.0f} ft, {ias:.0f} kt"
+                    if in_tol_since is not None and t - in_tol_since >= hold_done_s:
+                        result = f"held {hold_done_s:.0f} s at {alt:.0f} ft, {ias:.0f} kt"
                         break
                 if len(self.trace) % 50 == 0:
                     self._dump()

@@ -108,6 +108,7 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
     back to 04R's threshold, the landing where the glide ends, the stop."""
 
     name = "reference:fg-turn-back"
+    glide_kt = GLIDE_KT
 
     def __init__(self, *_: object) -> None:
         super().__init__()
@@ -115,6 +116,7 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
         self.t_dr: float | None = None
         self.tach_climb: list[float] = []
         self.failed: dict | None = None
+        self.turning, self.turn_sign = True, 0.0  # the glide's turn back: under way, which way
 
     def _dump(self) -> None:
         dump = os.environ.get("SIMBRIDGE_FG_T11_TRACE")
@@ -158,19 +160,47 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
         if not self.failed:
             port.give_up(f"the engine did not fail (ended in phase {phase})")
             return "give_up"
+        return self.land(port, deadline_s, f"engine failed at {self.failed['height_ft']} ft: turned back")
+
+    def land(self, port: "AgentPortClient", deadline_s: float, done_as: str) -> AgentResult:
+        """`glide_and_land`; done, saying `done_as` and where it stopped, once stopped, else given up."""
         how = self.glide_and_land(port, deadline_s)
         if how.startswith("stopped"):
-            port.done(f"engine failed at {self.failed['height_ft']} ft: turned back, {how}")
+            port.done(f"{done_as}, {how}")
             return "done"
         port.give_up(how)
         return "give_up"
+
+    def glide_steer(self, dg: float, h: float) -> tuple[float, float, float]:
+        """(the heading to fly, degrees to turn right to it, the bank allowed) in the glide: the
+        nose on 04R's threshold, turned back one way round; over the threshold, 22L's heading."""
+        brg_true = math.degrees(math.atan2(-self.x_m, -self.y_m)) % 360.0
+        far = math.hypot(self.x_m, self.y_m) > 300.0
+        hdg_target = (brg_true - VARIATION_DEG) % 360.0 if far else (RUNWAY_HDG_MAG + 180.0) % 360.0
+        hdg_err = (hdg_target - dg + 180.0) % 360.0 - 180.0
+        if self.turning:
+            # one way round: with the threshold nearly dead astern the error's sign flipped frame
+            # to frame, the bank asked swung ±5° and the c172p flew on away from the runway for
+            # 20 s (T11@PHJR seed 2, heading item 0.64)
+            if self.turn_sign == 0.0:
+                self.turn_sign = math.copysign(1.0, hdg_err) if abs(hdg_err) < ONE_WAY_DEG else -1.0
+            if hdg_err * self.turn_sign < 0.0 and abs(hdg_err) > 90.0:
+                hdg_err += 360.0 * self.turn_sign
+            if abs(hdg_err) < TURNED_DEG:
+                self.turning = False
+        lim = (TURN_BANK_DEG if self.turning else GLIDE_BANK_DEG) if h > 200.0 else 10.0
+        return hdg_target, hdg_err, lim
+
+    def glide_power(self, want: dict[str, int], mode: str, h: float, t: float) -> None:
+        """The throttle in the glide and the landing: the engine has failed, the lever stays."""
 
     def glide_and_land(self, port: "AgentPortClient", deadline_s: float) -> str:
         """Best glide toward 04R's threshold, the flare, the landing and the stop."""
         g, c, k = self.g, self.c, self.gains
         dg = self.dg
         want: dict[str, int] = {"rudder": 0, "throttle": c.pos["throttle"]}
-        mode, turning, turn_sign = "glide", True, 0.0
+        mode = "glide"
+        self.turning, self.turn_sign = True, 0.0
         pitch_i, elev_i, ail_i = -3.0, 0.0, 0.0
         flare_pitch = flare_top = want_pitch_now = 0.0
         braking = False
@@ -197,31 +227,17 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                 yaw_rate = g.rate("turned_deg", 1.0)
                 roll_rate = g.rate("bank_deg", 1.0)
                 pitch = (r.sky - level_sky) / SKY_PER_DEG
-                # -- where to: 04R's threshold, the nose on it
-                brg_true = math.degrees(math.atan2(-self.x_m, -self.y_m)) % 360.0
-                far = math.hypot(self.x_m, self.y_m) > 300.0
-                hdg_target = (brg_true - VARIATION_DEG) % 360.0 if far else (RUNWAY_HDG_MAG + 180.0) % 360.0
-                hdg_err = (hdg_target - dg + 180.0) % 360.0 - 180.0
-                if turning:
-                    # one way round: with the threshold nearly dead astern the error's sign
-                    # flipped frame to frame, the bank asked swung ±5° and the c172p flew on
-                    # away from the runway for 20 s (T11@PHJR seed 2, heading item 0.64)
-                    if turn_sign == 0.0:
-                        turn_sign = math.copysign(1.0, hdg_err) if abs(hdg_err) < ONE_WAY_DEG else -1.0
-                    if hdg_err * turn_sign < 0.0 and abs(hdg_err) > 90.0:
-                        hdg_err += 360.0 * turn_sign
-                    if abs(hdg_err) < TURNED_DEG:
-                        turning = False
+                hdg_target, hdg_err, bank_lim = self.glide_steer(dg, h)
                 if mode == "glide" and h + vs / 60.0 * ALT_LAG_S < FLARE_FT:
                     mode, flare_pitch, roll_hdg = "flare", pitch + FLARE_PITCH_UP_DEG, dg
                     flare_top = flare_pitch
                     want_pitch_now = pitch
                 if mode == "glide":
-                    lim = (TURN_BANK_DEG if turning else GLIDE_BANK_DEG) if h > 200.0 else 10.0
+                    lim = bank_lim
                     want_bank = float(np.clip(GLIDE_HDG_BANK_P * hdg_err - HDG_BANK_D * yaw_rate, -lim, lim))
-                    # airspeed by pitch: the pitch that holds GLIDE_KT, found by its integral
-                    pitch_i = float(np.clip(pitch_i + 0.08 * (ias - GLIDE_KT) * dt, -10.0, 4.0))
-                    want_pitch = float(np.clip(pitch_i + 0.5 * (ias - GLIDE_KT), -12.0, 6.0))
+                    # airspeed by pitch: the pitch that holds the glide's speed, found by its integral
+                    pitch_i = float(np.clip(pitch_i + 0.08 * (ias - self.glide_kt) * dt, -10.0, 4.0))
+                    want_pitch = float(np.clip(pitch_i + 0.5 * (ias - self.glide_kt), -12.0, 6.0))
                 elif mode == "flare":
                     # the nose up by FLARE_PITCH_UP_DEG, then up or down slowly by the sink: more
                     # nose while sinking faster than FLARE_SINK_FPM, less while barely sinking
@@ -267,6 +283,7 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                     e = GLIDE_PITCH_P * (pitch - want_pitch) + k.sky_d * g.rate("sky", 1.0) + elev_i
                     reach = FLARE_ELEV_MAX if mode == "flare" else GLIDE_ELEV_MAX
                     want.update(c.pitch(float(np.clip(e, -reach, 0.15))))
+                self.glide_power(want, mode, h, t)
                 taps = c.chord(want, {"trim": 4, "aileron": 2, "rudder": 2, "throttle": 4, "elevator": 2})
                 if not taps:
                     port.wait(0.05)

@@ -1,0 +1,208 @@
+"""Reference pilot for T05@PHJR on FlightGear's c172p: a left-hand traffic pattern from runway
+04R at 1,000 ft above the field and a landing on 04R, rolled to a stop, flown with the keyboard
+from the panel (default cockpit view, 1280x800).
+
+- **Where the aircraft is**: dead-reckoned from the start on 04R's landing threshold (the task's
+  initial state) by T11's pilot (`_turn_back`): the airspeed indicator and the heading indicator
+  (set to the compass at the hand-over), no wind; kept here in the runway's frame, metres along
+  04R from its threshold and to the left of its centreline.
+- **Departure and downwind**: T02's pilot (`_takeoff.FlightGearTakeoffHoldPilot.fly`): the roll,
+  the rotation, the climb at 76 kt, the level-off at 1,000 ft above the field and its altitude
+  and airspeed hold, with the heading of each leg asked frame by frame: the runway's until
+  `CROSSWIND_AGL_FT`, 90° left (crosswind) until the downwind line is a turn away, then the
+  reciprocal along the line `DOWNWIND_OFFSET_M` left of the centreline.
+- **Descent, base and final**: from abeam the threshold T11's glide and landing
+  (`glide_and_land`: the airspeed by pitch at `APPROACH_KT`, the flare led by the altimeter's lag,
+  the roll and the brakes), with the power kept here: the throttle holds a `PATH_DEG` path to
+  the aim point along what is left of the pattern, and closes at the flare. The base turn comes
+  `BASE_PAST_M` before the threshold, the final turn a turn radius from the centreline, and on
+  final the heading follows the centreline (an intercept angle by the offset).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from simbridge.agents import AgentResult
+from simbridge.adapters.flightgear.pilots._takeoff import FIELD_ELEV_FT, Reading
+from simbridge.adapters.flightgear.pilots._turn_back import (
+    REGION,
+    RUNWAY_HDG_MAG,
+    VARIATION_DEG,
+    FlightGearTurnBackPilot,
+)
+
+if TYPE_CHECKING:
+    from simbridge import TaskSpec
+    from simbridge.agent import AgentPortClient
+
+#: 04R's true heading (the task's geometry; the pilot's magnetic 045° plus the variation is 54.5°)
+RUNWAY_TRUE_DEG = 54.8
+PATTERN_AGL_FT = 1000.0
+CROSSWIND_AGL_FT = 600.0
+DOWNWIND_KT, APPROACH_KT = 85.0, 70.0
+NM = 1852.0
+#: the downwind line, left of the centreline (the task's template: 0.25-1.5 nm)
+DOWNWIND_OFFSET_M = 0.7 * NM
+#: the base leg this far before the threshold: 0.75 nm left a final of 35 s, too short to settle
+#: the base-to-final turn's overshoot (65 m off the centreline at the touchdown, T05@PHJR seed 1)
+BASE_PAST_M = 1.0 * NM
+#: where the approach aims, past the threshold, and its path angle
+AIM_PAST_M, PATH_DEG = 300.0, 4.0
+#: bank in the pattern's turns, and the radius that gives at the downwind's speed (for leading
+#: the turns)
+PATTERN_BANK_DEG = 20.0
+#: intercept angle (deg) per metre off a leg's line, and its limit
+INTERCEPT_DEG_PER_M, INTERCEPT_MAX_DEG = 0.1, 30.0
+#: on final, the intercept's integral (deg per metre-second, and its reach): the c172p flew the
+#: final 3-9° left of the heading asked and stayed 45-65 m off the centreline (T05@PHJR seed 1)
+FINAL_I_DEG_PER_M_S, FINAL_I_MAX_DEG = 0.004, 10.0
+#: the roll-in's seconds: the base-to-final turn starts this much flight before a turn radius
+#: from the centreline
+ROLL_IN_S = 3.0
+#: where the aircraft starts: FlightGear lines the c172p up at the start of 04R's pavement, its
+#: displaced threshold 110 m ahead (apt.dat; measured: 105 m before it)
+START_ALONG_M = -110.0
+#: throttle steps (0.01 each, counted from full) that hold the approach's path at APPROACH_KT
+#: with the flaps up, and steps per foot above the path
+APPROACH_THROTTLE, PATH_THROTTLE_PER_FT = -62, 0.15
+KT_MS = 0.514444
+
+
+def turn_radius_m(ias_kt: float, bank_deg: float) -> float:
+    """Radius of a level turn at `ias_kt` (taken as true airspeed) and `bank_deg`."""
+    v = ias_kt * KT_MS
+    return v * v / (9.81 * math.tan(math.radians(bank_deg)))
+
+
+def heading_onto_line(line_true_deg: float, offset_left_m: float) -> float:
+    """Magnetic heading that flies along a line (true direction `line_true_deg`) from
+    `offset_left_m` to the left of it (negative: to its right): the line's heading turned toward
+    it by an intercept that grows with the offset."""
+    intercept = float(np.clip(INTERCEPT_DEG_PER_M * offset_left_m, -INTERCEPT_MAX_DEG, INTERCEPT_MAX_DEG))
+    return (line_true_deg + intercept - VARIATION_DEG) % 360.0
+
+
+class FlightGearPatternPilot(FlightGearTurnBackPilot):
+    """T05@PHJR on FlightGear: a left-hand pattern from 04R and the landing back on it."""
+
+    name = "reference:fg-pattern"
+    glide_kt = APPROACH_KT
+
+    def __init__(self, *_: object) -> None:
+        super().__init__()
+        self.leg = "upwind"
+        self.legs: list[dict] = []
+        h = math.radians(RUNWAY_TRUE_DEG)
+        self.x_m, self.y_m = START_ALONG_M * math.sin(h), START_ALONG_M * math.cos(h)
+        self.final_i_deg = 0.0  # the final's intercept integral (deg)
+        self.t_final: float | None = None
+
+    # -- the runway's frame
+    def along_left_m(self) -> tuple[float, float]:
+        """(metres along 04R from its threshold, metres left of its centreline), reckoned."""
+        h = math.radians(RUNWAY_TRUE_DEG)
+        along = self.x_m * math.sin(h) + self.y_m * math.cos(h)
+        left = -(self.x_m * math.cos(h) - self.y_m * math.sin(h))
+        return along, left
+
+    def _next_leg(self, leg: str, t: float, height_ft: float) -> None:
+        along, left = self.along_left_m()
+        self.leg = leg
+        self.trace.append({"leg": leg, "t": round(t, 1), "along_m": round(along), "left_m": round(left)})
+        self.legs.append(
+            {"leg": leg, "t": round(t, 1), "along_m": round(along), "left_m": round(left), "h": round(height_ft)}
+        )
+
+    def leg_heading(self) -> float:
+        """The magnetic heading the leg asks now."""
+        along, left = self.along_left_m()
+        if self.leg == "upwind":
+            return RUNWAY_HDG_MAG
+        if self.leg == "crosswind":
+            return (RUNWAY_HDG_MAG - 90.0) % 360.0
+        if self.leg == "downwind":
+            # the downwind line runs the other way: to its left is further out from the runway
+            return heading_onto_line(RUNWAY_TRUE_DEG + 180.0, DOWNWIND_OFFSET_M - left)
+        if self.leg == "base":
+            return (RUNWAY_HDG_MAG + 90.0) % 360.0
+        # final: the centreline, the intercept's integral added
+        return (heading_onto_line(RUNWAY_TRUE_DEG, left) + self.final_i_deg) % 360.0
+
+    def _pattern(self, r: Reading, _shot: np.ndarray) -> bool:
+        """Each frame of the departure and the downwind: the reckoning and the legs; True once
+        past abeam the threshold on the downwind where the approach path comes under the
+        pattern's height: the descent begins."""
+        self._reckon(r, self.dg)
+        along, left = self.along_left_m()
+        height = r.alt_ft
+        if self.leg == "upwind" and height >= CROSSWIND_AGL_FT and along > 0.0:
+            self._next_leg("crosswind", r.t_s, height)
+        elif self.leg == "crosswind":
+            lead = turn_radius_m(DOWNWIND_KT, PATTERN_BANK_DEG)
+            if left >= DOWNWIND_OFFSET_M - lead and height >= PATTERN_AGL_FT - 60.0:
+                self._next_leg("downwind", r.t_s, height)
+        elif self.leg == "downwind" and along < 0.0 and self.path_ft() < PATTERN_AGL_FT:
+            self._next_leg("descent", r.t_s, height)
+            self.leg = "downwind"  # still on the downwind's line, now descending
+            return True
+        return False
+
+    def glide_steer(self, dg: float, h: float) -> tuple[float, float, float]:
+        """The rest of the pattern after abeam: the downwind's line, the base, the final."""
+        along, left = self.along_left_m()
+        lead = turn_radius_m(APPROACH_KT, PATTERN_BANK_DEG)
+        if self.leg == "downwind" and along < -BASE_PAST_M + 0.3 * lead:
+            self._next_leg("base", self.t_dr or 0.0, h)
+        elif self.leg == "base" and left <= lead + ROLL_IN_S * APPROACH_KT * KT_MS:
+            self._next_leg("final", self.t_dr or 0.0, h)
+        elif self.leg == "final" and self.t_dr is not None:
+            dt = min(1.0, self.t_dr - self.t_final) if self.t_final is not None else 0.0
+            self.t_final = self.t_dr
+            if abs(left) < 150.0:  # settled on the final, not through the turn onto it
+                i = self.final_i_deg + FINAL_I_DEG_PER_M_S * left * dt
+                self.final_i_deg = float(np.clip(i, -FINAL_I_MAX_DEG, FINAL_I_MAX_DEG))
+        hdg_target = self.leg_heading()
+        hdg_err = (hdg_target - dg + 180.0) % 360.0 - 180.0
+        return hdg_target, hdg_err, (PATTERN_BANK_DEG if h > 150.0 else 10.0)
+
+    def path_ft(self) -> float:
+        """Height (ft above the field) of the approach path where the aircraft is: PATH_DEG to
+        the aim point along what is left of the pattern."""
+        along, left = self.along_left_m()
+        if self.leg == "downwind":
+            rest = (along + BASE_PAST_M) + max(0.0, left) + BASE_PAST_M
+        elif self.leg == "base":
+            rest = max(0.0, left) + max(0.0, -along)
+        else:
+            rest = max(0.0, -along)
+        return min(PATTERN_AGL_FT, (rest + AIM_PAST_M) * math.tan(math.radians(PATH_DEG)) / 0.3048)
+
+    def glide_power(self, want: dict[str, int], mode: str, h: float, t: float) -> None:
+        """The approach's power: the path by throttle; closed from the flare on."""
+        if mode != "glide":
+            want["throttle"] = -100
+            return
+        steps = APPROACH_THROTTLE - PATH_THROTTLE_PER_FT * (h - self.path_ft())
+        want["throttle"] = int(np.clip(round(steps), -100, -20))
+
+    def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
+        phase, _ = self.fly(
+            port,
+            deadline_s,
+            RUNWAY_HDG_MAG,
+            FIELD_ELEV_FT + PATTERN_AGL_FT,
+            DOWNWIND_KT,
+            region=REGION,
+            stop=self._pattern,
+            heading=self.leg_heading,
+            bank_max_deg=PATTERN_BANK_DEG,
+            hold_done_s=math.inf,  # the downwind is held until abeam, not for a time
+        )
+        if self.leg != "downwind" or not self.legs or self.legs[-1]["leg"] != "descent":
+            port.give_up(f"the pattern ended before the descent (leg {self.leg}, phase {phase})")
+            return "give_up"
+        return self.land(port, deadline_s, f"pattern flown ({', '.join(leg['leg'] for leg in self.legs)})")

@@ -1,0 +1,106 @@
+"""The T05@PHJR reference pilot's pattern geometry (`_pattern`): its reckoned position in 04R's
+frame, the headings each leg asks and the approach path, without launching FlightGear. The
+whole pilot flies in the FlightGear benchmark (`benchmarks/reference_pilots.py`)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from simbridge.adapters.flightgear.pilots._pattern import (
+    AIM_PAST_M,
+    BASE_PAST_M,
+    DOWNWIND_OFFSET_M,
+    FINAL_I_DEG_PER_M_S,
+    PATH_DEG,
+    PATTERN_AGL_FT,
+    RUNWAY_TRUE_DEG,
+    START_ALONG_M,
+    FlightGearPatternPilot,
+    heading_onto_line,
+    turn_radius_m,
+)
+from simbridge.adapters.flightgear.pilots._turn_back import RUNWAY_HDG_MAG, VARIATION_DEG
+
+
+def _at(along_m: float, left_m: float, leg: str = "upwind") -> FlightGearPatternPilot:
+    """A pilot whose reckoning puts it `along_m` along 04R and `left_m` left of its centreline."""
+    p = FlightGearPatternPilot()
+    h = math.radians(RUNWAY_TRUE_DEG)
+    p.x_m = along_m * math.sin(h) - left_m * math.cos(h)
+    p.y_m = along_m * math.cos(h) + left_m * math.sin(h)
+    p.leg = leg
+    return p
+
+
+def _hdg_diff(a: float, b: float) -> float:
+    return (a - b + 180.0) % 360.0 - 180.0
+
+
+@pytest.mark.parametrize(("along", "left"), [(0.0, 0.0), (1200.0, -80.0), (-2500.0, 1300.0)])
+def test_the_runway_frame_is_along_and_left_of_04r(along, left):
+    assert _at(along, left).along_left_m() == pytest.approx((along, left), abs=1e-6)
+    # left of 04R is north-west of it: 1 km left is 1 km along 324.8° true
+    p = _at(0.0, 1000.0)
+    assert math.degrees(math.atan2(p.x_m, p.y_m)) % 360.0 == pytest.approx(RUNWAY_TRUE_DEG - 90.0 + 360.0)
+
+
+def test_on_a_line_the_heading_is_the_lines_and_off_it_turns_toward_it():
+    on = heading_onto_line(RUNWAY_TRUE_DEG, 0.0)
+    assert on == pytest.approx(RUNWAY_TRUE_DEG - VARIATION_DEG)
+    # 100 m left of the centreline on final: turn right toward it, 10° at 0.1°/m
+    assert _hdg_diff(_at(-1500.0, 100.0, "final").leg_heading(), on) == pytest.approx(10.0)
+    assert _hdg_diff(_at(-1500.0, -100.0, "final").leg_heading(), on) == pytest.approx(-10.0)
+    # far off, the intercept is capped
+    assert _hdg_diff(_at(-1500.0, 900.0, "final").leg_heading(), on) == pytest.approx(30.0)
+
+
+def test_the_downwind_holds_its_line_from_either_side():
+    reciprocal = (RUNWAY_TRUE_DEG + 180.0 - VARIATION_DEG) % 360.0
+    assert _at(0.0, DOWNWIND_OFFSET_M, "downwind").leg_heading() == pytest.approx(reciprocal)
+    # further out than the line: turn left, toward the runway (the pattern's side)
+    assert _hdg_diff(_at(0.0, DOWNWIND_OFFSET_M + 150.0, "downwind").leg_heading(), reciprocal) < -10.0
+    assert _hdg_diff(_at(0.0, DOWNWIND_OFFSET_M - 150.0, "downwind").leg_heading(), reciprocal) > 10.0
+
+
+def test_the_crosswind_and_base_are_square_to_the_runway():
+    assert _at(3000.0, 300.0, "crosswind").leg_heading() == (RUNWAY_HDG_MAG - 90.0) % 360.0
+    assert _at(-1400.0, 800.0, "base").leg_heading() == RUNWAY_HDG_MAG + 90.0
+
+
+def test_the_approach_path_starts_at_pattern_height_abeam_and_ends_at_the_aim_point():
+    tan = math.tan(math.radians(PATH_DEG)) / 0.3048
+    # abeam the threshold on the downwind: the whole rest of the pattern lies ahead (about 1,000 ft)
+    rest = 2 * BASE_PAST_M + DOWNWIND_OFFSET_M + AIM_PAST_M
+    assert _at(0.0, DOWNWIND_OFFSET_M, "downwind").path_ft() == pytest.approx(min(PATTERN_AGL_FT, rest * tan))
+    # on the base: what is left of it and the final
+    assert _at(-BASE_PAST_M, 600.0, "base").path_ft() == pytest.approx((600.0 + BASE_PAST_M + AIM_PAST_M) * tan)
+    # over the threshold on final: the aim point's height
+    assert _at(0.0, 0.0, "final").path_ft() == pytest.approx(AIM_PAST_M * tan)
+
+
+def test_a_turn_at_the_downwinds_speed_is_about_half_a_kilometre_across():
+    # 85 kt with 20° of bank: the crosswind's turn onto the downwind is led by this much
+    assert turn_radius_m(85.0, 20.0) == pytest.approx(535.0, abs=2.0)
+
+
+def test_the_reckoning_starts_where_flightgear_lines_the_c172p_up():
+    # at the start of 04R's pavement, its displaced threshold 110 m ahead (measured: 105 m)
+    assert FlightGearPatternPilot().along_left_m() == pytest.approx((START_ALONG_M, 0.0), abs=1e-6)
+    assert START_ALONG_M == pytest.approx(-110.0)
+
+
+def test_the_finals_integral_turns_toward_the_centreline_and_only_near_it():
+    p = _at(-1500.0, 60.0, "final")
+    on = heading_onto_line(RUNWAY_TRUE_DEG, 60.0)
+    for step in range(1, 11):  # 10 s, 60 m left of the centreline
+        p.t_dr = float(step)
+        p.glide_steer(p.leg_heading(), 300.0)
+    assert p.final_i_deg == pytest.approx(9 * FINAL_I_DEG_PER_M_S * 60.0)  # the first frame sets the clock
+    assert _hdg_diff(p.leg_heading(), on) == pytest.approx(p.final_i_deg)
+    far = _at(-1800.0, 400.0, "final")  # still turning onto the final: no integral
+    for step in range(1, 11):
+        far.t_dr = float(step)
+        far.glide_steer(far.leg_heading(), 300.0)
+    assert far.final_i_deg == 0.0

@@ -2,8 +2,8 @@
 04R at 1,000 ft above the field and a landing on 04R, rolled to a stop, flown with the keyboard
 from the panel (default cockpit view, 1280x800).
 
-- **Where the aircraft is**: dead-reckoned from the start on 04R's landing threshold (the task's
-  initial state) by T11's pilot (`_turn_back`): the airspeed indicator and the heading indicator
+- **Where the aircraft is**: dead-reckoned from where FlightGear lines it up, `START_ALONG_M`
+  before 04R's displaced threshold, by T11's pilot (`_turn_back`): the airspeed indicator and the heading indicator
   (set to the compass at the hand-over), no wind; kept here in the runway's frame, metres along
   04R from its threshold and to the left of its centreline.
 - **Departure and downwind**: T02's pilot (`_takeoff.FlightGearTakeoffHoldPilot.fly`): the roll,
@@ -29,6 +29,7 @@ import numpy as np
 from simbridge.agents import AgentResult
 from simbridge.adapters.flightgear.pilots._takeoff import FIELD_ELEV_FT, Reading
 from simbridge.adapters.flightgear.pilots._turn_back import (
+    KT_MS,
     REGION,
     RUNWAY_HDG_MAG,
     VARIATION_DEG,
@@ -52,8 +53,7 @@ DOWNWIND_OFFSET_M = 0.7 * NM
 BASE_PAST_M = 1.0 * NM
 #: where the approach aims, past the threshold, and its path angle
 AIM_PAST_M, PATH_DEG = 300.0, 4.0
-#: bank in the pattern's turns, and the radius that gives at the downwind's speed (for leading
-#: the turns)
+#: bank in the pattern's turns (its radius, `turn_radius_m`, leads them)
 PATTERN_BANK_DEG = 20.0
 #: intercept angle (deg) per metre off a leg's line, and its limit
 INTERCEPT_DEG_PER_M, INTERCEPT_MAX_DEG = 0.1, 30.0
@@ -69,7 +69,6 @@ START_ALONG_M = -110.0
 #: throttle steps (0.01 each, counted from full) that hold the approach's path at APPROACH_KT
 #: with the flaps up, and steps per foot above the path
 APPROACH_THROTTLE, PATH_THROTTLE_PER_FT = -62, 0.15
-KT_MS = 0.514444
 
 
 def turn_radius_m(ias_kt: float, bank_deg: float) -> float:
@@ -181,7 +180,7 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
             rest = max(0.0, -along)
         return min(PATTERN_AGL_FT, (rest + AIM_PAST_M) * math.tan(math.radians(PATH_DEG)) / 0.3048)
 
-    def glide_power(self, want: dict[str, int], mode: str, h: float, t: float) -> None:
+    def glide_power(self, want: dict[str, int], mode: str, h: float) -> None:
         """The approach's power: the path by throttle; closed from the flare on."""
         if mode != "glide":
             want["throttle"] = -100

@@ -191,7 +191,7 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
         lim = (TURN_BANK_DEG if self.turning else GLIDE_BANK_DEG) if h > 200.0 else 10.0
         return hdg_target, hdg_err, lim
 
-    def glide_power(self, want: dict[str, int], mode: str, h: float, t: float) -> None:
+    def glide_power(self, want: dict[str, int], mode: str, h: float) -> None:
         """The throttle in the glide and the landing: the engine has failed, the lever stays."""
 
     def glide_and_land(self, port: "AgentPortClient", deadline_s: float) -> str:
@@ -233,8 +233,8 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                     flare_top = flare_pitch
                     want_pitch_now = pitch
                 if mode == "glide":
-                    lim = bank_lim
-                    want_bank = float(np.clip(GLIDE_HDG_BANK_P * hdg_err - HDG_BANK_D * yaw_rate, -lim, lim))
+                    bank = GLIDE_HDG_BANK_P * hdg_err - HDG_BANK_D * yaw_rate
+                    want_bank = float(np.clip(bank, -bank_lim, bank_lim))
                     # airspeed by pitch: the pitch that holds the glide's speed, found by its integral
                     pitch_i = float(np.clip(pitch_i + 0.08 * (ias - self.glide_kt) * dt, -10.0, 4.0))
                     want_pitch = float(np.clip(pitch_i + 0.5 * (ias - self.glide_kt), -12.0, 6.0))
@@ -283,7 +283,7 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                     e = GLIDE_PITCH_P * (pitch - want_pitch) + k.sky_d * g.rate("sky", 1.0) + elev_i
                     reach = FLARE_ELEV_MAX if mode == "flare" else GLIDE_ELEV_MAX
                     want.update(c.pitch(float(np.clip(e, -reach, 0.15))))
-                self.glide_power(want, mode, h, t)
+                self.glide_power(want, mode, h)
                 taps = c.chord(want, {"trim": 4, "aileron": 2, "rudder": 2, "throttle": 4, "elevator": 2})
                 if not taps:
                     port.wait(0.05)

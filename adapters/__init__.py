@@ -201,6 +201,7 @@ BUILTIN_PILOTS: dict[str, str] = {
     "T11/jsbsim": f"{_J}._forced_landing:TurnBackPilot",
     "T11/flightgear": f"{_F}._turn_back:FlightGearTurnBackPilot",
     "T05/flightgear": f"{_F}._pattern:FlightGearPatternPilot",
+    "T03/flightgear": f"{_F}._visual_landing:FlightGearVisualLandingPilot",
     "P17/jsbsim": f"{_J}._landing:NoFlapLandingPilot",
     "P18/jsbsim": f"{_J}._go_around:GoAroundPilot",
     "P08/jsbsim": f"{_J}._approach_poh:RoughMagnetoApproachPilot",

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simbridge.agents import AgentResult
+from simbridge.adapters.flightgear.pilots._runway import WINDOW, see_runway
 from simbridge.adapters.flightgear.pilots._takeoff import FIELD_ELEV_FT, Reading
 from simbridge.adapters.flightgear.pilots._turn_back import (
     KT_MS,
@@ -60,6 +61,13 @@ INTERCEPT_DEG_PER_M, INTERCEPT_MAX_DEG = 0.1, 30.0
 #: on final, the intercept's integral (deg per metre-second, and its reach): the c172p flew the
 #: final 3-9° left of the heading asked and stayed 45-65 m off the centreline (T05@PHJR seed 1)
 FINAL_I_DEG_PER_M_S, FINAL_I_MAX_DEG = 0.004, 10.0
+#: ... and only this close to the centreline: within 150 m it wound up while the window's first
+#: sights moved the reckoning 20-40 m and swung the final 20 m past the centreline (T03@PHJR)
+FINAL_I_WITHIN_M = 20.0
+#: on final within FINAL_NEAR_M of the centreline, this much more intercept per metre: at
+#: 0.1°/m a 5 m offset takes 16 s to close, the flare came with the c172p still 5-10 m off;
+#: at 0.2°/m in all the final swung from 25 m right to 16 m left in 12 s (T03@PHJR)
+FINAL_NEAR_DEG_PER_M, FINAL_NEAR_M = 0.05, 30.0
 #: the roll-in's seconds: the base-to-final turn starts this much flight before a turn radius
 #: from the centreline
 ROLL_IN_S = 3.0
@@ -69,6 +77,24 @@ START_ALONG_M = -110.0
 #: throttle steps (0.01 each, counted from full) that hold the approach's path at APPROACH_KT
 #: with the flaps up, and steps per foot above the path
 APPROACH_THROTTLE, PATH_THROTTLE_PER_FT = -62, 0.15
+#: how far the track runs right of the heading (deg) with approach power and the rudder
+#: centred: 0.4-2.3°, 1.5° on average, along T03@PHJR's 5 nm final (its reckoning, which took the
+#: heading for the track, ended 200 m left of where the c172p was)
+APPROACH_SLIP_DEG = 1.5
+#: the same in the climb at full power with T02's climb rudder: 1.7-2.7° left (T05@PHJR seed 2's
+#: upwind; its reckoning was 46 m right of the c172p at the crosswind turn)
+CLIMB_SLIP_DEG = -2.0
+#: looks out of the window on final: this often (s), between these heights above the field
+#: (ft), from this far before the threshold (m; further out the runway is a few rows among
+#: the field's other pavement), the wings within LOOK_BANK_DEG of level (the
+#: attitude indicator reads small banks at about 60% of the bank), looking for the runway
+#: LOOK_AHEAD_M ahead or at the threshold, whichever is further
+LOOK_EVERY_S, LOOK_FT, LOOK_FROM_M, LOOK_BANK_DEG, LOOK_AHEAD_M = 1.0, (20.0, 600.0), 1500.0, 4.0, 600.0
+#: a sight counts if the height its edges imply is within this fraction of the altimeter's and
+#: it moves the reckoning by no more than this (m); each moves it this fraction of the way
+LOOK_HEIGHT_TOL, LOOK_MAX_FIX_M, LOOK_GAIN = 0.35, 100.0, 0.5
+#: 04R's width (apt.dat) and the pilot's eye above the wheels (m)
+RUNWAY_WIDTH_M, EYE_ABOVE_WHEELS_M = 60.96, 2.0
 
 
 def turn_radius_m(ias_kt: float, bank_deg: float) -> float:
@@ -90,6 +116,15 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
 
     name = "reference:fg-pattern"
     glide_kt = APPROACH_KT
+    #: degrees of bank asked per degree off the heading from the descent on: T11's 1.0 weaved
+    #: the final ±5° of heading and ±15 m about the centreline every 25 s (the attitude
+    #: indicator shows small banks at 35-60% of the bank: the c172p banks further than asked)
+    glide_hdg_bank_p = 0.6
+    #: the rudder on the runway's heading from the flare on: at T11's 0.3 a step per degree
+    #: the nose ran 2.5-7° off it in the flare and the c172p drifted 20 m across (T03@PHJR)
+    roll_rudder_p, roll_rudder_max = 0.6, 6
+    #: the approach path: its angle, its aim point past the threshold, the throttle that holds it
+    path_deg, aim_past_m, approach_throttle = PATH_DEG, AIM_PAST_M, APPROACH_THROTTLE
 
     def __init__(self, *_: object) -> None:
         super().__init__()
@@ -99,6 +134,7 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
         self.x_m, self.y_m = START_ALONG_M * math.sin(h), START_ALONG_M * math.cos(h)
         self.final_i_deg = 0.0  # the final's intercept integral (deg)
         self.t_final: float | None = None
+        self.t_look = -math.inf
 
     # -- the runway's frame
     def along_left_m(self) -> tuple[float, float]:
@@ -129,7 +165,8 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
         if self.leg == "base":
             return (RUNWAY_HDG_MAG + 90.0) % 360.0
         # final: the centreline, the intercept's integral added
-        return (heading_onto_line(RUNWAY_TRUE_DEG, left) + self.final_i_deg) % 360.0
+        near = FINAL_NEAR_DEG_PER_M * float(np.clip(left, -FINAL_NEAR_M, FINAL_NEAR_M))
+        return (heading_onto_line(RUNWAY_TRUE_DEG, left) + near + self.final_i_deg) % 360.0
 
     def _pattern(self, r: Reading, _shot: np.ndarray) -> bool:
         """Each frame of the departure and the downwind: the reckoning and the legs; True once
@@ -138,6 +175,7 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
         self._reckon(r, self.dg)
         along, left = self.along_left_m()
         height = r.alt_ft
+        self.slip_deg = CLIMB_SLIP_DEG if self.leg == "upwind" and height > 50.0 else 0.0
         if self.leg == "upwind" and height >= CROSSWIND_AGL_FT and along > 0.0:
             self._next_leg("crosswind", r.t_s, height)
         elif self.leg == "crosswind":
@@ -158,15 +196,57 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
             self._next_leg("base", self.t_dr or 0.0, h)
         elif self.leg == "base" and left <= lead + ROLL_IN_S * APPROACH_KT * KT_MS:
             self._next_leg("final", self.t_dr or 0.0, h)
-        elif self.leg == "final" and self.t_dr is not None:
-            dt = min(1.0, self.t_dr - self.t_final) if self.t_final is not None else 0.0
-            self.t_final = self.t_dr
-            if abs(left) < 150.0:  # settled on the final, not through the turn onto it
-                i = self.final_i_deg + FINAL_I_DEG_PER_M_S * left * dt
-                self.final_i_deg = float(np.clip(i, -FINAL_I_MAX_DEG, FINAL_I_MAX_DEG))
         hdg_target = self.leg_heading()
         hdg_err = (hdg_target - dg + 180.0) % 360.0 - 180.0
+        if self.leg == "final" and self.t_dr is not None:
+            dt = min(1.0, self.t_dr - self.t_final) if self.t_final is not None else 0.0
+            self.t_final = self.t_dr
+            if abs(left) < FINAL_I_WITHIN_M:  # settled on the final, not through the turn onto it
+                i = self.final_i_deg + FINAL_I_DEG_PER_M_S * left * dt
+                self.final_i_deg = float(np.clip(i, -FINAL_I_MAX_DEG, FINAL_I_MAX_DEG))
         return hdg_target, hdg_err, (PATTERN_BANK_DEG if h > 150.0 else 10.0)
+
+    def look_out(self, port: "AgentPortClient", r: Reading, mode: str, dg: float, h: float) -> None:
+        """On final and in the flare, every LOOK_EVERY_S: the runway out of the window
+        (`_runway.see_runway`) sets how far left of the centreline the aircraft is, half-way each
+        look; only with the wings near level and a runway whose width puts it at the
+        altimeter's height. The reckoning alone ended 25-90 m off the centreline (the slip, the
+        speed, the heading indicator)."""
+        if self.leg != "final" or mode not in ("glide", "flare") or not LOOK_FT[0] <= h <= LOOK_FT[1]:
+            return
+        if abs(r.bank_deg) > LOOK_BANK_DEG or r.t_s - self.t_look < LOOK_EVERY_S:
+            return
+        along, left = self.along_left_m()
+        if along >= -LOOK_FROM_M:
+            self.t_look = r.t_s
+            ahead = max(0.0, along + LOOK_AHEAD_M) - along  # the point looked for: the threshold, or further on
+            nose_right_deg = (dg + VARIATION_DEG) - RUNWAY_TRUE_DEG
+            bearing = math.degrees(math.atan2(left, ahead)) - nose_right_deg
+            shot = port.screenshot("png", region=WINDOW).to_array()
+            sight = see_runway(shot, r.bank_deg, bearing, RUNWAY_WIDTH_M)
+            seen = None
+            if sight is not None:
+                h_m = h * 0.3048 + EYE_ABOVE_WHEELS_M
+                if abs(sight.height_m / h_m - 1.0) <= LOOK_HEIGHT_TOL and abs(-sight.right_m - left) <= LOOK_MAX_FIX_M:
+                    seen = -sight.right_m
+                    d = LOOK_GAIN * (seen - left)
+                    hr = math.radians(RUNWAY_TRUE_DEG)
+                    self.x_m -= d * math.cos(hr)
+                    self.y_m += d * math.sin(hr)
+            self.trace.append(
+                {
+                    "look": round(r.t_s, 1),
+                    "along": round(along),
+                    "left": round(left, 1),
+                    "seen_left": None if seen is None else round(seen, 1),
+                    "sight": None if sight is None else [round(sight.right_m, 1), round(sight.height_m, 1), sight.rows],
+                }
+            )
+
+    def flare_heading(self, dg: float) -> float:
+        """From the flare to the stop the rudder keeps 04R's heading, not the one the final's
+        intercept left (T05@PHJR seed 3 touched down still crossing and rolled off the side)."""
+        return RUNWAY_HDG_MAG
 
     def path_ft(self) -> float:
         """Height (ft above the field) of the approach path where the aircraft is: PATH_DEG to
@@ -178,14 +258,16 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
             rest = max(0.0, left) + max(0.0, -along)
         else:
             rest = max(0.0, -along)
-        return min(PATTERN_AGL_FT, (rest + AIM_PAST_M) * math.tan(math.radians(PATH_DEG)) / 0.3048)
+        return min(PATTERN_AGL_FT, (rest + self.aim_past_m) * math.tan(math.radians(self.path_deg)) / 0.3048)
 
     def glide_power(self, want: dict[str, int], mode: str, h: float) -> None:
         """The approach's power: the path by throttle; closed from the flare on."""
         if mode != "glide":
             want["throttle"] = -100
+            self.slip_deg = 0.0
             return
-        steps = APPROACH_THROTTLE - PATH_THROTTLE_PER_FT * (h - self.path_ft())
+        self.slip_deg = APPROACH_SLIP_DEG
+        steps = self.approach_throttle - PATH_THROTTLE_PER_FT * (h - self.path_ft())
         want["throttle"] = int(np.clip(round(steps), -100, -20))
 
     def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:

@@ -109,6 +109,9 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
 
     name = "reference:fg-turn-back"
     glide_kt = GLIDE_KT
+    glide_hdg_bank_p = GLIDE_HDG_BANK_P
+    #: rudder steps per degree off the landing's heading from the flare on, and their reach
+    roll_rudder_p, roll_rudder_max = 0.3, 4
 
     def __init__(self, *_: object) -> None:
         super().__init__()
@@ -117,6 +120,8 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
         self.tach_climb: list[float] = []
         self.failed: dict | None = None
         self.turning, self.turn_sign = True, 0.0  # the glide's turn back: under way, which way
+        #: how far the track runs right of the heading (deg): the c172p's slip at the power it has
+        self.slip_deg = 0.0
 
     def _dump(self) -> None:
         dump = os.environ.get("SIMBRIDGE_FG_T11_TRACE")
@@ -130,7 +135,7 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
             dt = r.t_s - self.t_dr
             ias = arc_ias_kt(r.ias_kt)
             tas_ms = ias * KT_MS * (1.0 + 0.02 * max(0.0, r.alt_ft) / 1000.0)
-            hdg = math.radians(hdg_mag + VARIATION_DEG)
+            hdg = math.radians(hdg_mag + VARIATION_DEG + self.slip_deg)
             self.x_m += tas_ms * math.sin(hdg) * dt
             self.y_m += tas_ms * math.cos(hdg) * dt
         self.t_dr = r.t_s
@@ -194,6 +199,15 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
     def glide_power(self, want: dict[str, int], mode: str, h: float) -> None:
         """The throttle in the glide and the landing: the engine has failed, the lever stays."""
 
+    def look_out(self, port: "AgentPortClient", r: Reading, mode: str, dg: float, h: float) -> None:
+        """Each frame of the glide and the landing, before the steering: a look out of the window
+        that may correct the reckoning (the turn back flies the reckoning alone)."""
+
+    def flare_heading(self, dg: float) -> float:
+        """The heading the rudder keeps from the flare to the stop: the one the flare starts on
+        (the turn back lands where the glide ends, on whatever heading it has)."""
+        return dg
+
     def glide_and_land(self, port: "AgentPortClient", deadline_s: float) -> str:
         """Best glide toward 04R's threshold, the flare, the landing and the stop."""
         g, c, k = self.g, self.c, self.gains
@@ -227,13 +241,14 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                 yaw_rate = g.rate("turned_deg", 1.0)
                 roll_rate = g.rate("bank_deg", 1.0)
                 pitch = (r.sky - level_sky) / SKY_PER_DEG
+                self.look_out(port, r, mode, dg, h)
                 hdg_target, hdg_err, bank_lim = self.glide_steer(dg, h)
                 if mode == "glide" and h + vs / 60.0 * ALT_LAG_S < FLARE_FT:
-                    mode, flare_pitch, roll_hdg = "flare", pitch + FLARE_PITCH_UP_DEG, dg
+                    mode, flare_pitch, roll_hdg = "flare", pitch + FLARE_PITCH_UP_DEG, self.flare_heading(dg)
                     flare_top = flare_pitch
                     want_pitch_now = pitch
                 if mode == "glide":
-                    bank = GLIDE_HDG_BANK_P * hdg_err - HDG_BANK_D * yaw_rate
+                    bank = self.glide_hdg_bank_p * hdg_err - HDG_BANK_D * yaw_rate
                     want_bank = float(np.clip(bank, -bank_lim, bank_lim))
                     # airspeed by pitch: the pitch that holds the glide's speed, found by its integral
                     pitch_i = float(np.clip(pitch_i + 0.08 * (ias - self.glide_kt) * dt, -10.0, 4.0))
@@ -271,7 +286,8 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                 want["aileron"] = int(np.clip(round(BANK_P * err - k.bank_d * roll_rate + ail_i), -8, 8))
                 if roll_hdg is not None:  # from the flare on: the rudder keeps the nose straight
                     roll_err = (roll_hdg - dg + 180.0) % 360.0 - 180.0
-                    want["rudder"] = int(np.clip(round(0.3 * roll_err - 0.5 * yaw_rate), -4, 4))
+                    rudder = self.roll_rudder_p * roll_err - 0.5 * yaw_rate
+                    want["rudder"] = int(np.clip(round(rudder), -self.roll_rudder_max, self.roll_rudder_max))
                 if mode == "rollout":
                     want["elevator"] = round(-0.3 / ELEVATOR_STEP)  # the yoke held back on the roll
                 else:

@@ -13,6 +13,7 @@ from simbridge.adapters.flightgear.pilots._pattern import (
     BASE_PAST_M,
     DOWNWIND_OFFSET_M,
     FINAL_I_DEG_PER_M_S,
+    FINAL_NEAR_DEG_PER_M,
     PATH_DEG,
     PATTERN_AGL_FT,
     RUNWAY_TRUE_DEG,
@@ -21,7 +22,7 @@ from simbridge.adapters.flightgear.pilots._pattern import (
     heading_onto_line,
     turn_radius_m,
 )
-from simbridge.adapters.flightgear.pilots._turn_back import RUNWAY_HDG_MAG, VARIATION_DEG
+from simbridge.adapters.flightgear.pilots._turn_back import RUNWAY_HDG_MAG, VARIATION_DEG, FlightGearTurnBackPilot
 
 
 def _at(along_m: float, left_m: float, leg: str = "upwind") -> FlightGearPatternPilot:
@@ -49,11 +50,13 @@ def test_the_runway_frame_is_along_and_left_of_04r(along, left):
 def test_on_a_line_the_heading_is_the_lines_and_off_it_turns_toward_it():
     on = heading_onto_line(RUNWAY_TRUE_DEG, 0.0)
     assert on == pytest.approx(RUNWAY_TRUE_DEG - VARIATION_DEG)
-    # 100 m left of the centreline on final: turn right toward it, 10° at 0.1°/m
-    assert _hdg_diff(_at(-1500.0, 100.0, "final").leg_heading(), on) == pytest.approx(10.0)
-    assert _hdg_diff(_at(-1500.0, -100.0, "final").leg_heading(), on) == pytest.approx(-10.0)
-    # far off, the intercept is capped
-    assert _hdg_diff(_at(-1500.0, 900.0, "final").leg_heading(), on) == pytest.approx(30.0)
+    # 100 m left of the centreline on final: turn right toward it, 10° at 0.1°/m and 1.5° more
+    # for the first 30 m (0.15°/m there)
+    assert _hdg_diff(_at(-1500.0, 100.0, "final").leg_heading(), on) == pytest.approx(11.5)
+    assert _hdg_diff(_at(-1500.0, -100.0, "final").leg_heading(), on) == pytest.approx(-11.5)
+    assert _hdg_diff(_at(-1500.0, 10.0, "final").leg_heading(), on) == pytest.approx(1.5)
+    # far off, the line's intercept is capped
+    assert _hdg_diff(_at(-1500.0, 900.0, "final").leg_heading(), on) == pytest.approx(31.5)
 
 
 def test_the_downwind_holds_its_line_from_either_side():
@@ -92,15 +95,20 @@ def test_the_reckoning_starts_where_flightgear_lines_the_c172p_up():
 
 
 def test_the_finals_integral_turns_toward_the_centreline_and_only_near_it():
-    p = _at(-1500.0, 60.0, "final")
-    on = heading_onto_line(RUNWAY_TRUE_DEG, 60.0)
-    for step in range(1, 11):  # 10 s, 60 m left of the centreline
+    p = _at(-1500.0, 15.0, "final")
+    on = heading_onto_line(RUNWAY_TRUE_DEG, 15.0)
+    for step in range(1, 11):  # 10 s, 15 m left of the centreline
         p.t_dr = float(step)
         p.glide_steer(p.leg_heading(), 300.0)
-    assert p.final_i_deg == pytest.approx(9 * FINAL_I_DEG_PER_M_S * 60.0)  # the first frame sets the clock
-    assert _hdg_diff(p.leg_heading(), on) == pytest.approx(p.final_i_deg)
-    far = _at(-1800.0, 400.0, "final")  # still turning onto the final: no integral
+    assert p.final_i_deg == pytest.approx(9 * FINAL_I_DEG_PER_M_S * 15.0)  # the first frame sets the clock
+    assert _hdg_diff(p.leg_heading(), on) == pytest.approx(FINAL_NEAR_DEG_PER_M * 15.0 + p.final_i_deg)
+    far = _at(-1800.0, 40.0, "final")  # not settled near the centreline yet: no integral
     for step in range(1, 11):
         far.t_dr = float(step)
         far.glide_steer(far.leg_heading(), 300.0)
     assert far.final_i_deg == 0.0
+
+
+def test_the_landing_roll_keeps_the_runways_heading_in_the_pattern_and_the_flares_after_a_turn_back():
+    assert FlightGearPatternPilot().flare_heading(52.0) == RUNWAY_HDG_MAG
+    assert FlightGearTurnBackPilot().flare_heading(230.0) == 230.0

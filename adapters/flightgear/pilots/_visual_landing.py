@@ -1,0 +1,102 @@
+"""Reference pilot for T03@PHJR on FlightGear's c172p: from the 5 nm final to 04R at 1,500 ft, a
+path to the touchdown zone, the flare, the landing and the stop on the runway, flown with the
+keyboard from the panel (default cockpit view, 1280x800).
+
+It is T05's final (`_pattern.FlightGearPatternPilot`) flown from the task's start:
+
+- **Where the aircraft is**: dead-reckoned from the start, on 04R's extended centreline
+  `START_ALONG_M` before the displaced threshold (the task's initial state; the harness restarts
+  the c172p there, wings level on the runway's heading), by the airspeed indicator and the
+  heading indicator (set to the compass at the hand-over).
+- **Height**: the altimeter's 100 ft needle, made absolute by the instruction's 1,500 ft, less
+  the field elevation and the wheels' height.
+- **The approach**: pitch for `APPROACH_KT`, the throttle for a `PATH_DEG` path to `AIM_PAST_M`
+  past the threshold, the heading onto the centreline; then T11's flare, roll and brakes, the
+  rudder on the runway's heading.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import TYPE_CHECKING
+
+import cv2
+from simbridge.agents import AgentResult
+from simbridge.adapters.flightgear.pilots._gauges import needle_deg
+from simbridge.adapters.flightgear.pilots._partial_panel import absolute_alt_ft
+from simbridge.adapters.flightgear.pilots._pattern import NM, RUNWAY_TRUE_DEG, FlightGearPatternPilot
+from simbridge.adapters.flightgear.pilots._steep_turn import Gauges
+from simbridge.adapters.flightgear.pilots._takeoff import FIELD_ELEV_FT, RudderControls
+from simbridge.adapters.flightgear.pilots._turn_back import REGION
+
+if TYPE_CHECKING:
+    from simbridge import TaskSpec
+    from simbridge.agent import AgentPortClient
+
+#: the start: 5 nm before 04R's displaced threshold on its extended centreline, at 1,500 ft
+START_ALONG_M, START_ALT_FT = -5.0 * NM, 1500.0
+#: the altimeter on the wheels reads this much above the field elevation
+WHEELS_FT = 5.0
+#: the approach: a 3° path to this far past the threshold (the flare floats the c172p on about
+#: 200 m: the touchdown zone is the first 812 m)
+PATH_DEG, AIM_PAST_M = 3.0, 150.0
+APPROACH_KT = 70.0
+#: throttle steps (0.01 each, counted from full) that hold the 3° path at 70 kt flaps up
+APPROACH_THROTTLE = -55
+#: presses (in chords of two keys) that bring the throttle to idle from anywhere: the count from
+#: there is known
+IDLE_CHORDS = 50
+#: the sky share of the attitude indicator with the c172p level (T02's, on its wheels)
+LEVEL_SKY = 0.577
+
+
+class FlightGearVisualLandingPilot(FlightGearPatternPilot):
+    """T03@PHJR on FlightGear: the final from 5 nm, the touchdown in the zone, the stop."""
+
+    name = "reference:fg-visual-landing"
+    glide_kt = APPROACH_KT
+    path_deg, aim_past_m, approach_throttle = PATH_DEG, AIM_PAST_M, APPROACH_THROTTLE
+
+    def __init__(self, *_: object) -> None:
+        super().__init__()
+        self.leg = "final"
+        h = math.radians(RUNWAY_TRUE_DEG)
+        self.x_m, self.y_m = START_ALONG_M * math.sin(h), START_ALONG_M * math.cos(h)
+        self.port: AgentPortClient | None = None
+        self.t_frame = -10.0
+
+    def glide_steer(self, dg: float, h: float) -> tuple[float, float, float]:
+        """T05's final; the whole screen saved every 2 s to `SIMBRIDGE_FG_FRAMES` if set."""
+        frames = os.environ.get("SIMBRIDGE_FG_FRAMES")
+        if frames and self.port is not None and (self.t_dr or 0.0) - self.t_frame >= 2.0:
+            self.t_frame = self.t_dr or 0.0
+            along, left = self.along_left_m()
+            shot = self.port.screenshot("png").to_array()
+            cv2.imwrite(f"{frames}/f{self.t_frame:06.1f}_{along:.0f}_{left:.0f}_{h:.0f}.png", shot)
+        return super().glide_steer(dg, h)
+
+    def path_ft(self) -> float:
+        """Height (ft above the field) of the path where the aircraft is."""
+        along, _ = self.along_left_m()
+        return (max(0.0, -along) + self.aim_past_m) * math.tan(math.radians(self.path_deg)) / 0.3048
+
+    def run(self, port: "AgentPortClient", task: "TaskSpec", deadline_s: float) -> AgentResult:
+        self.port = port
+        self.g, self.c = g, c = Gauges(), RudderControls(port)
+        self.dg = None
+        self.sky_level = [LEVEL_SKY]
+        c.centre()
+        self.t_dr = 0.0  # the reckoning runs from the hand-over, not from the first reading
+        for _ in range(IDLE_CHORDS):
+            port.key("Page_Down+3", hold_s=0.02)
+        c.pos["throttle"] = -100  # counted from full from here on
+        while port.elapsed() < deadline_s - 1.0:  # the altimeter made absolute on its first reading
+            shot = port.screenshot("png", region=REGION).to_array()
+            if g.read(port.elapsed(), shot) is not None:
+                g.alt_ft = absolute_alt_ft(needle_deg(shot, "alt", g.origin), START_ALT_FT) - FIELD_ELEV_FT - WHEELS_FT
+                g.history.clear()  # the rates count from the absolute reading on
+                break
+            port.wait(0.2)
+        self.legs.append({"leg": "final", "t": 0.0, "along_m": round(START_ALONG_M), "left_m": 0, "h": round(g.alt_ft)})
+        return self.land(port, deadline_s, "landed from the 5 nm final")

@@ -1,18 +1,26 @@
 """The T05@PHJR reference pilot's pattern geometry (`_pattern`): its reckoned position in 04R's
-frame, the headings each leg asks and the approach path, without launching FlightGear. The
+frame, the headings each leg asks, the approach path and the looks out of the window on final
+(also T03@PHJR's pilot, `_visual_landing`), without launching FlightGear. The
 whole pilot flies in the FlightGear benchmark (`benchmarks/reference_pilots.py`)."""
 
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
+from support.runway_frames import draw
 
 from simbridge.adapters.flightgear.pilots._pattern import (
     AIM_PAST_M,
     BASE_PAST_M,
     DOWNWIND_OFFSET_M,
+    EYE_ABOVE_WHEELS_M,
     FINAL_I_DEG_PER_M_S,
+    LOOK_BANK_DEG,
+    LOOK_FROM_M,
+    LOOK_GAIN,
     FINAL_NEAR_DEG_PER_M,
     PATH_DEG,
     PATTERN_AGL_FT,
@@ -22,6 +30,8 @@ from simbridge.adapters.flightgear.pilots._pattern import (
     heading_onto_line,
     turn_radius_m,
 )
+from simbridge.adapters.flightgear.pilots._steep_turn import Reading
+from simbridge.adapters.flightgear.pilots._visual_landing import FlightGearVisualLandingPilot
 from simbridge.adapters.flightgear.pilots._turn_back import RUNWAY_HDG_MAG, VARIATION_DEG, FlightGearTurnBackPilot
 
 
@@ -112,3 +122,57 @@ def test_the_finals_integral_turns_toward_the_centreline_and_only_near_it():
 def test_the_landing_roll_keeps_the_runways_heading_in_the_pattern_and_the_flares_after_a_turn_back():
     assert FlightGearPatternPilot().flare_heading(52.0) == RUNWAY_HDG_MAG
     assert FlightGearTurnBackPilot().flare_heading(230.0) == 230.0
+
+
+class _WindowPort:
+    """An agent port whose screen is one drawn frame (BGR, as the port's arrays are)."""
+
+    def __init__(self, frame: np.ndarray) -> None:
+        self.frame = frame[..., ::-1]
+        self.shots = 0
+
+    def screenshot(self, fmt: str, region: tuple[int, int, int, int]):
+        self.shots += 1
+        x0, y0, x1, y1 = region
+        return SimpleNamespace(to_array=lambda: self.frame[y0:y1, x0:x1])
+
+
+def _look(p: FlightGearPatternPilot, port: _WindowPort, t_s: float, h_ft: float, bank_deg: float = 0.0) -> None:
+    r = Reading(t_s=t_s, bank_deg=bank_deg, sky=0.5, alt_ft=h_ft, ias_kt=70.0, turned_deg=0.0)
+    p.look_out(port, r, "glide", RUNWAY_TRUE_DEG - VARIATION_DEG, h_ft)
+
+
+def test_a_look_out_of_the_window_moves_the_reckoning_half_way_to_the_runway_seen():
+    # the c172p 10 m right of the centreline, 50 m up, 1,000 m out; its reckoning says on it
+    port = _WindowPort(draw(10.0, 50.0, 1000.0, -12.0, 0.0, 0.0))
+    p = _at(-1000.0, 0.0, "final")
+    h_ft = (50.0 - EYE_ABOVE_WHEELS_M) / 0.3048
+    _look(p, port, 10.0, h_ft)
+    assert p.along_left_m()[1] == pytest.approx(-10.0 * LOOK_GAIN, abs=1.0)
+    assert p.along_left_m()[0] == pytest.approx(-1000.0, abs=0.01)  # along the runway: unchanged
+    _look(p, port, 10.5, h_ft)  # not yet LOOK_EVERY_S later: no look
+    assert port.shots == 1
+    _look(p, port, 11.0, h_ft)
+    assert p.along_left_m()[1] == pytest.approx(-10.0 * (1 - (1 - LOOK_GAIN) ** 2), abs=1.0)
+    # banked beyond LOOK_BANK_DEG, or an altimeter that disagrees with the runway's width: no fix
+    before = p.along_left_m()[1]
+    _look(p, port, 12.0, h_ft, bank_deg=LOOK_BANK_DEG + 2.0)
+    _look(p, port, 13.0, 3.0 * h_ft)
+    assert p.along_left_m()[1] == before
+    # on the downwind, or further out than LOOK_FROM_M: no look at all
+    port.shots = 0
+    _look(_at(-1000.0, 0.0, "downwind"), port, 10.0, h_ft)
+    _look(_at(-LOOK_FROM_M - 100.0, 0.0, "final"), port, 10.0, h_ft)
+    assert port.shots == 0
+
+
+def test_the_visual_landing_starts_on_the_final_5_nm_out_under_a_3_degree_path():
+    p = FlightGearVisualLandingPilot()
+    along, left = p.along_left_m()
+    assert (p.leg, along, left) == ("final", pytest.approx(-5 * 1852.0), pytest.approx(0.0, abs=1e-6))
+    tan = math.tan(math.radians(3.0))
+    # the start's 1,500 ft is just under the path to 150 m past the threshold (1,616 ft there)
+    assert p.path_ft() == pytest.approx((5 * 1852.0 + 150.0) * tan / 0.3048)
+    assert _at(0.0, 0.0, "final").path_ft() != p.path_ft()  # T05's path is its own (4°, 300 m)
+    p.x_m = p.y_m = 0.0
+    assert p.path_ft() == pytest.approx(150.0 * tan / 0.3048)

@@ -68,6 +68,9 @@ FINAL_I_WITHIN_M = 20.0
 #: 0.1°/m a 5 m offset takes 16 s to close, the flare came with the c172p still 5-10 m off;
 #: at 0.2°/m in all the final swung from 25 m right to 16 m left in 12 s (T03@PHJR)
 FINAL_NEAR_DEG_PER_M, FINAL_NEAR_M = 0.05, 30.0
+#: from the flare to the stop, the nose turned toward the centreline this much per metre off
+#: it, and at most (deg)
+ROLL_STEER_DEG_PER_M, ROLL_STEER_MAX_DEG = 0.3, 3.0
 #: the roll-in's seconds: the base-to-final turn starts this much flight before a turn radius
 #: from the centreline
 ROLL_IN_S = 3.0
@@ -243,10 +246,14 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
                 }
             )
 
-    def flare_heading(self, dg: float) -> float:
-        """From the flare to the stop the rudder keeps 04R's heading, not the one the final's
-        intercept left (T05@PHJR seed 3 touched down still crossing and rolled off the side)."""
-        return RUNWAY_HDG_MAG
+    def roll_heading(self, flare_dg: float) -> float:
+        """From the flare to the stop the rudder keeps 04R's heading, turned toward the
+        centreline by ROLL_STEER_DEG_PER_M (the flare's heading, kept before, left T05@PHJR seed
+        3 crossing the runway and rolling off its side; on 04R's heading alone the float drifted
+        the c172p 9 m across, T03@PHJR seed 2)."""
+        _, left = self.along_left_m()
+        steer = float(np.clip(ROLL_STEER_DEG_PER_M * left, -ROLL_STEER_MAX_DEG, ROLL_STEER_MAX_DEG))
+        return (RUNWAY_HDG_MAG + steer) % 360.0
 
     def path_ft(self) -> float:
         """Height (ft above the field) of the approach path where the aircraft is: PATH_DEG to

@@ -112,6 +112,8 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
     glide_hdg_bank_p = GLIDE_HDG_BANK_P
     #: rudder steps per degree off the landing's heading from the flare on, and their reach
     roll_rudder_p, roll_rudder_max = 0.3, 4
+    #: the nose raised this much at once when the flare starts (then by the sink)
+    flare_pitch_up_deg = FLARE_PITCH_UP_DEG
 
     def __init__(self, *_: object) -> None:
         super().__init__()
@@ -203,10 +205,10 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
         """Each frame of the glide and the landing, before the steering: a look out of the window
         that may correct the reckoning (the turn back flies the reckoning alone)."""
 
-    def flare_heading(self, dg: float) -> float:
-        """The heading the rudder keeps from the flare to the stop: the one the flare starts on
-        (the turn back lands where the glide ends, on whatever heading it has)."""
-        return dg
+    def roll_heading(self, flare_dg: float) -> float:
+        """The heading the rudder keeps from the flare to the stop, each frame: the one the
+        flare started on (`flare_dg`; the turn back lands where the glide ends)."""
+        return flare_dg
 
     def glide_and_land(self, port: "AgentPortClient", deadline_s: float) -> str:
         """Best glide toward 04R's threshold, the flare, the landing and the stop."""
@@ -244,7 +246,7 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                 self.look_out(port, r, mode, dg, h)
                 hdg_target, hdg_err, bank_lim = self.glide_steer(dg, h)
                 if mode == "glide" and h + vs / 60.0 * ALT_LAG_S < FLARE_FT:
-                    mode, flare_pitch, roll_hdg = "flare", pitch + FLARE_PITCH_UP_DEG, self.flare_heading(dg)
+                    mode, flare_pitch, roll_hdg = "flare", pitch + self.flare_pitch_up_deg, dg
                     flare_top = flare_pitch
                     want_pitch_now = pitch
                 if mode == "glide":
@@ -285,7 +287,7 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                 ail_i = float(np.clip(ail_i + k.bank_i * err * dt, -1.5, 1.5))
                 want["aileron"] = int(np.clip(round(BANK_P * err - k.bank_d * roll_rate + ail_i), -8, 8))
                 if roll_hdg is not None:  # from the flare on: the rudder keeps the nose straight
-                    roll_err = (roll_hdg - dg + 180.0) % 360.0 - 180.0
+                    roll_err = (self.roll_heading(roll_hdg) - dg + 180.0) % 360.0 - 180.0
                     rudder = self.roll_rudder_p * roll_err - 0.5 * yaw_rate
                     want["rudder"] = int(np.clip(round(rudder), -self.roll_rudder_max, self.roll_rudder_max))
                 if mode == "rollout":

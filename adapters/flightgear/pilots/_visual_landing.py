@@ -38,15 +38,19 @@ if TYPE_CHECKING:
 START_ALONG_M, START_ALT_FT = -5.0 * NM, 1500.0
 #: the altimeter on the wheels reads this much above the field elevation
 WHEELS_FT = 5.0
-#: the approach: a 3° path to this far past the threshold (the flare floats the c172p on about
-#: 200 m: the touchdown zone is the first 812 m)
-PATH_DEG, AIM_PAST_M = 3.0, 150.0
-APPROACH_KT = 70.0
+#: the approach: a 3° path to this far past the threshold (the touchdown zone is the first 812 m;
+#: the c172p flew the final 40-60 ft under the path, and aimed 150 m past it touched down 17 m
+#: before the threshold once, T03@PHJR seed 1)
+PATH_DEG, AIM_PAST_M = 3.0, 250.0
+#: 70 kt floated the flare 300-450 m and ballooned it (+150 ft/min, T03@PHJR seed 2)
+APPROACH_KT = 65.0
 #: throttle steps (0.01 each, counted from full) that hold the 3° path at 70 kt flaps up
 APPROACH_THROTTLE = -55
 #: presses (in chords of two keys) that bring the throttle to idle from anywhere: the count from
 #: there is known
 IDLE_CHORDS = 50
+#: the nose raised at the flare's start: T11's 3° ballooned the c172p (+150 ft/min, seed 2)
+FLARE_PITCH_UP_DEG = 1.5
 #: the sky share of the attitude indicator with the c172p level (T02's, on its wheels)
 LEVEL_SKY = 0.577
 
@@ -57,6 +61,7 @@ class FlightGearVisualLandingPilot(FlightGearPatternPilot):
     name = "reference:fg-visual-landing"
     glide_kt = APPROACH_KT
     path_deg, aim_past_m, approach_throttle = PATH_DEG, AIM_PAST_M, APPROACH_THROTTLE
+    flare_pitch_up_deg = FLARE_PITCH_UP_DEG
 
     def __init__(self, *_: object) -> None:
         super().__init__()

@@ -23,6 +23,8 @@ from simbridge.adapters.flightgear.pilots._pattern import (
     LOOK_GAIN,
     FINAL_NEAR_DEG_PER_M,
     PATH_DEG,
+    ROLL_STEER_DEG_PER_M,
+    ROLL_STEER_MAX_DEG,
     PATTERN_AGL_FT,
     RUNWAY_TRUE_DEG,
     START_ALONG_M,
@@ -120,8 +122,11 @@ def test_the_finals_integral_turns_toward_the_centreline_and_only_near_it():
 
 
 def test_the_landing_roll_keeps_the_runways_heading_in_the_pattern_and_the_flares_after_a_turn_back():
-    assert FlightGearPatternPilot().flare_heading(52.0) == RUNWAY_HDG_MAG
-    assert FlightGearTurnBackPilot().flare_heading(230.0) == 230.0
+    assert _at(100.0, 0.0, "final").roll_heading(52.0) == RUNWAY_HDG_MAG
+    # off the centreline the nose turns toward it, at most ROLL_STEER_MAX_DEG
+    assert _at(100.0, 5.0, "final").roll_heading(52.0) == pytest.approx(RUNWAY_HDG_MAG + 5.0 * ROLL_STEER_DEG_PER_M)
+    assert _at(100.0, -40.0, "final").roll_heading(52.0) == pytest.approx(RUNWAY_HDG_MAG - ROLL_STEER_MAX_DEG)
+    assert FlightGearTurnBackPilot().roll_heading(230.0) == 230.0
 
 
 class _WindowPort:
@@ -171,8 +176,8 @@ def test_the_visual_landing_starts_on_the_final_5_nm_out_under_a_3_degree_path()
     along, left = p.along_left_m()
     assert (p.leg, along, left) == ("final", pytest.approx(-5 * 1852.0), pytest.approx(0.0, abs=1e-6))
     tan = math.tan(math.radians(3.0))
-    # the start's 1,500 ft is just under the path to 150 m past the threshold (1,616 ft there)
-    assert p.path_ft() == pytest.approx((5 * 1852.0 + 150.0) * tan / 0.3048)
+    # the start's 1,500 ft is under the path to 250 m past the threshold (1,633 ft there)
+    assert p.path_ft() == pytest.approx((5 * 1852.0 + 250.0) * tan / 0.3048)
     assert _at(0.0, 0.0, "final").path_ft() != p.path_ft()  # T05's path is its own (4°, 300 m)
     p.x_m = p.y_m = 0.0
-    assert p.path_ft() == pytest.approx(150.0 * tan / 0.3048)
+    assert p.path_ft() == pytest.approx(250.0 * tan / 0.3048)

@@ -160,13 +160,12 @@ def test_t03_phjr_on_a_five_mile_final_and_doing_nothing_earns_nothing(xvfb, tmp
         # threshold on the extended centreline, at 1,500 ft and about 80 kt, on the runway's
         # heading, wings about level (measured 2 s after the restart: 9,236 m out, 3.7 m right,
         # 1,500 ft, 77.7 kt, 54.1°, bank -2.0°)
-        to_threshold_deg = math.degrees(
-            math.atan2(
-                (rwy.threshold.lon_deg - v["lon_deg"]) * math.cos(math.radians(v["lat_deg"])),
-                rwy.threshold.lat_deg - v["lat_deg"],
-            )
-        )
-        off_m = out_m * math.sin(math.radians(to_threshold_deg - rwy.heading_true_deg))
+        # metres east and north of the threshold (the ellipsoid's metres per degree there)
+        lat = math.radians(rwy.threshold.lat_deg)
+        north_m = (v["lat_deg"] - rwy.threshold.lat_deg) * (111132.92 - 559.82 * math.cos(2 * lat))
+        east_m = (v["lon_deg"] - rwy.threshold.lon_deg) * (111412.84 * math.cos(lat) - 93.5 * math.cos(3 * lat))
+        hdg = math.radians(rwy.heading_true_deg)
+        off_m = east_m * math.cos(hdg) - north_m * math.sin(hdg)  # right of the centreline
         assert abs(out_m - 5 * 1852) < 150, out_m
         assert abs(off_m) < 15, off_m
         assert abs(v["alt_msl_ft"] - 1500) < 50 and abs(v["ias_kt"] - 80) < 8, v

@@ -3,9 +3,12 @@
 from the panel (default cockpit view, 1280x800).
 
 - **Where the aircraft is**: dead-reckoned from where FlightGear lines it up, `START_ALONG_M`
-  before 04R's displaced threshold, by T11's pilot (`_turn_back`): the airspeed indicator and the heading indicator
-  (set to the compass at the hand-over), no wind; kept here in the runway's frame, metres along
-  04R from its threshold and to the left of its centreline.
+  before 04R's displaced threshold, by T11's pilot (`_turn_back`): the airspeed indicator and
+  the heading indicator (set to the compass at the hand-over), no wind, the track taken that
+  much off the heading as the c172p slips at the power it has (`CLIMB_SLIP_DEG`,
+  `APPROACH_SLIP_DEG`); kept here in the runway's frame, metres along 04R from its threshold
+  and to the left of its centreline. On final the runway out of the window
+  (`_runway.see_runway`) corrects how far left of the centreline it is (`look_out`).
 - **Departure and downwind**: T02's pilot (`_takeoff.FlightGearTakeoffHoldPilot.fly`): the roll,
   the rotation, the climb at 76 kt, the level-off at 1,000 ft above the field and its altitude
   and airspeed hold, with the heading of each leg asked frame by frame: the runway's until
@@ -16,7 +19,8 @@ from the panel (default cockpit view, 1280x800).
   the roll and the brakes), with the power kept here: the throttle holds a `PATH_DEG` path to
   the aim point along what is left of the pattern, and closes at the flare. The base turn comes
   `BASE_PAST_M` before the threshold, the final turn a turn radius from the centreline, and on
-  final the heading follows the centreline (an intercept angle by the offset).
+  final the heading follows the centreline (an intercept angle by the offset). From the flare
+  to the stop the rudder keeps 04R's heading, turned toward the centreline.
 """
 
 from __future__ import annotations

@@ -137,8 +137,7 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
         super().__init__()
         self.leg = "upwind"
         self.legs: list[dict] = []
-        h = math.radians(RUNWAY_TRUE_DEG)
-        self.x_m, self.y_m = START_ALONG_M * math.sin(h), START_ALONG_M * math.cos(h)
+        self.move_m(START_ALONG_M, 0.0)
         self.final_i_deg = 0.0  # the final's intercept integral (deg)
         self.t_final: float | None = None
         self.t_look = -math.inf
@@ -150,6 +149,12 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
         along = self.x_m * math.sin(h) + self.y_m * math.cos(h)
         left = -(self.x_m * math.cos(h) - self.y_m * math.sin(h))
         return along, left
+
+    def move_m(self, along_m: float, left_m: float) -> None:
+        """Move the reckoned position `along_m` along 04R and `left_m` to the left of it."""
+        h = math.radians(RUNWAY_TRUE_DEG)
+        self.x_m += along_m * math.sin(h) - left_m * math.cos(h)
+        self.y_m += along_m * math.cos(h) + left_m * math.sin(h)
 
     def _next_leg(self, leg: str, t: float, height_ft: float) -> None:
         along, left = self.along_left_m()
@@ -237,9 +242,7 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
                 if abs(sight.height_m / h_m - 1.0) <= LOOK_HEIGHT_TOL and abs(-sight.right_m - left) <= LOOK_MAX_FIX_M:
                     seen = -sight.right_m
                     d = LOOK_GAIN * (seen - left)
-                    hr = math.radians(RUNWAY_TRUE_DEG)
-                    self.x_m -= d * math.cos(hr)
-                    self.y_m += d * math.sin(hr)
+                    self.move_m(0.0, d)
             self.trace.append(
                 {
                     "look": round(r.t_s, 1),

@@ -25,7 +25,7 @@ import cv2
 from simbridge.agents import AgentResult
 from simbridge.adapters.flightgear.pilots._gauges import needle_deg
 from simbridge.adapters.flightgear.pilots._partial_panel import absolute_alt_ft
-from simbridge.adapters.flightgear.pilots._pattern import NM, RUNWAY_TRUE_DEG, FlightGearPatternPilot
+from simbridge.adapters.flightgear.pilots._pattern import NM, FlightGearPatternPilot
 from simbridge.adapters.flightgear.pilots._steep_turn import Gauges
 from simbridge.adapters.flightgear.pilots._takeoff import FIELD_ELEV_FT, RudderControls
 from simbridge.adapters.flightgear.pilots._turn_back import REGION
@@ -66,8 +66,8 @@ class FlightGearVisualLandingPilot(FlightGearPatternPilot):
     def __init__(self, *_: object) -> None:
         super().__init__()
         self.leg = "final"
-        h = math.radians(RUNWAY_TRUE_DEG)
-        self.x_m, self.y_m = START_ALONG_M * math.sin(h), START_ALONG_M * math.cos(h)
+        self.x_m = self.y_m = 0.0  # from 04R's threshold, not T05's start
+        self.move_m(START_ALONG_M, 0.0)
         self.port: AgentPortClient | None = None
         self.t_frame = -10.0
 

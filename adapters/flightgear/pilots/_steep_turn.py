@@ -224,7 +224,10 @@ class Gains:
     sky_d: float = 0.4  # elevator per unit/s of the sky share growing (pitch-rate damping)
     elev_max: float = 0.15  # the feedback's authority either way
     turn_elev: float = -0.1  # back pressure in the turn (feed-forward, elevator keys)
-    turn_throttle: float = 0.12  # power added in the turn (feed-forward)
+    # power added in the turn (feed-forward): on the cruise start's 0.87 throttle at 100 kt, the
+    # 0.12 tuned on the old 0.7 start climbed the c172p 100-105 ft in the turn; 0.05 holds the
+    # altitude within 21-75 ft and the airspeed within 1.8-3.2 kt (T09, T09@PHJR, 6 trials)
+    turn_throttle: float = 0.05
     ias_p: float = 1.0  # throttle steps per kt below the entry airspeed
     ias_d: float = 2.0  # throttle steps per kt/s of airspeed falling
 

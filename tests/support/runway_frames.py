@@ -14,11 +14,20 @@ WIDTH_M = 60.96
 GRASS, ASPHALT, SKY = (70, 90, 42), (55, 55, 56), (120, 140, 170)
 
 
-def draw(right_m: float, height_m: float, to_threshold_m: float, pitch_deg: float, yaw_deg: float, bank_deg: float):
+def draw(
+    right_m: float,
+    height_m: float,
+    to_threshold_m: float,
+    pitch_deg: float,
+    yaw_deg: float,
+    bank_deg: float,
+    width_m: float = WIDTH_M,
+):
     """A 1280x800 frame of a runway WIDTH_M wide and 2,400 m long on grass, seen from `right_m`
     right of its centreline, `height_m` up, `to_threshold_m` before its threshold, the camera
     pitched `pitch_deg` (nose up positive), yawed `yaw_deg` right of the runway and banked
-    `bank_deg` (right wing down positive)."""
+    `bank_deg` (right wing down positive); the grey `width_m` wide (the chart's width unless
+    told)."""
     h, w = 800, 1280
     vs, us = np.mgrid[0:h, 0:w].astype(float)
     x = us - CENTRE_PX[0]
@@ -42,7 +51,7 @@ def draw(right_m: float, height_m: float, to_threshold_m: float, pitch_deg: floa
     k = np.where(ground, height_m / np.where(ground, dn, 1.0), 0.0)
     ga, gs = along * k, side * k + right_m  # metres past the eye along the runway, right of its centreline
     img[ground] = GRASS
-    rw = ground & (np.abs(gs) <= WIDTH_M / 2) & (ga >= to_threshold_m) & (ga <= to_threshold_m + 2400.0)
+    rw = ground & (np.abs(gs) <= width_m / 2) & (ga >= to_threshold_m) & (ga <= to_threshold_m + 2400.0)
     img[rw] = ASPHALT
     img[520:] = (10, 10, 10)  # the glareshield and the panel
     return img

@@ -34,6 +34,7 @@ from simbridge.agents import AgentResult
 from simbridge.adapters.flightgear.pilots._runway import WINDOW, see_runway
 from simbridge.adapters.flightgear.pilots._takeoff import FIELD_ELEV_FT, Reading
 from simbridge.adapters.flightgear.pilots._turn_back import (
+    ALT_LAG_S,
     KT_MS,
     REGION,
     RUNWAY_HDG_MAG,
@@ -132,6 +133,9 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
     roll_rudder_p, roll_rudder_max = 0.6, 6
     #: the approach path: its angle, its aim point past the threshold, the throttle that holds it
     path_deg, aim_past_m, approach_throttle = PATH_DEG, AIM_PAST_M, APPROACH_THROTTLE
+    #: from this far before the threshold (m) a sight's offset is scaled by the altimeter's
+    #: height (led by its lag) over the height its edges imply; None: the sight's own
+    look_alt_scaled_within_m: float | None = None
 
     def __init__(self, *_: object) -> None:
         super().__init__()
@@ -239,8 +243,12 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
             seen = None
             if sight is not None:
                 h_m = h * 0.3048 + EYE_ABOVE_WHEELS_M
-                if abs(sight.height_m / h_m - 1.0) <= LOOK_HEIGHT_TOL and abs(-sight.right_m - left) <= LOOK_MAX_FIX_M:
-                    seen = -sight.right_m
+                right_m = sight.right_m
+                if self.look_alt_scaled_within_m is not None and along >= -self.look_alt_scaled_within_m:
+                    led_ft = h + self.g.rate("alt_ft") * ALT_LAG_S
+                    right_m *= max(1.0, led_ft * 0.3048 + EYE_ABOVE_WHEELS_M) / sight.height_m
+                if abs(sight.height_m / h_m - 1.0) <= LOOK_HEIGHT_TOL and abs(-right_m - left) <= LOOK_MAX_FIX_M:
+                    seen = -right_m
                     d = LOOK_GAIN * (seen - left)
                     self.move_m(0.0, d)
             self.trace.append(

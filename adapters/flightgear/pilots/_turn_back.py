@@ -114,6 +114,15 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
     roll_rudder_p, roll_rudder_max = 0.3, 4
     #: the nose raised this much at once when the flare starts (then by the sink)
     flare_pitch_up_deg = FLARE_PITCH_UP_DEG
+    #: the flare's wings-level loop: aileron steps per degree of bank, the factor the attitude
+    #: indicator's reading is scaled by (1: as read), whether the aileron the glide trimmed in
+    #: (its integral) is taken out when the flare starts, and the pitch loop's gain
+    flare_bank_p, flare_bank_scale, flare_untrims_aileron = BANK_P, 1.0, False
+    flare_pitch_p = GLIDE_PITCH_P
+
+    def glide_rudder(self, hdg_err: float, yaw_rate: float) -> float | None:
+        """Rudder steps toward the glide's heading before the flare; None: centred."""
+        return None
 
     def __init__(self, *_: object) -> None:
         super().__init__()
@@ -249,6 +258,8 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                     mode, flare_pitch, roll_hdg = "flare", pitch + self.flare_pitch_up_deg, dg
                     flare_top = flare_pitch
                     want_pitch_now = pitch
+                    if self.flare_untrims_aileron:
+                        ail_i = 0.0
                 if mode == "glide":
                     bank = self.glide_hdg_bank_p * hdg_err - HDG_BANK_D * yaw_rate
                     want_bank = float(np.clip(bank, -bank_lim, bank_lim))
@@ -283,13 +294,19 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                     still_since = (still_since or t) if still else None
                     if still_since is not None and t - still_since >= STOP_AFTER_S:
                         return f"stopped at {self.x_m:.0f} m E, {self.y_m:.0f} m N of the threshold"
-                err = want_bank - r.bank_deg
+                flaring = mode == "flare"
+                scale = self.flare_bank_scale if flaring else 1.0
+                err = want_bank - scale * r.bank_deg
                 ail_i = float(np.clip(ail_i + k.bank_i * err * dt, -1.5, 1.5))
-                want["aileron"] = int(np.clip(round(BANK_P * err - k.bank_d * roll_rate + ail_i), -8, 8))
+                bank_p = self.flare_bank_p if flaring else BANK_P
+                ail = bank_p * err - k.bank_d * scale * roll_rate + ail_i
+                want["aileron"] = int(np.clip(round(ail), -8, 8))
                 if roll_hdg is not None:  # from the flare on: the rudder keeps the nose straight
                     roll_err = (self.roll_heading(roll_hdg) - dg + 180.0) % 360.0 - 180.0
                     rudder = self.roll_rudder_p * roll_err - 0.5 * yaw_rate
                     want["rudder"] = int(np.clip(round(rudder), -self.roll_rudder_max, self.roll_rudder_max))
+                elif (steps := self.glide_rudder(hdg_err, yaw_rate)) is not None:
+                    want["rudder"] = int(round(steps))
                 if mode == "rollout":
                     want["elevator"] = round(-0.3 / ELEVATOR_STEP)  # the yoke held back on the roll
                 else:
@@ -298,7 +315,8 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                     # it and the airspeed fell to 55 kt (T11@PHJR seed 1)
                     if abs(r.bank_deg) < 15.0:
                         elev_i = float(np.clip(elev_i + 0.002 * (pitch - want_pitch) * dt, -0.15, 0.15))
-                    e = GLIDE_PITCH_P * (pitch - want_pitch) + k.sky_d * g.rate("sky", 1.0) + elev_i
+                    pitch_p = self.flare_pitch_p if flaring else GLIDE_PITCH_P
+                    e = pitch_p * (pitch - want_pitch) + k.sky_d * g.rate("sky", 1.0) + elev_i
                     reach = FLARE_ELEV_MAX if mode == "flare" else GLIDE_ELEV_MAX
                     want.update(c.pitch(float(np.clip(e, -reach, 0.15))))
                 self.glide_power(want, mode, h)

@@ -49,8 +49,32 @@ APPROACH_THROTTLE = -55
 #: presses (in chords of two keys) that bring the throttle to idle from anywhere: the count from
 #: there is known
 IDLE_CHORDS = 50
-#: the nose raised at the flare's start: T11's 3° ballooned the c172p (+150 ft/min, seed 2)
-FLARE_PITCH_UP_DEG = 1.5
+#: the nose raised at the flare's start (then by the sink): T11's 3° ballooned the c172p (+150
+#: ft/min, seed 2); with the flare's firmer pitch loop 1.5° still ballooned it (+344 ft/min)
+FLARE_PITCH_UP_DEG = 0.5
+#: the flare's wings-level loop. The glide trims in 1-2 steps of right aileron against the
+#: engine's torque; held into the flare at idle it banked the c172p 2-5° right (the attitude
+#: indicator reading 1-3.4°) and the float drifted it 10-15 m right of the centreline in 3 of 3
+#: trials (T03@PHJR). So the flare starts from the aileron centred, scales the reading of small
+#: banks with the nose up by 1/0.7 (its ratio to the recorded truth there) and steps the aileron
+#: twice as hard per degree as the glide
+FLARE_BANK_P, FLARE_BANK_SCALE = 1.0 / 4.0, 1.0 / 0.7
+#: the flare's pitch loop: at the glide's 0.02 the nose sagged 2.5° under the pitch asked as the
+#: airspeed went, and the c172p sank onto the runway at 325-383 ft/min (T03@PHJR)
+FLARE_PITCH_P = 0.04
+#: from this far before the threshold (m) a sight's offset is scaled by the altimeter's height:
+#: there FlightGear's runway shows narrower than the chart's width, and the sights read the
+#: offset 1.2-1.5 times the truth (21 sights, 5 episodes: within 1.0 m median, 3.7 m max scaled
+#: by the altimeter led by its lag, 3.2 m and 7.3 m as read; further out the sight's own height
+#: does better)
+LOOK_ALT_SCALED_WITHIN_M = 700.0
+#: from this far before the threshold (m) the rudder helps the heading: steps per degree off the
+#: heading asked, less per degree a second of yaw, within SHORT_FINAL_RUDDER_MAX. On the aileron
+#: alone the bank lagged what was asked by about 4 s (a step of aileron is 0.05, and the
+#: reader shows small banks at 0.4-0.7 of the bank): the heading ran 4-5.6° past the one asked
+#: and the c172p crossed the centreline from 10 m right to 10 m left in the last 500 m (T03@PHJR
+#: seed 3)
+SHORT_FINAL_RUDDER_FROM_M, SHORT_FINAL_RUDDER_P, SHORT_FINAL_RUDDER_D, SHORT_FINAL_RUDDER_MAX = 800.0, 0.5, 0.5, 3
 #: the sky share of the attitude indicator with the c172p level (T02's, on its wheels)
 LEVEL_SKY = 0.577
 
@@ -62,6 +86,9 @@ class FlightGearVisualLandingPilot(FlightGearPatternPilot):
     glide_kt = APPROACH_KT
     path_deg, aim_past_m, approach_throttle = PATH_DEG, AIM_PAST_M, APPROACH_THROTTLE
     flare_pitch_up_deg = FLARE_PITCH_UP_DEG
+    flare_bank_p, flare_bank_scale, flare_untrims_aileron = FLARE_BANK_P, FLARE_BANK_SCALE, True
+    flare_pitch_p = FLARE_PITCH_P
+    look_alt_scaled_within_m = LOOK_ALT_SCALED_WITHIN_M
 
     def __init__(self, *_: object) -> None:
         super().__init__()
@@ -80,6 +107,14 @@ class FlightGearVisualLandingPilot(FlightGearPatternPilot):
             shot = self.port.screenshot("png").to_array()
             cv2.imwrite(f"{frames}/f{self.t_frame:06.1f}_{along:.0f}_{left:.0f}_{h:.0f}.png", shot)
         return super().glide_steer(dg, h)
+
+    def glide_rudder(self, hdg_err: float, yaw_rate: float) -> float | None:
+        """On short final the rudder turns the nose onto the heading asked."""
+        along, _ = self.along_left_m()
+        if along < -SHORT_FINAL_RUDDER_FROM_M:
+            return None
+        steps = SHORT_FINAL_RUDDER_P * hdg_err - SHORT_FINAL_RUDDER_D * yaw_rate
+        return max(-SHORT_FINAL_RUDDER_MAX, min(SHORT_FINAL_RUDDER_MAX, steps))
 
     def path_ft(self) -> float:
         """Height (ft above the field) of the path where the aircraft is."""

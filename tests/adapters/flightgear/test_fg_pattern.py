@@ -32,7 +32,7 @@ from simbridge.adapters.flightgear.pilots._pattern import (
     heading_onto_line,
     turn_radius_m,
 )
-from simbridge.adapters.flightgear.pilots._steep_turn import Reading
+from simbridge.adapters.flightgear.pilots._steep_turn import Gauges, Reading
 from simbridge.adapters.flightgear.pilots._visual_landing import FlightGearVisualLandingPilot
 from simbridge.adapters.flightgear.pilots._turn_back import RUNWAY_HDG_MAG, VARIATION_DEG, FlightGearTurnBackPilot
 
@@ -169,6 +169,40 @@ def test_a_look_out_of_the_window_moves_the_reckoning_half_way_to_the_runway_see
     _look(_at(-1000.0, 0.0, "downwind"), port, 10.0, h_ft)
     _look(_at(-LOOK_FROM_M - 100.0, 0.0, "final"), port, 10.0, h_ft)
     assert port.shots == 0
+
+
+def test_near_the_threshold_t03s_look_takes_the_height_from_the_altimeter_not_the_runways_width():
+    """Within 700 m of the threshold FlightGear's runway shows narrower than the chart's width
+    (its markings are not grey): the sights read the offset and the height both 1.2-1.5 times the
+    truth. T03's pilot scales the offset by the altimeter's height over the sight's; T05's
+    pilot keeps the sight's own."""
+    # 8 m right of the centreline, 25 m up, 400 m out; the grey 48 m wide for the chart's 60.96
+    frame = draw(8.0, 25.0, 400.0, -3.0, 0.0, 0.0, width_m=48.0)
+    h_ft = (25.0 - EYE_ABOVE_WHEELS_M) / 0.3048
+    seen = {}
+    for pilot in (FlightGearVisualLandingPilot(), FlightGearPatternPilot()):
+        h = math.radians(RUNWAY_TRUE_DEG)
+        pilot.x_m, pilot.y_m = -400.0 * math.sin(h), -400.0 * math.cos(h)
+        pilot.leg, pilot.g = "final", Gauges()  # no altimeter history: its rate (the lag's lead) is 0
+        _look(pilot, _WindowPort(frame), 10.0, h_ft)
+        seen[pilot.name] = pilot.along_left_m()[1] / LOOK_GAIN
+    assert seen["reference:fg-visual-landing"] == pytest.approx(-8.0, abs=0.5)
+    assert seen["reference:fg-pattern"] == pytest.approx(-8.0 * 60.96 / 48.0, abs=0.7)
+
+
+def test_on_short_final_t03s_rudder_turns_the_nose_to_the_heading_asked_and_t05s_stays_centred():
+    t03 = FlightGearVisualLandingPilot()
+    h = math.radians(RUNWAY_TRUE_DEG)
+    for along, want in ((-900.0, None), (-500.0, 2.0), (-100.0, 2.0)):
+        t03.x_m, t03.y_m = along * math.sin(h), along * math.cos(h)
+        assert t03.glide_rudder(4.0, 0.0) == want  # 4° left of the heading asked: right rudder
+    assert t03.glide_rudder(20.0, 0.0) == 3  # within its reach
+    assert t03.glide_rudder(-4.0, -4.0) == 0.0  # already turning toward it at 4°/s: damped
+    assert _at(-500.0, 0.0, "final").glide_rudder(4.0, 0.0) is None  # T05 (and T11): centred
+    # T05 and T11 keep the glide's aileron trim and the reading of the bank as is into the flare
+    for pilot in (FlightGearPatternPilot(), FlightGearTurnBackPilot()):
+        assert (pilot.flare_untrims_aileron, pilot.flare_bank_scale) == (False, 1.0)
+    assert t03.flare_untrims_aileron and t03.flare_bank_scale > 1.0
 
 
 def test_the_visual_landing_starts_on_the_final_5_nm_out_under_a_3_degree_path():

@@ -146,8 +146,12 @@ TC_RATE_PER_DEG = 0.155
 #: the simulator's heading over 26-256 s windows between roll-ins and roll-outs)
 TC_ZERO_DEG_S = 0.06
 #: the suction gauge (left of the panel): its needle leaves the green arc for 12 o'clock when
-#: the vacuum fails; `suction_cue` grows by ~15 (5 -> 20) then
+#: the vacuum fails; `suction_cue` grows by ~14 (6 -> 20) then
 SUCTION_CENTRE = (390.0, 488.5)
+#: the suction gauge face's brightness (`suction_cue`'s median ray) in the P13 crop after the
+#: failure (`tests/fixtures/flightgear_p13/030.png`, the panel in the sun): the cue, a fraction
+#: of the face's brightness, is scaled by it to read there as the plain difference did
+SUCTION_FACE_REF = 31.0
 #: the heading card's centre (the fixed airplane's), and the band of its numbers and ticks
 DG_CARD_CENTRE = (627.0, 550.0)
 DG_CARD_BAND_PX = (29.0, 36.0)
@@ -185,12 +189,22 @@ def turn_rate_deg_s(bgr: np.ndarray, origin: tuple[int, int] = (0, 0)) -> float:
 
 
 def suction_cue(bgr: np.ndarray, origin: tuple[int, int] = (0, 0)) -> float:
-    """How lit the suction gauge's 12-o'clock sector is against the rest of its face: ~5 in the
-    green, ~20 once the vacuum has failed (compare with the reading at the start)."""
+    """How lit the suction gauge's 12-o'clock sector is against the rest of its face, over the
+    face's own brightness (x `SUCTION_FACE_REF`): ~6 in the green, ~20 once the vacuum has failed
+    (compare with the reading at the start), whatever the light on the panel.
+
+    The sun scales the gauge's whole image by one factor (the P13 crops: 1.30 between them, the
+    ring round the needle fitted with no offset). At FlightGear's noon the panel is in the sun's
+    shade from about 90° to 270° true, at about half the P13 crops' light (T09@PHJR's crops).
+    The P13 crops dimmed to that light give a plain difference (sector less face) rising 6 at
+    the failure, 4 from a reference read in the sun, under the pilot's 8: P14@PHJR seed 1 took
+    its reference at 88° true and never saw its failure. Over the face's brightness the cue does
+    not change with the light."""
     c = (SUCTION_CENTRE[0] - origin[0], SUCTION_CENTRE[1] - origin[1])
     lum = cv2.GaussianBlur(_lum(bgr), (3, 3), 0)
     rays = _polar(lum, c, 2.5, 6.5, 360, 1.0).min(axis=1)
-    return float(np.r_[rays[350:], rays[:40]].mean() - np.median(rays))
+    face = float(np.median(rays))
+    return float(np.r_[rays[350:], rays[:40]].mean() - face) * SUCTION_FACE_REF / max(face, 1.0)
 
 
 def _card_ring(lum: np.ndarray, centre: tuple[float, float]) -> np.ndarray:

@@ -57,7 +57,7 @@ MAG_VAR_EAST_DEG = 9.4
 #: the task's state (it was 33° left, P13@PHJR seed 1); only the quarter of the heading
 #: indicator's reading is taken from it
 HANDOVER_DRIFT_DEG = 0.0
-#: the suction cue's rise that says the vacuum failed (5 in the green, 20 failed)
+#: the suction cue's rise that says the vacuum failed (6 in the green, 20 failed, in any light)
 SUCTION_FAILED_RISE = 8.0
 #: the turn rate flown at most, under standard rate (3°/s): asked for 3, the c172p turned left at
 #: 4.4°/s, where the turn coordinator read 17% low (P13@PHJR seed 2's screenshots); the

@@ -46,6 +46,41 @@ def test_partial_panel_readers_on_real_crops():
         assert abs(angle_step_deg(want, got)) < 3.0, (name, got, want)
 
 
+def test_the_suction_cue_shows_the_failure_in_the_panels_shade():
+    """At FlightGear's noon the sun lights the panel only with the nose roughly north; with the
+    sun behind the panel (about 90-270° true: all of P14@PHJR) the whole panel shows at about half
+    the light of the P13 crops, measured here on T09@PHJR's crops (190-264° true) against them
+    over the six-pack both hold. A luminance difference shrinks with the light: P14@PHJR seed 1
+    took its reference at 88° true and saw the failed gauge only in the shade, where the plain
+    difference rose about 6 against the pilot's threshold of 8, and it never saw the failure.
+    The P13 crops dimmed by the measured light: the cue rises past the threshold whichever light
+    the reference was read in, and the light alone does not move it."""
+    import cv2
+    import numpy as np
+
+    from simbridge.adapters.flightgear.pilots._partial_panel import SUCTION_FAILED_RISE
+
+    origin = (REGION[0], REGION[1])
+    good, failed = _crop("008.png"), _crop("030.png")
+    shade = [cv2.imread(str(FIXTURES.parent / "flightgear_t09" / f"{n}.png")) for n in ("level", "bank24", "bank31")]
+
+    def light(lit) -> float:
+        """The darkest of the shade crops' light over `lit`'s (the six-pack, screen x 480-780)."""
+        a = lit[:, 100:].astype(float).mean(axis=2)
+        return min(float(np.median(s.astype(float).mean(axis=2)[a > 15.0] / a[a > 15.0])) for s in shade)
+
+    def dim(bgr, k: float):
+        return np.clip(np.rint(bgr.astype(float) * k), 0, 255).astype(np.uint8)
+
+    k_good, k_failed = light(good), light(failed)
+    assert 0.45 < k_good < 0.6 and 0.35 < k_failed < 0.5, (k_good, k_failed)
+    good_shade, failed_shade = dim(good, k_good), dim(failed, k_failed)
+    for reference in (good, good_shade):  # P14 seed 1: the reference in some sun; seed 2: in the shade
+        assert suction_cue(failed_shade, origin) - suction_cue(reference, origin) > SUCTION_FAILED_RISE
+    assert suction_cue(failed, origin) - suction_cue(good_shade, origin) > SUCTION_FAILED_RISE
+    assert abs(suction_cue(good, origin) - suction_cue(good_shade, origin)) < 1.0
+
+
 def test_the_carried_heading_follows_the_simulators_through_the_roll_out():
     """After the vacuum failure the pilot carries the heading on the turn coordinator alone. On
     100 real screenshots of its airplane symbol (P13@PHJR seed 2, the 21 s from just before the

@@ -18,6 +18,8 @@ quarter comes from the instruction's heading at the first frame, then from conti
   told height, over the sea the altitude) by the elevator from the altimeter's rate against a
   climb or descent rate the altitude error asks for (at most `VS_MAX_FPM`), the trim taking over
   what is held. P14 descends with the power reduced.
+- Power: P13 keeps the hand-over's; P14 descends with it reduced and, level again, sets it
+  from the airspeed (`LevelPower`).
 - P14's altitude is absolute: the 100 ft needle gives the hundreds, the instruction's start
   altitude the thousand (the hand-over is within a few hundred feet of it).
 """
@@ -89,9 +91,14 @@ ALT_I_WITHIN_FT = 300.0
 #: the target
 DESCENT_THROTTLE_CUT_STEPS = 30
 DESCENT_POWER_BACK_FT = 300.0
-#: P14: the throttle steps over the hand-over's once level after the descent: 0.74 in all (0.82
-#: at 2,500 ft gave 104 kt and the nose-down trim the altitude loop could not reach, seed 2)
+#: P14: the throttle steps over the hand-over's once level after the descent, before the
+#: airspeed sets it (`LevelPower`): 0.74 in all (0.82 at 2,500 ft gave 104 kt and the nose-down
+#: trim the altitude loop could not reach, seed 2)
 LEVEL_AFTER_DESCENT_STEPS = -13
+#: P14: the airspeed (kt) the power holds once level after the descent. At the fixed 0.74 one
+#: level-off 100-140 ft low ran the trim to its nose-up stop, the airspeed fell from 104 to
+#: 70 kt and the c172p, on the back of its power curve, sank 1,000 ft in 300 s (seed 3)
+LEVEL_IAS_KT = 95.0
 #: the vertical speed (ft/min) within which the aircraft counts as level for done
 LEVEL_FPM = 200.0
 #: the turn coordinator's scale is learnt only from a turn this long before the failure, and
@@ -153,6 +160,11 @@ class PanelReader:
     def rate(self, attr: str, span_s: float = 1.5) -> float:
         return history_rate(self.history, attr, span_s, angle=attr == "dg_deg")
 
+    def median(self, attr: str, span_s: float) -> float:
+        """The median reading of `attr` over the last `span_s` (one misread frame does not move
+        the throttle)."""
+        return float(np.median([getattr(h, attr) for h in self.history if h.t_s >= self.history[-1].t_s - span_s]))
+
     def rate_mean(self, span_s: float) -> float:
         """The turn coordinator's mean reading over the last `span_s`."""
         return float(np.mean([h.rate for h in self.history if h.t_s >= self.history[-1].t_s - span_s]))
@@ -207,6 +219,28 @@ class CarriedHeading:
         return self.turned_deg + TC_LAG_S * (recent_rate_deg_s - self.start_rate_deg_s)
 
 
+@dataclass
+class LevelPower:
+    """P14's throttle once level after the descent: `LEVEL_AFTER_DESCENT_STEPS` moved by the
+    airspeed's error from `LEVEL_IAS_KT` (proportional, and an integral for what the level
+    flight at that altitude needs), so that a slow aircraft gets power before the altitude loop
+    trims it onto the back of the power curve."""
+
+    p_steps_per_kt: float = 1.0
+    i_steps_per_kt_s: float = 0.04
+    i_max_steps: float = 15.0
+    most_steps: tuple[int, int] = (-10, 20)  # 0.64-0.94 in all
+    i_steps: float = 0.0
+
+    def steps(self, ias_kt: float, dt_s: float) -> int:
+        err = LEVEL_IAS_KT - ias_kt
+        self.i_steps = float(
+            np.clip(self.i_steps + self.i_steps_per_kt_s * err * dt_s, -self.i_max_steps, self.i_max_steps)
+        )
+        add = round(self.p_steps_per_kt * err + self.i_steps)
+        return LEVEL_AFTER_DESCENT_STEPS + int(np.clip(add, *self.most_steps))
+
+
 def tc_scale_learnt(dg_turn_deg: float, tc_turn_deg: float) -> float:
     """The turn coordinator's scale: the heading indicator's turn over the turn coordinator's
     (lag included) from the hand-over to the failure, when that turn is long enough to tell
@@ -257,6 +291,7 @@ class FlightGearPartialPanelPilot(Agent):
         alt_target: float | None = descent[1] if descent else None
         descending = descent is not None
         tc_scale, before, dg_turned, dg_last = 1.0, None, 0.0, None
+        level_power = LevelPower()
         ail_i, alt_i, t_prev = 0.0, 0.0, None
         crops = os.environ.get("SIMBRIDGE_FG_P13_CROPS")
         hold_since: float | None = None
@@ -317,7 +352,7 @@ class FlightGearPartialPanelPilot(Agent):
                 if descending:
                     want["throttle"] = THROTTLE_ADD_STEPS - DESCENT_THROTTLE_CUT_STEPS
                 else:
-                    want["throttle"] = LEVEL_AFTER_DESCENT_STEPS if descent else THROTTLE_ADD_STEPS
+                    want["throttle"] = level_power.steps(g.median("ias_kt", 1.0), dt) if descent else THROTTLE_ADD_STEPS
                 if not c.chord(want, {"trim": 3, "aileron": 1, "throttle": 2}):
                     port.wait(0.05)
                 # -- done: on the heading, at the altitude, the failure seen (or long past its window)
@@ -343,6 +378,7 @@ class FlightGearPartialPanelPilot(Agent):
                         "ail": c.pos["aileron"],
                         "elev": c.pos["elevator"],
                         "trim": c.pos["trim"],
+                        "thr": c.pos["throttle"],
                     }
                 )
                 if hold_since is not None and t - hold_since > HOLD_S:

@@ -168,3 +168,32 @@ def test_the_turn_coordinators_scale_is_learnt_only_from_a_turn_long_enough():
     assert tc_scale_learnt(40.0, -38.0) == 1.0
     assert tc_scale_learnt(-50.0, -48.0) == pytest.approx(50.0 / 48.0)
     assert tc_scale_learnt(60.0, 40.0) == 1.1
+
+
+def test_p14s_level_power_holds_the_airspeed_where_the_fixed_setting_sank():
+    """After the descent the throttle comes from the airspeed. On a first-order model of the
+    c172p level at 2,400 ft where 0.74 settles at 70 kt (P14@PHJR seed 3's record: 104 kt at the
+    level-off, 70 kt two minutes later at 0.74), the power keeps the airspeed over 85 kt (clear of the slide) and
+    brings it within 3 kt of `LEVEL_IAS_KT`; a fast aircraft gets less power, within its bounds."""
+    from simbridge.adapters.flightgear.pilots._partial_panel import (
+        LEVEL_AFTER_DESCENT_STEPS,
+        LEVEL_IAS_KT,
+        LevelPower,
+    )
+
+    def fly(power: LevelPower | None) -> list[float]:
+        ias, out, dt = 104.0, [], 0.25
+        for _ in range(int(300 / dt)):
+            steps = power.steps(ias, dt) if power else LEVEL_AFTER_DESCENT_STEPS
+            throttle = 0.87 + 0.01 * steps
+            settles_kt = 70.0 + (throttle - 0.74) * 250.0
+            ias += (settles_kt - ias) * dt / 25.0
+            out.append(ias)
+        return out
+
+    assert fly(None)[-1] < 72.0  # the fixed setting: the record's slide
+    held = fly(LevelPower())
+    assert min(held) > 85.0 and abs(held[-1] - LEVEL_IAS_KT) < 3.0
+    fast = LevelPower()
+    assert fast.steps(125.0, 0.25) < LEVEL_AFTER_DESCENT_STEPS
+    assert LevelPower().steps(40.0, 0.25) == LEVEL_AFTER_DESCENT_STEPS + LevelPower.most_steps[1]

@@ -30,7 +30,7 @@ import numpy as np
 
 from simbridge.agents import AgentResult
 from simbridge.adapters.flightgear.pilots._gauges import REGION, nearest_quarter_deg, needle_deg
-from simbridge.adapters.flightgear.pilots._steep_turn import ELEVATOR_STEP, Reading
+from simbridge.adapters.flightgear.pilots._steep_turn import ELEVATOR_STEP, TRIM_STEP, Reading
 from simbridge.adapters.flightgear.pilots._takeoff import (
     BANK_P,
     HDG_BANK_D,
@@ -81,6 +81,9 @@ FLARE_SINK_FPM = (100.0, 300.0)
 #: 6° at 2°/s and it flew into the runway at 532-679 ft/min (T11@PHJR seed 5, twice)
 FLARE_GIVE_BACK_DEG = 1.5
 HOLD_OFF_MAX_PITCH = 9.0
+#: trim steps (0.001) a frame at most in a flare flown by the trim alone: 0.02-0.03 a second at
+#: 3-4 frames a second, about 1° of pitch a second at 60 kt
+FLARE_TRIM_BURST = 8
 #: indicated airspeed under which the c172p no longer flies (stall 44-48 KIAS power off): on the
 #: wheels, the landing roll
 ON_GROUND_KT = 42.0
@@ -119,10 +122,24 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
     #: (its integral) is taken out when the flare starts, and the pitch loop's gain
     flare_bank_p, flare_bank_scale, flare_untrims_aileron = BANK_P, 1.0, False
     flare_pitch_p = GLIDE_PITCH_P
+    #: whether the flare holds the elevator where the glide left it and pitches by the trim alone
+    #: (FLARE_TRIM_BURST steps a frame at most)
+    flare_by_trim = False
 
     def glide_rudder(self, hdg_err: float, yaw_rate: float) -> float | None:
         """Rudder steps toward the glide's heading before the flare; None: centred."""
         return None
+
+    def flare_pitch_next(self, pitch_deg: float, top_deg: float, vs_fpm: float, dt_s: float) -> tuple[float, float]:
+        """The flare's pitch asked after `dt_s` and the highest asked so far: up at
+        FLARE_PITCH_DEG_S while sinking faster than FLARE_SINK_FPM, down as fast while barely
+        sinking, never more than FLARE_GIVE_BACK_DEG under the highest."""
+        if vs_fpm < -FLARE_SINK_FPM[1]:
+            pitch_deg += FLARE_PITCH_DEG_S * dt_s
+        elif vs_fpm > -FLARE_SINK_FPM[0]:
+            pitch_deg -= FLARE_PITCH_DEG_S * dt_s
+        top_deg = max(top_deg, pitch_deg)
+        return float(np.clip(pitch_deg, top_deg - FLARE_GIVE_BACK_DEG, HOLD_OFF_MAX_PITCH)), top_deg
 
     def __init__(self, *_: object) -> None:
         super().__init__()
@@ -272,12 +289,7 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                     # (a law on the sink's error ballooned the c172p 7 ft: the altimeter's rate
                     # lags the pitch by about a second)
                     want_bank = 0.0
-                    if vs < -FLARE_SINK_FPM[1]:
-                        flare_pitch += FLARE_PITCH_DEG_S * dt
-                    elif vs > -FLARE_SINK_FPM[0]:
-                        flare_pitch -= FLARE_PITCH_DEG_S * dt
-                    flare_top = max(flare_top, flare_pitch)
-                    flare_pitch = float(np.clip(flare_pitch, flare_top - FLARE_GIVE_BACK_DEG, HOLD_OFF_MAX_PITCH))
+                    flare_pitch, flare_top = self.flare_pitch_next(flare_pitch, flare_top, vs, dt)
                     step = FLARE_SLEW_DEG_S * dt
                     want_pitch_now = float(np.clip(flare_pitch, want_pitch_now - step, want_pitch_now + step))
                     want_pitch = want_pitch_now
@@ -318,9 +330,16 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                     pitch_p = self.flare_pitch_p if flaring else GLIDE_PITCH_P
                     e = pitch_p * (pitch - want_pitch) + k.sky_d * g.rate("sky", 1.0) + elev_i
                     reach = FLARE_ELEV_MAX if mode == "flare" else GLIDE_ELEV_MAX
-                    want.update(c.pitch(float(np.clip(e, -reach, 0.15))))
+                    e = float(np.clip(e, -reach, 0.15))
+                    if flaring and self.flare_by_trim:  # the elevator held, the trim all of it
+                        want["trim"] = round((e - c.pos["elevator"] * ELEVATOR_STEP) / TRIM_STEP)
+                        want["elevator"] = c.pos["elevator"]
+                    else:
+                        want.update(c.pitch(e))
                 self.glide_power(want, mode, h)
-                taps = c.chord(want, {"trim": 4, "aileron": 2, "rudder": 2, "throttle": 4, "elevator": 2})
+                trim_burst = FLARE_TRIM_BURST if flaring and self.flare_by_trim else 4
+                burst = {"trim": trim_burst, "aileron": 2, "rudder": 2, "throttle": 4, "elevator": 2}
+                taps = c.chord(want, burst)
                 if not taps:
                     port.wait(0.05)
                 if len(self.trace) % 50 == 0:

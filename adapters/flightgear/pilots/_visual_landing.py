@@ -12,7 +12,8 @@ It is T05's final (`_pattern.FlightGearPatternPilot`) flown from the task's star
   the field elevation and the wheels' height.
 - **The approach**: pitch for `APPROACH_KT`, the throttle for a `PATH_DEG` path to `AIM_PAST_M`
   past the threshold, the heading onto the centreline; then T11's flare, roll and brakes, the
-  rudder on the runway's heading.
+  rudder on the runway's heading. The flare raises the nose by time (`FLARE_RAMP_DEG_S`), not
+  by the altimeter's lagging sink.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from simbridge.adapters.flightgear.pilots._partial_panel import absolute_alt_ft
 from simbridge.adapters.flightgear.pilots._pattern import NM, FlightGearPatternPilot
 from simbridge.adapters.flightgear.pilots._steep_turn import Gauges
 from simbridge.adapters.flightgear.pilots._takeoff import FIELD_ELEV_FT, RudderControls
-from simbridge.adapters.flightgear.pilots._turn_back import REGION
+from simbridge.adapters.flightgear.pilots._turn_back import FLARE_SINK_FPM, REGION
 
 if TYPE_CHECKING:
     from simbridge import TaskSpec
@@ -59,6 +60,18 @@ FLARE_PITCH_UP_DEG = 0.5
 #: banks with the nose up by 1/0.7 (its ratio to the recorded truth there) and steps the aileron
 #: twice as hard per degree as the glide
 FLARE_BANK_P, FLARE_BANK_SCALE = 1.0 / 4.0, 1.0 / 0.7
+#: the flare's pitch asked goes up at this rate (deg/s) while the altimeter shows a sink, to at
+#: most FLARE_RAMP_MAX_PITCH, and never down. T11's law (up at 2°/s while sinking over 300 ft/min,
+#: down while under 100) ran on the altimeter's rate, which lags the height by over a second:
+#: the nose came to 5.4-6.5° within 2.5 s, the c172p ballooned (+48 to +168 ft/min) and the
+#: pitch then swung between 1° and 6.6° with a 7 s period down to the runway, the bank with it
+#: (-6.2° to +5.9°, 9 m of drift, T03@PHJR seed 2)
+FLARE_RAMP_DEG_S, FLARE_RAMP_MAX_PITCH = 0.5, 7.0
+#: the flare pitches by the trim alone, the elevator held where the glide left it: a step of
+#: elevator (0.05) moved the nose 2-3° at 63 kt, and the pitch loop cycled between 0.6° and 5.7°
+#: every 3-4 s (the c172p sinking at up to 511 ft/min at 18 ft), elevator steps of ±2 chasing a
+#: pitch the ramp asked steadily (T03@PHJR seed 2, 0.55)
+FLARE_BY_TRIM = True
 #: the flare's pitch loop: at the glide's 0.02 the nose sagged 2.5° under the pitch asked as the
 #: airspeed went, and the c172p sank onto the runway at 325-383 ft/min (T03@PHJR)
 FLARE_PITCH_P = 0.04
@@ -87,7 +100,7 @@ class FlightGearVisualLandingPilot(FlightGearPatternPilot):
     path_deg, aim_past_m, approach_throttle = PATH_DEG, AIM_PAST_M, APPROACH_THROTTLE
     flare_pitch_up_deg = FLARE_PITCH_UP_DEG
     flare_bank_p, flare_bank_scale, flare_untrims_aileron = FLARE_BANK_P, FLARE_BANK_SCALE, True
-    flare_pitch_p = FLARE_PITCH_P
+    flare_pitch_p, flare_by_trim = FLARE_PITCH_P, FLARE_BY_TRIM
     look_alt_scaled_within_m = LOOK_ALT_SCALED_WITHIN_M
 
     def __init__(self, *_: object) -> None:
@@ -115,6 +128,12 @@ class FlightGearVisualLandingPilot(FlightGearPatternPilot):
             return None
         steps = SHORT_FINAL_RUDDER_P * hdg_err - SHORT_FINAL_RUDDER_D * yaw_rate
         return max(-SHORT_FINAL_RUDDER_MAX, min(SHORT_FINAL_RUDDER_MAX, steps))
+
+    def flare_pitch_next(self, pitch_deg: float, top_deg: float, vs_fpm: float, dt_s: float) -> tuple[float, float]:
+        """Up by time while sinking (FLARE_RAMP_DEG_S), held while not, never down."""
+        if vs_fpm < -FLARE_SINK_FPM[0]:
+            pitch_deg = min(FLARE_RAMP_MAX_PITCH, pitch_deg + FLARE_RAMP_DEG_S * dt_s)
+        return pitch_deg, max(top_deg, pitch_deg)
 
     def path_ft(self) -> float:
         """Height (ft above the field) of the path where the aircraft is."""

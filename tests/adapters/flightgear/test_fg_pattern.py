@@ -203,6 +203,27 @@ def test_on_short_final_t03s_rudder_turns_the_nose_to_the_heading_asked_and_t05s
     for pilot in (FlightGearPatternPilot(), FlightGearTurnBackPilot()):
         assert (pilot.flare_untrims_aileron, pilot.flare_bank_scale) == (False, 1.0)
     assert t03.flare_untrims_aileron and t03.flare_bank_scale > 1.0
+    # T03's flare pitches by the trim alone; T05's and T11's move the elevator too
+    assert t03.flare_by_trim and not any(p.flare_by_trim for p in (FlightGearPatternPilot(), FlightGearTurnBackPilot()))
+
+
+def test_t03s_flare_raises_the_nose_by_time_and_t11s_by_the_sink():
+    """T03's flare asks for the nose up at FLARE_RAMP_DEG_S while the altimeter shows a sink,
+    holds it while not, never lowers it, up to FLARE_RAMP_MAX_PITCH; T11's (and T05's) law
+    on the sink lowers the nose while barely sinking."""
+    from simbridge.adapters.flightgear.pilots._visual_landing import FLARE_RAMP_DEG_S, FLARE_RAMP_MAX_PITCH
+
+    t03, t11 = FlightGearVisualLandingPilot(), FlightGearTurnBackPilot()
+    pitch, top = 2.0, 2.0
+    for _ in range(8):  # 2 s sinking at 340 ft/min: up at the ramp's rate, however fast the sink
+        pitch, top = t03.flare_pitch_next(pitch, top, -340.0, 0.25)
+    assert pitch == pytest.approx(2.0 + 2.0 * FLARE_RAMP_DEG_S)
+    assert t03.flare_pitch_next(pitch, top, +150.0, 0.5) == (pitch, top)  # ballooning: held, not lowered
+    assert t03.flare_pitch_next(6.9, 6.9, -800.0, 1.0)[0] == FLARE_RAMP_MAX_PITCH
+    # T11's: up at 2°/s past a 300 ft/min sink, down while climbing, at most 1.5° under its top
+    assert t11.flare_pitch_next(2.0, 2.0, -340.0, 0.5) == (3.0, 3.0)
+    assert t11.flare_pitch_next(5.0, 5.0, +150.0, 0.5) == (4.0, 5.0)
+    assert t11.flare_pitch_next(4.0, 5.0, +150.0, 1.0)[0] == 3.5
 
 
 def test_the_visual_landing_starts_on_the_final_5_nm_out_under_a_3_degree_path():

@@ -136,6 +136,9 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
     #: from this far before the threshold (m) a sight's offset is scaled by the altimeter's
     #: height (led by its lag) over the height its edges imply; None: the sight's own
     look_alt_scaled_within_m: float | None = None
+    #: from the flare to the stop, the nose turned toward the centreline this much (deg) per metre
+    #: off it
+    roll_steer_deg_per_m = ROLL_STEER_DEG_PER_M
 
     def __init__(self, *_: object) -> None:
         super().__init__()
@@ -263,11 +266,11 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
 
     def roll_heading(self, flare_dg: float) -> float:
         """From the flare to the stop the rudder keeps 04R's heading, turned toward the
-        centreline by ROLL_STEER_DEG_PER_M (the flare's heading, kept before, left T05@PHJR seed
+        centreline by `roll_steer_deg_per_m` (the flare's heading, kept before, left T05@PHJR seed
         3 crossing the runway and rolling off its side; on 04R's heading alone the float drifted
         the c172p 9 m across, T03@PHJR seed 2)."""
         _, left = self.along_left_m()
-        steer = float(np.clip(ROLL_STEER_DEG_PER_M * left, -ROLL_STEER_MAX_DEG, ROLL_STEER_MAX_DEG))
+        steer = float(np.clip(self.roll_steer_deg_per_m * left, -ROLL_STEER_MAX_DEG, ROLL_STEER_MAX_DEG))
         return (RUNWAY_HDG_MAG + steer) % 360.0
 
     def path_ft(self) -> float:

@@ -30,7 +30,7 @@ import numpy as np
 
 from simbridge.agents import AgentResult
 from simbridge.adapters.flightgear.pilots._gauges import REGION, nearest_quarter_deg, needle_deg
-from simbridge.adapters.flightgear.pilots._steep_turn import ELEVATOR_STEP, TRIM_STEP, Reading
+from simbridge.adapters.flightgear.pilots._steep_turn import ELEVATOR_STEP, TRIM_STEP, Controls, Reading
 from simbridge.adapters.flightgear.pilots._takeoff import (
     BANK_P,
     HDG_BANK_D,
@@ -81,9 +81,25 @@ FLARE_SINK_FPM = (100.0, 300.0)
 #: 6° at 2°/s and it flew into the runway at 532-679 ft/min (T11@PHJR seed 5, twice)
 FLARE_GIVE_BACK_DEG = 1.5
 HOLD_OFF_MAX_PITCH = 9.0
-#: trim steps (0.001) a frame at most in a flare flown by the trim alone: 0.02-0.03 a second at
-#: 3-4 frames a second, about 1° of pitch a second at 60 kt
-FLARE_TRIM_BURST = 8
+#: in a flare flown trim first, the elevator moves a step only when the trim lags the elevator
+#: asked by more than this (fraction). The trim moves about 0.01 a second (a key press takes
+#: 0.1 s): by the trim alone the nose sagged from 3.9° to 2.1° as the airspeed went, and the
+#: c172p sank onto the runway (T03@PHJR seed 1, 0.55)
+FLARE_ELEVATOR_OVER = 0.06
+
+
+def flare_trim_first(c: Controls, elevator: float) -> dict[str, int]:
+    """Steps that give `elevator` (fraction, + nose down) by the trim, the elevator held unless
+    the trim lags it by more than FLARE_ELEVATOR_OVER (then one step toward it). `Controls.pitch`
+    moves the elevator whenever the trim lags it by half a step: one step (0.05) moved the
+    c172p's nose 2-3° at 63 kt, and the flare's pitch cycled between 0.6° and 5.7°."""
+    elev = c.pos["elevator"]
+    lag = elevator - c.pos["trim"] * TRIM_STEP - elev * ELEVATOR_STEP
+    if abs(lag) > FLARE_ELEVATOR_OVER:
+        elev += 1 if lag > 0 else -1
+    return {"trim": round((elevator - elev * ELEVATOR_STEP) / TRIM_STEP), "elevator": elev}
+
+
 #: indicated airspeed under which the c172p no longer flies (stall 44-48 KIAS power off): on the
 #: wheels, the landing roll
 ON_GROUND_KT = 42.0
@@ -122,8 +138,7 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
     #: (its integral) is taken out when the flare starts, and the pitch loop's gain
     flare_bank_p, flare_bank_scale, flare_untrims_aileron = BANK_P, 1.0, False
     flare_pitch_p = GLIDE_PITCH_P
-    #: whether the flare holds the elevator where the glide left it and pitches by the trim alone
-    #: (FLARE_TRIM_BURST steps a frame at most)
+    #: whether the flare pitches trim first (`flare_trim_first`)
     flare_by_trim = False
 
     def glide_rudder(self, hdg_err: float, yaw_rate: float) -> float | None:
@@ -331,15 +346,9 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                     e = pitch_p * (pitch - want_pitch) + k.sky_d * g.rate("sky", 1.0) + elev_i
                     reach = FLARE_ELEV_MAX if mode == "flare" else GLIDE_ELEV_MAX
                     e = float(np.clip(e, -reach, 0.15))
-                    if flaring and self.flare_by_trim:  # the elevator held, the trim all of it
-                        want["trim"] = round((e - c.pos["elevator"] * ELEVATOR_STEP) / TRIM_STEP)
-                        want["elevator"] = c.pos["elevator"]
-                    else:
-                        want.update(c.pitch(e))
+                    want.update(flare_trim_first(c, e) if flaring and self.flare_by_trim else c.pitch(e))
                 self.glide_power(want, mode, h)
-                trim_burst = FLARE_TRIM_BURST if flaring and self.flare_by_trim else 4
-                burst = {"trim": trim_burst, "aileron": 2, "rudder": 2, "throttle": 4, "elevator": 2}
-                taps = c.chord(want, burst)
+                taps = c.chord(want, {"trim": 4, "aileron": 2, "rudder": 2, "throttle": 4, "elevator": 2})
                 if not taps:
                     port.wait(0.05)
                 if len(self.trace) % 50 == 0:

@@ -29,7 +29,7 @@ from simbridge.adapters.flightgear.pilots._partial_panel import absolute_alt_ft
 from simbridge.adapters.flightgear.pilots._pattern import NM, FlightGearPatternPilot
 from simbridge.adapters.flightgear.pilots._steep_turn import Gauges
 from simbridge.adapters.flightgear.pilots._takeoff import FIELD_ELEV_FT, RudderControls
-from simbridge.adapters.flightgear.pilots._turn_back import FLARE_SINK_FPM, REGION
+from simbridge.adapters.flightgear.pilots._turn_back import REGION
 
 if TYPE_CHECKING:
     from simbridge import TaskSpec
@@ -60,17 +60,19 @@ FLARE_PITCH_UP_DEG = 0.5
 #: banks with the nose up by 1/0.7 (its ratio to the recorded truth there) and steps the aileron
 #: twice as hard per degree as the glide
 FLARE_BANK_P, FLARE_BANK_SCALE = 1.0 / 4.0, 1.0 / 0.7
-#: the flare's pitch asked goes up at this rate (deg/s) while the altimeter shows a sink, to at
-#: most FLARE_RAMP_MAX_PITCH, and never down. T11's law (up at 2°/s while sinking over 300 ft/min,
+#: the flare's pitch asked goes up at this rate (deg/s) unless the altimeter shows the c172p
+#: level or climbing (FLARE_RAMP_HOLD_FPM), to at most FLARE_RAMP_MAX_PITCH, and never down.
+#: Held while sinking under 100 ft/min (the altimeter's rate is noisy and late), the nose sagged
+#: with the airspeed at 150 ft/min of sink (T03@PHJR seed 1). T11's law (up at 2°/s while sinking over 300 ft/min,
 #: down while under 100) ran on the altimeter's rate, which lags the height by over a second:
 #: the nose came to 5.4-6.5° within 2.5 s, the c172p ballooned (+48 to +168 ft/min) and the
 #: pitch then swung between 1° and 6.6° with a 7 s period down to the runway, the bank with it
 #: (-6.2° to +5.9°, 9 m of drift, T03@PHJR seed 2)
-FLARE_RAMP_DEG_S, FLARE_RAMP_MAX_PITCH = 0.5, 7.0
-#: the flare pitches by the trim alone, the elevator held where the glide left it: a step of
-#: elevator (0.05) moved the nose 2-3° at 63 kt, and the pitch loop cycled between 0.6° and 5.7°
-#: every 3-4 s (the c172p sinking at up to 511 ft/min at 18 ft), elevator steps of ±2 chasing a
-#: pitch the ramp asked steadily (T03@PHJR seed 2, 0.55)
+FLARE_RAMP_DEG_S, FLARE_RAMP_MAX_PITCH, FLARE_RAMP_HOLD_FPM = 0.5, 7.0, 50.0
+#: the flare pitches trim first (`_turn_back.flare_trim_first`): a step of elevator (0.05) moved
+#: the nose 2-3° at 63 kt, and the pitch loop cycled between 0.6° and 5.7° every 3-4 s (the
+#: c172p sinking at up to 511 ft/min at 18 ft), elevator steps of ±2 chasing a pitch the ramp
+#: asked steadily (T03@PHJR seed 2, 0.55)
 FLARE_BY_TRIM = True
 #: the flare's pitch loop: at the glide's 0.02 the nose sagged 2.5° under the pitch asked as the
 #: airspeed went, and the c172p sank onto the runway at 325-383 ft/min (T03@PHJR)
@@ -88,6 +90,11 @@ LOOK_ALT_SCALED_WITHIN_M = 700.0
 #: and the c172p crossed the centreline from 10 m right to 10 m left in the last 500 m (T03@PHJR
 #: seed 3)
 SHORT_FINAL_RUDDER_FROM_M, SHORT_FINAL_RUDDER_P, SHORT_FINAL_RUDDER_D, SHORT_FINAL_RUDDER_MAX = 800.0, 0.5, 0.5, 3
+#: from the flare to the stop, the nose turned toward the centreline this much (deg) per metre
+#: off it: at T05's 0.3 the c172p, 5-8 m off at the flare with the nose turned 3-4° toward the
+#: centreline, crossed it in the float and touched down 3-6 m the other side (T03@PHJR, 2 of 4
+#: episodes)
+ROLL_STEER_DEG_PER_M = 0.15
 #: the sky share of the attitude indicator with the c172p level (T02's, on its wheels)
 LEVEL_SKY = 0.577
 
@@ -101,6 +108,7 @@ class FlightGearVisualLandingPilot(FlightGearPatternPilot):
     flare_pitch_up_deg = FLARE_PITCH_UP_DEG
     flare_bank_p, flare_bank_scale, flare_untrims_aileron = FLARE_BANK_P, FLARE_BANK_SCALE, True
     flare_pitch_p, flare_by_trim = FLARE_PITCH_P, FLARE_BY_TRIM
+    roll_steer_deg_per_m = ROLL_STEER_DEG_PER_M
     look_alt_scaled_within_m = LOOK_ALT_SCALED_WITHIN_M
 
     def __init__(self, *_: object) -> None:
@@ -131,7 +139,7 @@ class FlightGearVisualLandingPilot(FlightGearPatternPilot):
 
     def flare_pitch_next(self, pitch_deg: float, top_deg: float, vs_fpm: float, dt_s: float) -> tuple[float, float]:
         """Up by time while sinking (FLARE_RAMP_DEG_S), held while not, never down."""
-        if vs_fpm < -FLARE_SINK_FPM[0]:
+        if vs_fpm < -FLARE_RAMP_HOLD_FPM:
             pitch_deg = min(FLARE_RAMP_MAX_PITCH, pitch_deg + FLARE_RAMP_DEG_S * dt_s)
         return pitch_deg, max(top_deg, pitch_deg)
 

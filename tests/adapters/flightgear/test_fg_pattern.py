@@ -127,6 +127,12 @@ def test_the_landing_roll_keeps_the_runways_heading_in_the_pattern_and_the_flare
     assert _at(100.0, 5.0, "final").roll_heading(52.0) == pytest.approx(RUNWAY_HDG_MAG + 5.0 * ROLL_STEER_DEG_PER_M)
     assert _at(100.0, -40.0, "final").roll_heading(52.0) == pytest.approx(RUNWAY_HDG_MAG - ROLL_STEER_MAX_DEG)
     assert FlightGearTurnBackPilot().roll_heading(230.0) == 230.0
+    # T03's float turns the nose half as far per metre (at T05's it crossed the centreline)
+    t03 = FlightGearVisualLandingPilot()
+    h = math.radians(RUNWAY_TRUE_DEG)
+    t03.x_m, t03.y_m = 100.0 * math.sin(h) - 5.0 * math.cos(h), 100.0 * math.cos(h) + 5.0 * math.sin(h)
+    assert t03.along_left_m() == (pytest.approx(100.0), pytest.approx(5.0))
+    assert t03.roll_heading(52.0) == pytest.approx(RUNWAY_HDG_MAG + 5.0 * ROLL_STEER_DEG_PER_M / 2)
 
 
 class _WindowPort:
@@ -219,11 +225,32 @@ def test_t03s_flare_raises_the_nose_by_time_and_t11s_by_the_sink():
         pitch, top = t03.flare_pitch_next(pitch, top, -340.0, 0.25)
     assert pitch == pytest.approx(2.0 + 2.0 * FLARE_RAMP_DEG_S)
     assert t03.flare_pitch_next(pitch, top, +150.0, 0.5) == (pitch, top)  # ballooning: held, not lowered
+    assert t03.flare_pitch_next(pitch, top, -30.0, 0.5) == (pitch, top)  # level: held
+    assert t03.flare_pitch_next(pitch, top, -150.0, 0.5)[0] > pitch  # a slow sink: still up
     assert t03.flare_pitch_next(6.9, 6.9, -800.0, 1.0)[0] == FLARE_RAMP_MAX_PITCH
     # T11's: up at 2°/s past a 300 ft/min sink, down while climbing, at most 1.5° under its top
     assert t11.flare_pitch_next(2.0, 2.0, -340.0, 0.5) == (3.0, 3.0)
     assert t11.flare_pitch_next(5.0, 5.0, +150.0, 0.5) == (4.0, 5.0)
     assert t11.flare_pitch_next(4.0, 5.0, +150.0, 1.0)[0] == 3.5
+
+
+def test_the_trim_first_flare_moves_the_elevator_only_when_the_trim_lags_far():
+    """`flare_trim_first` gives the elevator asked by the trim, the elevator held, unless the
+    trim lags by more than FLARE_ELEVATOR_OVER; `Controls.pitch` steps the elevator at half a
+    step of lag (the flare's pitch cycled on those steps)."""
+    from simbridge.adapters.flightgear.pilots._steep_turn import ELEVATOR_STEP, TRIM_STEP, Controls
+    from simbridge.adapters.flightgear.pilots._turn_back import FLARE_ELEVATOR_OVER, flare_trim_first
+
+    c = Controls(port=None)  # type: ignore[arg-type]  # positions only: no key is pressed
+    c.pos.update(trim=-80, elevator=0)
+    small = -0.08 - 0.03  # the trim 0.03 short of the nose-up asked
+    assert flare_trim_first(c, small) == {"trim": -110, "elevator": 0}
+    assert c.pitch(small)["elevator"] == -1  # the plain split steps the elevator
+    far = -0.08 - (FLARE_ELEVATOR_OVER + 0.01)
+    got = flare_trim_first(c, far)
+    assert got["elevator"] == -1 and got["trim"] == round((far + ELEVATOR_STEP) / TRIM_STEP)
+    c.pos.update(trim=-150, elevator=-1)  # a nose-down need past the reach: one step back
+    assert flare_trim_first(c, -0.05 - 0.15 + FLARE_ELEVATOR_OVER + 0.01)["elevator"] == 0
 
 
 def test_the_visual_landing_starts_on_the_final_5_nm_out_under_a_3_degree_path():

@@ -139,6 +139,8 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
     #: from the flare to the stop, the nose turned toward the centreline this much (deg) per metre
     #: off it
     roll_steer_deg_per_m = ROLL_STEER_DEG_PER_M
+    #: ... from this magnetic heading (deg): T02's hold heading, 045
+    roll_runway_hdg_mag = RUNWAY_HDG_MAG
 
     def __init__(self, *_: object) -> None:
         super().__init__()
@@ -271,7 +273,7 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
         the c172p 9 m across, T03@PHJR seed 2)."""
         _, left = self.along_left_m()
         steer = float(np.clip(self.roll_steer_deg_per_m * left, -ROLL_STEER_MAX_DEG, ROLL_STEER_MAX_DEG))
-        return (RUNWAY_HDG_MAG + steer) % 360.0
+        return (self.roll_runway_hdg_mag + steer) % 360.0
 
     def path_ft(self) -> float:
         """Height (ft above the field) of the approach path where the aircraft is: PATH_DEG to

@@ -26,10 +26,10 @@ import cv2
 from simbridge.agents import AgentResult
 from simbridge.adapters.flightgear.pilots._gauges import needle_deg
 from simbridge.adapters.flightgear.pilots._partial_panel import absolute_alt_ft
-from simbridge.adapters.flightgear.pilots._pattern import NM, FlightGearPatternPilot
+from simbridge.adapters.flightgear.pilots._pattern import NM, RUNWAY_TRUE_DEG, FlightGearPatternPilot
 from simbridge.adapters.flightgear.pilots._steep_turn import Gauges
 from simbridge.adapters.flightgear.pilots._takeoff import FIELD_ELEV_FT, RudderControls
-from simbridge.adapters.flightgear.pilots._turn_back import REGION
+from simbridge.adapters.flightgear.pilots._turn_back import REGION, VARIATION_DEG
 
 if TYPE_CHECKING:
     from simbridge import TaskSpec
@@ -91,10 +91,13 @@ LOOK_ALT_SCALED_WITHIN_M = 700.0
 #: seed 3)
 SHORT_FINAL_RUDDER_FROM_M, SHORT_FINAL_RUDDER_P, SHORT_FINAL_RUDDER_D, SHORT_FINAL_RUDDER_MAX = 800.0, 0.5, 0.5, 3
 #: from the flare to the stop, the nose turned toward the centreline this much (deg) per metre
-#: off it: at T05's 0.3 the c172p, 5-8 m off at the flare with the nose turned 3-4° toward the
-#: centreline, crossed it in the float and touched down 3-6 m the other side (T03@PHJR, 2 of 4
-#: episodes)
-ROLL_STEER_DEG_PER_M = 0.15
+#: off it, from 04R's own magnetic heading (54.8° true less FlightGear's 9.48° of variation
+#: there, 45.32°; T05's roll holds T02's 045). At T05's 0.3 from 045 the c172p, 5-8 m off at the
+#: flare with the nose turned 3-4° toward the centreline, crossed it in the float and touched
+#: down 3-6 m the other side (T03@PHJR, 2 of 4 episodes); at 0.15 from 045 it flared 0.8 m off
+#: and drifted 5.7 m left in the 13 s float, the nose 0.4-0.8° left of 04R (seed 1, 0.80)
+ROLL_STEER_DEG_PER_M = 0.2
+ROLL_RUNWAY_HDG_MAG = RUNWAY_TRUE_DEG - VARIATION_DEG
 #: the sky share of the attitude indicator with the c172p level (T02's, on its wheels)
 LEVEL_SKY = 0.577
 
@@ -108,7 +111,7 @@ class FlightGearVisualLandingPilot(FlightGearPatternPilot):
     flare_pitch_up_deg = FLARE_PITCH_UP_DEG
     flare_bank_p, flare_bank_scale, flare_untrims_aileron = FLARE_BANK_P, FLARE_BANK_SCALE, True
     flare_pitch_p, flare_by_trim = FLARE_PITCH_P, FLARE_BY_TRIM
-    roll_steer_deg_per_m = ROLL_STEER_DEG_PER_M
+    roll_steer_deg_per_m, roll_runway_hdg_mag = ROLL_STEER_DEG_PER_M, ROLL_RUNWAY_HDG_MAG
     look_alt_scaled_within_m = LOOK_ALT_SCALED_WITHIN_M
 
     def __init__(self, *_: object) -> None:

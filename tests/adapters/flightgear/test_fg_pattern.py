@@ -127,12 +127,17 @@ def test_the_landing_roll_keeps_the_runways_heading_in_the_pattern_and_the_flare
     assert _at(100.0, 5.0, "final").roll_heading(52.0) == pytest.approx(RUNWAY_HDG_MAG + 5.0 * ROLL_STEER_DEG_PER_M)
     assert _at(100.0, -40.0, "final").roll_heading(52.0) == pytest.approx(RUNWAY_HDG_MAG - ROLL_STEER_MAX_DEG)
     assert FlightGearTurnBackPilot().roll_heading(230.0) == 230.0
-    # T03's float turns the nose half as far per metre (at T05's it crossed the centreline)
+    # T03's float turns the nose less far per metre (at T05's it crossed the centreline), from
+    # 04R's own magnetic heading (T05's roll holds 045)
     t03 = FlightGearVisualLandingPilot()
     h = math.radians(RUNWAY_TRUE_DEG)
     t03.x_m, t03.y_m = 100.0 * math.sin(h) - 5.0 * math.cos(h), 100.0 * math.cos(h) + 5.0 * math.sin(h)
     assert t03.along_left_m() == (pytest.approx(100.0), pytest.approx(5.0))
-    assert t03.roll_heading(52.0) == pytest.approx(RUNWAY_HDG_MAG + 5.0 * ROLL_STEER_DEG_PER_M / 2)
+    from simbridge.adapters.flightgear.pilots._visual_landing import ROLL_STEER_DEG_PER_M as T03_STEER
+
+    assert T03_STEER < ROLL_STEER_DEG_PER_M
+    assert t03.roll_heading(52.0) == pytest.approx(RUNWAY_TRUE_DEG - VARIATION_DEG + 5.0 * T03_STEER)
+    assert _at(100.0, 0.0, "final").roll_heading(52.0) == RUNWAY_HDG_MAG == 45.0
 
 
 class _WindowPort:

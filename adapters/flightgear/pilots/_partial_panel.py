@@ -160,14 +160,18 @@ class PanelReader:
     def rate(self, attr: str, span_s: float = 1.5) -> float:
         return history_rate(self.history, attr, span_s, angle=attr == "dg_deg")
 
+    def recent(self, attr: str, span_s: float) -> list[float]:
+        """The readings of `attr` over the last `span_s`."""
+        return [getattr(h, attr) for h in self.history if h.t_s >= self.history[-1].t_s - span_s]
+
     def median(self, attr: str, span_s: float) -> float:
         """The median reading of `attr` over the last `span_s` (one misread frame does not move
         the throttle)."""
-        return float(np.median([getattr(h, attr) for h in self.history if h.t_s >= self.history[-1].t_s - span_s]))
+        return float(np.median(self.recent(attr, span_s)))
 
     def rate_mean(self, span_s: float) -> float:
         """The turn coordinator's mean reading over the last `span_s`."""
-        return float(np.mean([h.rate for h in self.history if h.t_s >= self.history[-1].t_s - span_s]))
+        return float(np.mean(self.recent("rate", span_s)))
 
 
 def parse_instruction(text: str) -> tuple[float, float]:

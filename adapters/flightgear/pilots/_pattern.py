@@ -141,6 +141,10 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
     roll_steer_deg_per_m = ROLL_STEER_DEG_PER_M
     #: ... from this magnetic heading (deg): T02's hold heading, 045
     roll_runway_hdg_mag = RUNWAY_HDG_MAG
+    #: on final, the nose held this much (deg) left of the centreline's heading against the slip
+    #: (the track runs `APPROACH_SLIP_DEG` right of the heading); 0: the intercept's integral
+    #: learns it
+    final_crab_deg = 0.0
 
     def __init__(self, *_: object) -> None:
         super().__init__()
@@ -185,9 +189,9 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
             return heading_onto_line(RUNWAY_TRUE_DEG + 180.0, DOWNWIND_OFFSET_M - left)
         if self.leg == "base":
             return (RUNWAY_HDG_MAG + 90.0) % 360.0
-        # final: the centreline, the intercept's integral added
+        # final: the centreline, the crab against the slip and the intercept's integral added
         near = FINAL_NEAR_DEG_PER_M * float(np.clip(left, -FINAL_NEAR_M, FINAL_NEAR_M))
-        return (heading_onto_line(RUNWAY_TRUE_DEG, left) + near + self.final_i_deg) % 360.0
+        return (heading_onto_line(RUNWAY_TRUE_DEG, left) + near + self.final_i_deg - self.final_crab_deg) % 360.0
 
     def _pattern(self, r: Reading, _shot: np.ndarray) -> bool:
         """Each frame of the departure and the downwind: the reckoning and the legs; True once

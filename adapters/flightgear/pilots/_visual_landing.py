@@ -13,7 +13,8 @@ It is T05's final (`_pattern.FlightGearPatternPilot`) flown from the task's star
 - **The approach**: pitch for `APPROACH_KT`, the throttle for a `PATH_DEG` path to `AIM_PAST_M`
   past the threshold, the heading onto the centreline; then T11's flare, roll and brakes, the
   rudder on the runway's heading. The flare raises the nose by time (`FLARE_RAMP_DEG_S`), not
-  by the altimeter's lagging sink.
+  by the altimeter's lagging sink. The final's heading carries a crab against the slip
+  (`FINAL_CRAB_DEG`), and the float's rudder an integral (`ROLL_RUDDER_I`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,12 @@ import cv2
 from simbridge.agents import AgentResult
 from simbridge.adapters.flightgear.pilots._gauges import needle_deg
 from simbridge.adapters.flightgear.pilots._partial_panel import absolute_alt_ft
-from simbridge.adapters.flightgear.pilots._pattern import NM, RUNWAY_TRUE_DEG, FlightGearPatternPilot
+from simbridge.adapters.flightgear.pilots._pattern import (
+    APPROACH_SLIP_DEG,
+    NM,
+    RUNWAY_TRUE_DEG,
+    FlightGearPatternPilot,
+)
 from simbridge.adapters.flightgear.pilots._steep_turn import Gauges
 from simbridge.adapters.flightgear.pilots._takeoff import FIELD_ELEV_FT, RudderControls
 from simbridge.adapters.flightgear.pilots._turn_back import REGION, VARIATION_DEG
@@ -98,6 +104,15 @@ SHORT_FINAL_RUDDER_FROM_M, SHORT_FINAL_RUDDER_P, SHORT_FINAL_RUDDER_D, SHORT_FIN
 #: and drifted 5.7 m left in the 13 s float, the nose 0.4-0.8° left of 04R (seed 1, 0.80)
 ROLL_STEER_DEG_PER_M = 0.2
 ROLL_RUNWAY_HDG_MAG = RUNWAY_TRUE_DEG - VARIATION_DEG
+#: ... and the rudder's integral there (steps per degree-second): on the proportional term alone
+#: the nose stood 0.7-2.1° left of 04R's heading through the float in 7 of 9 episodes, the
+#: track within 0.4° of the nose, and the c172p drifted 3.8-5.7 m across (T03@PHJR)
+ROLL_RUDDER_I = 0.3
+#: on final the nose is held this much (deg) left of the centreline's heading, against the
+#: slip the reckoning takes (`_pattern.APPROACH_SLIP_DEG`). Learnt by the intercept's integral
+#: alone, the c172p held 4 m right of the centreline from 600 to 350 m out, or crossed it 570 m
+#: out with 0.6° of the 1.5° learnt and flared 6.3 m the other side (T03@PHJR)
+FINAL_CRAB_DEG = APPROACH_SLIP_DEG
 #: the sky share of the attitude indicator with the c172p level (T02's, on its wheels)
 LEVEL_SKY = 0.577
 
@@ -112,6 +127,7 @@ class FlightGearVisualLandingPilot(FlightGearPatternPilot):
     flare_bank_p, flare_bank_scale, flare_untrims_aileron = FLARE_BANK_P, FLARE_BANK_SCALE, True
     flare_pitch_p, flare_by_trim = FLARE_PITCH_P, FLARE_BY_TRIM
     roll_steer_deg_per_m, roll_runway_hdg_mag = ROLL_STEER_DEG_PER_M, ROLL_RUNWAY_HDG_MAG
+    roll_rudder_i, final_crab_deg = ROLL_RUDDER_I, FINAL_CRAB_DEG
     look_alt_scaled_within_m = LOOK_ALT_SCALED_WITHIN_M
 
     def __init__(self, *_: object) -> None:

@@ -268,3 +268,42 @@ def test_the_visual_landing_starts_on_the_final_5_nm_out_under_a_3_degree_path()
     assert _at(0.0, 0.0, "final").path_ft() != p.path_ft()  # T05's path is its own (4°, 300 m)
     p.x_m = p.y_m = 0.0
     assert p.path_ft() == pytest.approx(250.0 * tan / 0.3048)
+
+
+def test_t03s_final_crabs_against_the_slip_and_t05s_leaves_it_to_the_integral():
+    """T03's final holds the nose FINAL_CRAB_DEG left of the centreline's heading, so the track
+    (the slip's APPROACH_SLIP_DEG right of the nose) runs along it; T05's asks the centreline's."""
+    from simbridge.adapters.flightgear.pilots._pattern import APPROACH_SLIP_DEG
+
+    t03 = FlightGearVisualLandingPilot()
+    h = math.radians(RUNWAY_TRUE_DEG)
+    t03.x_m, t03.y_m = -1500.0 * math.sin(h), -1500.0 * math.cos(h)  # on the centreline
+    t05 = _at(-1500.0, 0.0, "final")
+    on = RUNWAY_TRUE_DEG - VARIATION_DEG
+    assert _hdg_diff(t05.leg_heading(), on) == pytest.approx(0.0, abs=1e-9)
+    assert _hdg_diff(t03.leg_heading(), on) == pytest.approx(-APPROACH_SLIP_DEG)
+    # the reckoning moves a gliding T03 along the centreline on that heading, not off it
+    t03.slip_deg, t03.t_dr = APPROACH_SLIP_DEG, 0.0
+    t03._reckon(Reading(t_s=30.0, bank_deg=0.0, sky=0.5, alt_ft=300.0, ias_kt=65.0, turned_deg=0.0), t03.leg_heading())
+    along, left = t03.along_left_m()
+    assert along > -1500.0 + 900.0 and left == pytest.approx(0.0, abs=1e-6)
+
+
+def test_t03s_landing_rudder_integrates_a_standing_heading_error_and_t11s_does_not():
+    """From the flare on T03's rudder adds ROLL_RUDDER_I steps per degree-second off the heading,
+    within ROLL_RUDDER_I_MAX; T05's and T11's are proportional, as flown."""
+    from simbridge.adapters.flightgear.pilots._turn_back import ROLL_RUDDER_I_MAX
+    from simbridge.adapters.flightgear.pilots._visual_landing import ROLL_RUDDER_I
+
+    t03 = FlightGearVisualLandingPilot()
+    first = t03.roll_rudder(1.0, 0.0, 0.25)  # 1° left of the heading: the proportional step
+    assert first == round(t03.roll_rudder_p * 1.0 + ROLL_RUDDER_I * 0.25)
+    steps = [t03.roll_rudder(1.0, 0.0, 0.25) for _ in range(15)]  # 4 s of it
+    assert steps[-1] > first and t03.roll_rudder_i_steps == pytest.approx(16 * 0.25 * ROLL_RUDDER_I)
+    for _ in range(40):  # a big error long held: the integral stops at its reach
+        t03.roll_rudder(5.0, 0.0, 0.5)
+    assert t03.roll_rudder_i_steps == ROLL_RUDDER_I_MAX
+    assert t03.roll_rudder(30.0, 0.0, 0.25) == t03.roll_rudder_max
+    for pilot in (FlightGearPatternPilot(), FlightGearTurnBackPilot()):
+        got = [pilot.roll_rudder(2.0, 0.0, 0.5) for _ in range(20)]
+        assert set(got) == {round(pilot.roll_rudder_p * 2.0)} and pilot.roll_rudder_i_steps == 0.0

@@ -171,10 +171,17 @@ class Controls:
         "throttle": ("Page_Up", "Page_Down"),
     }
 
+    #: a second key with the same binding (keyboard.xml: 7 and 1 trim as Home and End do, 0.001
+    #: a press), pressed in the same chord as the first when the control is `paired`: two steps a
+    #: tap
+    SECOND_KEYS = {"trim": ("7", "1")}
+
     def __init__(self, port: "AgentPortClient") -> None:
         self.port = port
         # steps from the hand-over; + = right, nose down, nose down, more power
         self.pos = {"aileron": 0, "elevator": 0, "trim": 0, "throttle": 0}
+        #: controls moved by both their keys at once (SECOND_KEYS)
+        self.paired: set[str] = set()
 
     def centre(self) -> None:
         # "5", not keypad 5: the agent port sends KP_5 as Shift + the keypad key, which
@@ -200,7 +207,12 @@ class Controls:
             most = (burst or {}).get(name, 1)
             d = max(-most, min(most, target - self.pos[name]))
             if d:
-                keys += [self.KEYS[name][0 if d > 0 else 1]] * abs(d)
+                way = 0 if d > 0 else 1
+                if name in self.paired:  # half the steps on each key: one tap moves it twice
+                    keys += [self.SECOND_KEYS[name][way]] * (abs(d) // 2)
+                    keys += [self.KEYS[name][way]] * (abs(d) - abs(d) // 2)
+                else:
+                    keys += [self.KEYS[name][way]] * abs(d)
                 self.pos[name] += d
         if not keys:
             return 0

@@ -142,8 +142,9 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
     #: (its integral) is taken out when the flare starts, and the pitch loop's gain
     flare_bank_p, flare_bank_scale, flare_untrims_aileron = BANK_P, 1.0, False
     flare_pitch_p = GLIDE_PITCH_P
-    #: whether the flare pitches trim first (`flare_trim_first`)
-    flare_by_trim = False
+    #: whether the flare pitches trim first (`flare_trim_first`), and whether its trim goes by
+    #: both trim keys at once (`Controls.paired`: twice the steps a frame in as many taps)
+    flare_by_trim, flare_trim_paired = False, False
 
     def glide_rudder(self, hdg_err: float, yaw_rate: float) -> float | None:
         """Rudder steps toward the glide's heading before the flare; None: centred."""
@@ -307,6 +308,8 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                     want_pitch_now = pitch
                     if self.flare_untrims_aileron:
                         ail_i = 0.0
+                    if self.flare_trim_paired:
+                        c.paired.add("trim")
                 if mode == "glide":
                     bank = self.glide_hdg_bank_p * hdg_err - HDG_BANK_D * yaw_rate
                     want_bank = float(np.clip(bank, -bank_lim, bank_lim))
@@ -362,7 +365,8 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                     e = float(np.clip(e, -reach, 0.15))
                     want.update(flare_trim_first(c, e) if flaring and self.flare_by_trim else c.pitch(e))
                 self.glide_power(want, mode, h)
-                taps = c.chord(want, {"trim": 4, "aileron": 2, "rudder": 2, "throttle": 4, "elevator": 2})
+                trim_burst = 8 if "trim" in c.paired else 4
+                taps = c.chord(want, {"trim": trim_burst, "aileron": 2, "rudder": 2, "throttle": 4, "elevator": 2})
                 if not taps:
                     port.wait(0.05)
                 if len(self.trace) % 50 == 0:

@@ -80,6 +80,12 @@ FLARE_RAMP_DEG_S, FLARE_RAMP_MAX_PITCH, FLARE_RAMP_HOLD_FPM = 0.5, 7.0, 50.0
 #: c172p sinking at up to 511 ft/min at 18 ft), elevator steps of ±2 chasing a pitch the ramp
 #: asked steadily (T03@PHJR seed 2, 0.55)
 FLARE_BY_TRIM = True
+#: ... by both trim keys at once (Home and 7, End and 1): two steps a tap, 8 a frame. By one key
+#: (4 taps a frame, frames of 0.6 s in the flare) the trim moved 0.0065 a second, the pitch
+#: lagged the ramp by 1.5° within 3 s, and the elevator's step (2-3° of nose) ballooned the
+#: c172p from 26 to 30 ft or levelled it at 16 ft; it then sank onto the runway at 343-542
+#: ft/min as the airspeed went (T03@PHJR, 2 of 4 episodes)
+FLARE_TRIM_PAIRED = True
 #: the flare's pitch loop: at the glide's 0.02 the nose sagged 2.5° under the pitch asked as the
 #: airspeed went, and the c172p sank onto the runway at 325-383 ft/min (T03@PHJR)
 FLARE_PITCH_P = 0.04
@@ -125,7 +131,7 @@ class FlightGearVisualLandingPilot(FlightGearPatternPilot):
     path_deg, aim_past_m, approach_throttle = PATH_DEG, AIM_PAST_M, APPROACH_THROTTLE
     flare_pitch_up_deg = FLARE_PITCH_UP_DEG
     flare_bank_p, flare_bank_scale, flare_untrims_aileron = FLARE_BANK_P, FLARE_BANK_SCALE, True
-    flare_pitch_p, flare_by_trim = FLARE_PITCH_P, FLARE_BY_TRIM
+    flare_pitch_p, flare_by_trim, flare_trim_paired = FLARE_PITCH_P, FLARE_BY_TRIM, FLARE_TRIM_PAIRED
     roll_steer_deg_per_m, roll_runway_hdg_mag = ROLL_STEER_DEG_PER_M, ROLL_RUNWAY_HDG_MAG
     roll_rudder_i, final_crab_deg = ROLL_RUDDER_I, FINAL_CRAB_DEG
     look_alt_scaled_within_m = LOOK_ALT_SCALED_WITHIN_M

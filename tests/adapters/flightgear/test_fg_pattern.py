@@ -307,3 +307,36 @@ def test_t03s_landing_rudder_integrates_a_standing_heading_error_and_t11s_does_n
     for pilot in (FlightGearPatternPilot(), FlightGearTurnBackPilot()):
         got = [pilot.roll_rudder(2.0, 0.0, 0.5) for _ in range(20)]
         assert set(got) == {round(pilot.roll_rudder_p * 2.0)} and pilot.roll_rudder_i_steps == 0.0
+
+
+class _KeyPort:
+    """An agent port that records the chords pressed."""
+
+    def __init__(self) -> None:
+        self.chords: list[str] = []
+
+    def key(self, combo: str, hold_s: float = 0.0) -> None:
+        self.chords.append(combo)
+
+
+def test_paired_trim_keys_move_the_trim_twice_a_tap_and_t03s_flare_pairs_them():
+    """keyboard.xml binds 7 and 1 to the trim as it binds Home and End (0.001 a press): pressed in
+    one chord they step it twice a tap, so T03's flare moves the trim 8 steps a frame in the 4
+    taps that moved it 4."""
+    from simbridge.adapters.flightgear.pilots._steep_turn import Controls
+
+    port = _KeyPort()
+    c = Controls(port)  # type: ignore[arg-type]
+    assert c.chord({"trim": -8, "elevator": -1}, {"trim": 8}) == 8  # one key: a tap a step
+    assert port.chords == ["Down+End"] + ["End"] * 7 and c.pos["trim"] == -8
+    port.chords.clear()
+    c.paired.add("trim")
+    assert c.chord({"trim": -16, "elevator": -1}, {"trim": 8}) == 4
+    assert port.chords == ["1+End"] * 4 and c.pos["trim"] == -16
+    port.chords.clear()
+    assert c.chord({"trim": -19}, {"trim": 8}) == 2  # an odd count: the first key takes the extra
+    assert port.chords == ["1+End", "End"] and c.pos["trim"] == -19
+    assert c.chord({"trim": -11}, {"trim": 8}) == 4 and c.pos["trim"] == -11  # and up: Home and 7
+    assert port.chords[-4:] == ["7+Home"] * 4
+    assert FlightGearVisualLandingPilot.flare_trim_paired
+    assert not any(p.flare_trim_paired for p in (FlightGearPatternPilot(), FlightGearTurnBackPilot()))

@@ -135,6 +135,7 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
     roll_rudder_p, roll_rudder_max = 0.3, 4
     #: ... and per degree-second (its integral, within ROLL_RUDDER_I_MAX steps); 0: none
     roll_rudder_i = 0.0
+    roll_rudder_i_steps: float  # the integral (steps), from 0 at the start
     #: the nose raised this much at once when the flare starts (then by the sink)
     flare_pitch_up_deg = FLARE_PITCH_UP_DEG
     #: the flare's wings-level loop: aileron steps per degree of bank, the factor the attitude
@@ -180,7 +181,7 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
         self.turning, self.turn_sign = True, 0.0  # the glide's turn back: under way, which way
         #: how far the track runs right of the heading (deg): the c172p's slip at the power it has
         self.slip_deg = 0.0
-        self.roll_rudder_i_steps = 0.0  # the landing rudder's integral (steps)
+        self.roll_rudder_i_steps = 0.0
 
     def _dump(self) -> None:
         dump = os.environ.get("SIMBRIDGE_FG_T11_TRACE")

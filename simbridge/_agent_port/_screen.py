@@ -144,7 +144,8 @@ class ScreenGrabber:
         shot = sct.grab(sct.monitors[0])
         import cv2
 
-        bgra = np.frombuffer(shot.bgra, np.uint8).reshape(shot.height, shot.width, 4)
+        # `raw` is mss's own copy of the grab; `bgra` would copy it once more, on every frame
+        bgra = np.frombuffer(shot.raw, np.uint8).reshape(shot.height, shot.width, 4)
         return cv2.cvtColor(bgra, cv2.COLOR_BGRA2BGR)  # SIMD copy; numpy's strided slice is ~20× slower
 
     def screenshot(

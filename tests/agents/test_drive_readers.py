@@ -235,3 +235,43 @@ def test_walker_is_found_and_placed_by_its_feet(view, lane, fwd_m, right_m):
     assert w.fwd_m == pytest.approx(fwd_m - 0.25, abs=0.6)  # the feet's near edge
     assert w.right_m == pytest.approx(right_m, abs=0.3)
     assert eyes.read_walkers(render(view, x, y, yaw)) == []
+
+
+def _obstacle_row_by_row(img_bgr: np.ndarray, half_width_m: float = 1.3, far_m: float = 30.0) -> float | None:
+    """The corridor rule read one row at a time (what `obstacle_distance_m` computes at once)."""
+    v_top = int(math.ceil(eyes.L.ground_row(far_m)))
+    v_bot = min(eyes.L.HEIGHT - 41, int(eyes.L.ground_row(3.0)))
+    for v in range(v_bot, v_top - 1, -2):
+        dist = eyes.L.ground_distance_m(v + 0.5)
+        half_px = half_width_m * eyes.L.FOCAL_PX / dist
+        x0 = max(int(eyes.L.CX_PX - half_px), eyes.L.HUD_RECT[0] + eyes.L.HUD_RECT[2])
+        seg = eyes.rgb_of(img_bgr[v : v + 1, x0 : int(eyes.L.CX_PX + half_px) + 1])[0]
+        if len(seg) == 0:
+            continue
+        road = np.zeros(len(seg), bool)
+        for c in eyes._ROAD_LIKE:
+            road |= (np.abs(seg - np.array(c, np.int16)) <= eyes.COLOUR_TOL).all(axis=-1)
+        if (~road).mean() > 0.3:
+            return float(dist)
+    return None
+
+
+def test_the_corridor_ahead_is_read_as_its_rows_one_by_one():
+    """Road-coloured pictures a few levels off the colour tolerance, with blocks of any colour:
+    the band read at once finds the same nearest blocked row as the rows read one by one."""
+    rng = np.random.default_rng(7)
+    colours = [np.array(c[::-1]) for c in eyes._ROAD_LIKE]
+    found = []
+    for i in range(120):
+        noise = eyes.COLOUR_TOL + (1 if i % 3 == 0 else 0)  # every third just past the tolerance
+        img = np.clip(
+            colours[i % len(colours)] + rng.integers(-noise, noise + 1, (eyes.L.HEIGHT, eyes.L.WIDTH, 3)), 0, 255
+        )
+        img = img.astype(np.uint8)
+        for _ in range(int(rng.integers(0, 3))):
+            y, x = int(rng.integers(0, eyes.L.HEIGHT)), int(rng.integers(0, eyes.L.WIDTH))
+            img[y : y + int(rng.integers(1, 80)), x : x + int(rng.integers(1, 300))] = rng.integers(0, 256, 3)
+        kw = {} if i % 2 else {"half_width_m": float(rng.uniform(0.5, 3.0)), "far_m": float(rng.uniform(10.0, 60.0))}
+        found.append(eyes.obstacle_distance_m(img, **kw))
+        assert found[-1] == _obstacle_row_by_row(img, **kw), i
+    assert None in found and len(set(found)) > 5  # both clear and blocked corridors, at many distances

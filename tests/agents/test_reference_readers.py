@@ -246,3 +246,26 @@ def test_view_horizon_bank_and_pitch(bank, pitch):
     assert got is not None
     assert got[0] == pytest.approx(bank, abs=0.5)
     assert got[1] == pytest.approx(pitch, abs=0.5)
+
+
+def test_runway_pixels_are_the_colour_distance_rule():
+    """The runway mask (read with cv2.inRange, then the grey's summed difference) is exactly its
+    rule: within 18 of the surface grey (channels' absolute differences summed) or within 10 of
+    the marking white in every channel, on pictures crowded around both thresholds."""
+    from simbridge.adapters.jsbsim.pilots._runway_view import MARKING_WHITE, RUNWAY_GREY, runway_mask
+
+    rng = np.random.default_rng(3)
+    x0, y0, w, h = L.VIEW
+    for i in range(12):
+        img = rng.integers(0, 256, (y0 + h + 4, x0 + w + 4, 3), dtype=np.uint8)
+        base = np.array((RUNWAY_GREY if i % 2 == 0 else MARKING_WHITE)[::-1])
+        n = img.shape[0] * img.shape[1] // 2
+        ys, xs = rng.integers(0, img.shape[0], n), rng.integers(0, img.shape[1], n)
+        img[ys, xs] = np.clip(base + rng.integers(-20, 21, (n, 3)), 0, 255)
+        for step in (1, 3):
+            rgb = img[y0 : y0 + h : step, x0 : x0 + w : step, ::-1].astype(np.int16)
+            grey = np.abs(rgb - np.array(RUNWAY_GREY, np.int16)).sum(axis=2) < 18
+            white = np.abs(rgb - np.array(MARKING_WHITE, np.int16)).max(axis=2) < 10
+            mask = runway_mask(img, step)
+            assert mask.dtype == bool and np.array_equal(mask, grey | white), (i, step)
+            assert grey.sum() > 100 or white.sum() > 100

@@ -23,14 +23,14 @@ _DIR_GROUPS = {"tests/vm/": "vm", "tests/report/": "report"}
 #: durations in seconds (CI's `--durations` on an idle 2-core machine). Groups not named here
 #: follow, in collection order.
 _LONGEST_FIRST = {
-    "vm": 430,
-    "tests/adapters/flightgear/test_fg_t10.py": 515,
-    "tests/adapters/flightgear/test_fg_t09_t16.py": 275,
+    "vm": 500,
+    "tests/adapters/flightgear/test_fg_t10.py": 490,
+    "tests/adapters/flightgear/test_fg_t09_t16.py": 290,
     "tests/adapters/flightgear/test_fg_t15.py": 170,
     "tests/adapters/flightgear/test_fg_real.py": 165,
     "tests/agents/test_drive_reference_episodes.py": 170,
     "tests/agents/test_drive_park_crossing_episodes.py": 120,
-    "tests/adapters/flightgear/test_fg_t03_t08_t11.py": 155,
+    "tests/adapters/flightgear/test_fg_t03_t08_t11.py": 330,
     "tests/redteam/test_redteam_flightgear.py": 150,
     "tests/agents/test_forced_landing_pilots.py": 200,
     "tests/agents/test_cruise_forced_landing_pilots.py": 270,

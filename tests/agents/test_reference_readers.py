@@ -269,3 +269,27 @@ def test_runway_pixels_are_the_colour_distance_rule():
             mask = runway_mask(img, step)
             assert mask.dtype == bool and np.array_equal(mask, grey | white), (i, step)
             assert grey.sum() > 100 or white.sum() > 100
+
+
+def test_needle_white_is_every_channel_at_the_unveiled_threshold():
+    """`Seen` marks needle white (read with cv2.inRange at the threshold's ceiling) exactly where
+    every channel is at least the threshold, clear air or under a smoke veil of any grey."""
+    from simbridge.adapters.jsbsim.pilots._instruments import _NEEDLE_COLS, _NEEDLE_ROWS, _VEIL_GREY, NEEDLE_MIN, Seen
+
+    rng = np.random.default_rng(4)
+    levels = []
+    for i in range(10):
+        img = rng.integers(200, 256, (L.HEIGHT, L.WIDTH, 3))
+        if i % 2:  # clear air: black faces with bright specks
+            img = np.where(rng.random((L.HEIGHT, L.WIDTH, 1)) < 0.3, img, 0)
+        else:  # under a veil: everything lifted towards its grey
+            img = np.clip(img - rng.integers(0, 120), 0, 255)
+        seen = Seen(img.astype(np.uint8))
+        a = min(0.9, seen.level / _VEIL_GREY) if seen.level >= 1.0 else 0.0
+        part = img[_NEEDLE_ROWS, _NEEDLE_COLS]
+        thr = seen.level + NEEDLE_MIN * (1.0 - a) if a else float(NEEDLE_MIN)
+        want = np.zeros(img.shape[:2], bool)
+        want[_NEEDLE_ROWS, _NEEDLE_COLS] = (part >= thr).all(axis=2)
+        assert np.array_equal(seen.white, want), (i, seen.level, thr)
+        levels.append(seen.level)
+    assert want.any() and min(levels) < 1.0 < max(levels)  # both branches of the threshold

@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
+import cv2
 import numpy as np
 
 from simbridge.adapters.jsbsim.pilots._layout import L
@@ -126,9 +127,11 @@ class Seen:
         self.level = veil_level(img)
         a = min(0.9, self.level / _VEIL_GREY) if self.level >= 1.0 else 0.0
         thr = self.level + NEEDLE_MIN * (1.0 - a) if a else float(NEEDLE_MIN)
-        part = img[_NEEDLE_ROWS, _NEEDLE_COLS]
         self.white = np.zeros(img.shape[:2], bool)
-        self.white[_NEEDLE_ROWS, _NEEDLE_COLS] = (part[..., 0] >= thr) & (part[..., 1] >= thr) & (part[..., 2] >= thr)
+        lo = math.ceil(thr)  # a pixel's integer channel is at least thr when it is at least its ceiling
+        if lo <= 255:
+            white = cv2.inRange(img[_NEEDLE_ROWS, _NEEDLE_COLS], (lo, lo, lo), (255, 255, 255))
+            self.white[_NEEDLE_ROWS, _NEEDLE_COLS] = white != 0
 
     def whites(self, ys: np.ndarray, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         keep = self.white[ys, xs]
@@ -461,8 +464,13 @@ def view_horizon(img: np.ndarray) -> tuple[float, float] | None:
     horizon is visible."""
     x0, y0, w, h = L.VIEW
     step = 8
-    view = img[y0 : y0 + h, x0 : x0 + w : step, ::-1].astype(np.int16)
-    sky = np.abs(view - np.array(L.SKY, np.int16)).sum(axis=2) < 40
+    view = img[y0 : y0 + h, x0 : x0 + w : step].astype(np.int16)
+    sky_r, sky_g, sky_b = L.SKY
+    # the channels' absolute differences summed one by one (BGR), a third of numpy's sum(axis=2)
+    diff = np.abs(view[..., 0] - sky_b)
+    diff += np.abs(view[..., 1] - sky_g)
+    diff += np.abs(view[..., 2] - sky_r)
+    sky = diff < 40
     # first non-sky row per column (the sky is above the horizon until past 90 degrees of bank)
     has_ground = ~sky.all(axis=0)
     first = np.argmax(~sky, axis=0)

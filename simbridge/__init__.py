@@ -15,8 +15,9 @@ pyarrow and pydantic to start: under software emulation that import took the gue
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from simbridge._lazy import lazy_names
 
 if TYPE_CHECKING:
     from simbridge._bundle import Bundle, BundleWriter, EpisodeInfo, EpisodeStatus, Event, read_bundle, write_bundle
@@ -46,17 +47,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module 'simbridge' has no attribute {name!r}")
-    value = getattr(importlib.import_module(where), name)
-    globals()[name] = value  # later lookups do not come here
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)
 
 
 def verify(bundle: Bundle | str, task: TaskSpec | None = None) -> Score:

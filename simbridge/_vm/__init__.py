@@ -6,8 +6,9 @@ every boot) imports this package and needs none of the host's side."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from simbridge._lazy import lazy_names
 
 if TYPE_CHECKING:
     from simbridge._vm._image import GUEST_PACKAGES, GUEST_UIDS, build_image
@@ -21,13 +22,6 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module 'simbridge._vm' has no attribute {name!r}")
-    value = getattr(importlib.import_module(where), name)
-    globals()[name] = value
-    return value
-
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)
 
 __all__ = ["GUEST_PACKAGES", "GUEST_UIDS", "VmInstance", "VmProvider", "build_image", "default_image_dir"]

@@ -67,7 +67,8 @@ def _distance_m(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
 def test_t11_phjr_lined_up_with_the_failure_armed_and_it_fires_at_the_drawn_height(xvfb, tmp_path):
     task = load_task("T11@PHJR")
     # T02@PHJR and T05@PHJR start here too: the same place on the command line and the engine
-    # started over telnet during setup (T05's calm wind is one option more, --wind=0@0)
+    # started over telnet during setup (T05's calm wind, --wind=0@0, is one option more: the
+    # T03@PHJR and P14@PHJR launches of this suite start FlightGear with it)
     for other in ("T02@PHJR", "T05@PHJR"):
         assert launch_spec(load_task(other)).position_args() == launch_spec(task).position_args()
         assert load_task(other).initial_state.engine == task.initial_state.engine == "running"

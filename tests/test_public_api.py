@@ -360,3 +360,24 @@ def test_every_known_kind_has_a_model_and_generic_kinds_fall_back():
     assert isinstance(ap, sim.AutopilotChangeData) and ap.autopilot_on == 1.0
     with pytest.raises(BundleError, match="kind must be a non-empty string"):
         sim.validate_event("", {})
+
+
+def test_the_packages_public_names_load_when_first_used_and_are_the_defining_modules_own():
+    import importlib
+
+    import simbridge
+    import simbridge._vm as vm
+
+    for pkg in (simbridge, vm):
+        for name in pkg.__all__:
+            value = getattr(pkg, name)
+            if name == "verify":
+                continue
+            assert value is getattr(importlib.import_module(pkg._WHERE[name]), name), (pkg.__name__, name)
+        assert set(pkg.__all__) <= set(dir(pkg))
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        simbridge.nope  # noqa: B018
+    # the VM guest's supervisor, started at every boot, loads none of the host's heavy modules
+    code = "import sys, simbridge._vm._guest; print(sorted(m for m in ('numpy', 'pyarrow', 'pydantic', 'pandas') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr

@@ -44,7 +44,6 @@ _LONGEST_FIRST = {
     "tests/agents/test_go_around_pilot.py": 45,
     "tests/agents/test_reference_episodes.py": 130,
     "tests/runner/test_stall.py": 115,
-    "tests/adapters/flightgear/test_fg_initial_states.py": 55,
     "tests/adapters/xplane/test_session_e2e.py": 75,
     "tests/redteam/test_redteam_jsbsim.py": 75,
     "tests/runner/test_runner_toy.py": 75,

@@ -4,13 +4,15 @@ firewall; needs root) and `vm` (a QEMU/KVM guest), all with the same interface."
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from simbridge._adapters_registry import EpisodeCost
 from simbridge._errors import SimbridgeError
 from simbridge._providers._base import SCREEN_DEPTH, SCREEN_H, SCREEN_W, Provider
 from simbridge._providers._local import LocalProvider
 from simbridge._providers._procs import ProcessSet
+
+if TYPE_CHECKING:  # the registry's module is imported when a cost is asked, not by the VM guest's supervisor
+    from simbridge._adapters_registry import EpisodeCost
 
 #: the built-in providers, in the order the CLI lists them (plug-ins add theirs to the registry)
 BUILTIN_PROVIDERS = ("local", "netns", "vm")
@@ -101,6 +103,7 @@ def _vm_cost(sim_cost: EpisodeCost) -> EpisodeCost:
     (`simbridge._vm._qemu`) and a software-emulated guest keeps its vCPUs busy (132 % CPU measured
     for a 2-vCPU jsbsim guest), so the episode holds all of them, the guest memory, QEMU's own and
     the runner's, and no host display (the guest has its own Xvfb)."""
+    from simbridge._adapters_registry import EpisodeCost
     from simbridge._vm._qemu import VM_CPUS, VM_MEM_MB
 
     return EpisodeCost(cpu_cores=float(VM_CPUS), displays=0, mem_mb=float(VM_MEM_MB + VM_HOST_MB), measured=False)

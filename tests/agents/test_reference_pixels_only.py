@@ -38,6 +38,7 @@ ALLOWED_PREFIXES = (
     "pygame",
     "simbridge.agents.Agent",  # Agent and AgentResult
     "simbridge.adapters.kit.told",  # the numbers an instruction's text gives (text only, no state)
+    "simbridge.adapters.kit.pixels",  # colour masks of a screenshot (numpy and cv2 only)
     "simbridge.adapters.jsbsim.pilots",
     "simbridge.adapters.flightgear.pilots",
     "simbridge.adapters.drive.pilots",
@@ -82,6 +83,11 @@ def test_pilot_sources_import_only_pixel_and_input_modules():
     for f in files:
         for name in _imports(f):
             assert name in ALLOWED_EXACT or name.startswith(ALLOWED_PREFIXES), f"{f.name} imports {name!r}"
+
+
+def test_the_shared_pixel_helpers_import_only_numpy_and_cv2():
+    pixels = Path(adapters.__file__).parent / "kit" / "pixels.py"
+    assert set(_imports(pixels)) == {"__future__.annotations", "numpy", "cv2"}
 
 
 def test_importing_the_pilots_loads_no_simulator_module():

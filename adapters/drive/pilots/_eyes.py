@@ -19,6 +19,7 @@ from functools import lru_cache
 import numpy as np
 
 from simbridge.adapters.drive import layout as L
+from simbridge.adapters.kit.pixels import colour_mask
 
 #: per-channel tolerance of a "flat" scene colour (the scene is drawn without lighting or fog)
 COLOUR_TOL = 6
@@ -176,14 +177,14 @@ def marking_points(img_bgr: np.ndarray, near_m: float = 3.5, far_m: float = 40.0
     n_rows, n_cols = int(sub.shape[0]), int(sub.shape[1])
     mask = np.zeros((n_rows, n_cols), bool)
     for c in _MARKS:
-        mask |= _in_range(sub, c, COLOUR_TOL) > 0
+        mask |= colour_mask(sub, c, COLOUR_TOL) > 0
     hx0, hy0, hw, hh = L.HUD_RECT
     under = (rows >= hy0) & (rows < hy0 + hh)
     if under.any():
         part = np.ascontiguousarray(sub[under, hx0 : hx0 + hw])
         m2 = np.zeros((int(part.shape[0]), int(part.shape[1])), bool)
         for dim in _MARKS_UNDER_HUD:
-            m2 |= _in_range(part, dim, COLOUR_TOL + 2) > 0
+            m2 |= colour_mask(part, dim, COLOUR_TOL + 2) > 0
         mask[under, hx0 : hx0 + hw] = m2
     pts = []
     padded = np.zeros((n_rows, n_cols + 2), np.int8)
@@ -361,14 +362,6 @@ class Lamp:
     right_m: float
 
 
-def _in_range(img_bgr: np.ndarray, colour: tuple[int, int, int], tol: int) -> np.ndarray:
-    """uint8 mask (255 where within `tol` of the RGB `colour` in every channel) of a BGR image."""
-    import cv2
-
-    b = np.array(colour[::-1], np.int16)
-    return cv2.inRange(img_bgr, np.clip(b - tol, 0, 255).astype(np.uint8), np.clip(b + tol, 0, 255).astype(np.uint8))
-
-
 def _pole_foot_row(img_bgr: np.ndarray, u: float, v: float, r: float) -> int | None:
     """Lowest row of the dark housing-and-pole column under a lamp (pole and housing are
     drawn in near-black shades), walking down from the lamp with gaps of 2 rows at most."""
@@ -395,7 +388,7 @@ def read_lamps(img_bgr: np.ndarray) -> list[Lamp]:
     sky = img_bgr[:v_max]
     out: list[Lamp] = []
     for name, colour in L.LAMP_COLOURS.items():
-        mask = _in_range(sky, colour, 12)
+        mask = colour_mask(sky, colour, 12)
         mx, my, mw, mh = L.MINIMAP_RECT
         mask[my : my + mh, mx : mx + mw] = 0  # the minimap's own colours are not lamps
         if not mask.any():
@@ -439,7 +432,7 @@ def obstacle_distance_m(img_bgr: np.ndarray, half_width_m: float = 1.3, far_m: f
     band = np.ascontiguousarray(img_bgr[v_lo : v_hi + 1, c_lo:c_hi])
     road = np.zeros(band.shape[:2], np.uint8)
     for c in _ROAD_LIKE:
-        road |= _in_range(band, c, COLOUR_TOL)
+        road |= colour_mask(band, c, COLOUR_TOL)
     other = np.cumsum(road == 0, axis=1)  # non-road pixels up to and including each column
     r = vs - v_lo
     before = np.where(x0s > c_lo, other[r, np.maximum(x0s - 1 - c_lo, 0)], 0)
@@ -486,7 +479,7 @@ def route_mask(img_bgr: np.ndarray) -> np.ndarray:
     """The route's pixels inside the minimap rectangle (window coordinates)."""
     x, y, w, h = L.MINIMAP_RECT
     out = np.zeros(img_bgr.shape[:2], bool)
-    out[y : y + h, x : x + w] = _in_range(np.ascontiguousarray(img_bgr[y : y + h, x : x + w]), L.ROUTE_RGB, 30) > 0
+    out[y : y + h, x : x + w] = colour_mask(np.ascontiguousarray(img_bgr[y : y + h, x : x + w]), L.ROUTE_RGB, 30) > 0
     return out
 
 
@@ -737,7 +730,7 @@ def road_mark_points(img_bgr: np.ndarray, near_m: float = 1.8, far_m: float = 40
     v_top = int(math.ceil(L.ground_row(far_m)))
     v_bot = min(L.NOTICE_RECT[1] - 1, int(L.ground_row(near_m)))
     sub = np.ascontiguousarray(img_bgr[v_top : v_bot + 1])
-    mask = _in_range(sub, L.ROAD_MARK, 3) > 0
+    mask = colour_mask(sub, L.ROAD_MARK, 3) > 0
     hx0, _, hw, _ = L.HUD_RECT
     mask[:, hx0 : hx0 + hw] = False
     mx, my, mw, mh = L.MINIMAP_RECT
@@ -779,7 +772,7 @@ def read_walkers(img_bgr: np.ndarray) -> list[Walker]:
     road, kerb, sidewalk or terrain shows); their ground point comes from the camera model."""
     import cv2
 
-    mask = _in_range(img_bgr, L.WALKER_HEAD, 4)
+    mask = colour_mask(img_bgr, L.WALKER_HEAD, 4)
     hx, hy, hw, hh = L.HUD_RECT
     mask[hy : hy + hh, hx : hx + hw] = 0
     mx, my, mw, mh = L.MINIMAP_RECT

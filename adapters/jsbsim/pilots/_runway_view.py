@@ -28,6 +28,7 @@ import cv2
 import numpy as np
 
 from simbridge.adapters.jsbsim.pilots._layout import L
+from simbridge.adapters.kit.pixels import colour_mask
 
 #: the pilot's eye above the altimeter's reading (ft)
 EYE_ABOVE_FT = 1.5
@@ -73,8 +74,8 @@ def _runway_mask_u8(img: np.ndarray, step: int) -> np.ndarray:
     view = img[y0 : y0 + h : step, x0 : x0 + w : step]
     if step != 1:
         view = np.ascontiguousarray(view)
-    mask = cv2.inRange(view, _bgr(MARKING_WHITE, -9), _bgr(MARKING_WHITE, 9))
-    grey = cv2.inRange(view, _bgr(RUNWAY_GREY, -17), _bgr(RUNWAY_GREY, 17))
+    mask = colour_mask(view, MARKING_WHITE, 9)
+    grey = colour_mask(view, RUNWAY_GREY, 17)
     rows, cols = _nonzero(grey)
     if len(rows):
         diff = np.abs(view[rows, cols].astype(np.int16) - np.array(RUNWAY_GREY[::-1], np.int16)).sum(axis=1)
@@ -91,12 +92,6 @@ def _nonzero(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.empty(0, np.intp), np.empty(0, np.intp)
     pts = pts.reshape(-1, 2).astype(np.intp)
     return pts[:, 1], pts[:, 0]
-
-
-def _bgr(rgb: tuple[int, int, int], by: int) -> tuple[int, int, int]:
-    """An RGB colour moved by `by` in every channel, in the screen's BGR order (cv2.inRange's bound)."""
-    r, g, b = rgb
-    return (b + by, g + by, r + by)
 
 
 def ground_points(us: np.ndarray, vs: np.ndarray, bank_deg: float, pitch_deg: float, height_m: float):

@@ -1,5 +1,6 @@
 """T11@PHJR, T03@PHJR and T08@PHJR on the real FlightGear: each starts in its task's state (one
-launch a task, properties read back over telnet), a do-nothing episode earns nothing, T11's
+launch a task, properties read back over telnet; T11@PHJR's launch is also the check of T02@PHJR's
+and T05@PHJR's start, which is the same lined-up, engine-running ground start on 04R), a do-nothing episode earns nothing, T11's
 engine failure is FlightGear's own failure manager, and T08's reference pilot makes T08's
 settings through FlightGear's own dialogs in a `simbridge run` episode and earns full marks
 from T08's unchanged verifier.
@@ -25,7 +26,7 @@ from simbridge._bundle import read_bundle
 from simbridge._errors import HarnessError
 from simbridge._task import load_task
 from simbridge.adapters.fgproto import TelnetProps
-from simbridge.adapters.flightgear import FlightGearSession
+from simbridge.adapters.flightgear import FlightGearSession, launch_spec
 from simbridge.adapters.flightgear._mapping import FAILURE_PROPS
 from simbridge.adapters.kit import draw_height
 from simbridge import score_bundle
@@ -65,6 +66,12 @@ def _distance_m(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
 
 def test_t11_phjr_lined_up_with_the_failure_armed_and_it_fires_at_the_drawn_height(xvfb, tmp_path):
     task = load_task("T11@PHJR")
+    # T02@PHJR and T05@PHJR start here too: the same place on the command line and the engine
+    # started over telnet during setup (T05's calm wind, --wind=0@0, is one option more: the
+    # T03@PHJR and P14@PHJR launches of this suite start FlightGear with it)
+    for other in ("T02@PHJR", "T05@PHJR"):
+        assert launch_spec(load_task(other)).position_args() == launch_spec(task).position_args()
+        assert load_task(other).initial_state.engine == task.initial_state.engine == "running"
     seed = 5
     s = FlightGearSession()
     collector = None

@@ -36,6 +36,8 @@ def test_t02_phjr_lines_up_on_runway_04r_like_t05_phjr_and_holds_the_runway_head
         == ["--airport=PHJR", "--runway=04R", "--heading=54.8"]
     )
     assert t02.initial_state.engine == "running" and t02.verifier.params["runway"] == "04R"
+    # T05's pattern is flown calm, T02 keeps FlightGear's default wind (its instruction names none)
+    assert launch_spec(t05).wind == (0.0, 0.0) and launch_spec(t02).wind is None
     assert t02.verifier.params["heading_deg"] == 45 and "045°" in t02.instructions_by_sim["flightgear"]
 
 

@@ -8,8 +8,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 #: the `sandbox` fixture (the local provider's private Xvfb) of the runner and guest-service tests;
-#: how the tests are grouped on pytest-xdist's workers (xdist_groups.py)
-pytest_plugins = ["local_sandbox", "xdist_groups"]
+#: how the tests are grouped on pytest-xdist's workers (xdist_groups.py); where the time goes (timeline.py)
+pytest_plugins = ["local_sandbox", "xdist_groups", "timeline"]
 
 #: scripts/test.sh sets this: its setup installs every tool and package the tests use, so a test
 #: that skips there (a missing simulator, browser, database or package) is a failure, not a

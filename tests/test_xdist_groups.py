@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from xdist_groups import _LONGEST_FIRST, _xdist_group
+from xdist_groups import _LONGEST_FIRST, _WAITING, _xdist_group
 
 TESTS = Path(__file__).parent
 
@@ -38,6 +38,13 @@ def test_ids_map_to_module_vm_and_report_groups():
     assert _xdist_group("tests/report/test_browser_real.py::test_b") == "report"
     # the VM group (one guest at a time, ~7 min) is handed out among the first three
     assert _LONGEST_FIRST["vm"] >= sorted(_LONGEST_FIRST.values())[-3]
+
+
+def test_the_named_groups_are_test_modules_that_exist():
+    """A renamed module must not fall out of the waiting or the longest-first lists unnoticed."""
+    root = TESTS.parent
+    named = (set(_WAITING) | set(_LONGEST_FIRST)) - {"vm", "report"}
+    assert [g for g in sorted(named) if not (root / g).is_file()] == []
 
 
 def test_a_two_worker_session_keeps_each_group_on_one_worker(tmp_path):
@@ -73,3 +80,68 @@ def test_a_two_worker_session_keeps_each_group_on_one_worker(tmp_path):
     assert len(set().union(*workers.values())) == 2  # and both workers had work
     made = [json.loads(line) for line in (out / "fixtures.jsonl").read_text().splitlines()]
     assert sorted(made) == sorted(set(made)) and len(made) == len(modules)  # each module fixture once
+
+
+TIMED = """
+import json, os, pathlib, time
+import pytest
+
+OUT = pathlib.Path(os.environ["GROUPS_OUT"])
+
+@pytest.mark.parametrize("i", range(4))
+def test_one(i, request):
+    start = time.time()
+    time.sleep(0.2)
+    with (OUT / "runs.jsonl").open("a") as f:
+        f.write(json.dumps([request.node.nodeid, os.environ["PYTEST_XDIST_WORKER"], start, time.time()]) + "\\n")
+"""
+
+
+def test_a_third_worker_takes_only_waiting_groups_while_two_busy_ones_run(tmp_path):
+    """Three workers, four busy modules and three waiting ones: never more than two busy groups
+    at once, and the third worker gets the waiting groups (the first is handed out at the start)."""
+    project, out = tmp_path / "project", tmp_path / "out"
+    out.mkdir()
+    busy = [f"tests/test_busy{i}.py" for i in range(4)]
+    waiting = [f"tests/test_wait{i}.py" for i in range(3)]
+    for rel in busy + waiting:
+        path = project / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(TIMED)
+    (project / "tests" / "conftest.py").write_text(
+        "import xdist_groups\n"
+        f"xdist_groups._WAITING = frozenset({waiting!r})\n"
+        f"xdist_groups._LONGEST_FIRST = dict.fromkeys({busy!r}, 100)\n"
+        'pytest_plugins = ["xdist_groups"]\n'
+    )
+    (project / "pytest.ini").write_text("[pytest]\ntestpaths = tests\n")
+    env = dict(
+        os.environ, GROUPS_OUT=str(out), PYTHONPATH=os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
+    )
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "3", "--dist", "loadgroup"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    runs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    assert len(runs) == 4 * len(busy + waiting)
+    spans: dict[str, list[float]] = {}
+    workers: dict[str, set[str]] = {}
+    for nodeid, worker, start, end in runs:
+        group = _xdist_group(nodeid)
+        span = spans.setdefault(group, [start, end])
+        span[0], span[1] = min(span[0], start), max(span[1], end)
+        workers.setdefault(group, set()).add(worker)
+    assert all(len(w) == 1 for w in workers.values()), workers
+    # at each busy group's start, the busy groups running: itself and at most one other
+    for g in busy:
+        running = [h for h in busy if spans[h][0] <= spans[g][0] < spans[h][1]]
+        assert len(running) <= 2, (g, running, spans)
+    # the worker that took no busy group at the start took the waiting ones
+    first_two_busy = {next(iter(workers[g])) for g in busy[:2]}
+    third = set().union(*workers.values()) - first_two_busy
+    assert len(third) == 1 and next(iter(third)) in set().union(*(workers[g] for g in waiting))

@@ -35,6 +35,11 @@ from simbridge.adapters.flightgear._lockdown import KEY_WHITELIST, PROP_OVERRIDE
 FGFS = os.environ.get("SIMBRIDGE_FGFS", "/usr/games/fgfs")
 FG_ROOT = Path(os.environ.get("SIMBRIDGE_FG_ROOT", "/usr/share/games/flightgear"))
 FG_HOME_CACHE = Path(os.environ.get("SIMBRIDGE_FG_CACHE", Path.home() / ".cache" / "simbridge" / "flightgear"))
+#: frames a second FlightGear may draw at most (`/sim/frame-rate-throttle-hz`; unset or 0: as many as
+#: it can). Software rendering takes every core it can get; on a machine that runs other work beside
+#: FlightGear (CI: a test runner beside it on two cores) a cap above the frame rate the simulator's
+#: step needs (4 fps for a 0.25 s step) hands the rest of the CPU to that work.
+MAX_FPS = float(os.environ.get("SIMBRIDGE_FG_MAX_FPS") or 0)
 
 #: options that make Mesa software rendering usable and keep the scene cheap
 RENDER_OPTIONS: tuple[str, ...] = (
@@ -215,6 +220,8 @@ class FlightGearProcess:
             argv.append(f"--visibility={self.spec.visibility_m:g}")
         if self.spec.max_sim_step_s is not None:
             argv.append(f"--prop:/sim/max-simtime-per-frame={self.spec.max_sim_step_s:g}")
+        if MAX_FPS > 0:
+            argv.append(f"--prop:/sim/frame-rate-throttle-hz={MAX_FPS:g}")
         return argv + list(self.spec.extra_args)
 
     def environment(self) -> dict[str, str]:

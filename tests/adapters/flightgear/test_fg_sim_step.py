@@ -38,3 +38,17 @@ def test_no_cap_leaves_flightgear_its_default(tmp_path):
     spec = launch_spec(load_task("T09@PHJR"))
     spec.max_sim_step_s = None
     assert not any("max-simtime-per-frame" in a for a in _argv(spec, tmp_path))
+
+
+def test_the_frame_rate_cap_is_on_the_command_line_only_when_asked(tmp_path, monkeypatch):
+    """SIMBRIDGE_FG_MAX_FPS (scripts/test.sh: 5, above the 4 fps a 0.25 s step needs for real
+    time) becomes FlightGear's `/sim/frame-rate-throttle-hz`; unset, FlightGear draws as fast as it can."""
+    from simbridge.adapters.flightgear import _launch
+
+    spec = launch_spec(load_task("T09@PHJR"))
+    monkeypatch.setattr(_launch, "MAX_FPS", 0.0)
+    assert not any("frame-rate-throttle-hz" in a for a in _argv(spec, tmp_path))
+    monkeypatch.setattr(_launch, "MAX_FPS", 5.0)
+    assert [a for a in _argv(spec, tmp_path) if "frame-rate-throttle-hz" in a] == [
+        "--prop:/sim/frame-rate-throttle-hz=5"
+    ]

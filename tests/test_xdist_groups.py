@@ -47,22 +47,20 @@ def test_the_named_groups_are_test_modules_that_exist():
     assert [g for g in sorted(named) if not (root / g).is_file()] == []
 
 
-def test_a_two_worker_session_keeps_each_group_on_one_worker(tmp_path):
-    project, out = tmp_path / "project", tmp_path / "out"
-    out.mkdir()
-    modules = {"tests/test_a.py": 6, "tests/test_b.py": 6, "tests/sub/test_c.py": 3, "tests/vm/test_v1.py": 2}
-    modules["tests/vm/test_v2.py"] = 2
-    for rel, n in modules.items():
+def _session(project: Path, out: Path, modules: dict[str, str], conftest: str, workers: int) -> list[list]:
+    """Write the modules and conftest under `project`, run them on `workers` xdist workers with
+    the scheduler of xdist_groups.py, and return what the tests wrote to runs.jsonl."""
+    for rel, text in modules.items():
         path = project / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(MODULE.replace("range(N)", f"range({n})"))
-    (project / "tests" / "conftest.py").write_text('pytest_plugins = ["xdist_groups"]\n')
+        path.write_text(text)
+    (project / "tests" / "conftest.py").write_text(conftest)
     (project / "pytest.ini").write_text("[pytest]\ntestpaths = tests\n")
     env = dict(
         os.environ, GROUPS_OUT=str(out), PYTHONPATH=os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
     )
     r = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadgroup"],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", str(workers), "--dist", "loadgroup"],
         cwd=project,
         env=env,
         capture_output=True,
@@ -70,7 +68,16 @@ def test_a_two_worker_session_keeps_each_group_on_one_worker(tmp_path):
         timeout=300,
     )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    runs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    return [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+
+
+def test_a_two_worker_session_keeps_each_group_on_one_worker(tmp_path):
+    project, out = tmp_path / "project", tmp_path / "out"
+    out.mkdir()
+    modules = {"tests/test_a.py": 6, "tests/test_b.py": 6, "tests/sub/test_c.py": 3, "tests/vm/test_v1.py": 2}
+    modules["tests/vm/test_v2.py"] = 2
+    texts = {rel: MODULE.replace("range(N)", f"range({n})") for rel, n in modules.items()}
+    runs = _session(project, out, texts, 'pytest_plugins = ["xdist_groups"]\n', workers=2)
     assert len(runs) == sum(modules.values())
     workers: dict[str, set[str]] = {}
     for nodeid, worker in runs:
@@ -104,30 +111,13 @@ def test_a_third_worker_takes_only_waiting_groups_while_two_busy_ones_run(tmp_pa
     out.mkdir()
     busy = [f"tests/test_busy{i}.py" for i in range(4)]
     waiting = [f"tests/test_wait{i}.py" for i in range(3)]
-    for rel in busy + waiting:
-        path = project / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(TIMED)
-    (project / "tests" / "conftest.py").write_text(
+    conftest = (
         "import xdist_groups\n"
         f"xdist_groups._WAITING = frozenset({waiting!r})\n"
         f"xdist_groups._LONGEST_FIRST = dict.fromkeys({busy!r}, 100)\n"
         'pytest_plugins = ["xdist_groups"]\n'
     )
-    (project / "pytest.ini").write_text("[pytest]\ntestpaths = tests\n")
-    env = dict(
-        os.environ, GROUPS_OUT=str(out), PYTHONPATH=os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
-    )
-    r = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "3", "--dist", "loadgroup"],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    runs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    runs = _session(project, out, dict.fromkeys(busy + waiting, TIMED), conftest, workers=3)
     assert len(runs) == 4 * len(busy + waiting)
     spans: dict[str, list[float]] = {}
     workers: dict[str, set[str]] = {}

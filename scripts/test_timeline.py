@@ -35,8 +35,13 @@ def main(argv: list[str] | None = None) -> int:
     span_s = tl.end_s.max() - t0
     groups = (
         tl.groupby("group")
-        .agg(worker=("worker", "first"), tests=("test", "size"), start_min=("start_s", "min"), wall_s=("wall_s", "sum"))
-        .join(tl.groupby("group").cpu_s.sum())
+        .agg(
+            worker=("worker", "first"),
+            tests=("test", "size"),
+            start_min=("start_s", "min"),
+            wall_s=("wall_s", "sum"),
+            cpu_s=("cpu_s", "sum"),
+        )
         .sort_values("wall_s", ascending=False)
     )
     groups["start_min"] = (groups.start_min - t0) / 60

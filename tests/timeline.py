@@ -16,6 +16,7 @@ import resource
 import time
 
 import pytest
+from xdist_groups import _xdist_group
 
 _FILE = os.environ.get("SIMBRIDGE_TEST_TIMELINE")
 
@@ -30,8 +31,6 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     if not _FILE:
         yield
         return
-    from xdist_groups import _xdist_group
-
     start_s, cpu0 = time.time(), _cpu_s()
     yield
     line = {

@@ -26,6 +26,7 @@ from simbridge._adapter import (
 )
 from simbridge._adapters_registry import AdapterSpec, EpisodeCost, ImporterSpec, Option
 from simbridge._errors import HarnessError, SimbridgeError
+from simbridge._user_cache import cached_text, user_cache_dir
 from simbridge._events import (
     EVENT_MODELS,
     AutopilotChangeData,
@@ -71,6 +72,9 @@ __all__ = [
     "end_process",
     "kill_group",
     "free_port",
+    # the per-user cache, for what an adapter converts once and keeps between processes
+    "user_cache_dir",
+    "cached_text",
     # event payloads
     "EventData",
     "CrashData",

@@ -19,6 +19,8 @@ One concept per module; import the names from here (`from simbridge.adapters.kit
   keeps only its protocol;
 - `enlarge_receive_buffer` (udp): a UDP receive buffer that holds minutes of state packets, so a
   reader thread starved of CPU on a loaded machine loses none;
+- `user_cache_dir`, `cached_text` (from `simbridge.sim`, here for convenience): `$XDG_CACHE_HOME/simbridge/...`,
+  for what an adapter converts once and keeps between processes;
 - `RecordLoop`, `Tick`, `record_episode`, `StallGuard`, `STALL_STATUS` (record): the one record-only
   loop (`simbridge record`); a stream that stalls ends `harness_error`.
 
@@ -31,7 +33,7 @@ from simbridge.adapters.kit.failures import FailurePlan, PlannedFailure, draw_he
 from simbridge.adapters.kit.lineserver import LineClient, LineServer
 from simbridge.adapters.kit.udp import RECEIVE_BUFFER_BYTES, enlarge_receive_buffer
 from simbridge.adapters.kit.launch import PYGAME_ENV, check_window, launch_window_process, window_env
-from simbridge.sim import end_process, free_port, kill_group
+from simbridge.sim import cached_text, end_process, free_port, kill_group, user_cache_dir
 from simbridge.adapters.kit.rate import RateThinner
 from simbridge.adapters.kit.record import STALL_STATUS, RecordLoop, StallGuard, Tick, WrapUp, record_episode
 
@@ -60,4 +62,6 @@ __all__ = [
     "PYGAME_ENV",
     "record_episode",
     "window_env",
+    "cached_text",
+    "user_cache_dir",
 ]

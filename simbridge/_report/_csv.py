@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import base64
 import gzip
-import io
-import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,27 +31,38 @@ class CsvPayload:
     csv_bytes: int
 
 
-def _cell(v: float) -> str:
-    return "" if math.isnan(v) else repr(v)  # repr: the shortest text that reads back as the same float
+#: a missing sample's repr as a whole cell: at the start, between commas, or at the end
+_NAN_CELL = re.compile(r"(?<![^,])nan(?![^,])")
+
+
+def _rows(signals: Signals) -> list[str]:
+    """Every sample as one CSV line: repr, the shortest text that reads back as the same float;
+    a missing sample is an empty cell. Formatted once and decimated by slicing the lines."""
+    cols = [signals.t.tolist(), *(signals[n].tolist() for n in signals.names)]
+    lines = [",".join(map(repr, row)) for row in zip(*cols)]
+    return [_NAN_CELL.sub("", line) if "nan" in line else line for line in lines]
+
+
+def _header(signals: Signals) -> str:
+    return ",".join(["t", *signals.names]) + "\n"
+
+
+def _text(header: str, rows: list[str], step: int) -> str:
+    return header + "".join(line + "\n" for line in rows[::step])
 
 
 def signals_csv(signals: Signals, step: int = 1) -> str:
     """t and every recorded column (in the bundle's order); a missing sample is an empty cell."""
-    names = signals.names
-    buf = io.StringIO()
-    buf.write(",".join(["t", *names]) + "\n")
-    cols = [signals.t[::step], *(signals[n][::step] for n in names)]
-    for row in zip(*(c.tolist() for c in cols)):
-        buf.write(",".join(_cell(v) for v in row) + "\n")
-    return buf.getvalue()
+    return _text(_header(signals), _rows(signals), step)
 
 
 def csv_payload(signals: Signals, budget_bytes: int = CSV_BUDGET_BYTES) -> CsvPayload:
     """The CSV for the page: full rate when it fits the budget compressed, else the smallest
     decimation step that does."""
+    header, rows = _header(signals), _rows(signals)
     step = 1
     while True:
-        text = signals_csv(signals, step)
+        text = _text(header, rows, step)
         gz = gzip.compress(text.encode("utf-8"), 6, mtime=0)
         if len(gz) <= budget_bytes or step >= max(1, len(signals)):
             break

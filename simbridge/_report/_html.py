@@ -27,6 +27,7 @@ from simbridge._report._bands import bands_for
 from simbridge._report._view import EpisodeView, load_episode
 from simbridge._report._plots import actions_figure, evidence_windows, plotted_signals, signal_figures
 from simbridge._report._track import track_figure
+from simbridge._user_cache import cached_text, user_cache_dir
 
 #: the video is re-encoded at lower quality until it fits this (base64 adds a third): with
 #: Plotly (1.9 MB) and the figures, a 10-minute episode's page stays near 5 MB
@@ -37,10 +38,16 @@ MAX_VIDEO_BYTES = 25_000_000
 
 @functools.lru_cache(maxsize=1)
 def plotly_js_gz_b64() -> str:
-    """Plotly's own bundled JS (plotly.offline.get_plotlyjs), gzip-compressed, base64."""
-    from plotly.offline import get_plotlyjs
+    """Plotly's own bundled JS (plotly.offline.get_plotlyjs), gzip-compressed, base64: made once
+    per Plotly version in the user cache (0.3 s of compression otherwise, in every process)."""
+    import plotly
 
-    return base64.b64encode(gzip.compress(get_plotlyjs().encode("utf-8"), 9, mtime=0)).decode("ascii")
+    def make() -> str:
+        from plotly.offline import get_plotlyjs
+
+        return base64.b64encode(gzip.compress(get_plotlyjs().encode("utf-8"), 9, mtime=0)).decode("ascii")
+
+    return cached_text(user_cache_dir("report", f"plotly-{plotly.__version__}.min.js.gz.b64"), make)
 
 
 def _e(x: Any) -> str:

@@ -50,3 +50,12 @@ def test_csv_over_budget_is_decimated_and_says_so():
     assert data.shape == (p.n_rows, 9) and p.n_rows == len(range(0, t.size, p.step))
     np.testing.assert_array_equal(data[:, 1], sig["c0"][:: p.step])
     assert csv_payload(sig).step >= 1
+
+
+def test_missing_samples_are_empty_cells_wherever_they_fall():
+    t = np.array([0.0, 0.05, 0.1])
+    nan = np.nan
+    sig = Signals(t, {"a": np.array([nan, 1.5, nan]), "b": np.array([nan, nan, 2.0]), "c": np.array([0.1, nan, nan])})
+    p = csv_payload(sig)
+    text = gzip.decompress(base64.b64decode(p.gz_b64)).decode()
+    assert text == "t,a,b,c\n0.0,,,0.1\n0.05,1.5,,\n0.1,,2.0,\n"

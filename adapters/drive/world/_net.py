@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from simbridge import HarnessError
+from simbridge.adapters.kit import user_cache_dir
 
 MAPS_DIR = Path(__file__).parent.parent / "maps"  # adapters/drive/maps: the towns, read by both sides
 TOWNS = ("Town01", "Town03", "Town04")
@@ -38,8 +39,7 @@ def cache_dir() -> Path:
     base = os.environ.get("SIMBRIDGE_DRIVE_CACHE")
     if base:
         return Path(base)
-    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(xdg) / "simbridge" / "drive"
+    return user_cache_dir("drive")
 
 
 def sumo_version() -> str:

@@ -111,6 +111,15 @@ def _fly(
     return Trial(pair, agent, seed, sc, bool(s and s.success), r.status, r.sim_s, time.monotonic() - w0, r.detail)
 
 
+def kept_baseline(tasks: dict, pair: str, seeds: tuple[int, ...]) -> float | None:
+    """The do-nothing best of the pair's record when it was flown on these seeds: it depends on
+    the task, its verifier and the simulator, not on the reference pilot, so a reference flown
+    again with --no-baseline keeps it; None otherwise."""
+    folder = tasks[pair.split("/")[0]].folder
+    old = read_records(folder).get(pair) if folder is not None else None
+    return old.baseline_max if old is not None and old.seeds == seeds else None
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pairs", nargs="+", default=None, help="TASK/SIM pairs (default: every pair on --sim)")
@@ -118,7 +127,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3, 4, 5], help="one trial per seed")
     ap.add_argument("--jobs", type=int, default=2, help="episodes at once (processes)")
     ap.add_argument("--real-time", action="store_true", help="real time instead of exact lockstep")
-    ap.add_argument("--no-baseline", action="store_true", help="skip the do-nothing agent's trials")
+    ap.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help="skip the do-nothing agent's trials; --record keeps the record's do-nothing best when the seeds are the record's",
+    )
     ap.add_argument(
         "--baseline-only",
         action="store_true",
@@ -197,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         if pair in kept:  # the reference's record, with the do-nothing agent's best on its seeds
             rec = replace(kept[pair], baseline_max=rec.baseline_max)
+        elif args.no_baseline:
+            rec = replace(rec, baseline_max=kept_baseline(tasks, pair, rec.seeds))
         solved_all &= rec.solved
         folder = tasks[pair.split("/")[0]].folder
         if folder is not None:

@@ -112,6 +112,12 @@ KT_MS = 0.514444
 ROLL_RUDDER_I_MAX = 3.0
 
 
+def lift_lacking(bank_deg: float) -> float:
+    """The share of its weight a wing banked this far lacks at the same angle of attack: 1/cos - 1
+    (0.41 at 45°, 0.06 at 20°)."""
+    return 1.0 / max(0.5, math.cos(math.radians(bank_deg))) - 1.0
+
+
 def tach_needle_deg(bgr: np.ndarray, origin: tuple[int, int]) -> float:
     """The tachometer needle's angle (degrees clockwise from 12 o'clock), read as the other
     needles are (`_gauges.needle_deg`)."""
@@ -362,6 +368,14 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                         elev_i = float(np.clip(elev_i + 0.002 * (pitch - want_pitch) * dt, -0.15, 0.15))
                     pitch_p = self.flare_pitch_p if flaring else GLIDE_PITCH_P
                     e = pitch_p * (pitch - want_pitch) + k.sky_d * g.rate("sky", 1.0) + elev_i
+                    if mode == "glide":
+                        # back pressure as the bank builds, as the steep turn's (T09's -0.1 at
+                        # 45°), by the lift a banked wing lacks (1/cos - 1). Without it the nose
+                        # sank to -4° in the turn back, the airspeed ran to 74 kt while the
+                        # airspeed's pitch integral wound to its stop, and after the roll-out
+                        # that integral held the nose 3° high and the airspeed at 62.7 kt for
+                        # 12 s (T11@PHJR seed 4, failure at 518 ft: best glide 65 %, 70 % asked)
+                        e += k.turn_elev * lift_lacking(r.bank_deg) / lift_lacking(TURN_BANK_DEG)
                     reach = FLARE_ELEV_MAX if mode == "flare" else GLIDE_ELEV_MAX
                     e = float(np.clip(e, -reach, 0.15))
                     want.update(flare_trim_first(c, e) if flaring and self.flare_by_trim else c.pitch(e))

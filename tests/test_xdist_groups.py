@@ -135,3 +135,52 @@ def test_a_third_worker_takes_only_waiting_groups_while_two_busy_ones_run(tmp_pa
     first_two_busy = {next(iter(workers[g])) for g in busy[:2]}
     third = set().union(*workers.values()) - first_two_busy
     assert len(third) == 1 and next(iter(third)) in set().union(*(workers[g] for g in waiting))
+
+
+HELD = """
+import json, os, pathlib, time
+import pytest
+
+OUT = pathlib.Path(os.environ["GROUPS_OUT"])
+NAP = {nap}
+
+@pytest.fixture(scope="module")
+def held(request):
+    yield
+    with (OUT / "teardowns.jsonl").open("a") as f:
+        f.write(json.dumps([request.module.__name__, time.time()]) + "\\n")
+
+@pytest.mark.parametrize("i", range(4))
+def test_one(held, i, request):
+    start = time.time()
+    time.sleep(NAP)
+    with (OUT / "runs.jsonl").open("a") as f:
+        f.write(json.dumps([request.node.nodeid, os.environ["PYTEST_XDIST_WORKER"], start, time.time()]) + "\\n")
+"""
+
+
+def test_a_worker_with_nothing_left_to_take_ends_and_frees_its_fixtures(tmp_path):
+    """Once the waiting groups are done and two busy ones run, the third worker is shut down: its
+    held last test runs and its module fixture is torn down then, not when the last busy group is
+    handed out (a drive world held by such a fixture kept a sixth of a core busy for 22 min)."""
+    project, out = tmp_path / "project", tmp_path / "out"
+    out.mkdir()
+    busy = [f"tests/test_busy{i}.py" for i in range(6)]
+    waiting = ["tests/test_wait0.py"]
+    conftest = (
+        "import xdist_groups\n"
+        f"xdist_groups._WAITING = frozenset({waiting!r})\n"
+        f"xdist_groups._LONGEST_FIRST = dict.fromkeys({busy!r}, 100)\n"
+        'pytest_plugins = ["xdist_groups"]\n'
+    )
+    modules = {**dict.fromkeys(busy, HELD.format(nap=0.3)), **dict.fromkeys(waiting, HELD.format(nap=0.02))}
+    runs = _session(project, out, modules, conftest, workers=3)
+    assert len(runs) == 4 * len(busy + waiting)
+    lines = (out / "teardowns.jsonl").read_text().splitlines()
+    torn = {m.rpartition(".")[2]: t for m, t in map(json.loads, lines)}
+    ends: dict[str, float] = {}
+    for nodeid, _worker, _start, end in runs:
+        ends[_xdist_group(nodeid)] = max(end, ends.get(_xdist_group(nodeid), 0.0))
+    # six busy groups of 1.2 s on two workers: the queue empties after the second round starts;
+    # the waiting module's fixture went before even the first busy group ended
+    assert torn["test_wait0"] < min(ends[g] for g in busy), (torn, ends)

@@ -111,12 +111,17 @@ def _fly(
     return Trial(pair, agent, seed, sc, bool(s and s.success), r.status, r.sim_s, time.monotonic() - w0, r.detail)
 
 
+def record_of(tasks: dict, pair: str) -> PairRecord | None:
+    """The pair's record in its task folder's verified.json, if any."""
+    folder = tasks[pair.split("/")[0]].folder
+    return read_records(folder).get(pair) if folder is not None else None
+
+
 def kept_baseline(tasks: dict, pair: str, seeds: tuple[int, ...]) -> float | None:
     """The do-nothing best of the pair's record when it was flown on these seeds: it depends on
     the task, its verifier and the simulator, not on the reference pilot, so a reference flown
     again with --no-baseline keeps it; None otherwise."""
-    folder = tasks[pair.split("/")[0]].folder
-    old = read_records(folder).get(pair) if folder is not None else None
+    old = record_of(tasks, pair)
     return old.baseline_max if old is not None and old.seeds == seeds else None
 
 
@@ -164,8 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     kept: dict[str, PairRecord] = {}  # --baseline-only: the records the do-nothing scores join
     if args.baseline_only:
         for pair in pairs:
-            folder = tasks[pair.split("/")[0]].folder
-            rec = read_records(folder).get(pair) if folder is not None else None
+            rec = record_of(tasks, pair)
             if rec is None:
                 ap.error(f"{pair}: --baseline-only needs the pair's record (fly its reference with --record first)")
             if tuple(args.seeds) != rec.seeds:

@@ -203,7 +203,8 @@ def test_touchdown_event_from_plane_touchdown_vars(tmp_path):
     from simbridge.adapters.msfs import MsfsRecorder
 
     d = SimConnectDouble(hz=60.0).start()
-    d.script = C172Script(alt_ft=17.0, td_sink_fpm=240.0)  # 10 ft above the runway at 500 fpm: down at 1.2 s
+    script = C172Script(alt_ft=17.0, td_sink_fpm=240.0)  # 10 ft above the runway at 500 fpm: down at 1.2 s
+    d.script = script
     try:
         path = MsfsRecorder("127.0.0.1", d.port).record(tmp_path / "b", seconds=2.5, hz=60)
     finally:
@@ -211,7 +212,11 @@ def test_touchdown_event_from_plane_touchdown_vars(tmp_path):
     b = read_bundle(path)
     td = b.events_of("touchdown")
     assert len(td) == 1 and td[0].data["vs_fpm"] == pytest.approx(-240.0)
-    assert td[0].t == pytest.approx(1.2, abs=0.05)
+    # the recording's clock starts at its first sample, some frames into the script (connecting
+    # takes wall time); the altitude of that sample says which script second it was
+    script_t_first = (script.alt_ft - b.signals["alt_msl_ft"][0]) / 500.0 * 60.0
+    assert script_t_first < script.t_td
+    assert td[0].t - b.signals.t[0] == pytest.approx(script.t_td - script_t_first, abs=1.5 / 60)
 
 
 def test_recorder_reconnects_after_msfs_quits(tmp_path):

@@ -180,7 +180,8 @@ def test_a_worker_with_nothing_left_to_take_ends_and_frees_its_fixtures(tmp_path
     torn = {m.rpartition(".")[2]: t for m, t in map(json.loads, lines)}
     ends: dict[str, float] = {}
     for nodeid, _worker, _start, end in runs:
-        ends[_xdist_group(nodeid)] = max(end, ends.get(_xdist_group(nodeid), 0.0))
+        group = _xdist_group(nodeid)
+        ends[group] = max(end, ends.get(group, 0.0))
     # six busy groups of 1.2 s on two workers: the queue empties after the second round starts;
     # the waiting module's fixture went before even the first busy group ended
     assert torn["test_wait0"] < min(ends[g] for g in busy), (torn, ends)

@@ -202,7 +202,7 @@ def freq_to_bcd16(mhz: float) -> int:
 @dataclass
 class C172Script:
     """A straight-in approach: start `dist_nm` out at `alt_ft`, descend at a constant angle to the
-    threshold at `elev_ft`, touch down sinking `td_sink_fpm`, decelerate to a stop."""
+    threshold at `elev_ft` at `descent_fpm`, touch down sinking `td_sink_fpm`, decelerate to a stop."""
 
     lat0: float = 37.4049
     lon0: float = -122.0335
@@ -211,18 +211,19 @@ class C172Script:
     ias_kt: float = 80.0
     elev_ft: float = 7.0
     td_sink_fpm: float = 240.0
+    descent_fpm: float = 500.0
     magvar_deg: float = 13.0
     crash_at_s: float | None = None
     overrides: dict[str, float] = field(default_factory=dict)
 
     @property
     def t_td(self) -> float:
-        return (self.alt_ft - self.elev_ft) / 500.0 * 60.0
+        return (self.alt_ft - self.elev_ft) / self.descent_fpm * 60.0
 
     def values(self, t: float) -> dict[str, Any]:
         td = self.t_td
         if t < td:
-            alt, vs, gs, on_ground = self.alt_ft - 500.0 * t / 60.0, -500.0, self.ias_kt, 0.0
+            alt, vs, gs, on_ground = self.alt_ft - self.descent_fpm * t / 60.0, -self.descent_fpm, self.ias_kt, 0.0
             dist_nm = self.ias_kt * t / 3600.0
         else:
             dt = t - td

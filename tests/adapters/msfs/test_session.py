@@ -214,7 +214,7 @@ def test_touchdown_event_from_plane_touchdown_vars(tmp_path):
     assert len(td) == 1 and td[0].data["vs_fpm"] == pytest.approx(-240.0)
     # the recording's clock starts at its first sample, some frames into the script (connecting
     # takes wall time); the altitude of that sample says which script second it was
-    script_t_first = (script.alt_ft - b.signals["alt_msl_ft"][0]) / 500.0 * 60.0
+    script_t_first = (script.alt_ft - b.signals["alt_msl_ft"][0]) / script.descent_fpm * 60.0
     assert script_t_first < script.t_td
     assert td[0].t - b.signals.t[0] == pytest.approx(script.t_td - script_t_first, abs=1.5 / 60)
 

@@ -44,7 +44,26 @@ def test_the_named_groups_are_test_modules_that_exist():
     """A renamed module must not fall out of the waiting or the longest-first lists unnoticed."""
     root = TESTS.parent
     named = (set(_WAITING) | set(_LONGEST_FIRST)) - {"vm", "report"}
-    assert [g for g in sorted(named) if not (root / g).is_file()] == []
+    assert [g for g in sorted(named) if not (root / g.split("::", 1)[0]).is_file()] == []
+
+
+def test_each_reference_trial_is_a_group_of_its_own_and_named_by_a_collected_id():
+    """The FlightGear reference trials share no fixture: each is its own group, handed out by its
+    own length, and a trial renamed or added keeps its place in the longest-first list."""
+    from xdist_groups import _TEST_GROUPS
+
+    [module] = _TEST_GROUPS
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", module],
+        cwd=TESTS.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    ids = [line for line in r.stdout.splitlines() if line.startswith(module + "::")]
+    assert len(ids) >= 7, r.stdout[-2000:] + r.stderr[-2000:]
+    assert {_xdist_group(i) for i in ids} == set(ids)
+    assert set(ids) == {g for g in _LONGEST_FIRST if g.startswith(module + "::")}
 
 
 def _session(project: Path, out: Path, modules: dict[str, str], conftest: str, workers: int) -> list[list]:

@@ -3,7 +3,8 @@
 A group's tests run on one worker, in order, so a module's fixtures are made once (one FlightGear
 launch for the tests of a FlightGear module, the T06 reference drive for both tests that read
 it). Every module is its own group, except the VM tests (one guest at a time: a software-emulated
-guest takes both cores) and the report tests (session-scoped bundles shared by their modules).
+guest takes both cores), the report tests (session-scoped bundles shared by their modules) and the
+FlightGear reference trials (each test its own launch, so each its own group).
 FlightGear modules may run beside each other: their tests assert on simulator time, not on the
 frame rate.
 
@@ -23,6 +24,10 @@ from __future__ import annotations
 import pytest
 
 _DIR_GROUPS = {"tests/vm/": "vm", "tests/report/": "report"}
+#: modules whose tests share no fixture and are each a group of their own: one FlightGear launch and
+#: one reference trial each, minutes long, which two workers can run side by side
+_TEST_GROUPS = ("tests/adapters/flightgear/test_fg_reference_trials.py",)
+_TRIALS = "tests/adapters/flightgear/test_fg_reference_trials.py::test_reference_pilot_solves_the_task_on_flightgear"
 #: the longest groups are handed out first (longest processing time first), so no worker starts
 #: a long group when the others are nearly done; the figures are the sums of each group's test
 #: durations in seconds (CI's `--durations` on an idle 2-core machine). Groups not named here
@@ -30,6 +35,14 @@ _DIR_GROUPS = {"tests/vm/": "vm", "tests/report/": "report"}
 _LONGEST_FIRST = {
     "vm": 500,
     "tests/adapters/flightgear/test_fg_t10.py": 490,
+    # the reference trials, measured two at a time on the idle machine
+    f"{_TRIALS}[T10]": 535,
+    f"{_TRIALS}[T05@PHJR]": 490,
+    f"{_TRIALS}[T02@PHJR]": 465,
+    f"{_TRIALS}[T03@PHJR]": 375,
+    f"{_TRIALS}[P14@PHJR]": 295,
+    f"{_TRIALS}[T11@PHJR]": 260,
+    f"{_TRIALS}[P13@PHJR]": 115,
     "tests/adapters/flightgear/test_fg_t09_t16.py": 290,
     "tests/adapters/flightgear/test_fg_t15.py": 170,
     "tests/adapters/flightgear/test_fg_real.py": 165,
@@ -61,7 +74,8 @@ def _xdist_group(nodeid: str) -> str:
     for prefix, group in _DIR_GROUPS.items():
         if nodeid.startswith(prefix):
             return group
-    return nodeid.split("::", 1)[0]
+    module = nodeid.split("::", 1)[0]
+    return nodeid if module in _TEST_GROUPS else module
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -7,9 +7,11 @@ run at once on CI's two cores. The seeds are ones the benchmark's records (1-3) 
 a trial measured on the idle machine is in docs/flightgear.md. The bar is the issue's: at least
 0.9 with success, safe, through the screen, the keys and the mouse only. Where the seed draws
 what the pilot meets (the failure's height or time), the trial also checks that the failure came
-from the plan, when and where the seed put it. One fault is known and rare: T03@PHJR's pilot can fly
-again in the roll-out and come down hard (once in ten episodes); its trial then accepts that one item
-missed and asserts the rest.
+from the plan, when and where the seed put it.
+
+One fault of a pilot is known: T03@PHJR's can fly again in the roll-out and come down hard (it left
+the ground again in two of four episodes, and came down too hard in one: docs/flightgear.md). Its
+trial then accepts that one item missed and asserts the rest.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ what the pilot meets (the failure's height or time), the trial also checks that 
 from the plan, when and where the seed put it.
 
 One fault of a pilot is known: T03@PHJR's can fly again in the roll-out and come down hard (it left
-the ground again in two of four episodes, and came down too hard in one: docs/flightgear.md). Its
+the ground again in three of five episodes, and came down too hard in one: docs/flightgear.md). Its
 trial then accepts that one item missed and asserts the rest.
 """
 

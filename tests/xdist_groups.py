@@ -27,7 +27,7 @@ _DIR_GROUPS = {"tests/vm/": "vm", "tests/report/": "report"}
 #: modules whose tests share no fixture and are each a group of their own: one FlightGear launch and
 #: one reference trial each, minutes long, which two workers can run side by side
 _TEST_GROUPS = ("tests/adapters/flightgear/test_fg_reference_trials.py",)
-_TRIALS = "tests/adapters/flightgear/test_fg_reference_trials.py::test_reference_pilot_solves_the_task_on_flightgear"
+_TRIALS = f"{_TEST_GROUPS[0]}::test_reference_pilot_solves_the_task_on_flightgear"
 #: the longest groups are handed out first (longest processing time first), so no worker starts
 #: a long group when the others are nearly done; the figures are the sums of each group's test
 #: durations in seconds (CI's `--durations` on an idle 2-core machine). Groups not named here

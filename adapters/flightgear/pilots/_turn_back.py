@@ -15,7 +15,8 @@ stop, flown with the keyboard from the panel (default cockpit view, 1280x800).
 - **Landing**: the height is the altimeter's unwrapped reading less the one on the runway
   before the takeoff; from `FLARE_FT` the nose comes up and then follows the sink, kept at
   100-300 ft/min until the wheels are on (the airspeed under `ON_GROUND_KT`); on the roll the
-  elevator held back, the rudder on the heading, the brakes (`b` held) below `BRAKE_BELOW_KT`,
+  yoke left where the flare had it while the c172p could still fly, then held back, the rudder
+  on the heading, the brakes (`b` held) below `BRAKE_BELOW_KT`,
   done once the airspeed needle rests on its stop and the altimeter is still.
 """
 
@@ -359,7 +360,12 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                 elif (steps := self.glide_rudder(hdg_err, yaw_rate)) is not None:
                     want["rudder"] = int(round(steps))
                 if mode == "rollout":
-                    want["elevator"] = round(-0.3 / ELEVATOR_STEP)  # the yoke held back on the roll
+                    # the yoke pulled back only once the c172p cannot fly (`ON_GROUND_KT`); above
+                    # it, left where the flare had it (elevator and trim). Pulled back at 52 kt
+                    # on top of the flare's nose-up trim, it raised the nose to 12.8°, the c172p
+                    # flew again to 8 ft and came down at 311 fpm (T03@PHJR seed 7, 0.750)
+                    if not ias or ias < ON_GROUND_KT:
+                        want["elevator"] = round(-0.3 / ELEVATOR_STEP)
                 else:
                     # the integral only with the wings near level: wound up in the 45° turn back
                     # (the nose far below what the airspeed asked), it held the nose 6° high after

@@ -8,10 +8,6 @@ a trial measured on the idle machine is in docs/flightgear.md. The bar is the is
 0.9 with success, safe, through the screen, the keys and the mouse only. Where the seed draws
 what the pilot meets (the failure's height or time), the trial also checks that the failure came
 from the plan, when and where the seed put it.
-
-One fault of a pilot is known: T03@PHJR's can fly again in the roll-out and come down hard (it left
-the ground again in three of five episodes, and came down too hard in one: docs/flightgear.md). Its
-trial then accepts that one item missed and asserts the rest.
 """
 
 from __future__ import annotations
@@ -44,16 +40,11 @@ class Trial:
     seed: int
     #: the failure the plan injects, or None
     failure: str | None = None
-    #: an item a known, documented fault of the pilot can miss now and then in real time; the
-    #: trial then still asserts every other item and safety (the benchmark keeps the 0.9 bar)
-    may_miss: str | None = None
 
 
 TRIALS = [
     Trial("T02@PHJR", 6),
-    # T03@PHJR seed 7 (docs/flightgear.md) touched down softly, then flew again in the roll-out
-    # and came down at 311 ft/min: the vertical speed item, worst over every contact
-    Trial("T03@PHJR", 6, may_miss="vertical_speed"),
+    Trial("T03@PHJR", 6),
     Trial("T05@PHJR", 6),
     Trial("T10", 6),
     Trial("T11@PHJR", 5, failure="engine"),
@@ -68,11 +59,7 @@ def test_reference_pilot_solves_the_task_on_flightgear(trial: Trial, tmp_path):
     s = result.score
     assert s is not None and s.status == "scored", s
     report = "; ".join(f"{c.name} {c.earned:g} ({c.measured}, {c.explanation})" for c in s.components)
-    missed = {c.name for c in s.components if c.earned < 1.0}
-    if trial.may_miss in missed:
-        assert missed == {trial.may_miss}, report
-    else:
-        assert s.success and s.score is not None and s.score >= 0.9, report
+    assert s.success and s.score is not None and s.score >= 0.9, report
     assert s.safe, s.safety
     assert kinds <= GUI_ONLY and "key" in kinds, kinds
     injected = read_bundle(result.path).events_of("failure_injected")

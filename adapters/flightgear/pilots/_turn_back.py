@@ -119,6 +119,13 @@ def lift_lacking(bank_deg: float) -> float:
     return 1.0 / max(0.5, math.cos(math.radians(bank_deg))) - 1.0
 
 
+def torque_aileron(trimmed_steps: float, throttle_steps: float, throttle_at_flare_steps: float) -> float:
+    """The aileron (steps) the glide trimmed in against the engine's torque, scaled by the power
+    still on over the power at the flare (throttle steps from full; -100: idle)."""
+    left = max(0.0, throttle_steps + 100.0) / max(1.0, throttle_at_flare_steps + 100.0)
+    return trimmed_steps * min(1.0, left)
+
+
 def tach_needle_deg(bgr: np.ndarray, origin: tuple[int, int]) -> float:
     """The tachometer needle's angle (degrees clockwise from 12 o'clock), read as the other
     needles are (`_gauges.needle_deg`)."""
@@ -143,12 +150,20 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
     #: ... and per degree-second (its integral, within ROLL_RUDDER_I_MAX steps); 0: none
     roll_rudder_i = 0.0
     roll_rudder_i_steps: float  # the integral (steps), from 0 at the start
+    #: whether a step's fraction the rounding drops is carried to the next frame (the steps'
+    #: mean then follows the law; rounded alone, under 0.8° off at 0.6 steps per degree asks
+    #: nothing)
+    roll_rudder_carries = False
+    roll_rudder_carry: float  # the fraction carried (steps)
     #: the nose raised this much at once when the flare starts (then by the sink)
     flare_pitch_up_deg = FLARE_PITCH_UP_DEG
     #: the flare's wings-level loop: aileron steps per degree of bank, the factor the attitude
     #: indicator's reading is scaled by (1: as read), whether the aileron the glide trimmed in
     #: (its integral) is taken out when the flare starts, and the pitch loop's gain
     flare_bank_p, flare_bank_scale, flare_untrims_aileron = BANK_P, 1.0, False
+    #: ... taken out as the throttle closes, not at once (the aileron the engine's torque asks
+    #: goes with the power the engine still makes)
+    flare_untrims_with_power = False
     flare_pitch_p = GLIDE_PITCH_P
     #: whether the flare pitches trim first (`flare_trim_first`), and whether its trim goes by
     #: both trim keys at once (`Controls.paired`: twice the steps a frame in as many taps)
@@ -166,7 +181,12 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
         i = self.roll_rudder_i_steps + self.roll_rudder_i * roll_err * dt_s
         self.roll_rudder_i_steps = float(np.clip(i, -ROLL_RUDDER_I_MAX, ROLL_RUDDER_I_MAX))
         rudder = self.roll_rudder_p * roll_err - 0.5 * yaw_rate + self.roll_rudder_i_steps
-        return int(np.clip(round(rudder), -self.roll_rudder_max, self.roll_rudder_max))
+        if self.roll_rudder_carries:
+            rudder += self.roll_rudder_carry
+        steps = int(np.clip(round(rudder), -self.roll_rudder_max, self.roll_rudder_max))
+        if self.roll_rudder_carries:
+            self.roll_rudder_carry = float(np.clip(rudder - steps, -0.5, 0.5))
+        return steps
 
     def flare_pitch_next(self, pitch_deg: float, top_deg: float, vs_fpm: float, dt_s: float) -> tuple[float, float]:
         """The flare's pitch asked after `dt_s` and the highest asked so far: up at
@@ -188,7 +208,7 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
         self.turning, self.turn_sign = True, 0.0  # the glide's turn back: under way, which way
         #: how far the track runs right of the heading (deg): the c172p's slip at the power it has
         self.slip_deg = 0.0
-        self.roll_rudder_i_steps = 0.0
+        self.roll_rudder_i_steps = self.roll_rudder_carry = 0.0
 
     def _dump(self) -> None:
         dump = os.environ.get("SIMBRIDGE_FG_T11_TRACE")
@@ -283,6 +303,7 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
         mode = "glide"
         self.turning, self.turn_sign = True, 0.0
         pitch_i, elev_i, ail_i = -3.0, 0.0, 0.0
+        ail_torque, thr_flare = 0.0, 0.0  # the glide's aileron integral, the throttle, at the flare
         flare_pitch = flare_top = want_pitch_now = 0.0
         braking = False
         level_sky = float(np.median(self.sky_level)) if self.sky_level else 0.5
@@ -315,6 +336,8 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                     flare_top = flare_pitch
                     want_pitch_now = pitch
                     if self.flare_untrims_aileron:
+                        if self.flare_untrims_with_power:
+                            ail_torque, thr_flare = ail_i, float(c.pos["throttle"])
                         ail_i = 0.0
                     if self.flare_trim_paired:
                         c.paired.add("trim")
@@ -353,6 +376,8 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                 ail_i = float(np.clip(ail_i + k.bank_i * err * dt, -1.5, 1.5))
                 bank_p = self.flare_bank_p if flaring else BANK_P
                 ail = bank_p * err - k.bank_d * scale * roll_rate + ail_i
+                if ail_torque:
+                    ail += torque_aileron(ail_torque, c.pos["throttle"], thr_flare)
                 want["aileron"] = int(np.clip(round(ail), -8, 8))
                 if roll_hdg is not None:  # from the flare on: the rudder keeps the nose straight
                     roll_err = (self.roll_heading(roll_hdg) - dg + 180.0) % 360.0 - 180.0

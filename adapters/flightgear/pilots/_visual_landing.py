@@ -66,6 +66,11 @@ FLARE_PITCH_UP_DEG = 0.5
 #: banks with the nose up by 1/0.7 (its ratio to the recorded truth there) and steps the aileron
 #: twice as hard per degree as the glide
 FLARE_BANK_P, FLARE_BANK_SCALE = 1.0 / 4.0, 1.0 / 0.7
+#: ... with that aileron taken out as the throttle closes (`c.pos["throttle"]` from the flare's
+#: -51 to idle's -100 in about 10 s), not at once: at once, 3 s into the flare, with half the
+#: power still on, the torque rolled the c172p 2.5-4.6° left and yawed it 3-4° left in 4 of 4
+#: episodes, and the rudder's answer swung the nose back past the runway's heading (T03@PHJR)
+FLARE_UNTRIMS_WITH_POWER = True
 #: the flare's pitch asked goes up at this rate (deg/s) unless the altimeter shows the c172p
 #: level or climbing (FLARE_RAMP_HOLD_FPM), to at most FLARE_RAMP_MAX_PITCH, and never down.
 #: Held while sinking under 100 ft/min (the altimeter's rate is noisy and late), the nose sagged
@@ -107,13 +112,22 @@ SHORT_FINAL_RUDDER_FROM_M, SHORT_FINAL_RUDDER_P, SHORT_FINAL_RUDDER_D, SHORT_FIN
 #: there, 45.32°; T05's roll holds T02's 045). At T05's 0.3 from 045 the c172p, 5-8 m off at the
 #: flare with the nose turned 3-4° toward the centreline, crossed it in the float and touched
 #: down 3-6 m the other side (T03@PHJR, 2 of 4 episodes); at 0.15 from 045 it flared 0.8 m off
-#: and drifted 5.7 m left in the 13 s float, the nose 0.4-0.8° left of 04R (seed 1, 0.80)
-ROLL_STEER_DEG_PER_M = 0.2
+#: and drifted 5.7 m left in the 13 s float, the nose 0.4-0.8° left of 04R (seed 1, 0.80). At
+#: 0.2 (with the integral below at 0.3) the nose swung 5-9.5° in the float; with the swing gone
+#: the c172p held its 4-5 m off the centreline through the float and touched down 8.8 m off
+#: (seed 6, 0.80)
+ROLL_STEER_DEG_PER_M = 0.3
 ROLL_RUNWAY_HDG_MAG = RUNWAY_TRUE_DEG - VARIATION_DEG
 #: ... and the rudder's integral there (steps per degree-second): on the proportional term alone
 #: the nose stood 0.7-2.1° left of 04R's heading through the float in 7 of 9 episodes, the
-#: track within 0.4° of the nose, and the c172p drifted 3.8-5.7 m across (T03@PHJR)
-ROLL_RUDDER_I = 0.3
+#: track within 0.4° of the nose, and the c172p drifted 3.8-5.7 m across (T03@PHJR). At 0.3 the
+#: integral swung the nose: a step of rudder turns the c172p about 1°/s in the float, a frame
+#: (0.8 s) late, and the heading ran 5-9.5° from side to side in the 10 s before the contact
+#: (8 episodes), 5.1 m off the centreline once (CI at 4c3f4e3, seed 6)
+ROLL_RUDDER_I = 0.1
+#: ... and the fraction of a step the rounding drops carried to the next frame: what the
+#: integral was for, without its swing (0.6 steps a degree rounds anything under 0.8° to none)
+ROLL_RUDDER_CARRIES = True
 #: on final the nose is held this much (deg) left of the centreline's heading, against the
 #: slip the reckoning takes (`_pattern.APPROACH_SLIP_DEG`). Learnt by the intercept's integral
 #: alone, the c172p held 4 m right of the centreline from 600 to 350 m out, or crossed it 570 m
@@ -131,9 +145,11 @@ class FlightGearVisualLandingPilot(FlightGearPatternPilot):
     path_deg, aim_past_m, approach_throttle = PATH_DEG, AIM_PAST_M, APPROACH_THROTTLE
     flare_pitch_up_deg = FLARE_PITCH_UP_DEG
     flare_bank_p, flare_bank_scale, flare_untrims_aileron = FLARE_BANK_P, FLARE_BANK_SCALE, True
+    flare_untrims_with_power = FLARE_UNTRIMS_WITH_POWER
     flare_pitch_p, flare_by_trim, flare_trim_paired = FLARE_PITCH_P, FLARE_BY_TRIM, FLARE_TRIM_PAIRED
     roll_steer_deg_per_m, roll_runway_hdg_mag = ROLL_STEER_DEG_PER_M, ROLL_RUNWAY_HDG_MAG
     roll_rudder_i, final_crab_deg = ROLL_RUDDER_I, FINAL_CRAB_DEG
+    roll_rudder_carries = ROLL_RUDDER_CARRIES
     look_alt_scaled_within_m = LOOK_ALT_SCALED_WITHIN_M
 
     def __init__(self, *_: object) -> None:

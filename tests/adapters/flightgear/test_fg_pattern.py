@@ -127,15 +127,14 @@ def test_the_landing_roll_keeps_the_runways_heading_in_the_pattern_and_the_flare
     assert _at(100.0, 5.0, "final").roll_heading(52.0) == pytest.approx(RUNWAY_HDG_MAG + 5.0 * ROLL_STEER_DEG_PER_M)
     assert _at(100.0, -40.0, "final").roll_heading(52.0) == pytest.approx(RUNWAY_HDG_MAG - ROLL_STEER_MAX_DEG)
     assert FlightGearTurnBackPilot().roll_heading(230.0) == 230.0
-    # T03's float turns the nose less far per metre (at T05's it crossed the centreline), from
-    # 04R's own magnetic heading (T05's roll holds 045)
+    # T03's float turns the nose toward the centreline from 04R's own magnetic heading (T05's
+    # roll holds 045)
     t03 = FlightGearVisualLandingPilot()
     h = math.radians(RUNWAY_TRUE_DEG)
     t03.x_m, t03.y_m = 100.0 * math.sin(h) - 5.0 * math.cos(h), 100.0 * math.cos(h) + 5.0 * math.sin(h)
     assert t03.along_left_m() == (pytest.approx(100.0), pytest.approx(5.0))
     from simbridge.adapters.flightgear.pilots._visual_landing import ROLL_STEER_DEG_PER_M as T03_STEER
 
-    assert T03_STEER < ROLL_STEER_DEG_PER_M
     assert t03.roll_heading(52.0) == pytest.approx(RUNWAY_TRUE_DEG - VARIATION_DEG + 5.0 * T03_STEER)
     assert _at(100.0, 0.0, "final").roll_heading(52.0) == RUNWAY_HDG_MAG == 45.0
 
@@ -298,15 +297,31 @@ def test_t03s_landing_rudder_integrates_a_standing_heading_error_and_t11s_does_n
     t03 = FlightGearVisualLandingPilot()
     first = t03.roll_rudder(1.0, 0.0, 0.25)  # 1° left of the heading: the proportional step
     assert first == round(t03.roll_rudder_p * 1.0 + ROLL_RUDDER_I * 0.25)
-    steps = [t03.roll_rudder(1.0, 0.0, 0.25) for _ in range(15)]  # 4 s of it
-    assert steps[-1] > first and t03.roll_rudder_i_steps == pytest.approx(16 * 0.25 * ROLL_RUDDER_I)
-    for _ in range(40):  # a big error long held: the integral stops at its reach
+    for _ in range(15):  # 4 s of it
+        t03.roll_rudder(1.0, 0.0, 0.25)
+    assert t03.roll_rudder_i_steps == pytest.approx(16 * 0.25 * ROLL_RUDDER_I)
+    for _ in range(200):  # a big error long held: the integral stops at its reach
         t03.roll_rudder(5.0, 0.0, 0.5)
     assert t03.roll_rudder_i_steps == ROLL_RUDDER_I_MAX
     assert t03.roll_rudder(30.0, 0.0, 0.25) == t03.roll_rudder_max
     for pilot in (FlightGearPatternPilot(), FlightGearTurnBackPilot()):
         got = [pilot.roll_rudder(2.0, 0.0, 0.5) for _ in range(20)]
         assert set(got) == {round(pilot.roll_rudder_p * 2.0)} and pilot.roll_rudder_i_steps == 0.0
+
+
+def test_t03s_landing_rudder_carries_the_fraction_of_a_step_that_rounding_drops():
+    """Half a degree off asks 0.3 of a step: rounded alone that is never a step (T05's), carried
+    from frame to frame it is a step about every third frame (T03's)."""
+    t03, t05 = FlightGearVisualLandingPilot(), FlightGearPatternPilot()
+    t03.roll_rudder_i = 0.0  # the proportional term alone
+    asked = t03.roll_rudder_p * 0.5
+    got = [t03.roll_rudder(0.5, 0.0, 0.5) for _ in range(30)]
+    assert set(got) == {0, 1} and sum(got) == pytest.approx(30 * asked, abs=1.0)
+    assert abs(t03.roll_rudder_carry) <= 0.5
+    assert [t05.roll_rudder(0.5, 0.0, 0.5) for _ in range(30)] == [0] * 30
+    # left of the heading the other way: the steps go the other way, as often
+    t03.roll_rudder_carry = 0.0
+    assert sum(t03.roll_rudder(-0.5, 0.0, 0.5) for _ in range(30)) == pytest.approx(-30 * asked, abs=1.0)
 
 
 class _KeyPort:
@@ -340,3 +355,17 @@ def test_paired_trim_keys_move_the_trim_twice_a_tap_and_t03s_flare_pairs_them():
     assert port.chords[-4:] == ["7+Home"] * 4
     assert FlightGearVisualLandingPilot.flare_trim_paired
     assert not any(p.flare_trim_paired for p in (FlightGearPatternPilot(), FlightGearTurnBackPilot()))
+
+
+def test_t03s_flare_takes_the_torques_aileron_out_as_the_throttle_closes_and_t11s_at_once():
+    """The glide's aileron against the torque goes with the power: all of it at the flare's
+    throttle, half at half of it, none at idle (never more than at the flare)."""
+    from simbridge.adapters.flightgear.pilots._turn_back import torque_aileron
+
+    assert torque_aileron(1.5, -51.0, -51.0) == pytest.approx(1.5)
+    assert torque_aileron(1.5, -75.5, -51.0) == pytest.approx(0.75)
+    assert torque_aileron(1.5, -100.0, -51.0) == 0.0
+    assert torque_aileron(-1.0, -40.0, -51.0) == pytest.approx(-1.0)
+    assert torque_aileron(1.0, -100.0, -100.0) == 0.0
+    assert FlightGearVisualLandingPilot.flare_untrims_with_power
+    assert not FlightGearTurnBackPilot.flare_untrims_with_power and not FlightGearPatternPilot.flare_untrims_with_power

@@ -122,8 +122,8 @@ def lift_lacking(bank_deg: float) -> float:
 def torque_aileron(trimmed_steps: float, throttle_steps: float, throttle_at_flare_steps: float) -> float:
     """The aileron (steps) the glide trimmed in against the engine's torque, scaled by the power
     still on over the power at the flare (throttle steps from full; -100: idle)."""
-    left = max(0.0, throttle_steps + 100.0) / max(1.0, throttle_at_flare_steps + 100.0)
-    return trimmed_steps * min(1.0, left)
+    power_share = max(0.0, throttle_steps + 100.0) / max(1.0, throttle_at_flare_steps + 100.0)
+    return trimmed_steps * min(1.0, power_share)
 
 
 def tach_needle_deg(bgr: np.ndarray, origin: tuple[int, int]) -> float:

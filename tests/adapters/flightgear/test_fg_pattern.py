@@ -357,7 +357,7 @@ def test_paired_trim_keys_move_the_trim_twice_a_tap_and_t03s_flare_pairs_them():
     assert not any(p.flare_trim_paired for p in (FlightGearPatternPilot(), FlightGearTurnBackPilot()))
 
 
-def test_t03s_flare_takes_the_torques_aileron_out_as_the_throttle_closes_and_t11s_at_once():
+def test_t03s_flare_takes_the_torques_aileron_out_as_the_throttle_closes_and_t05s_and_t11s_keep_it():
     """The glide's aileron against the torque goes with the power: all of it at the flare's
     throttle, half at half of it, none at idle (never more than at the flare)."""
     from simbridge.adapters.flightgear.pilots._turn_back import torque_aileron

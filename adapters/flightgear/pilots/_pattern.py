@@ -35,6 +35,7 @@ from simbridge.adapters.flightgear.pilots._runway import WINDOW, see_runway
 from simbridge.adapters.flightgear.pilots._takeoff import FIELD_ELEV_FT, Reading
 from simbridge.adapters.flightgear.pilots._turn_back import (
     ALT_LAG_S,
+    CLIMB_SLIP_DEG,
     KT_MS,
     REGION,
     RUNWAY_HDG_MAG,
@@ -89,9 +90,6 @@ APPROACH_THROTTLE, PATH_THROTTLE_PER_FT = -62, 0.15
 #: centred: 0.4-2.3°, 1.5° on average, along T03@PHJR's 5 nm final (its reckoning, which took the
 #: heading for the track, ended 200 m left of where the c172p was)
 APPROACH_SLIP_DEG = 1.5
-#: the same in the climb at full power with T02's climb rudder: 1.7-2.7° left (T05@PHJR seed 2's
-#: upwind; its reckoning was 46 m right of the c172p at the crosswind turn)
-CLIMB_SLIP_DEG = -2.0
 #: looks out of the window on final: this often (s), between these heights above the field
 #: (ft), from this far before the threshold (m; further out the runway is a few rows among
 #: the field's other pavement), the wings within LOOK_BANK_DEG of level (the

@@ -60,9 +60,24 @@ GLIDE_HDG_BANK_P = 1.0
 GLIDE_PITCH_P = 0.02
 #: heading error (deg) under which the turn back is over
 TURNED_DEG = 15.0
-#: the turn back goes the way the heading error first says, to the left when it is more than
-#: this (the threshold about dead astern), and keeps that way until it is over
+#: the turn back goes the way the heading error first says; when it is more than this (the
+#: threshold about dead astern), toward the side of 04R's centreline the runway lies on from
+#: the reckoning (right when the c172p is left of it), and keeps that way until it is over. Always
+#: to the left before, it carried the c172p a turn's width (about 230 m) further from the
+#: runways: the climb had already put it 200-350 m left of the centreline (its slip and
+#: FlightGear's default wind), 04L's side, and the turn took 17 s to bring the nose within 30°
+#: of them (T11@PHJR seed 11: the heading item 69.4-69.9 %, 70 % asked, twice)
 ONE_WAY_DEG = 150.0
+#: how far the track runs right of the heading (deg) in the climb at full power with T02's
+#: climb rudder: 1.7-2.7° left with calm stated (T05@PHJR seed 2's upwind; its reckoning was 46 m
+#: right of the c172p at the crosswind turn)
+CLIMB_SLIP_DEG = -2.0
+#: ... and under FlightGear's default wind (150° at 3-5 kt), which T11@PHJR does not state:
+#: 4.5-4.9° left on 12 episodes, 1.9-2.2° on 4 with calm stated (the truth from 100 ft to the
+#: failure against the true heading). T11's reckoning takes it from 50 ft to the failure: on the
+#: heading alone it put the c172p 20 m right of the centreline at the failure, 79 m left of it
+#: (seed 11)
+DEFAULT_WIND_CLIMB_SLIP_DEG = -4.7
 #: wheel height (ft, by the altimeter from its reading on the runway, led by ALT_LAG_S of the
 #: sink) where the flare starts. The altimeter's reading lags the height by about 1.2 s: in
 #: the glide at 760 ft/min the pilot read 40 ft at 23 ft over the ground, and its flare at a
@@ -124,6 +139,15 @@ def torque_aileron(trimmed_steps: float, throttle_steps: float, throttle_at_flar
     still on over the power at the flare (throttle steps from full; -100: idle)."""
     power_share = max(0.0, throttle_steps + 100.0) / max(1.0, throttle_at_flare_steps + 100.0)
     return trimmed_steps * min(1.0, power_share)
+
+
+def turn_back_sign(hdg_err_deg: float, left_of_runway_m: float) -> float:
+    """The turn back's way (+1 right, -1 left): the heading error's, unless the threshold is
+    within 180 - ONE_WAY_DEG of dead astern; then toward the runway's side of the aircraft
+    (right when it is left of the centreline or on it)."""
+    if abs(hdg_err_deg) < ONE_WAY_DEG:
+        return math.copysign(1.0, hdg_err_deg)
+    return 1.0 if left_of_runway_m >= 0.0 else -1.0
 
 
 def tach_needle_deg(bgr: np.ndarray, origin: tuple[int, int]) -> float:
@@ -210,6 +234,11 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
         self.slip_deg = 0.0
         self.roll_rudder_i_steps = self.roll_rudder_carry = 0.0
 
+    def left_of_04r_m(self) -> float:
+        """Metres left of 04R's extended centreline (045 magnetic), reckoned."""
+        h = math.radians(RUNWAY_HDG_MAG + VARIATION_DEG)
+        return -(self.x_m * math.cos(h) - self.y_m * math.sin(h))
+
     def _dump(self) -> None:
         dump = os.environ.get("SIMBRIDGE_FG_T11_TRACE")
         if dump:
@@ -228,9 +257,10 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
         self.t_dr = r.t_s
 
     def _engine_failed(self, r: Reading, shot: np.ndarray) -> bool:
+        airborne = r.alt_ft > 50.0
+        self.slip_deg = DEFAULT_WIND_CLIMB_SLIP_DEG if airborne and not self.failed else 0.0
         self._reckon(r, self.dg)
         needle = tach_needle_deg(shot, (REGION[0], REGION[1]))
-        airborne = r.alt_ft > 50.0
         if airborne and not self.failed:
             fall = needle_fall_deg(float(np.median(self.tach_climb[-20:])), needle) if self.tach_climb else 0.0
             if len(self.tach_climb) >= 5 and fall > FAILED_NEEDLE_DEG:
@@ -241,6 +271,7 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
                     "y_m": self.y_m,
                     "tach_deg": needle,
                 }
+                self.slip_deg = 0.0  # the propeller windmills: no more of the climb's slip
                 return True
             self.tach_climb.append(needle)
         return False
@@ -275,7 +306,7 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
             # to frame, the bank asked swung ±5° and the c172p flew on away from the runway for
             # 20 s (T11@PHJR seed 2, heading item 0.64)
             if self.turn_sign == 0.0:
-                self.turn_sign = math.copysign(1.0, hdg_err) if abs(hdg_err) < ONE_WAY_DEG else -1.0
+                self.turn_sign = turn_back_sign(hdg_err, self.left_of_04r_m())
             if hdg_err * self.turn_sign < 0.0 and abs(hdg_err) > 90.0:
                 hdg_err += 360.0 * self.turn_sign
             if abs(hdg_err) < TURNED_DEG:

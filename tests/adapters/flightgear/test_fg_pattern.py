@@ -397,3 +397,39 @@ def test_t03s_flare_takes_the_torques_aileron_out_as_the_throttle_closes_and_t05
     assert torque_aileron(1.0, -100.0, -100.0) == 0.0
     assert FlightGearVisualLandingPilot.flare_untrims_with_power
     assert not FlightGearTurnBackPilot.flare_untrims_with_power and not FlightGearPatternPilot.flare_untrims_with_power
+
+
+def test_the_turn_back_turns_toward_the_runways_side_when_the_threshold_is_astern():
+    """With the threshold within 180 - ONE_WAY_DEG of dead astern T11 turns toward the side of
+    04R's centreline the runway lies on (right from its left); otherwise the error's way."""
+    from simbridge.adapters.flightgear.pilots._turn_back import ONE_WAY_DEG, turn_back_sign
+
+    assert turn_back_sign(ONE_WAY_DEG + 20.0, 90.0) == 1.0  # left of the centreline: right
+    assert turn_back_sign(-(ONE_WAY_DEG + 20.0), 90.0) == 1.0  # the error's sign flips near 180°: not the way
+    assert turn_back_sign(179.0, -40.0) == -1.0  # right of it: left
+    assert turn_back_sign(-100.0, 90.0) == -1.0 and turn_back_sign(100.0, -90.0) == 1.0  # not astern
+    p = FlightGearTurnBackPilot()
+    h = math.radians(RUNWAY_HDG_MAG + VARIATION_DEG)
+    p.x_m, p.y_m = 2500.0 * math.sin(h) - 90.0 * math.cos(h), 2500.0 * math.cos(h) + 90.0 * math.sin(h)
+    assert p.left_of_04r_m() == pytest.approx(90.0)
+    # the glide's first frame there: the threshold dead astern, the turn to the right, kept
+    p.glide_steer(RUNWAY_HDG_MAG, 700.0)
+    assert p.turn_sign == 1.0
+
+
+def test_t11s_climb_reckons_the_slip_and_its_glide_does_not():
+    """From 50 ft to the failure T11's reckoning takes the climb's slip under FlightGear's default
+    wind (the track left of the nose, more than T05's under calm); from the failure, none."""
+    from simbridge.adapters.flightgear.pilots._turn_back import CLIMB_SLIP_DEG
+    from simbridge.adapters.flightgear.pilots._turn_back import DEFAULT_WIND_CLIMB_SLIP_DEG as SLIP
+
+    assert SLIP < CLIMB_SLIP_DEG < 0.0
+    p = FlightGearTurnBackPilot()
+    p.dg, p.t_dr = RUNWAY_HDG_MAG, 0.0
+    shot = np.zeros((800, 1280, 3), np.uint8)
+    p._engine_failed(Reading(t_s=1.0, bank_deg=0.0, sky=0.5, alt_ft=20.0, ias_kt=60.0, turned_deg=0.0), shot)
+    assert p.slip_deg == 0.0 and p.left_of_04r_m() == pytest.approx(0.0, abs=1e-6)
+    p._engine_failed(Reading(t_s=61.0, bank_deg=0.0, sky=0.5, alt_ft=300.0, ias_kt=76.0, turned_deg=0.0), shot)
+    assert p.slip_deg == SLIP
+    # 60 s at 76 kt on 045: the track 4.7° left of the nose, so about 2,350 m on and 190 m left
+    assert p.left_of_04r_m() == pytest.approx(2350.0 * math.tan(math.radians(-SLIP)), rel=0.05)

@@ -147,6 +147,8 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
     #: off: the reckoning takes it, and the rudder holds the nose that much left of the runway's
     #: heading against it; 0: none
     float_slip_deg = 0.0
+    #: T05@PHJR and T03@PHJR state calm
+    reckoned_wind_kt = 0.0
 
     def __init__(self, *_: object) -> None:
         super().__init__()

@@ -70,14 +70,22 @@ TURNED_DEG = 15.0
 ONE_WAY_DEG = 150.0
 #: how far the track runs right of the heading (deg) in the climb at full power with T02's
 #: climb rudder: 1.7-2.7° left with calm stated (T05@PHJR seed 2's upwind; its reckoning was 46 m
-#: right of the c172p at the crosswind turn)
+#: right of the c172p at the crosswind turn). T11's reckoning takes it from 50 ft to the failure
 CLIMB_SLIP_DEG = -2.0
-#: ... and under FlightGear's default wind (150° at 3-5 kt), which T11@PHJR does not state:
-#: 4.5-4.9° left on 12 episodes, 1.9-2.2° on 4 with calm stated (the truth from 100 ft to the
-#: failure against the true heading). T11's reckoning takes it from 50 ft to the failure: on the
-#: heading alone it put the c172p 20 m right of the centreline at the failure, 79 m left of it
-#: (seed 11)
-DEFAULT_WIND_CLIMB_SLIP_DEG = -4.7
+#: FlightGear's default wind at PHJR (from 150°, 3-5 kt), which T11@PHJR does not state. Its
+#: drift, measured on the truth of 15 episodes: the track 4.5-4.9° left of the nose in the climb
+#: on 055° (1.9-2.2° with calm stated: 2.7° of wind at 77 kt), and 3.2-3.8° right of it on the
+#: glide back on 235° (0.3-0.6° with calm stated: 3.1° at 68 kt), so 3.6 kt across both. The
+#: reckoning, which took none, put the c172p 20 m right of 04R's centreline at the failure when it
+#: was 79 m left (seed 11), and ended its glides 300-515 m left of the runway it aimed at; it
+#: moves the aircraft with this wind while airborne
+DEFAULT_WIND_FROM_DEG, DEFAULT_WIND_KT = 150.0, 3.6
+#: on the way back, after the turn: onto 04R's centreline flown the other way, turned toward it
+#: this much (deg) per metre off it, at most GLIDE_INTERCEPT_MAX_DEG. Aimed at the threshold, the
+#: line from where the turn ended met the centreline only there, and a glide that ended short
+#: ended beside the runways: on the grass short of 04L, where the gear gave way (seed 14; seeds 1
+#: and 11 with calm stated)
+GLIDE_INTERCEPT_DEG_PER_M, GLIDE_INTERCEPT_MAX_DEG = 0.1, 30.0
 #: wheel height (ft, by the altimeter from its reading on the runway, led by ALT_LAG_S of the
 #: sink) where the flare starts. The altimeter's reading lags the height by about 1.2 s: in
 #: the glide at 760 ft/min the pilot read 40 ft at 23 ft over the ground, and its flare at a
@@ -124,6 +132,8 @@ BRAKE_BELOW_KT = 40.0
 #: called done with the c172p still rolling at 30 kt when it waited 3 s (T11@PHJR seed 2)
 STOP_AFTER_S = 15.0
 KT_MS = 0.514444
+#: height above the field (ft, the altimeter's) over which the c172p is taken to fly, not roll
+AIRBORNE_FT = 20.0
 #: the reach (steps) of the landing rudder's integral
 ROLL_RUDDER_I_MAX = 3.0
 
@@ -192,6 +202,8 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
     #: whether the flare pitches trim first (`flare_trim_first`), and whether its trim goes by
     #: both trim keys at once (`Controls.paired`: twice the steps a frame in as many taps)
     flare_by_trim, flare_trim_paired = False, False
+    #: the wind (kt, from DEFAULT_WIND_FROM_DEG) the reckoning moves the aircraft by; 0: none
+    reckoned_wind_kt = DEFAULT_WIND_KT
 
     def glide_rudder(self, hdg_err: float, yaw_rate: float) -> float | None:
         """Rudder steps toward the glide's heading before the flare; None: centred."""
@@ -254,11 +266,15 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
             hdg = math.radians(hdg_mag + VARIATION_DEG + self.slip_deg)
             self.x_m += tas_ms * math.sin(hdg) * dt
             self.y_m += tas_ms * math.cos(hdg) * dt
+            if r.alt_ft > AIRBORNE_FT and self.reckoned_wind_kt:  # the wind moves what flies
+                to = math.radians(DEFAULT_WIND_FROM_DEG + 180.0)
+                self.x_m += self.reckoned_wind_kt * KT_MS * math.sin(to) * dt
+                self.y_m += self.reckoned_wind_kt * KT_MS * math.cos(to) * dt
         self.t_dr = r.t_s
 
     def _engine_failed(self, r: Reading, shot: np.ndarray) -> bool:
         airborne = r.alt_ft > 50.0
-        self.slip_deg = DEFAULT_WIND_CLIMB_SLIP_DEG if airborne and not self.failed else 0.0
+        self.slip_deg = CLIMB_SLIP_DEG if airborne and not self.failed else 0.0
         self._reckon(r, self.dg)
         needle = tach_needle_deg(shot, (REGION[0], REGION[1]))
         if airborne and not self.failed:
@@ -296,10 +312,15 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
 
     def glide_steer(self, dg: float, h: float) -> tuple[float, float, float]:
         """(the heading to fly, degrees to turn right to it, the bank allowed) in the glide: the
-        nose on 04R's threshold, turned back one way round; over the threshold, 22L's heading."""
+        nose on 04R's threshold while turning back one way round, then onto 04R's centreline
+        flown the other way; over the threshold, 22L's heading."""
         brg_true = math.degrees(math.atan2(-self.x_m, -self.y_m)) % 360.0
         far = math.hypot(self.x_m, self.y_m) > 300.0
         hdg_target = (brg_true - VARIATION_DEG) % 360.0 if far else (RUNWAY_HDG_MAG + 180.0) % 360.0
+        if far and not self.turning:  # turned back: onto the centreline, not at the threshold
+            right_m = -self.left_of_04r_m()  # right of 04R: left of the line flown back
+            k, top = GLIDE_INTERCEPT_DEG_PER_M, GLIDE_INTERCEPT_MAX_DEG
+            hdg_target = (RUNWAY_HDG_MAG + 180.0 + float(np.clip(k * right_m, -top, top))) % 360.0
         hdg_err = (hdg_target - dg + 180.0) % 360.0 - 180.0
         if self.turning:
             # one way round: with the threshold nearly dead astern the error's sign flipped frame

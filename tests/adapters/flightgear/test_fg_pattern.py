@@ -417,19 +417,52 @@ def test_the_turn_back_turns_toward_the_runways_side_when_the_threshold_is_aster
     assert p.turn_sign == 1.0
 
 
-def test_t11s_climb_reckons_the_slip_and_its_glide_does_not():
-    """From 50 ft to the failure T11's reckoning takes the climb's slip under FlightGear's default
-    wind (the track left of the nose, more than T05's under calm); from the failure, none."""
-    from simbridge.adapters.flightgear.pilots._turn_back import CLIMB_SLIP_DEG
-    from simbridge.adapters.flightgear.pilots._turn_back import DEFAULT_WIND_CLIMB_SLIP_DEG as SLIP
+def test_t11s_reckoning_takes_the_climbs_slip_and_the_default_wind_and_t05s_neither():
+    """From 50 ft to the failure T11's reckoning takes the climb's CLIMB_SLIP_DEG (the track left
+    of the nose), and while airborne FlightGear's default wind moves it; T05's states calm."""
+    from simbridge.adapters.flightgear.pilots._turn_back import (
+        CLIMB_SLIP_DEG,
+        DEFAULT_WIND_FROM_DEG,
+        DEFAULT_WIND_KT,
+        KT_MS,
+    )
 
-    assert SLIP < CLIMB_SLIP_DEG < 0.0
+    assert CLIMB_SLIP_DEG < 0.0 and FlightGearPatternPilot.reckoned_wind_kt == 0.0
     p = FlightGearTurnBackPilot()
     p.dg, p.t_dr = RUNWAY_HDG_MAG, 0.0
     shot = np.zeros((800, 1280, 3), np.uint8)
-    p._engine_failed(Reading(t_s=1.0, bank_deg=0.0, sky=0.5, alt_ft=20.0, ias_kt=60.0, turned_deg=0.0), shot)
-    assert p.slip_deg == 0.0 and p.left_of_04r_m() == pytest.approx(0.0, abs=1e-6)
+    p._engine_failed(Reading(t_s=1.0, bank_deg=0.0, sky=0.5, alt_ft=10.0, ias_kt=60.0, turned_deg=0.0), shot)
+    assert p.slip_deg == 0.0 and p.left_of_04r_m() == pytest.approx(0.0, abs=1e-6)  # on the wheels: no drift
     p._engine_failed(Reading(t_s=61.0, bank_deg=0.0, sky=0.5, alt_ft=300.0, ias_kt=76.0, turned_deg=0.0), shot)
-    assert p.slip_deg == SLIP
-    # 60 s at 76 kt on 045: the track 4.7° left of the nose, so about 2,350 m on and 190 m left
-    assert p.left_of_04r_m() == pytest.approx(2350.0 * math.tan(math.radians(-SLIP)), rel=0.05)
+    assert p.slip_deg == CLIMB_SLIP_DEG
+    # 60 s at 76 kt on 045: the slip's 2° left over about 2,350 m, and the wind's drift across
+    to_left = math.sin(math.radians(DEFAULT_WIND_FROM_DEG + 180.0 - (RUNWAY_HDG_MAG + VARIATION_DEG)))
+    drift_m = 60.0 * DEFAULT_WIND_KT * KT_MS * -to_left
+    assert drift_m > 100.0
+    slip_m = 2350.0 * math.tan(math.radians(-CLIMB_SLIP_DEG))
+    assert p.left_of_04r_m() == pytest.approx(slip_m + drift_m, rel=0.05)
+
+
+def test_t11s_glide_back_flies_onto_04rs_centreline_after_the_turn():
+    """Turned back, T11 flies 22L's heading turned toward 04R's centreline by
+    GLIDE_INTERCEPT_DEG_PER_M per metre off it (at most GLIDE_INTERCEPT_MAX_DEG), not the bearing
+    of the threshold; while turning, the threshold's bearing."""
+    from simbridge.adapters.flightgear.pilots._turn_back import GLIDE_INTERCEPT_DEG_PER_M, GLIDE_INTERCEPT_MAX_DEG
+
+    back = RUNWAY_HDG_MAG + 180.0
+    h = math.radians(RUNWAY_HDG_MAG + VARIATION_DEG)
+    for right_m in (100.0, -50.0, 600.0):
+        p = FlightGearTurnBackPilot()
+        p.x_m, p.y_m = 2000.0 * math.sin(h) + right_m * math.cos(h), 2000.0 * math.cos(h) - right_m * math.sin(h)
+        assert p.left_of_04r_m() == pytest.approx(-right_m)
+        brg = math.degrees(math.atan2(-p.x_m, -p.y_m)) - VARIATION_DEG
+        target, _, _ = p.glide_steer(back, 600.0)  # the first frame: turning
+        assert _hdg_diff(target, brg) == pytest.approx(0.0, abs=1e-6)
+        p.turning = False
+        target, err, _ = p.glide_steer(back, 600.0)
+        turn = (
+            min(GLIDE_INTERCEPT_MAX_DEG, GLIDE_INTERCEPT_DEG_PER_M * right_m)
+            if right_m > 0
+            else GLIDE_INTERCEPT_DEG_PER_M * right_m
+        )
+        assert _hdg_diff(target, back) == pytest.approx(turn) and err == pytest.approx(turn)

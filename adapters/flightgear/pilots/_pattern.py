@@ -143,10 +143,6 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
     #: (the track runs `APPROACH_SLIP_DEG` right of the heading); 0: the intercept's integral
     #: learns it
     final_crab_deg = 0.0
-    #: from the flare on, how far the track runs right of the nose (deg) with the power coming
-    #: off: the reckoning takes it, and the rudder holds the nose that much left of the runway's
-    #: heading against it; 0: none
-    float_slip_deg = 0.0
     #: T05@PHJR and T03@PHJR state calm
     reckoned_wind_kt = 0.0
 
@@ -281,7 +277,7 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
         the c172p 9 m across, T03@PHJR seed 2)."""
         _, left = self.along_left_m()
         steer = float(np.clip(self.roll_steer_deg_per_m * left, -ROLL_STEER_MAX_DEG, ROLL_STEER_MAX_DEG))
-        return (self.roll_runway_hdg_mag + steer - self.float_slip_deg) % 360.0
+        return (self.roll_runway_hdg_mag + steer) % 360.0
 
     def path_ft(self) -> float:
         """Height (ft above the field) of the approach path where the aircraft is: PATH_DEG to
@@ -299,7 +295,7 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
         """The approach's power: the path by throttle; closed from the flare on."""
         if mode != "glide":
             want["throttle"] = -100
-            self.slip_deg = self.float_slip_deg if mode == "flare" else 0.0
+            self.slip_deg = 0.0
             return
         self.slip_deg = APPROACH_SLIP_DEG
         steps = self.approach_throttle - PATH_THROTTLE_PER_FT * (h - self.path_ft())

@@ -133,12 +133,6 @@ ROLL_RUDDER_CARRIES = True
 #: alone, the c172p held 4 m right of the centreline from 600 to 350 m out, or crossed it 570 m
 #: out with 0.6° of the 1.5° learnt and flared 6.3 m the other side (T03@PHJR)
 FINAL_CRAB_DEG = APPROACH_SLIP_DEG
-#: from the flare to the contact the track ran 0.0-0.5° right of the nose (0.37° on average, 6
-#: episodes, the true positions against the true heading): a reckoning that took none was 2.3-3.5
-#: m left of the truth at the contact, and 18 of 19 contacts were right of the centreline, 3.0 m
-#: on average, 5.5-7.0 m three times (T03@PHJR). The reckoning takes it, and the rudder holds
-#: the nose that much left of the runway's heading
-FLOAT_SLIP_DEG = 0.4
 #: the sky share of the attitude indicator with the c172p level (T02's, on its wheels)
 LEVEL_SKY = 0.577
 
@@ -156,7 +150,6 @@ class FlightGearVisualLandingPilot(FlightGearPatternPilot):
     roll_steer_deg_per_m, roll_runway_hdg_mag = ROLL_STEER_DEG_PER_M, ROLL_RUNWAY_HDG_MAG
     roll_rudder_i, final_crab_deg = ROLL_RUDDER_I, FINAL_CRAB_DEG
     roll_rudder_carries = ROLL_RUDDER_CARRIES
-    float_slip_deg = FLOAT_SLIP_DEG
     look_alt_scaled_within_m = LOOK_ALT_SCALED_WITHIN_M
 
     def __init__(self, *_: object) -> None:

@@ -133,38 +133,10 @@ def test_the_landing_roll_keeps_the_runways_heading_in_the_pattern_and_the_flare
     h = math.radians(RUNWAY_TRUE_DEG)
     t03.x_m, t03.y_m = 100.0 * math.sin(h) - 5.0 * math.cos(h), 100.0 * math.cos(h) + 5.0 * math.sin(h)
     assert t03.along_left_m() == (pytest.approx(100.0), pytest.approx(5.0))
-    from simbridge.adapters.flightgear.pilots._visual_landing import FLOAT_SLIP_DEG
     from simbridge.adapters.flightgear.pilots._visual_landing import ROLL_STEER_DEG_PER_M as T03_STEER
 
-    # ... held FLOAT_SLIP_DEG left of it against the float's slip
-    on_04r = RUNWAY_TRUE_DEG - VARIATION_DEG
-    assert t03.roll_heading(52.0) == pytest.approx(on_04r + 5.0 * T03_STEER - FLOAT_SLIP_DEG)
+    assert t03.roll_heading(52.0) == pytest.approx(RUNWAY_TRUE_DEG - VARIATION_DEG + 5.0 * T03_STEER)
     assert _at(100.0, 0.0, "final").roll_heading(52.0) == RUNWAY_HDG_MAG == 45.0
-
-
-def test_t03s_reckoning_takes_the_floats_slip_from_the_flare_and_t05s_takes_none():
-    """From the flare on T03's track is taken FLOAT_SLIP_DEG right of the nose, so its nose held
-    that much left of 04R's heading (`roll_heading`) reckons a float along the centreline; on the
-    wheels the track is the nose's."""
-    from simbridge.adapters.flightgear.pilots._visual_landing import FLOAT_SLIP_DEG
-
-    assert 0.0 < FLOAT_SLIP_DEG < 1.0
-    t03, t05 = FlightGearVisualLandingPilot(), _at(-100.0, 0.0, "final")
-    for p, slip in ((t03, FLOAT_SLIP_DEG), (t05, 0.0)):
-        want: dict[str, int] = {}
-        p.glide_power(want, "flare", 30.0)
-        assert want["throttle"] == -100 and p.slip_deg == slip
-        p.glide_power(want, "rollout", 0.0)
-        assert p.slip_deg == 0.0
-    t03.glide_power({}, "flare", 30.0)
-    h = math.radians(RUNWAY_TRUE_DEG)
-    t03.x_m, t03.y_m = -100.0 * math.sin(h), -100.0 * math.cos(h)  # 100 m short, on the centreline
-    t03.t_dr = 0.0
-    t03._reckon(
-        Reading(t_s=10.0, bank_deg=0.0, sky=0.5, alt_ft=20.0, ias_kt=55.0, turned_deg=0.0), t03.roll_heading(0.0)
-    )
-    along, left = t03.along_left_m()
-    assert along > 150.0 and left == pytest.approx(0.0, abs=1e-6)
 
 
 class _WindowPort:

@@ -8,10 +8,12 @@ stop, flown with the keyboard from the panel (default cockpit view, 1280x800).
   in the climb (a windmilling propeller turns far slower than full power's).
 - **Where the aircraft is**: dead-reckoned from the start on 04R's threshold (the task's
   initial state), from the airspeed indicator and the heading indicator (set to the compass at
-  the hand-over, so true = magnetic + the variation) and no wind.
+  the hand-over, so true = magnetic + the variation), the climb's slip (`CLIMB_SLIP_DEG`) and
+  FlightGear's default wind as its drift measured (`DEFAULT_WIND_KT`).
 - **Glide**: the airspeed by pitch (the pitch cue of the attitude indicator, as T02's climb),
   the nose toward 04R's threshold by bank: `TURN_BANK_DEG` while the turn is big (the turn back
-  of the JSBSim pilot `_forced_landing.TurnBackPilot`), `GLIDE_BANK_DEG` once on it.
+  of the JSBSim pilot `_forced_landing.TurnBackPilot`, toward the runway's side of the
+  centreline), `GLIDE_BANK_DEG` once on it, then onto 04R's centreline flown the other way.
 - **Landing**: the height is the altimeter's unwrapped reading less the one on the runway
   before the takeoff; from `FLARE_FT` the nose comes up and then follows the sink, kept at
   100-300 ft/min until the wheels are on (the airspeed under `ON_GROUND_KT`); on the roll the

@@ -145,6 +145,8 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
     final_crab_deg = 0.0
     #: T05@PHJR and T03@PHJR state calm
     reckoned_wind_kt = 0.0
+    #: the runway frame on 04R's true heading (the task's geometry)
+    runway_true_deg = RUNWAY_TRUE_DEG
 
     def __init__(self, *_: object) -> None:
         super().__init__()
@@ -155,17 +157,10 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
         self.t_final: float | None = None
         self.t_look = -math.inf
 
-    # -- the runway's frame
-    def along_left_m(self) -> tuple[float, float]:
-        """(metres along 04R from its threshold, metres left of its centreline), reckoned."""
-        h = math.radians(RUNWAY_TRUE_DEG)
-        along = self.x_m * math.sin(h) + self.y_m * math.cos(h)
-        left = -(self.x_m * math.cos(h) - self.y_m * math.sin(h))
-        return along, left
-
+    # -- the runway's frame (`along_left_m`)
     def move_m(self, along_m: float, left_m: float) -> None:
         """Move the reckoned position `along_m` along 04R and `left_m` to the left of it."""
-        h = math.radians(RUNWAY_TRUE_DEG)
+        h = math.radians(self.runway_true_deg)
         self.x_m += along_m * math.sin(h) - left_m * math.cos(h)
         self.y_m += along_m * math.cos(h) + left_m * math.sin(h)
 

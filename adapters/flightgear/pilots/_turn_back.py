@@ -206,6 +206,9 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
     flare_by_trim, flare_trim_paired = False, False
     #: the wind (kt, from DEFAULT_WIND_FROM_DEG) the reckoning moves the aircraft by; 0: none
     reckoned_wind_kt = DEFAULT_WIND_KT
+    #: the true heading (deg) of the runway frame the reckoning is read in (`along_left_m`):
+    #: 04R's as T02's hold heading flies it, 045 magnetic
+    runway_true_deg = RUNWAY_HDG_MAG + VARIATION_DEG
 
     def glide_rudder(self, hdg_err: float, yaw_rate: float) -> float | None:
         """Rudder steps toward the glide's heading before the flare; None: centred."""
@@ -248,10 +251,13 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
         self.slip_deg = 0.0
         self.roll_rudder_i_steps = self.roll_rudder_carry = 0.0
 
-    def left_of_04r_m(self) -> float:
-        """Metres left of 04R's extended centreline (045 magnetic), reckoned."""
-        h = math.radians(RUNWAY_HDG_MAG + VARIATION_DEG)
-        return -(self.x_m * math.cos(h) - self.y_m * math.sin(h))
+    def along_left_m(self) -> tuple[float, float]:
+        """(metres along 04R from its threshold, metres left of its centreline), reckoned, in
+        the frame of `runway_true_deg`."""
+        h = math.radians(self.runway_true_deg)
+        along = self.x_m * math.sin(h) + self.y_m * math.cos(h)
+        left = -(self.x_m * math.cos(h) - self.y_m * math.sin(h))
+        return along, left
 
     def _dump(self) -> None:
         dump = os.environ.get("SIMBRIDGE_FG_T11_TRACE")
@@ -320,7 +326,7 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
         far = math.hypot(self.x_m, self.y_m) > 300.0
         hdg_target = (brg_true - VARIATION_DEG) % 360.0 if far else (RUNWAY_HDG_MAG + 180.0) % 360.0
         if far and not self.turning:  # turned back: onto the centreline, not at the threshold
-            right_m = -self.left_of_04r_m()  # right of 04R: left of the line flown back
+            right_m = -self.along_left_m()[1]  # right of 04R: left of the line flown back
             k, top = GLIDE_INTERCEPT_DEG_PER_M, GLIDE_INTERCEPT_MAX_DEG
             hdg_target = (RUNWAY_HDG_MAG + 180.0 + float(np.clip(k * right_m, -top, top))) % 360.0
         hdg_err = (hdg_target - dg + 180.0) % 360.0 - 180.0
@@ -329,7 +335,7 @@ class FlightGearTurnBackPilot(FlightGearTakeoffHoldPilot):
             # to frame, the bank asked swung ±5° and the c172p flew on away from the runway for
             # 20 s (T11@PHJR seed 2, heading item 0.64)
             if self.turn_sign == 0.0:
-                self.turn_sign = turn_back_sign(hdg_err, self.left_of_04r_m())
+                self.turn_sign = turn_back_sign(hdg_err, self.along_left_m()[1])
             if hdg_err * self.turn_sign < 0.0 and abs(hdg_err) > 90.0:
                 hdg_err += 360.0 * self.turn_sign
             if abs(hdg_err) < TURNED_DEG:

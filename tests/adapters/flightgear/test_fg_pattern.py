@@ -383,7 +383,7 @@ def test_the_turn_back_turns_toward_the_runways_side_when_the_threshold_is_aster
     p = FlightGearTurnBackPilot()
     h = math.radians(RUNWAY_HDG_MAG + VARIATION_DEG)
     p.x_m, p.y_m = 2500.0 * math.sin(h) - 90.0 * math.cos(h), 2500.0 * math.cos(h) + 90.0 * math.sin(h)
-    assert p.left_of_04r_m() == pytest.approx(90.0)
+    assert p.along_left_m()[1] == pytest.approx(90.0)
     # the glide's first frame there: the threshold dead astern, the turn to the right, kept
     p.glide_steer(RUNWAY_HDG_MAG, 700.0)
     assert p.turn_sign == 1.0
@@ -404,7 +404,7 @@ def test_t11s_reckoning_takes_the_climbs_slip_and_the_default_wind_and_t05s_neit
     p.dg, p.t_dr = RUNWAY_HDG_MAG, 0.0
     shot = np.zeros((800, 1280, 3), np.uint8)
     p._engine_failed(Reading(t_s=1.0, bank_deg=0.0, sky=0.5, alt_ft=10.0, ias_kt=60.0, turned_deg=0.0), shot)
-    assert p.slip_deg == 0.0 and p.left_of_04r_m() == pytest.approx(0.0, abs=1e-6)  # on the wheels: no drift
+    assert p.slip_deg == 0.0 and p.along_left_m()[1] == pytest.approx(0.0, abs=1e-6)  # on the wheels: no drift
     p._engine_failed(Reading(t_s=61.0, bank_deg=0.0, sky=0.5, alt_ft=300.0, ias_kt=76.0, turned_deg=0.0), shot)
     assert p.slip_deg == CLIMB_SLIP_DEG
     # 60 s at 76 kt on 045: the slip's 2° left over about 2,350 m, and the wind's drift across
@@ -412,7 +412,7 @@ def test_t11s_reckoning_takes_the_climbs_slip_and_the_default_wind_and_t05s_neit
     drift_m = 60.0 * DEFAULT_WIND_KT * KT_MS * -to_left
     assert drift_m > 100.0
     slip_m = 2350.0 * math.tan(math.radians(-CLIMB_SLIP_DEG))
-    assert p.left_of_04r_m() == pytest.approx(slip_m + drift_m, rel=0.05)
+    assert p.along_left_m()[1] == pytest.approx(slip_m + drift_m, rel=0.05)
 
 
 def test_t11s_glide_back_flies_onto_04rs_centreline_after_the_turn():
@@ -426,7 +426,7 @@ def test_t11s_glide_back_flies_onto_04rs_centreline_after_the_turn():
     for right_m in (100.0, -50.0, 600.0):
         p = FlightGearTurnBackPilot()
         p.x_m, p.y_m = 2000.0 * math.sin(h) + right_m * math.cos(h), 2000.0 * math.cos(h) - right_m * math.sin(h)
-        assert p.left_of_04r_m() == pytest.approx(-right_m)
+        assert p.along_left_m()[1] == pytest.approx(-right_m)
         brg = math.degrees(math.atan2(-p.x_m, -p.y_m)) - VARIATION_DEG
         target, _, _ = p.glide_steer(back, 600.0)  # the first frame: turning
         assert _hdg_diff(target, brg) == pytest.approx(0.0, abs=1e-6)

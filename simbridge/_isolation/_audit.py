@@ -81,7 +81,12 @@ def probe_tcp(addr: str, port: int, timeout_s: float) -> tuple[str, str]:
     s.settimeout(timeout_s)
     try:
         s.connect((addr, port))
-        return "open", "connected"
+        # the two ends, so a report shows what answered (a path no rule should leave open)
+        try:
+            local, peer = s.getsockname(), s.getpeername()
+        except OSError as exc:
+            return "open", f"connected, then {errno.errorcode.get(exc.errno or 0, exc)}"
+        return "open", f"connected {local[0]}:{local[1]} -> {peer[0]}:{peer[1]}"
     except socket.timeout:
         return "blocked", "timeout"
     except OSError as exc:

@@ -6,7 +6,7 @@ Each trial is its own FlightGear launch and its own xdist group (`tests/xdist_gr
 run at once on CI's two cores. The seeds are ones the benchmark's records (1-3) do not fly; what
 a trial measured on the idle machine is in docs/flightgear.md. The bar is the issue's: at least
 0.9 with success, safe, through the screen, the keys and the mouse only. T03@PHJR's centreline
-item, which its pilot misses in about one episode in six, is held to twice the task's 5 m
+item, which its pilot misses in about one episode in five, is held to twice the task's 5 m
 instead, every other item still asserted. Where the seed draws what the pilot meets (the
 failure's height or time), the trial also checks that the failure came from the plan, when and
 where the seed put it.
@@ -49,7 +49,7 @@ class Trial:
 
 TRIALS = [
     Trial("T02@PHJR", 6),
-    # the centreline item: 0.0-7.0 m off over 19 episodes of this pilot, 3 of them over the 5 m asked
+    # the centreline item: 0.0-8.1 m off over 20 episodes of this pilot, 4 of them over the 5 m asked
     Trial("T03@PHJR", 6, loose=("centreline", 10.0)),
     Trial("T05@PHJR", 6),
     Trial("T10", 6),

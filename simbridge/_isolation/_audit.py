@@ -76,6 +76,11 @@ class AuditReport:
         return asdict(self)
 
 
+def _errname(exc: OSError) -> str:
+    """The errno's name (ECONNREFUSED), or the error's text when it has none."""
+    return errno.errorcode.get(exc.errno or 0, str(exc))
+
+
 def probe_tcp(addr: str, port: int, timeout_s: float) -> tuple[str, str]:
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.settimeout(timeout_s)
@@ -85,16 +90,16 @@ def probe_tcp(addr: str, port: int, timeout_s: float) -> tuple[str, str]:
         try:
             local, peer = s.getsockname(), s.getpeername()
         except OSError as exc:
-            return "open", f"connected, then {errno.errorcode.get(exc.errno or 0, exc)}"
+            return "open", f"connected, then {_errname(exc)}"
         return "open", f"connected {local[0]}:{local[1]} -> {peer[0]}:{peer[1]}"
     except socket.timeout:
         return "blocked", "timeout"
     except OSError as exc:
         if exc.errno in BLOCKING_ERRNOS:
-            return "blocked", errno.errorcode.get(exc.errno or 0, str(exc))
+            return "blocked", _errname(exc)
         if exc.errno == errno.ECONNREFUSED:
             return "closed", "ECONNREFUSED"
-        return "blocked", errno.errorcode.get(exc.errno or 0, str(exc))
+        return "blocked", _errname(exc)
     finally:
         s.close()
 
@@ -116,8 +121,8 @@ def probe_udp(addr: str, port: int, timeout_s: float) -> tuple[str, str]:
             return "closed", "ICMP port unreachable"
     except OSError as exc:
         if exc.errno in BLOCKING_ERRNOS:
-            return "blocked", errno.errorcode.get(exc.errno or 0, str(exc))
-        return "blocked", errno.errorcode.get(exc.errno or 0, str(exc))
+            return "blocked", _errname(exc)
+        return "blocked", _errname(exc)
     finally:
         s.close()
 

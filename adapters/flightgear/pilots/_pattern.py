@@ -134,6 +134,15 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
     #: from this far before the threshold (m) a sight's offset is scaled by the altimeter's
     #: height (led by its lag) over the height its edges imply; None: the sight's own
     look_alt_scaled_within_m: float | None = None
+    #: ... and there taken this much (m) to the right: the sight's bias, measured against the
+    #: recorded position; 0: none
+    look_seen_bias_m = 0.0
+    #: the lowest height (ft above the field) a look is taken at
+    look_ft_min = LOOK_FT[0]
+    #: from the flare on, how far the track runs right of the nose (deg) with the power coming
+    #: off: the reckoning takes it, and the rudder holds the nose that much left of the runway's
+    #: heading against it; 0: none
+    float_slip_deg = 0.0
     #: from the flare to the stop, the nose turned toward the centreline this much (deg) per metre
     #: off it
     roll_steer_deg_per_m = ROLL_STEER_DEG_PER_M
@@ -232,7 +241,7 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
         look; only with the wings near level and a runway whose width puts it at the
         altimeter's height. The reckoning alone ended 25-90 m off the centreline (the slip, the
         speed, the heading indicator)."""
-        if self.leg != "final" or mode not in ("glide", "flare") or not LOOK_FT[0] <= h <= LOOK_FT[1]:
+        if self.leg != "final" or mode not in ("glide", "flare") or not self.look_ft_min <= h <= LOOK_FT[1]:
             return
         if abs(r.bank_deg) > LOOK_BANK_DEG or r.t_s - self.t_look < LOOK_EVERY_S:
             return
@@ -251,6 +260,7 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
                 if self.look_alt_scaled_within_m is not None and along >= -self.look_alt_scaled_within_m:
                     led_ft = h + self.g.rate("alt_ft") * ALT_LAG_S
                     right_m *= max(1.0, led_ft * 0.3048 + EYE_ABOVE_WHEELS_M) / sight.height_m
+                    right_m += self.look_seen_bias_m
                 if abs(sight.height_m / h_m - 1.0) <= LOOK_HEIGHT_TOL and abs(-right_m - left) <= LOOK_MAX_FIX_M:
                     seen = -right_m
                     d = LOOK_GAIN * (seen - left)
@@ -272,7 +282,7 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
         the c172p 9 m across, T03@PHJR seed 2)."""
         _, left = self.along_left_m()
         steer = float(np.clip(self.roll_steer_deg_per_m * left, -ROLL_STEER_MAX_DEG, ROLL_STEER_MAX_DEG))
-        return (self.roll_runway_hdg_mag + steer) % 360.0
+        return (self.roll_runway_hdg_mag + steer - self.float_slip_deg) % 360.0
 
     def path_ft(self) -> float:
         """Height (ft above the field) of the approach path where the aircraft is: PATH_DEG to
@@ -290,7 +300,7 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
         """The approach's power: the path by throttle; closed from the flare on."""
         if mode != "glide":
             want["throttle"] = -100
-            self.slip_deg = 0.0
+            self.slip_deg = self.float_slip_deg if mode == "flare" else 0.0
             return
         self.slip_deg = APPROACH_SLIP_DEG
         steps = self.approach_throttle - PATH_THROTTLE_PER_FT * (h - self.path_ft())

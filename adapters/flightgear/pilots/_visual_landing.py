@@ -100,6 +100,17 @@ FLARE_PITCH_P = 0.04
 #: by the altimeter led by its lag, 3.2 m and 7.3 m as read; further out the sight's own height
 #: does better)
 LOOK_ALT_SCALED_WITHIN_M = 700.0
+#: ... and there taken this far right (m): within 700 m of 04R the sight put the eye 1.6 m
+#: (sd 1.2) left of where the recording has the c172p, in the verifier's frame (149 looks under
+#: 300 ft in 14 episodes, T03@PHJR; 1.2-1.7 m at every distance), and the touchdowns came 1.8 m
+#: right of the centreline on average. Of it, 0.93 m is the runway as the scenery draws it, that
+#: far right of apt.dat's (`_scenery`, test_fg_scenery.py), and 0.21 m the eye's place
+#: (c172p-views.xml: the pilot's view 0.21 m left of the c172p's centreline); the rest, about
+#: 0.5 m, is the reader's
+LOOK_SEEN_BIAS_M = 1.6
+#: the lowest look (ft above the field): into the float, which flew 6-12 s from the last look
+#: at 20-39 ft to the contact, the reckoning drifting 2.0 m (sd) from the truth in that time
+LOOK_FT_MIN = 8.0
 #: from this far before the threshold (m) the rudder helps the heading: steps per degree off the
 #: heading asked, less per degree a second of yaw, within SHORT_FINAL_RUDDER_MAX. On the aileron
 #: alone the bank lagged what was asked by about 4 s (a step of aileron is 0.05, and the
@@ -133,6 +144,11 @@ ROLL_RUDDER_CARRIES = True
 #: alone, the c172p held 4 m right of the centreline from 600 to 350 m out, or crossed it 570 m
 #: out with 0.6° of the 1.5° learnt and flared 6.3 m the other side (T03@PHJR)
 FINAL_CRAB_DEG = APPROACH_SLIP_DEG
+#: from the flare to the contact the track ran 0.0-0.5° right of the nose (0.37° on average, 6
+#: episodes, the true positions against the true heading): a reckoning that took none was 2.3-3.5
+#: m left of the truth at the contact (T03@PHJR). The reckoning takes it, and the rudder holds
+#: the nose that much left of the runway's heading
+FLOAT_SLIP_DEG = 0.4
 #: the sky share of the attitude indicator with the c172p level (T02's, on its wheels)
 LEVEL_SKY = 0.577
 
@@ -151,6 +167,8 @@ class FlightGearVisualLandingPilot(FlightGearPatternPilot):
     roll_rudder_i, final_crab_deg = ROLL_RUDDER_I, FINAL_CRAB_DEG
     roll_rudder_carries = ROLL_RUDDER_CARRIES
     look_alt_scaled_within_m = LOOK_ALT_SCALED_WITHIN_M
+    look_seen_bias_m, look_ft_min = LOOK_SEEN_BIAS_M, LOOK_FT_MIN
+    float_slip_deg = FLOAT_SLIP_DEG
 
     def __init__(self, *_: object) -> None:
         super().__init__()

@@ -20,6 +20,7 @@ from simbridge.adapters.flightgear.pilots._pattern import (
     FINAL_I_DEG_PER_M_S,
     LOOK_BANK_DEG,
     LOOK_FROM_M,
+    LOOK_FT,
     LOOK_GAIN,
     FINAL_NEAR_DEG_PER_M,
     PATH_DEG,
@@ -33,7 +34,11 @@ from simbridge.adapters.flightgear.pilots._pattern import (
     turn_radius_m,
 )
 from simbridge.adapters.flightgear.pilots._steep_turn import Gauges, Reading
-from simbridge.adapters.flightgear.pilots._visual_landing import FlightGearVisualLandingPilot
+from simbridge.adapters.flightgear.pilots._visual_landing import (
+    LOOK_FT_MIN,
+    LOOK_SEEN_BIAS_M,
+    FlightGearVisualLandingPilot,
+)
 from simbridge.adapters.flightgear.pilots._turn_back import RUNWAY_HDG_MAG, VARIATION_DEG, FlightGearTurnBackPilot
 
 
@@ -133,10 +138,38 @@ def test_the_landing_roll_keeps_the_runways_heading_in_the_pattern_and_the_flare
     h = math.radians(RUNWAY_TRUE_DEG)
     t03.x_m, t03.y_m = 100.0 * math.sin(h) - 5.0 * math.cos(h), 100.0 * math.cos(h) + 5.0 * math.sin(h)
     assert t03.along_left_m() == (pytest.approx(100.0), pytest.approx(5.0))
+    from simbridge.adapters.flightgear.pilots._visual_landing import FLOAT_SLIP_DEG
     from simbridge.adapters.flightgear.pilots._visual_landing import ROLL_STEER_DEG_PER_M as T03_STEER
 
-    assert t03.roll_heading(52.0) == pytest.approx(RUNWAY_TRUE_DEG - VARIATION_DEG + 5.0 * T03_STEER)
+    # ... held FLOAT_SLIP_DEG left of it against the float's slip
+    on_04r = RUNWAY_TRUE_DEG - VARIATION_DEG
+    assert t03.roll_heading(52.0) == pytest.approx(on_04r + 5.0 * T03_STEER - FLOAT_SLIP_DEG)
     assert _at(100.0, 0.0, "final").roll_heading(52.0) == RUNWAY_HDG_MAG == 45.0
+
+
+def test_t03s_reckoning_takes_the_floats_slip_from_the_flare_and_t05s_takes_none():
+    """From the flare on T03's track is taken FLOAT_SLIP_DEG right of the nose, so its nose held
+    that much left of 04R's heading (`roll_heading`) reckons a float along the centreline; on the
+    wheels the track is the nose's."""
+    from simbridge.adapters.flightgear.pilots._visual_landing import FLOAT_SLIP_DEG
+
+    assert 0.0 < FLOAT_SLIP_DEG < 1.0
+    t03, t05 = FlightGearVisualLandingPilot(), _at(-100.0, 0.0, "final")
+    for p, slip in ((t03, FLOAT_SLIP_DEG), (t05, 0.0)):
+        want: dict[str, int] = {}
+        p.glide_power(want, "flare", 30.0)
+        assert want["throttle"] == -100 and p.slip_deg == slip
+        p.glide_power(want, "rollout", 0.0)
+        assert p.slip_deg == 0.0
+    t03.glide_power({}, "flare", 30.0)
+    h = math.radians(RUNWAY_TRUE_DEG)
+    t03.x_m, t03.y_m = -100.0 * math.sin(h), -100.0 * math.cos(h)  # 100 m short, on the centreline
+    t03.t_dr = 0.0
+    t03._reckon(
+        Reading(t_s=10.0, bank_deg=0.0, sky=0.5, alt_ft=20.0, ias_kt=55.0, turned_deg=0.0), t03.roll_heading(0.0)
+    )
+    along, left = t03.along_left_m()
+    assert along > 150.0 and left == pytest.approx(0.0, abs=1e-6)
 
 
 class _WindowPort:
@@ -196,8 +229,26 @@ def test_near_the_threshold_t03s_look_takes_the_height_from_the_altimeter_not_th
         pilot.leg, pilot.g = "final", Gauges()  # no altimeter history: its rate (the lag's lead) is 0
         _look(pilot, _WindowPort(frame), 10.0, h_ft)
         seen[pilot.name] = pilot.along_left_m()[1] / LOOK_GAIN
-    assert seen["reference:fg-visual-landing"] == pytest.approx(-8.0, abs=0.5)
+    # ... and T03's takes the sight's measured bias out (LOOK_SEEN_BIAS_M to the right)
+    assert seen["reference:fg-visual-landing"] == pytest.approx(-8.0 - LOOK_SEEN_BIAS_M, abs=0.5)
     assert seen["reference:fg-pattern"] == pytest.approx(-8.0 * 60.96 / 48.0, abs=0.7)
+
+
+def test_t03_looks_out_of_the_window_into_the_float_and_t05_stops_at_20_ft():
+    """T03's looks go on down to LOOK_FT_MIN (the float's drift steered on the runway seen, not
+    the reckoning alone); T05's end at LOOK_FT's 20 ft."""
+    assert LOOK_FT_MIN < LOOK_FT[0] == FlightGearPatternPilot.look_ft_min
+    h_ft = (LOOK_FT_MIN + LOOK_FT[0]) / 2.0
+    frame = draw(3.0, h_ft * 0.3048 + EYE_ABOVE_WHEELS_M, 150.0, -3.0, 0.0, 0.0)
+    shots = {}
+    for pilot in (FlightGearVisualLandingPilot(), FlightGearPatternPilot()):
+        h = math.radians(RUNWAY_TRUE_DEG)
+        pilot.x_m, pilot.y_m = -150.0 * math.sin(h), -150.0 * math.cos(h)
+        pilot.leg, pilot.g = "final", Gauges()
+        port = _WindowPort(frame)
+        _look(pilot, port, 10.0, h_ft)
+        shots[pilot.name] = port.shots
+    assert shots == {"reference:fg-visual-landing": 1, "reference:fg-pattern": 0}
 
 
 def test_on_short_final_t03s_rudder_turns_the_nose_to_the_heading_asked_and_t05s_stays_centred():

@@ -6,8 +6,8 @@ Each trial is its own FlightGear launch and its own xdist group (`tests/xdist_gr
 run at once on CI's two cores. The seeds are ones the benchmark's records (1-3) do not fly; what
 a trial measured on the idle machine is in docs/flightgear.md. The bar is the issue's: at least
 0.9 with success, safe, through the screen, the keys and the mouse only. T03@PHJR's centreline
-item, which its pilot misses in about one episode in five, is held to twice the task's 5 m
-instead, every other item still asserted. Where the seed draws what the pilot meets (the
+item, which its pilot has missed in one episode in five to one in fourteen, is held to twice the
+task's 5 m instead, every other item still asserted. Where the seed draws what the pilot meets (the
 failure's height or time), the trial also checks that the failure came from the plan, when and
 where the seed put it.
 """

@@ -43,8 +43,6 @@ USUAL_PORTS: list[tuple[int, str, str]] = [
     (50000, "tcp", "kRPC"),
 ]
 
-BLOCKING_ERRNOS = {errno.EPERM, errno.EACCES, errno.ENETUNREACH, errno.EHOSTUNREACH, errno.EADDRNOTAVAIL}
-
 
 @dataclass
 class Probe:
@@ -95,10 +93,10 @@ def probe_tcp(addr: str, port: int, timeout_s: float) -> tuple[str, str]:
     except socket.timeout:
         return "blocked", "timeout"
     except OSError as exc:
-        if exc.errno in BLOCKING_ERRNOS:
-            return "blocked", _errname(exc)
         if exc.errno == errno.ECONNREFUSED:
             return "closed", "ECONNREFUSED"
+        # EPERM/EACCES from the firewall's output hook, EHOSTUNREACH from its reject, or any
+        # other error: no path
         return "blocked", _errname(exc)
     finally:
         s.close()
@@ -120,8 +118,8 @@ def probe_udp(addr: str, port: int, timeout_s: float) -> tuple[str, str]:
         except ConnectionRefusedError:
             return "closed", "ICMP port unreachable"
     except OSError as exc:
-        if exc.errno in BLOCKING_ERRNOS:
-            return "blocked", _errname(exc)
+        # EPERM/EACCES from the firewall's output hook, EHOSTUNREACH from its reject, or any
+        # other error: no path
         return "blocked", _errname(exc)
     finally:
         s.close()

@@ -35,6 +35,7 @@ from simbridge.adapters.flightgear.pilots._pattern import (
 )
 from simbridge.adapters.flightgear.pilots._steep_turn import Gauges, Reading
 from simbridge.adapters.flightgear.pilots._visual_landing import (
+    FLOAT_SLIP_DEG,
     LOOK_FT_MIN,
     LOOK_SEEN_BIAS_M,
     FlightGearVisualLandingPilot,
@@ -138,7 +139,6 @@ def test_the_landing_roll_keeps_the_runways_heading_in_the_pattern_and_the_flare
     h = math.radians(RUNWAY_TRUE_DEG)
     t03.x_m, t03.y_m = 100.0 * math.sin(h) - 5.0 * math.cos(h), 100.0 * math.cos(h) + 5.0 * math.sin(h)
     assert t03.along_left_m() == (pytest.approx(100.0), pytest.approx(5.0))
-    from simbridge.adapters.flightgear.pilots._visual_landing import FLOAT_SLIP_DEG
     from simbridge.adapters.flightgear.pilots._visual_landing import ROLL_STEER_DEG_PER_M as T03_STEER
 
     # ... held FLOAT_SLIP_DEG left of it against the float's slip
@@ -151,8 +151,6 @@ def test_t03s_reckoning_takes_the_floats_slip_from_the_flare_and_t05s_takes_none
     """From the flare on T03's track is taken FLOAT_SLIP_DEG right of the nose, so its nose held
     that much left of 04R's heading (`roll_heading`) reckons a float along the centreline; on the
     wheels the track is the nose's."""
-    from simbridge.adapters.flightgear.pilots._visual_landing import FLOAT_SLIP_DEG
-
     assert 0.0 < FLOAT_SLIP_DEG < 1.0
     t03, t05 = FlightGearVisualLandingPilot(), _at(-100.0, 0.0, "final")
     for p, slip in ((t03, FLOAT_SLIP_DEG), (t05, 0.0)):

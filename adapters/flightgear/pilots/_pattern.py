@@ -137,6 +137,8 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
     #: ... and there taken this much (m) to the right: the sight's bias, measured against the
     #: recorded position; 0: none
     look_seen_bias_m = 0.0
+    #: ... and further out, on the sight's own height, this much (m); 0: none
+    look_far_bias_m = 0.0
     #: the lowest height (ft above the field) a look is taken at
     look_ft_min = LOOK_FT[0]
     #: from the flare on, how far the track runs right of the nose (deg) with the power coming
@@ -152,6 +154,9 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
     #: (the track runs `APPROACH_SLIP_DEG` right of the heading); 0: the intercept's integral
     #: learns it
     final_crab_deg = 0.0
+    #: on final, the intercept added near the centreline (deg per metre off it) and its reach
+    #: (deg): `FINAL_NEAR_DEG_PER_M` to `FINAL_NEAR_M`
+    final_near_deg_per_m, final_near_max_deg = FINAL_NEAR_DEG_PER_M, FINAL_NEAR_DEG_PER_M * FINAL_NEAR_M
     #: T05@PHJR and T03@PHJR state calm
     reckoned_wind_kt = 0.0
     #: the runway frame on 04R's true heading (the task's geometry)
@@ -194,7 +199,7 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
         if self.leg == "base":
             return (RUNWAY_HDG_MAG + 90.0) % 360.0
         # final: the centreline, the crab against the slip and the intercept's integral added
-        near = FINAL_NEAR_DEG_PER_M * float(np.clip(left, -FINAL_NEAR_M, FINAL_NEAR_M))
+        near = float(np.clip(self.final_near_deg_per_m * left, -self.final_near_max_deg, self.final_near_max_deg))
         return (heading_onto_line(RUNWAY_TRUE_DEG, left) + near + self.final_i_deg - self.final_crab_deg) % 360.0
 
     def _pattern(self, r: Reading, _shot: np.ndarray) -> bool:
@@ -261,6 +266,8 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
                     led_ft = h + self.g.rate("alt_ft") * ALT_LAG_S
                     right_m *= max(1.0, led_ft * 0.3048 + EYE_ABOVE_WHEELS_M) / sight.height_m
                     right_m += self.look_seen_bias_m
+                else:
+                    right_m += self.look_far_bias_m
                 if abs(sight.height_m / h_m - 1.0) <= LOOK_HEIGHT_TOL and abs(-right_m - left) <= LOOK_MAX_FIX_M:
                     seen = -right_m
                     d = LOOK_GAIN * (seen - left)

@@ -108,6 +108,11 @@ LOOK_ALT_SCALED_WITHIN_M = 700.0
 #: (c172p-views.xml: the pilot's view 0.21 m left of the c172p's centreline); the rest, about
 #: 0.5 m, is the reader's
 LOOK_SEEN_BIAS_M = 1.6
+#: ... and further out (700-1,500 m, on the sight's own height) this far right (m): there the
+#: sights put the eye 2.0-3.0 m left of the truth in every 200 m of distance (253 sights in 14
+#: episodes, 2.3 m from 1,100 to 700 m out, in 13 of the 14), and the reckoning carried 1.3-2.3 m
+#: of it into the last 700 m
+LOOK_FAR_BIAS_M = 2.3
 #: the lowest look (ft above the field): into the float, which flew 6-12 s from the last look
 #: at 20-39 ft to the contact, the reckoning drifting 2.0 m (sd) from the truth in that time
 LOOK_FT_MIN = 8.0
@@ -149,6 +154,13 @@ FINAL_CRAB_DEG = APPROACH_SLIP_DEG
 #: m left of the truth at the contact (T03@PHJR). The reckoning takes it, and the rudder holds
 #: the nose that much left of the runway's heading
 FLOAT_SLIP_DEG = 0.4
+#: on final, the intercept added near the centreline (deg per metre off it, and its reach in
+#: deg): at T05's 0.05°/m (0.75° in all at 5 m off, with the intercept's 0.1°/m) the heading
+#: asked was within the heading indicator's quarter degrees and the rudder's rounding of what
+#: the c172p held, and it flew on 3-9 m off the centreline it knew it was off: at 50 ft 4.1 m
+#: off on average (1.3-9.2 m, 14 episodes), the reckoning within 2.2 m of the truth (T03@PHJR).
+#: Four times that, within 1° in all, closes small offsets and leaves the large ones as they were
+FINAL_NEAR_DEG_PER_M, FINAL_NEAR_MAX_DEG = 0.2, 1.0
 #: the sky share of the attitude indicator with the c172p level (T02's, on its wheels)
 LEVEL_SKY = 0.577
 
@@ -166,8 +178,10 @@ class FlightGearVisualLandingPilot(FlightGearPatternPilot):
     roll_steer_deg_per_m, roll_runway_hdg_mag = ROLL_STEER_DEG_PER_M, ROLL_RUNWAY_HDG_MAG
     roll_rudder_i, final_crab_deg = ROLL_RUDDER_I, FINAL_CRAB_DEG
     roll_rudder_carries = ROLL_RUDDER_CARRIES
+    final_near_deg_per_m, final_near_max_deg = FINAL_NEAR_DEG_PER_M, FINAL_NEAR_MAX_DEG
     look_alt_scaled_within_m = LOOK_ALT_SCALED_WITHIN_M
     look_seen_bias_m, look_ft_min = LOOK_SEEN_BIAS_M, LOOK_FT_MIN
+    look_far_bias_m = LOOK_FAR_BIAS_M
     float_slip_deg = FLOAT_SLIP_DEG
 
     def __init__(self, *_: object) -> None:

@@ -232,6 +232,26 @@ def test_near_the_threshold_t03s_look_takes_the_height_from_the_altimeter_not_th
     assert seen["reference:fg-pattern"] == pytest.approx(-8.0 * 60.96 / 48.0, abs=0.7)
 
 
+def test_further_out_t03s_look_takes_the_far_sights_bias_and_t05s_takes_none():
+    """Beyond 700 m T03's sight keeps its own height and is moved LOOK_FAR_BIAS_M to the right;
+    T05's sight is the runway as seen there too."""
+    from simbridge.adapters.flightgear.pilots._visual_landing import LOOK_FAR_BIAS_M
+
+    frame = draw(6.0, 50.0, 1000.0, -8.0, 0.0, 0.0)  # 6 m right, 50 m up, 1,000 m out
+    h_ft = (50.0 - EYE_ABOVE_WHEELS_M) / 0.3048
+    seen = {}
+    for pilot in (FlightGearVisualLandingPilot(), FlightGearPatternPilot()):
+        h = math.radians(RUNWAY_TRUE_DEG)
+        pilot.x_m, pilot.y_m = -1000.0 * math.sin(h), -1000.0 * math.cos(h)
+        pilot.leg, pilot.g = "final", Gauges()
+        _look(pilot, _WindowPort(frame), 10.0, h_ft)
+        seen[pilot.name] = pilot.along_left_m()[1] / LOOK_GAIN
+    assert seen["reference:fg-pattern"] == pytest.approx(-6.0, abs=0.7)
+    assert seen["reference:fg-visual-landing"] - seen["reference:fg-pattern"] == pytest.approx(
+        -LOOK_FAR_BIAS_M, abs=1e-6
+    )
+
+
 def test_t03_looks_out_of_the_window_into_the_float_and_t05_stops_at_20_ft():
     """T03's looks go on down to LOOK_FT_MIN (the float's drift steered on the runway seen, not
     the reckoning alone); T05's end at LOOK_FT's 20 ft."""
@@ -335,6 +355,29 @@ def test_t03s_final_crabs_against_the_slip_and_t05s_leaves_it_to_the_integral():
     t03._reckon(Reading(t_s=30.0, bank_deg=0.0, sky=0.5, alt_ft=300.0, ias_kt=65.0, turned_deg=0.0), t03.leg_heading())
     along, left = t03.along_left_m()
     assert along > -1500.0 + 900.0 and left == pytest.approx(0.0, abs=1e-6)
+
+
+def test_t03s_final_turns_harder_toward_the_centreline_when_near_it_and_t05s_as_before():
+    """Near the centreline T03's final adds FINAL_NEAR_DEG_PER_M a metre up to FINAL_NEAR_MAX_DEG
+    to the intercept; T05's adds its 0.05°/m to 30 m. Far off both ask the same within 0.25°."""
+    from simbridge.adapters.flightgear.pilots._visual_landing import FINAL_NEAR_MAX_DEG
+    from simbridge.adapters.flightgear.pilots._visual_landing import FINAL_NEAR_DEG_PER_M as T03_NEAR
+
+    def asked(p: FlightGearPatternPilot, left_m: float) -> float:
+        h = math.radians(RUNWAY_TRUE_DEG)
+        p.x_m = -1000.0 * math.sin(h) - left_m * math.cos(h)
+        p.y_m = -1000.0 * math.cos(h) + left_m * math.sin(h)
+        p.leg = "final"
+        return _hdg_diff(p.leg_heading(), heading_onto_line(RUNWAY_TRUE_DEG, left_m)) + p.final_crab_deg
+
+    t03, t05 = FlightGearVisualLandingPilot(), FlightGearPatternPilot()
+    for left in (-5.0, -2.0, 3.0):  # right of the centreline: negative
+        assert asked(t03, left) == pytest.approx(T03_NEAR * left)
+        assert asked(t05, left) == pytest.approx(FINAL_NEAR_DEG_PER_M * left)
+        assert abs(asked(t03, left)) == pytest.approx(4.0 * abs(asked(t05, left)))
+    assert asked(t03, -25.0) == pytest.approx(-FINAL_NEAR_MAX_DEG)
+    assert asked(t05, -25.0) == pytest.approx(-FINAL_NEAR_DEG_PER_M * 25.0)
+    assert abs(asked(t03, 25.0) - asked(t05, 25.0)) <= 0.25
 
 
 def test_t03s_landing_rudder_integrates_a_standing_heading_error_and_t11s_does_not():

@@ -137,8 +137,6 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
     #: ... and there taken this much (m) to the right: the sight's bias, measured against the
     #: recorded position; 0: none
     look_seen_bias_m = 0.0
-    #: ... and further out, on the sight's own height, this much (m); 0: none
-    look_far_bias_m = 0.0
     #: the lowest height (ft above the field) a look is taken at
     look_ft_min = LOOK_FT[0]
     #: from the flare on, how far the track runs right of the nose (deg) with the power coming
@@ -266,8 +264,6 @@ class FlightGearPatternPilot(FlightGearTurnBackPilot):
                     led_ft = h + self.g.rate("alt_ft") * ALT_LAG_S
                     right_m *= max(1.0, led_ft * 0.3048 + EYE_ABOVE_WHEELS_M) / sight.height_m
                     right_m += self.look_seen_bias_m
-                else:
-                    right_m += self.look_far_bias_m
                 if abs(sight.height_m / h_m - 1.0) <= LOOK_HEIGHT_TOL and abs(-right_m - left) <= LOOK_MAX_FIX_M:
                     seen = -right_m
                     d = LOOK_GAIN * (seen - left)

@@ -232,26 +232,6 @@ def test_near_the_threshold_t03s_look_takes_the_height_from_the_altimeter_not_th
     assert seen["reference:fg-pattern"] == pytest.approx(-8.0 * 60.96 / 48.0, abs=0.7)
 
 
-def test_further_out_t03s_look_takes_the_far_sights_bias_and_t05s_takes_none():
-    """Beyond 700 m T03's sight keeps its own height and is moved LOOK_FAR_BIAS_M to the right;
-    T05's sight is the runway as seen there too."""
-    from simbridge.adapters.flightgear.pilots._visual_landing import LOOK_FAR_BIAS_M
-
-    frame = draw(6.0, 50.0, 1000.0, -8.0, 0.0, 0.0)  # 6 m right, 50 m up, 1,000 m out
-    h_ft = (50.0 - EYE_ABOVE_WHEELS_M) / 0.3048
-    seen = {}
-    for pilot in (FlightGearVisualLandingPilot(), FlightGearPatternPilot()):
-        h = math.radians(RUNWAY_TRUE_DEG)
-        pilot.x_m, pilot.y_m = -1000.0 * math.sin(h), -1000.0 * math.cos(h)
-        pilot.leg, pilot.g = "final", Gauges()
-        _look(pilot, _WindowPort(frame), 10.0, h_ft)
-        seen[pilot.name] = pilot.along_left_m()[1] / LOOK_GAIN
-    assert seen["reference:fg-pattern"] == pytest.approx(-6.0, abs=0.7)
-    assert seen["reference:fg-visual-landing"] - seen["reference:fg-pattern"] == pytest.approx(
-        -LOOK_FAR_BIAS_M, abs=1e-6
-    )
-
-
 def test_t03_looks_out_of_the_window_into_the_float_and_t05_stops_at_20_ft():
     """T03's looks go on down to LOOK_FT_MIN (the float's drift steered on the runway seen, not
     the reckoning alone); T05's end at LOOK_FT's 20 ft."""

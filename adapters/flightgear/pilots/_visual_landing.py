@@ -107,8 +107,8 @@ LOOK_ALT_SCALED_WITHIN_M = 700.0
 #: far right of apt.dat's (`_scenery`, test_fg_scenery.py), and 0.21 m the eye's place
 #: (c172p-views.xml: the pilot's view 0.21 m left of the c172p's centreline); the rest, about
 #: 0.5 m, is the reader's. Further out (700-1,500 m, on the sight's own height) the sights put
-#: the eye 2.0-3.0 m left too; taken out there as well, the offsets at 50 ft stayed as they were
-#: (8 episodes, 0.1-6.0 m) and 3 of the 8 missed the vertical speed, so it is not
+#: the eye 2.0-3.0 m left too; taken out there as well, nothing measurable changed at 50 ft
+#: (0.1-6.0 m off in 8 episodes) or at the contact, so it is not
 LOOK_SEEN_BIAS_M = 1.6
 #: the lowest look (ft above the field): into the float, which flew 6-12 s from the last look
 #: at 20-39 ft to the contact, the reckoning drifting 2.0 m (sd) from the truth in that time

@@ -43,9 +43,12 @@ from simbridge.adapters.flightgear.pilots._visual_landing import (
 from simbridge.adapters.flightgear.pilots._turn_back import RUNWAY_HDG_MAG, VARIATION_DEG, FlightGearTurnBackPilot
 
 
-def _at(along_m: float, left_m: float, leg: str = "upwind") -> FlightGearPatternPilot:
-    """A pilot whose reckoning puts it `along_m` along 04R and `left_m` left of its centreline."""
-    p = FlightGearPatternPilot()
+def _at(
+    along_m: float, left_m: float, leg: str = "upwind", p: FlightGearPatternPilot | None = None
+) -> FlightGearPatternPilot:
+    """A pilot (`p`, or T05's) whose reckoning puts it `along_m` along 04R and `left_m` left of
+    its centreline."""
+    p = p if p is not None else FlightGearPatternPilot()
     h = math.radians(RUNWAY_TRUE_DEG)
     p.x_m = along_m * math.sin(h) - left_m * math.cos(h)
     p.y_m = along_m * math.cos(h) + left_m * math.sin(h)
@@ -344,10 +347,7 @@ def test_t03s_final_turns_harder_toward_the_centreline_when_near_it_and_t05s_as_
     from simbridge.adapters.flightgear.pilots._visual_landing import FINAL_NEAR_DEG_PER_M as T03_NEAR
 
     def asked(p: FlightGearPatternPilot, left_m: float) -> float:
-        h = math.radians(RUNWAY_TRUE_DEG)
-        p.x_m = -1000.0 * math.sin(h) - left_m * math.cos(h)
-        p.y_m = -1000.0 * math.cos(h) + left_m * math.sin(h)
-        p.leg = "final"
+        _at(-1000.0, left_m, "final", p)
         return _hdg_diff(p.leg_heading(), heading_onto_line(RUNWAY_TRUE_DEG, left_m)) + p.final_crab_deg
 
     t03, t05 = FlightGearVisualLandingPilot(), FlightGearPatternPilot()

@@ -7,9 +7,9 @@ run at once on CI's two cores. The seeds are ones the benchmark's records (1-3) 
 a trial measured on the idle machine is in docs/flightgear.md. The bar is the issue's: at least
 0.9 with success, safe, through the screen, the keys and the mouse only. T03@PHJR's pilot (its
 record 2/3) misses one item now and then, the vertical speed or the centreline: one of those two
-may be missed, within a bound its misses have stayed under, every other item still asserted. Where the seed draws what the pilot meets (the
-failure's height or time), the trial also checks that the failure came from the plan, when and
-where the seed put it.
+may be missed, within a bound its misses have stayed under, every other item still asserted.
+Where the seed draws what the pilot meets (the failure's height or time), the trial also checks
+that the failure came from the plan, when and where the seed put it.
 """
 
 from __future__ import annotations
@@ -69,9 +69,10 @@ def test_reference_pilot_solves_the_task_on_flightgear(trial: Trial, tmp_path):
     assert s is not None and s.status == "scored", s
     report = "; ".join(f"{c.name} {c.earned:g} ({c.measured}, {c.explanation})" for c in s.components)
     if trial.loose and not s.success:
+        bounds = dict(trial.loose)
         missed = [c for c in s.components if c.earned < 1.0]
-        assert len(missed) == 1 and missed[0].name in dict(trial.loose), report
-        assert float(missed[0].measured) <= dict(trial.loose)[missed[0].name], report
+        assert len(missed) == 1 and missed[0].name in bounds, report
+        assert float(missed[0].measured) <= bounds[missed[0].name], report
     else:
         assert s.success and s.score is not None and s.score >= 0.9, report
     assert s.safe, s.safety
